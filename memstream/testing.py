@@ -1,0 +1,179 @@
+"""Helpers for testing code that talks to memstream: a real broker, events, a clock.
+
+Use them in your own tests::
+
+    from memstream.testing import embedded_broker, message, FakeClock
+
+    with embedded_broker() as bootstrap:
+        ...  # publish to memstream's topics at ``bootstrap``
+
+Nothing here is a mock: the broker is the same embedded Tansu broker memstream runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from projections.codec import from_document
+from projections.events import MessageEvent
+from streams.broker import EmbeddedBroker
+
+__all__ = [
+    "FakeClock",
+    "WorkerProcess",
+    "embedded_broker",
+    "free_port",
+    "message",
+    "wait_until",
+]
+
+_counter = itertools.count()
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def embedded_broker(port: int | None = None) -> Iterator[str]:
+    """Run the embedded broker for the duration of the block; yield its bootstrap address."""
+    broker = EmbeddedBroker(port=port or free_port())
+    broker.start()
+    try:
+        yield broker.bootstrap
+    finally:
+        broker.stop()
+
+
+def message(**fields: Any) -> MessageEvent:
+    """A valid message event; any field can be overridden."""
+    n = next(_counter)
+    document: dict[str, Any] = {
+        "event_id": f"test-{n}",
+        "user_id": "alice",
+        "session_id": "s1",
+        "role": "user",
+        "content": f"message number {n}",
+        "occurred_at": datetime(2024, 5, 1, 12, 0, tzinfo=UTC) + timedelta(seconds=n),
+    }
+    document.update(fields)
+    return from_document(document)
+
+
+class FakeClock:
+    """A clock that moves only when told to."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.now = start or datetime(2024, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> datetime:
+        self.now += timedelta(**delta)
+        return self.now
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 60.0, interval: float = 0.2) -> Any:
+    """Call ``check`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(interval)
+    raise TimeoutError(f"condition not met within {timeout} s (last value: {last!r})")
+
+
+class WorkerProcess:
+    """``memstream up`` in a child process (for restarts and SIGKILL in tests).
+
+    Args:
+        data: the data folder.
+        kafka: a broker address, or None for the embedded broker on ``broker_port``.
+        env: extra ``MEMSTREAM_*`` settings.
+    """
+
+    def __init__(
+        self,
+        data: Path,
+        kafka: str | None = None,
+        broker_port: int | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.data = data
+        self.kafka = kafka
+        self.broker_port = broker_port or free_port()
+        self.env = env or {}
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = data.parent / f"{data.name}-worker.log"
+        self._log_start = 0
+
+    @property
+    def bootstrap(self) -> str:
+        return self.kafka or f"127.0.0.1:{self.broker_port}"
+
+    def start(self) -> WorkerProcess:
+        env = {
+            **os.environ,
+            "MEMSTREAM_BROKER_PORT": str(self.broker_port),
+            "MEMSTREAM_OPTIMIZE_EVERY_SECONDS": "5",
+            **self.env,
+        }
+        command = [sys.executable, "-m", "memstream", "up", "--data", str(self.data)]
+        if self.kafka:
+            command += ["--kafka", self.kafka]
+        self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+        return self
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Wait until the worker owns its partitions."""
+
+        def ready() -> bool:
+            if self.process is not None and self.process.poll() is not None:
+                raise RuntimeError(f"worker exited with {self.process.returncode}: {self.log()}")
+            return "Worker ready" in self.log()
+
+        wait_until(ready, timeout)
+
+    def log(self) -> str:
+        """What this run of the worker has logged so far."""
+        if not self.log_path.exists():
+            return ""
+        with open(self.log_path, "rb") as log:
+            log.seek(self._log_start)
+            return log.read().decode(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: no clean shutdown at all."""
+        if self.process is not None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self, timeout: float = 20.0) -> int | None:
+        """Ctrl-C, then SIGKILL if it does not stop in ``timeout`` seconds."""
+        if self.process is None or self.process.poll() is not None:
+            return None if self.process is None else self.process.returncode
+        self.process.send_signal(signal.SIGINT)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None

@@ -1,0 +1,111 @@
+"""The one mapper between events and bytes (Kafka values, archive rows, JSON bodies).
+
+Nothing else serializes events. Decoding upcasts documents written by older code to
+the current schema version before validation, so replaying last month's log still
+works: to bump an event's schema, raise its ``schema_version`` literal and register an
+``upcast_vN_vN+1`` function in ``_UPCASTERS``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from projections.errors import InvalidEvent
+from projections.events import Event, MessageEvent
+
+__all__ = ["decode", "encode", "from_document", "problems_of"]
+
+Document = dict[str, Any]
+Upcaster = Callable[[Document], Document]
+
+_MODELS: Mapping[str, type[BaseModel]] = {"message": MessageEvent}
+_CURRENT_VERSION: Mapping[str, int] = {"message": 1}
+#: (type, from_version) -> function returning the document at from_version + 1.
+_UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
+
+
+def encode(event: Event) -> bytes:
+    """Serialize ``event`` to compact UTF-8 JSON."""
+    return event.model_dump_json().encode("utf-8")
+
+
+def decode(raw: bytes) -> Event:
+    """Parse and validate bytes from the log.
+
+    Raises:
+        InvalidEvent: the bytes are not UTF-8 JSON, or the document is not a valid event.
+    """
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidEvent([f"not UTF-8 text: {exc.reason} at byte {exc.start}"]) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidEvent(
+            [f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"]
+        ) from None
+    if isinstance(document, dict) and not document.get("event_id"):
+        # A producer that left out the idempotency key still gets a deterministic one,
+        # so replaying the same bytes yields the same memory.
+        document["event_id"] = "sha256:" + hashlib.sha256(raw).hexdigest()[:32]
+    return from_document(document)
+
+
+def from_document(document: Any) -> Event:
+    """Validate a decoded JSON document (a dict) as an event, upcasting old versions.
+
+    A document without ``type`` is taken to be a message, the common case for channels.
+
+    Raises:
+        InvalidEvent: naming each field that is missing or wrong.
+    """
+    if not isinstance(document, dict):
+        raise InvalidEvent([f"an event must be a JSON object, got {type(document).__name__}"])
+    document = dict(document)
+    event_type = document.setdefault("type", "message")
+    model = _MODELS.get(event_type) if isinstance(event_type, str) else None
+    if model is None:
+        known = ", ".join(sorted(_MODELS))
+        raise InvalidEvent([f"type: unknown event type {event_type!r} (known: {known})"])
+    document = _upcast(event_type, document)
+    try:
+        event = model.model_validate(document)
+    except ValidationError as exc:
+        raise InvalidEvent(problems_of(exc)) from None
+    assert isinstance(event, MessageEvent)
+    return event
+
+
+def problems_of(error: ValidationError) -> list[str]:
+    """One line per validation problem: ``field.path: message``."""
+    lines = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(part) for part in item["loc"]) or "event"
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden":
+            message = "unknown field"
+        lines.append(f"{where}: {message}")
+    return lines
+
+
+def _upcast(event_type: str, document: Document) -> Document:
+    current = _CURRENT_VERSION[event_type]
+    version = document.setdefault("schema_version", current)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise InvalidEvent([f"schema_version: must be an integer, got {version!r}"])
+    if version > current:
+        raise InvalidEvent(
+            [f"schema_version: {version} is newer than this memstream understands ({current})"]
+        )
+    while version < current:
+        step = _UPCASTERS.get((event_type, version))
+        if step is None:
+            raise InvalidEvent([f"schema_version: no upcaster from version {version}"])
+        document = step(document)
+        version += 1
+        document["schema_version"] = version
+    return document

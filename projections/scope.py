@@ -1,0 +1,41 @@
+"""The scope rule, as a LanceDB filter built from validated values.
+
+A read sees the user's own memories that belong to no project, plus, when a project is
+given, that project's memories of the same user; never another user's, and never a
+soft-deleted row. Values are validated identifiers and rendered as quoted literals.
+"""
+
+from __future__ import annotations
+
+import re
+
+from projections.errors import InvalidQuery
+from projections.events import IDENTIFIER_PATTERN
+from storage import filters
+
+__all__ = ["scope_filter", "valid_identifier"]
+
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
+
+
+def valid_identifier(name: str, value: str) -> str:
+    """``value`` if it is a valid identifier, else InvalidQuery naming ``name``."""
+    if not isinstance(value, str) or not _IDENTIFIER.match(value):
+        raise InvalidQuery(f"{name}: must be 1-200 characters of letters, digits and _ . : @ + / -")
+    return value
+
+
+def scope_filter(
+    user_id: str, project_id: str | None = None, *, include_deleted: bool = False
+) -> str:
+    """The filter every read of ``memories`` is restricted by."""
+    user = filters.equals("user_id", valid_identifier("user_id", user_id))
+    if project_id is None:
+        project = filters.is_null("project_id")
+    else:
+        project = filters.any_of(
+            filters.is_null("project_id"),
+            filters.equals("project_id", valid_identifier("project_id", project_id)),
+        )
+    alive = "" if include_deleted else filters.is_null("valid_until")
+    return filters.all_of(user, project, alive)

@@ -1,0 +1,55 @@
+"""Counts that describe the projected state: memories by kind, dead letters, offsets, lag.
+
+``stats`` reads the store; the log's end offsets are passed in by the caller (the
+broker may be down, in which case lag is unknown and reported as None).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from projections.scope import valid_identifier
+from storage import filters
+from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+
+__all__ = ["lag", "stats"]
+
+
+def lag(
+    checkpoints: Mapping[tuple[str, int], tuple[str, int]],
+    end_offsets: Mapping[tuple[str, int], int],
+    log_epoch: str | None,
+) -> int:
+    """Records in the log not yet applied: end offset minus the next offset to apply."""
+    pending = 0
+    for key, end in end_offsets.items():
+        stored = checkpoints.get(key)
+        applied_next = stored[1] + 1 if stored is not None and stored[0] == log_epoch else 0
+        pending += max(0, end - applied_next)
+    return pending
+
+
+def stats(
+    store: ProjectionStore,
+    user_id: str | None = None,
+    *,
+    end_offsets: Mapping[tuple[str, int], int] | None = None,
+    log_epoch: str | None = None,
+) -> dict[str, Any]:
+    """The stats document (``memstream stats --json``)."""
+    where = filters.equals("user_id", valid_identifier("user_id", user_id)) if user_id else None
+    kinds = store.scan(MEMORIES, columns=["kind"], where=where).column("kind").to_pylist()
+    checkpoints = store.load_checkpoints()
+    return {
+        "user_id": user_id,
+        "memories": dict(sorted(Counter(kinds).items())),
+        "dead_letters": store.count(DEAD_LETTERS),
+        "lag": None if end_offsets is None else lag(checkpoints, end_offsets, log_epoch),
+        "log_epoch": log_epoch,
+        "applied_offsets": {
+            f"{topic}/{partition}": {"log_epoch": epoch, "offset": offset}
+            for (topic, partition), (epoch, offset) in sorted(checkpoints.items())
+        },
+    }

@@ -1,0 +1,82 @@
+"""Where bytes live: a local folder or an S3 bucket, as a ``pyarrow.fs`` filesystem.
+
+Format code (Parquet layout, pointer files) takes the filesystem from here and never
+asks which kind it is.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyarrow import fs as pafs
+
+__all__ = ["Location", "resolve_location"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A filesystem and a base path inside it.
+
+    Attributes:
+        filesystem: the pyarrow filesystem that holds the data.
+        path: the base path inside that filesystem (no scheme).
+        uri: the location as the user wrote it, normalized (absolute for local folders).
+    """
+
+    filesystem: pafs.FileSystem
+    path: str
+    uri: str
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.filesystem, pafs.LocalFileSystem)
+
+    def child(self, *parts: str) -> Location:
+        """The location of a sub-path."""
+        path = posixpath.join(self.path, *parts)
+        uri = posixpath.join(self.uri, *parts)
+        return Location(self.filesystem, path, uri)
+
+    def read_text(self, name: str) -> str | None:
+        """The text of file ``name`` under this location, or None when absent."""
+        path = posixpath.join(self.path, name)
+        if self.filesystem.get_file_info(path).type == pafs.FileType.NotFound:
+            return None
+        with self.filesystem.open_input_stream(path) as stream:
+            return bytes(stream.read()).decode("utf-8")
+
+    def write_text_atomic(self, name: str, text: str) -> None:
+        """Replace file ``name`` so readers see the old or the new text, never half."""
+        target = posixpath.join(self.path, name)
+        self.filesystem.create_dir(self.path, recursive=True)
+        if not self.is_local:  # an S3 PUT is atomic on its own
+            with self.filesystem.open_output_stream(target) as out:
+                out.write(text.encode("utf-8"))
+            return
+        temporary = posixpath.join(self.path, f".{name}.{uuid.uuid4().hex}.tmp")
+        with self.filesystem.open_output_stream(temporary) as out:
+            out.write(text.encode("utf-8"))
+        self.filesystem.move(temporary, target)
+
+
+def resolve_location(
+    uri: str, *, s3_endpoint: str | None = None, s3_region: str | None = None
+) -> Location:
+    """Turn ``./folder``, ``/abs/folder`` or ``s3://bucket/prefix`` into a Location."""
+    if uri.startswith("s3://"):
+        bucket_and_prefix = uri.removeprefix("s3://").rstrip("/")
+        options: dict[str, object] = {}
+        if s3_endpoint:
+            scheme, _, host = s3_endpoint.partition("://")
+            options["endpoint_override"] = host or scheme
+            options["scheme"] = scheme if host else "https"
+        if s3_region:
+            options["region"] = s3_region
+        return Location(
+            pafs.S3FileSystem(**options), bucket_and_prefix, "s3://" + bucket_and_prefix
+        )
+    path = str(Path(uri).expanduser().resolve())
+    return Location(pafs.LocalFileSystem(), path, path)

@@ -1,0 +1,64 @@
+"""Building LanceDB filter expressions from values, never from request text.
+
+Every value is rendered as a quoted SQL literal (single quotes doubled, control
+characters refused), and column names must be plain identifiers known to the caller.
+Query code composes these helpers; no other module writes filter strings by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+__all__ = ["all_of", "any_of", "equals", "is_in", "is_null", "later_than", "literal"]
+
+_COLUMN = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def _column(name: str) -> str:
+    if not _COLUMN.match(name):
+        raise ValueError(f"not a column name: {name!r}")
+    return name
+
+
+def literal(value: str | int | float | datetime) -> str:
+    """Render a value as a SQL literal that cannot end the string it sits in."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError("datetimes in filters must be timezone-aware")
+        return f"timestamp '{value.strftime('%Y-%m-%d %H:%M:%S.%f')}'"
+    if any(ord(ch) < 32 for ch in value):
+        raise ValueError("filter values cannot contain control characters")
+    return "'" + value.replace("'", "''") + "'"
+
+
+def equals(column: str, value: str | int | float) -> str:
+    return f"{_column(column)} = {literal(value)}"
+
+
+def is_in(column: str, values: Iterable[str]) -> str:
+    rendered = [literal(v) for v in values]
+    if not rendered:
+        return "FALSE"
+    return f"{_column(column)} IN ({', '.join(rendered)})"
+
+
+def is_null(column: str) -> str:
+    return f"{_column(column)} IS NULL"
+
+
+def later_than(column: str, moment: datetime) -> str:
+    return f"{_column(column)} > {literal(moment)}"
+
+
+def all_of(*parts: str) -> str:
+    return " AND ".join(f"({p})" for p in parts if p)
+
+
+def any_of(*parts: str) -> str:
+    return "(" + " OR ".join(f"({p})" for p in parts if p) + ")"

@@ -1,0 +1,57 @@
+"""The layout of a memstream data folder.
+
+::
+
+    <data>/CURRENT                 name of the projection generation in use
+    <data>/<generation>/           LanceDB tables (memories, checkpoints, dead_letters)
+    <data>/events/                 the Parquet event archive
+
+Readers resolve ``CURRENT`` to find the tables; a rebuilt generation is switched in by
+rewriting ``CURRENT`` atomically, so a reader sees the old tables or the new ones.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from storage.filesystems import Location
+
+__all__ = ["DataLayout"]
+
+_POINTER = "CURRENT"
+
+
+class DataLayout:
+    """Paths inside one data location."""
+
+    def __init__(self, location: Location) -> None:
+        self.location = location
+
+    @property
+    def events(self) -> Location:
+        return self.location.child("events")
+
+    def current_generation(self) -> str | None:
+        text = self.location.read_text(_POINTER)
+        return text.strip() if text else None
+
+    def existing_projections_uri(self) -> str | None:
+        """The LanceDB folder in use, or None when this data folder has none yet."""
+        generation = self.current_generation()
+        return None if generation is None else self.location.child(generation).uri
+
+    def projections_uri(self, now: datetime | None = None) -> str:
+        """The LanceDB folder in use, naming a first generation when there is none."""
+        generation = self.current_generation()
+        if generation is None:
+            generation = self.new_generation_name(now or datetime.now(UTC))
+            self.switch_to(generation)
+        return self.location.child(generation).uri
+
+    @staticmethod
+    def new_generation_name(now: datetime) -> str:
+        return "projections-" + now.astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+
+    def switch_to(self, generation: str) -> None:
+        """Make ``generation`` the one readers and the worker use."""
+        self.location.write_text_atomic(_POINTER, generation + "\n")

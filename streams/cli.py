@@ -1,0 +1,259 @@
+"""The ``memstream`` command line: up, publish, search, stats, replay, digest.
+
+Settings are built here once, from flags and then ``MEMSTREAM_*`` variables, and passed
+down. Every failure the user can fix is printed as one ``error:`` line (exit code 2);
+no traceback is an error message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from projections import search as search_module
+from projections.codec import from_document
+from projections.digest import digest_tables
+from projections.errors import InvalidEvent, ProjectionError
+from projections.stats import stats as compute_stats
+from storage.errors import StorageError
+from storage.filesystems import resolve_location
+from storage.lance_store import MEMORIES, ProjectionStore
+from storage.layout import DataLayout
+from storage.schemas import POSITION_COLUMNS
+from streams import replay as replay_module
+from streams.errors import BrokerError, StreamsError
+from streams.publisher import Publisher, check_lines
+from streams.settings import Settings
+from streams.topics import MESSAGES, end_offsets, read_epoch
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """A command was given something it cannot use."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        settings = _settings(args)
+        return int(args.handler(args, settings))
+    except ValidationError as exc:
+        _error("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+    except (UsageError, StreamsError, ProjectionError, StorageError) as exc:
+        _error(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+def _error(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {"data": getattr(args, "data", None), "kafka": getattr(args, "kafka", None)}
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memstream", description="Durable memory for AI agents.")
+    sub = parser.add_subparsers(dest="command")
+
+    def command(name: str, handler: Any, help_: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("--data", help="data folder (default ./memstream-data, or MEMSTREAM_DATA)")
+        p.add_argument("--kafka", help="Kafka bootstrap address (default: the embedded broker)")
+        p.set_defaults(handler=handler)
+        return p
+
+    command("up", _up, "run the broker (when embedded) and the worker in the foreground")
+
+    p = command("publish", _publish, "publish messages from a JSONL file or from the arguments")
+    p.add_argument("--jsonl", help="file with one event per line, or - for standard input")
+    p.add_argument("--user")
+    p.add_argument("--session")
+    p.add_argument("--role", default="user")
+    p.add_argument("--speaker")
+    p.add_argument("--project")
+    p.add_argument("--channel", default="cli")
+    p.add_argument("--at", help="when it was said (ISO 8601; default now)")
+    p.add_argument("text", nargs="?")
+
+    p = command("search", _search, "full-text search of a user's memories")
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("query")
+
+    p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag")
+    p.add_argument("--user")
+    p.add_argument("--json", action="store_true")
+
+    p = command("replay", _replay, "rebuild the projections from Kafka or the event archive")
+    p.add_argument("--source", choices=("kafka", "archive"), default="archive")
+    p.add_argument("--into", required=True, help="an empty folder for the rebuilt projections")
+    p.add_argument("--swap", action="store_true", help="then switch the data folder to them")
+
+    command("digest", _digest, "print a digest of the projected state")
+    return parser
+
+
+def _up(args: argparse.Namespace, settings: Settings) -> int:
+    from streams.worker import run
+
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    return run(settings)
+
+
+def _publish(args: argparse.Namespace, settings: Settings) -> int:
+    if args.jsonl:
+        lines = _read_lines(args.jsonl)
+    elif args.text:
+        lines = [json.dumps(_message_document(args)).encode()]
+    else:
+        raise UsageError("give --jsonl FILE, or --user, --session and the message text")
+    checked = check_lines(lines)
+
+    async def send() -> None:
+        async with Publisher(settings.bootstrap) as publisher:
+            await publisher.publish_lines(checked)
+
+    asyncio.run(send())
+    accepted = [c for c in checked if c.event is not None]
+    print(f"accepted {len(accepted)} of {len(checked)}")
+    for line in checked:
+        if line.event is None:
+            print(f"line {line.number}: rejected (sent to memory.dlq): {'; '.join(line.problems)}")
+    return 0 if len(accepted) == len(checked) else 1
+
+
+def _message_document(args: argparse.Namespace) -> dict[str, Any]:
+    if not args.user or not args.session:
+        raise UsageError("--user and --session are required with a message text")
+    event = from_document(
+        {
+            "user_id": args.user,
+            "session_id": args.session,
+            "role": args.role,
+            "speaker": args.speaker,
+            "project_id": args.project,
+            "channel": args.channel,
+            "content": args.text,
+            "occurred_at": args.at or datetime.now(UTC).isoformat(),
+        }
+    )
+    return json.loads(event.model_dump_json())
+
+
+def _read_lines(path: str) -> list[bytes]:
+    if path == "-":
+        return sys.stdin.buffer.read().splitlines()
+    try:
+        return Path(path).read_bytes().splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _open_store(settings: Settings) -> ProjectionStore:
+    uri = DataLayout(resolve_location(settings.data)).existing_projections_uri()
+    if uri is None:
+        raise UsageError(f"no projections in {settings.data} yet: run `memstream up` and publish")
+    return ProjectionStore(uri)
+
+
+def _search(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        request = search_module.SearchRequest(
+            user_id=args.user, project_id=args.project, query=args.query, k=args.k
+        )
+    except ValidationError as exc:
+        raise InvalidEvent([f"{e['loc'][0]}: {e['msg']}" for e in exc.errors()]) from None
+    results = search_module.search(_open_store(settings), request)
+    if args.json:
+        print(
+            json.dumps([r.model_dump(mode="json") for r in results], indent=2, ensure_ascii=False)
+        )
+        return 0
+    for rank, r in enumerate(results, start=1):
+        when = r.occurred_at.isoformat() if r.occurred_at else "-"
+        who = f"{r.speaker}: " if r.speaker else ""
+        print(f"{rank:>3}. [{r.score:.2f}] {when} {r.session_id} {who}{r.content}")
+    if not results:
+        print("no results")
+    return 0
+
+
+def _stats(args: argparse.Namespace, settings: Settings) -> int:
+    store = _open_store(settings)
+    offsets, epoch = _log_position(settings)
+    document = compute_stats(store, args.user, end_offsets=offsets, log_epoch=epoch)
+    if args.json:
+        print(json.dumps(document, indent=2))
+        return 0
+    for kind, count in document["memories"].items() or [("memories", 0)]:
+        print(f"{kind:>14}: {count}")
+    print(f"  dead letters: {document['dead_letters']}")
+    lag = document["lag"]
+    print(f"           lag: {'unknown (broker unreachable)' if lag is None else lag}")
+    return 0
+
+
+def _log_position(settings: Settings) -> tuple[dict[tuple[str, int], int] | None, str | None]:
+    async def read() -> tuple[dict[tuple[str, int], int], str | None]:
+        ends = await end_offsets(settings.bootstrap, MESSAGES)
+        epoch = await read_epoch(settings.bootstrap, datetime.now(UTC), create=False)
+        return {(MESSAGES, p): off for p, off in ends.items()}, epoch
+
+    try:
+        return asyncio.run(asyncio.wait_for(read(), 10))
+    except (TimeoutError, Exception):
+        return None, None
+
+
+def _replay(args: argparse.Namespace, settings: Settings) -> int:
+    if args.source == "archive":
+        records = replay_module.archive_records(settings.data)
+    else:
+        epoch = asyncio.run(read_epoch(settings.bootstrap, datetime.now(UTC), create=False))
+        if epoch is None:
+            raise BrokerError(f"the log at {settings.bootstrap} has no memstream topics")
+        records = replay_module.kafka_records(settings.bootstrap, epoch)
+    report = replay_module.rebuild(records, args.into, settings.consumer_group)
+    print(
+        f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
+        f"dead letters) in {report.seconds:.2f} s, {report.rate:,.0f}/s "
+        f"into {report.projections_uri}"
+    )
+    if args.swap:
+        generation = replay_module.switch_generation(args.into, settings.data)
+        print(f"{settings.data} now uses {generation}")
+    return 0
+
+
+def _digest(args: argparse.Namespace, settings: Settings) -> int:
+    print(state_digest(_open_store(settings)))
+    return 0
+
+
+def state_digest(store: ProjectionStore) -> str:
+    """The digest of a store's memories, ignoring log positions."""
+    rows = store.scan(MEMORIES).to_pylist()
+    return digest_tables({MEMORIES: rows}, ignore=POSITION_COLUMNS)

@@ -1,0 +1,47 @@
+"""A faust consumer that resumes from the offsets stored with the projection.
+
+faust seeks every assigned partition to the consumer group's committed offsets once a
+rebalance completes. memstream's truth is the checkpoint stored in LanceDB with the rows
+(the group's commits may be ahead of it after a crash, or belong to another data folder),
+so this consumer seeks again, right after faust, to the projection's own resume offsets.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from faust.transport.drivers.aiokafka import Consumer
+
+__all__ = ["CheckpointSeekingConsumer", "ResumeOffset"]
+
+log = logging.getLogger(__name__)
+
+#: Given (topic, partition), the offset to read next; None leaves faust's position.
+ResumeOffset = Callable[[str, int], int | None]
+
+
+class CheckpointSeekingConsumer(Consumer):  # type: ignore[misc]
+    """faust's aiokafka consumer, plus a seek to the projection's checkpoints."""
+
+    resume_offset: ResumeOffset = staticmethod(lambda topic, partition: None)  # type: ignore[assignment]
+
+    async def perform_seek(self) -> None:
+        await super().perform_seek()
+        for tp in self.assignment():
+            offset = self.resume_offset(tp.topic, tp.partition)
+            if offset is None:
+                continue
+            log.info("%s/%d resumes at offset %d", tp.topic, tp.partition, offset)
+            await self.seek(tp, offset)
+
+
+def install(app: Any, resume_offset: ResumeOffset) -> None:
+    """Make ``app`` create a :class:`CheckpointSeekingConsumer` using ``resume_offset``."""
+    consumer_class = type(
+        "ProjectionConsumer",
+        (CheckpointSeekingConsumer,),
+        {"resume_offset": staticmethod(resume_offset)},
+    )
+    app.transport.Consumer = consumer_class

@@ -1,0 +1,67 @@
+"""memstream's settings: one frozen object, built once at the edge and passed down.
+
+Values come from explicit arguments (command-line flags), then ``MEMSTREAM_*``
+environment variables, then the defaults below. Library code never reads the
+environment itself; it receives a ``Settings``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """Configuration of a memstream deployment.
+
+    Attributes:
+        data: folder (or ``s3://`` prefix) holding the projections and the event archive.
+        kafka: bootstrap address of a Kafka cluster; empty means the embedded broker.
+        broker_host: where the embedded broker listens.
+        broker_port: the embedded broker's port.
+        messages_partitions: partitions of ``memory.messages`` (keyed by user).
+        batch_size: most records a worker applies in one LanceDB write.
+        batch_within_seconds: longest a partial batch waits before it is applied.
+        optimize_every_seconds: how often the worker compacts tables and folds new rows
+            into the indexes.
+        retain_versions_seconds: table versions older than this are removed on compaction.
+        consumer_group: the faust application id (one consumer group per deployment).
+        log_level: logging level of ``memstream up``.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
+
+    data: str = "./memstream-data"
+    kafka: str | None = None
+    broker_host: str = "127.0.0.1"
+    broker_port: int = Field(default=19092, ge=1, le=65535)
+    messages_partitions: int = Field(default=8, ge=1, le=1024)
+    batch_size: int = Field(default=2000, ge=1)
+    batch_within_seconds: float = Field(default=0.1, gt=0)
+    optimize_every_seconds: float = Field(default=30.0, gt=0)
+    retain_versions_seconds: float = Field(default=300.0, ge=0)
+    consumer_group: str = "memstream"
+    log_level: str = "INFO"
+
+    @property
+    def embedded(self) -> bool:
+        """True when memstream runs its own broker."""
+        return not self.kafka
+
+    @property
+    def bootstrap(self) -> str:
+        """The Kafka bootstrap address to connect to."""
+        return self.kafka or f"{self.broker_host}:{self.broker_port}"
+
+    @property
+    def retain_versions(self) -> timedelta:
+        return timedelta(seconds=self.retain_versions_seconds)
+
+    @property
+    def log_dir(self) -> Path:
+        return Path(self.data) / "logs"

@@ -1,0 +1,120 @@
+"""Topic names, partition counts, creation, and the identity of the log (its epoch).
+
+The embedded broker starts empty after a restart, so an offset stored during an earlier
+life of the log means nothing in the new one. The first record of the one-partition
+``memory.meta`` topic names the log's epoch: it is written once, right after the topics
+are created, and read by every worker. Checkpoints carry the epoch they belong to, and a
+checkpoint from another epoch is ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+
+from streams.errors import BrokerError
+
+__all__ = [
+    "DLQ",
+    "MESSAGES",
+    "META",
+    "TopicSpec",
+    "end_offsets",
+    "ensure_topics",
+    "new_epoch_name",
+    "read_epoch",
+]
+
+MESSAGES = "memory.messages"
+DLQ = "memory.dlq"
+META = "memory.meta"
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    name: str
+    partitions: int
+
+
+def new_epoch_name(now: datetime) -> str:
+    """A sortable, unique name for a new life of the log."""
+    return now.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+
+
+async def ensure_topics(bootstrap: str, specs: Sequence[TopicSpec]) -> None:
+    """Create the topics that do not exist yet, with explicit partition counts."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=10_000)
+    try:
+        await admin.start()
+        existing = set(await admin.list_topics())
+        missing = [
+            NewTopic(name=s.name, num_partitions=s.partitions, replication_factor=1)
+            for s in specs
+            if s.name not in existing
+        ]
+        if missing:
+            with contextlib.suppress(TopicAlreadyExistsError):  # another process was first
+                await admin.create_topics(missing)
+    except KafkaError as exc:
+        raise BrokerError(f"cannot create topics on {bootstrap}: {exc}") from exc
+    finally:
+        await admin.close()
+
+
+async def read_epoch(bootstrap: str, now: datetime, *, create: bool = True) -> str | None:
+    """The epoch of the log at ``bootstrap``: the value of ``memory.meta`` offset 0.
+
+    When the topic is empty and ``create`` is true, a new epoch is written first; when
+    two processes race, both read back the one at offset 0.
+    """
+    first = await _first_meta_record(bootstrap)
+    if first is not None or not create:
+        return first
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    await producer.start()
+    try:
+        await producer.send_and_wait(META, new_epoch_name(now).encode(), partition=0)
+    finally:
+        await producer.stop()
+    return await _first_meta_record(bootstrap)
+
+
+async def _first_meta_record(bootstrap: str) -> str | None:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        partition = TopicPartition(META, 0)
+        consumer.assign([partition])
+        end = (await consumer.end_offsets([partition]))[partition]
+        if end == 0:
+            return None
+        consumer.seek(partition, 0)
+        batch = await consumer.getmany(partition, timeout_ms=5_000, max_records=1)
+        records = batch.get(partition, [])
+        return records[0].value.decode() if records else None
+    finally:
+        await consumer.stop()
+
+
+async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
+    """The next offset to be written, per partition of ``topic``."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        partitions = consumer.partitions_for_topic(topic)
+        if partitions is None:
+            await consumer.topics()
+            partitions = consumer.partitions_for_topic(topic) or set()
+        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        offsets = await asyncio.wait_for(consumer.end_offsets(tps), 10) if tps else {}
+        return {tp.partition: off for tp, off in offsets.items()}
+    finally:
+        await consumer.stop()
