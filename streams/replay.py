@@ -71,14 +71,14 @@ async def _read_all(bootstrap: str, log_epoch: str) -> list[LogRecord]:
         ends = await consumer.end_offsets(tps)
         await consumer.seek_to_beginning(*tps)
         records: list[LogRecord] = []
+        # The reported end offsets are a lower bound on Tansu (see topics.end_offsets):
+        # read past them until a fetch comes back empty.
         remaining = {tp for tp in tps if ends[tp] > 0}
         while remaining:
             batch = await consumer.getmany(*remaining, timeout_ms=1000, max_records=_BATCH)
-            for tp, messages in batch.items():
-                for m in messages:
-                    if m.offset < ends[tp]:
-                        records.append(_record(m, log_epoch))
-                if await consumer.position(tp) >= ends[tp]:
+            records += [_record(m, log_epoch) for messages in batch.values() for m in messages]
+            for tp in list(remaining):
+                if not batch.get(tp) and await consumer.position(tp) >= ends[tp]:
                     remaining.discard(tp)
         return records
     finally:

@@ -105,7 +105,13 @@ async def _first_meta_record(bootstrap: str) -> str | None:
 
 
 async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
-    """The next offset to be written, per partition of ``topic``."""
+    """The next offset to be written, per partition of ``topic``.
+
+    Tansu answers ListOffsets(latest) with the base offset of the last record batch plus
+    one, not the offset after its last record. So the reported end is only a lower
+    bound: the last batch is fetched and its highest offset taken. On Kafka, where the
+    reported end is exact, the fetch confirms it.
+    """
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await consumer.start()
     try:
@@ -114,7 +120,23 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
             await consumer.topics()
             partitions = consumer.partitions_for_topic(topic) or set()
         tps = [TopicPartition(topic, p) for p in sorted(partitions)]
-        offsets = await asyncio.wait_for(consumer.end_offsets(tps), 10) if tps else {}
-        return {tp.partition: off for tp, off in offsets.items()}
+        if not tps:
+            return {}
+        consumer.assign(tps)
+        reported = await asyncio.wait_for(consumer.end_offsets(tps), 10)
+        return {tp.partition: await _true_end(consumer, tp, reported[tp]) for tp in tps}
     finally:
         await consumer.stop()
+
+
+async def _true_end(consumer: AIOKafkaConsumer, tp: TopicPartition, reported: int) -> int:
+    if reported == 0:
+        return 0
+    consumer.seek(tp, reported - 1)
+    end = reported
+    while True:
+        batch = await consumer.getmany(tp, timeout_ms=1000)
+        records = batch.get(tp, [])
+        if not records:
+            return end
+        end = max(end, records[-1].offset + 1)

@@ -1,0 +1,208 @@
+"""End to end on a real broker: publish -> broker -> worker process -> LanceDB, and back.
+
+Each test gets its own embedded Tansu broker (it starts in about a second) and runs
+``memstream up`` as a child process, so it can be killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from memstream.testing import WorkerProcess, embedded_broker, message, wait_until
+from projections.search import SearchRequest, search
+from storage.filesystems import resolve_location
+from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.layout import DataLayout
+from streams.cli import state_digest
+from streams.publisher import Publisher
+from streams.topics import DLQ
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+
+@pytest.fixture
+def fresh_broker() -> Iterator[str]:
+    with embedded_broker() as bootstrap:
+        yield bootstrap
+
+
+@pytest.fixture
+def worker(tmp_path: Path, fresh_broker: str) -> Iterator[WorkerProcess]:
+    process = WorkerProcess(tmp_path / "data", kafka=fresh_broker).start()
+    process.wait_ready()
+    yield process
+    process.stop()
+
+
+def live_store(data: Path) -> ProjectionStore:
+    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections_uri())
+    return ProjectionStore(uri, read_consistency_interval=timedelta(0))
+
+
+def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", *args],
+        input=stdin.decode() if stdin else None,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def jsonl(n: int, users: int = 10, tag: str = "w") -> bytes:
+    lines = []
+    for i in range(n):
+        event = message(
+            event_id=f"{tag}{i}",
+            user_id=f"user{i % users}",
+            content=f"note {tag}{i} about topic{i % 7}",
+        )
+        lines.append(event.model_dump_json())
+    return ("\n".join(lines) + "\n").encode()
+
+
+def publish(bootstrap: str, n: int, tag: str) -> None:
+    async def run() -> None:
+        async with Publisher(bootstrap) as publisher:
+            await publisher.publish(
+                [message(event_id=f"{tag}{i}", user_id=f"user{i % 10}") for i in range(n)]
+            )
+
+    asyncio.run(run())
+
+
+def read_dlq(bootstrap: str) -> list[tuple[bytes, dict[str, bytes]]]:
+    async def run() -> list[tuple[bytes, dict[str, bytes]]]:
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        try:
+            tp = TopicPartition(DLQ, 0)
+            consumer.assign([tp])
+            end = (await consumer.end_offsets([tp]))[tp]
+            consumer.seek(tp, 0)
+            found = []
+            while len(found) < end:
+                batch = await consumer.getmany(tp, timeout_ms=2000)
+                found += [(r.value, dict(r.headers)) for r in batch.get(tp, [])]
+            return found
+        finally:
+            await consumer.stop()
+
+    return asyncio.run(run())
+
+
+def test_published_messages_become_searchable_once_and_bad_lines_go_to_the_dlq(
+    tmp_path: Path, worker: WorkerProcess, fresh_broker: str
+) -> None:
+    data = str(worker.data)
+    source = tmp_path / "messages.jsonl"
+    source.write_bytes(jsonl(1000))
+    done = cli("publish", "--data", data, "--kafka", fresh_broker, "--jsonl", str(source))
+    assert done.returncode == 0, done.stderr
+    assert "accepted 1000 of 1000" in done.stdout
+    store = live_store(worker.data)
+    wait_until(lambda: store.count(MEMORIES) == 1000, timeout=30)
+
+    hits = search(store, SearchRequest(user_id="user7", query="w777", k=3))
+    assert hits[0].source_event_ids == ["w777"]
+    assert all(h.kind == "episode" for h in hits)
+
+    again = cli("publish", "--data", data, "--kafka", fresh_broker, "--jsonl", str(source))
+    assert again.returncode == 0
+    wait_until(lambda: _lag(data, fresh_broker) == 0, timeout=30)
+    assert store.count(MEMORIES) == 1000
+
+    bad = b'{"user_id": "user1", "content": "no session", "occurred_at": "soon"}\n'
+    mixed = jsonl(2, tag="ok") + bad + jsonl(1, tag="after")
+    result = cli("publish", "--data", data, "--kafka", fresh_broker, "--jsonl", "-", stdin=mixed)
+    assert result.returncode == 1
+    assert "accepted 3 of 4" in result.stdout
+    assert "line 3: rejected" in result.stdout and "session_id: Field required" in result.stdout
+    wait_until(lambda: store.count(DEAD_LETTERS) == 1, timeout=30)
+    wait_until(lambda: store.count(MEMORIES) == 1003, timeout=30)
+    [(value, headers)] = read_dlq(fresh_broker)
+    assert value == bad.strip()
+    assert b"occurred_at" in headers["memstream-reason"]
+    assert headers["memstream-source"].startswith(b"memory.messages/")
+
+    stats = json.loads(cli("stats", "--data", data, "--kafka", fresh_broker, "--json").stdout)
+    assert stats["memories"] == {"episode": 1003}
+    assert stats["dead_letters"] == 1 and stats["lag"] == 0
+
+
+def _lag(data: str, bootstrap: str) -> int | None:
+    done = cli("stats", "--data", data, "--kafka", bootstrap, "--json")
+    return json.loads(done.stdout)["lag"] if done.returncode == 0 else None
+
+
+def test_sigkill_mid_stream_then_restart_loses_and_doubles_nothing_and_replays_match(
+    tmp_path: Path, fresh_broker: str
+) -> None:
+    data = tmp_path / "data"
+    first = WorkerProcess(data, kafka=fresh_broker).start()
+    first.wait_ready()
+    publish(fresh_broker, 20_000, tag="k")
+    store = live_store(data)
+    wait_until(lambda: store.count(MEMORIES) > 0, timeout=30, interval=0.02)
+    first.kill()
+    seen_at_kill = store.count(MEMORIES)
+    assert seen_at_kill < 20_000, "the worker finished before it could be killed"
+
+    second = WorkerProcess(data, kafka=fresh_broker).start()
+    second.wait_ready()
+    wait_until(lambda: store.count(MEMORIES) >= 20_000, timeout=60)
+    ids = store.scan(MEMORIES, columns=["memory_id"]).column("memory_id").to_pylist()
+    assert len(ids) == len(set(ids)) == 20_000
+    second.stop()
+
+    live = state_digest(store)
+    for source in ("kafka", "archive"):
+        target = tmp_path / f"replay-{source}"
+        done = cli(
+            "replay",
+            "--data",
+            str(data),
+            "--kafka",
+            fresh_broker,
+            "--source",
+            source,
+            "--into",
+            str(target),
+        )
+        assert done.returncode == 0, done.stderr
+        assert "replayed" in done.stdout
+        assert cli("digest", "--data", str(target)).stdout.strip() == live
+
+
+def test_embedded_broker_restart_keeps_memories_and_new_messages_flow(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    up = WorkerProcess(data).start()  # embedded broker inside `memstream up`
+    up.wait_ready()
+    publish(up.bootstrap, 50, tag="before")
+    store = live_store(data)
+    wait_until(lambda: store.count(MEMORIES) == 50, timeout=30)
+    before = state_digest(store)
+    up.kill()
+
+    again = WorkerProcess(data, broker_port=up.broker_port).start()  # its broker died with it
+    again.wait_ready()
+    assert store.count(MEMORIES) == 50 and state_digest(store) == before
+    publish(again.bootstrap, 10, tag="after")
+    wait_until(lambda: store.count(MEMORIES) == 60, timeout=30)
+    assert again.stop() == 0
+
+    replayed = tmp_path / "replayed"
+    done = cli("replay", "--data", str(data), "--source", "archive", "--into", str(replayed))
+    assert done.returncode == 0, done.stderr
+    assert (
+        cli("digest", "--data", str(replayed)).stdout == cli("digest", "--data", str(data)).stdout
+    )
