@@ -9,8 +9,8 @@ is the time the log received the record.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,8 +19,6 @@ from typing import Any
 from projections.events import MessageEvent
 
 __all__ = ["LogPosition", "LoggedEvent", "apply", "episode_row", "memory_id_for", "rows_to_insert"]
-
-_MEMORY_NAMESPACE = uuid.UUID("5d6f9a2e-7b8c-4c1d-9e3f-0a1b2c3d4e5f")
 
 Row = dict[str, Any]
 State = Mapping[str, Row]
@@ -47,7 +45,8 @@ class LoggedEvent:
 
 def memory_id_for(user_id: str, event_id: str) -> str:
     """The memory id of a message: stable for (owner, idempotency key)."""
-    return str(uuid.uuid5(_MEMORY_NAMESPACE, f"{user_id}\x1f{event_id}"))
+    digest = hashlib.blake2b(f"{user_id}\x1f{event_id}".encode(), digest_size=16).hexdigest()
+    return f"ep-{digest}"
 
 
 def search_text(speaker: str | None, content: str) -> str:

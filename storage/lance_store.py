@@ -70,6 +70,11 @@ class ProjectionStore:
         key = _KEYS[name]
         self._tables[name].merge_insert(key).when_not_matched_insert_all().execute(data)
 
+    def append(self, name: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Append rows without a key check (for a writer that knows the keys are new)."""
+        if rows:
+            self._tables[name].add(pa.Table.from_pylist(list(rows), schema=_SCHEMAS[name]))
+
     def save_checkpoints(
         self, consumer: str, positions: Mapping[tuple[str, int], Checkpoint], now: datetime
     ) -> None:

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from faust.transport.drivers.aiokafka import Consumer
+from faust.transport.drivers.aiokafka import AIOKafkaConsumerThread, Consumer
 
 __all__ = ["CheckpointSeekingConsumer", "ResumeOffset"]
 
@@ -22,8 +22,23 @@ log = logging.getLogger(__name__)
 ResumeOffset = Callable[[str, int], int | None]
 
 
+#: faust fixes the fetch long-poll at 1.5 s; Tansu answers a fetch only when the wait
+#: runs out, so that wait is added to the latency of every new message.
+FETCH_MAX_WAIT_MS = 50
+
+
+class _ShortPollThread(AIOKafkaConsumerThread):  # type: ignore[misc]
+    def _create_worker_consumer(self, transport: Any) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        consumer._fetch_max_wait_ms = FETCH_MAX_WAIT_MS
+        return consumer
+
+
 class CheckpointSeekingConsumer(Consumer):  # type: ignore[misc]
     """faust's aiokafka consumer, plus a seek to the projection's checkpoints."""
+
+    def _new_consumer_thread(self) -> AIOKafkaConsumerThread:
+        return _ShortPollThread(self, loop=self.loop, beacon=self.beacon)
 
     resume_offset: ResumeOffset = staticmethod(lambda topic, partition: None)  # type: ignore[assignment]
 

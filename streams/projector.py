@@ -57,8 +57,13 @@ class Projector:
         consumer: str,
         clock: Callable[[], datetime],
         archive: EventArchive | None = None,
+        *,
+        sole_writer_of_empty_store: bool = False,
     ) -> None:
         self.store = store
+        # A replay into a new folder is the only writer: it remembers the ids it wrote
+        # and appends, instead of asking the table about every key.
+        self._written: set[str] | None = set() if sole_writer_of_empty_store else None
         self.consumer = consumer
         self._archive = archive
         self._clock = clock
@@ -92,10 +97,18 @@ class Projector:
         self.store.insert_absent(
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in result.dead_letters]
         )
-        self.store.insert_absent(MEMORIES, episodes.rows_to_insert(logged))
+        self._insert(episodes.rows_to_insert(logged))
         self._advance(fresh, now)
         result.applied = len(logged)
         return result
+
+    def _insert(self, rows: list[dict[str, object]]) -> None:
+        if self._written is None:
+            self.store.insert_absent(MEMORIES, rows)
+            return
+        new = [row for row in rows if row["memory_id"] not in self._written]
+        self._written.update(str(row["memory_id"]) for row in new)
+        self.store.append(MEMORIES, new)
 
     def _already_applied(self, record: LogRecord) -> bool:
         stored = self._checkpoints.get((record.topic, record.partition))

@@ -23,11 +23,11 @@ from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams.errors import StreamsError
 from streams.projector import Projector
-from streams.topics import MESSAGES
+from streams.topics import MESSAGES, end_offsets
 
 __all__ = ["ReplayReport", "archive_records", "kafka_records", "rebuild", "switch_generation"]
 
-_BATCH = 5000
+_BATCH = 20_000
 
 
 @dataclass(frozen=True)
@@ -67,18 +67,21 @@ async def _read_all(bootstrap: str, log_epoch: str) -> list[LogRecord]:
     try:
         partitions = sorted(consumer.partitions_for_topic(MESSAGES) or ())
         tps = [TopicPartition(MESSAGES, p) for p in partitions]
+        ends = await end_offsets(bootstrap, MESSAGES)  # exact, also on Tansu
         consumer.assign(tps)
-        ends = await consumer.end_offsets(tps)
         await consumer.seek_to_beginning(*tps)
         records: list[LogRecord] = []
-        # The reported end offsets are a lower bound on Tansu (see topics.end_offsets):
-        # read past them until a fetch comes back empty.
-        remaining = {tp for tp in tps if ends[tp] > 0}
+        remaining = {tp for tp in tps if ends.get(tp.partition, 0) > 0}
         while remaining:
             batch = await consumer.getmany(*remaining, timeout_ms=1000, max_records=_BATCH)
-            records += [_record(m, log_epoch) for messages in batch.values() for m in messages]
+            records += [
+                _record(m, log_epoch)
+                for tp, messages in batch.items()
+                for m in messages
+                if m.offset < ends[tp.partition]
+            ]
             for tp in list(remaining):
-                if not batch.get(tp) and await consumer.position(tp) >= ends[tp]:
+                if await consumer.position(tp) >= ends[tp.partition]:
                     remaining.discard(tp)
         return records
     finally:
@@ -106,7 +109,9 @@ def rebuild(records: Iterable[LogRecord], into: str, consumer: str) -> ReplayRep
     started = time.perf_counter()
     generation = layout.new_generation_name(datetime.now(UTC))
     store = ProjectionStore(layout.location.child(generation).uri)
-    projector = Projector(store, consumer=consumer, clock=lambda: datetime.now(UTC))
+    projector = Projector(
+        store, consumer=consumer, clock=lambda: datetime.now(UTC), sole_writer_of_empty_store=True
+    )
     total = applied = dead = 0
     batch: list[LogRecord] = []
     for record in records:

@@ -1,0 +1,204 @@
+"""Ingest benchmark: publish -> broker -> worker -> searchable, and replay speed.
+
+Runs ``memstream up`` (embedded Tansu broker + faust worker) as a child process on a
+fresh data folder, then measures, on this machine:
+
+1. sustained throughput: N messages published as fast as the producer goes; the time
+   from the first send until all N rows are in the ``memories`` table (full-text search
+   covers rows not yet folded into the index, so in the table means searchable; a
+   sample is checked with real searches at the end);
+2. publish-to-searchable latency at a fixed rate (default 1,000 messages/s): the
+   poller records when each message's row first appears; p50/p95/p99/max;
+3. replay: rebuilding the projections from the Parquet event archive and from Kafka.
+
+Usage: python bench/ingest.py [--messages 100000] [--rate 1000] [--seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from memstream.testing import WorkerProcess, message, wait_until
+from projections.search import SearchRequest, search
+from storage.filesystems import resolve_location
+from storage.lance_store import MEMORIES, ProjectionStore
+from storage.layout import DataLayout
+from streams.publisher import Publisher
+
+
+def open_store(data: Path) -> ProjectionStore:
+    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections_uri())
+    return ProjectionStore(uri, read_consistency_interval=timedelta(0))
+
+
+def events(n: int, tag: str, users: int = 100) -> list:
+    return [
+        message(
+            event_id=f"{tag}-{i}",
+            user_id=f"u{i % users}",
+            session_id=f"s{i // 200}",
+            content=f"benchmark note {tag}x{i} about the river, coffee and piano {i % 97}",
+        )
+        for i in range(n)
+    ]
+
+
+async def publish_all(bootstrap: str, batch: list) -> float:
+    async with Publisher(bootstrap) as publisher:
+        started = time.perf_counter()
+        for start in range(0, len(batch), 5000):
+            await publisher.publish(batch[start : start + 5000])
+        return time.perf_counter() - started
+
+
+def throughput(worker: WorkerProcess, store: ProjectionStore, n: int) -> None:
+    batch = events(n, "t")
+    base = store.count(MEMORIES)
+    started = time.perf_counter()
+    publish_seconds = asyncio.run(publish_all(worker.bootstrap, batch))
+    wait_until(lambda: store.count(MEMORIES) >= base + n, timeout=600, interval=0.05)
+    total = time.perf_counter() - started
+    print(
+        f"throughput: {n:,} messages published in {publish_seconds:.2f} s "
+        f"({n / publish_seconds:,.0f}/s); all searchable after {total:.2f} s "
+        f"=> {n / total:,.0f} messages/s sustained publish-to-searchable"
+    )
+
+
+async def paced(bootstrap: str, rate: int, seconds: float, sent: dict[str, float]) -> None:
+    tick = 0.01
+    per_tick = max(1, round(rate * tick))
+    pending: list[asyncio.Task[list[str]]] = []
+    async with Publisher(bootstrap) as publisher:
+        started = time.perf_counter()
+        i = 0
+        while time.perf_counter() - started < seconds:
+            due = started + (i // per_tick) * tick
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
+            chunk = [
+                message(
+                    event_id=f"lat-{i + j}",
+                    user_id=f"u{(i + j) % 100}",
+                    content=f"latency probe lat{i + j}",
+                )
+                for j in range(per_tick)
+            ]
+            now = time.perf_counter()
+            for e in chunk:
+                sent[e.event_id] = now
+            pending.append(asyncio.create_task(publisher.publish(chunk)))
+            i += per_tick
+        await asyncio.gather(*pending)
+
+
+def latency(worker: WorkerProcess, store: ProjectionStore, rate: int, seconds: float) -> None:
+    sent: dict[str, float] = {}
+    seen: dict[str, float] = {}
+    table = store.table(MEMORIES)
+
+    async def poll(stop: asyncio.Event) -> None:
+        watermark = datetime.now(UTC) - timedelta(seconds=5)
+        while not stop.is_set() or len(seen) < len(sent):
+            await asyncio.sleep(0.02)
+            since = f"ingested_at > timestamp '{watermark:%Y-%m-%d %H:%M:%S.%f}'"
+            rows = await asyncio.to_thread(
+                lambda: (
+                    table.search()
+                    .where(since)
+                    .select(["source_event_ids", "ingested_at"])
+                    .limit(None)
+                    .to_arrow()
+                )
+            )
+            now = time.perf_counter()
+            stamps = rows.column("ingested_at").to_pylist()
+            if stamps:  # rows arrive roughly in log-time order; keep a 3 s safety margin
+                watermark = max(watermark, max(stamps) - timedelta(seconds=3))
+            for ids in rows.column("source_event_ids").to_pylist():
+                if ids[0].startswith("lat-") and ids[0] not in seen:
+                    seen[ids[0]] = now
+            if stop.is_set() and time.perf_counter() - stopped_at[0] > 30:
+                break
+
+    stopped_at = [0.0]
+
+    async def run() -> None:
+        stop = asyncio.Event()
+        poller = asyncio.create_task(poll(stop))
+        await paced(worker.bootstrap, rate, seconds, sent)
+        stopped_at[0] = time.perf_counter()
+        stop.set()
+        await poller
+
+    asyncio.run(run())
+    delays = sorted((seen[k] - sent[k]) * 1000 for k in sent if k in seen)
+    q = statistics.quantiles(delays, n=100)
+    print(
+        f"latency at {rate:,} messages/s for {seconds:.0f} s: {len(delays):,} of {len(sent):,} "
+        f"seen; publish-to-searchable p50 {q[49]:.0f} ms, p95 {q[94]:.0f} ms, "
+        f"p99 {q[98]:.0f} ms, max {delays[-1]:.0f} ms (poll interval 20 ms)"
+    )
+
+
+def check_search(store: ProjectionStore) -> None:
+    found = 0
+    for i in range(0, 100, 10):
+        hits = search(store, SearchRequest(user_id=f"u{i % 100}", query=f"tx{i}", k=1))
+        found += bool(hits) and hits[0].source_event_ids == [f"t-{i}"]
+    print(f"search check: {found}/10 sampled messages found first by a full-text search")
+
+
+def replay(data: Path, bootstrap: str, tmp: Path) -> None:
+    for source in ("archive", "kafka"):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "memstream",
+                "replay",
+                "--data",
+                str(data),
+                "--kafka",
+                bootstrap,
+                "--source",
+                source,
+                "--into",
+                str(tmp / f"replay-{source}"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        print(f"replay from {source}: {done.stdout.strip() or done.stderr.strip()}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--rate", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=20)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        worker = WorkerProcess(tmp / "data").start()
+        try:
+            worker.wait_ready(timeout=60)
+            store = open_store(tmp / "data")
+            throughput(worker, store, args.messages)
+            latency(worker, store, args.rate, args.seconds)
+            check_search(store)
+            replay(tmp / "data", worker.bootstrap, tmp)  # the embedded broker lives with `up`
+        finally:
+            worker.stop()
+
+
+if __name__ == "__main__":
+    main()
