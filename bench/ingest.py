@@ -109,15 +109,8 @@ def latency(worker: WorkerProcess, store: ProjectionStore, rate: int, seconds: f
         while not stop.is_set() or len(seen) < len(sent):
             await asyncio.sleep(0.02)
             since = f"ingested_at > timestamp '{watermark:%Y-%m-%d %H:%M:%S.%f}'"
-            rows = await asyncio.to_thread(
-                lambda: (
-                    table.search()
-                    .where(since)
-                    .select(["source_event_ids", "ingested_at"])
-                    .limit(None)
-                    .to_arrow()
-                )
-            )
+            query = table.search().where(since).select(["source_event_ids", "ingested_at"])
+            rows = await asyncio.to_thread(query.limit(None).to_arrow)
             now = time.perf_counter()
             stamps = rows.column("ingested_at").to_pylist()
             if stamps:  # rows arrive roughly in log-time order; keep a 3 s safety margin

@@ -101,7 +101,7 @@ def build_app(
 
     install_consumer(app, resume_offset)
 
-    @app.timer(interval=settings.optimize_every_seconds)
+    @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def optimize_tables() -> None:
         await asyncio.to_thread(projector.store.optimize, settings.retain_versions)
 

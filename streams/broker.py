@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from streams.errors import BrokerError
 
@@ -106,7 +107,7 @@ class EmbeddedBroker:
             output.close()
         self._wait_until_listening(timeout)
 
-    def _open_log(self):  # type: ignore[no-untyped-def]
+    def _open_log(self) -> Any:
         if self._log_file is None:
             return subprocess.DEVNULL
         self._log_file.parent.mkdir(parents=True, exist_ok=True)

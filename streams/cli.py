@@ -160,7 +160,8 @@ def _message_document(args: argparse.Namespace) -> dict[str, Any]:
             "occurred_at": args.at or datetime.now(UTC).isoformat(),
         }
     )
-    return json.loads(event.model_dump_json())
+    document: dict[str, Any] = json.loads(event.model_dump_json())
+    return document
 
 
 def _read_lines(path: str) -> list[bytes]:

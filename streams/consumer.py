@@ -27,20 +27,20 @@ ResumeOffset = Callable[[str, int], int | None]
 FETCH_MAX_WAIT_MS = 50
 
 
-class _ShortPollThread(AIOKafkaConsumerThread):  # type: ignore[misc]
+class _ShortPollThread(AIOKafkaConsumerThread):
     def _create_worker_consumer(self, transport: Any) -> Any:
         consumer = super()._create_worker_consumer(transport)
         consumer._fetch_max_wait_ms = FETCH_MAX_WAIT_MS
         return consumer
 
 
-class CheckpointSeekingConsumer(Consumer):  # type: ignore[misc]
+class CheckpointSeekingConsumer(Consumer):
     """faust's aiokafka consumer, plus a seek to the projection's checkpoints."""
 
     def _new_consumer_thread(self) -> AIOKafkaConsumerThread:
         return _ShortPollThread(self, loop=self.loop, beacon=self.beacon)
 
-    resume_offset: ResumeOffset = staticmethod(lambda topic, partition: None)  # type: ignore[assignment]
+    resume_offset: ResumeOffset = staticmethod(lambda topic, partition: None)
 
     async def perform_seek(self) -> None:
         await super().perform_seek()
