@@ -48,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    if args.command != "up":
+        # Library log lines (aiokafka's connection errors) are not messages for the user:
+        # failures reach them as one `error:` line.
+        logging.getLogger().addHandler(logging.NullHandler())
     try:
         settings = _settings(args)
         return int(args.handler(args, settings))
