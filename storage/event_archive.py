@@ -17,7 +17,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -27,7 +27,7 @@ from storage.errors import ArchiveCorrupt
 from storage.filesystems import Location
 from storage.schemas import ARCHIVE_SCHEMA
 
-__all__ = ["ArchiveFile", "EventArchive", "LogRecord"]
+__all__ = ["ArchiveFile", "EventArchive", "LogRecord", "log_record"]
 
 _FILE_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)-(?P<first>\d+)-(?P<last>\d+)\.parquet$")
 
@@ -43,6 +43,20 @@ class LogRecord:
     timestamp: datetime
     key: bytes | None
     value: bytes
+
+
+def log_record(
+    log_epoch: str,
+    topic: str,
+    partition: int,
+    offset: int,
+    timestamp_ms: int,
+    key: bytes | None,
+    value: bytes | None,
+) -> LogRecord:
+    """A LogRecord from a Kafka record's fields (timestamp in milliseconds)."""
+    stamp = datetime.fromtimestamp(timestamp_ms / 1000.0, UTC)
+    return LogRecord(log_epoch, topic, partition, offset, stamp, key, value or b"")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-__all__ = ["all_of", "any_of", "equals", "is_in", "is_null", "later_than", "literal"]
+__all__ = ["all_of", "any_of", "equals", "is_in", "is_null", "literal"]
 
 _COLUMN = re.compile(r"^[a-z_][a-z0-9_]*$")
 
@@ -50,10 +50,6 @@ def is_in(column: str, values: Iterable[str]) -> str:
 
 def is_null(column: str) -> str:
     return f"{_column(column)} IS NULL"
-
-
-def later_than(column: str, moment: datetime) -> str:
-    return f"{_column(column)} > {literal(moment)}"
 
 
 def all_of(*parts: str) -> str:

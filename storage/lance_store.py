@@ -16,7 +16,6 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, BTree
 
-from storage import filters
 from storage.schemas import CHECKPOINTS_SCHEMA, DEAD_LETTERS_SCHEMA, MEMORIES_SCHEMA
 
 __all__ = ["Checkpoint", "ProjectionStore"]
@@ -172,8 +171,3 @@ class ProjectionStore:
             .to_list()
         )
         return rows
-
-
-def key_filter(name: str, ids: Sequence[str]) -> str:
-    """A filter matching the rows of table ``name`` whose key is in ``ids``."""
-    return filters.is_in(_KEYS[name], ids)

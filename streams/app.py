@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import faust
 
-from storage.event_archive import LogRecord
+from storage.event_archive import LogRecord, log_record
 from streams.consumer import install as install_consumer
 from streams.projector import DeadLetter, Projector
 from streams.settings import Settings
@@ -46,14 +45,16 @@ def dead_letter_headers(dead: DeadLetter) -> dict[str, bytes]:
 
 
 def _record(message: Any, log_epoch: str) -> LogRecord:
-    return LogRecord(
-        log_epoch=log_epoch,
-        topic=message.topic,
-        partition=message.partition,
-        offset=message.offset,
-        timestamp=datetime.fromtimestamp(message.timestamp, UTC),
-        key=message.key,
-        value=message.value if message.value is not None else b"",
+    # faust gives the timestamp in seconds; the log (and replay) has milliseconds.
+    timestamp_ms = round(message.timestamp * 1000)
+    return log_record(
+        log_epoch,
+        message.topic,
+        message.partition,
+        message.offset,
+        timestamp_ms,
+        message.key,
+        message.value,
     )
 
 

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from projections import search as search_module
 from projections.codec import from_document
 from projections.digest import digest_tables
-from projections.errors import InvalidEvent, ProjectionError
+from projections.errors import InvalidQuery, ProjectionError
 from projections.stats import stats as compute_stats
 from storage.errors import StorageError
 from storage.filesystems import resolve_location
@@ -190,7 +190,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
             user_id=args.user, project_id=args.project, query=args.query, k=args.k
         )
     except ValidationError as exc:
-        raise InvalidEvent([f"{e['loc'][0]}: {e['msg']}" for e in exc.errors()]) from None
+        raise InvalidQuery("; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())) from None
     results = search_module.search(_open_store(settings), request)
     if args.json:
         print(

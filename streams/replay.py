@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from storage.event_archive import EventArchive, LogRecord
+from storage.event_archive import EventArchive, LogRecord, log_record
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
@@ -75,7 +75,7 @@ async def _read_all(bootstrap: str, log_epoch: str) -> list[LogRecord]:
         while remaining:
             batch = await consumer.getmany(*remaining, timeout_ms=1000, max_records=_BATCH)
             records += [
-                _record(m, log_epoch)
+                log_record(log_epoch, m.topic, m.partition, m.offset, m.timestamp, m.key, m.value)
                 for tp, messages in batch.items()
                 for m in messages
                 if m.offset < ends[tp.partition]
@@ -86,19 +86,6 @@ async def _read_all(bootstrap: str, log_epoch: str) -> list[LogRecord]:
         return records
     finally:
         await consumer.stop()
-
-
-def _record(message: object, log_epoch: str) -> LogRecord:
-    m = message
-    return LogRecord(
-        log_epoch=log_epoch,
-        topic=m.topic,  # type: ignore[attr-defined]
-        partition=m.partition,  # type: ignore[attr-defined]
-        offset=m.offset,  # type: ignore[attr-defined]
-        timestamp=datetime.fromtimestamp(m.timestamp / 1000, UTC),  # type: ignore[attr-defined]
-        key=m.key,  # type: ignore[attr-defined]
-        value=m.value or b"",  # type: ignore[attr-defined]
-    )
 
 
 def rebuild(records: Iterable[LogRecord], into: str, consumer: str) -> ReplayReport:
