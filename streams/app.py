@@ -1,10 +1,11 @@
-"""The faust application: the episodes agent, the dead-letter topic and the upkeep timer.
+"""The faust application: the episodes consumer, the log-epoch watch and the upkeep timer.
 
 ``build_app`` wires a faust ``App`` around a :class:`~streams.projector.Projector`. The
-agent takes records from ``memory.messages`` in batches and hands them to the projector
-on a worker thread (LanceDB calls block), publishes what could not be decoded to
-``memory.dlq`` with the original bytes and the reason in headers, and, on partition
-assignment, seeks each partition to just after the checkpoint stored with the rows.
+hot topic ``memory.messages`` is read by :class:`~streams.batch_consumer.EpisodeConsumer`,
+a service faust starts and stops with the app (see that module for why it is not a
+per-event agent); an agent watches ``memory.meta`` and stops the worker when the log it
+was started on is replaced (its offsets would mean nothing in the new one); a timer
+compacts the tables and folds new rows into the indexes.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import faust
+from mode import Service
 
-from storage.event_archive import LogRecord, log_record
-from streams.consumer import install as install_consumer
-from streams.projector import DeadLetter, Projector
+from streams.batch_consumer import EpisodeConsumer
+from streams.projector import BatchResult, Projector
 from streams.settings import Settings
-from streams.topics import DLQ, MESSAGES
+from streams.topics import META
 
-__all__ = ["FAUST_BROKER_SETTINGS", "build_app", "dead_letter_headers"]
+__all__ = ["FAUST_BROKER_SETTINGS", "build_app"]
 
 log = logging.getLogger(__name__)
 
@@ -34,34 +35,10 @@ FAUST_BROKER_SETTINGS: dict[str, Any] = {
 }
 
 
-def dead_letter_headers(dead: DeadLetter) -> dict[str, bytes]:
-    """Headers of a DLQ record: why it failed and where it came from."""
-    r = dead.record
-    return {
-        "memstream-reason": dead.reason.encode("utf-8"),
-        "memstream-source": f"{r.topic}/{r.partition}/{r.offset}".encode(),
-        "memstream-log-epoch": r.log_epoch.encode(),
-    }
-
-
-def _record(message: Any, log_epoch: str) -> LogRecord:
-    # faust gives the timestamp in seconds; the log (and replay) has milliseconds.
-    timestamp_ms = round(message.timestamp * 1000)
-    return log_record(
-        log_epoch,
-        message.topic,
-        message.partition,
-        message.offset,
-        timestamp_ms,
-        message.key,
-        message.value,
-    )
-
-
 def build_app(
     settings: Settings, projector: Projector, log_epoch: str, faust_dir: Path
 ) -> faust.App:
-    """A faust app whose agent folds ``memory.messages`` into ``projector``'s store."""
+    """A faust app that folds ``memory.messages`` into ``projector``'s store."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -74,50 +51,43 @@ def build_app(
         producer_acks=-1,
         **FAUST_BROKER_SETTINGS,
     )
-    messages = app.topic(
-        MESSAGES,
-        key_serializer="raw",
-        value_serializer="raw",
-        partitions=settings.messages_partitions,
-    )
-    dlq = app.topic(DLQ, key_serializer="raw", value_serializer="raw", partitions=1)
     indexed = asyncio.Event()
 
-    @app.agent(messages, concurrency=1)
-    async def project_messages(stream: Any) -> None:
-        async for events in stream.take_events(
-            settings.batch_size, within=settings.batch_within_seconds
-        ):
-            records = [_record(e.message, log_epoch) for e in events]
-            result = await asyncio.to_thread(projector.apply, records)
-            await _publish_dead_letters(dlq, result.dead_letters)
-            if not indexed.is_set() and result.applied:
-                await asyncio.to_thread(projector.store.ensure_indexes)
-                indexed.set()
+    async def index_once(result: BatchResult) -> None:
+        if not indexed.is_set():
+            await asyncio.to_thread(projector.store.ensure_indexes)
+            indexed.set()
 
-    def resume_offset(topic: str, partition: int) -> int | None:
-        if topic != MESSAGES:
-            return None
-        return projector.resume_offset(topic, partition, log_epoch) or 0
+    episodes = EpisodeConsumer(settings, projector, log_epoch, on_applied=index_once)
 
-    install_consumer(app, resume_offset)
+    @app.service
+    class Episodes(Service):
+        """Starts, runs and stops the episodes consumer with the app."""
+
+        async def on_start(self) -> None:
+            await episodes.start()
+            self.add_future(episodes.run())
+
+        async def on_stop(self) -> None:
+            await episodes.stop()
+
+    meta = app.topic(META, key_serializer="raw", value_serializer="raw", partitions=1)
+
+    @app.agent(meta, concurrency=1)
+    async def watch_log_epoch(stream: Any) -> None:
+        async for event in stream.events():
+            epoch = bytes(event.value).decode("utf-8", "replace")
+            if event.message.offset == 0 and epoch != log_epoch:
+                log.error(
+                    "the log was replaced (epoch %s, this worker runs on %s): stopping; "
+                    "start the worker again to follow the new log",
+                    epoch,
+                    log_epoch,
+                )
+                await app.crash(RuntimeError(f"log epoch changed to {epoch}"))
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def optimize_tables() -> None:
         await asyncio.to_thread(projector.store.optimize, settings.retain_versions)
 
     return app
-
-
-async def _publish_dead_letters(dlq: Any, dead_letters: list[DeadLetter]) -> None:
-    for dead in dead_letters:
-        log.warning(
-            "dead letter %s/%d/%d: %s",
-            dead.record.topic,
-            dead.record.partition,
-            dead.record.offset,
-            dead.reason,
-        )
-        await dlq.send(
-            key=dead.record.key, value=dead.record.value, headers=dead_letter_headers(dead)
-        )

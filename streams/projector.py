@@ -1,11 +1,11 @@
 """Applies batches of raw log records to the projections: the core of the worker.
 
 One call handles one batch: skip records at or below the stored checkpoint of the same
-log epoch, decode the rest, send what does not decode to the dead letters (returned so
-the caller can publish them to ``memory.dlq``), archive the valid records to Parquet,
-insert the episode rows if absent, and store the new checkpoints last. A crash at any
-step leaves a batch that is applied again, idempotently, on restart. The faust agent and
-``memstream replay`` both drive this class.
+log epoch, decode the rest, record what does not decode as dead letters (returned, and
+handed to a sender for ``memory.dlq`` before the checkpoints move), archive the valid
+records to Parquet, insert the episode rows if absent, and store the new checkpoints
+last. A crash at any step leaves a batch that is applied again, idempotently, on
+restart. The episodes consumer and ``memstream replay`` both drive this class.
 """
 
 from __future__ import annotations
@@ -69,6 +69,10 @@ class Projector:
         self._clock = clock
         self._checkpoints: dict[tuple[str, int], Checkpoint] = store.load_checkpoints(consumer)
 
+    def reload_checkpoints(self) -> None:
+        """Read the checkpoints again (another worker may have advanced them)."""
+        self._checkpoints = self.store.load_checkpoints(self.consumer)
+
     def resume_offset(self, topic: str, partition: int, log_epoch: str) -> int | None:
         """The offset to read next, or None when nothing of this log epoch is applied."""
         stored = self._checkpoints.get((topic, partition))
@@ -76,8 +80,16 @@ class Projector:
             return None
         return stored[1] + 1
 
-    def apply(self, records: Sequence[LogRecord]) -> BatchResult:
-        """Apply one batch; see the module docstring for the steps."""
+    def apply(
+        self,
+        records: Sequence[LogRecord],
+        send_dead_letters: Callable[[list[DeadLetter]], None] | None = None,
+    ) -> BatchResult:
+        """Apply one batch; see the module docstring for the steps.
+
+        ``send_dead_letters`` (publishing them to ``memory.dlq``) is called before the
+        checkpoints move, so a crash never loses a dead letter (it may send one twice).
+        """
         result = BatchResult()
         fresh = [r for r in records if not self._already_applied(r)]
         result.skipped = len(records) - len(fresh)
@@ -98,6 +110,8 @@ class Projector:
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in result.dead_letters]
         )
         self._insert(episodes.rows_to_insert(logged))
+        if send_dead_letters is not None and result.dead_letters:
+            send_dead_letters(result.dead_letters)
         self._advance(fresh, now)
         result.applied = len(logged)
         return result
