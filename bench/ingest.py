@@ -64,7 +64,12 @@ def throughput(worker: WorkerProcess, store: ProjectionStore, n: int) -> None:
     base = store.count(MEMORIES)
     started = time.perf_counter()
     publish_seconds = asyncio.run(publish_all(worker.bootstrap, batch))
-    wait_until(lambda: store.count(MEMORIES) >= base + n, timeout=600, interval=0.05)
+
+    def all_in() -> bool:
+        worker.check_alive()
+        return store.count(MEMORIES) >= base + n
+
+    wait_until(all_in, timeout=600, interval=0.05)
     total = time.perf_counter() - started
     print(
         f"throughput: {n:,} messages published in {publish_seconds:.2f} s "

@@ -1,14 +1,20 @@
 """memstream: durable long-term memory for AI agents, as an event-sourced stream processor.
 
 The public Python face: settings, the event model and codec, search, and the command.
+Names are loaded on first use, so importing ``memstream`` (which every worker process
+of a replay does) does not load LanceDB.
 """
 
 from __future__ import annotations
 
-from projections.codec import decode, encode, from_document
-from projections.events import MessageEvent
-from projections.search import SearchRequest, SearchResult
-from streams.settings import Settings
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from projections.codec import decode, encode, from_document
+    from projections.events import MessageEvent
+    from projections.search import SearchRequest, SearchResult
+    from streams.settings import Settings
 
 __all__ = [
     "MessageEvent",
@@ -22,3 +28,20 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+_HOMES = {
+    "decode": "projections.codec",
+    "encode": "projections.codec",
+    "from_document": "projections.codec",
+    "MessageEvent": "projections.events",
+    "SearchRequest": "projections.search",
+    "SearchResult": "projections.search",
+    "Settings": "streams.settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'memstream' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

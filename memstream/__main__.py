@@ -2,4 +2,5 @@
 
 from memstream.cli import main
 
-main()
+if __name__ == "__main__":  # not when a replay worker process imports it as __mp_main__
+    main()

@@ -161,6 +161,11 @@ class WorkerProcess:
             log.seek(self._log_start)
             return log.read().decode(errors="replace")
 
+    def check_alive(self) -> None:
+        """Raise, with the worker's log, if the worker has exited."""
+        if self.process is not None and self.process.poll() is not None:
+            raise RuntimeError(f"worker exited with {self.process.returncode}: {self.log()}")
+
     def kill(self) -> None:
         """SIGKILL: no clean shutdown at all."""
         if self.process is not None:

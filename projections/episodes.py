@@ -67,7 +67,7 @@ def episode_row(event: MessageEvent, position: LogPosition) -> Row:
         "speaker": event.speaker,
         "content": event.content,
         "search_text": search_text(event.speaker, event.content),
-        "metadata": json.dumps(event.metadata, sort_keys=True, ensure_ascii=False),
+        "metadata": _metadata_json(event.metadata),
         "source_event_ids": [event.event_id],
         "occurred_at": event.occurred_at,
         "ingested_at": position.timestamp,
@@ -77,6 +77,12 @@ def episode_row(event: MessageEvent, position: LogPosition) -> Row:
         "log_partition": position.partition,
         "log_offset": position.offset,
     }
+
+
+def _metadata_json(metadata: Mapping[str, Any]) -> str:
+    if not metadata:
+        return "{}"  # the common case, without the encoder's cost
+    return json.dumps(metadata, sort_keys=True, ensure_ascii=False)
 
 
 def apply(state: State, logged: LoggedEvent) -> dict[str, Row]:

@@ -15,11 +15,12 @@ import posixpath
 import re
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
@@ -27,7 +28,14 @@ from storage.errors import ArchiveCorrupt
 from storage.filesystems import Location
 from storage.schemas import ARCHIVE_SCHEMA
 
-__all__ = ["ArchiveFile", "EventArchive", "LogRecord", "log_record"]
+__all__ = [
+    "ArchiveFile",
+    "EventArchive",
+    "LogRecord",
+    "log_record",
+    "records_from_table",
+    "records_table",
+]
 
 _FILE_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)-(?P<first>\d+)-(?P<last>\d+)\.parquet$")
 
@@ -100,15 +108,95 @@ class EventArchive:
 
     def read(self, topic: str | None = None) -> Iterator[LogRecord]:
         """Yield every archived record once, in log order within each partition."""
+        for table in self.read_tables(topic):
+            yield from records_from_table(table)
+
+    def read_tables(self, topic: str | None = None, size: int = 20_000) -> Iterator[pa.Table]:
+        """Every archived record once, in log order within each partition, as Arrow tables
+        of at least ``size`` rows but the last (whole files: a file is never split)."""
         last_seen: dict[tuple[str, str, int], int] = {}
+        tables: list[pa.Table] = []
+        rows = 0
         for archive_file in self.files(topic):
             key = (archive_file.log_epoch, archive_file.topic, archive_file.partition)
-            if archive_file.last_offset <= last_seen.get(key, -1):
+            seen = last_seen.get(key, -1)
+            if archive_file.last_offset <= seen:
                 continue
-            for record in self._read_file(archive_file):
-                if record.offset > last_seen.get(key, -1):
-                    last_seen[key] = record.offset
-                    yield record
+            table = self._read_file(archive_file)
+            if seen >= 0:  # a file overlapping one already read: keep the newer offsets
+                table = table.filter(pc.greater(table.column("offset"), seen))
+            if table.num_rows:
+                last_seen[key] = table.column("offset")[-1].as_py()
+                tables.append(table)
+                rows += table.num_rows
+            if rows >= size:
+                yield pa.concat_tables(tables)
+                tables, rows = [], 0
+        if tables:
+            yield pa.concat_tables(tables)
+
+    def compact(self, target_rows: int = 100_000) -> int:
+        """Merge runs of small consecutive files of each partition into one file.
+
+        A busy worker writes one small file per partition and batch; replay and S3 want
+        few large ones. Each run of files smaller than ``target_rows`` becomes one file
+        named for the offsets it covers, written before the run's files are removed, so
+        a reader or a crash at any moment sees every offset (files covered by a larger
+        one are skipped by readers and removed here). Returns the files removed.
+        """
+        removed = 0
+        by_partition: dict[tuple[str, str, int], list[ArchiveFile]] = defaultdict(list)
+        for archive_file in self.files():
+            key = (archive_file.log_epoch, archive_file.topic, archive_file.partition)
+            by_partition[key].append(archive_file)
+        for files in by_partition.values():
+            removed += self._compact_partition(files, target_rows)
+        return removed
+
+    def _compact_partition(self, files: list[ArchiveFile], target_rows: int) -> int:
+        covered: list[ArchiveFile] = []
+        runs: list[list[ArchiveFile]] = [[]]
+        seen = -1
+        for archive_file in files:
+            if archive_file.last_offset <= seen:
+                covered.append(archive_file)
+                continue
+            seen = archive_file.last_offset
+            run = runs[-1]
+            if _span(archive_file) >= target_rows:
+                runs.append([])
+                continue
+            if run and sum(map(_span, run)) + _span(archive_file) > target_rows:
+                runs.append([])
+            runs[-1].append(archive_file)
+        for run in runs:
+            if len(run) < 2:
+                continue
+            table = pa.concat_tables([self._read_file(f) for f in run])
+            records = _first_per_offset(table)
+            self._write_table(records, run[0])
+            covered += run
+        for archive_file in covered:
+            self._fs.delete_file(archive_file.path)
+        return len(covered)
+
+    def _write_table(self, table: pa.Table, like: ArchiveFile) -> str:
+        offsets = table.column("offset")
+        first, last = offsets[0].as_py(), offsets[-1].as_py()
+        folder = posixpath.dirname(like.path)
+        name = f"{like.topic}-{like.partition}-{first:012d}-{last:012d}.parquet"
+        return self._write_file(table, folder, name)
+
+    def _write_file(self, table: pa.Table, folder: str, name: str) -> str:
+        target = posixpath.join(folder, name)
+        self._fs.create_dir(folder, recursive=True)
+        if self._location.is_local:
+            temporary = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
+            pq.write_table(table, temporary, filesystem=self._fs, compression="zstd")
+            self._fs.move(temporary, target)
+        else:  # an S3 object appears whole or not at all
+            pq.write_table(table, target, filesystem=self._fs, compression="zstd")
+        return target
 
     def _write_group(self, group: list[LogRecord]) -> str:
         head = group[0]
@@ -121,16 +209,7 @@ class EventArchive:
         name = (
             f"{head.topic}-{head.partition}-{group[0].offset:012d}-{group[-1].offset:012d}.parquet"
         )
-        target = posixpath.join(folder, name)
-        self._fs.create_dir(folder, recursive=True)
-        table = _to_table(group)
-        if self._location.is_local:
-            temporary = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
-            pq.write_table(table, temporary, filesystem=self._fs, compression="zstd")
-            self._fs.move(temporary, target)
-        else:  # an S3 object appears whole or not at all
-            pq.write_table(table, target, filesystem=self._fs, compression="zstd")
-        return target
+        return self._write_file(_to_table(group), folder, name)
 
     def _parse(self, info: pafs.FileInfo) -> ArchiveFile | None:
         if info.type != pafs.FileType.File:
@@ -148,13 +227,61 @@ class EventArchive:
             last_offset=int(match["last"]),
         )
 
-    def _read_file(self, archive_file: ArchiveFile) -> Iterable[LogRecord]:
+    def _read_file(self, archive_file: ArchiveFile) -> pa.Table:
         try:
             table = pq.read_table(archive_file.path, filesystem=self._fs, schema=ARCHIVE_SCHEMA)
         except (OSError, pa.ArrowInvalid) as exc:
             raise ArchiveCorrupt(f"cannot read {archive_file.path}: {exc}") from exc
-        for row in table.sort_by("offset").to_pylist():
-            yield LogRecord(**row)
+        return table.sort_by("offset")
+
+
+def records_from_table(table: pa.Table) -> list[LogRecord]:
+    """The LogRecords of an Arrow table in the archive's schema."""
+    columns = table.to_pydict()
+    return [LogRecord(*values) for values in zip(*(columns[n] for n in _FIELDS), strict=True)]
+
+
+def records_table(
+    log_epoch: str,
+    topic: str,
+    partitions: Sequence[int],
+    offsets: Sequence[int],
+    timestamps_ms: Sequence[int],
+    keys: Sequence[bytes | None],
+    values: Sequence[bytes | None],
+) -> pa.Table:
+    """An Arrow table in the archive's schema from Kafka record fields, column by column."""
+    n = len(offsets)
+    stamps = pa.array(timestamps_ms, pa.timestamp("ms", tz="UTC")).cast(
+        ARCHIVE_SCHEMA.field("timestamp").type
+    )
+    return pa.Table.from_arrays(
+        [
+            pa.array([log_epoch] * n, pa.string()),
+            pa.array([topic] * n, pa.string()),
+            pa.array(partitions, pa.int32()),
+            pa.array(offsets, pa.int64()),
+            stamps,
+            pa.array(keys, pa.binary()),
+            pa.array([v or b"" for v in values], pa.binary()),
+        ],
+        schema=ARCHIVE_SCHEMA,
+    )
+
+
+_FIELDS = [f.name for f in fields(LogRecord)]
+
+
+def _span(archive_file: ArchiveFile) -> int:
+    return archive_file.last_offset - archive_file.first_offset + 1
+
+
+def _first_per_offset(table: pa.Table) -> pa.Table:
+    """The rows of ``table`` sorted by offset, one per offset."""
+    table = table.sort_by("offset")
+    offsets = table.column("offset").to_numpy()
+    keep = [0, *(i for i in range(1, len(offsets)) if offsets[i] != offsets[i - 1])]
+    return table.take(keep) if len(keep) < table.num_rows else table
 
 
 def _to_table(records: Sequence[LogRecord]) -> pa.Table:

@@ -10,13 +10,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeAlias
 
 import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, BTree
 
-from storage.schemas import CHECKPOINTS_SCHEMA, DEAD_LETTERS_SCHEMA, MEMORIES_SCHEMA
+from storage.schemas import (
+    CHECKPOINTS_SCHEMA,
+    DEAD_LETTERS_SCHEMA,
+    MEMORIES_SCHEMA,
+    Checkpoint,
+)
 
 __all__ = ["Checkpoint", "ProjectionStore"]
 
@@ -33,8 +38,8 @@ _SCHEMAS = {
 }
 _KEYS = {MEMORIES: "memory_id", CHECKPOINTS: "checkpoint_id", DEAD_LETTERS: "dead_letter_id"}
 
-#: (log_epoch, offset) of the last applied record of one (topic, partition).
-Checkpoint = tuple[str, int]
+#: Rows to write: dicts, or an Arrow table already in the table's schema.
+Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
 
 
 class ProjectionStore:
@@ -61,18 +66,24 @@ class ProjectionStore:
         """The LanceDB table called ``name`` (memories, checkpoints, dead_letters)."""
         return self._tables[name]
 
-    def insert_absent(self, name: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    def insert_absent(self, name: str, rows: Rows) -> None:
         """Insert the rows whose key is not in the table yet; existing rows are untouched."""
-        if not rows:
+        if not len(rows):
             return
-        data = pa.Table.from_pylist(list(rows), schema=_SCHEMAS[name])
+        data = self._as_table(name, rows)
         key = _KEYS[name]
         self._tables[name].merge_insert(key).when_not_matched_insert_all().execute(data)
 
-    def append(self, name: str, rows: Sequence[Mapping[str, Any]]) -> None:
+    def append(self, name: str, rows: Rows) -> None:
         """Append rows without a key check (for a writer that knows the keys are new)."""
-        if rows:
-            self._tables[name].add(pa.Table.from_pylist(list(rows), schema=_SCHEMAS[name]))
+        if len(rows):
+            self._tables[name].add(self._as_table(name, rows))
+
+    @staticmethod
+    def _as_table(name: str, rows: Rows) -> pa.Table:
+        if isinstance(rows, pa.Table):
+            return rows
+        return pa.Table.from_pylist(list(rows), schema=_SCHEMAS[name])
 
     def save_checkpoints(
         self, consumer: str, positions: Mapping[tuple[str, int], Checkpoint], now: datetime
@@ -149,14 +160,24 @@ class ProjectionStore:
         if ("user_id",) not in present:
             table.create_index("user_id", config=BTree())
 
+    @property
+    def table_names(self) -> list[str]:
+        return list(self._tables)
+
     def optimize(self, retain: timedelta) -> None:
         """Compact fragments, index new rows, drop versions older than ``retain``."""
-        self.ensure_indexes()
-        for name, table in self._tables.items():
-            if table.count_rows() == 0:
-                continue
-            table.optimize(cleanup_older_than=retain)
-            log.debug("optimized %s", name)
+        for name in self._tables:
+            self.optimize_table(name, retain)
+
+    def optimize_table(self, name: str, retain: timedelta) -> None:
+        """``optimize`` for one table (the caller keeps writers away meanwhile)."""
+        if name == MEMORIES:
+            self.ensure_indexes()
+        table = self._tables[name]
+        if table.count_rows() == 0:
+            return
+        table.optimize(cleanup_older_than=retain)
+        log.debug("optimized %s", name)
 
     def full_text(
         self, query: str, where: str, limit: int, columns: Sequence[str]

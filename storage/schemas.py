@@ -15,7 +15,11 @@ __all__ = [
     "DEAD_LETTERS_SCHEMA",
     "MEMORIES_SCHEMA",
     "POSITION_COLUMNS",
+    "Checkpoint",
 ]
+
+#: (log_epoch, offset) of the last applied record of one (topic, partition).
+Checkpoint = tuple[str, int]
 
 _UTC = pa.timestamp("us", tz="UTC")
 

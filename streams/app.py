@@ -5,7 +5,8 @@ hot topic ``memory.messages`` is read by :class:`~streams.batch_consumer.Episode
 a service faust starts and stops with the app (see that module for why it is not a
 per-event agent); an agent watches ``memory.meta`` and stops the worker when the log it
 was started on is replaced (its offsets would mean nothing in the new one); a timer
-compacts the tables and folds new rows into the indexes.
+compacts the tables, folds new rows into the indexes and merges the event archive's
+small files.
 """
 
 from __future__ import annotations
@@ -66,7 +67,16 @@ def build_app(
 
         async def on_start(self) -> None:
             await episodes.start()
-            self.add_future(episodes.run())
+            self.add_future(self._run())
+
+        async def _run(self) -> None:
+            try:
+                await episodes.run()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the worker stops; a supervisor restarts it
+                log.exception("the episodes consumer failed")
+                await self.crash(exc)
 
         async def on_stop(self) -> None:
             await episodes.stop()
@@ -87,7 +97,10 @@ def build_app(
                 await app.crash(RuntimeError(f"log epoch changed to {epoch}"))
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
-    async def optimize_tables() -> None:
-        await asyncio.to_thread(projector.store.optimize, settings.retain_versions)
+    async def upkeep() -> None:
+        try:
+            await asyncio.to_thread(projector.upkeep, settings.retain_versions)
+        except Exception:  # upkeep is retried at the next tick; ingest goes on
+            log.exception("upkeep failed; retrying in %.0f s", settings.optimize_every_seconds)
 
     return app

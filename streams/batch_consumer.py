@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import TopicPartition
 
 from storage.event_archive import LogRecord, log_record
@@ -130,13 +131,16 @@ class EpisodeConsumer:
             self._consumer.seek(tp, offset or 0)
 
     async def run(self) -> None:
-        """Apply batches until cancelled."""
+        """Apply batches until cancelled or stopped."""
         assert self._consumer is not None
         wait_ms = round(self._settings.batch_within_seconds * 1000)
         while True:
-            batches = await self._consumer.getmany(
-                timeout_ms=wait_ms, max_records=self._settings.batch_size
-            )
+            try:
+                batches = await self._consumer.getmany(
+                    timeout_ms=wait_ms, max_records=self._settings.batch_size
+                )
+            except ConsumerStoppedError:  # the worker is shutting down
+                return
             if not batches:
                 continue
             async with self.applying:

@@ -235,12 +235,12 @@ def _log_position(settings: Settings) -> tuple[dict[tuple[str, int], int] | None
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:
     if args.source == "archive":
-        records = replay_module.archive_records(settings.data)
+        records = replay_module.archive_batches(settings.data)
     else:
         epoch = asyncio.run(read_epoch(settings.bootstrap, datetime.now(UTC), create=False))
         if epoch is None:
             raise BrokerError(f"the log at {settings.bootstrap} has no memstream topics")
-        records = replay_module.kafka_records(settings.bootstrap, epoch)
+        records = replay_module.kafka_batches(settings.bootstrap, epoch)
     report = replay_module.rebuild(records, args.into, settings.consumer_group)
     print(
         f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "

@@ -11,34 +11,20 @@ restart. The episodes consumer and ``memstream replay`` both drive this class.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from projections import episodes
-from projections.codec import decode
-from projections.errors import InvalidEvent
+import pyarrow as pa
+
 from storage.event_archive import EventArchive, LogRecord
-from storage.lance_store import DEAD_LETTERS, MEMORIES, Checkpoint, ProjectionStore
+from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.schemas import MEMORIES_SCHEMA
+from streams.batches import BatchResult, Checkpoint, DeadLetter, PreparedBatch, prepare_batch
 
-__all__ = ["BatchResult", "DeadLetter", "Projector"]
+__all__ = ["BatchResult", "DeadLetter", "PreparedBatch", "Projector", "prepare_batch"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class DeadLetter:
-    """A record that could not be applied, with why."""
-
-    record: LogRecord
-    reason: str
-
-
-@dataclass
-class BatchResult:
-    applied: int = 0
-    skipped: int = 0
-    dead_letters: list[DeadLetter] = field(default_factory=list)
 
 
 class Projector:
@@ -68,6 +54,31 @@ class Projector:
         self._archive = archive
         self._clock = clock
         self._checkpoints: dict[tuple[str, int], Checkpoint] = store.load_checkpoints(consumer)
+        self._writing = threading.Lock()
+
+    @property
+    def checkpoints(self) -> dict[tuple[str, int], Checkpoint]:
+        return dict(self._checkpoints)
+
+    def upkeep(self, retain: timedelta) -> None:
+        """Compact the tables (dropping versions older than ``retain``) and the archive.
+
+        LanceDB rejects a compaction preempted by a concurrent update of the same rows:
+        the small tables whose rows the worker updates (checkpoints) are compacted between
+        two batches, holding the write lock (milliseconds). ``memories`` only ever gets
+        new rows, which do not conflict with compaction, so it is compacted and its
+        indexes refreshed (seconds) while batches keep flowing.
+        """
+        for name in self.store.table_names:
+            if name == MEMORIES:
+                self.store.optimize_table(name, retain)
+            else:
+                with self._writing:
+                    self.store.optimize_table(name, retain)
+        if self._archive is not None:
+            removed = self._archive.compact()
+            if removed:
+                log.info("event archive: %d small files merged", removed)
 
     def reload_checkpoints(self) -> None:
         """Read the checkpoints again (another worker may have advanced them)."""
@@ -90,62 +101,53 @@ class Projector:
         ``send_dead_letters`` (publishing them to ``memory.dlq``) is called before the
         checkpoints move, so a crash never loses a dead letter (it may send one twice).
         """
-        result = BatchResult()
-        fresh = [r for r in records if not self._already_applied(r)]
-        result.skipped = len(records) - len(fresh)
-        valid_records: list[LogRecord] = []
-        logged: list[episodes.LoggedEvent] = []
-        for record in fresh:
-            try:
-                event = decode(record.value)
-            except InvalidEvent as exc:
-                result.dead_letters.append(DeadLetter(record, str(exc)))
-                continue
-            valid_records.append(record)
-            logged.append(episodes.LoggedEvent(event, _position(record)))
-        now = self._clock()
-        if self._archive is not None and valid_records:
-            self._archive.write(valid_records)
-        self.store.insert_absent(
-            DEAD_LETTERS, [_dead_letter_row(d, now) for d in result.dead_letters]
+        prepared = prepare_batch(
+            records, self._checkpoints, keep_valid_records=self._archive is not None
         )
-        self._insert(episodes.rows_to_insert(logged))
-        if send_dead_letters is not None and result.dead_letters:
-            send_dead_letters(result.dead_letters)
-        self._advance(fresh, now)
-        result.applied = len(logged)
-        return result
+        return self.commit(prepared, send_dead_letters)
 
-    def _insert(self, rows: list[dict[str, object]]) -> None:
+    def commit(
+        self,
+        prepared: PreparedBatch,
+        send_dead_letters: Callable[[list[DeadLetter]], None] | None = None,
+    ) -> BatchResult:
+        """Store a prepared batch: archive, dead letters, rows, then checkpoints."""
+        with self._writing:
+            return self._commit(prepared, send_dead_letters)
+
+    def _commit(
+        self,
+        prepared: PreparedBatch,
+        send_dead_letters: Callable[[list[DeadLetter]], None] | None,
+    ) -> BatchResult:
+        now = self._clock()
+        if self._archive is not None and prepared.valid_records:
+            self._archive.write(prepared.valid_records)
+        self.store.insert_absent(
+            DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
+        )
+        self._insert(prepared.rows)
+        if send_dead_letters is not None and prepared.dead_letters:
+            send_dead_letters(prepared.dead_letters)
+        self.store.save_checkpoints(self.consumer, prepared.newest, now)
+        self._checkpoints.update(prepared.newest)
+        return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
+
+    def _insert(self, rows: list[dict[str, object]] | pa.Table) -> None:
         if self._written is None:
             self.store.insert_absent(MEMORIES, rows)
             return
-        new = [row for row in rows if row["memory_id"] not in self._written]
-        self._written.update(str(row["memory_id"]) for row in new)
-        self.store.append(MEMORIES, new)
-
-    def _already_applied(self, record: LogRecord) -> bool:
-        stored = self._checkpoints.get((record.topic, record.partition))
-        return stored is not None and stored[0] == record.log_epoch and record.offset <= stored[1]
-
-    def _advance(self, records: Sequence[LogRecord], now: datetime) -> None:
-        newest: dict[tuple[str, int], Checkpoint] = {}
-        for record in records:
-            key = (record.topic, record.partition)
-            if key not in newest or record.offset > newest[key][1]:
-                newest[key] = (record.log_epoch, record.offset)
-        self.store.save_checkpoints(self.consumer, newest, now)
-        self._checkpoints.update(newest)
-
-
-def _position(record: LogRecord) -> episodes.LogPosition:
-    return episodes.LogPosition(
-        log_epoch=record.log_epoch,
-        topic=record.topic,
-        partition=record.partition,
-        offset=record.offset,
-        timestamp=record.timestamp,
-    )
+        table = (
+            rows
+            if isinstance(rows, pa.Table)
+            else pa.Table.from_pylist(rows, schema=MEMORIES_SCHEMA)
+        )
+        ids = table.column("memory_id").to_pylist()
+        keep = [i for i, memory_id in enumerate(ids) if memory_id not in self._written]
+        self._written.update(ids)
+        if len(keep) < len(ids):
+            table = table.take(keep)
+        self.store.append(MEMORIES, table)
 
 
 def _dead_letter_row(dead: DeadLetter, now: datetime) -> dict[str, object]:

@@ -1,31 +1,37 @@
 """Rebuilding the projections from the log: from Kafka (offset 0) or from the event archive.
 
 A replay writes a new projection generation in a folder of its own while the live one
-keeps serving, through the same :class:`~streams.projector.Projector` the worker uses;
-no model or LLM is called. ``switch_generation`` then makes the data folder use it.
+keeps serving, through the same :class:`~streams.projector.Projector` the worker uses:
+worker processes decode and build rows, this process writes them in log order. No model
+or LLM is called. ``switch_generation`` then makes the data folder use it.
 """
 
 from __future__ import annotations
 
-import asyncio
+import multiprocessing
+import os
 import shutil
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+import pyarrow as pa
 
-from storage.event_archive import EventArchive, LogRecord, log_record
+from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
+from streams import log_reader
+from streams.batches import PreparedBatch, prepare_table, ready
 from streams.errors import StreamsError
 from streams.projector import Projector
-from streams.topics import MESSAGES, end_offsets
+from streams.topics import MESSAGES
 
-__all__ = ["ReplayReport", "archive_records", "kafka_records", "rebuild", "switch_generation"]
+__all__ = ["ReplayReport", "archive_batches", "kafka_batches", "rebuild", "switch_generation"]
 
 _BATCH = 20_000
 
@@ -44,52 +50,24 @@ class ReplayReport:
         return self.records / self.seconds if self.seconds else 0.0
 
 
-def archive_records(data: str) -> Iterator[LogRecord]:
-    """Every record of ``data``'s event archive, in log order."""
-    return EventArchive(DataLayout(resolve_location(data)).events).read(MESSAGES)
+def archive_batches(data: str) -> Iterator[pa.Table]:
+    """Every record of ``data``'s event archive, in log order, in Arrow batches."""
+    return EventArchive(DataLayout(resolve_location(data)).events).read_tables(MESSAGES, _BATCH)
 
 
-def kafka_records(bootstrap: str, log_epoch: str) -> Iterator[LogRecord]:
+def kafka_batches(bootstrap: str, log_epoch: str) -> Iterator[pa.Table]:
     """Every record of ``memory.messages`` from offset 0 to the end offsets seen at start."""
-    loop = asyncio.new_event_loop()
-    try:
-        queue = loop.run_until_complete(_read_all(bootstrap, log_epoch))
-    finally:
-        loop.close()
-    return iter(queue)
+    return log_reader.kafka_batches(bootstrap, log_epoch, _BATCH)
 
 
-async def _read_all(bootstrap: str, log_epoch: str) -> list[LogRecord]:
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=64 << 20
-    )
-    await consumer.start()
-    try:
-        partitions = sorted(consumer.partitions_for_topic(MESSAGES) or ())
-        tps = [TopicPartition(MESSAGES, p) for p in partitions]
-        ends = await end_offsets(bootstrap, MESSAGES)  # exact, also on Tansu
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        records: list[LogRecord] = []
-        remaining = {tp for tp in tps if ends.get(tp.partition, 0) > 0}
-        while remaining:
-            batch = await consumer.getmany(*remaining, timeout_ms=1000, max_records=_BATCH)
-            records += [
-                log_record(log_epoch, m.topic, m.partition, m.offset, m.timestamp, m.key, m.value)
-                for tp, messages in batch.items()
-                for m in messages
-                if m.offset < ends[tp.partition]
-            ]
-            for tp in list(remaining):
-                if await consumer.position(tp) >= ends[tp.partition]:
-                    remaining.discard(tp)
-        return records
-    finally:
-        await consumer.stop()
+def rebuild(
+    batches: Iterable[pa.Table], into: str, consumer: str, workers: int | None = None
+) -> ReplayReport:
+    """Apply record ``batches`` to a new projection generation under the folder ``into``.
 
-
-def rebuild(records: Iterable[LogRecord], into: str, consumer: str) -> ReplayReport:
-    """Apply ``records`` to a new projection generation under the folder ``into``."""
+    Decoding and row building (most of the work) run in ``workers`` spawned processes
+    (default: one per core), the parent writes the prepared batches in log order.
+    """
     layout = DataLayout(resolve_location(into))
     if layout.current_generation() is not None:
         raise StreamsError(f"{into} already holds projections: replay into an empty folder")
@@ -100,24 +78,21 @@ def rebuild(records: Iterable[LogRecord], into: str, consumer: str) -> ReplayRep
         store, consumer=consumer, clock=lambda: datetime.now(UTC), sole_writer_of_empty_store=True
     )
     total = applied = dead = 0
-    batch: list[LogRecord] = []
-    for record in records:
-        batch.append(record)
-        if len(batch) >= _BATCH:
-            result = projector.apply(batch)
-            total, applied, dead = (
-                total + len(batch),
-                applied + result.applied,
-                dead + len(result.dead_letters),
-            )
-            batch = []
-    if batch:
-        result = projector.apply(batch)
-        total, applied, dead = (
-            total + len(batch),
-            applied + result.applied,
-            dead + len(result.dead_letters),
-        )
+    count = workers or os.cpu_count() or 1
+    context = multiprocessing.get_context("spawn")  # never fork a process that holds LanceDB
+    with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
+        for _ in range(count):  # start the workers while the first batch is read
+            pool.submit(ready)
+        pending: deque[Future[PreparedBatch]] = deque()
+        for batch in batches:
+            total += batch.num_rows
+            pending.append(pool.submit(prepare_table, batch))
+            while len(pending) > count:
+                result = projector.commit(pending.popleft().result())
+                applied, dead = applied + result.applied, dead + len(result.dead_letters)
+        while pending:
+            result = projector.commit(pending.popleft().result())
+            applied, dead = applied + result.applied, dead + len(result.dead_letters)
     store.optimize(retain=timedelta(minutes=1))
     layout.switch_to(generation)
     return ReplayReport(total, applied, dead, time.perf_counter() - started, generation, store.uri)

@@ -1,0 +1,98 @@
+"""The Parquet event archive on a real folder: overlaps, compaction, crash windows."""
+
+from __future__ import annotations
+
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from storage.event_archive import EventArchive, LogRecord
+from storage.filesystems import resolve_location
+
+T0 = datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def record(offset: int, partition: int = 0) -> LogRecord:
+    return LogRecord(
+        "e1",
+        "memory.messages",
+        partition,
+        offset,
+        T0 + timedelta(milliseconds=offset),
+        b"k",
+        f"value {partition}/{offset}".encode(),
+    )
+
+
+def archive_in(folder: Path) -> EventArchive:
+    return EventArchive(resolve_location(str(folder)))
+
+
+def positions(archive: EventArchive) -> list[tuple[int, int]]:
+    return [(r.partition, r.offset) for r in archive.read()]
+
+
+def test_compaction_merges_small_files_and_keeps_every_record_once(tmp_path: Path) -> None:
+    archive = archive_in(tmp_path)
+    for start in range(0, 100, 10):  # ten batches on two partitions
+        archive.write([record(o, p) for p in (0, 1) for o in range(start, start + 10)])
+    archive.write([record(o, 0) for o in range(20, 30)])  # a batch re-applied after a crash
+    before = positions(archive)
+    assert len(archive.files()) == 20  # the re-applied batch overwrote its own file
+
+    removed = archive.compact(target_rows=50)
+
+    assert removed == 20
+    assert [(f.partition, f.first_offset, f.last_offset) for f in archive.files()] == [
+        (0, 0, 49),
+        (0, 50, 99),
+        (1, 0, 49),
+        (1, 50, 99),
+    ]
+    assert positions(archive) == before == sorted(before)
+    assert [r.value for r in archive.read()][:2] == [b"value 0/0", b"value 0/1"]
+
+
+def test_a_crash_between_writing_the_merged_file_and_removing_the_parts(tmp_path: Path) -> None:
+    archive = archive_in(tmp_path)
+    for start in range(0, 40, 10):
+        archive.write([record(o) for o in range(start, start + 10)])
+    parts = archive.files()
+    merged = EventArchive(resolve_location(str(tmp_path)))
+    merged.write([record(o) for o in range(0, 40)])  # what compaction writes first
+
+    assert positions(archive) == [(0, o) for o in range(40)]  # parts are covered, read once
+    assert archive.compact() == len(parts)  # the covered parts are removed on the next run
+    assert [(f.first_offset, f.last_offset) for f in archive.files()] == [(0, 39)]
+    assert positions(archive) == [(0, o) for o in range(40)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cuts=st.lists(st.integers(1, 30), min_size=1, max_size=8),
+    rewrites=st.lists(st.integers(0, 7), max_size=3),
+    target=st.integers(5, 80),
+)
+def test_compaction_never_changes_what_is_read(
+    cuts: list[int], rewrites: list[int], target: int
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        archive = archive_in(Path(folder))
+        batches, start = [], 0
+        for size in cuts:
+            batches.append([record(o) for o in range(start, start + size)])
+            start += size
+        for batch in batches:
+            archive.write(batch)
+        for index in rewrites:
+            if index < len(batches):
+                archive.write(batches[index])
+        archive.write([record(o) for o in range(0, min(start, 7))])  # an overlapping file
+        before = positions(archive)
+        archive.compact(target_rows=target)
+        assert positions(archive) == before == [(0, o) for o in range(start)]
+        archive.compact(target_rows=target)
+        assert positions(archive) == before
