@@ -28,6 +28,7 @@ from pathlib import Path
 
 from memstream.testing import WorkerProcess, message, wait_until
 from projections.search import SearchRequest, search
+from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
 from storage.lance_store import MEMORIES, ProjectionStore
 from storage.layout import DataLayout
@@ -155,6 +156,8 @@ def check_search(store: ProjectionStore) -> None:
 
 
 def replay(data: Path, bootstrap: str, tmp: Path) -> None:
+    archive = EventArchive(DataLayout(resolve_location(str(data))).events)
+    print(f"event archive: {len(archive.files())} files (the live worker keeps running)")
     for source in ("archive", "kafka"):
         done = subprocess.run(
             [

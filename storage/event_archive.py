@@ -16,6 +16,7 @@ import re
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 
@@ -113,25 +114,32 @@ class EventArchive:
 
     def read_tables(self, topic: str | None = None, size: int = 20_000) -> Iterator[pa.Table]:
         """Every archived record once, in log order within each partition, as Arrow tables
-        of at least ``size`` rows but the last (whole files: a file is never split)."""
+        of at least ``size`` rows but the last (whole files: a file is never split).
+
+        Which offsets each file contributes follows from the file names alone, so files
+        are read several at a time (Parquet reads release the GIL).
+        """
+        plan: list[tuple[ArchiveFile, int]] = []  # (file, offsets above this are new)
         last_seen: dict[tuple[str, str, int], int] = {}
-        tables: list[pa.Table] = []
-        rows = 0
         for archive_file in self.files(topic):
             key = (archive_file.log_epoch, archive_file.topic, archive_file.partition)
             seen = last_seen.get(key, -1)
-            if archive_file.last_offset <= seen:
-                continue
-            table = self._read_file(archive_file)
-            if seen >= 0:  # a file overlapping one already read: keep the newer offsets
-                table = table.filter(pc.greater(table.column("offset"), seen))
-            if table.num_rows:
-                last_seen[key] = table.column("offset")[-1].as_py()
-                tables.append(table)
-                rows += table.num_rows
-            if rows >= size:
-                yield pa.concat_tables(tables)
-                tables, rows = [], 0
+            if archive_file.last_offset > seen:
+                plan.append((archive_file, seen))
+                last_seen[key] = archive_file.last_offset
+        tables: list[pa.Table] = []
+        rows = 0
+        with ThreadPoolExecutor(max_workers=_READERS) as pool:
+            read = pool.map(lambda step: self._read_file(step[0]), plan)
+            for (archive_file, seen), table in zip(plan, read, strict=True):
+                if seen >= archive_file.first_offset:  # overlaps a file already read
+                    table = table.filter(pc.greater(table.column("offset"), seen))
+                if table.num_rows:
+                    tables.append(table)
+                    rows += table.num_rows
+                if rows >= size:
+                    yield pa.concat_tables(tables)
+                    tables, rows = [], 0
         if tables:
             yield pa.concat_tables(tables)
 
@@ -270,6 +278,9 @@ def records_table(
 
 
 _FIELDS = [f.name for f in fields(LogRecord)]
+
+#: Files read at once by ``read_tables``.
+_READERS = 4
 
 
 def _span(archive_file: ArchiveFile) -> int:

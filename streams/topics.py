@@ -109,10 +109,13 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
 
     Tansu answers ListOffsets(latest) with the base offset of the last record batch plus
     one, not the offset after its last record. So the reported end is only a lower
-    bound: the last batch is fetched and its highest offset taken. On Kafka, where the
-    reported end is exact, the fetch confirms it.
+    bound: the last batch is fetched (for all partitions at once; a fetch returns whole
+    batches) and its highest offset taken. On Kafka, where the reported end is exact,
+    the fetch confirms it.
     """
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_wait_ms=50
+    )
     await consumer.start()
     try:
         partitions = consumer.partitions_for_topic(topic)
@@ -124,19 +127,19 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
             return {}
         consumer.assign(tps)
         reported = await asyncio.wait_for(consumer.end_offsets(tps), 10)
-        return {tp.partition: await _true_end(consumer, tp, reported[tp]) for tp in tps}
+        ends = {tp.partition: reported[tp] for tp in tps}
+        pending = {tp for tp in tps if reported[tp] > 0}
+        for tp in pending:
+            consumer.seek(tp, reported[tp] - 1)
+        deadline = asyncio.get_running_loop().time() + 10
+        while pending and asyncio.get_running_loop().time() < deadline:
+            batch = await consumer.getmany(*pending, timeout_ms=200)
+            for tp, records in batch.items():
+                if records:
+                    ends[tp.partition] = max(ends[tp.partition], records[-1].offset + 1)
+                    pending.discard(tp)
+        if pending:
+            raise BrokerError(f"cannot read the last records of {topic} on {bootstrap}")
+        return ends
     finally:
         await consumer.stop()
-
-
-async def _true_end(consumer: AIOKafkaConsumer, tp: TopicPartition, reported: int) -> int:
-    if reported == 0:
-        return 0
-    consumer.seek(tp, reported - 1)
-    end = reported
-    while True:
-        batch = await consumer.getmany(tp, timeout_ms=1000)
-        records = batch.get(tp, [])
-        if not records:
-            return end
-        end = max(end, records[-1].offset + 1)
