@@ -147,8 +147,7 @@ class WorkerProcess:
         """Wait until the worker owns its partitions."""
 
         def ready() -> bool:
-            if self.process is not None and self.process.poll() is not None:
-                raise RuntimeError(f"worker exited with {self.process.returncode}: {self.log()}")
+            self.check_alive()
             return "Worker ready" in self.log()
 
         wait_until(ready, timeout)

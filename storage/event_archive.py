@@ -92,7 +92,9 @@ class EventArchive:
         groups: dict[tuple[str, str, int], list[LogRecord]] = defaultdict(list)
         for record in records:
             groups[(record.log_epoch, record.topic, record.partition)].append(record)
-        return [self._write_group(sorted(g, key=lambda r: r.offset)) for g in groups.values()]
+        return [
+            self._write_table(_to_table(sorted(g, key=lambda r: r.offset))) for g in groups.values()
+        ]
 
     def files(self, topic: str | None = None) -> list[ArchiveFile]:
         """Every archive file, in replay order (epoch, topic, partition, first offset)."""
@@ -164,38 +166,40 @@ class EventArchive:
     def _compact_partition(self, files: list[ArchiveFile], target_rows: int) -> int:
         covered: list[ArchiveFile] = []
         runs: list[list[ArchiveFile]] = [[]]
-        seen = -1
+        run_rows, seen = 0, -1
         for archive_file in files:
             if archive_file.last_offset <= seen:
                 covered.append(archive_file)
                 continue
             seen = archive_file.last_offset
-            run = runs[-1]
-            if _span(archive_file) >= target_rows:
-                runs.append([])
-                continue
-            if run and sum(map(_span, run)) + _span(archive_file) > target_rows:
-                runs.append([])
-            runs[-1].append(archive_file)
+            span = archive_file.last_offset - archive_file.first_offset + 1
+            if span >= target_rows or run_rows + span > target_rows:
+                runs.append([])  # a large file ends a run; so does a full one
+                run_rows = 0
+            if span < target_rows:
+                runs[-1].append(archive_file)
+                run_rows += span
         for run in runs:
             if len(run) < 2:
                 continue
-            table = pa.concat_tables([self._read_file(f) for f in run])
-            records = _first_per_offset(table)
-            self._write_table(records, run[0])
+            self._write_table(_first_per_offset([self._read_file(f) for f in run]))
             covered += run
         for archive_file in covered:
             self._fs.delete_file(archive_file.path)
         return len(covered)
 
-    def _write_table(self, table: pa.Table, like: ArchiveFile) -> str:
-        offsets = table.column("offset")
-        first, last = offsets[0].as_py(), offsets[-1].as_py()
-        folder = posixpath.dirname(like.path)
-        name = f"{like.topic}-{like.partition}-{first:012d}-{last:012d}.parquet"
-        return self._write_file(table, folder, name)
-
-    def _write_file(self, table: pa.Table, folder: str, name: str) -> str:
+    def _write_table(self, table: pa.Table) -> str:
+        """Write rows of one (epoch, topic, partition), sorted by offset, to the file
+        named for their first and last offsets; return its path."""
+        head = table.slice(0, 1).to_pylist()[0]
+        first, last = head["offset"], table.column("offset")[-1].as_py()
+        folder = posixpath.join(
+            self._location.path,
+            f"epoch={head['log_epoch']}",
+            f"topic={head['topic']}",
+            f"partition={head['partition']:03d}",
+        )
+        name = f"{head['topic']}-{head['partition']}-{first:012d}-{last:012d}.parquet"
         target = posixpath.join(folder, name)
         self._fs.create_dir(folder, recursive=True)
         if self._location.is_local:
@@ -205,19 +209,6 @@ class EventArchive:
         else:  # an S3 object appears whole or not at all
             pq.write_table(table, target, filesystem=self._fs, compression="zstd")
         return target
-
-    def _write_group(self, group: list[LogRecord]) -> str:
-        head = group[0]
-        folder = posixpath.join(
-            self._location.path,
-            f"epoch={head.log_epoch}",
-            f"topic={head.topic}",
-            f"partition={head.partition:03d}",
-        )
-        name = (
-            f"{head.topic}-{head.partition}-{group[0].offset:012d}-{group[-1].offset:012d}.parquet"
-        )
-        return self._write_file(_to_table(group), folder, name)
 
     def _parse(self, info: pafs.FileInfo) -> ArchiveFile | None:
         if info.type != pafs.FileType.File:
@@ -283,13 +274,9 @@ _FIELDS = [f.name for f in fields(LogRecord)]
 _READERS = 4
 
 
-def _span(archive_file: ArchiveFile) -> int:
-    return archive_file.last_offset - archive_file.first_offset + 1
-
-
-def _first_per_offset(table: pa.Table) -> pa.Table:
-    """The rows of ``table`` sorted by offset, one per offset."""
-    table = table.sort_by("offset")
+def _first_per_offset(tables: list[pa.Table]) -> pa.Table:
+    """The rows of ``tables`` sorted by offset, one per offset."""
+    table = pa.concat_tables(tables).sort_by("offset")
     offsets = table.column("offset").to_numpy()
     keep = [0, *(i for i in range(1, len(offsets)) if offsets[i] != offsets[i - 1])]
     return table.take(keep) if len(keep) < table.num_rows else table

@@ -10,6 +10,7 @@ restart. The episodes consumer and ``memstream replay`` both drive this class.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -56,10 +57,6 @@ class Projector:
         self._checkpoints: dict[tuple[str, int], Checkpoint] = store.load_checkpoints(consumer)
         self._writing = threading.Lock()
 
-    @property
-    def checkpoints(self) -> dict[tuple[str, int], Checkpoint]:
-        return dict(self._checkpoints)
-
     def upkeep(self, retain: timedelta) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive.
 
@@ -70,11 +67,8 @@ class Projector:
         indexes refreshed (seconds) while batches keep flowing.
         """
         for name in self.store.table_names:
-            if name == MEMORIES:
+            with contextlib.nullcontext() if name == MEMORIES else self._writing:
                 self.store.optimize_table(name, retain)
-            else:
-                with self._writing:
-                    self.store.optimize_table(name, retain)
         if self._archive is not None:
             removed = self._archive.compact()
             if removed:

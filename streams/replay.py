@@ -26,7 +26,7 @@ from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams import log_reader
-from streams.batches import PreparedBatch, prepare_table, ready
+from streams.batches import BatchResult, PreparedBatch, prepare_table, ready
 from streams.errors import StreamsError
 from streams.projector import Projector
 from streams.topics import MESSAGES
@@ -77,7 +77,8 @@ def rebuild(
     projector = Projector(
         store, consumer=consumer, clock=lambda: datetime.now(UTC), sole_writer_of_empty_store=True
     )
-    total = applied = dead = 0
+    results: list[BatchResult] = []
+    total = 0
     count = workers or os.cpu_count() or 1
     context = multiprocessing.get_context("spawn")  # never fork a process that holds LanceDB
     with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
@@ -88,14 +89,19 @@ def rebuild(
             total += batch.num_rows
             pending.append(pool.submit(prepare_table, batch))
             while len(pending) > count:
-                result = projector.commit(pending.popleft().result())
-                applied, dead = applied + result.applied, dead + len(result.dead_letters)
+                results.append(projector.commit(pending.popleft().result()))
         while pending:
-            result = projector.commit(pending.popleft().result())
-            applied, dead = applied + result.applied, dead + len(result.dead_letters)
+            results.append(projector.commit(pending.popleft().result()))
     store.optimize(retain=timedelta(minutes=1))
     layout.switch_to(generation)
-    return ReplayReport(total, applied, dead, time.perf_counter() - started, generation, store.uri)
+    return ReplayReport(
+        total,
+        sum(r.applied for r in results),
+        sum(len(r.dead_letters) for r in results),
+        time.perf_counter() - started,
+        generation,
+        store.uri,
+    )
 
 
 def switch_generation(replayed: str, data: str) -> str:
