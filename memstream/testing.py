@@ -71,7 +71,9 @@ def message(**fields: Any) -> MessageEvent:
         "occurred_at": datetime(2024, 5, 1, 12, 0, tzinfo=UTC) + timedelta(seconds=n),
     }
     document.update(fields)
-    return from_document(document)
+    event = from_document(document)
+    assert isinstance(event, MessageEvent)
+    return event
 
 
 class FakeClock:
@@ -106,7 +108,8 @@ class WorkerProcess:
     Args:
         data: the data folder.
         kafka: a broker address, or None for the embedded broker on ``broker_port``.
-        env: extra ``MEMSTREAM_*`` settings.
+        env: extra ``MEMSTREAM_*`` settings (the embedder is off unless they set
+            ``MEMSTREAM_EMBEDDER``; the HTTP API gets a free port, ``api_port``).
     """
 
     def __init__(
@@ -119,6 +122,7 @@ class WorkerProcess:
         self.data = data
         self.kafka = kafka
         self.broker_port = broker_port or free_port()
+        self.api_port = free_port()
         self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = data.parent / f"{data.name}-worker.log"
@@ -128,11 +132,17 @@ class WorkerProcess:
     def bootstrap(self) -> str:
         return self.kafka or f"127.0.0.1:{self.broker_port}"
 
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.api_port}"
+
     def start(self) -> WorkerProcess:
         env = {
             **os.environ,
             "MEMSTREAM_BROKER_PORT": str(self.broker_port),
             "MEMSTREAM_OPTIMIZE_EVERY_SECONDS": "5",
+            "MEMSTREAM_EMBEDDER": "none",
+            "MEMSTREAM_API_PORT": str(self.api_port),
             **self.env,
         }
         command = [sys.executable, "-m", "memstream", "up", "--data", str(self.data)]

@@ -16,15 +16,23 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
 from projections.errors import InvalidEvent
-from projections.events import Event, MessageEvent
+from projections.events import EmbeddingComputed, Event, MemoryAccessed, MessageEvent
 
 __all__ = ["decode", "encode", "from_document", "problems_of"]
 
 Document = dict[str, Any]
 Upcaster = Callable[[Document], Document]
 
-_MODELS: Mapping[str, type[BaseModel]] = {"message": MessageEvent}
-_CURRENT_VERSION: Mapping[str, int] = {"message": 1}
+_MODELS: Mapping[str, type[BaseModel]] = {
+    "message": MessageEvent,
+    "embedding_computed": EmbeddingComputed,
+    "memory_accessed": MemoryAccessed,
+}
+_CURRENT_VERSION: Mapping[str, int] = {
+    "message": 1,
+    "embedding_computed": 1,
+    "memory_accessed": 1,
+}
 #: (type, from_version) -> function returning the document at from_version + 1.
 _UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
 
@@ -76,7 +84,9 @@ def from_document(document: Any) -> Event:
         event = model.model_validate(document)
     except ValidationError as exc:
         raise InvalidEvent(problems_of(exc)) from None
-    assert isinstance(event, MessageEvent)
+    except ValueError as exc:  # a check across fields (model_post_init)
+        raise InvalidEvent([str(exc)]) from None
+    assert isinstance(event, MessageEvent | EmbeddingComputed | MemoryAccessed)
     return event
 
 

@@ -16,9 +16,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from projections.entities import EntityMention, MentionSeen, entity_ids_for, extract_mentions
 from projections.events import MessageEvent
 
-__all__ = ["LogPosition", "LoggedEvent", "apply", "episode_row", "memory_id_for", "rows_to_insert"]
+__all__ = [
+    "EPISODE_CONFIDENCE",
+    "EPISODE_IMPORTANCE",
+    "LogPosition",
+    "LoggedEvent",
+    "apply",
+    "episode_row",
+    "memory_id_for",
+    "rows_to_insert",
+]
+
+#: What a raw turn is worth before any consolidation says more.
+EPISODE_IMPORTANCE = 0.5
+EPISODE_CONFIDENCE = 1.0
 
 Row = dict[str, Any]
 State = Mapping[str, Row]
@@ -42,6 +56,9 @@ class LoggedEvent:
     event: MessageEvent
     position: LogPosition
 
+    def mentions(self) -> list[EntityMention]:
+        return extract_mentions(self.event.content, self.event.speaker, self.event.occurred_at)
+
 
 def memory_id_for(user_id: str, event_id: str) -> str:
     """The memory id of a message: stable for (owner, idempotency key)."""
@@ -54,8 +71,13 @@ def search_text(speaker: str | None, content: str) -> str:
     return f"{speaker}: {content}" if speaker else content
 
 
-def episode_row(event: MessageEvent, position: LogPosition) -> Row:
-    """The ``memories`` row for one message."""
+def episode_row(
+    event: MessageEvent, position: LogPosition, mentions: list[EntityMention] | None = None
+) -> Row:
+    """The ``memories`` row for one message (``mentions``: its entities, if known)."""
+    if mentions is None:
+        mentions = extract_mentions(event.content, event.speaker, event.occurred_at)
+    hashtags = {m.key for m in mentions if m.type == "hashtag"}
     return {
         "memory_id": memory_id_for(event.user_id, event.event_id),
         "kind": "episode",
@@ -68,6 +90,10 @@ def episode_row(event: MessageEvent, position: LogPosition) -> Row:
         "content": event.content,
         "search_text": search_text(event.speaker, event.content),
         "metadata": _metadata_json(event.metadata),
+        "tags": sorted(hashtags.union(event.tags)),
+        "entity_ids": entity_ids_for(event.user_id, mentions),
+        "importance": EPISODE_IMPORTANCE,
+        "confidence": EPISODE_CONFIDENCE,
         "source_event_ids": [event.event_id],
         "occurred_at": event.occurred_at,
         "ingested_at": position.timestamp,
@@ -95,8 +121,25 @@ def apply(state: State, logged: LoggedEvent) -> dict[str, Row]:
 
 def rows_to_insert(batch: Iterable[LoggedEvent]) -> list[Row]:
     """The rows a batch asks an insert-if-absent sink to add (first per memory id)."""
+    return rows_and_mentions(batch)[0]
+
+
+def rows_and_mentions(batch: Iterable[LoggedEvent]) -> tuple[list[Row], list[MentionSeen]]:
+    """The rows to insert if absent, and every entity mention, in log order."""
     chosen: dict[str, Row] = {}
+    seen: list[MentionSeen] = []
     for logged in batch:
-        row = episode_row(logged.event, logged.position)
+        mentions = logged.mentions()
+        row = episode_row(logged.event, logged.position, mentions)
         chosen.setdefault(row["memory_id"], row)
-    return list(chosen.values())
+        p = logged.position
+        seen.extend(
+            MentionSeen(
+                logged.event.user_id,
+                m,
+                logged.event.occurred_at,
+                (p.log_epoch, p.partition, p.offset),
+            )
+            for m in mentions
+        )
+    return list(chosen.values()), seen

@@ -8,6 +8,8 @@ validation; it does no I/O.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import uuid
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
@@ -16,10 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 __all__ = [
     "IDENTIFIER_PATTERN",
+    "EmbeddingComputed",
     "Event",
     "Identifier",
+    "MemoryAccessed",
     "MessageEvent",
     "Role",
+    "Tag",
     "as_utc",
 ]
 
@@ -33,6 +38,10 @@ Role = Literal["user", "assistant", "system", "tool"]
 
 #: Checked by pydantic-core's regex engine (the hot path validates three per message).
 Identifier = Annotated[str, StringConstraints(pattern=IDENTIFIER_PATTERN)]
+#: A tag: a short lowercase token ("travel", "work-project").
+Tag = Annotated[
+    str, StringConstraints(to_lower=True, strip_whitespace=True, pattern=r"^[\w.:+/-]{1,64}$")
+]
 
 
 def as_utc(value: datetime) -> datetime:
@@ -68,6 +77,7 @@ class MessageEvent(_EventBase):
     speaker: str | None = Field(default=None, max_length=200)
     content: str = Field(min_length=1, max_length=100_000)
     occurred_at: datetime
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("occurred_at")
@@ -91,5 +101,62 @@ class MessageEvent(_EventBase):
         return value or None
 
 
+class EmbeddingComputed(_EventBase):
+    """The vector of one memory, computed once by the embedder and kept in the log.
+
+    ``vector`` is the base64 of ``dimension`` little-endian float32 values (exact, and a
+    third of the size of a JSON list). The scope columns of the memory travel with it,
+    so the vector row is built from this event alone, whatever order replay meets it in.
+    """
+
+    type: Literal["embedding_computed"] = "embedding_computed"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=300)
+    memory_id: str = Field(min_length=1, max_length=200)
+    user_id: Identifier
+    project_id: Identifier | None = None
+    kind: str = Field(min_length=1, max_length=40)
+    occurred_at: datetime | None = None
+    model: str = Field(min_length=1, max_length=200)
+    model_version: str = Field(min_length=1, max_length=100)
+    dimension: int = Field(ge=1, le=8192)
+    vector: str
+    computed_at: datetime
+
+    @field_validator("occurred_at", "computed_at")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    @field_validator("vector")
+    @classmethod
+    def _base64(cls, value: str) -> str:
+        try:
+            base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError("must be base64 of little-endian float32 values") from None
+        return value
+
+    def model_post_init(self, __context: Any) -> None:
+        if len(base64.b64decode(self.vector)) != 4 * self.dimension:
+            raise ValueError(f"vector: must hold {self.dimension} float32 values")
+
+
+class MemoryAccessed(_EventBase):
+    """A search returned these memories to a caller (reinforcement for ranking and decay)."""
+
+    type: Literal["memory_accessed"] = "memory_accessed"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
+    user_id: Identifier
+    memory_ids: list[str] = Field(min_length=1, max_length=500)
+    accessed_at: datetime
+
+    @field_validator("accessed_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
 #: Every event type the log may carry. New types are added here and in the codec.
-Event = MessageEvent
+Event = MessageEvent | EmbeddingComputed | MemoryAccessed

@@ -1,25 +1,57 @@
-"""Full-text search over the memories a user may see.
+"""Hybrid retrieval: full text, vectors and entities, fused, then adjusted.
 
-Requests are validated pydantic models; the scope filter is built from their values
-(:mod:`projections.scope`); the query text goes to the BM25 index as text, never into a
-filter. Results carry provenance (the source event ids).
+A search runs up to three retrievers over the memories a user may see (the scope rule,
+:mod:`projections.scope`, plus the request's kind, tag and time filters, all built from
+validated values; the query text goes to the BM25 index and the embedder as text,
+never into a filter):
+
+- full text: BM25 over the speaker-prefixed content;
+- vectors: cosine nearest neighbours of the query's embedding, among vectors made by
+  the same model;
+- entities: memories linked to the people, places, dates... the query names, resolved
+  through each entity's aliases.
+
+The ranked lists are fused by weighted reciprocal rank fusion, then each score is
+adjusted by recency, importance, confidence, access and (for "when" questions) whether
+the memory names a date. Time phrases in the query ("last week", "in May") resolved
+against ``now`` favour memories of that time; explicit ``after``/``before`` filter.
+Superseded and soft-deleted rows are never returned.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import datetime
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from projections.events import Identifier
+from projections.entities import EntityMention, entity_id, extract_mentions
+from projections.events import Identifier, Tag, as_utc
+from projections.intent import Intent, IntentClassifier
 from projections.scope import scope_filter
-from storage.lance_store import ProjectionStore
+from projections.timephrases import find_spans, query_range
+from storage import filters
+from storage.lance_store import ACCESS, ENTITIES, MEMORIES, VECTORS, ProjectionStore
 
-__all__ = ["SearchRequest", "SearchResult", "search"]
+__all__ = [
+    "RankingWeights",
+    "SearchRequest",
+    "SearchResponse",
+    "SearchResult",
+    "Searcher",
+    "plain_words",
+    "search",
+]
 
-_RESULT_COLUMNS = (
+MEMORY_KINDS = ("episode", "fact", "preference", "procedure", "opinion", "reflection", "summary")
+
+_ROW_COLUMNS = (
     "memory_id",
     "kind",
     "content",
@@ -27,18 +59,28 @@ _RESULT_COLUMNS = (
     "occurred_at",
     "speaker",
     "source_event_ids",
+    "entity_ids",
+    "importance",
+    "confidence",
 )
 #: Characters the full-text query parser treats as syntax; searched as plain words.
 _QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
 
 
 class SearchRequest(BaseModel):
+    """What a caller asks: validated before anything reads the store."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     user_id: Identifier
     project_id: Identifier | None = None
     query: str = Field(min_length=1, max_length=2000)
     k: int = Field(default=10, ge=1, le=200)
+    now: datetime | None = None
+    after: datetime | None = None
+    before: datetime | None = None
+    kinds: list[str] | None = Field(default=None, max_length=len(MEMORY_KINDS))
+    tags: list[Tag] | None = Field(default=None, max_length=32)
 
     @field_validator("query")
     @classmethod
@@ -46,6 +88,27 @@ class SearchRequest(BaseModel):
         if not plain_words(value):
             raise ValueError("must contain at least one word")
         return value
+
+    @field_validator("now", "after", "before")
+    @classmethod
+    def _utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        unknown = sorted(set(value) - set(MEMORY_KINDS))
+        if unknown:
+            raise ValueError(f"unknown kind {unknown[0]!r} (known: {', '.join(MEMORY_KINDS)})")
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SearchRequest:
+        if self.after and self.before and self.after >= self.before:
+            raise ValueError("after must be earlier than before")
+        return self
 
 
 class SearchResult(BaseModel):
@@ -59,6 +122,44 @@ class SearchResult(BaseModel):
     occurred_at: datetime | None
     speaker: str | None
     source_event_ids: list[str]
+    entities: list[str]
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult]
+    intent: Intent
+    took_ms: float
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    """How the retrievers' lists are fused and the fused scores adjusted.
+
+    Attributes:
+        full_text, vector, entity: weight of each retriever's list in the fusion.
+        entity_max_share: entities in more of the user's memories than this share are
+            not searched for (they match everything).
+        rrf_k: the rank offset of reciprocal rank fusion (higher flattens the lists).
+        candidates: how deep each retriever looks (at least ``k``).
+        recency: weight of ``exp(-age / recency_half_life_days)`` (0 ignores age).
+        importance: weight of the memory's importance (0..1).
+        access: weight of ``log1p(access_count)``.
+        dated_when: bonus for memories naming a date, on "when" questions.
+        time_phrase: bonus for memories inside the time a query phrase names.
+    """
+
+    full_text: float = 1.0
+    vector: float = 1.0
+    entity: float = 0.3
+    entity_max_share: float = 0.05
+    rrf_k: float = 5.0
+    candidates: int = 100
+    recency: float = 0.0
+    recency_half_life_days: float = 30.0
+    importance: float = 0.1
+    access: float = 0.02
+    dated_when: float = 0.1
+    time_phrase: float = 0.5
 
 
 def plain_words(query: str) -> str:
@@ -66,27 +167,227 @@ def plain_words(query: str) -> str:
     return " ".join(_QUERY_SYNTAX.sub(" ", query).split())
 
 
-def search(store: ProjectionStore, request: SearchRequest) -> list[SearchResult]:
-    """The best ``k`` memories for ``request.query`` within the user's scope."""
-    if store.count("memories") == 0:
-        return []
-    rows = store.full_text(
-        plain_words(request.query),
-        where=scope_filter(request.user_id, request.project_id),
-        limit=request.k,
-        columns=_RESULT_COLUMNS,
-    )
-    return [_result(row) for row in rows]
+class Searcher:
+    """Answers :class:`SearchRequest` s from a store.
+
+    Args:
+        store: the projections.
+        embed: the query embedder of the model the store's vectors were made with (None:
+            no vector retrieval).
+        model: that model's name (vectors of other models are not searched).
+        weights: fusion and adjustment weights.
+        clock: the current time, when a request gives no ``now``.
+    """
+
+    def __init__(
+        self,
+        store: ProjectionStore,
+        embed: Callable[[str], np.ndarray] | None = None,
+        model: str | None = None,
+        weights: RankingWeights | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self._embed = embed
+        self._model = model
+        self.weights = weights or RankingWeights()
+        self._clock = clock
+        self._intent = IntentClassifier(embed)
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        now = request.now or self._clock()
+        w = self.weights
+        depth = max(w.candidates, request.k)
+        where = _filters(request, "memories")
+        query_vector = self._embed(request.query) if self._embed is not None else None
+        intent = self._intent(request.query, query_vector)
+        lists: list[tuple[float, list[str]]] = []
+        rows: dict[str, dict[str, Any]] = {}
+
+        text_rows = self._full_text(request.query, where, depth)
+        rows.update((r["memory_id"], r) for r in text_rows)
+        lists.append((w.full_text, [r["memory_id"] for r in text_rows]))
+
+        if query_vector is not None and w.vector > 0 and self.store.count(VECTORS):
+            vector_where = filters.all_of(
+                _filters(request, "vectors"), filters.equals("model", self._model or "")
+            )
+            nearest = self.store.nearest(query_vector.tolist(), vector_where, depth)
+            lists.append((w.vector, [memory_id for memory_id, _ in nearest]))
+
+        mentions = [m for m in extract_mentions(request.query, None, now) if m.type != "date"]
+        if mentions and w.entity > 0:
+            ids = self._entity_ids(request.user_id, mentions, w.entity_max_share)
+            entity_rows = self.store.with_entities(ids, where, depth, _ROW_COLUMNS)
+            wanted = set(ids)
+            entity_rows.sort(key=lambda r: -len(wanted.intersection(r["entity_ids"] or ())))
+            rows.update((r["memory_id"], r) for r in entity_rows)
+            lists.append((w.entity, [r["memory_id"] for r in entity_rows]))
+
+        fused = fuse(lists, w.rrf_k)
+        missing = [m for m in fused if m not in rows]
+        if missing:
+            fetched = self.store.by_ids(MEMORIES, missing, _ROW_COLUMNS, where)
+            rows.update((r["memory_id"], r) for r in fetched)
+        fused = {m: s for m, s in fused.items() if m in rows}
+        accesses = {
+            r["memory_id"]: int(r["access_count"])
+            for r in self.store.by_ids(ACCESS, list(fused), ["memory_id", "access_count"])
+        }
+        span = query_range(request.query, now)
+        scored = sorted(
+            (
+                (
+                    adjusted(
+                        score,
+                        rows[m],
+                        now=now,
+                        weights=w,
+                        intent=intent,
+                        access_count=accesses.get(m, 0),
+                        time_range=span,
+                    ),
+                    m,
+                )
+                for m, score in fused.items()
+            ),
+            reverse=True,
+        )[: request.k]
+        names = self._entity_names([rows[m] for _, m in scored])
+        results = [_result(rows[m], score, names) for score, m in scored]
+        took = (time.perf_counter() - started) * 1000
+        return SearchResponse(results=results, intent=intent, took_ms=round(took, 2))
+
+    def _full_text(self, query: str, where: str, depth: int) -> list[dict[str, Any]]:
+        if self.store.count(MEMORIES) == 0:
+            return []
+        try:
+            return self.store.full_text(plain_words(query), where, depth, _ROW_COLUMNS)
+        except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
+            return []
+
+    def _entity_ids(
+        self, user_id: str, mentions: Sequence[EntityMention], max_share: float
+    ) -> list[str]:
+        """The ids of the query's entities and of every alias they answer to.
+
+        An entity in more than ``max_share`` of the user's memories (the user's own
+        name, a chat partner's) says little about which memory is meant: left out.
+        """
+        keys = [m.key for m in mentions]
+        known = self.store.scan(
+            ENTITIES,
+            columns=["entity_id", "type", "aliases", "mention_count"],
+            where=filters.all_of(
+                filters.equals("user_id", user_id), filters.has_any("aliases", keys)
+            ),
+        ).to_pylist()
+        total = self.store.count(MEMORIES, filters.equals("user_id", user_id))
+        ids: dict[str, None] = {}
+        for row in known:
+            if row["mention_count"] > max_share * total:
+                continue
+            ids[row["entity_id"]] = None
+            for alias in row["aliases"] or ():
+                ids[entity_id(user_id, row["type"], alias)] = None
+        return list(ids)
+
+    def _entity_names(self, rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+        ids = list(dict.fromkeys(e for r in rows for e in (r.get("entity_ids") or ())))
+        if not ids:
+            return {}
+        found = self.store.by_ids(ENTITIES, ids, ["entity_id", "canonical_name"])
+        return {r["entity_id"]: r["canonical_name"] for r in found}
 
 
-def _result(row: dict[str, Any]) -> SearchResult:
+def search(
+    store: ProjectionStore, request: SearchRequest, *, weights: RankingWeights | None = None
+) -> list[SearchResult]:
+    """Full text and entities only (no embedder): the results of ``request``."""
+    return Searcher(store, weights=weights).search(request).results
+
+
+def fuse(lists: Sequence[tuple[float, Sequence[str]]], rrf_k: float) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: ``sum(weight / (rrf_k + rank))`` per id."""
+    scores: dict[str, float] = {}
+    for weight, ids in lists:
+        for rank, memory_id in enumerate(ids, start=1):
+            scores[memory_id] = scores.get(memory_id, 0.0) + weight / (rrf_k + rank)
+    return scores
+
+
+def adjusted(
+    score: float,
+    row: dict[str, Any],
+    *,
+    now: datetime,
+    weights: RankingWeights,
+    intent: Intent,
+    access_count: int,
+    time_range: tuple[datetime, datetime] | None,
+) -> float:
+    """A fused score after recency, importance, confidence, access and time bonuses."""
+    factor = 1.0
+    occurred = row.get("occurred_at")
+    if weights.recency and occurred is not None:
+        age_days = max((now - occurred).total_seconds() / 86400, 0.0)
+        factor += weights.recency * math.exp(-age_days / weights.recency_half_life_days)
+    importance = row.get("importance")
+    factor += weights.importance * (0.5 if importance is None else float(importance))
+    factor += weights.access * math.log1p(access_count)
+    if (
+        intent == "when"
+        and occurred is not None
+        and weights.dated_when > 0
+        and find_spans(row["content"], occurred)
+    ):
+        factor += weights.dated_when
+    if (
+        time_range is not None
+        and occurred is not None
+        and time_range[0] <= occurred < time_range[1]
+    ):
+        factor += weights.time_phrase
+    confidence = row.get("confidence")
+    return score * factor * (1.0 if confidence is None else float(confidence))
+
+
+def _filters(request: SearchRequest, table: str) -> str:
+    """The scope, kind, tag and time filters of a request for ``memories`` or ``vectors``."""
+    if table == "memories":
+        scope = scope_filter(request.user_id, request.project_id)
+    else:  # the vectors table has the scope columns, not the lifecycle ones
+        user = filters.equals("user_id", request.user_id)
+        project = (
+            filters.is_null("project_id")
+            if request.project_id is None
+            else filters.any_of(
+                filters.is_null("project_id"), filters.equals("project_id", request.project_id)
+            )
+        )
+        scope = filters.all_of(user, project)
+    parts = [scope]
+    if request.kinds:
+        parts.append(filters.is_in("kind", request.kinds))
+    if request.tags and table == "memories":
+        parts.append(filters.has_any("tags", request.tags))
+    if request.after:
+        parts.append(filters.at_least("occurred_at", request.after))
+    if request.before:
+        parts.append(filters.before("occurred_at", request.before))
+    return filters.all_of(*parts)
+
+
+def _result(row: dict[str, Any], score: float, names: dict[str, str]) -> SearchResult:
     return SearchResult(
         memory_id=row["memory_id"],
         kind=row["kind"],
         content=row["content"],
-        score=float(row.get("_score", 0.0)),
+        score=round(score, 6),
         session_id=row["session_id"],
         occurred_at=row["occurred_at"],
         speaker=row["speaker"],
         source_event_ids=list(row["source_event_ids"] or []),
+        entities=[names[e] for e in (row.get("entity_ids") or ()) if e in names],
     )

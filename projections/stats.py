@@ -12,7 +12,7 @@ from typing import Any
 
 from projections.scope import valid_identifier
 from storage import filters
-from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.lance_store import DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS, ProjectionStore
 
 __all__ = ["lag", "stats"]
 
@@ -38,13 +38,18 @@ def stats(
     end_offsets: Mapping[tuple[str, int], int] | None = None,
     log_epoch: str | None = None,
 ) -> dict[str, Any]:
-    """The stats document (``memstream stats --json``)."""
+    """The stats document (``memstream stats --json``).
+
+    ``embedding_lag`` counts the memories that have no vector yet.
+    """
     where = filters.equals("user_id", valid_identifier("user_id", user_id)) if user_id else None
     kinds = store.scan(MEMORIES, columns=["kind"], where=where).column("kind").to_pylist()
     checkpoints = store.load_checkpoints()
     return {
         "user_id": user_id,
         "memories": dict(sorted(Counter(kinds).items())),
+        "entities": store.count(ENTITIES, where),
+        "embedding_lag": max(0, len(kinds) - store.count(VECTORS, where)),
         "dead_letters": store.count(DEAD_LETTERS),
         "lag": None if end_offsets is None else lag(checkpoints, end_offsets, log_epoch),
         "log_epoch": log_epoch,

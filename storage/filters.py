@@ -11,7 +11,17 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 
-__all__ = ["all_of", "any_of", "equals", "is_in", "is_null", "literal"]
+__all__ = [
+    "all_of",
+    "any_of",
+    "at_least",
+    "before",
+    "equals",
+    "has_any",
+    "is_in",
+    "is_null",
+    "literal",
+]
 
 _COLUMN = re.compile(r"^[a-z_][a-z0-9_]*$")
 
@@ -46,6 +56,22 @@ def is_in(column: str, values: Iterable[str]) -> str:
     if not rendered:
         return "FALSE"
     return f"{_column(column)} IN ({', '.join(rendered)})"
+
+
+def has_any(column: str, values: Iterable[str]) -> str:
+    """A list column holding at least one of ``values`` (served by a label-list index)."""
+    rendered = [literal(v) for v in values]
+    if not rendered:
+        return "FALSE"
+    return f"array_has_any({_column(column)}, [{', '.join(rendered)}])"
+
+
+def at_least(column: str, value: datetime) -> str:
+    return f"{_column(column)} >= {literal(value)}"
+
+
+def before(column: str, value: datetime) -> str:
+    return f"{_column(column)} < {literal(value)}"
 
 
 def is_null(column: str) -> str:

@@ -1,42 +1,69 @@
-"""The LanceDB tables of one projection generation: memories, checkpoints, dead letters.
+"""The LanceDB tables of one projection generation.
 
-This module owns table creation, idempotent writes (insert-if-absent keyed by id),
-applied-offset checkpoints, index upkeep and compaction. It knows column names, not
-events: callers hand it rows.
+``memories`` (one row per memory, insert-only), ``vectors`` (one embedding per memory,
+insert-only, with the memory's scope columns), ``entities`` and ``access`` (small rows
+updated in place), ``checkpoints`` and ``dead_letters``. This module owns table creation,
+idempotent writes (insert-if-absent keyed by id, upserts), applied-offset checkpoints,
+the queries retrieval needs (full text, vector, by id, by entity), index upkeep and
+compaction. It knows column names, not events: callers hand it rows.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeAlias
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS, BTree
+from lancedb.index import FTS, BTree, LabelList
 
+from storage import filters
+from storage.errors import StorageError
 from storage.schemas import (
+    ACCESS_SCHEMA,
     CHECKPOINTS_SCHEMA,
     DEAD_LETTERS_SCHEMA,
+    DEFAULT_VECTOR_DIMENSION,
+    ENTITIES_SCHEMA,
     MEMORIES_SCHEMA,
     Checkpoint,
+    vectors_schema,
 )
 
-__all__ = ["Checkpoint", "ProjectionStore"]
+__all__ = ["DEFAULT_VECTOR_DIMENSION", "Checkpoint", "ProjectionStore"]
 
 log = logging.getLogger(__name__)
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
 MEMORIES = "memories"
+VECTORS = "vectors"
+ENTITIES = "entities"
+ACCESS = "access"
 CHECKPOINTS = "checkpoints"
 DEAD_LETTERS = "dead_letters"
 
-_SCHEMAS = {
+_FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
+    ENTITIES: ENTITIES_SCHEMA,
+    ACCESS: ACCESS_SCHEMA,
     CHECKPOINTS: CHECKPOINTS_SCHEMA,
     DEAD_LETTERS: DEAD_LETTERS_SCHEMA,
 }
-_KEYS = {MEMORIES: "memory_id", CHECKPOINTS: "checkpoint_id", DEAD_LETTERS: "dead_letter_id"}
+_KEYS = {
+    MEMORIES: "memory_id",
+    VECTORS: "memory_id",
+    ENTITIES: "entity_id",
+    ACCESS: "memory_id",
+    CHECKPOINTS: "checkpoint_id",
+    DEAD_LETTERS: "dead_letter_id",
+}
+#: The tables that hold projected state (what a replay must rebuild identically).
+STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS)
+#: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
+INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS})
 
 #: Rows to write: dicts, or an Arrow table already in the table's schema.
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
@@ -47,23 +74,54 @@ class ProjectionStore:
 
     Args:
         uri: the LanceDB folder (local path or ``s3://``).
+        vector_dimension: the embedder's dimension, for a new ``vectors`` table (an
+            existing one keeps its own; see :attr:`vector_dimension`).
         read_consistency_interval: how stale a read may be when another process writes;
             ``None`` reads the state as of opening (fine for the single writer).
+
+    Raises:
+        StorageError: the folder holds tables of an older layout.
     """
 
-    def __init__(self, uri: str, *, read_consistency_interval: timedelta | None = None) -> None:
+    def __init__(
+        self,
+        uri: str,
+        *,
+        vector_dimension: int | None = None,
+        read_consistency_interval: timedelta | None = None,
+    ) -> None:
         self.uri = uri
         self._db = lancedb.connect(uri, read_consistency_interval=read_consistency_interval)
         existing = set(self._db.list_tables().tables)
-        self._tables = {
-            name: self._db.open_table(name)
-            if name in existing
-            else self._db.create_table(name, schema=schema, exist_ok=True)
-            for name, schema in _SCHEMAS.items()
-        }
+        self._schemas: dict[str, pa.Schema] = dict(_FIXED_SCHEMAS)
+        self._tables: dict[str, Any] = {}
+        if VECTORS in existing:
+            self._tables[VECTORS] = self._db.open_table(VECTORS)
+            self._schemas[VECTORS] = self._tables[VECTORS].schema
+        else:
+            self._schemas[VECTORS] = vectors_schema(vector_dimension or DEFAULT_VECTOR_DIMENSION)
+        for name, schema in self._schemas.items():
+            if name in self._tables:
+                continue
+            if name in existing:
+                self._tables[name] = self._db.open_table(name)
+                missing = set(schema.names) - set(self._tables[name].schema.names)
+                if missing:
+                    raise StorageError(
+                        f"{uri} was built by an older memstream ({name} lacks "
+                        f"{', '.join(sorted(missing))}): rebuild it with `memstream replay`"
+                    )
+            else:
+                self._tables[name] = self._db.create_table(name, schema=schema, exist_ok=True)
+
+    @property
+    def vector_dimension(self) -> int:
+        """The length of the vectors the ``vectors`` table holds."""
+        size: int = self._schemas[VECTORS].field("vector").type.list_size
+        return size
 
     def table(self, name: str) -> Any:
-        """The LanceDB table called ``name`` (memories, checkpoints, dead_letters)."""
+        """The LanceDB table called ``name``."""
         return self._tables[name]
 
     def insert_absent(self, name: str, rows: Rows) -> None:
@@ -79,11 +137,39 @@ class ProjectionStore:
         if len(rows):
             self._tables[name].add(self._as_table(name, rows))
 
-    @staticmethod
-    def _as_table(name: str, rows: Rows) -> pa.Table:
+    def upsert(self, name: str, rows: Rows) -> None:
+        """Insert the rows, replacing those whose key is already there."""
+        if not len(rows):
+            return
+        (
+            self._tables[name]
+            .merge_insert(_KEYS[name])
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .execute(self._as_table(name, rows))
+        )
+
+    def by_ids(
+        self,
+        name: str,
+        ids: Sequence[str],
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """The rows of ``name`` whose key is one of ``ids`` (and that match ``where``)."""
+        if not ids:
+            return []
+        condition = filters.all_of(filters.is_in(_KEYS[name], ids), where or "")
+        query = self._tables[name].search().where(condition)
+        if columns:
+            query = query.select(list(columns))
+        rows: list[dict[str, Any]] = query.limit(len(ids)).to_list()
+        return rows
+
+    def _as_table(self, name: str, rows: Rows) -> pa.Table:
         if isinstance(rows, pa.Table):
             return rows
-        return pa.Table.from_pylist(list(rows), schema=_SCHEMAS[name])
+        return pa.Table.from_pylist(list(rows), schema=self._schemas[name])
 
     def save_checkpoints(
         self, consumer: str, positions: Mapping[tuple[str, int], Checkpoint], now: datetime
@@ -103,14 +189,7 @@ class ProjectionStore:
             }
             for (topic, partition), (epoch, offset) in positions.items()
         ]
-        data = pa.Table.from_pylist(rows, schema=CHECKPOINTS_SCHEMA)
-        (
-            self._tables[CHECKPOINTS]
-            .merge_insert("checkpoint_id")
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(data)
-        )
+        self.upsert(CHECKPOINTS, pa.Table.from_pylist(rows, schema=CHECKPOINTS_SCHEMA))
 
     def load_checkpoints(self, consumer: str | None = None) -> dict[tuple[str, int], Checkpoint]:
         """The stored (epoch, offset) per (topic, partition), for one consumer or all."""
@@ -143,22 +222,30 @@ class ProjectionStore:
             table.checkout_latest()
 
     def ensure_indexes(self) -> None:
-        """Create the full-text and key indexes once the memories table has rows."""
-        table = self._tables[MEMORIES]
-        if table.count_rows() == 0:
-            return
-        present = {tuple(index.columns) for index in table.list_indices()}
-        if ("search_text",) not in present:
-            table.create_index(
-                "search_text",
-                config=FTS(
-                    with_position=False, stem=True, remove_stop_words=True, ascii_folding=True
+        """Create the full-text, key, scope and label indexes of tables that have rows."""
+        wanted: dict[str, list[tuple[str, Any]]] = {
+            MEMORIES: [
+                (
+                    "search_text",
+                    FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True),
                 ),
-            )
-        if ("memory_id",) not in present:
-            table.create_index("memory_id", config=BTree())
-        if ("user_id",) not in present:
-            table.create_index("user_id", config=BTree())
+                ("memory_id", BTree()),
+                ("user_id", BTree()),
+                ("entity_ids", LabelList()),
+                ("tags", LabelList()),
+            ],
+            VECTORS: [("memory_id", BTree()), ("user_id", BTree())],
+            ENTITIES: [("entity_id", BTree()), ("user_id", BTree())],
+            ACCESS: [("memory_id", BTree())],
+        }
+        for name, indexes in wanted.items():
+            table = self._tables[name]
+            if table.count_rows() == 0:
+                continue
+            present = {tuple(index.columns) for index in table.list_indices()}
+            for column, config in indexes:
+                if (column,) not in present:
+                    table.create_index(column, config=config)
 
     @property
     def table_names(self) -> list[str]:
@@ -171,7 +258,7 @@ class ProjectionStore:
 
     def optimize_table(self, name: str, retain: timedelta) -> None:
         """``optimize`` for one table (the caller keeps writers away meanwhile)."""
-        if name == MEMORIES:
+        if name in (MEMORIES, VECTORS):
             self.ensure_indexes()
         table = self._tables[name]
         if table.count_rows() == 0:
@@ -192,3 +279,40 @@ class ProjectionStore:
             .to_list()
         )
         return rows
+
+    def nearest(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[str, float]]:
+        """(memory id, cosine distance) of the ``limit`` vectors nearest ``vector``."""
+        table = self._tables[VECTORS]
+        result = (
+            table.search(list(vector), vector_column_name="vector")
+            .distance_type("cosine")
+            .where(where, prefilter=True)
+            .select(["memory_id"])
+            .limit(limit)
+            .to_arrow()
+        )
+        return list(
+            zip(
+                result.column("memory_id").to_pylist(),
+                result.column("_distance").to_pylist(),
+                strict=True,
+            )
+        )
+
+    def with_entities(
+        self, entity_ids: Sequence[str], where: str, limit: int, columns: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Memories linked to any of ``entity_ids``, newest first."""
+        if not entity_ids:
+            return []
+        condition = filters.all_of(filters.has_any("entity_ids", entity_ids), where)
+        rows: list[dict[str, Any]] = (
+            self._tables[MEMORIES]
+            .search()
+            .where(condition)
+            .select(list(columns))
+            .limit(None)
+            .to_list()
+        )
+        rows.sort(key=lambda r: r.get("occurred_at") or _EPOCH, reverse=True)
+        return rows[:limit]

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import faust
 from mode import Service
 
+from projections.embedders import Embedder
 from streams.batch_consumer import EpisodeConsumer
+from streams.embedding_agent import add_embedder_agent
 from streams.projector import BatchResult, Projector
 from streams.settings import Settings
 from streams.topics import META
@@ -37,9 +40,14 @@ FAUST_BROKER_SETTINGS: dict[str, Any] = {
 
 
 def build_app(
-    settings: Settings, projector: Projector, log_epoch: str, faust_dir: Path
+    settings: Settings,
+    projector: Projector,
+    log_epoch: str,
+    faust_dir: Path,
+    embedder: Embedder | None = None,
 ) -> faust.App:
-    """A faust app that folds ``memory.messages`` into ``projector``'s store."""
+    """A faust app that folds the projected topics into ``projector``'s store and, with
+    an ``embedder``, embeds new messages."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -80,6 +88,9 @@ def build_app(
 
         async def on_stop(self) -> None:
             await episodes.stop()
+
+    if embedder is not None:
+        add_embedder_agent(app, settings, embedder, lambda: datetime.now(UTC))
 
     meta = app.topic(META, key_serializer="raw", value_serializer="raw", partitions=1)
 

@@ -28,7 +28,7 @@ from aiokafka.structs import TopicPartition
 from storage.event_archive import LogRecord, log_record
 from streams.projector import BatchResult, DeadLetter, Projector
 from streams.settings import Settings
-from streams.topics import DLQ, MESSAGES
+from streams.topics import DLQ, PROJECTED_TOPICS
 
 __all__ = ["EpisodeConsumer", "dead_letter_headers"]
 
@@ -112,7 +112,7 @@ class EpisodeConsumer:
         )
         await self._producer.start()
         await self._consumer.start()
-        self._consumer.subscribe([MESSAGES], listener=_SeekToCheckpoints(self))
+        self._consumer.subscribe(list(PROJECTED_TOPICS), listener=_SeekToCheckpoints(self))
 
     async def stop(self) -> None:
         if self._consumer is not None:

@@ -1,4 +1,4 @@
-"""The ``memstream`` command line: up, publish, search, stats, replay, digest.
+"""The ``memstream`` command line: up, serve, publish, search, stats, entity, replay, digest.
 
 Settings are built here once, from flags and then ``MEMSTREAM_*`` variables, and passed
 down. Every failure the user can fix is printed as one ``error:`` line (exit code 2);
@@ -19,16 +19,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from projections import search as search_module
-from projections.codec import from_document
+from projections.codec import from_document, problems_of
 from projections.digest import digest_tables
 from projections.errors import InvalidQuery, ProjectionError
+from projections.events import MemoryAccessed
+from projections.profiles import entity_profile
+from projections.search import SearchRequest
 from projections.stats import stats as compute_stats
 from storage.errors import StorageError
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import STATE_TABLES, ProjectionStore
 from storage.layout import DataLayout
-from storage.schemas import POSITION_COLUMNS
+from storage.schemas import NOT_STATE_COLUMNS
 from streams import replay as replay_module
 from streams.errors import BrokerError, StreamsError
 from streams.publisher import Publisher, check_lines
@@ -69,7 +71,12 @@ def _error(message: str) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {"data": getattr(args, "data", None), "kafka": getattr(args, "kafka", None)}
+    overrides = {
+        "data": getattr(args, "data", None),
+        "kafka": getattr(args, "kafka", None),
+        "embedder": getattr(args, "embedder", None),
+        "api_port": getattr(args, "port", None),
+    }
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
@@ -84,7 +91,14 @@ def _parser() -> argparse.ArgumentParser:
         p.set_defaults(handler=handler)
         return p
 
-    command("up", _up, "run the broker (when embedded) and the worker in the foreground")
+    p = command("up", _up, "run the broker (when embedded), the worker and the HTTP API")
+    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
+    p.add_argument("--no-api", action="store_true", help="run the worker without the HTTP API")
+
+    p = command("serve", _serve, "serve the HTTP API alone (the worker runs elsewhere)")
+    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
 
     p = command("publish", _publish, "publish messages from a JSONL file or from the arguments")
     p.add_argument("--jsonl", help="file with one event per line, or - for standard input")
@@ -97,12 +111,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="when it was said (ISO 8601; default now)")
     p.add_argument("text", nargs="?")
 
-    p = command("search", _search, "full-text search of a user's memories")
+    p = command("search", _search, "hybrid search of a user's memories")
     p.add_argument("--user", required=True)
     p.add_argument("--project")
     p.add_argument("-k", type=int, default=10)
+    p.add_argument("--now", help="the time relative phrases refer to (ISO 8601)")
+    p.add_argument("--after", help="only memories from this time on (ISO 8601)")
+    p.add_argument("--before", help="only memories before this time (ISO 8601)")
+    p.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable)")
+    p.add_argument("--tag", action="append", dest="tags", help="only with this tag (repeatable)")
+    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
+
+    p = command("entity", _entity, "an entity's profile: aliases, mentions, memories")
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("name")
 
     p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag")
     p.add_argument("--user")
@@ -124,7 +149,17 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    return run(settings)
+    return run(settings, api=not args.no_api)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from streams.serve import serve
+
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    return serve(settings)
 
 
 def _publish(args: argparse.Namespace, settings: Settings) -> int:
@@ -185,24 +220,69 @@ def _open_store(settings: Settings) -> ProjectionStore:
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
+    from streams.components import make_embedder, make_searcher
+
     try:
-        request = search_module.SearchRequest(
-            user_id=args.user, project_id=args.project, query=args.query, k=args.k
+        request = SearchRequest.model_validate(
+            {
+                "user_id": args.user,
+                "project_id": args.project,
+                "query": args.query,
+                "k": args.k,
+                "now": args.now,
+                "after": args.after,
+                "before": args.before,
+                "kinds": args.kinds,
+                "tags": args.tags,
+            }
         )
     except ValidationError as exc:
-        raise InvalidQuery("; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())) from None
-    results = search_module.search(_open_store(settings), request)
+        raise InvalidQuery("; ".join(problems_of(exc))) from None
+    store = _open_store(settings)
+    response = make_searcher(settings, store, make_embedder(settings)).search(request)
     if args.json:
-        print(
-            json.dumps([r.model_dump(mode="json") for r in results], indent=2, ensure_ascii=False)
-        )
+        print(response.model_dump_json(indent=2))
+    else:
+        for rank, r in enumerate(response.results, start=1):
+            when = r.occurred_at.isoformat() if r.occurred_at else "-"
+            who = f"{r.speaker}: " if r.speaker else ""
+            print(f"{rank:>3}. [{r.score:.3f}] {when} {r.session_id} {who}{r.content}")
+        if not response.results:
+            print("no results")
+    if response.results:  # reinforcement, after the answer is out; best effort
+        _report_access(settings, request.user_id, [r.memory_id for r in response.results])
+    return 0
+
+
+def _report_access(settings: Settings, user_id: str, memory_ids: list[str]) -> None:
+    event = MemoryAccessed(user_id=user_id, memory_ids=memory_ids, accessed_at=datetime.now(UTC))
+
+    async def send() -> None:
+        async with Publisher(settings.bootstrap) as publisher:
+            await publisher.publish([event])
+
+    try:
+        asyncio.run(asyncio.wait_for(send(), 5))
+    except Exception:  # the broker is down: the answer stands, the access is not counted
+        logging.getLogger(__name__).debug("access not reported", exc_info=True)
+
+
+def _entity(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.scope import valid_identifier
+
+    profile = entity_profile(_open_store(settings), valid_identifier("user", args.user), args.name)
+    if profile is None:
+        raise UsageError(f"no entity named {args.name!r} for user {args.user}")
+    if args.json:
+        print(json.dumps(profile, indent=2, default=str, ensure_ascii=False))
         return 0
-    for rank, r in enumerate(results, start=1):
-        when = r.occurred_at.isoformat() if r.occurred_at else "-"
-        who = f"{r.speaker}: " if r.speaker else ""
-        print(f"{rank:>3}. [{r.score:.2f}] {when} {r.session_id} {who}{r.content}")
-    if not results:
-        print("no results")
+    print(f"{profile['name']} ({profile['type']}), {profile['mention_count']} mentions")
+    print(f"  aliases: {', '.join(profile['aliases'])}")
+    print(f"  seen: {profile['first_seen']} .. {profile['last_seen']}")
+    for item in profile["timeline"]:
+        print(f"  {item['month']}: {item['memories']} memories")
+    for m in profile["memories"]:
+        print(f"  - {m['occurred_at']} {m['speaker'] or ''}: {m['content'][:100]}")
     return 0
 
 
@@ -215,6 +295,8 @@ def _stats(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     for kind, count in document["memories"].items() or [("memories", 0)]:
         print(f"{kind:>14}: {count}")
+    print(f"      entities: {document['entities']}")
+    print(f" embedding lag: {document['embedding_lag']}")
     print(f"  dead letters: {document['dead_letters']}")
     lag = document["lag"]
     print(f"           lag: {'unknown (broker unreachable)' if lag is None else lag}")
@@ -259,6 +341,7 @@ def _digest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def state_digest(store: ProjectionStore) -> str:
-    """The digest of a store's memories, ignoring log positions."""
-    rows = store.scan(MEMORIES).to_pylist()
-    return digest_tables({MEMORIES: rows}, ignore=POSITION_COLUMNS)
+    """The digest of a store's state (memories, vectors, entities, access), ignoring log
+    positions."""
+    tables = {name: store.scan(name).to_pylist() for name in STATE_TABLES}
+    return digest_tables(tables, ignore=NOT_STATE_COLUMNS)

@@ -1,4 +1,4 @@
-"""Reading ``memory.messages`` from offset 0 to its end, in a process of its own.
+"""Reading topics from offset 0 to their end, in a process of its own.
 
 A replay from Kafka spends much of its time parsing fetch responses; done in the
 replaying process, that competes with writing. ``kafka_batches`` starts a spawned
@@ -21,21 +21,23 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from storage.event_archive import records_table
 from streams.errors import BrokerError
-from streams.topics import MESSAGES, end_offsets
+from streams.topics import end_offsets
 
 __all__ = ["kafka_batches"]
 
 _QUEUE_DEPTH = 4
 
 
-def kafka_batches(bootstrap: str, log_epoch: str, batch_size: int) -> Iterator[pa.Table]:
-    """Every record of ``memory.messages`` up to the end offsets seen at start, in order
-    within each partition, as Arrow tables in the event archive's schema."""
+def kafka_batches(
+    bootstrap: str, log_epoch: str, batch_size: int, topics: tuple[str, ...]
+) -> Iterator[pa.Table]:
+    """Every record of ``topics`` (one after the other) up to the end offsets seen at
+    start, in order within each partition, as Arrow tables in the event archive's schema."""
     context = multiprocessing.get_context("spawn")
     channel: Any = context.Queue(maxsize=_QUEUE_DEPTH)
     reader = context.Process(
         target=_read_into,
-        args=(bootstrap, log_epoch, batch_size, channel),
+        args=(bootstrap, log_epoch, batch_size, topics, channel),
         name="memstream-log-reader",
         daemon=True,
     )
@@ -51,7 +53,7 @@ def kafka_batches(bootstrap: str, log_epoch: str, batch_size: int) -> Iterator[p
             if item is None:
                 return
             if isinstance(item, str):
-                raise BrokerError(f"reading {MESSAGES} from {bootstrap} failed: {item}")
+                raise BrokerError(f"reading the log from {bootstrap} failed: {item}")
             yield item
     finally:
         if reader.is_alive():
@@ -59,23 +61,29 @@ def kafka_batches(bootstrap: str, log_epoch: str, batch_size: int) -> Iterator[p
         reader.join(timeout=10)
 
 
-def _read_into(bootstrap: str, log_epoch: str, batch_size: int, channel: Any) -> None:
+def _read_into(
+    bootstrap: str, log_epoch: str, batch_size: int, topics: tuple[str, ...], channel: Any
+) -> None:
     try:
-        asyncio.run(_read_all(bootstrap, log_epoch, batch_size, channel))
+        for topic in topics:
+            asyncio.run(_read_all(bootstrap, log_epoch, batch_size, topic, channel))
         channel.put(None)
     except Exception as exc:  # reported to the replaying process as text
         channel.put(f"{type(exc).__name__}: {exc}")
 
 
-async def _read_all(bootstrap: str, log_epoch: str, batch_size: int, channel: Any) -> None:
+async def _read_all(
+    bootstrap: str, log_epoch: str, batch_size: int, topic: str, channel: Any
+) -> None:
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_bytes=64 << 20
     )
     await consumer.start()
     try:
-        partitions = sorted(consumer.partitions_for_topic(MESSAGES) or ())
-        tps = [TopicPartition(MESSAGES, p) for p in partitions]
-        ends = await end_offsets(bootstrap, MESSAGES)  # exact, also on Tansu
+        await consumer.topics()
+        partitions = sorted(consumer.partitions_for_topic(topic) or ())
+        tps = [TopicPartition(topic, p) for p in partitions]
+        ends = await end_offsets(bootstrap, topic)  # exact, also on Tansu
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         remaining = {tp for tp in tps if ends.get(tp.partition, 0) > 0}
@@ -90,7 +98,7 @@ async def _read_all(bootstrap: str, log_epoch: str, batch_size: int, channel: An
             if wanted:
                 table = records_table(
                     log_epoch,
-                    MESSAGES,
+                    topic,
                     [m.partition for m in wanted],
                     [m.offset for m in wanted],
                     [m.timestamp for m in wanted],

@@ -3,9 +3,11 @@
 One call handles one batch: skip records at or below the stored checkpoint of the same
 log epoch, decode the rest, record what does not decode as dead letters (returned, and
 handed to a sender for ``memory.dlq`` before the checkpoints move), archive the valid
-records to Parquet, insert the episode rows if absent, and store the new checkpoints
-last. A crash at any step leaves a batch that is applied again, idempotently, on
-restart. The episodes consumer and ``memstream replay`` both drive this class.
+records to Parquet, insert the episode and vector rows if absent, fold entity mentions
+and accesses into their rows (guarded by the position each row last applied), and
+store the new checkpoints last. A crash at any step leaves a batch that is applied
+again, idempotently, on restart. The projection consumer and ``memstream replay`` both
+drive this class.
 """
 
 from __future__ import annotations
@@ -18,8 +20,18 @@ from datetime import datetime, timedelta
 
 import pyarrow as pa
 
+from projections.access import fold_accesses
+from projections.entities import fold_mentions
 from storage.event_archive import EventArchive, LogRecord
-from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.lance_store import (
+    ACCESS,
+    DEAD_LETTERS,
+    ENTITIES,
+    INSERT_ONLY,
+    MEMORIES,
+    VECTORS,
+    ProjectionStore,
+)
 from storage.schemas import MEMORIES_SCHEMA
 from streams.batches import BatchResult, Checkpoint, DeadLetter, PreparedBatch, prepare_batch
 
@@ -61,13 +73,14 @@ class Projector:
         """Compact the tables (dropping versions older than ``retain``) and the archive.
 
         LanceDB rejects a compaction preempted by a concurrent update of the same rows:
-        the small tables whose rows the worker updates (checkpoints) are compacted between
-        two batches, holding the write lock (milliseconds). ``memories`` only ever gets
-        new rows, which do not conflict with compaction, so it is compacted and its
-        indexes refreshed (seconds) while batches keep flowing.
+        the small tables whose rows the worker updates (checkpoints, entities, access)
+        are compacted between two batches, holding the write lock. ``memories`` and
+        ``vectors`` only ever get new rows, which do not conflict with compaction, so
+        they are compacted and their indexes refreshed (seconds) while batches keep
+        flowing.
         """
         for name in self.store.table_names:
-            with contextlib.nullcontext() if name == MEMORIES else self._writing:
+            with contextlib.nullcontext() if name in INSERT_ONLY else self._writing:
                 self.store.optimize_table(name, retain)
         if self._archive is not None:
             removed = self._archive.compact()
@@ -96,7 +109,10 @@ class Projector:
         checkpoints move, so a crash never loses a dead letter (it may send one twice).
         """
         prepared = prepare_batch(
-            records, self._checkpoints, keep_valid_records=self._archive is not None
+            records,
+            self._checkpoints,
+            keep_valid_records=self._archive is not None,
+            vector_dimension=self.store.vector_dimension,
         )
         return self.commit(prepared, send_dead_letters)
 
@@ -121,6 +137,16 @@ class Projector:
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
         )
         self._insert(prepared.rows)
+        if prepared.vectors.num_rows:
+            self.store.insert_absent(VECTORS, prepared.vectors)
+        if prepared.mentions:
+            ids = list(dict.fromkeys(m.entity_id for m in prepared.mentions))
+            existing = {r["entity_id"]: r for r in self.store.by_ids(ENTITIES, ids)}
+            self.store.upsert(ENTITIES, list(fold_mentions(existing, prepared.mentions).values()))
+        if prepared.accesses:
+            ids = list(dict.fromkeys(i for e, _ in prepared.accesses for i in e.memory_ids))
+            existing = {r["memory_id"]: r for r in self.store.by_ids(ACCESS, ids)}
+            self.store.upsert(ACCESS, list(fold_accesses(existing, prepared.accesses).values()))
         if send_dead_letters is not None and prepared.dead_letters:
             send_dead_letters(prepared.dead_letters)
         self.store.save_checkpoints(self.consumer, prepared.newest, now)

@@ -1,4 +1,4 @@
-"""Publishing events to ``memory.messages``.
+"""Publishing events: messages to ``memory.messages``, others to their own topics.
 
 Lines from a JSONL file are checked with the same codec the worker uses, so the caller
 can report each rejected line, and then published exactly as written: the log holds
@@ -20,7 +20,7 @@ from projections.codec import decode, encode
 from projections.errors import InvalidEvent
 from projections.events import Event
 from streams.errors import BrokerError, PublishError
-from streams.topics import MESSAGES
+from streams.topics import MESSAGES, topic_for
 
 __all__ = ["CheckedLine", "Publisher", "check_lines"]
 
@@ -82,8 +82,13 @@ class Publisher:
         await self._producer.stop()
 
     async def publish(self, events: Sequence[Event]) -> list[str]:
-        """Publish events; return their ids once the broker has them all."""
-        await self._send_all([(e.user_id.encode(), encode(e)) for e in events])
+        """Publish events (each to its type's topic); return their ids once the broker has
+        them all."""
+        by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
+        for e in events:
+            by_topic.setdefault(topic_for(e.type), []).append((e.user_id.encode(), encode(e)))
+        for topic, records in by_topic.items():
+            await self._send_all(records, topic)
         return [e.event_id for e in events]
 
     async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:

@@ -29,7 +29,7 @@ from streams import log_reader
 from streams.batches import BatchResult, PreparedBatch, prepare_table, ready
 from streams.errors import StreamsError
 from streams.projector import Projector
-from streams.topics import MESSAGES
+from streams.topics import PROJECTED_TOPICS
 
 __all__ = ["ReplayReport", "archive_batches", "kafka_batches", "rebuild", "switch_generation"]
 
@@ -51,17 +51,27 @@ class ReplayReport:
 
 
 def archive_batches(data: str) -> Iterator[pa.Table]:
-    """Every record of ``data``'s event archive, in log order, in Arrow batches."""
-    return EventArchive(DataLayout(resolve_location(data)).events).read_tables(MESSAGES, _BATCH)
+    """Every record of ``data``'s event archive, in log order per topic, in Arrow batches.
+
+    Topics are read one after the other (messages first): what each projects depends
+    only on the order within its own partitions.
+    """
+    archive = EventArchive(DataLayout(resolve_location(data)).events)
+    for topic in PROJECTED_TOPICS:
+        yield from archive.read_tables(topic, _BATCH)
 
 
 def kafka_batches(bootstrap: str, log_epoch: str) -> Iterator[pa.Table]:
-    """Every record of ``memory.messages`` from offset 0 to the end offsets seen at start."""
-    return log_reader.kafka_batches(bootstrap, log_epoch, _BATCH)
+    """Every record of the projected topics from offset 0 to the end offsets seen at start."""
+    return log_reader.kafka_batches(bootstrap, log_epoch, _BATCH, PROJECTED_TOPICS)
 
 
 def rebuild(
-    batches: Iterable[pa.Table], into: str, consumer: str, workers: int | None = None
+    batches: Iterable[pa.Table],
+    into: str,
+    consumer: str,
+    workers: int | None = None,
+    vector_dimension: int | None = None,
 ) -> ReplayReport:
     """Apply record ``batches`` to a new projection generation under the folder ``into``.
 
@@ -73,7 +83,9 @@ def rebuild(
         raise StreamsError(f"{into} already holds projections: replay into an empty folder")
     started = time.perf_counter()
     generation = layout.new_generation_name(datetime.now(UTC))
-    store = ProjectionStore(layout.location.child(generation).uri)
+    store = ProjectionStore(
+        layout.location.child(generation).uri, vector_dimension=vector_dimension
+    )
     projector = Projector(
         store, consumer=consumer, clock=lambda: datetime.now(UTC), sole_writer_of_empty_store=True
     )
@@ -87,7 +99,7 @@ def rebuild(
         pending: deque[Future[PreparedBatch]] = deque()
         for batch in batches:
             total += batch.num_rows
-            pending.append(pool.submit(prepare_table, batch))
+            pending.append(pool.submit(prepare_table, batch, store.vector_dimension))
             while len(pending) > count:
                 results.append(projector.commit(pending.popleft().result()))
         while pending:

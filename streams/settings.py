@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -32,6 +33,16 @@ class Settings(BaseSettings):
         retain_versions_seconds: table versions older than this are removed on compaction.
         consumer_group: the faust application id (one consumer group per deployment).
         log_level: logging level of ``memstream up``.
+        embedder: ``minilm`` (offline, default), ``openai`` (needs ``openai_api_key``),
+            or ``none`` (no vectors: full text and entities only).
+        embed_threads: CPU threads the MiniLM model uses.
+        embed_batch_size: most messages embedded in one call.
+        embed_within_seconds: longest a partial batch waits to be embedded.
+        openai_api_key / openai_base_url: the OpenAI API (base URL for another endpoint
+            that speaks it).
+        openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
+        api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
+        fusion_*: weights of each retriever in reciprocal rank fusion.
     """
 
     model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
@@ -47,6 +58,21 @@ class Settings(BaseSettings):
     retain_versions_seconds: float = Field(default=300.0, ge=0)
     consumer_group: str = "memstream"
     log_level: str = "INFO"
+    embedder: Literal["minilm", "openai", "none"] = "minilm"
+    embed_threads: int = Field(default=2, ge=1, le=64)
+    embed_batch_size: int = Field(default=64, ge=1, le=2048)
+    embed_within_seconds: float = Field(default=0.5, gt=0)
+    openai_api_key: str | None = None
+    openai_base_url: str | None = None
+    openai_embedding_model: str = "text-embedding-3-small"
+    openai_dimensions: int = Field(default=256, ge=1, le=3072)
+    api_host: str = "127.0.0.1"
+    api_port: int = Field(default=8787, ge=1, le=65535)
+    api_read_consistency_seconds: float = Field(default=0.5, ge=0)
+    fusion_full_text: float = Field(default=1.0, ge=0)
+    fusion_vector: float = Field(default=1.0, ge=0)
+    fusion_entity: float = Field(default=0.3, ge=0)
+    fusion_rrf_k: float = Field(default=5.0, gt=0)
 
     @property
     def embedded(self) -> bool:

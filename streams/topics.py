@@ -23,19 +23,33 @@ from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from streams.errors import BrokerError
 
 __all__ = [
+    "ACCESS",
     "DLQ",
+    "EMBEDDINGS",
     "MESSAGES",
     "META",
+    "PROJECTED_TOPICS",
     "TopicSpec",
     "end_offsets",
     "ensure_topics",
     "new_epoch_name",
     "read_epoch",
+    "topic_for",
 ]
 
 MESSAGES = "memory.messages"
+EMBEDDINGS = "memory.embeddings"
+ACCESS = "memory.access"
 DLQ = "memory.dlq"
 META = "memory.meta"
+
+#: The topics the projector folds into the tables (and the event archive keeps).
+PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS)
+
+
+def topic_for(event_type: str) -> str:
+    """The topic events of ``event_type`` are published to."""
+    return {"embedding_computed": EMBEDDINGS, "memory_accessed": ACCESS}.get(event_type, MESSAGES)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
-"""Running memstream: the embedded broker when needed, topics, the faust worker.
+"""Running memstream: the embedded broker when needed, topics, the faust worker, the API.
 
 ``run`` is what ``memstream up`` calls. It owns process-level concerns: logging, the
-broker's life, and turning faust's exit into a return value.
+broker's life, the HTTP API's child process, and turning faust's exit into a return
+value.
 """
 
 from __future__ import annotations
@@ -19,9 +20,19 @@ from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams.app import build_app
 from streams.broker import EmbeddedBroker
+from streams.components import make_embedder
 from streams.projector import Projector
 from streams.settings import Settings
-from streams.topics import DLQ, MESSAGES, META, TopicSpec, ensure_topics, read_epoch
+from streams.topics import (
+    ACCESS,
+    DLQ,
+    EMBEDDINGS,
+    MESSAGES,
+    META,
+    TopicSpec,
+    ensure_topics,
+    read_epoch,
+)
 
 __all__ = ["prepare_log", "run", "topic_specs"]
 
@@ -31,6 +42,8 @@ log = logging.getLogger(__name__)
 def topic_specs(settings: Settings) -> list[TopicSpec]:
     return [
         TopicSpec(MESSAGES, settings.messages_partitions),
+        TopicSpec(EMBEDDINGS, settings.messages_partitions),
+        TopicSpec(ACCESS, settings.messages_partitions),
         TopicSpec(DLQ, 1),
         TopicSpec(META, 1),
     ]
@@ -44,9 +57,11 @@ async def prepare_log(settings: Settings) -> str:
     return epoch
 
 
-def run(settings: Settings) -> int:
-    """Run the worker in the foreground until interrupted; return an exit code."""
+def run(settings: Settings, *, api: bool = True) -> int:
+    """Run the worker (and, with ``api``, the HTTP API) until interrupted; return an
+    exit code."""
     broker = None
+    api_process = None
     if settings.embedded:
         broker = EmbeddedBroker(
             settings.broker_host, settings.broker_port, log_file=settings.log_dir / "broker.log"
@@ -56,7 +71,11 @@ def run(settings: Settings) -> int:
     try:
         epoch = asyncio.run(prepare_log(settings))
         layout = DataLayout(resolve_location(settings.data))
-        store = ProjectionStore(layout.projections_uri())
+        embedder = make_embedder(settings)
+        store = ProjectionStore(
+            layout.projections_uri(),
+            vector_dimension=embedder.dimension if embedder is not None else None,
+        )
         projector = Projector(
             store,
             consumer=settings.consumer_group,
@@ -64,7 +83,12 @@ def run(settings: Settings) -> int:
             archive=EventArchive(layout.events),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
-        app = build_app(settings, projector, epoch, Path(settings.data) / "faust")
+        app = build_app(settings, projector, epoch, Path(settings.data) / "faust", embedder)
+        if api:
+            from streams.serve import start_api_process
+
+            api_process = start_api_process(settings)
+            log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
         worker = faust.Worker(app, loglevel=settings.log_level, override_logging=False)
         try:
             worker.execute_from_commandline()
@@ -72,5 +96,8 @@ def run(settings: Settings) -> int:
             return int(exit_.code or 0)
         return 0
     finally:
+        if api_process is not None and api_process.is_alive():
+            api_process.terminate()
+            api_process.join(timeout=10)
         if broker is not None:
             broker.stop()

@@ -1,0 +1,167 @@
+"""The HTTP query API (FastAPI): publish events, search, read memories, entities, stats.
+
+``create_app`` builds the application around a :class:`~projections.search.Searcher`
+and an :class:`EventSink` (the Kafka side, given by whoever serves the app, so this
+module stays on the read side). Every request body and parameter is validated by
+pydantic before anything reads the store; a bad one is answered 422 naming each field.
+A search answers first and then reports the memories it returned as a
+``MemoryAccessed`` event, in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import ValidationError
+
+from projections.codec import from_document, problems_of
+from projections.errors import InvalidEvent, ProjectionError
+from projections.events import Event, MemoryAccessed, MessageEvent
+from projections.profiles import entity_profile, memory_document
+from projections.scope import valid_identifier
+from projections.search import Searcher, SearchRequest, SearchResponse
+from projections.stats import stats as compute_stats
+
+__all__ = ["EventSink", "create_app"]
+
+log = logging.getLogger(__name__)
+
+#: Most events one ``POST /v1/events`` may carry.
+MAX_EVENTS_PER_REQUEST = 1000
+
+
+class EventSink(Protocol):
+    """Where the API publishes events (Kafka in production)."""
+
+    async def publish(self, events: Sequence[Event]) -> list[str]: ...
+
+
+LogPosition = Callable[[], Awaitable[tuple[dict[tuple[str, int], int] | None, str | None]]]
+
+
+def create_app(
+    searcher: Searcher,
+    sink: EventSink,
+    *,
+    log_position: LogPosition | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    lifespan: Callable[[FastAPI], Any] | None = None,
+) -> FastAPI:
+    """The API application (see the module docstring)."""
+
+    @asynccontextmanager
+    async def _lifespan(app: FastAPI) -> Any:
+        if lifespan is None:
+            yield
+            return
+        async with lifespan(app):
+            yield
+
+    app = FastAPI(
+        title="memstream",
+        version="0.3.0",
+        description="Durable memory for AI agents: publish events, search memories.",
+        lifespan=_lifespan,
+    )
+    store = searcher.store
+    pending: set[asyncio.Task[None]] = set()
+
+    @app.exception_handler(ProjectionError)
+    async def _projection_error(request: Request, exc: ProjectionError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": str(exc)})
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/v1/events", status_code=202)
+    async def post_events(request: Request) -> dict[str, Any]:
+        """Validate one event or a list of them, publish them, answer their ids."""
+        try:
+            body = json.loads(await request.body())
+        except ValueError as exc:
+            raise HTTPException(422, detail=f"the body is not JSON: {exc}") from None
+        documents = body if isinstance(body, list) else [body]
+        if not documents or len(documents) > MAX_EVENTS_PER_REQUEST:
+            raise HTTPException(
+                422, detail=f"send 1 to {MAX_EVENTS_PER_REQUEST} events per request"
+            )
+        events: list[Event] = []
+        errors: list[dict[str, Any]] = []
+        for index, document in enumerate(documents):
+            try:
+                event = from_document(document)
+            except InvalidEvent as exc:
+                errors.append({"index": index, "problems": exc.problems})
+                continue
+            if not isinstance(event, MessageEvent):
+                errors.append({"index": index, "problems": ["type: only messages are accepted"]})
+                continue
+            events.append(event)
+        if errors:
+            raise HTTPException(422, detail=errors)
+        accepted = await sink.publish(events)
+        return {"accepted": accepted}
+
+    @app.post("/v1/search", response_model=SearchResponse)
+    async def post_search(body: dict[str, Any]) -> SearchResponse:
+        try:
+            search_request = SearchRequest.model_validate(body)
+        except ValidationError as exc:
+            raise HTTPException(422, detail=problems_of(exc)) from None
+        response = await asyncio.to_thread(searcher.search, search_request)
+        if response.results:
+            accessed = MemoryAccessed(
+                user_id=search_request.user_id,
+                memory_ids=[r.memory_id for r in response.results],
+                accessed_at=clock(),
+            )
+            task = asyncio.create_task(_report_access(sink, accessed))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+        return response
+
+    @app.get("/v1/memories/{memory_id}")
+    async def get_memory(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:
+        valid_identifier("user_id", user_id)
+        document = await asyncio.to_thread(memory_document, store, user_id, memory_id)
+        if document is None:
+            raise HTTPException(404, detail=f"no memory {memory_id} for user {user_id}")
+        return document
+
+    @app.get("/v1/entities")
+    async def get_entity(
+        user_id: str = Query(...), name: str = Query(..., min_length=1, max_length=200)
+    ) -> dict[str, Any]:
+        valid_identifier("user_id", user_id)
+        profile = await asyncio.to_thread(entity_profile, store, user_id, name)
+        if profile is None:
+            raise HTTPException(404, detail=f"no entity named {name!r} for user {user_id}")
+        return profile
+
+    @app.get("/v1/stats")
+    async def get_stats(user_id: str | None = Query(None)) -> dict[str, Any]:
+        if user_id is not None:
+            valid_identifier("user_id", user_id)
+        offsets, epoch = (None, None) if log_position is None else await log_position()
+        document: dict[str, Any] = await asyncio.to_thread(
+            compute_stats, store, user_id, end_offsets=offsets, log_epoch=epoch
+        )
+        return document
+
+    return app
+
+
+async def _report_access(sink: EventSink, event: MemoryAccessed) -> None:
+    try:
+        await sink.publish([event])
+    except Exception:  # reinforcement is best effort; the answer was already sent
+        log.warning("could not publish %s", event.type, exc_info=True)

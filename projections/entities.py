@@ -1,0 +1,397 @@
+"""The entity projection: rule-based mentions in a message, and the ``entities`` rows.
+
+``extract_mentions`` finds, with rules and no model: person-like capitalized names
+(several words, sentence-initial words only when they are not ordinary words), the
+speaker, ``@mentions``, emails, URLs, hashtags, dates and times (relative ones resolved
+against the message's time), and money amounts. Each mention has a *key*: its type
+group and its normalized name (case, accents and ``@`` folded), so "Vitaly", "vitaly"
+and "@Vitaly" share one key, and ``entity_id`` turns (user, key) into a stable id that
+memories carry in ``entity_ids``.
+
+An alias makes two keys one entity: ``merge_entity`` keeps, per entity row, the keys it
+answers to, and search resolves a name through those aliases at read time, so an alias
+added later also finds the memories linked before it existed. All functions are pure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from projections.timephrases import find_spans
+
+__all__ = [
+    "EntityMention",
+    "MentionSeen",
+    "entity_id",
+    "entity_ids_for",
+    "extract_mentions",
+    "fold_mentions",
+    "merge_entity",
+    "newer_than_row",
+    "normalize_name",
+    "person_names_in",
+]
+
+EntityType = Literal["person", "email", "url", "hashtag", "date", "time", "money"]
+
+_words = str.split
+#: The typographic apostrophe (U+2019).
+_RSQUO = "\u2019"
+
+#: Capitalized words that start sentences or sit in them without naming anyone.
+_ORDINARY = frozenset(
+    _words(
+        """
+        a about after again ah all also although always am an and another any anyway are as
+        at aw awesome aww back be because been before being best better both but by can
+        cheers congrats congratulations cool could dear definitely did do does doing done
+        each either even ever every exactly excellent for from glad go going good goodbye
+        great had has have having he hello her here hers hey hi him his hmm honestly how
+        however i i'd i'll i'm i've if in indeed interesting is it it's its just let let's
+        like lol look love maybe me mine more most much my neither never nice no nope nor
+        not nothing now of oh ok okay on once one only or other our ours out over perfect
+        please plus really right same see she should since so some something sometimes sorry
+        still such sure thank thanks that that's the their theirs them then there there's
+        these they they're thing things this those though through thus to today tomorrow too
+        totally true try um unfortunately until up us very want was we we're well were what
+        what's whatever when where whether which while who whoa why will with wow would yay
+        yeah yep yes yesterday yet you you're your yours absolutely actually agreed alright
+        amazing anyway anything around bye certainly check didn't don't everyone everything
+        good-bye guess haha happy hope huh isn't keep lots made make many meanwhile mom mum
+        dad mother father grandma grandpa sis bro guys folks none nobody our speaking tell
+        thinking totally wait wasn't welcome whoever wonderful yours lately recently tonight
+        morning afternoon evening night weekend week month year god christmas easter
+        halloween thanksgiving new happy birthday woah wow omg
+        """
+    )
+)
+_MONTH_AND_DAY_NAMES = frozenset(
+    _words(
+        """
+        january february march april may june july august september october november
+        december monday tuesday wednesday thursday friday saturday sunday jan feb mar apr
+        jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun
+        """
+    )
+)
+#: Lowercase words allowed inside a name ("Leonardo da Vinci", "Ludwig van Beethoven").
+_NAME_CONNECTORS = frozenset(
+    {"da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von", "bin", "al"}
+)
+
+_UPPER = "".join(ch for ch in map(chr, range(0x3000)) if ch.isupper() and ch.isalpha())
+_CAPITALIZED = rf"[{re.escape(_UPPER)}][\w'{_RSQUO}\-]*"
+_CONNECTOR = "|".join(sorted(_NAME_CONNECTORS))
+_CAPITALIZED_RUN = re.compile(
+    rf"(?<![\w'{_RSQUO}\-]){_CAPITALIZED}(?: (?:(?:{_CONNECTOR}) )?{_CAPITALIZED})*"
+)
+_SENTENCE_END = re.compile(r"[.!?…:;\"“”()\[\]\n]\s*$")
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_URL = re.compile(r"\bhttps?://[^\s<>\"']+|\bwww\.[^\s<>\"']+", re.I)
+_HANDLE = re.compile(r"(?<![\w.@])@([A-Za-z0-9_](?:[A-Za-z0-9_.]*[A-Za-z0-9_])?)")
+_HASHTAG = re.compile(r"(?<![\w&#])#([^\W\d_][\w]*|\d+[^\W\d_][\w]*)")
+_MONEY = re.compile(
+    r"(?P<cur>[$€£¥])\s?(?P<amount>\d[\d,]*(?:\.\d+)?)(?:\s?(?P<scale>k|m|bn|million|billion|thousand)\b)?"
+    r"|\b(?P<amount2>\d[\d,]*(?:\.\d+)?)\s?(?P<scale2>k|million|billion|thousand)?\s?"
+    r"(?P<word>dollars?|euros?|pounds?|bucks|usd|eur|gbp)\b",
+    re.I,
+)
+_TIME = re.compile(
+    r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s?(?P<ampm>[ap]\.?m\.?)(?!\w)"
+    r"|\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b",
+    re.I,
+)
+_CURRENCY = {
+    "$": "USD",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "JPY",
+    "dollar": "USD",
+    "dollars": "USD",
+    "bucks": "USD",
+    "usd": "USD",
+    "euro": "EUR",
+    "euros": "EUR",
+    "eur": "EUR",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "gbp": "GBP",
+}
+_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "bn": 1e9, "billion": 1e9}
+_TRAILING_PUNCTUATION = ".,;:!?)]}'\""
+
+
+@dataclass(frozen=True, slots=True)
+class EntityMention:
+    """One entity a message mentions.
+
+    Attributes:
+        type: person, email, url, hashtag, date, time or money.
+        name: the display name ("Vitaly Petrov", "2023-05-07", "USD 1200").
+        key: the normalized name within its type group: what resolution compares.
+    """
+
+    type: EntityType
+    name: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class MentionSeen:
+    """A mention with its owner, the message's time and log position (epoch, partition,
+    offset)."""
+
+    user_id: str
+    mention: EntityMention
+    seen_at: datetime
+    position: tuple[str, int, int]
+
+    @property
+    def entity_id(self) -> str:
+        return entity_id(self.user_id, _group(self.mention.type), self.mention.key)
+
+
+def newer_than_row(position: tuple[str, int, int], row: Mapping[str, Any] | None) -> bool:
+    """Whether an event at ``position`` was not yet applied to ``row``.
+
+    Rows are per user and a user's events share a partition, so the row's last applied
+    (epoch, offset) in that partition orders them; an event from another partition (the
+    topic was re-partitioned) is taken as new.
+    """
+    if row is None or row.get("applied_epoch") is None:
+        return True
+    epoch, partition, offset = position
+    if partition != row["applied_partition"]:
+        return True
+    return (epoch, offset) > (row["applied_epoch"], row["applied_offset"])
+
+
+def fold_mentions(
+    existing: Mapping[str, Mapping[str, Any]], seen: Iterable[MentionSeen]
+) -> dict[str, dict[str, Any]]:
+    """The entity rows ``seen`` changes, given the current rows by id (pure).
+
+    Mentions at or below a row's applied position are skipped, so folding the same
+    batch twice changes nothing the second time.
+    """
+    changed: dict[str, dict[str, Any]] = {}
+    for item in seen:
+        key = item.entity_id
+        row = changed.get(key) or existing.get(key)
+        if not newer_than_row(item.position, row):
+            continue
+        changed[key] = merge_entity(
+            row,
+            user_id=item.user_id,
+            mention=item.mention,
+            seen_at=item.seen_at,
+            count=1,
+            position=item.position,
+        )
+    return changed
+
+
+def normalize_name(name: str) -> str:
+    """Case-, accent- and ``@``-insensitive form of a name: "@Zoë" -> "zoe"."""
+    folded = unicodedata.normalize("NFKD", name.strip().lstrip("@#")).casefold()
+    plain = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return " ".join(plain.replace(_RSQUO, "'").split())
+
+
+def entity_id(user_id: str, entity_type: str, key: str) -> str:
+    """The stable id of a user's entity: one per (type group, normalized name)."""
+    digest = hashlib.blake2b(f"{user_id}\x1f{entity_type}\x1f{key}".encode(), digest_size=12)
+    return f"en-{digest.hexdigest()}"
+
+
+def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> list[EntityMention]:
+    """Every entity ``text`` mentions (the speaker included), in a stable order, once each."""
+    found: list[EntityMention] = []
+    if speaker and normalize_name(speaker):
+        found.append(EntityMention("person", speaker.strip(), normalize_name(speaker)))
+    masked = text
+    has_at, has_digit = "@" in text, any(ch.isdigit() for ch in text)
+    for pattern, kind, present in (
+        (_URL, "url", "http" in text or "www." in text),
+        (_EMAIL, "email", has_at),
+    ):
+        if not present:
+            continue
+        for match in pattern.finditer(masked):
+            value = match.group(0).rstrip(_TRAILING_PUNCTUATION)
+            key = value.lower().rstrip("/") if kind == "url" else value.lower()
+            found.append(EntityMention(kind, value, key))  # type: ignore[arg-type]
+        masked = pattern.sub(_blank, masked)
+    if has_at:
+        for match in _HANDLE.finditer(masked):
+            found.append(EntityMention("person", match.group(1), normalize_name(match.group(1))))
+        masked = _HANDLE.sub(_blank, masked)
+    if "#" in masked:
+        for match in _HASHTAG.finditer(masked):
+            found.append(EntityMention("hashtag", "#" + match.group(1), match.group(1).casefold()))
+        masked = _HASHTAG.sub(_blank, masked)
+    for name in person_names_in(masked):
+        found.append(EntityMention("person", name, normalize_name(name)))
+    for span in find_spans(masked, occurred_at):
+        found.append(EntityMention("date", span.label, span.label))
+    if has_digit:
+        found.extend(_time_mention(match) for match in _TIME.finditer(masked))
+        for match in _MONEY.finditer(masked):
+            mention = _money_mention(match)
+            if mention is not None:
+                found.append(mention)
+    unique: dict[tuple[str, str], EntityMention] = {}
+    for mention in found:
+        if mention.key:
+            unique.setdefault((_group(mention.type), mention.key), mention)
+    return list(unique.values())
+
+
+def person_names_in(text: str) -> list[str]:
+    """Person-like names: runs of capitalized words that are not ordinary words.
+
+    A run of two or more capitalized words is a name wherever it stands ("Maria
+    Gonzalez"); a single capitalized word is one unless it is an ordinary word or a
+    month or day name ("Today", "May"); at the start of a sentence a single word must
+    also look like a name elsewhere in the text, or be followed by "'s".
+    """
+    runs = [(m.start(), m.group(0).split(" ")) for m in _CAPITALIZED_RUN.finditer(text)]
+    if not runs:
+        return []
+    mid_sentence = {
+        _strip_possessive(tokens[0]) for start, tokens in runs if not _sentence_initial(text, start)
+    }
+    names: list[str] = []
+    for start, tokens in runs:
+        tokens = [t for t in tokens if t]
+        initial = _sentence_initial(text, start)
+        # Drop ordinary words at the edges ("Hey Maria" -> "Maria", "Thanks Jo" -> "Jo").
+        while tokens and (_ordinary(tokens[0]) or tokens[0] in _NAME_CONNECTORS):
+            tokens, initial = tokens[1:], False
+        while tokens and (_ordinary(tokens[-1]) or tokens[-1] in _NAME_CONNECTORS):
+            tokens = tokens[:-1]
+        if not tokens:
+            continue
+        if len(tokens) == 1:
+            token = _strip_possessive(tokens[0])
+            possessive = token != tokens[0]
+            if len(token) < 2 or _shouting(token):
+                continue
+            if initial and not possessive and token not in mid_sentence:
+                continue
+            names.append(token)
+            continue
+        names.append(" ".join([*tokens[:-1], _strip_possessive(tokens[-1])]))
+    return names
+
+
+def merge_entity(
+    existing: Mapping[str, Any] | None,
+    *,
+    user_id: str,
+    mention: EntityMention,
+    seen_at: datetime,
+    count: int,
+    position: tuple[str, int, int],
+) -> dict[str, Any]:
+    """The ``entities`` row after ``count`` more mentions seen up to ``seen_at``.
+
+    ``position`` (log epoch, partition, offset) of the newest mention is kept in the row;
+    the projector passes only mentions newer than the row's position, so applying a batch
+    twice counts it once.
+    """
+    group = _group(mention.type)
+    if existing is None:
+        return {
+            "entity_id": entity_id(user_id, group, mention.key),
+            "user_id": user_id,
+            "type": group,
+            "canonical_name": mention.name,
+            "key": mention.key,
+            "aliases": [mention.key],
+            "mention_count": count,
+            "first_seen": seen_at,
+            "last_seen": seen_at,
+            "applied_epoch": position[0],
+            "applied_partition": position[1],
+            "applied_offset": position[2],
+        }
+    row = dict(existing)
+    row["mention_count"] = int(row["mention_count"]) + count
+    row["first_seen"] = min(row["first_seen"], seen_at)
+    row["last_seen"] = max(row["last_seen"], seen_at)
+    # A fuller form of a name becomes the canonical one ("Maria" -> "Maria Gonzalez").
+    if len(mention.name) > len(row["canonical_name"]) and mention.type == "person":
+        row["canonical_name"] = mention.name
+    row["applied_epoch"], row["applied_partition"], row["applied_offset"] = position
+    return row
+
+
+def entity_ids_for(user_id: str, mentions: Iterable[EntityMention]) -> list[str]:
+    return [entity_id(user_id, _group(m.type), m.key) for m in mentions]
+
+
+def _group(entity_type: str) -> str:
+    return entity_type
+
+
+def _shouting(token: str) -> bool:
+    """An all-capitals word longer than an acronym ("WOW", "AMAZING")."""
+    return len(token) > 6 and token.isupper()
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
+def _ordinary(token: str) -> bool:
+    lower = _strip_possessive(token).casefold()
+    return lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES
+
+
+def _strip_possessive(token: str) -> str:
+    for suffix in ("'s", _RSQUO + "s"):
+        if token.endswith(suffix):
+            return token[: -len(suffix)]
+    return token.rstrip("'-" + _RSQUO)
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    before = text[:start]
+    return not before.strip() or bool(_SENTENCE_END.search(before))
+
+
+def _time_mention(match: re.Match[str]) -> EntityMention:
+    if match.group("hour2") is not None:
+        hour, minute = int(match.group("hour2")), int(match.group("minute2"))
+    else:
+        hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
+        pm = match.group("ampm").lower().startswith("p")
+        if hour == 12:
+            hour = 12 if pm else 0
+        elif pm:
+            hour += 12
+    label = f"{hour % 24:02d}:{minute:02d}"
+    return EntityMention("time", label, label)
+
+
+def _money_mention(match: re.Match[str]) -> EntityMention | None:
+    amount_text = match.group("amount") or match.group("amount2")
+    symbol = match.group("cur") or match.group("word")
+    scale = (match.group("scale") or match.group("scale2") or "").lower()
+    try:
+        amount = float(amount_text.replace(",", "")) * _SCALE.get(scale, 1.0)
+    except ValueError:
+        return None
+    currency = _CURRENCY.get(symbol.lower() if symbol else "", "USD")
+    if currency == "USD" and symbol and symbol.lower() == "m":
+        return None
+    value = f"{amount:,.2f}".rstrip("0").rstrip(".")
+    label = f"{currency} {value}"
+    return EntityMention("money", label, label.lower())

@@ -1,0 +1,177 @@
+"""The HTTP API and the embedder against a real worker, broker and LanceDB.
+
+One worker runs with the default (MiniLM) embedder and its API; the tests publish
+through the API, wait for embeddings, search, read memories, entities and stats, check
+access reinforcement, and finally replay the log into new folders and compare digests
+with the live state (vectors, entities and access counts included).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from memstream.testing import WorkerProcess, embedded_broker, wait_until
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+CONVERSATION = [
+    ("Maria", "I adopted a golden retriever puppy named Biscuit last Saturday."),
+    ("Maria", "My sister Elena Petrova is visiting from Lisbon next week."),
+    ("Sam", "Nice! Did you pay a lot for Biscuit? I heard puppies cost $1,500 these days."),
+    ("Maria", "We are planning a hiking trip to the Alps in July. #travel"),
+    ("Sam", "Ping @maria when the trip budget is ready, email sam@example.com"),
+    ("Maria", "I started learning to play the cello in March, it is hard but fun."),
+]
+
+
+def event(i: int, speaker: str, text: str, user: str = "maria") -> dict[str, Any]:
+    return {
+        "event_id": f"{user}-{i}",
+        "user_id": user,
+        "session_id": "s1",
+        "role": "user" if speaker == "Maria" else "assistant",
+        "speaker": speaker,
+        "content": text,
+        "occurred_at": f"2024-05-0{1 + i % 5}T10:0{i}:00Z",
+    }
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WorkerProcess, Path]]:
+    data = tmp_path_factory.mktemp("api") / "data"
+    with embedded_broker() as bootstrap:
+        worker = WorkerProcess(
+            data,
+            kafka=bootstrap,
+            env={"MEMSTREAM_EMBEDDER": "minilm", "MEMSTREAM_EMBED_THREADS": "1"},
+        ).start()
+        worker.wait_ready()
+        wait_until(lambda: _healthy(worker.api_url), timeout=60)
+        yield worker, data
+        worker.stop()
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def stats(url: str, user: str) -> dict[str, Any]:
+    document: dict[str, Any] = httpx.get(f"{url}/v1/stats", params={"user_id": user}).json()
+    return document
+
+
+def test_publish_search_entities_stats_access_and_replay(
+    running: tuple[WorkerProcess, Path], tmp_path: Path
+) -> None:
+    worker, data = running
+    url = worker.api_url
+    events = [event(i, s, t) for i, (s, t) in enumerate(CONVERSATION)]
+    events.append(event(0, "Mallory", "Maria's secret: the safe code is 4321", user="mallory"))
+    answer = httpx.post(f"{url}/v1/events", json=events)
+    assert answer.status_code == 202, answer.text
+    assert answer.json()["accepted"] == [e["event_id"] for e in events]
+
+    bad = httpx.post(f"{url}/v1/events", json=[events[0], {"user_id": "x y", "content": ""}])
+    assert bad.status_code == 422
+    [problem] = bad.json()["detail"]
+    assert problem["index"] == 1
+    assert any(p.startswith("user_id:") for p in problem["problems"])
+    assert any(p.startswith("session_id:") for p in problem["problems"])
+
+    wait_until(lambda: stats(url, "maria")["memories"].get("episode") == 6, timeout=60)
+    wait_until(lambda: stats(url, "maria")["embedding_lag"] == 0, timeout=120)
+    document = stats(url, "maria")
+    assert document["entities"] >= 8  # Maria, Sam, Biscuit, Elena Petrova, Lisbon, ...
+
+    # A paraphrase that shares no content word with the memory: the vectors find it.
+    found = httpx.post(
+        f"{url}/v1/search", json={"user_id": "maria", "query": "which instrument is she studying"}
+    )
+    assert found.status_code == 200, found.text
+    body = found.json()
+    assert body["results"][0]["content"].startswith("I started learning to play the cello")
+    assert body["intent"] == "what" and body["took_ms"] > 0
+    top = body["results"][0]
+    assert top["source_event_ids"] == ["maria-5"] and top["speaker"] == "Maria"
+
+    when = httpx.post(
+        f"{url}/v1/search",
+        json={"user_id": "maria", "query": "When is Elena coming?", "k": 3},
+    ).json()
+    assert when["intent"] == "when"
+    assert "Elena Petrova" in when["results"][0]["entities"]
+
+    tagged = httpx.post(
+        f"{url}/v1/search", json={"user_id": "maria", "query": "trip", "tags": ["travel"]}
+    ).json()
+    assert [r["source_event_ids"] for r in tagged["results"]] == [["maria-3"]]
+
+    # Scope: another user's memory is never returned, whatever the query.
+    for query in ("safe code 4321", "Maria's secret", "' OR user_id = 'mallory"):
+        hits = httpx.post(f"{url}/v1/search", json={"user_id": "maria", "query": query}).json()
+        assert all(r["source_event_ids"][0].startswith("maria-") for r in hits["results"])
+
+    invalid = httpx.post(f"{url}/v1/search", json={"user_id": "maria", "query": "x", "k": 0})
+    assert invalid.status_code == 422 and any("k:" in p for p in invalid.json()["detail"])
+
+    profile = httpx.get(f"{url}/v1/entities", params={"user_id": "maria", "name": "elena petrova"})
+    assert profile.status_code == 200, profile.text
+    assert profile.json()["name"] == "Elena Petrova" and profile.json()["mention_count"] == 1
+    maria = httpx.get(f"{url}/v1/entities", params={"user_id": "maria", "name": "@Maria"}).json()
+    assert maria["mention_count"] >= 5  # the speaker, and the @mention, are one entity
+    missing = httpx.get(f"{url}/v1/entities", params={"user_id": "maria", "name": "Nobody"})
+    assert missing.status_code == 404
+
+    memory_id = top["memory_id"]
+    got = httpx.get(f"{url}/v1/memories/{memory_id}", params={"user_id": "maria"})
+    assert got.status_code == 200 and got.json()["content"] == top["content"]
+    other = httpx.get(f"{url}/v1/memories/{memory_id}", params={"user_id": "mallory"})
+    assert other.status_code == 404
+
+    # Each search reported what it returned: access counts rise, through the log.
+    wait_until(
+        lambda: (
+            httpx.get(f"{url}/v1/memories/{memory_id}", params={"user_id": "maria"}).json()[
+                "access_count"
+            ]
+            >= 1
+        ),
+        timeout=30,
+    )
+    spec = httpx.get(f"{url}/openapi.json").json()
+    assert {"/v1/events", "/v1/search", "/v1/stats", "/v1/entities"} <= set(spec["paths"])
+
+    # Replay rebuilds the same state, vectors, entities and access counts included.
+    worker.stop()
+    live = _cli("digest", "--data", str(data)).stdout.strip()
+    for source in ("kafka", "archive"):
+        target = tmp_path / f"replay-{source}"
+        done = _cli(
+            "replay",
+            "--data",
+            str(data),
+            "--kafka",
+            worker.bootstrap,
+            "--source",
+            source,
+            "--into",
+            str(target),
+        )
+        assert done.returncode == 0, done.stderr
+        assert _cli("digest", "--data", str(target)).stdout.strip() == live, source
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", *args], capture_output=True, text=True, timeout=120
+    )

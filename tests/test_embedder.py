@@ -1,0 +1,46 @@
+"""The default embedder: real MiniLM int8 weights, known cosine relations, offline."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from projections.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder(threads=1)
+
+
+def test_vectors_are_unit_length_384_float32(embedder: MiniLMEmbedder) -> None:
+    vectors = embedder.embed(["hello world", "a much longer sentence " * 40, "é ü ß 日本"])
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_cosine_relations_of_fixed_sentences(embedder: MiniLMEmbedder) -> None:
+    a, b, c, d = embedder.embed(
+        [
+            "A man is eating food.",
+            "A man is eating a piece of bread.",
+            "The girl is carrying a baby.",
+            "A man is riding a horse.",
+        ]
+    )
+    assert float(a @ b) == pytest.approx(0.75, abs=0.05)  # full precision MiniLM: 0.76
+    assert float(a @ b) > float(a @ d) > float(a @ c)
+    assert float(a @ c) < 0.1
+
+
+def test_order_and_batching_do_not_change_vectors(embedder: MiniLMEmbedder) -> None:
+    texts = [f"sentence number {i} about {'cats ' * i}" for i in range(70)]
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([t]) for t in texts[:5]])
+    assert np.allclose(together[:5], alone, atol=1e-5)
+
+
+def test_the_shipped_tokenizer_is_the_pinned_file() -> None:
+    assert hashlib.sha256(tokenizer_path().read_bytes()).hexdigest() == TOKENIZER_SHA256

@@ -1,0 +1,110 @@
+"""Entity extraction and resolution, on tables of cases (pure functions)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from projections.entities import (
+    EntityMention,
+    MentionSeen,
+    entity_id,
+    extract_mentions,
+    fold_mentions,
+    normalize_name,
+)
+
+AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
+
+
+def names(text: str, speaker: str | None = None) -> set[tuple[str, str]]:
+    return {(m.type, m.name) for m in extract_mentions(text, speaker, AT)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "absent"),
+    [
+        ("Yesterday Caroline met Maria Gonzalez.", {"Caroline", "Maria Gonzalez"}, {"Maria"}),
+        ("Hey Mel! Good to see you!", {"Mel"}, {"Hey", "Good"}),
+        ("Thanks, Melanie! That means a lot.", {"Melanie"}, {"Thanks", "That"}),
+        ("Yesterday was great. Today too.", set(), {"Yesterday", "Today"}),
+        ("We went there in May and on Friday.", set(), {"May", "Friday"}),
+        ("Zoë's dog ran away; zoë was sad.", {"Zoë"}, set()),
+        (
+            "I love Leonardo da Vinci and Ludwig van Beethoven.",
+            {"Leonardo da Vinci", "Ludwig van Beethoven"},
+            {"Leonardo"},
+        ),
+        ("Researching adoption agencies, it's been a dream.", set(), {"Researching"}),
+        ("WOW AMAZING news from NASA", {"NASA"}, {"AMAZING"}),
+        ("Ёлка и Владимир Путин", {"Владимир Путин"}, set()),
+        ("i talked to john yesterday", set(), {"john"}),  # lowercase names are not guessed
+    ],
+)
+def test_person_like_names(text: str, expected: set[str], absent: set[str]) -> None:
+    found = {name for kind, name in names(text) if kind == "person"}
+    assert expected <= found
+    assert not (absent & found)
+
+
+def test_handles_emails_urls_hashtags_money_times_and_the_speaker() -> None:
+    found = names(
+        "Ping @vitaly.k or mail vitaly@example.com, see https://x.io/a/. #Hiking costs $1,200 "
+        "or 300 euros at 7pm, 15:30 latest.",
+        speaker="Sam",
+    )
+    assert {
+        ("person", "Sam"),
+        ("person", "vitaly.k"),
+        ("email", "vitaly@example.com"),
+        ("url", "https://x.io/a/"),
+        ("hashtag", "#Hiking"),
+        ("money", "USD 1,200"),
+        ("money", "EUR 300"),
+        ("time", "19:00"),
+        ("time", "15:30"),
+    } <= found
+    assert ("person", "example") not in found  # the email's parts are not names
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("I went to a support group yesterday", "2023-05-07"),
+        ("we met on 7 May 2023", "2023-05-07"),
+        ("the party is on June 3", "2023-06-03"),
+        ("last Friday was fun", "2023-05-05"),
+        ("see you next week", "2023-W20"),
+        ("two weeks ago I moved", "2023-W17"),
+        ("back in 2019 we lived there", "2019"),
+        ("since March 2021", "2021-03"),
+    ],
+)
+def test_dates_resolved_against_the_message_time(text: str, label: str) -> None:
+    assert ("date", label) in names(text)
+
+
+def test_names_resolve_whatever_their_case_accents_or_at_sign() -> None:
+    keys = {normalize_name(n) for n in ("Vitaly", "vitaly", "@Vitaly", " VITALY ")}
+    assert keys == {"vitaly"}
+    assert normalize_name("Zoë") == normalize_name("zoe")
+    assert entity_id("u", "person", "vitaly") != entity_id("other", "person", "vitaly")
+
+
+def test_folding_counts_mentions_once_even_if_applied_twice() -> None:
+    vitaly = EntityMention("person", "Vitaly", "vitaly")
+    full = EntityMention("person", "Vitaly Petrov", "vitaly")
+    seen = [
+        MentionSeen("u", vitaly, datetime(2024, 1, 1, tzinfo=UTC), ("e1", 0, 5)),
+        MentionSeen("u", full, datetime(2024, 2, 1, tzinfo=UTC), ("e1", 0, 9)),
+    ]
+    once = fold_mentions({}, seen)
+    [row] = once.values()
+    assert row["mention_count"] == 2
+    assert row["canonical_name"] == "Vitaly Petrov"
+    assert row["first_seen"].month == 1 and row["last_seen"].month == 2
+    again = fold_mentions(once, seen)  # a batch re-applied after a crash
+    assert again == {}
+    later = fold_mentions(once, [MentionSeen("u", vitaly, AT, ("e2", 0, 0))])  # a new log
+    assert later[row["entity_id"]]["mention_count"] == 3
