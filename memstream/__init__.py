@@ -11,12 +11,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memstream.client import MemoryClient, MemstreamAPIError
     from projections.codec import decode, encode, from_document
     from projections.events import MessageEvent
     from projections.search import SearchRequest, SearchResult
     from streams.settings import Settings
 
 __all__ = [
+    "MemoryClient",
+    "MemstreamAPIError",
     "MessageEvent",
     "SearchRequest",
     "SearchResult",
@@ -27,9 +30,11 @@ __all__ = [
     "from_document",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 _HOMES = {
+    "MemoryClient": "memstream.client",
+    "MemstreamAPIError": "memstream.client",
     "decode": "projections.codec",
     "encode": "projections.codec",
     "from_document": "projections.codec",

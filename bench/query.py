@@ -1,0 +1,186 @@
+"""Search latency through the HTTP API at scale: one user with N memories among 1,000,000.
+
+The scale corpus is synthetic and written straight into the projection tables (not
+through Kafka: this measures queries, and the ingest benchmark measures ingest): each
+memory is a sentence drawn from a 2,000-word vocabulary with a few names, and its
+vector is a random unit vector (384 dimensions, the default embedder's), so the
+vector retriever does its full work (prefiltered by user over the user's rows) but
+its neighbours mean nothing. Then ``memstream serve`` runs on the folder (MiniLM
+embeds each query for real) and questions are sent over loopback HTTP, one at a time;
+p50/p95/p99 are of the client-measured round trip.
+
+Usage: python bench/query.py [--total 1000000] [--users-sizes 10000,100000] [--queries 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pyarrow as pa
+
+from memstream.testing import free_port, wait_until
+from storage.filesystems import resolve_location
+from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from storage.layout import DataLayout
+from storage.schemas import MEMORIES_SCHEMA
+
+NAMES = ["Alice", "Bob", "Maria", "Chen", "Priya", "Omar", "Lisbon", "Porto", "Kyoto"]
+QUESTIONS = [
+    "what did {n} say about the {w} and the {v}",
+    "when did I last talk about {w}",
+    "who mentioned the {w} project",
+    "why was {n} worried about {w}",
+    "{w} {v} plans",
+]
+
+
+def vocabulary(rng: random.Random) -> list[str]:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(2000)]
+
+
+def corpus(user_sizes: dict[str, int], total: int, seed: int = 7):
+    """Arrow batches of memories and vectors: the named users, then filler users."""
+    rng = random.Random(seed)
+    nprng = np.random.default_rng(seed)
+    words = vocabulary(rng)
+    owners: list[tuple[str, int]] = list(user_sizes.items())
+    rest = total - sum(user_sizes.values())
+    owners += [(f"filler{i}", 1000) for i in range(rest // 1000)]
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    for user, count in owners:
+        for start in range(0, count, 50_000):
+            n = min(50_000, count - start)
+            texts = [
+                " ".join(rng.choices(words, k=rng.randint(8, 20))) + f" with {rng.choice(NAMES)}"
+                for _ in range(n)
+            ]
+            ids = [f"m-{user}-{start + i}" for i in range(n)]
+            when = [base + timedelta(minutes=start + i) for i in range(n)]
+            memories = pa.Table.from_pylist(
+                [
+                    {
+                        "memory_id": ids[i],
+                        "kind": "episode",
+                        "user_id": user,
+                        "session_id": f"s{(start + i) // 50}",
+                        "role": "user",
+                        "speaker": "User",
+                        "content": texts[i],
+                        "search_text": "User: " + texts[i],
+                        "metadata": "{}",
+                        "tags": [],
+                        "entity_ids": [],
+                        "importance": 0.5,
+                        "confidence": 1.0,
+                        "source_event_ids": [ids[i]],
+                        "occurred_at": when[i],
+                        "ingested_at": when[i],
+                    }
+                    for i in range(n)
+                ],
+                schema=MEMORIES_SCHEMA,
+            )
+            raw = nprng.standard_normal((n, 384), dtype=np.float32)
+            raw /= np.linalg.norm(raw, axis=1, keepdims=True)
+            vectors = pa.table(
+                {
+                    "memory_id": ids,
+                    "user_id": [user] * n,
+                    "project_id": pa.nulls(n, pa.string()),
+                    "kind": ["episode"] * n,
+                    "occurred_at": pa.array(when, pa.timestamp("us", "UTC")),
+                    "model": ["all-MiniLM-L6-v2-onnx-int8"] * n,
+                    "source_event_id": ids,
+                    "vector": pa.FixedSizeListArray.from_arrays(pa.array(raw.ravel()), 384),
+                }
+            )
+            yield memories, vectors, words
+
+
+def build(data: Path, user_sizes: dict[str, int], total: int) -> list[str]:
+    uri = DataLayout(resolve_location(str(data))).projections_uri()
+    store = ProjectionStore(uri)
+    started = time.perf_counter()
+    words: list[str] = []
+    for memories, vectors, vocab in corpus(user_sizes, total):
+        words = vocab
+        store.append(MEMORIES, memories)
+        store.append(VECTORS, vectors.cast(store.table(VECTORS).schema))
+    store.optimize(timedelta(seconds=0))
+    print(
+        f"built {store.count(MEMORIES):,} memories and {store.count(VECTORS):,} vectors "
+        f"in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
+    return words
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--total", type=int, default=1_000_000)
+    parser.add_argument("--user-sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    sizes = {f"user{n}": n for n in map(int, args.user_sizes.split(","))}
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory(prefix="memstream-query-") as tmp:
+        data = Path(tmp) / "data"
+        words = build(data, sizes, args.total)
+        port = free_port()
+        env = {**os.environ, "MEMSTREAM_API_PORT": str(port), "MEMSTREAM_KAFKA": "127.0.0.1:1"}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "memstream", "serve", "--data", str(data)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            url = f"http://127.0.0.1:{port}"
+
+            def up() -> bool:
+                try:
+                    return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+                except httpx.HTTPError:
+                    return False
+
+            wait_until(up, timeout=120)
+            with httpx.Client(base_url=url, timeout=30) as http:
+                for user, size in sizes.items():
+                    for _ in range(20):  # warm-up: caches, index pages
+                        http.post("/v1/search", json={"user_id": user, "query": "warm up"})
+                    wall, took = [], []
+                    for _ in range(args.queries):
+                        query = rng.choice(QUESTIONS).format(
+                            n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
+                        )
+                        t0 = time.perf_counter()
+                        answer = http.post("/v1/search", json={"user_id": user, "query": query})
+                        wall.append((time.perf_counter() - t0) * 1000)
+                        took.append(answer.json()["took_ms"])
+                        assert answer.status_code == 200 and answer.json()["results"]
+                    q = statistics.quantiles(wall, n=100)
+                    print(
+                        f"{size:>7,} memories for the user, {args.total:,} in all: "
+                        f"p50 {statistics.median(wall):.1f} ms, p95 {q[94]:.1f} ms, "
+                        f"p99 {q[98]:.1f} ms (server p50 {statistics.median(took):.1f} ms)",
+                        flush=True,
+                    )
+        finally:
+            server.terminate()
+            server.wait(30)
+
+
+if __name__ == "__main__":
+    main()
