@@ -132,12 +132,17 @@ def main() -> None:
     parser.add_argument("--total", type=int, default=1_000_000)
     parser.add_argument("--user-sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--data", help="keep the corpus in this folder and reuse it next time")
     args = parser.parse_args()
     sizes = {f"user{n}": n for n in map(int, args.user_sizes.split(","))}
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="memstream-query-") as tmp:
-        data = Path(tmp) / "data"
-        words = build(data, sizes, args.total)
+        data = Path(args.data) if args.data else Path(tmp) / "data"
+        if DataLayout(resolve_location(str(data))).existing_projections_uri() is None:
+            words = build(data, sizes, args.total)
+        else:
+            words = vocabulary(random.Random(7))
+            print(f"reusing the corpus in {data}", flush=True)
         port = free_port()
         env = {**os.environ, "MEMSTREAM_API_PORT": str(port), "MEMSTREAM_KAFKA": "127.0.0.1:1"}
         server = subprocess.Popen(

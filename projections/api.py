@@ -30,12 +30,16 @@ from projections.scope import valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
 from projections.stats import stats as compute_stats
 
-__all__ = ["EventSink", "create_app"]
+__all__ = ["EventSink", "SinkUnavailable", "create_app"]
 
 log = logging.getLogger(__name__)
 
 #: Most events one ``POST /v1/events`` may carry.
 MAX_EVENTS_PER_REQUEST = 1000
+
+
+class SinkUnavailable(Exception):
+    """The event sink (the broker) cannot take events right now."""
 
 
 class EventSink(Protocol):
@@ -77,6 +81,10 @@ def create_app(
     @app.exception_handler(ProjectionError)
     async def _projection_error(request: Request, exc: ProjectionError) -> JSONResponse:
         return JSONResponse(status_code=422, content={"detail": str(exc)})
+
+    @app.exception_handler(SinkUnavailable)
+    async def _sink_unavailable(request: Request, exc: SinkUnavailable) -> JSONResponse:
+        return JSONResponse(status_code=503, content={"detail": str(exc)})
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

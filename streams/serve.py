@@ -18,6 +18,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from projections.api import SinkUnavailable
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
@@ -42,25 +43,41 @@ def open_read_store(settings: Settings) -> ProjectionStore:
 
 
 class _LazyPublisher:
-    """A publisher started with the app and stopped with it."""
+    """A publisher connected when the app starts, or at the first publish if the broker
+    was down then: searches never wait for the broker."""
 
     def __init__(self, bootstrap: str) -> None:
         self._bootstrap = bootstrap
         self._publisher: Publisher | None = None
+        self._connecting = asyncio.Lock()
 
     async def start(self) -> None:
-        publisher = Publisher(self._bootstrap)  # created inside the server's event loop
-        await publisher.__aenter__()
-        self._publisher = publisher
+        try:
+            await self._connect()
+        except SinkUnavailable as exc:
+            log.warning("%s; publishing will be retried on demand", exc)
+
+    async def _connect(self) -> Publisher:
+        async with self._connecting:
+            if self._publisher is None:
+                publisher = Publisher(self._bootstrap)  # inside the server's event loop
+                try:
+                    await publisher.__aenter__()
+                except StreamsError as exc:
+                    raise SinkUnavailable(str(exc)) from None
+                self._publisher = publisher
+            return self._publisher
 
     async def stop(self) -> None:
         if self._publisher is not None:
             await self._publisher.__aexit__(None, None, None)
 
     async def publish(self, events: Any) -> list[str]:
-        if self._publisher is None:
-            raise StreamsError("the API's publisher is not started")
-        return await self._publisher.publish(events)
+        publisher = await self._connect()
+        try:
+            return await publisher.publish(events)
+        except StreamsError as exc:
+            raise SinkUnavailable(str(exc)) from None
 
 
 def build_api(settings: Settings) -> FastAPI:

@@ -38,6 +38,8 @@ class Settings(BaseSettings):
         embed_threads: CPU threads the MiniLM model uses.
         embed_batch_size: most messages embedded in one call.
         embed_within_seconds: longest a partial batch waits to be embedded.
+        embed_context_turns: earlier turns of the session embedded with each message
+            (better recall, at about three times the embedding cost with 2; 0 turns it off).
         openai_api_key / openai_base_url: the OpenAI API (base URL for another endpoint
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
@@ -62,6 +64,7 @@ class Settings(BaseSettings):
     embed_threads: int = Field(default=2, ge=1, le=64)
     embed_batch_size: int = Field(default=64, ge=1, le=2048)
     embed_within_seconds: float = Field(default=0.5, gt=0)
+    embed_context_turns: int = Field(default=2, ge=0, le=10)
     openai_api_key: str | None = None
     openai_base_url: str | None = None
     openai_embedding_model: str = "text-embedding-3-small"

@@ -1,0 +1,94 @@
+"""What the embedder agent embeds: each turn with its session's two previous turns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
+import pytest
+
+from memstream.testing import message
+from projections.codec import decode, encode
+from projections.events import EmbeddingComputed
+from projections.vectors import decode_vector
+from streams.embedding_agent import SessionWindow, embed_values
+
+NOW = datetime.fromisoformat("2024-06-01T00:00:00+00:00")
+
+
+class RecordingEmbedder:
+    """Vectors from text length; remembers what it was asked to embed."""
+
+    model = "recording"
+    version = "1"
+    dimension = 4
+
+    def __init__(self, fail: bool = False) -> None:
+        self.texts: list[str] = []
+        self.fail = fail
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.fail:
+            raise RuntimeError("the model is down")
+        self.texts.extend(texts)
+        return np.array([[len(t), 1, 0, 0] for t in texts], dtype=np.float32)
+
+
+def values(*turns: tuple[str, str, str]) -> list[bytes]:
+    return [
+        encode(message(event_id=f"e{i}", session_id=s, speaker=who, content=text))
+        for i, (s, who, text) in enumerate(turns)
+    ]
+
+
+def test_turns_carry_the_two_previous_turns_of_their_session() -> None:
+    embedder, window = RecordingEmbedder(), SessionWindow()
+    embed_values(
+        values(("s1", "Ann", "one"), ("s1", "Bo", "two"), ("s2", "Ann", "other")),
+        embedder,
+        NOW,
+        window,
+    )
+    embed_values(values(("s1", "Ann", "three"), ("s1", "Bo", "four")), embedder, NOW, window)
+    assert embedder.texts == [
+        "Ann: one",
+        "Bo: two\nAnn: one",
+        "Ann: other",
+        "Ann: three\nAnn: one\nBo: two",
+        "Bo: four\nBo: two\nAnn: three",
+    ]
+
+
+def test_a_session_not_in_the_window_is_looked_up() -> None:
+    asked = []
+
+    def lookup(user: str, session: str, before: datetime) -> list[str]:
+        asked.append((user, session))
+        return ["A: old", "B: older reply", "A: last"]
+
+    embedder = RecordingEmbedder()
+    embed_values(values(("s9", "B", "new")), embedder, NOW, SessionWindow(lookup))
+    assert asked == [("alice", "s9")]
+    assert embedder.texts == ["B: new\nB: older reply\nA: last"]
+
+
+def test_events_name_the_model_and_carry_the_exact_vector() -> None:
+    [(key, value)] = embed_values(values(("s1", "Ann", "hi")), RecordingEmbedder(), NOW)
+    event = decode(value)
+    assert isinstance(event, EmbeddingComputed) and key == b"alice"
+    assert (event.model, event.model_version, event.dimension) == ("recording", "1", 4)
+    assert decode_vector(event.vector).tolist() == [7.0, 1.0, 0.0, 0.0]  # len("Ann: hi")
+
+
+def test_a_failed_batch_leaves_the_window_as_it_was() -> None:
+    window = SessionWindow()
+    with pytest.raises(RuntimeError):
+        embed_values(values(("s1", "Ann", "lost?")), RecordingEmbedder(fail=True), NOW, window)
+    embedder = RecordingEmbedder()
+    embed_values(values(("s1", "Ann", "lost?")), embedder, NOW, window)
+    assert embedder.texts == ["Ann: lost?"]  # not "Ann: lost?\nAnn: lost?"
+
+
+def test_undecodable_values_are_skipped() -> None:
+    assert embed_values([b"not json"], RecordingEmbedder(), NOW) == []
