@@ -175,3 +175,43 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memstream", *args], capture_output=True, text=True, timeout=120
     )
+
+
+def test_serve_without_a_broker_searches_and_refuses_to_publish(tmp_path: Path) -> None:
+    from memstream.testing import free_port
+    from storage.filesystems import resolve_location
+    from storage.lance_store import ProjectionStore
+    from storage.layout import DataLayout
+
+    data = tmp_path / "data"
+    ProjectionStore(DataLayout(resolve_location(str(data))).projections_uri())
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memstream",
+            "serve",
+            "--data",
+            str(data),
+            "--port",
+            str(port),
+            "--kafka",
+            f"127.0.0.1:{free_port()}",
+            "--embedder",
+            "none",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: _healthy(url), timeout=60)
+        found = httpx.post(f"{url}/v1/search", json={"user_id": "ana", "query": "porto"})
+        assert found.status_code == 200 and found.json()["results"] == []
+        refused = httpx.post(f"{url}/v1/events", json=event(0, "Maria", "hello"), timeout=60)
+        assert refused.status_code == 503
+        assert "no Kafka broker answers" in refused.json()["detail"]
+    finally:
+        server.terminate()
+        server.wait(30)
