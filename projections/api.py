@@ -20,12 +20,19 @@ from typing import Any, Protocol
 
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from projections.codec import from_document, problems_of
+from projections.commands import (
+    UnknownMemory,
+    confirmation,
+    correction,
+    forgetting,
+    remembering,
+)
 from projections.errors import InvalidEvent, ProjectionError
-from projections.events import Event, MemoryAccessed, MessageEvent
-from projections.profiles import entity_profile, memory_document
+from projections.events import COMMAND_TYPES, Event, MemoryAccessed
+from projections.profiles import entity_profile, memory_document, memory_history
 from projections.scope import valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
 from projections.stats import stats as compute_stats
@@ -36,6 +43,21 @@ log = logging.getLogger(__name__)
 
 #: Most events one ``POST /v1/events`` may carry.
 MAX_EVENTS_PER_REQUEST = 1000
+
+
+#: Event types channels may publish through ``POST /v1/events``: messages, session ends
+#: and commands (the lifecycle, embedding and access events are memstream's own).
+_CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
+
+
+class _Owner(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str
+
+
+class _Correction(_Owner):
+    content: str = Field(min_length=1, max_length=4000)
 
 
 class SinkUnavailable(Exception):
@@ -58,6 +80,7 @@ def create_app(
     log_position: LogPosition | None = None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     lifespan: Callable[[FastAPI], Any] | None = None,
+    weak_facts: Callable[[str, datetime], list[dict[str, Any]]] | None = None,
 ) -> FastAPI:
     """The API application (see the module docstring)."""
 
@@ -110,8 +133,9 @@ def create_app(
             except InvalidEvent as exc:
                 errors.append({"index": index, "problems": exc.problems})
                 continue
-            if not isinstance(event, MessageEvent):
-                errors.append({"index": index, "problems": ["type: only messages are accepted"]})
+            if event.type not in _CHANNEL_TYPES:
+                allowed = ", ".join(sorted(_CHANNEL_TYPES))
+                errors.append({"index": index, "problems": [f"type: must be one of {allowed}"]})
                 continue
             events.append(event)
         if errors:
@@ -137,6 +161,26 @@ def create_app(
             task.add_done_callback(pending.discard)
         return response
 
+    @app.exception_handler(UnknownMemory)
+    async def _unknown_memory(request: Request, exc: UnknownMemory) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": str(exc)})
+
+    @app.post("/v1/memories", status_code=202)
+    async def remember(body: dict[str, Any]) -> dict[str, Any]:
+        """``remember_fact``: store a memory stated by the user or an agent."""
+        event, memory_id = remembering(body, clock())
+        await sink.publish([event])
+        return {"accepted": [event.event_id], "memory_id": memory_id}
+
+    @app.get("/v1/memories/weak")
+    async def weak_memories(user_id: str = Query(...)) -> dict[str, Any]:
+        """Memories near the prune threshold, weakest first."""
+        valid_identifier("user_id", user_id)
+        if weak_facts is None:
+            raise HTTPException(503, detail="weak facts are not available here")
+        found = await asyncio.to_thread(weak_facts, user_id, clock())
+        return {"memories": found}
+
     @app.get("/v1/memories/{memory_id}")
     async def get_memory(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:
         valid_identifier("user_id", user_id)
@@ -144,6 +188,41 @@ def create_app(
         if document is None:
             raise HTTPException(404, detail=f"no memory {memory_id} for user {user_id}")
         return document
+
+    @app.get("/v1/memories/{memory_id}/history")
+    async def get_history(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:
+        """The memories that replaced one another through this one, oldest first."""
+        valid_identifier("user_id", user_id)
+        chain = await asyncio.to_thread(memory_history, store, user_id, memory_id)
+        if chain is None:
+            raise HTTPException(404, detail=f"no memory {memory_id} for user {user_id}")
+        return {"memory_id": memory_id, "history": chain}
+
+    @app.post("/v1/memories/{memory_id}/correct", status_code=202)
+    async def correct(memory_id: str, body: _Correction) -> dict[str, Any]:
+        """``correct_fact``: the new content replaces the memory, which stays as history."""
+        valid_identifier("user_id", body.user_id)
+        event, new_id = await asyncio.to_thread(
+            correction, store, body.user_id, memory_id, body.content, clock()
+        )
+        await sink.publish([event])
+        return {"accepted": [event.event_id], "memory_id": new_id, "supersedes": memory_id}
+
+    @app.post("/v1/memories/{memory_id}/confirm", status_code=202)
+    async def confirm(memory_id: str, body: _Owner) -> dict[str, Any]:
+        """``confirm_fact``: full confidence, never decays."""
+        valid_identifier("user_id", body.user_id)
+        event = await asyncio.to_thread(confirmation, store, body.user_id, memory_id, clock())
+        await sink.publish([event])
+        return {"accepted": [event.event_id], "memory_id": memory_id}
+
+    @app.post("/v1/memories/{memory_id}/forget", status_code=202)
+    async def forget(memory_id: str, body: _Owner) -> dict[str, Any]:
+        """``forget``: never returned by search again; kept for history."""
+        valid_identifier("user_id", body.user_id)
+        event = await asyncio.to_thread(forgetting, store, body.user_id, memory_id, clock())
+        await sink.publish([event])
+        return {"accepted": [event.event_id], "memory_id": memory_id}
 
     @app.get("/v1/entities")
     async def get_entity(

@@ -15,23 +15,33 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
+from projections import events as ev
 from projections.errors import InvalidEvent
-from projections.events import EmbeddingComputed, Event, MemoryAccessed, MessageEvent
+from projections.events import Event
 
 __all__ = ["decode", "encode", "from_document", "problems_of"]
 
 Document = dict[str, Any]
 Upcaster = Callable[[Document], Document]
 
-_MODELS: Mapping[str, type[BaseModel]] = {
-    "message": MessageEvent,
-    "embedding_computed": EmbeddingComputed,
-    "memory_accessed": MemoryAccessed,
-}
+_EVENT_MODELS: tuple[type[BaseModel], ...] = (
+    ev.MessageEvent,
+    ev.SessionEnded,
+    ev.EmbeddingComputed,
+    ev.MemoryAccessed,
+    ev.SessionClosed,
+    ev.FactsConsolidated,
+    ev.ReflectionWritten,
+    ev.ConfidenceDecayed,
+    ev.MemoryPruned,
+    ev.RememberFact,
+    ev.CorrectFact,
+    ev.ConfirmFact,
+    ev.ForgetMemory,
+)
+_MODELS: Mapping[str, type[BaseModel]] = {m.model_fields["type"].default: m for m in _EVENT_MODELS}
 _CURRENT_VERSION: Mapping[str, int] = {
-    "message": 1,
-    "embedding_computed": 1,
-    "memory_accessed": 1,
+    m.model_fields["type"].default: m.model_fields["schema_version"].default for m in _EVENT_MODELS
 }
 #: (type, from_version) -> function returning the document at from_version + 1.
 _UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
@@ -86,8 +96,7 @@ def from_document(document: Any) -> Event:
         raise InvalidEvent(problems_of(exc)) from None
     except ValueError as exc:  # a check across fields (model_post_init)
         raise InvalidEvent([str(exc)]) from None
-    assert isinstance(event, MessageEvent | EmbeddingComputed | MemoryAccessed)
-    return event
+    return event  # type: ignore[return-value]  # every model in _MODELS is an Event
 
 
 def problems_of(error: ValidationError) -> list[str]:

@@ -32,6 +32,7 @@ __all__ = [
     "entity_ids_for",
     "extract_mentions",
     "fold_mentions",
+    "is_ordinary_word",
     "merge_entity",
     "newer_than_row",
     "normalize_name",
@@ -350,9 +351,13 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
 
 
-def _ordinary(token: str) -> bool:
+def is_ordinary_word(token: str) -> bool:
+    """True for a common word, month or day name (capitalized or not): not a name."""
     lower = _strip_possessive(token).casefold()
     return lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES
+
+
+_ordinary = is_ordinary_word
 
 
 def _strip_possessive(token: str) -> str:

@@ -17,14 +17,32 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 __all__ = [
+    "COMMAND_TYPES",
+    "DERIVED_KINDS",
     "IDENTIFIER_PATTERN",
+    "LIFECYCLE_TYPES",
+    "ConfidenceDecayed",
+    "ConfidenceUpdate",
+    "ConfirmFact",
+    "CorrectFact",
+    "DerivedKind",
+    "DerivedMemory",
     "EmbeddingComputed",
     "Event",
+    "FactsConsolidated",
+    "ForgetMemory",
     "Identifier",
     "MemoryAccessed",
+    "MemoryPruned",
     "MessageEvent",
+    "ReflectionWritten",
+    "RememberFact",
     "Role",
+    "SessionCloseReason",
+    "SessionClosed",
+    "SessionEnded",
     "Tag",
+    "TokenUsage",
     "as_utc",
 ]
 
@@ -158,5 +176,276 @@ class MemoryAccessed(_EventBase):
         return as_utc(value)
 
 
+class SessionEnded(_EventBase):
+    """A channel says a session is over: it closes at once, whatever the gap.
+
+    Published on ``memory.messages`` (keyed by user, so it follows the session's turns).
+    """
+
+    type: Literal["session_ended"] = "session_ended"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
+    user_id: Identifier
+    project_id: Identifier | None = None
+    session_id: Identifier
+    occurred_at: datetime
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+#: Why a session closed: its user started another session, no message came for the gap
+#: of event time, a channel ended it, or nothing arrived for the gap of processing time.
+SessionCloseReason = Literal["new_session", "gap", "ended", "idle"]
+
+
+class SessionClosed(_EventBase):
+    """The lifecycle job closed a session: its turns up to ``through`` are final."""
+
+    type: Literal["session_closed"] = "session_closed"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    project_id: Identifier | None = None
+    session_id: Identifier
+    reason: SessionCloseReason
+    first_at: datetime
+    through: datetime
+    closed_at: datetime
+
+    @field_validator("first_at", "through", "closed_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+#: Kinds of memory derived from episodes (by consolidation, reflection or a command).
+DERIVED_KINDS = ("fact", "preference", "procedure", "opinion", "reflection")
+DerivedKind = Literal["fact", "preference", "procedure", "opinion", "reflection"]
+
+
+class DerivedMemory(BaseModel):
+    """A memory decided by a job or a command, with its provenance.
+
+    ``subject``/``attribute``/``value`` say what it states ("caroline", "lives_in",
+    "Porto"); when ``exclusive``, the subject holds one value of the attribute at a time,
+    so a later fact with the same subject and attribute supersedes an earlier one.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_id: str = Field(min_length=1, max_length=200)
+    kind: DerivedKind
+    content: str = Field(min_length=1, max_length=4000)
+    subject: str | None = Field(default=None, max_length=200)
+    attribute: str | None = Field(default=None, max_length=100)
+    value: str | None = Field(default=None, max_length=1000)
+    exclusive: bool = False
+    confidence: float = Field(ge=0, le=1)
+    importance: float = Field(ge=0, le=1)
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    speaker: str | None = Field(default=None, max_length=200)
+    session_id: Identifier | None = None
+    source_event_ids: list[str] = Field(default_factory=list, max_length=1000)
+    source_memory_ids: list[str] = Field(default_factory=list, max_length=1000)
+    occurred_at: datetime
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class TokenUsage(BaseModel):
+    """What a language model call cost."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_tokens: int = Field(default=0, ge=0)
+    output_tokens: int = Field(default=0, ge=0)
+    calls: int = Field(default=0, ge=0)
+
+
+class FactsConsolidated(_EventBase):
+    """Everything consolidation decided about one closed session (turns up to ``through``).
+
+    Applied once per (session, through): a second event for the same closure (a job run
+    twice) is ignored, so a model's second opinion never duplicates facts.
+    """
+
+    type: Literal["facts_consolidated"] = "facts_consolidated"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    project_id: Identifier | None = None
+    session_id: Identifier
+    through: datetime
+    extractor: str = Field(min_length=1, max_length=200)
+    memories: list[DerivedMemory] = Field(default_factory=list, max_length=500)
+    usage: TokenUsage | None = None
+    decided_at: datetime
+
+    @field_validator("through", "decided_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class ReflectionWritten(_EventBase):
+    """A weekly reflection: what was learned about the user in ``[period_start, period_end)``."""
+
+    type: Literal["reflection_written"] = "reflection_written"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    period_start: datetime
+    period_end: datetime
+    writer: str = Field(min_length=1, max_length=200)
+    memory: DerivedMemory
+    usage: TokenUsage | None = None
+    decided_at: datetime
+
+    @field_validator("period_start", "period_end", "decided_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class ConfidenceUpdate(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_id: str = Field(min_length=1, max_length=200)
+    confidence: float = Field(ge=0, le=1)
+
+
+class ConfidenceDecayed(_EventBase):
+    """The decay job's new confidences for a user's memories, as of ``as_of``."""
+
+    type: Literal["confidence_decayed"] = "confidence_decayed"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    as_of: datetime
+    updates: list[ConfidenceUpdate] = Field(min_length=1, max_length=100_000)
+
+    @field_validator("as_of")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class MemoryPruned(_EventBase):
+    """Memories whose confidence fell under ``threshold``: soft-deleted, kept for history."""
+
+    type: Literal["memory_pruned"] = "memory_pruned"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    as_of: datetime
+    threshold: float = Field(ge=0, le=1)
+    memory_ids: list[str] = Field(min_length=1, max_length=100_000)
+
+    @field_validator("as_of")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class _Command(_EventBase):
+    event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
+    user_id: Identifier
+    occurred_at: datetime
+
+    @field_validator("occurred_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class RememberFact(_Command):
+    """ "Remember this": a memory stated by the user or an agent, taken as true."""
+
+    type: Literal["remember_fact"] = "remember_fact"
+    schema_version: Literal[1] = 1
+    project_id: Identifier | None = None
+    kind: Literal["fact", "preference", "procedure", "opinion"] = "fact"
+    content: str = Field(min_length=1, max_length=4000)
+    subject: str | None = Field(default=None, max_length=200)
+    attribute: str | None = Field(default=None, max_length=100)
+    value: str | None = Field(default=None, max_length=1000)
+    exclusive: bool = False
+    importance: float = Field(default=0.7, ge=0, le=1)
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    speaker: str | None = Field(default=None, max_length=200)
+
+
+class CorrectFact(_Command):
+    """ "That is wrong": ``new_content`` replaces memory ``memory_id`` (which stays as history).
+
+    The service that publishes it copies the old memory's kind, subject and attribute,
+    so the correction is applied from this event alone.
+    """
+
+    type: Literal["correct_fact"] = "correct_fact"
+    schema_version: Literal[1] = 1
+    memory_id: str = Field(min_length=1, max_length=200)
+    new_content: str = Field(min_length=1, max_length=4000)
+    project_id: Identifier | None = None
+    kind: Literal["fact", "preference", "procedure", "opinion", "reflection"] = "fact"
+    subject: str | None = Field(default=None, max_length=200)
+    attribute: str | None = Field(default=None, max_length=100)
+    #: when the corrected statement holds from (the old memory's time: the correction
+    #: takes its place in history); None means ``occurred_at``.
+    valid_from: datetime | None = None
+
+    @field_validator("valid_from")
+    @classmethod
+    def _utc_or_none(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+
+class ConfirmFact(_Command):
+    """The user confirms memory ``memory_id``: full confidence, and it never decays."""
+
+    type: Literal["confirm_fact"] = "confirm_fact"
+    schema_version: Literal[1] = 1
+    memory_id: str = Field(min_length=1, max_length=200)
+
+
+class ForgetMemory(_Command):
+    """Soft-delete memory ``memory_id``: never returned by search, kept for history."""
+
+    type: Literal["forget"] = "forget"
+    schema_version: Literal[1] = 1
+    memory_id: str = Field(min_length=1, max_length=200)
+
+
+#: Event types the lifecycle jobs publish (``memory.lifecycle``).
+LIFECYCLE_TYPES = (
+    "session_closed",
+    "facts_consolidated",
+    "reflection_written",
+    "confidence_decayed",
+    "memory_pruned",
+)
+#: Commands (``memory.commands``).
+COMMAND_TYPES = ("remember_fact", "correct_fact", "confirm_fact", "forget")
+
 #: Every event type the log may carry. New types are added here and in the codec.
-Event = MessageEvent | EmbeddingComputed | MemoryAccessed
+Event = (
+    MessageEvent
+    | SessionEnded
+    | EmbeddingComputed
+    | MemoryAccessed
+    | SessionClosed
+    | FactsConsolidated
+    | ReflectionWritten
+    | ConfidenceDecayed
+    | MemoryPruned
+    | RememberFact
+    | CorrectFact
+    | ConfirmFact
+    | ForgetMemory
+)

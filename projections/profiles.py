@@ -1,8 +1,10 @@
-"""Reading one memory, and an entity's profile, within a user's scope.
+"""Reading one memory, its history, and an entity's profile, within a user's scope.
 
-``memory_document`` returns a memory as the API shows it (with its entities' names and
-its access count); ``entity_profile`` resolves a name through normalized keys and
-aliases and returns the entity with its linked memories and a monthly timeline.
+``memory_document`` returns a memory as the API shows it (with its entities' names, its
+access count and what happened to it since: superseded, forgotten or pruned, confirmed,
+decayed); ``memory_history`` returns the chain of memories that replaced one another,
+oldest first; ``entity_profile`` resolves a name through normalized keys and aliases
+and returns the entity with its linked memories and a monthly timeline.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from collections import Counter
 from typing import Any
 
 from projections.entities import entity_id, normalize_name
+from projections.memory_state import effective_confidence, state_id
 from storage import filters
-from storage.lance_store import ACCESS, ENTITIES, MEMORIES, ProjectionStore
+from storage.lance_store import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE, ProjectionStore
 from storage.schemas import NOT_STATE_COLUMNS
 
-__all__ = ["entity_profile", "memory_document"]
+__all__ = ["entity_profile", "memory_document", "memory_history"]
 
 _HIDDEN = {*NOT_STATE_COLUMNS, "search_text"}
 _LINKED_SHOWN = 20
@@ -33,10 +36,65 @@ def memory_document(store: ProjectionStore, user_id: str, memory_id: str) -> dic
         for r in store.by_ids(ENTITIES, ids, ["entity_id", "canonical_name"])
     }
     row["entities"] = [names[e] for e in ids if e in names]
-    access = store.by_ids(ACCESS, [memory_id], ["access_count", "last_accessed"])
+    access = store.by_ids(
+        ACCESS, [memory_id], ["access_count", "last_accessed"], filters.equals("user_id", user_id)
+    )
     row["access_count"] = int(access[0]["access_count"]) if access else 0
     row["last_accessed"] = access[0]["last_accessed"] if access else None
+    states = store.by_ids(MEMORY_STATE, [state_id(user_id, memory_id)])
+    state = states[0] if states else None
+    row["written_confidence"] = row["confidence"]
+    row["confidence"] = effective_confidence(row["confidence"], state)
+    for column in ("valid_until", "superseded_by", "forgotten_at", "forgotten_reason"):
+        row[column] = state[column] if state else row.get(column)
+    row["protected"] = bool(state and state["protected_at"] is not None)
+    row["supersedes"] = [r["memory_id"] for r in _superseded_by(store, user_id, memory_id)]
     return row
+
+
+def memory_history(
+    store: ProjectionStore, user_id: str, memory_id: str
+) -> list[dict[str, Any]] | None:
+    """The chain of memories that replaced one another through ``memory_id``: every
+    memory it superseded (and those before), itself, and its successors, oldest first.
+    None when the user has no such memory."""
+    current = memory_document(store, user_id, memory_id)
+    if current is None:
+        return None
+    chain = [current]
+    seen = {memory_id}
+    back = current
+    while back["supersedes"]:
+        previous = next((m for m in back["supersedes"] if m not in seen), None)
+        if previous is None:
+            break
+        document = memory_document(store, user_id, previous)
+        if document is None:
+            break
+        seen.add(previous)
+        chain.insert(0, document)
+        back = document
+    forward = current
+    while forward["superseded_by"] and forward["superseded_by"] not in seen:
+        document = memory_document(store, user_id, forward["superseded_by"])
+        if document is None:
+            break
+        seen.add(document["memory_id"])
+        chain.append(document)
+        forward = document
+    return chain
+
+
+def _superseded_by(store: ProjectionStore, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = store.scan(
+        MEMORY_STATE,
+        ["memory_id", "valid_until"],
+        filters.all_of(
+            filters.equals("user_id", user_id), filters.equals("superseded_by", memory_id)
+        ),
+    ).to_pylist()
+    rows.sort(key=lambda r: (r["valid_until"], r["memory_id"]), reverse=True)
+    return rows
 
 
 def entity_profile(store: ProjectionStore, user_id: str, name: str) -> dict[str, Any] | None:

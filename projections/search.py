@@ -35,10 +35,18 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.events import Identifier, Tag, as_utc
 from projections.intent import Intent, IntentClassifier
+from projections.memory_state import effective_confidence, is_hidden, state_id
 from projections.scope import scope_filter
 from projections.timephrases import find_spans, query_range
 from storage import filters
-from storage.lance_store import ACCESS, ENTITIES, MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import (
+    ACCESS,
+    ENTITIES,
+    MEMORIES,
+    MEMORY_STATE,
+    VECTORS,
+    ProjectionStore,
+)
 
 __all__ = [
     "RankingWeights",
@@ -82,6 +90,8 @@ class SearchRequest(BaseModel):
     before: datetime | None = None
     kinds: list[str] | None = Field(default=None, max_length=len(MEMORY_KINDS))
     tags: list[Tag] | None = Field(default=None, max_length=32)
+    #: also return superseded, forgotten and pruned memories (the history)
+    include_history: bool = False
 
     @field_validator("query")
     @classmethod
@@ -124,6 +134,9 @@ class SearchResult(BaseModel):
     speaker: str | None
     source_event_ids: list[str]
     entities: list[str]
+    confidence: float | None = None
+    superseded_by: str | None = None
+    forgotten: bool = False
 
 
 class SearchResponse(BaseModel):
@@ -232,8 +245,19 @@ class Searcher:
         missing = [m for m in fused if m not in rows]
         fetch_job = pool.submit(self.store.by_ids, MEMORIES, missing, _ROW_COLUMNS, where)
         access_job = pool.submit(self._access_counts, list(fused))
+        state_job = pool.submit(self._states, request.user_id, list(fused))
         rows.update((r["memory_id"], r) for r in fetch_job.result())
         accesses = access_job.result()
+        states = state_job.result()
+        if not request.include_history:
+            fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
+        for m, state in states.items():
+            if m in rows:
+                rows[m] = {
+                    **rows[m],
+                    "confidence": effective_confidence(rows[m].get("confidence"), state),
+                    "_state": state,
+                }
         span = query_range(request.query, now)
         scored = sorted(
             (
@@ -305,6 +329,13 @@ class Searcher:
             return {}
         found = self.store.by_ids(ACCESS, memory_ids, ["memory_id", "access_count"])
         return {r["memory_id"]: int(r["access_count"]) for r in found}
+
+    def _states(self, user_id: str, memory_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """What happened to these memories since they were written (by memory id)."""
+        if not memory_ids or not self._has_rows(MEMORY_STATE):
+            return {}
+        found = self.store.by_ids(MEMORY_STATE, [state_id(user_id, m) for m in memory_ids])
+        return {r["memory_id"]: r for r in found}
 
     def _has_rows(self, table: str) -> bool:
         """Whether ``table`` has rows (once it has, it is not asked again)."""
@@ -433,6 +464,7 @@ def _filters(request: SearchRequest, table: str) -> str:
 
 
 def _result(row: dict[str, Any], score: float, names: dict[str, str]) -> SearchResult:
+    state = row.get("_state")
     return SearchResult(
         memory_id=row["memory_id"],
         kind=row["kind"],
@@ -443,4 +475,7 @@ def _result(row: dict[str, Any], score: float, names: dict[str, str]) -> SearchR
         speaker=row["speaker"],
         source_event_ids=list(row["source_event_ids"] or []),
         entities=[names[e] for e in (row.get("entity_ids") or ()) if e in names],
+        confidence=None if row.get("confidence") is None else round(float(row["confidence"]), 6),
+        superseded_by=state["superseded_by"] if state else None,
+        forgotten=bool(state and state["forgotten_at"] is not None),
     )

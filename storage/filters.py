@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 __all__ = [
+    "after",
     "all_of",
     "any_of",
     "at_least",
+    "at_most",
     "before",
+    "column_greater",
     "equals",
     "has_any",
     "is_in",
@@ -41,7 +44,7 @@ def literal(value: str | int | float | datetime) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValueError("datetimes in filters must be timezone-aware")
-        return f"timestamp '{value.strftime('%Y-%m-%d %H:%M:%S.%f')}'"
+        return f"timestamp '{value.astimezone(UTC).strftime('%Y-%m-%d %H:%M:%S.%f')}'"
     if any(ord(ch) < 32 for ch in value):
         raise ValueError("filter values cannot contain control characters")
     return "'" + value.replace("'", "''") + "'"
@@ -72,6 +75,19 @@ def at_least(column: str, value: datetime) -> str:
 
 def before(column: str, value: datetime) -> str:
     return f"{_column(column)} < {literal(value)}"
+
+
+def at_most(column: str, value: datetime) -> str:
+    return f"{_column(column)} <= {literal(value)}"
+
+
+def after(column: str, value: datetime) -> str:
+    return f"{_column(column)} > {literal(value)}"
+
+
+def column_greater(left: str, right: str) -> str:
+    """``left > right`` for two columns of the same row."""
+    return f"{_column(left)} > {_column(right)}"
 
 
 def is_null(column: str) -> str:

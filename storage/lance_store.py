@@ -1,8 +1,9 @@
 """The LanceDB tables of one projection generation.
 
 ``memories`` (one row per memory, insert-only), ``vectors`` (one embedding per memory,
-insert-only, with the memory's scope columns), ``entities`` and ``access`` (small rows
-updated in place), ``checkpoints`` and ``dead_letters``. This module owns table creation,
+insert-only, with the memory's scope columns), ``entities``, ``access``, ``sessions``,
+``memory_state`` and ``watermarks`` (small rows updated in place), ``checkpoints`` and
+``dead_letters``. This module owns table creation,
 idempotent writes (insert-if-absent keyed by id, upserts), applied-offset checkpoints,
 the queries retrieval needs (full text, vector, by id, by entity), index upkeep and
 compaction. It knows column names, not events: callers hand it rows.
@@ -28,6 +29,9 @@ from storage.schemas import (
     DEFAULT_VECTOR_DIMENSION,
     ENTITIES_SCHEMA,
     MEMORIES_SCHEMA,
+    MEMORY_STATE_SCHEMA,
+    SESSIONS_SCHEMA,
+    WATERMARKS_SCHEMA,
     Checkpoint,
     vectors_schema,
 )
@@ -44,6 +48,9 @@ ENTITIES = "entities"
 ACCESS = "access"
 CHECKPOINTS = "checkpoints"
 DEAD_LETTERS = "dead_letters"
+SESSIONS = "sessions"
+MEMORY_STATE = "memory_state"
+WATERMARKS = "watermarks"
 
 _FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
@@ -51,6 +58,9 @@ _FIXED_SCHEMAS = {
     ACCESS: ACCESS_SCHEMA,
     CHECKPOINTS: CHECKPOINTS_SCHEMA,
     DEAD_LETTERS: DEAD_LETTERS_SCHEMA,
+    SESSIONS: SESSIONS_SCHEMA,
+    MEMORY_STATE: MEMORY_STATE_SCHEMA,
+    WATERMARKS: WATERMARKS_SCHEMA,
 }
 _KEYS = {
     MEMORIES: "memory_id",
@@ -59,9 +69,12 @@ _KEYS = {
     ACCESS: "memory_id",
     CHECKPOINTS: "checkpoint_id",
     DEAD_LETTERS: "dead_letter_id",
+    SESSIONS: "session_key",
+    MEMORY_STATE: "state_id",
+    WATERMARKS: "watermark_id",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
-STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS)
+STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE)
 #: The vectors table gets an ANN index (IVF-PQ) from this many rows on; below it, and
 #: for users with few vectors, search compares with every vector of the user.
 ANN_INDEX_MIN_ROWS = 100_000
@@ -251,6 +264,8 @@ class ProjectionStore:
             VECTORS: [("memory_id", BTree()), ("user_id", BTree())],
             ENTITIES: [("entity_id", BTree()), ("user_id", BTree())],
             ACCESS: [("memory_id", BTree())],
+            MEMORY_STATE: [("state_id", BTree())],
+            SESSIONS: [("session_key", BTree())],
         }
         for name, indexes in wanted.items():
             table = self._tables[name]
@@ -363,3 +378,50 @@ class ProjectionStore:
         )
         rows.sort(key=lambda r: r.get("occurred_at") or _EPOCH, reverse=True)
         return rows[:limit]
+
+    def slot_members(self, user_id: str, slots: Sequence[str]) -> list[dict[str, Any]]:
+        """(memory_id, occurred_at, slot) of a user's memories in any of ``slots``."""
+        if not slots:
+            return []
+        rows: list[dict[str, Any]] = (
+            self._tables[MEMORIES]
+            .search()
+            .where(filters.all_of(filters.equals("user_id", user_id), filters.is_in("slot", slots)))
+            .select(["memory_id", "occurred_at", "slot"])
+            .limit(None)
+            .to_list()
+        )
+        return rows
+
+    def sessions_needing_work(self, user_id: str | None = None) -> list[dict[str, Any]]:
+        """Sessions with turns not yet closed, or closed turns not yet consolidated."""
+        condition = filters.any_of(
+            filters.is_null("closed_through"),
+            filters.column_greater("last_at", "closed_through"),
+            filters.is_null("consolidated_through"),
+            filters.column_greater("closed_through", "consolidated_through"),
+        )
+        if user_id is not None:
+            condition = filters.all_of(filters.equals("user_id", user_id), condition)
+        rows: list[dict[str, Any]] = self.scan(SESSIONS, where=condition).to_pylist()
+        return rows
+
+    def session_episodes(
+        self, user_id: str, session_id: str, after: datetime | None, through: datetime
+    ) -> list[dict[str, Any]]:
+        """A session's episodes with ``after < occurred_at <= through``, oldest first."""
+        condition = filters.all_of(
+            filters.equals("user_id", user_id),
+            filters.equals("session_id", session_id),
+            filters.equals("kind", "episode"),
+            filters.at_most("occurred_at", through),
+            filters.after("occurred_at", after) if after is not None else "",
+        )
+        rows: list[dict[str, Any]] = self.scan(MEMORIES, where=condition).to_pylist()
+        rows.sort(key=lambda r: (r["occurred_at"] or _EPOCH, r["memory_id"]))
+        return rows
+
+    def watermarks(self, topic: str) -> dict[int, datetime]:
+        """The newest event time applied per partition of ``topic``."""
+        rows = self.scan(WATERMARKS, where=filters.equals("topic", topic)).to_pylist()
+        return {r["partition"]: r["event_time"] for r in rows if r["event_time"] is not None}

@@ -17,8 +17,11 @@ __all__ = [
     "DEFAULT_VECTOR_DIMENSION",
     "ENTITIES_SCHEMA",
     "MEMORIES_SCHEMA",
+    "MEMORY_STATE_SCHEMA",
     "NOT_STATE_COLUMNS",
     "POSITION_COLUMNS",
+    "SESSIONS_SCHEMA",
+    "WATERMARKS_SCHEMA",
     "Checkpoint",
     "vectors_schema",
 ]
@@ -29,7 +32,13 @@ Checkpoint = tuple[str, int]
 _UTC = pa.timestamp("us", tz="UTC")
 
 #: Columns that locate a row in one life of the log, not part of its meaning.
-POSITION_COLUMNS = ("log_epoch", "log_topic", "log_partition", "log_offset")
+POSITION_COLUMNS = (
+    "log_epoch",
+    "log_topic",
+    "log_partition",
+    "log_offset",
+    "log_received_at",
+)
 #: Where an updated row's last applied event sat in the log (the guard that makes
 #: applying a batch twice count it once).
 APPLIED_COLUMNS = ("applied_epoch", "applied_partition", "applied_offset")
@@ -55,6 +64,15 @@ MEMORIES_SCHEMA = pa.schema(
         pa.field("importance", pa.float32()),
         pa.field("confidence", pa.float32()),
         pa.field("source_event_ids", pa.list_(pa.string())),
+        # derived memories: what they derive from (facts a reflection sums up, the
+        # memory a correction replaces), and what they state.
+        pa.field("source_memory_ids", pa.list_(pa.string())),
+        pa.field("subject", pa.string()),
+        pa.field("attribute", pa.string()),
+        pa.field("value", pa.string()),
+        # "user|subject|attribute" when the subject holds one value at a time: the
+        # newest fact of a slot supersedes the older ones.
+        pa.field("slot", pa.string()),
         pa.field("occurred_at", _UTC),
         pa.field("ingested_at", _UTC),
         pa.field("valid_until", _UTC),
@@ -98,6 +116,57 @@ ACCESS_SCHEMA = pa.schema(
     ]
 )
 
+
+#: One row per (user, session): the span of event time its turns cover, and how far
+#: the lifecycle jobs have closed and consolidated it. Every column merges by min/max,
+#: so folding the same events in any order gives the same row.
+SESSIONS_SCHEMA = pa.schema(
+    [
+        pa.field("session_key", pa.string(), nullable=False),
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("project_id", pa.string()),
+        pa.field("session_id", pa.string(), nullable=False),
+        pa.field("first_at", _UTC),
+        pa.field("last_at", _UTC),
+        pa.field("ended_at", _UTC),
+        pa.field("closed_through", _UTC),
+        pa.field("closed_reason", pa.string()),
+        pa.field("consolidated_through", _UTC),
+        pa.field("extractor", pa.string()),
+        # when the log last received a turn of it (processing time: the idle rule)
+        pa.field("log_received_at", _UTC),
+        pa.field("log_partition", pa.int32()),
+    ]
+)
+
+#: What happened to a memory after it was written: superseded, forgotten or pruned,
+#: confirmed, decayed. A row exists only for memories something happened to; each
+#: column pair merges by min or max, so the row is the same in any order of events.
+MEMORY_STATE_SCHEMA = pa.schema(
+    [
+        # "user|memory": a command naming another user's memory changes nothing of it.
+        pa.field("state_id", pa.string(), nullable=False),
+        pa.field("memory_id", pa.string(), nullable=False),
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("valid_until", _UTC),
+        pa.field("superseded_by", pa.string()),
+        pa.field("forgotten_at", _UTC),
+        pa.field("forgotten_reason", pa.string()),
+        pa.field("protected_at", _UTC),
+        pa.field("confidence", pa.float64()),
+        pa.field("confidence_as_of", _UTC),
+    ]
+)
+
+#: The newest event time applied per partition of ``memory.messages``.
+WATERMARKS_SCHEMA = pa.schema(
+    [
+        pa.field("watermark_id", pa.string(), nullable=False),
+        pa.field("topic", pa.string(), nullable=False),
+        pa.field("partition", pa.int32(), nullable=False),
+        pa.field("event_time", _UTC),
+    ]
+)
 
 #: The dimension of the default embedder's vectors (all-MiniLM-L6-v2).
 DEFAULT_VECTOR_DIMENSION = 384

@@ -23,6 +23,7 @@ from mode import Service
 from projections.embedders import Embedder
 from streams.batch_consumer import EpisodeConsumer
 from streams.embedding_agent import add_embedder_agent
+from streams.lifecycle_timer import add_lifecycle_timer
 from streams.projector import BatchResult, Projector
 from streams.settings import Settings
 from streams.topics import META
@@ -112,6 +113,8 @@ def build_app(
                     log_epoch,
                 )
                 await app.crash(RuntimeError(f"log epoch changed to {epoch}"))
+
+    add_lifecycle_timer(app, settings, projector, episodes)
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def upkeep() -> None:

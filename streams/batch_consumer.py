@@ -120,6 +120,12 @@ class EpisodeConsumer:
         if self._producer is not None:
             await self._producer.stop()
 
+    def assigned(self, topic: str) -> set[int]:
+        """The partitions of ``topic`` this worker holds now."""
+        if self._consumer is None:
+            return set()
+        return {tp.partition for tp in self._consumer.assignment() if tp.topic == topic}
+
     async def seek_to_checkpoints(self, assigned: Sequence[TopicPartition]) -> None:
         """Seek each assigned partition to just after the checkpoint stored with the rows."""
         assert self._consumer is not None

@@ -14,14 +14,32 @@ from __future__ import annotations
 import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import pyarrow as pa
 
 from projections import episodes
 from projections.codec import decode
+from projections.derived import command_memory, derived_row, state_changes
 from projections.entities import MentionSeen
 from projections.errors import InvalidEvent
-from projections.events import EmbeddingComputed, MemoryAccessed, MessageEvent
+from projections.events import (
+    ConfidenceDecayed,
+    ConfirmFact,
+    CorrectFact,
+    EmbeddingComputed,
+    FactsConsolidated,
+    ForgetMemory,
+    MemoryAccessed,
+    MemoryPruned,
+    MessageEvent,
+    ReflectionWritten,
+    RememberFact,
+    SessionClosed,
+    SessionEnded,
+)
+from projections.memory_state import StateChange
+from projections.sessions import SessionTouch
 from projections.vectors import vectors_table
 from storage.event_archive import LogRecord, records_from_table
 from storage.schemas import DEFAULT_VECTOR_DIMENSION, MEMORIES_SCHEMA, Checkpoint, vectors_schema
@@ -61,6 +79,12 @@ class PreparedBatch:
         vectors: the vector rows to insert if absent.
         mentions: the entity mentions of the messages, in log order.
         accesses: the ``MemoryAccessed`` events with their (epoch, partition, offset).
+        derived: rows of memories written by reflections and commands (insert if absent).
+        consolidations: ``FactsConsolidated`` events, applied once per closure by the
+            projector (which knows how far each session was consolidated).
+        sessions: what the events say about sessions (merged into their rows).
+        states: what commands and decay change in ``memory_state``.
+        watermarks: the newest message event time per (topic, partition).
         dead_letters: the records that did not decode.
         valid_records: the records that did (kept only when they are to be archived).
         newest: the last offset seen per (topic, partition): the checkpoints to store.
@@ -72,6 +96,11 @@ class PreparedBatch:
     vectors: pa.Table
     mentions: list[MentionSeen]
     accesses: list[tuple[MemoryAccessed, tuple[str, int, int]]]
+    derived: list[dict[str, object]]
+    consolidations: list[tuple[FactsConsolidated, episodes.LogPosition]]
+    sessions: list[SessionTouch]
+    states: list[StateChange]
+    watermarks: dict[tuple[str, int], datetime]
     dead_letters: list[DeadLetter]
     valid_records: list[LogRecord]
     newest: dict[tuple[str, int], Checkpoint]
@@ -94,6 +123,7 @@ def prepare_batch(
     logged: list[episodes.LoggedEvent] = []
     embeddings: list[EmbeddingComputed] = []
     accesses: list[tuple[MemoryAccessed, tuple[str, int, int]]] = []
+    lifecycle = _Lifecycle()
     for record in fresh:
         try:
             event = decode(record.value)
@@ -104,10 +134,13 @@ def prepare_batch(
             valid_records.append(record)
         if isinstance(event, MessageEvent):
             logged.append(episodes.LoggedEvent(event, _position(record)))
+            lifecycle.message(event, record)
         elif isinstance(event, EmbeddingComputed):
             embeddings.append(event)
-        else:
+        elif isinstance(event, MemoryAccessed):
             accesses.append((event, (record.log_epoch, record.partition, record.offset)))
+        else:
+            lifecycle.add(event, _position(record))
     newest: dict[tuple[str, int], Checkpoint] = {}
     for record in fresh:
         key = (record.topic, record.partition)
@@ -119,12 +152,76 @@ def prepare_batch(
         vectors=vectors_table(embeddings, vectors_schema(vector_dimension)),
         mentions=mentions,
         accesses=accesses,
+        derived=lifecycle.derived,
+        consolidations=lifecycle.consolidations,
+        sessions=lifecycle.sessions,
+        states=lifecycle.states,
+        watermarks=lifecycle.watermarks,
         dead_letters=dead_letters,
         valid_records=valid_records,
         newest=newest,
         skipped=len(records) - len(fresh),
-        applied=len(logged) + len(embeddings) + len(accesses),
+        applied=len(fresh) - len(dead_letters),
     )
+
+
+class _Lifecycle:
+    """Sorts session, lifecycle and command events into what they change."""
+
+    def __init__(self) -> None:
+        self.derived: list[dict[str, object]] = []
+        self.consolidations: list[tuple[FactsConsolidated, episodes.LogPosition]] = []
+        self.sessions: list[SessionTouch] = []
+        self.states: list[StateChange] = []
+        self.watermarks: dict[tuple[str, int], datetime] = {}
+
+    def message(self, event: MessageEvent, record: LogRecord) -> None:
+        at = event.occurred_at
+        self.sessions.append(
+            SessionTouch(
+                event.user_id,
+                event.session_id,
+                project_id=event.project_id,
+                first_at=at,
+                last_at=at,
+                log_received_at=record.timestamp,
+                log_partition=record.partition,
+            )
+        )
+        key = (record.topic, record.partition)
+        if key not in self.watermarks or at > self.watermarks[key]:
+            self.watermarks[key] = at
+
+    def add(self, event: object, position: episodes.LogPosition) -> None:
+        if isinstance(event, SessionEnded):
+            self.sessions.append(
+                SessionTouch(event.user_id, event.session_id, ended_at=event.occurred_at)
+            )
+        elif isinstance(event, SessionClosed):
+            self.sessions.append(
+                SessionTouch(
+                    event.user_id,
+                    event.session_id,
+                    closed_through=event.through,
+                    closed_reason=event.reason,
+                )
+            )
+        elif isinstance(event, FactsConsolidated):
+            self.consolidations.append((event, position))
+        elif isinstance(event, ReflectionWritten):
+            self.derived.append(
+                derived_row(event.user_id, None, event.memory, position, "reflection")
+            )
+        elif isinstance(event, RememberFact | CorrectFact):
+            self.derived.append(
+                derived_row(
+                    event.user_id, event.project_id, command_memory(event), position, "command"
+                )
+            )
+            if isinstance(event, CorrectFact):
+                self.states.extend(state_changes(event))
+        elif isinstance(event, ConfirmFact | ForgetMemory | ConfidenceDecayed | MemoryPruned):
+            self.states.extend(state_changes(event))
 
 
 def prepare_table(

@@ -1,4 +1,8 @@
-"""The ``memstream`` command line: up, serve, publish, search, stats, entity, replay, digest.
+"""The ``memstream`` command line.
+
+up, serve, publish, search, stats, entity, replay, digest; the lifecycle jobs (``jobs
+consolidate|decay|reflect|weak``); the commands (remember, correct, confirm, forget)
+and a memory's history.
 
 Settings are built here once, from flags and then ``MEMSTREAM_*`` variables, and passed
 down. Every failure the user can fix is printed as one ``error:`` line (exit code 2);
@@ -19,10 +23,19 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from projections.codec import from_document, problems_of
+from projections.codec import encode, from_document, problems_of
 from projections.digest import digest_tables
 from projections.errors import InvalidQuery, ProjectionError
-from projections.events import MemoryAccessed
+from projections.events import (
+    ConfidenceDecayed,
+    Event,
+    FactsConsolidated,
+    MemoryAccessed,
+    MemoryPruned,
+    ReflectionWritten,
+    SessionClosed,
+    as_utc,
+)
 from projections.profiles import entity_profile
 from projections.search import SearchRequest
 from projections.stats import stats as compute_stats
@@ -121,8 +134,40 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable)")
     p.add_argument("--tag", action="append", dest="tags", help="only with this tag (repeatable)")
     p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument(
+        "--history", action="store_true", help="include superseded and forgotten memories"
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
+
+    p = command("jobs", _jobs, "run a lifecycle job once and print what it decided")
+    p.add_argument("job", choices=("consolidate", "decay", "reflect", "weak"))
+    p.add_argument("--now", help="the time the job runs at (ISO 8601; default now)")
+    p.add_argument("--user", help="only this user's memories")
+    p.add_argument("--dry-run", action="store_true", help="decide, print, publish nothing")
+    p.add_argument("--json", action="store_true")
+
+    p = command("remember", _remember, "remember a fact (a remember_fact command)")
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("--kind", choices=("fact", "preference", "procedure", "opinion"))
+    p.add_argument("--tag", action="append", dest="tags")
+    p.add_argument("text")
+
+    p = command("correct", _correct, "replace a memory with corrected content")
+    p.add_argument("--user", required=True)
+    p.add_argument("memory_id")
+    p.add_argument("text")
+
+    for name, help_ in (
+        ("confirm", "confirm a memory: full confidence, never decays"),
+        ("forget", "forget a memory: never returned by search, kept for history"),
+        ("history", "the memories that replaced one another through this one"),
+    ):
+        p = command(name, _memory_command, help_)
+        p.add_argument("--user", required=True)
+        p.add_argument("--json", action="store_true")
+        p.add_argument("memory_id")
 
     p = command("entity", _entity, "an entity's profile: aliases, mentions, memories")
     p.add_argument("--user", required=True)
@@ -234,6 +279,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
                 "before": args.before,
                 "kinds": args.kinds,
                 "tags": args.tags,
+                "include_history": args.history,
             }
         )
     except ValidationError as exc:
@@ -265,6 +311,147 @@ def _report_access(settings: Settings, user_id: str, memory_ids: list[str]) -> N
         asyncio.run(asyncio.wait_for(send(), 5))
     except Exception:  # the broker is down: the answer stands, the access is not counted
         logging.getLogger(__name__).debug("access not reported", exc_info=True)
+
+
+def _publish_events(settings: Settings, events: Sequence[Event]) -> None:
+    async def send() -> None:
+        async with Publisher(settings.bootstrap) as publisher:
+            await publisher.publish(events)
+
+    asyncio.run(send())
+
+
+def _time_arg(value: str | None, name: str) -> datetime:
+    if value is None:
+        return datetime.now(UTC)
+    try:
+        return as_utc(datetime.fromisoformat(value))
+    except ValueError:
+        raise UsageError(f"{name}: not an ISO 8601 time: {value!r}") from None
+
+
+def _jobs(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.scope import valid_identifier
+    from streams.components import make_lifecycle
+
+    user = valid_identifier("user", args.user) if args.user else None
+    now = _time_arg(args.now, "--now")
+    jobs = make_lifecycle(settings, _open_store(settings))
+    if args.job == "weak":
+        if user is None:
+            raise UsageError("jobs weak needs --user")
+        weak = jobs.weak_facts(user, now)
+        if args.json:
+            print(json.dumps(weak, indent=2))
+        for w in [] if args.json else weak:
+            print(f"{w['confidence']:.4f} {w['kind']:<10} {w['memory_id']}")
+        return 0
+    events: list[Event]
+    if args.job == "consolidate":
+        events = jobs.consolidate(now, user)
+    elif args.job == "decay":
+        events = list(jobs.decay(now, user))
+    else:
+        events = list(jobs.reflect(now, user))
+    if args.json:
+        print(json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False))
+    else:
+        for e in events:
+            print(_describe(e))
+    if not args.dry_run and events:
+        _publish_events(settings, events)
+    verb = "would publish" if args.dry_run else "published"
+    print(f"{verb} {len(events)} events", file=sys.stderr)
+    return 0
+
+
+def _describe(event: Event) -> str:
+    """One or more lines saying what a lifecycle event decided."""
+    if isinstance(event, SessionClosed):
+        return (
+            f"session {event.user_id}/{event.session_id} closed ({event.reason}) "
+            f"through {event.through.isoformat()}"
+        )
+    if isinstance(event, FactsConsolidated):
+        lines = [
+            f"session {event.user_id}/{event.session_id}: {len(event.memories)} memories "
+            f"({event.extractor})"
+        ]
+        lines += [f"  + [{m.kind}] {m.content} ({m.confidence:.2f})" for m in event.memories]
+        return "\n".join(lines)
+    if isinstance(event, ConfidenceDecayed):
+        lines = [f"{event.user_id}: {len(event.updates)} confidences as of {event.as_of}"]
+        lines += [f"  {u.memory_id} -> {u.confidence:.6f}" for u in event.updates]
+        return "\n".join(lines)
+    if isinstance(event, MemoryPruned):
+        return f"{event.user_id}: pruned {', '.join(event.memory_ids)}"
+    if isinstance(event, ReflectionWritten):
+        return f"{event.user_id}: reflection\n{event.memory.content}"
+    return event.model_dump_json()
+
+
+def _remember(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.commands import remembering
+
+    fields: dict[str, Any] = {"user_id": args.user, "content": args.text}
+    if args.project:
+        fields["project_id"] = args.project
+    if args.kind:
+        fields["kind"] = args.kind
+    if args.tags:
+        fields["tags"] = args.tags
+    event, memory_id = remembering(fields, datetime.now(UTC))
+    _publish_events(settings, [event])
+    print(f"remembered {memory_id}")
+    return 0
+
+
+def _correct(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.commands import UnknownMemory, correction
+    from projections.scope import valid_identifier
+
+    user = valid_identifier("user", args.user)
+    try:
+        event, new_id = correction(
+            _open_store(settings), user, args.memory_id, args.text, datetime.now(UTC)
+        )
+    except UnknownMemory as exc:
+        raise UsageError(str(exc)) from None
+    _publish_events(settings, [event])
+    print(f"corrected {args.memory_id}: now {new_id}")
+    return 0
+
+
+def _memory_command(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.commands import UnknownMemory, confirmation, forgetting
+    from projections.profiles import memory_history
+    from projections.scope import valid_identifier
+
+    user = valid_identifier("user", args.user)
+    store = _open_store(settings)
+    if args.command == "history":
+        chain = memory_history(store, user, args.memory_id)
+        if chain is None:
+            raise UsageError(f"no memory {args.memory_id} for user {user}")
+        if args.json:
+            print(json.dumps(chain, indent=2, default=str, ensure_ascii=False))
+            return 0
+        for m in chain:
+            status = "current"
+            if m["superseded_by"]:
+                status = f"superseded {m['valid_until']} by {m['superseded_by']}"
+            if m["forgotten_at"]:
+                status = f"{m['forgotten_reason']} {m['forgotten_at']}"
+            print(f"{m['occurred_at']} [{m['kind']}] {m['content']} ({status})")
+        return 0
+    make = confirmation if args.command == "confirm" else forgetting
+    try:
+        event = make(store, user, args.memory_id, datetime.now(UTC))
+    except UnknownMemory as exc:
+        raise UsageError(str(exc)) from None
+    _publish_events(settings, [event])
+    print(f"{'confirmed' if args.command == 'confirm' else 'forgot'} {args.memory_id}")
+    return 0
 
 
 def _entity(args: argparse.Namespace, settings: Settings) -> int:

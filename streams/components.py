@@ -1,21 +1,30 @@
-"""Building the parts settings choose: the embedder and the searcher.
+"""Building the parts settings choose: the embedder, the searcher, the lifecycle jobs.
 
 The worker (embedding new messages), ``memstream serve`` (embedding queries) and the
-CLI's ``search`` build them here, so all three use the same model and weights.
+CLI's ``search`` and ``jobs`` build them here, so all of them use the same model,
+weights and policies.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from projections.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
+from projections.local_extractor import LocalExtractor
 from projections.search import RankingWeights, Searcher
 from storage.lance_store import ProjectionStore
 from streams.errors import StreamsError
+from streams.lifecycle import LifecycleJobs, LifecyclePolicy
 from streams.settings import Settings
 
-__all__ = ["make_embedder", "make_searcher", "ranking_weights"]
+__all__ = [
+    "lifecycle_policy",
+    "make_embedder",
+    "make_lifecycle",
+    "make_searcher",
+    "ranking_weights",
+]
 
 
 def make_embedder(settings: Settings) -> Embedder | None:
@@ -62,3 +71,24 @@ def make_searcher(
         weights=ranking_weights(settings),
         clock=clock,
     )
+
+
+def lifecycle_policy(settings: Settings) -> LifecyclePolicy:
+    """The lifecycle jobs' gaps, rates and thresholds from settings."""
+    return LifecyclePolicy(
+        session_gap=timedelta(minutes=settings.session_gap_minutes),
+        session_idle=timedelta(minutes=settings.session_idle_minutes),
+        decay_rates={
+            "fact": settings.decay_rate_fact,
+            "preference": settings.decay_rate_preference,
+            "procedure": settings.decay_rate_procedure,
+            "opinion": settings.decay_rate_opinion,
+            "reflection": settings.decay_rate_reflection,
+        },
+        prune_threshold=settings.prune_threshold,
+    )
+
+
+def make_lifecycle(settings: Settings, store: ProjectionStore) -> LifecycleJobs:
+    """The lifecycle jobs over ``store`` with the configured extractor."""
+    return LifecycleJobs(store, LocalExtractor(), lifecycle_policy(settings))

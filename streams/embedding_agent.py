@@ -9,7 +9,9 @@ turns come from a bounded in-memory window per session, filled from the ``memori
 table when a session is not in it (after a restart). The projector then writes the vectors;
 a replay applies the events and never calls the model. Records that do not decode are
 skipped here (the projector dead-letters them). Delivery is at least once: an event
-published twice has the same id and yields one vector row.
+published twice has the same id and yields one vector row. A second agent embeds the
+memories that ``memory.lifecycle`` and ``memory.commands`` write (facts, reflections,
+remembered and corrected facts), each by its content alone.
 """
 
 from __future__ import annotations
@@ -24,15 +26,29 @@ from typing import Any
 import faust
 
 from projections.codec import decode, encode
+from projections.derived import command_memory
 from projections.embedders import Embedder
 from projections.episodes import CONTEXT_TURNS, embedding_text, memory_id_for, search_text
 from projections.errors import InvalidEvent
-from projections.events import MessageEvent
+from projections.events import (
+    CorrectFact,
+    DerivedMemory,
+    FactsConsolidated,
+    MessageEvent,
+    ReflectionWritten,
+    RememberFact,
+)
 from projections.vectors import embedding_events
 from streams.settings import Settings
-from streams.topics import EMBEDDINGS, MESSAGES
+from streams.topics import COMMANDS, EMBEDDINGS, LIFECYCLE, MESSAGES
 
-__all__ = ["SessionWindow", "add_embedder_agent", "embed_values"]
+__all__ = [
+    "SessionWindow",
+    "add_embedder_agent",
+    "derived_memories",
+    "embed_derived_values",
+    "embed_values",
+]
 
 #: (user, session, before) -> the search texts of the session's turns before that time.
 EarlierTurns = Callable[[str, str, datetime], list[str]]
@@ -122,18 +138,58 @@ def embed_values(
     return [(e.user_id.encode(), encode(e)) for e in events]
 
 
+def derived_memories(values: list[bytes]) -> list[tuple[str, str | None, DerivedMemory]]:
+    """(user, project, memory) of the memories lifecycle events and commands write."""
+    found: list[tuple[str, str | None, DerivedMemory]] = []
+    for value in values:
+        try:
+            event = decode(value)
+        except InvalidEvent:
+            continue
+        if isinstance(event, FactsConsolidated):
+            found.extend((event.user_id, event.project_id, m) for m in event.memories)
+        elif isinstance(event, ReflectionWritten):
+            found.append((event.user_id, None, event.memory))
+        elif isinstance(event, RememberFact | CorrectFact):
+            found.append((event.user_id, event.project_id, command_memory(event)))
+    return found
+
+
+def embed_derived_values(
+    values: list[bytes], embedder: Embedder, now: datetime, window: SessionWindow | None = None
+) -> list[tuple[bytes, bytes]]:
+    """(key, value) records of the ``EmbeddingComputed`` events for the memories that
+    lifecycle events and commands write (their content alone: a fact stands by itself)."""
+    memories = derived_memories(values)
+    if not memories:
+        return []
+    vectors = embedder.embed([m.content for _, _, m in memories])
+    events = embedding_events(
+        [(m.memory_id, user, project, m.kind, m.occurred_at) for user, project, m in memories],
+        vectors,
+        embedder.model,
+        embedder.version,
+        now,
+    )
+    return [(e.user_id.encode(), encode(e)) for e in events]
+
+
+Embed = Callable[[list[bytes], Embedder, datetime, SessionWindow], list[tuple[bytes, bytes]]]
+
+
 async def _embed_until_done(
     values: list[bytes],
     embedder: Embedder,
     clock: Callable[[], datetime],
     window: SessionWindow,
+    embed: Embed = embed_values,
 ) -> list[tuple[bytes, bytes]]:
     """Embed a batch, retrying with backoff while the embedder fails (an API down, a
     malformed answer): a batch is never skipped, the embedding lag grows meanwhile."""
     delay = 1.0
     while True:
         try:
-            return await asyncio.to_thread(embed_values, values, embedder, clock(), window)
+            return await asyncio.to_thread(embed, values, embedder, clock(), window)
         except Exception:
             log.exception("embedding a batch of %d failed; retrying in %.0f s", len(values), delay)
             await asyncio.sleep(delay)
@@ -171,5 +227,25 @@ def add_embedder_agent(
             sent = [await sink.send(key=key, value=value) for key, value in records]
             await asyncio.gather(*sent)
             log.debug("embedded %d messages", len(records))
+
+    derived_source = app.topic(
+        LIFECYCLE,
+        COMMANDS,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.messages_partitions,
+    )
+
+    @app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")
+    async def embed_derived(stream: Any) -> None:
+        async for values in stream.take(
+            settings.embed_batch_size, within=settings.embed_within_seconds
+        ):
+            records = await _embed_until_done(
+                [bytes(v) for v in values], embedder, clock, window, embed_derived_values
+            )
+            sent = [await sink.send(key=key, value=value) for key, value in records]
+            await asyncio.gather(*sent)
+            log.debug("embedded %d derived memories", len(records))
 
     return embed_messages

@@ -21,7 +21,10 @@ from datetime import datetime, timedelta
 import pyarrow as pa
 
 from projections.access import fold_accesses
+from projections.derived import derived_row
 from projections.entities import fold_mentions
+from projections.memory_state import StateChange, merge_states, slot_links, state_id
+from projections.sessions import accept_consolidations, merge_sessions, session_key
 from storage.event_archive import EventArchive, LogRecord
 from storage.lance_store import (
     ACCESS,
@@ -29,7 +32,10 @@ from storage.lance_store import (
     ENTITIES,
     INSERT_ONLY,
     MEMORIES,
+    MEMORY_STATE,
+    SESSIONS,
     VECTORS,
+    WATERMARKS,
     ProjectionStore,
 )
 from storage.schemas import MEMORIES_SCHEMA
@@ -147,11 +153,72 @@ class Projector:
             ids = list(dict.fromkeys(i for e, _ in prepared.accesses for i in e.memory_ids))
             existing = {r["memory_id"]: r for r in self.store.by_ids(ACCESS, ids)}
             self.store.upsert(ACCESS, list(fold_accesses(existing, prepared.accesses).values()))
+        self._apply_lifecycle(prepared)
         if send_dead_letters is not None and prepared.dead_letters:
             send_dead_letters(prepared.dead_letters)
         self.store.save_checkpoints(self.consumer, prepared.newest, now)
         self._checkpoints.update(prepared.newest)
         return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
+
+    def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
+        """Sessions, derived memories, supersession and memory state, watermarks.
+
+        Derived rows are inserted before the session rows record their consolidation,
+        so a crash in between re-applies the consolidation (same ids) rather than
+        losing it.
+        """
+        touches = list(prepared.sessions)
+        derived = list(prepared.derived)
+        sessions: dict[str, dict[str, object]] = {}
+        if touches or prepared.consolidations:
+            keys = {session_key(t.user_id, t.session_id) for t in touches}
+            keys.update(session_key(e.user_id, e.session_id) for e, _ in prepared.consolidations)
+            sessions = {r["session_key"]: r for r in self.store.by_ids(SESSIONS, sorted(keys))}
+            accepted, consolidated = accept_consolidations(
+                sessions, [e for e, _ in prepared.consolidations]
+            )
+            positions = {id(e): p for e, p in prepared.consolidations}
+            for event in accepted:
+                derived.extend(
+                    derived_row(
+                        event.user_id, event.project_id, m, positions[id(event)], "consolidation"
+                    )
+                    for m in event.memories
+                )
+            touches.extend(consolidated)
+        if derived:
+            self.store.insert_absent(MEMORIES, derived)
+        states = list(prepared.states)
+        slots: dict[str, set[str]] = {}
+        for row in derived:
+            if row["slot"]:
+                slots.setdefault(str(row["user_id"]), set()).add(str(row["slot"]))
+        for user_id, user_slots in sorted(slots.items()):
+            states.extend(slot_links(user_id, self.store.slot_members(user_id, sorted(user_slots))))
+        if states:
+            self._merge_states(states)
+        if touches:
+            self.store.upsert(SESSIONS, list(merge_sessions(sessions, touches).values()))
+        if prepared.watermarks:
+            self._advance_watermarks(prepared.watermarks)
+
+    def _merge_states(self, changes: list[StateChange]) -> None:
+        ids = sorted({state_id(c.user_id, c.memory_id) for c in changes})
+        existing = {r["state_id"]: r for r in self.store.by_ids(MEMORY_STATE, ids)}
+        self.store.upsert(MEMORY_STATE, list(merge_states(existing, changes).values()))
+
+    def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:
+        ids = [f"{topic}|{partition}" for topic, partition in newest]
+        stored = {r["watermark_id"]: r["event_time"] for r in self.store.by_ids(WATERMARKS, ids)}
+        rows = []
+        for (topic, partition), at in newest.items():
+            key = f"{topic}|{partition}"
+            before = stored.get(key)
+            if before is None or at > before:
+                rows.append(
+                    {"watermark_id": key, "topic": topic, "partition": partition, "event_time": at}
+                )
+        self.store.upsert(WATERMARKS, rows)
 
     def _insert(self, rows: list[dict[str, object]] | pa.Table) -> None:
         if self._written is None:

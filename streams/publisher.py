@@ -93,9 +93,13 @@ class Publisher:
 
     async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:
         """Publish checked lines as written (invalid ones too: the worker dead-letters them)."""
-        await self._send_all(
-            [(line.event.user_id.encode() if line.event else None, line.raw) for line in lines]
-        )
+        by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
+        for line in lines:
+            topic = topic_for(line.event.type) if line.event else MESSAGES
+            key = line.event.user_id.encode() if line.event else None
+            by_topic.setdefault(topic, []).append((key, line.raw))
+        for topic, records in by_topic.items():
+            await self._send_all(records, topic)
 
     async def _send_all(
         self, records: Sequence[tuple[bytes | None, bytes]], topic: str = MESSAGES

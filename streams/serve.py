@@ -22,7 +22,7 @@ from projections.api import SinkUnavailable
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
-from streams.components import make_embedder, make_searcher
+from streams.components import make_embedder, make_lifecycle, make_searcher
 from streams.errors import StreamsError
 from streams.publisher import Publisher
 from streams.settings import Settings
@@ -107,7 +107,10 @@ def build_api(settings: Settings) -> FastAPI:
         finally:
             await sink.stop()
 
-    return create_app(searcher, sink, log_position=log_position, lifespan=lifespan)
+    jobs = make_lifecycle(settings, store)
+    return create_app(
+        searcher, sink, log_position=log_position, lifespan=lifespan, weak_facts=jobs.weak_facts
+    )
 
 
 def serve(settings: Settings) -> int:

@@ -45,6 +45,15 @@ class Settings(BaseSettings):
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
         fusion_*: weights of each retriever in reciprocal rank fusion.
+        extractor: what consolidates closed sessions into facts (``local``: rules,
+            offline, deterministic).
+        session_gap_minutes: event time without a turn after which a session closes.
+        session_idle_minutes: processing time without a turn after which it closes.
+        lifecycle_every_seconds: how often the worker closes and consolidates sessions.
+        decay_every_hours / reflect_every_days: how often the worker decays
+            confidences and writes weekly reflections.
+        prune_threshold: confidence under which decay soft-deletes a memory.
+        decay_rate_*: decay rate per kind (per day^0.8).
     """
 
     model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
@@ -76,6 +85,18 @@ class Settings(BaseSettings):
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)
     fusion_rrf_k: float = Field(default=5.0, gt=0)
+    extractor: Literal["local"] = "local"
+    session_gap_minutes: float = Field(default=30.0, gt=0)
+    session_idle_minutes: float = Field(default=30.0, gt=0)
+    lifecycle_every_seconds: float = Field(default=10.0, gt=0)
+    decay_every_hours: float = Field(default=24.0, gt=0)
+    reflect_every_days: float = Field(default=7.0, gt=0)
+    prune_threshold: float = Field(default=0.05, ge=0, le=1)
+    decay_rate_fact: float = Field(default=0.02, ge=0)
+    decay_rate_preference: float = Field(default=0.01, ge=0)
+    decay_rate_procedure: float = Field(default=0.005, ge=0)
+    decay_rate_opinion: float = Field(default=0.03, ge=0)
+    decay_rate_reflection: float = Field(default=0.02, ge=0)
 
     @property
     def embedded(self) -> bool:

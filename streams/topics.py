@@ -20,12 +20,15 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 
+from projections.events import COMMAND_TYPES, LIFECYCLE_TYPES
 from streams.errors import BrokerError
 
 __all__ = [
     "ACCESS",
+    "COMMANDS",
     "DLQ",
     "EMBEDDINGS",
+    "LIFECYCLE",
     "MESSAGES",
     "META",
     "PROJECTED_TOPICS",
@@ -40,16 +43,26 @@ __all__ = [
 MESSAGES = "memory.messages"
 EMBEDDINGS = "memory.embeddings"
 ACCESS = "memory.access"
+LIFECYCLE = "memory.lifecycle"
+COMMANDS = "memory.commands"
 DLQ = "memory.dlq"
 META = "memory.meta"
 
 #: The topics the projector folds into the tables (and the event archive keeps).
-PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS)
+PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS, LIFECYCLE, COMMANDS)
+
+_TOPIC_OF_TYPE = {
+    "embedding_computed": EMBEDDINGS,
+    "memory_accessed": ACCESS,
+    **{t: LIFECYCLE for t in LIFECYCLE_TYPES},
+    **{t: COMMANDS for t in COMMAND_TYPES},
+}
 
 
 def topic_for(event_type: str) -> str:
-    """The topic events of ``event_type`` are published to."""
-    return {"embedding_computed": EMBEDDINGS, "memory_accessed": ACCESS}.get(event_type, MESSAGES)
+    """The topic events of ``event_type`` are published to (messages and session ends
+    share ``memory.messages``, keyed by user, so a session's end follows its turns)."""
+    return _TOPIC_OF_TYPE.get(event_type, MESSAGES)
 
 
 @dataclass(frozen=True)

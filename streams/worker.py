@@ -25,8 +25,10 @@ from streams.projector import Projector
 from streams.settings import Settings
 from streams.topics import (
     ACCESS,
+    COMMANDS,
     DLQ,
     EMBEDDINGS,
+    LIFECYCLE,
     MESSAGES,
     META,
     TopicSpec,
@@ -44,6 +46,8 @@ def topic_specs(settings: Settings) -> list[TopicSpec]:
         TopicSpec(MESSAGES, settings.messages_partitions),
         TopicSpec(EMBEDDINGS, settings.messages_partitions),
         TopicSpec(ACCESS, settings.messages_partitions),
+        TopicSpec(LIFECYCLE, settings.messages_partitions),
+        TopicSpec(COMMANDS, settings.messages_partitions),
         TopicSpec(DLQ, 1),
         TopicSpec(META, 1),
     ]

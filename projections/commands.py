@@ -1,0 +1,78 @@
+"""Building commands against the memories they name (read side, no publishing).
+
+``correct_fact``, ``confirm_fact`` and ``forget`` name a memory: the API and the CLI
+check that the user owns it before publishing, and a correction copies the old
+memory's kind, subject, attribute and time into the event, so the projector applies it
+from the event alone. ``remember_fact`` names no memory.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from projections.codec import problems_of
+from projections.derived import command_memory
+from projections.errors import InvalidQuery
+from projections.events import ConfirmFact, CorrectFact, ForgetMemory, RememberFact
+from storage import filters
+from storage.lance_store import MEMORIES, ProjectionStore
+
+__all__ = ["UnknownMemory", "confirmation", "correction", "forgetting", "remembering"]
+
+
+class UnknownMemory(LookupError):
+    """The user has no memory with that id."""
+
+
+def _owned(store: ProjectionStore, user_id: str, memory_id: str) -> dict[str, Any]:
+    rows = store.by_ids(MEMORIES, [memory_id], where=filters.equals("user_id", user_id))
+    if not rows:
+        raise UnknownMemory(f"no memory {memory_id} for user {user_id}")
+    return rows[0]
+
+
+def remembering(fields: dict[str, Any], now: datetime) -> tuple[RememberFact, str]:
+    """A ``remember_fact`` command from request fields, and the id of the memory it writes."""
+    try:
+        event = RememberFact.model_validate({"occurred_at": now, **fields})
+    except ValidationError as exc:
+        raise InvalidQuery("; ".join(problems_of(exc))) from None
+    return event, command_memory(event).memory_id
+
+
+def correction(
+    store: ProjectionStore, user_id: str, memory_id: str, content: str, now: datetime
+) -> tuple[CorrectFact, str]:
+    """A ``correct_fact`` command for a memory the user owns, and the new memory's id."""
+    old = _owned(store, user_id, memory_id)
+    kind = old["kind"] if old["kind"] != "episode" else "fact"
+    try:
+        event = CorrectFact(
+            user_id=user_id,
+            memory_id=memory_id,
+            new_content=content,
+            project_id=old["project_id"],
+            kind=kind,
+            subject=old["subject"],
+            attribute=old["attribute"],
+            valid_from=old["occurred_at"],
+            occurred_at=now,
+        )
+    except ValidationError as exc:
+        raise InvalidQuery("; ".join(problems_of(exc))) from None
+    return event, command_memory(event).memory_id
+
+
+def confirmation(
+    store: ProjectionStore, user_id: str, memory_id: str, now: datetime
+) -> ConfirmFact:
+    _owned(store, user_id, memory_id)
+    return ConfirmFact(user_id=user_id, memory_id=memory_id, occurred_at=now)
+
+
+def forgetting(store: ProjectionStore, user_id: str, memory_id: str, now: datetime) -> ForgetMemory:
+    _owned(store, user_id, memory_id)
+    return ForgetMemory(user_id=user_id, memory_id=memory_id, occurred_at=now)

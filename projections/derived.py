@@ -1,0 +1,169 @@
+"""Rows and state changes from lifecycle events and commands (pure).
+
+Consolidated facts, reflections and remembered or corrected facts become ``memories``
+rows here; confirmations, forgetting, decay and pruning become ``memory_state``
+changes. Ids come from the events, so applying an event twice writes nothing new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime, timedelta
+
+from projections.entities import entity_ids_for, extract_mentions
+from projections.episodes import LogPosition
+from projections.events import (
+    ConfidenceDecayed,
+    ConfirmFact,
+    CorrectFact,
+    DerivedMemory,
+    ForgetMemory,
+    MemoryPruned,
+    RememberFact,
+)
+from projections.memory_state import StateChange
+
+__all__ = [
+    "command_memory",
+    "derived_memory_id",
+    "derived_row",
+    "slot_of",
+    "state_changes",
+]
+
+Row = dict[str, object]
+
+
+def derived_memory_id(prefix: str, *parts: str) -> str:
+    """A stable id for a derived memory from what identifies it."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
+    return f"{prefix}-{digest}"
+
+
+def slot_of(user_id: str, memory: DerivedMemory) -> str | None:
+    """The supersession slot of an exclusive fact ("user|subject|attribute")."""
+    if not (memory.exclusive and memory.subject and memory.attribute):
+        return None
+    return f"{user_id}|{memory.subject.strip().lower()}|{memory.attribute}"
+
+
+def derived_row(
+    user_id: str,
+    project_id: str | None,
+    memory: DerivedMemory,
+    position: LogPosition,
+    channel: str,
+) -> Row:
+    """The ``memories`` row of a derived memory."""
+    mentions = extract_mentions(memory.content, None, memory.occurred_at)
+    return {
+        "memory_id": memory.memory_id,
+        "kind": memory.kind,
+        "user_id": user_id,
+        "project_id": project_id,
+        "session_id": memory.session_id,
+        "channel": channel,
+        "role": None,
+        "speaker": memory.speaker,
+        "content": memory.content,
+        "search_text": memory.content,
+        "metadata": "{}",
+        "tags": sorted(set(memory.tags)),
+        "entity_ids": entity_ids_for(user_id, mentions),
+        "importance": memory.importance,
+        "confidence": memory.confidence,
+        "source_event_ids": list(memory.source_event_ids),
+        "source_memory_ids": list(memory.source_memory_ids),
+        "subject": memory.subject,
+        "attribute": memory.attribute,
+        "value": memory.value,
+        "slot": slot_of(user_id, memory),
+        "occurred_at": memory.occurred_at,
+        "ingested_at": position.timestamp,
+        "valid_until": None,
+        "log_epoch": position.log_epoch,
+        "log_topic": position.topic,
+        "log_partition": position.partition,
+        "log_offset": position.offset,
+    }
+
+
+def command_memory(event: RememberFact | CorrectFact) -> DerivedMemory:
+    """The memory a ``remember_fact`` or ``correct_fact`` command writes."""
+    memory_id = derived_memory_id("cmd", event.user_id, event.event_id)
+    if isinstance(event, RememberFact):
+        return DerivedMemory(
+            memory_id=memory_id,
+            kind=event.kind,
+            content=event.content,
+            subject=event.subject,
+            attribute=event.attribute,
+            value=event.value,
+            exclusive=event.exclusive,
+            confidence=1.0,
+            importance=event.importance,
+            tags=event.tags,
+            speaker=event.speaker,
+            source_event_ids=[event.event_id],
+            occurred_at=event.occurred_at,
+        )
+    return DerivedMemory(
+        memory_id=memory_id,
+        kind=event.kind,
+        content=event.new_content,
+        subject=event.subject,
+        attribute=event.attribute,
+        value=event.new_content,
+        exclusive=bool(event.subject and event.attribute),
+        confidence=1.0,
+        importance=0.8,
+        source_event_ids=[event.event_id],
+        source_memory_ids=[event.memory_id],
+        occurred_at=_correction_time(event),
+    )
+
+
+def _correction_time(event: CorrectFact) -> datetime:
+    """When a correction holds from: just after the memory it corrects (so it takes that
+    memory's place in its slot's history), or when it was made."""
+    if event.valid_from is None:
+        return event.occurred_at
+    return event.valid_from + timedelta(microseconds=1)
+
+
+def state_changes(
+    event: CorrectFact | ConfirmFact | ForgetMemory | ConfidenceDecayed | MemoryPruned,
+) -> list[StateChange]:
+    """What a command or a decay decision changes in ``memory_state``."""
+    if isinstance(event, CorrectFact):
+        new_id = command_memory(event).memory_id
+        return [
+            StateChange(
+                event.memory_id,
+                event.user_id,
+                valid_until=_correction_time(event),
+                superseded_by=new_id,
+            )
+        ]
+    if isinstance(event, ConfirmFact):
+        return [StateChange(event.memory_id, event.user_id, protected_at=event.occurred_at)]
+    if isinstance(event, ForgetMemory):
+        return [
+            StateChange(
+                event.memory_id,
+                event.user_id,
+                forgotten_at=event.occurred_at,
+                forgotten_reason="forgotten",
+            )
+        ]
+    if isinstance(event, ConfidenceDecayed):
+        return [
+            StateChange(
+                u.memory_id, event.user_id, confidence=u.confidence, confidence_as_of=event.as_of
+            )
+            for u in event.updates
+        ]
+    return [
+        StateChange(m, event.user_id, forgotten_at=event.as_of, forgotten_reason="pruned")
+        for m in event.memory_ids
+    ]

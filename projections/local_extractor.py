@@ -1,0 +1,881 @@
+"""The local fact extractor: rules over a closed session's turns (pure, deterministic).
+
+Each sentence is read for statements about a person: first person ("I", "my", "me",
+resolved to the speaker), third person by name ("Maria moved to Porto"), or by pronoun
+("she", "he", resolved to the last person named in the session other than the speaker).
+The rules cover identity and age, where someone lives or comes from and moves, work and
+job changes, occupations, relations (partner, family, friends, pets), likes, dislikes
+and favourites, plans with dates, possessions, habits, opinions, and dated events ("I
+went to the support group yesterday" becomes a fact with the resolved date).
+
+Every fact keeps its provenance (the event ids of the turns it came from). Facts about
+where someone lives, where they work, their job, name, age, partner and favourites are
+exclusive: a later one supersedes an earlier one. Nothing here reads a clock: relative
+dates are resolved against the time of the turn that said them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from projections.derived import derived_memory_id
+from projections.entities import is_ordinary_word, person_names_in
+from projections.events import DerivedKind, DerivedMemory, TokenUsage
+from projections.timephrases import TimeSpan, find_spans
+
+__all__ = ["LOCAL_EXTRACTOR", "LocalExtractor", "Turn", "extract_facts"]
+
+LOCAL_EXTRACTOR = "local/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn of a session, as consolidation reads it."""
+
+    event_id: str
+    speaker: str | None
+    role: str | None
+    content: str
+    occurred_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    kind: DerivedKind
+    attribute: str
+    value: str
+    content: str
+    exclusive: bool
+    confidence: float
+    importance: float
+    tags: tuple[str, ...]
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_NAME = r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}"
+_PLACE = r"(?:the\s+)?[A-Z][\w'.-]+(?:(?:\s+|,\s*)[A-Z][\w'.-]+){0,3}"
+_PHRASE = r"[^,.;!?]{2,80}?"
+_END = r"(?=\s*(?:[,.;!?]|$|\s+(?:and|but|because|so|since|which|when|with|after|before)\b))"
+_FIRST = r"(?P<s>I)"
+
+_OCCUPATIONS = frozenset(
+    [
+        "accountant",
+        "actor",
+        "actress",
+        "architect",
+        "artist",
+        "author",
+        "baker",
+        "barista",
+        "carpenter",
+        "chef",
+        "cleaner",
+        "coach",
+        "consultant",
+        "counselor",
+        "counsellor",
+        "dancer",
+        "dentist",
+        "designer",
+        "developer",
+        "doctor",
+        "driver",
+        "economist",
+        "editor",
+        "electrician",
+        "engineer",
+        "farmer",
+        "firefighter",
+        "journalist",
+        "judge",
+        "lawyer",
+        "librarian",
+        "manager",
+        "mechanic",
+        "musician",
+        "nurse",
+        "painter",
+        "paramedic",
+        "pharmacist",
+        "photographer",
+        "physician",
+        "pilot",
+        "plumber",
+        "poet",
+        "policeman",
+        "professor",
+        "programmer",
+        "psychologist",
+        "researcher",
+        "scientist",
+        "singer",
+        "student",
+        "surgeon",
+        "teacher",
+        "therapist",
+        "translator",
+        "tutor",
+        "veterinarian",
+        "vet",
+        "waiter",
+        "waitress",
+        "writer",
+        "volunteer",
+        "entrepreneur",
+        "analyst",
+        "intern",
+    ]
+)
+_IDENTITIES = frozenset(
+    [
+        "woman",
+        "man",
+        "mother",
+        "father",
+        "mom",
+        "dad",
+        "parent",
+        "vegetarian",
+        "vegan",
+        "christian",
+        "muslim",
+        "jewish",
+        "atheist",
+        "introvert",
+        "extrovert",
+        "runner",
+        "gamer",
+    ]
+)
+_RELATIONS_EXCLUSIVE = frozenset(
+    [
+        "wife",
+        "husband",
+        "partner",
+        "boyfriend",
+        "girlfriend",
+        "fiance",
+        "fiancé",
+        "fiancee",
+        "fiancée",
+        "boss",
+    ]
+)
+_RELATIONS = frozenset(
+    [
+        "son",
+        "daughter",
+        "sister",
+        "brother",
+        "mom",
+        "mother",
+        "dad",
+        "father",
+        "grandma",
+        "grandmother",
+        "grandpa",
+        "grandfather",
+        "aunt",
+        "uncle",
+        "cousin",
+        "niece",
+        "nephew",
+        "friend",
+        "bestie",
+        "roommate",
+        "colleague",
+        "coworker",
+        "neighbor",
+        "neighbour",
+        "mentor",
+        "dog",
+        "cat",
+        "puppy",
+        "kitten",
+        "pet",
+    ]
+)
+_NOT_NAMES = frozenset(
+    [
+        "I",
+        "The",
+        "A",
+        "An",
+        "My",
+        "Our",
+        "This",
+        "That",
+        "It",
+        "He",
+        "She",
+        "They",
+        "We",
+        "You",
+        "Yes",
+        "No",
+        "Oh",
+        "Hey",
+        "Hi",
+        "Thanks",
+    ]
+)
+
+
+def _first_person(pattern: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + _FIRST + r"\s+" + pattern, re.IGNORECASE)
+
+
+# (pattern, builder) where the pattern's "s" group is the subject ("I", a name, he/she).
+_SUBJECT = r"(?P<s>I|he|she|" + _NAME + r")"
+
+_RULES: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"\s+(?:just\s+|recently\s+|finally\s+|have\s+|has\s+|'ve\s+)?"
+            r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<v>" + _PLACE + r")"
+        ),
+        "moved_to",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:\s+|'m\s+\s+)(?:now\s+|currently\s+|still\s+)?"
+            r"(?:live|lives|am living|is living|living)\s+in\s+(?P<v>" + _PLACE + r")"
+        ),
+        "lives_in",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|'s)\s+(?:originally\s+)?from\s+"
+            r"(?P<v>" + _PLACE + r")"
+        ),
+        "from",
+    ),
+    (
+        re.compile(r"\b" + _SUBJECT + r"\s+grew\s+up\s+in\s+(?P<v>" + _PLACE + r")"),
+        "from",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:\s+just|\s+finally|\s+recently|'ve|\s+have|\s+has)?\s+"
+            r"(?:started|got|landed|accepted|took)\s+(?:a\s+|the\s+)?(?:new\s+)?"
+            r"(?:job|position|role)\s+(?:at|with)\s+(?P<v>" + _PLACE + r")"
+        ),
+        "works_at",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is)?\s+(?:now\s+|currently\s+)?"
+            r"(?:work|works|working)\s+(?:at|for)\s+(?P<v>" + _PLACE + r")"
+        ),
+        "works_at",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:\s+just|\s+recently)?\s+(?:got\s+hired\s+(?:at|by)|joined)\s+"
+            r"(?P<v>[A-Z][\w'&.-]+(?:\s+[A-Z][\w'&.-]+){0,3})"
+        ),
+        "works_at",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:\s+just)?\s+(?:quit|left)\s+(?:my|his|her)\s+job"
+            r"(?:\s+at\s+(?P<v>" + _PLACE + r"))?"
+        ),
+        "left_job",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|\s+work|\s+works|\s+became|\s+become|"
+            r"'ve become|\s+started working)\s+(?:now\s+|as\s+)?(?:a|an)\s+"
+            r"(?P<v>(?:[a-z-]+\s+){0,2}[a-z-]+)\b"
+        ),
+        "is_a",
+    ),
+    (
+        re.compile(r"\b(?P<s>I)(?:'m|\s+am)\s+(?P<v>\d{1,3})(?:\s+years\s+old)?\b", re.I),
+        "age",
+    ),
+    (
+        re.compile(r"\b(?P<s>I)\s+(?:just\s+)?turned\s+(?P<v>\d{1,3})\b", re.I),
+        "age",
+    ),
+    (
+        re.compile(r"\bmy\s+name\s+is\s+(?P<v>" + _NAME + r")"),
+        "name",
+    ),
+]
+
+_RELATION = re.compile(
+    r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er)\s+(?:(?:new|little|older|younger|big|best|late)\s+)?"
+    r"(?P<rel>[a-zé]+)(?:\s+is\s+named|\s+named|\s+called|'s\s+name\s+is|,)?\s+"
+    r"(?P<v>" + _NAME + r")"
+)
+_LIKE = re.compile(
+    r"\b" + _SUBJECT + r"\s+(?:really\s+|absolutely\s+|just\s+|also\s+|totally\s+)?"
+    r"(?P<verb>love|loves|like|likes|enjoy|enjoys|adore|adores)\s+(?P<v>" + _PHRASE + r")" + _END
+)
+_DISLIKE = re.compile(
+    r"\b" + _SUBJECT + r"\s+(?:really\s+)?(?P<verb>hate|hates|dislike|dislikes|can't stand|"
+    r"don't like|do not like|doesn't like)\s+(?P<v>" + _PHRASE + r")" + _END
+)
+_FAVORITE = re.compile(
+    r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er)\s+(?:all-time\s+)?favou?rite\s+(?P<what>[a-z ]{2,30}?)\s+"
+    r"(?:is|was|has to be)\s+(?P<v>" + _PHRASE + r")" + _END
+)
+_PLAN = re.compile(
+    r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is)?\s+(?:going to|gonna|planning to|planning on|"
+    r"plan to|plans to|hoping to|about to|will|'ll)\s+(?P<v>" + _PHRASE + r")" + _END
+)
+_HAS = re.compile(
+    r"\b" + _SUBJECT + r"(?:\s+just)?\s+(?P<verb>have|has|'ve got|own|owns|bought|adopted)\s+"
+    r"(?P<v>(?:a|an|two|three|four|five|\d+)\s+" + _PHRASE + r")" + _END
+)
+_HABIT = re.compile(
+    r"\b" + _SUBJECT + r"\s+(?P<freq>usually|always|often|regularly|sometimes|normally)\s+"
+    r"(?P<v>" + _PHRASE + r")" + _END
+)
+_EVERY = re.compile(
+    r"\b(?P<freq>every\s+(?:morning|day|evening|night|week|weekend|month|year|summer|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday))\s*,?\s+(?P<s>I)\s+"
+    r"(?P<v>" + _PHRASE + r")" + _END,
+    re.IGNORECASE,
+)
+_OPINION = re.compile(
+    r"\b(?P<s>I)\s+(?:really\s+)?(?:think|believe|feel like|feel that)\s+(?:that\s+)?"
+    r"(?P<v>[^.;!?]{12,200})",
+)
+_PROCEDURE = re.compile(
+    r"\b(?:to|when you want to|if you want to)\s+(?P<goal>[a-z][^,]{3,60}),\s*"
+    r"(?:you|I|we)\s+(?:need to|have to|should|must|always)\s+(?P<v>[^.;!?]{6,200})",
+    re.IGNORECASE,
+)
+_PAST_EVENT = re.compile(
+    r"\b(?P<s>I)\s+(?:just\s+|finally\s+|also\s+)?(?P<v>(?:went|visited|attended|ran|joined|"
+    r"started|finished|took|had|met|saw|painted|signed|volunteered|won|lost|bought|made|"
+    r"got|did|gave|received|moved|traveled|travelled|celebrated|read|wrote|watched|"
+    r"played|tried|learned|learnt|adopted|applied|graduated|organized|hosted|climbed|"
+    r"camped|hiked|baked|cooked)\b[^.;!?]{2,160})",
+    re.IGNORECASE,
+)
+
+
+def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[DerivedMemory]:
+    """The facts the rules find in a session's turns, in order, without duplicates."""
+    memories: dict[tuple[str, str, str], DerivedMemory] = {}
+    sources: dict[tuple[str, str, str], list[str]] = {}
+    last_person: str | None = None
+    people = _people(turns)
+    for turn in turns:
+        speaker = (turn.speaker or ("the user" if turn.role == "user" else "")).strip()
+        for match in _SENTENCE.finditer(turn.content.replace("\u2019", "'")):
+            sentence = match.group(0).strip()
+            if len(sentence) < 6:
+                continue
+            context = _Context(speaker, last_person, people, turn)
+            for subject, found in _statements(sentence, context):
+                key = (subject.lower(), found.attribute, found.value.lower())
+                sources.setdefault(key, [])
+                if turn.event_id not in sources[key]:
+                    sources[key].append(turn.event_id)
+                if key in memories:
+                    continue
+                memories[key] = DerivedMemory(
+                    memory_id=derived_memory_id(
+                        "fact", user_id, session_id, subject.lower(), found.attribute, found.value
+                    ),
+                    kind=found.kind,
+                    content=found.content,
+                    subject=subject,
+                    attribute=found.attribute,
+                    value=found.value,
+                    exclusive=found.exclusive,
+                    confidence=found.confidence,
+                    importance=found.importance,
+                    tags=list(found.tags),
+                    speaker=speaker or None,
+                    session_id=session_id,
+                    source_event_ids=[turn.event_id],
+                    occurred_at=turn.occurred_at,
+                )
+            others = _people_named(sentence, speaker)
+            if others:
+                last_person = others[-1]
+    return [
+        m.model_copy(update={"source_event_ids": sources[k]}) if len(sources[k]) > 1 else m
+        for k, m in memories.items()
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """Who "I", "he"/"she" and names in a sentence can refer to."""
+
+    speaker: str
+    last_person: str | None
+    people: frozenset[str]
+    turn: Turn
+
+    def resolve(self, raw: str, verb: str | None = None) -> tuple[str, float] | None:
+        """The person a subject word names and how sure that is; ``verb`` must agree
+        with the subject ("I like", "she likes") when given."""
+        word = raw.strip()
+        lowered = word.lower()
+        if lowered == "i":
+            if verb in _THIRD_PERSON_VERBS:
+                return None
+            return (self.speaker, 0.9) if self.speaker else None
+        if verb in _BASE_VERBS:
+            return None
+        if lowered in {"he", "she"}:
+            return (self.last_person, 0.6) if self.last_person else None
+        if word in self.people:
+            return word, 0.8
+        return None
+
+    def owner(self, word: str) -> str | None:
+        return (self.speaker or None) if word.lower() == "my" else self.last_person
+
+
+_BASE_VERBS = frozenset(
+    ["like", "love", "enjoy", "adore", "hate", "dislike", "have", "own", "don't", "don", "do"]
+)
+_THIRD_PERSON_VERBS = frozenset(
+    [
+        "likes",
+        "loves",
+        "enjoys",
+        "adores",
+        "hates",
+        "dislikes",
+        "has",
+        "owns",
+        "doesn't",
+        "doesn",
+        "does",
+    ]
+)
+
+
+_SUBJECT_OF_VERB = re.compile(
+    r"\b([A-Z][a-z'-]+)\s+(?:lives|works|moved|is|was|has|likes|loves|said|went|got|started)\b"
+)
+_AFTER_PREPOSITION = re.compile(r"\b(?:in|to|at|from|near|visit|visited|visiting|for)\s+$", re.I)
+
+
+def _people(turns: Sequence[Turn]) -> frozenset[str]:
+    """The speakers of a session, the person names its turns mention, and capitalized
+    words that are the subject of a verb ("Maria lives...")."""
+    names = {t.speaker.strip() for t in turns if t.speaker}
+    for t in turns:
+        names.update(n for n in person_names_in(t.content) if n not in _NOT_NAMES)
+        names.update(
+            m.group(1)
+            for m in _SUBJECT_OF_VERB.finditer(t.content)
+            if m.group(1) not in _NOT_NAMES and not is_ordinary_word(m.group(1))
+        )
+    return frozenset(names)
+
+
+def _people_named(sentence: str, speaker: str) -> list[str]:
+    """Names in ``sentence`` that could be a "he" or "she" later: not the speaker, not
+    after a preposition (places: "in Porto", "to Berlin")."""
+    found = []
+    for name in person_names_in(sentence) + _SUBJECT_OF_VERB.findall(sentence):
+        if name == speaker or name in _NOT_NAMES or is_ordinary_word(name):
+            continue
+        at = sentence.find(name)
+        if at >= 0 and _AFTER_PREPOSITION.search(sentence[:at]):
+            continue
+        found.append((at, name))
+    return [name for _, name in sorted(found)]
+
+
+class LocalExtractor:
+    """The default extractor: :func:`extract_facts`, no model and no network."""
+
+    name = LOCAL_EXTRACTOR
+
+    def extract(
+        self, user_id: str, session_id: str, turns: Sequence[Turn]
+    ) -> tuple[list[DerivedMemory], TokenUsage | None]:
+        return extract_facts(user_id, session_id, turns), None
+
+
+def _statements(sentence: str, context: _Context) -> Iterable[tuple[str, _Found]]:
+    for pattern, attribute in _RULES:
+        for m in pattern.finditer(sentence):
+            owner = m.groupdict().get("s") or "I"
+            who = context.resolve(owner)
+            if who is None:
+                continue
+            found = _attribute_fact(attribute, who[0], (m.group("v") or "").strip(), who[1])
+            if found is not None:
+                yield who[0], found
+    for m in _RELATION.finditer(sentence):
+        owner = context.owner(m.group("owner"))
+        relation = m.group("rel").lower()
+        if owner is None or relation not in _RELATIONS | _RELATIONS_EXCLUSIVE:
+            continue
+        name = _clean_name(m.group("v"))
+        if name is None:
+            continue
+        exclusive = relation in _RELATIONS_EXCLUSIVE
+        yield (
+            owner,
+            _Found(
+                "fact",
+                f"{relation}" if exclusive else f"{relation}:{name.lower()}",
+                name,
+                f"{owner}'s {relation} is {name}.",
+                exclusive,
+                0.8,
+                0.7,
+                ("relation",),
+            ),
+        )
+    yield from _phrase_facts(sentence, context)
+
+
+def _phrase_facts(sentence: str, context: _Context) -> Iterable[tuple[str, _Found]]:
+    def who_of(m: re.Match[str]) -> tuple[str, float] | None:
+        verb = m.groupdict().get("verb")
+        return context.resolve(m.group("s"), verb.split()[0].lower() if verb else None)
+
+    def phrase(m: re.Match[str], who: tuple[str, float] | None, words: int = 8) -> str | None:
+        value = _clean_phrase(m.group("v"), words)
+        if value is None or who is None:
+            return None
+        if value.lower().startswith("to ") and len(value.split()) < 3:
+            return None
+        return _third_person(value, who[0])
+
+    for m in _LIKE.finditer(sentence):
+        who = who_of(m)
+        value = phrase(m, who)
+        if who and value:
+            yield (
+                who[0],
+                _Found(
+                    "preference",
+                    f"likes:{value.lower()}",
+                    value,
+                    f"{who[0]} likes {value}.",
+                    False,
+                    who[1],
+                    0.5,
+                    ("preference",),
+                ),
+            )
+    for m in _DISLIKE.finditer(sentence):
+        who = who_of(m)
+        value = phrase(m, who)
+        if who and value:
+            yield (
+                who[0],
+                _Found(
+                    "preference",
+                    f"dislikes:{value.lower()}",
+                    value,
+                    f"{who[0]} dislikes {value}.",
+                    False,
+                    who[1],
+                    0.5,
+                    ("preference",),
+                ),
+            )
+    for m in _FAVORITE.finditer(sentence):
+        owner = context.owner(m.group("owner"))
+        value = _clean_phrase(m.group("v"))
+        what = m.group("what").strip()
+        if owner and value:
+            yield (
+                owner,
+                _Found(
+                    "preference",
+                    f"favorite:{what}",
+                    value,
+                    f"{owner}'s favorite {what} is {value}.",
+                    True,
+                    0.85,
+                    0.6,
+                    ("preference",),
+                ),
+            )
+    spans = find_spans(sentence, context.turn.occurred_at)
+    when = _when(spans)
+    for m in _PLAN.finditer(sentence):
+        who = who_of(m)
+        value = phrase(m, who, words=12)
+        if who and value:
+            dated = f" ({when})" if when else ""
+            yield (
+                who[0],
+                _Found(
+                    "fact",
+                    f"plan:{value.lower()}",
+                    value,
+                    f"{who[0]} plans to {value}{dated}.",
+                    False,
+                    who[1] if when else who[1] - 0.2,
+                    0.6 if when else 0.4,
+                    ("plan",),
+                ),
+            )
+    for m in _HAS.finditer(sentence):
+        who = who_of(m)
+        value = phrase(m, who)
+        if who and value:
+            yield (
+                who[0],
+                _Found(
+                    "fact",
+                    f"has:{value.lower()}",
+                    value,
+                    f"{who[0]} has {value}.",
+                    False,
+                    who[1],
+                    0.4,
+                    ("possession",),
+                ),
+            )
+    for m in [*_HABIT.finditer(sentence), *_EVERY.finditer(sentence)]:
+        who = who_of(m)
+        value = phrase(m, who, words=12)
+        if who and value and len(value.split()) >= 2:
+            freq = m.group("freq").lower()
+            yield (
+                who[0],
+                _Found(
+                    "fact",
+                    f"habit:{value.lower()}",
+                    value,
+                    f"{who[0]} {freq} {value}.",
+                    False,
+                    who[1] - 0.1,
+                    0.5,
+                    ("habit",),
+                ),
+            )
+    for m in _OPINION.finditer(sentence):
+        who = who_of(m)
+        value = _third_person(m.group("v").strip(), who[0] if who else "")
+        if who and len(value.split()) >= 3:
+            yield (
+                who[0],
+                _Found(
+                    "opinion",
+                    f"opinion:{value.lower()[:60]}",
+                    value,
+                    f"{who[0]} thinks {value}.",
+                    False,
+                    0.6,
+                    0.4,
+                    ("opinion",),
+                ),
+            )
+    for m in _PROCEDURE.finditer(sentence):
+        goal, steps = m.group("goal").strip(), m.group("v").strip()
+        subject = context.speaker or "the user"
+        yield (
+            subject,
+            _Found(
+                "procedure",
+                f"howto:{goal.lower()}",
+                steps,
+                f"To {goal}: {steps}.",
+                False,
+                0.7,
+                0.6,
+                ("procedure",),
+            ),
+        )
+    if when:
+        for m in _PAST_EVENT.finditer(sentence):
+            who = who_of(m)
+            if who is None:
+                continue
+            event = _third_person(m.group("v").strip().rstrip(",;"), who[0])
+            if len(event.split()) - len(spans[0].text.split()) < 3:
+                continue
+            yield (
+                who[0],
+                _Found(
+                    "fact",
+                    f"did:{event.lower()[:80]}",
+                    event,
+                    f"{who[0]} {event} ({when}).",
+                    False,
+                    who[1],
+                    0.6,
+                    ("event",),
+                ),
+            )
+
+
+_ATTRIBUTE_BUILDERS: dict[
+    str, Callable[[str, str], tuple[str, str, bool, float, tuple[str, ...]]]
+] = {
+    "moved_to": lambda who, v: ("lives_in", f"{who} moved to {v}.", True, 0.85, ("home",)),
+    "lives_in": lambda who, v: ("lives_in", f"{who} lives in {v}.", True, 0.8, ("home",)),
+    "from": lambda who, v: ("from", f"{who} is from {v}.", True, 0.7, ("origin",)),
+    "works_at": lambda who, v: ("works_at", f"{who} works at {v}.", True, 0.85, ("work",)),
+    "left_job": lambda who, v: (
+        "left_job",
+        f"{who} left the job{' at ' + v if v else ''}.",
+        False,
+        0.7,
+        ("work",),
+    ),
+    "age": lambda who, v: ("age", f"{who} is {v} years old.", True, 0.6, ("identity",)),
+    "name": lambda who, v: ("name", f"{who}'s name is {v}.", True, 0.9, ("identity",)),
+}
+
+
+def _attribute_fact(attribute: str, who: str, value: str, confidence: float) -> _Found | None:
+    if attribute == "is_a":
+        return _is_a(who, value, confidence)
+    if attribute in {"lives_in", "moved_to", "from", "works_at"}:
+        place = _clean_place(value)
+        if place is None:
+            return None
+        value = place
+    if attribute == "age" and not 1 <= int(value) <= 120:
+        return None
+    if attribute == "name":
+        cleaned = _clean_name(value)
+        if cleaned is None:
+            return None
+        value = cleaned
+    name, content, exclusive, importance, tags = _ATTRIBUTE_BUILDERS[attribute](who, value)
+    return _Found("fact", name, value, content, exclusive, confidence, importance, tags)
+
+
+def _is_a(who: str, phrase: str, confidence: float) -> _Found | None:
+    words = phrase.lower().split()
+    head = words[-1]
+    if head in _OCCUPATIONS or head.rstrip("s") in _OCCUPATIONS:
+        return _Found(
+            "fact",
+            "occupation",
+            phrase,
+            f"{who} is a {phrase}.",
+            True,
+            confidence,
+            0.8,
+            ("work",),
+        )
+    if head in _IDENTITIES:
+        return _Found(
+            "fact",
+            f"identity:{phrase}",
+            phrase,
+            f"{who} is a {phrase}.",
+            False,
+            confidence,
+            0.7,
+            ("identity",),
+        )
+    return None
+
+
+def _clean_place(value: str) -> str | None:
+    value = re.sub(r"^the\s+", "", value.strip(" ,.").rstrip("."))
+    words = value.replace(",", " ").split()
+    while words and words[-1] in _NOT_NAMES:
+        words.pop()
+    if not words or words[0] in _NOT_NAMES:
+        return None
+    return value[: len(" ".join(words)) + value.count(",")].strip(" ,") or None
+
+
+def _clean_name(value: str) -> str | None:
+    words = [w for w in value.split() if w not in _NOT_NAMES]
+    if not words:
+        return None
+    return " ".join(words).rstrip("'s") if words[-1].endswith(("'s", "")) else " ".join(words)
+
+
+_FILLER = re.compile(r"\b(?:so much|a lot|too|really|very much|lol|haha)\b", re.IGNORECASE)
+
+
+def _clean_phrase(value: str, words: int = 8) -> str | None:
+    value = _FILLER.sub("", value).strip(" ,-")
+    value = re.sub(r"\s+", " ", value)
+    tokens = value.split()
+    if not tokens or len(tokens) > words:
+        return None
+    first = tokens[0].lower()
+    if first in _VAGUE_STARTS or (len(tokens) == 1 and first in _VAGUE_ALONE):
+        return None
+    if len(tokens) >= 2 and f"{first} {tokens[1].lower()}" in _VAGUE_PAIRS:
+        return None
+    return value
+
+
+_VAGUE_STARTS = frozenset(
+    [
+        "how",
+        "what",
+        "when",
+        "where",
+        "why",
+        "who",
+        "whether",
+        "if",
+        "that",
+        "this",
+        "it",
+        "it's",
+        "its",
+        "there",
+        "here",
+        "your",
+        "you",
+        "her",
+        "him",
+        "them",
+        "us",
+        "me",
+        "myself",
+        "yourself",
+    ]
+)
+_VAGUE_ALONE = frozenset(["to", "be", "a", "the", "one", "some"])
+_VAGUE_PAIRS = frozenset({"the idea", "the way", "the thought", "the fact", "a lot"})
+
+
+_SWAPS = (
+    (re.compile(r"\bI'm\b|\bI am\b"), "{who} is"),
+    (re.compile(r"\bI've\b"), "{who} has"),
+    (re.compile(r"\bI'll\b"), "{who} will"),
+    (re.compile(r"\bI\b"), "{who}"),
+    (re.compile(r"\bmy\b", re.IGNORECASE), "{who}'s"),
+    (re.compile(r"\bme\b"), "{who}"),
+    (re.compile(r"\bmyself\b"), "themself"),
+)
+
+
+def _third_person(text: str, who: str) -> str:
+    """``text`` with the speaker's first-person words replaced by their name."""
+    if not who:
+        return text
+    for pattern, replacement in _SWAPS:
+        text = pattern.sub(replacement.format(who=who), text)
+    return text
+
+
+def _when(spans: list[TimeSpan]) -> str | None:
+    if not spans:
+        return None
+    span = spans[0]
+    if span.granularity == "day":
+        return f"on {span.label}"
+    if span.granularity == "week":
+        return f"the week of {span.start.date().isoformat()}"
+    if span.granularity == "month":
+        return f"in {span.label}"
+    return f"in {span.label}"

@@ -1,0 +1,290 @@
+"""The lifecycle jobs: close sessions, consolidate them into facts, decay, reflect.
+
+Each job reads the projections, asks a pure function (or an extractor) what to do,
+and returns the events carrying those decisions; the caller publishes them (the
+worker's timer, or ``memstream jobs``), and the projector applies them like any other
+event. Nothing here writes a table: the log stays the truth, and replaying it never
+runs a job again. Every job takes ``now``; none reads a clock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from projections.decay import DecayCandidate, decay_decisions
+from projections.events import (
+    DERIVED_KINDS,
+    ConfidenceDecayed,
+    DerivedMemory,
+    Event,
+    FactsConsolidated,
+    MemoryPruned,
+    ReflectionWritten,
+    SessionClosed,
+    TokenUsage,
+)
+from projections.local_extractor import Turn
+from projections.memory_state import effective_confidence, state_id
+from projections.reflection import local_reflection
+from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
+from storage import filters
+from storage.lance_store import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE, ProjectionStore
+from streams.topics import MESSAGES
+
+__all__ = ["Extractor", "LifecycleJobs", "LifecyclePolicy", "week_before"]
+
+log = logging.getLogger(__name__)
+
+
+class Extractor(Protocol):
+    """Turns a closed session's turns into memories (a model, or rules)."""
+
+    name: str
+
+    def extract(
+        self, user_id: str, session_id: str, turns: Sequence[Turn]
+    ) -> tuple[list[DerivedMemory], TokenUsage | None]: ...
+
+
+@dataclass(frozen=True)
+class LifecyclePolicy:
+    """The knobs of the lifecycle jobs (from settings)."""
+
+    session_gap: timedelta = timedelta(minutes=30)
+    session_idle: timedelta = timedelta(minutes=30)
+    decay_rates: dict[str, float] = field(
+        default_factory=lambda: {
+            "fact": 0.02,
+            "preference": 0.01,
+            "procedure": 0.005,
+            "opinion": 0.03,
+            "reflection": 0.02,
+        }
+    )
+    prune_threshold: float = 0.05
+    weak_margin: float = 0.1
+
+
+def week_before(now: datetime) -> tuple[datetime, datetime]:
+    """The last whole ISO week (Monday 00:00 UTC to Monday 00:00) before ``now``."""
+    monday = (now - timedelta(days=now.weekday())).replace(
+        hour=0, minute=0, second=0, microsecond=0
+    )
+    return monday - timedelta(days=7), monday
+
+
+class LifecycleJobs:
+    """The jobs over one store.
+
+    Args:
+        store: the projections to read.
+        extractor: what turns sessions into facts.
+        policy: gaps, rates and thresholds.
+    """
+
+    def __init__(
+        self, store: ProjectionStore, extractor: Extractor, policy: LifecyclePolicy
+    ) -> None:
+        self.store = store
+        self.extractor = extractor
+        self.policy = policy
+
+    # -- sessions and consolidation ------------------------------------------------
+
+    def close_sessions(
+        self, now: datetime, user_id: str | None = None, partitions: set[int] | None = None
+    ) -> list[SessionClosed]:
+        """The sessions the closing rule closes as of ``now`` (of a user, of some
+        partitions of ``memory.messages``, or all)."""
+        self.store.refresh()
+        rows = [r for r in self._pending(user_id, partitions) if is_open(r)]
+        return sessions_to_close(
+            rows,
+            self.store.watermarks(MESSAGES),
+            now,
+            self.policy.session_gap,
+            self.policy.session_idle,
+        )
+
+    def _pending(self, user_id: str | None, partitions: set[int] | None) -> list[dict[str, Any]]:
+        rows = self.store.sessions_needing_work(user_id)
+        if partitions is None:
+            return rows
+        return [r for r in rows if r["log_partition"] in partitions]
+
+    def consolidate(
+        self,
+        now: datetime,
+        user_id: str | None = None,
+        skip: frozenset[str] = frozenset(),
+        partitions: set[int] | None = None,
+    ) -> list[Event]:
+        """Close what the rule closes, then consolidate every closed, unconsolidated span.
+
+        Returns the ``SessionClosed`` and ``FactsConsolidated`` events in publishing order.
+        ``skip`` names closures (``user|session|through``) already being handled.
+        """
+        closed = self.close_sessions(now, user_id, partitions)
+        rows = {r["session_key"]: dict(r) for r in self._pending(user_id, partitions)}
+        for event in closed:  # consolidate what this run closes, without waiting for it
+            row = rows.get(session_key(event.user_id, event.session_id))
+            if row is not None:
+                row["closed_through"] = event.through
+        out: list[Event] = list(closed)
+        for row in sorted(rows.values(), key=lambda r: r["session_key"]):
+            if not needs_consolidation(row):
+                continue
+            closure = f"{row['session_key']}|{row['closed_through'].isoformat()}"
+            if closure in skip:
+                continue
+            out.append(self.consolidate_session(row, now))
+        return out
+
+    def consolidate_session(self, row: dict[str, Any], now: datetime) -> FactsConsolidated:
+        """Extract facts from a session's turns after ``consolidated_through`` up to
+        ``closed_through``."""
+        through: datetime = row["closed_through"]
+        episodes = self.store.session_episodes(
+            row["user_id"], row["session_id"], row["consolidated_through"], through
+        )
+        turns = [
+            Turn(
+                event_id=(e["source_event_ids"] or [e["memory_id"]])[0],
+                speaker=e["speaker"],
+                role=e["role"],
+                content=e["content"],
+                occurred_at=e["occurred_at"],
+            )
+            for e in episodes
+        ]
+        memories, usage = self.extractor.extract(row["user_id"], row["session_id"], turns)
+        return FactsConsolidated(
+            event_id=f"consolidated|{row['session_key']}|{through.isoformat()}",
+            user_id=row["user_id"],
+            project_id=row["project_id"],
+            session_id=row["session_id"],
+            through=through,
+            extractor=self.extractor.name,
+            memories=memories,
+            usage=usage,
+            decided_at=now,
+        )
+
+    # -- decay ---------------------------------------------------------------------
+
+    def decay(
+        self, now: datetime, user_id: str | None = None
+    ) -> list[ConfidenceDecayed | MemoryPruned]:
+        """New confidences as of ``now`` and the memories to prune, per user."""
+        self.store.refresh()
+        out: list[ConfidenceDecayed | MemoryPruned] = []
+        for user, candidates in sorted(self._decay_candidates(user_id).items()):
+            decayed, pruned = decay_decisions(
+                user, candidates, now, self.policy.decay_rates, self.policy.prune_threshold
+            )
+            out.extend(e for e in (decayed, pruned) if e is not None)
+        return out
+
+    def weak_facts(self, user_id: str, now: datetime) -> list[dict[str, Any]]:
+        """A user's memories within ``weak_margin`` above the prune threshold (or under
+        it, not pruned yet), weakest first, with the confidence decay would give now."""
+        self.store.refresh()
+        limit = self.policy.prune_threshold + self.policy.weak_margin
+        found = []
+        for c in self._decay_candidates(user_id).get(user_id, []):
+            current = effective_confidence(c.confidence, c.state)
+            if c.state is not None and (
+                c.state["forgotten_at"] is not None or c.state["superseded_by"] is not None
+            ):
+                continue
+            if current <= limit:
+                found.append({"memory_id": c.memory_id, "kind": c.kind, "confidence": current})
+        found.sort(key=lambda f: (f["confidence"], f["memory_id"]))
+        return found
+
+    def _decay_candidates(self, user_id: str | None) -> dict[str, list[DecayCandidate]]:
+        kinds = [k for k in DERIVED_KINDS if k in self.policy.decay_rates]
+        where = filters.all_of(
+            filters.is_in("kind", kinds),
+            filters.equals("user_id", user_id) if user_id is not None else "",
+        )
+        rows = self.store.scan(
+            MEMORIES, ["memory_id", "user_id", "kind", "confidence", "occurred_at"], where
+        ).to_pylist()
+        if not rows:
+            return {}
+        ids = [r["memory_id"] for r in rows]
+        access = {r["memory_id"]: r for r in self.store.by_ids(ACCESS, ids)}
+        states = {
+            r["state_id"]: r
+            for r in self.store.by_ids(
+                MEMORY_STATE, [state_id(r["user_id"], r["memory_id"]) for r in rows]
+            )
+        }
+        by_user: dict[str, list[DecayCandidate]] = {}
+        for r in rows:
+            a = access.get(r["memory_id"])
+            if a is not None and a["user_id"] != r["user_id"]:
+                a = None
+            by_user.setdefault(r["user_id"], []).append(
+                DecayCandidate(
+                    memory_id=r["memory_id"],
+                    kind=r["kind"],
+                    confidence=float(r["confidence"] if r["confidence"] is not None else 1.0),
+                    occurred_at=r["occurred_at"],
+                    access_count=int(a["access_count"]) if a else 0,
+                    last_accessed=a["last_accessed"] if a else None,
+                    state=states.get(state_id(r["user_id"], r["memory_id"])),
+                )
+            )
+        return by_user
+
+    # -- reflection ----------------------------------------------------------------
+
+    def reflect(self, now: datetime, user_id: str | None = None) -> list[ReflectionWritten]:
+        """A reflection per user on the last whole week before ``now`` (users with new
+        facts that week only)."""
+        self.store.refresh()
+        start, end = week_before(now)
+        week = filters.all_of(
+            filters.at_least("occurred_at", start), filters.before("occurred_at", end)
+        )
+        scope = filters.equals("user_id", user_id) if user_id is not None else ""
+        facts = self.store.scan(
+            MEMORIES,
+            where=filters.all_of(
+                week, scope, filters.is_in("kind", ["fact", "preference", "procedure", "opinion"])
+            ),
+        ).to_pylist()
+        by_user: dict[str, list[dict[str, Any]]] = {}
+        for f in facts:
+            by_user.setdefault(f["user_id"], []).append(f)
+        out = []
+        for user, user_facts in sorted(by_user.items()):
+            event = local_reflection(user, start, end, user_facts, self._mentions(user, week), now)
+            if event is not None:
+                out.append(event)
+        return out
+
+    def _mentions(self, user_id: str, week: str) -> dict[str, int]:
+        episodes = self.store.scan(
+            MEMORIES,
+            ["entity_ids"],
+            filters.all_of(
+                filters.equals("user_id", user_id), filters.equals("kind", "episode"), week
+            ),
+        ).to_pylist()
+        counts = Counter(e for row in episodes for e in (row["entity_ids"] or []))
+        if not counts:
+            return {}
+        names = {
+            r["entity_id"]: r["canonical_name"]
+            for r in self.store.by_ids(ENTITIES, list(counts))
+            if r["type"] == "person"
+        }
+        return {names[e]: n for e, n in counts.items() if e in names}

@@ -1,0 +1,89 @@
+"""The worker's lifecycle timer: closes and consolidates sessions, decays, reflects.
+
+Every ``lifecycle_every_seconds`` the timer runs the consolidation job over the
+sessions of the ``memory.messages`` partitions this worker holds, with the wall clock
+as processing time, and publishes what it decided to ``memory.lifecycle`` (keyed by
+user). Decay runs every ``decay_every_hours`` and reflection every
+``reflect_every_days``, on the worker holding partition 0 only. Closures published
+but not applied yet are remembered for a while so that the next tick does not
+extract them again (the projector would ignore the duplicate anyway). A failing run
+is logged and retried at the next tick; ingest goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import faust
+
+from projections.codec import encode
+from projections.events import Event, FactsConsolidated
+from streams.batch_consumer import EpisodeConsumer
+from streams.components import make_lifecycle
+from streams.projector import Projector
+from streams.settings import Settings
+from streams.topics import LIFECYCLE, MESSAGES
+
+__all__ = ["add_lifecycle_timer"]
+
+log = logging.getLogger(__name__)
+
+#: How long a published closure is skipped while its event is on its way.
+_IN_FLIGHT_SECONDS = 300.0
+
+
+def add_lifecycle_timer(
+    app: faust.App, settings: Settings, projector: Projector, episodes: EpisodeConsumer
+) -> Any:
+    """Register the lifecycle timer on ``app``."""
+    jobs = make_lifecycle(settings, projector.store)
+    sink = app.topic(
+        LIFECYCLE,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.messages_partitions,
+    )
+    in_flight: dict[str, float] = {}
+    last_run = {"decay": 0.0, "reflect": 0.0}
+
+    def decide(now: datetime, partitions: set[int], leader: bool) -> list[Event]:
+        skip = frozenset(in_flight)
+        events = jobs.consolidate(now, skip=skip, partitions=partitions)
+        clock = time.monotonic()
+        if leader and clock - last_run["decay"] >= settings.decay_every_hours * 3600:
+            events.extend(jobs.decay(now))
+            last_run["decay"] = clock
+        if leader and clock - last_run["reflect"] >= settings.reflect_every_days * 86400:
+            events.extend(jobs.reflect(now))
+            last_run["reflect"] = clock
+        return events
+
+    @app.timer(interval=settings.lifecycle_every_seconds)  # type: ignore[untyped-decorator]
+    async def lifecycle() -> None:
+        partitions = episodes.assigned(MESSAGES)
+        if not partitions:
+            return
+        now = datetime.now(UTC)
+        clock = time.monotonic()
+        for key in [k for k, t in in_flight.items() if clock - t > _IN_FLIGHT_SECONDS]:
+            del in_flight[key]
+        try:
+            events = await asyncio.to_thread(decide, now, partitions, 0 in partitions)
+        except Exception:
+            log.exception(
+                "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds
+            )
+            return
+        sent = [await sink.send(key=e.user_id.encode(), value=encode(e)) for e in events]
+        await asyncio.gather(*sent)
+        for e in events:
+            if isinstance(e, FactsConsolidated):
+                in_flight[f"{e.user_id}|{e.session_id}|{e.through.isoformat()}"] = clock
+        if events:
+            log.info("lifecycle: published %d events", len(events))
+
+    return lifecycle

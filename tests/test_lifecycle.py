@@ -1,0 +1,307 @@
+"""The lifecycle's pure parts: decay, merging state and sessions, closing, extraction."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from projections.decay import DecayCandidate, decay_decisions, decayed_confidence
+from projections.events import FactsConsolidated
+from projections.local_extractor import Turn, extract_facts
+from projections.memory_state import (
+    StateChange,
+    effective_confidence,
+    is_hidden,
+    merge_states,
+    slot_links,
+)
+from projections.sessions import (
+    SessionTouch,
+    accept_consolidations,
+    merge_sessions,
+    sessions_to_close,
+)
+
+T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("confidence", "rate", "days", "accesses", "expected"),
+    [
+        (0.9, 0.02, 60.0, 0, 0.9 * math.exp(-0.02 * 60**0.8)),
+        (1.0, 0.02, 0.0, 0, 1.0),
+        (0.8, 0.03, 10.0, 20, 0.8 * math.exp(-0.03 * 10**0.8) + 0.05 * math.log(2)),
+        (0.5, 0.01, 365.0, 100, 0.5 * math.exp(-0.01 * 365**0.8) + 0.05 * math.log(6)),
+        (1.0, 0.0, 1000.0, 400, 1.0),  # capped at 1
+        (0.7, 0.02, -3.0, 0, 0.7),  # accessed "after" now counts as now
+    ],
+)
+def test_decay_matches_the_formula(
+    confidence: float, rate: float, days: float, accesses: int, expected: float
+) -> None:
+    assert abs(decayed_confidence(confidence, rate, days, accesses) - min(1.0, expected)) < 1e-9
+
+
+def _candidate(memory_id: str, state: dict[str, Any] | None = None, **kw: Any) -> DecayCandidate:
+    fields: dict[str, Any] = {
+        "kind": "fact",
+        "confidence": 0.9,
+        "occurred_at": T0,
+        "access_count": 0,
+        "last_accessed": None,
+        "state": state,
+    }
+    fields.update(kw)
+    return DecayCandidate(memory_id=memory_id, **fields)
+
+
+def _state(**kw: Any) -> dict[str, Any]:
+    row = StateChange("m", "u", **kw).row()
+    return row
+
+
+def test_decay_skips_protected_forgotten_superseded_and_episodes() -> None:
+    now = T0 + timedelta(days=60)
+    decayed, pruned = decay_decisions(
+        "u",
+        [
+            _candidate("plain"),
+            _candidate("protected", _state(protected_at=T0)),
+            _candidate("forgotten", _state(forgotten_at=T0, forgotten_reason="forgotten")),
+            _candidate("old", _state(valid_until=T0, superseded_by="new")),
+            _candidate("episode", kind="episode"),
+            _candidate("accessed", access_count=5, last_accessed=T0 + timedelta(days=50)),
+        ],
+        now,
+    )
+    assert decayed is not None and pruned is None
+    values = {u.memory_id: u.confidence for u in decayed.updates}
+    assert set(values) == {"plain", "accessed"}
+    assert abs(values["plain"] - 0.9 * math.exp(-0.02 * 60**0.8)) < 1e-9
+    expected = 0.9 * math.exp(-0.02 * 10**0.8) + 0.05 * math.log1p(5 / 20)
+    assert abs(values["accessed"] - expected) < 1e-9
+
+
+def test_protected_memories_never_decay_however_long() -> None:
+    for days in (1, 100, 10_000):
+        decayed, pruned = decay_decisions(
+            "u", [_candidate("p", _state(protected_at=T0))], T0 + timedelta(days=days)
+        )
+        assert decayed is None and pruned is None
+    assert effective_confidence(0.4, _state(protected_at=T0, confidence=0.1,
+                                             confidence_as_of=T0)) == 1.0  # fmt: skip
+
+
+def test_decay_prunes_under_the_threshold_and_is_the_same_when_run_twice() -> None:
+    now = T0 + timedelta(days=3000)
+    first = decay_decisions("u", [_candidate("a"), _candidate("b", confidence=1.0)], now)
+    again = decay_decisions("u", [_candidate("a"), _candidate("b", confidence=1.0)], now)
+    assert first == again
+    assert first[1] is not None and first[1].memory_ids == ["a", "b"]
+
+
+_TIMES = st.sampled_from([T0 + timedelta(hours=h) for h in range(6)])
+_CHANGES = st.lists(
+    st.one_of(
+        st.builds(
+            lambda at, by: StateChange("m1", "u", valid_until=at, superseded_by=by),
+            _TIMES,
+            st.sampled_from(["x", "y", "z"]),
+        ),
+        st.builds(
+            lambda at: StateChange("m1", "u", forgotten_at=at, forgotten_reason="forgotten"),
+            _TIMES,
+        ),
+        st.builds(lambda at: StateChange("m1", "u", protected_at=at), _TIMES),
+        st.builds(
+            lambda at, c: StateChange("m1", "u", confidence=c, confidence_as_of=at),
+            _TIMES,
+            st.sampled_from([0.1, 0.5, 0.9]),
+        ),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@given(_CHANGES, st.randoms())
+def test_state_rows_do_not_depend_on_event_order_or_repeats(
+    changes: list[StateChange], rnd: Any
+) -> None:
+    shuffled = list(changes)
+    rnd.shuffle(shuffled)
+    once = merge_states({}, changes)
+    other = merge_states({}, shuffled + shuffled[:2])
+    # applied in two batches: the second batch merges into the stored rows
+    half = len(changes) // 2
+    stored = merge_states({}, changes[:half])
+    twice = {**stored, **merge_states(stored, changes[half:])}
+    assert once == other == twice
+
+
+_TOUCHES = st.lists(
+    st.one_of(
+        st.builds(
+            lambda at: SessionTouch("u", "s", first_at=at, last_at=at, log_partition=1), _TIMES
+        ),
+        st.builds(lambda at: SessionTouch("u", "s", ended_at=at), _TIMES),
+        st.builds(
+            lambda at, why: SessionTouch("u", "s", closed_through=at, closed_reason=why),
+            _TIMES,
+            st.sampled_from(["gap", "idle"]),
+        ),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@given(_TOUCHES, st.randoms())
+def test_session_rows_do_not_depend_on_event_order_or_repeats(
+    touches: list[SessionTouch], rnd: Any
+) -> None:
+    shuffled = list(touches)
+    rnd.shuffle(shuffled)
+    assert merge_sessions({}, touches) == merge_sessions({}, shuffled + shuffled[:3])
+
+
+def test_slot_supersession_follows_event_time_not_arrival() -> None:
+    facts = [
+        {"memory_id": "lisbon", "occurred_at": T0, "slot": "u|vitaly|lives_in"},
+        {"memory_id": "porto", "occurred_at": T0 + timedelta(days=30), "slot": "u|vitaly|lives_in"},
+        {"memory_id": "braga", "occurred_at": T0 + timedelta(days=10), "slot": "u|vitaly|lives_in"},
+    ]
+    for order in itertools.permutations(facts):
+        # the chain from any arrival order, merged incrementally, is the same
+        stored: dict[str, dict[str, Any]] = {}
+        for n in range(1, 4):
+            stored.update(merge_states(stored, slot_links("u", list(order[:n]))))
+        by_id = {r["memory_id"]: r for r in stored.values()}
+        assert by_id["lisbon"]["superseded_by"] == "braga"
+        assert by_id["braga"]["superseded_by"] == "porto"
+        assert by_id["braga"]["valid_until"] == T0 + timedelta(days=30)
+        assert "porto" not in by_id and not is_hidden(by_id.get("porto"))
+
+
+def _session(**kw: Any) -> dict[str, Any]:
+    row = SessionTouch("u", kw.pop("session_id", "s1"), log_partition=0, **kw).row()
+    return row
+
+
+@pytest.mark.parametrize(
+    ("rows", "watermark", "now", "reasons"),
+    [
+        # still talking: nothing closes
+        ([_session(first_at=T0, last_at=T0, log_received_at=T0)], T0, T0, {}),
+        # the partition's event time moved past the gap
+        (
+            [_session(first_at=T0, last_at=T0, log_received_at=T0)],
+            T0 + timedelta(minutes=31),
+            T0,
+            {"s1": "gap"},
+        ),
+        # a newer session of the same user
+        (
+            [
+                _session(first_at=T0, last_at=T0, log_received_at=T0),
+                _session(
+                    session_id="s2",
+                    first_at=T0 + timedelta(minutes=5),
+                    last_at=T0 + timedelta(minutes=5),
+                    log_received_at=T0,
+                ),
+            ],
+            T0 + timedelta(minutes=5),
+            T0,
+            {"s1": "new_session"},
+        ),
+        # ended explicitly
+        (
+            [_session(first_at=T0, last_at=T0, ended_at=T0, log_received_at=T0)],
+            T0,
+            T0,
+            {"s1": "ended"},
+        ),
+        # quiet partition: processing time runs out
+        (
+            [_session(first_at=T0, last_at=T0, log_received_at=T0)],
+            T0,
+            T0 + timedelta(minutes=30),
+            {"s1": "idle"},
+        ),
+        # already closed through its last turn
+        (
+            [_session(first_at=T0, last_at=T0, closed_through=T0, log_received_at=T0)],
+            T0 + timedelta(days=1),
+            T0 + timedelta(days=1),
+            {},
+        ),
+    ],
+)
+def test_sessions_close_by_the_rules(
+    rows: list[dict[str, Any]], watermark: datetime, now: datetime, reasons: dict[str, str]
+) -> None:
+    closed = sessions_to_close(
+        rows, {0: watermark}, now, timedelta(minutes=30), timedelta(minutes=30)
+    )
+    assert {c.session_id: c.reason for c in closed} == reasons
+    for c in closed:
+        assert c.through == T0
+
+
+def test_a_second_consolidation_of_the_same_turns_is_dropped() -> None:
+    def event(through: datetime, extractor: str) -> FactsConsolidated:
+        return FactsConsolidated(
+            event_id=f"c{extractor}", user_id="u", session_id="s", through=through,
+            extractor=extractor, decided_at=T0,
+        )  # fmt: skip
+
+    accepted, touches = accept_consolidations(
+        {}, [event(T0, "a"), event(T0, "b"), event(T0 + timedelta(hours=1), "c")]
+    )
+    assert [e.extractor for e in accepted] == ["a", "c"]
+    assert touches[-1].consolidated_through == T0 + timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I live in Lisbon and I work at Acme Corp.",
+            {("lives_in", "Lisbon"), ("works_at", "Acme Corp")},
+        ),
+        ("I just moved to Porto!", {("lives_in", "Porto")}),
+        ("I started a new job at Blue Fin Labs.", {("works_at", "Blue Fin Labs")}),
+        ("I am a teacher.", {("occupation", "teacher")}),
+        ("My sister Ana is visiting.", {("sister:ana", "Ana")}),
+        (
+            "I love hiking in the mountains.",
+            {("likes:hiking in the mountains", "hiking in the mountains")},
+        ),
+        ("My favorite book is Dune.", {("favorite:book", "Dune")}),
+        ("Sounds like fun!", set()),
+        ("It's like a little oasis of calm.", set()),
+    ],
+)
+def test_local_extractor_cases(text: str, expected: set[tuple[str, str]]) -> None:
+    facts = extract_facts("u", "s", [Turn("e1", "Vitaly", "user", text, T0)])
+    assert {(f.attribute, f.value) for f in facts} == expected
+    for f in facts:
+        assert f.source_event_ids == ["e1"] and f.subject == "Vitaly"
+
+
+def test_extractor_resolves_pronouns_and_relative_dates() -> None:
+    turns = [
+        Turn("e1", "Vitaly", "user", "Maria lives in Berlin. She works at Siemens.", T0),
+        Turn("e2", "Vitaly", "user", "I went to the climbing gym yesterday with friends.", T0),
+    ]
+    facts = {f.attribute: f for f in extract_facts("u", "s", turns)}
+    assert facts["works_at"].subject == "Maria" and facts["works_at"].value == "Siemens"
+    dated = next(f for a, f in facts.items() if a.startswith("did:"))
+    assert "2024-02-29" in dated.content and dated.source_event_ids == ["e2"]
