@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from projections.events import ConfidenceDecayed, ConfidenceUpdate, MemoryPruned
-from projections.memory_state import effective_confidence
+from projections.memory_state import effective_confidence, is_hidden
 
 __all__ = [
     "DEFAULT_DECAY_RATES",
@@ -76,14 +76,7 @@ def decay_decisions(
     for c in sorted(candidates, key=lambda c: c.memory_id):
         rate = rates.get(c.kind)
         state = c.state
-        if rate is None or (
-            state is not None
-            and (
-                state["protected_at"] is not None
-                or state["forgotten_at"] is not None
-                or state["superseded_by"] is not None
-            )
-        ):
+        if rate is None or is_hidden(state) or (state and state["protected_at"] is not None):
             continue
         since = c.last_accessed if c.last_accessed is not None else c.occurred_at
         days = (now - since).total_seconds() / _SECONDS_PER_DAY

@@ -273,9 +273,9 @@ def person_names_in(text: str) -> list[str]:
         tokens = [t for t in tokens if t]
         initial = _sentence_initial(text, start)
         # Drop ordinary words at the edges ("Hey Maria" -> "Maria", "Thanks Jo" -> "Jo").
-        while tokens and (_ordinary(tokens[0]) or tokens[0] in _NAME_CONNECTORS):
+        while tokens and (is_ordinary_word(tokens[0]) or tokens[0] in _NAME_CONNECTORS):
             tokens, initial = tokens[1:], False
-        while tokens and (_ordinary(tokens[-1]) or tokens[-1] in _NAME_CONNECTORS):
+        while tokens and (is_ordinary_word(tokens[-1]) or tokens[-1] in _NAME_CONNECTORS):
             tokens = tokens[:-1]
         if not tokens:
             continue
@@ -355,9 +355,6 @@ def is_ordinary_word(token: str) -> bool:
     """True for a common word, month or day name (capitalized or not): not a name."""
     lower = _strip_possessive(token).casefold()
     return lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES
-
-
-_ordinary = is_ordinary_word
 
 
 def _strip_possessive(token: str) -> str:

@@ -334,6 +334,13 @@ _HAS = re.compile(
     r"\b" + _SUBJECT + r"(?:\s+just)?\s+(?P<verb>have|has|'ve got|own|owns|bought|adopted)\s+"
     r"(?P<v>(?:a|an|two|three|four|five|\d+)\s+" + _PHRASE + r")" + _END
 )
+#: (pattern, kind, attribute, verb in the sentence written, importance, tag) of
+#: statements "<subject> <verb> <phrase>" that differ only in these.
+_SIMPLE_STATEMENTS: tuple[tuple[re.Pattern[str], DerivedKind, str, str, float, str], ...] = (
+    (_LIKE, "preference", "likes", "likes", 0.5, "preference"),
+    (_DISLIKE, "preference", "dislikes", "dislikes", 0.5, "preference"),
+    (_HAS, "fact", "has", "has", 0.4, "possession"),
+)
 _HABIT = re.compile(
     r"\b" + _SUBJECT + r"\s+(?P<freq>usually|always|often|regularly|sometimes|normally)\s+"
     r"(?P<v>" + _PHRASE + r")" + _END
@@ -553,40 +560,24 @@ def _phrase_facts(sentence: str, context: _Context) -> Iterable[tuple[str, _Foun
             return None
         return _third_person(value, who[0])
 
-    for m in _LIKE.finditer(sentence):
-        who = who_of(m)
-        value = phrase(m, who)
-        if who and value:
-            yield (
-                who[0],
-                _Found(
-                    "preference",
-                    f"likes:{value.lower()}",
-                    value,
-                    f"{who[0]} likes {value}.",
-                    False,
-                    who[1],
-                    0.5,
-                    ("preference",),
-                ),
-            )
-    for m in _DISLIKE.finditer(sentence):
-        who = who_of(m)
-        value = phrase(m, who)
-        if who and value:
-            yield (
-                who[0],
-                _Found(
-                    "preference",
-                    f"dislikes:{value.lower()}",
-                    value,
-                    f"{who[0]} dislikes {value}.",
-                    False,
-                    who[1],
-                    0.5,
-                    ("preference",),
-                ),
-            )
+    for pattern, kind, attribute, verb, importance, tag in _SIMPLE_STATEMENTS:
+        for m in pattern.finditer(sentence):
+            who = who_of(m)
+            value = phrase(m, who)
+            if who and value:
+                yield (
+                    who[0],
+                    _Found(
+                        kind,
+                        f"{attribute}:{value.lower()}",
+                        value,
+                        f"{who[0]} {verb} {value}.",
+                        False,
+                        who[1],
+                        importance,
+                        (tag,),
+                    ),
+                )
     for m in _FAVORITE.finditer(sentence):
         owner = context.owner(m.group("owner"))
         value = _clean_phrase(m.group("v"))
@@ -623,23 +614,6 @@ def _phrase_facts(sentence: str, context: _Context) -> Iterable[tuple[str, _Foun
                     who[1] if when else who[1] - 0.2,
                     0.6 if when else 0.4,
                     ("plan",),
-                ),
-            )
-    for m in _HAS.finditer(sentence):
-        who = who_of(m)
-        value = phrase(m, who)
-        if who and value:
-            yield (
-                who[0],
-                _Found(
-                    "fact",
-                    f"has:{value.lower()}",
-                    value,
-                    f"{who[0]} has {value}.",
-                    False,
-                    who[1],
-                    0.4,
-                    ("possession",),
                 ),
             )
     for m in [*_HABIT.finditer(sentence), *_EVERY.finditer(sentence)]:

@@ -218,16 +218,6 @@ def add_embedder_agent(
         partitions=settings.messages_partitions,
     )
 
-    @app.agent(source, concurrency=1, name="memstream.embedder")
-    async def embed_messages(stream: Any) -> None:
-        async for values in stream.take(
-            settings.embed_batch_size, within=settings.embed_within_seconds
-        ):
-            records = await _embed_until_done([bytes(v) for v in values], embedder, clock, window)
-            sent = [await sink.send(key=key, value=value) for key, value in records]
-            await asyncio.gather(*sent)
-            log.debug("embedded %d messages", len(records))
-
     derived_source = app.topic(
         LIFECYCLE,
         COMMANDS,
@@ -236,16 +226,24 @@ def add_embedder_agent(
         partitions=settings.messages_partitions,
     )
 
-    @app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")
-    async def embed_derived(stream: Any) -> None:
-        async for values in stream.take(
-            settings.embed_batch_size, within=settings.embed_within_seconds
-        ):
-            records = await _embed_until_done(
-                [bytes(v) for v in values], embedder, clock, window, embed_derived_values
-            )
-            sent = [await sink.send(key=key, value=value) for key, value in records]
-            await asyncio.gather(*sent)
-            log.debug("embedded %d derived memories", len(records))
+    def agent(name: str, embed: Embed) -> Any:
+        async def embed_batches(stream: Any) -> None:
+            async for values in stream.take(
+                settings.embed_batch_size, within=settings.embed_within_seconds
+            ):
+                records = await _embed_until_done(
+                    [bytes(v) for v in values], embedder, clock, window, embed
+                )
+                sent = [await sink.send(key=key, value=value) for key, value in records]
+                await asyncio.gather(*sent)
+                log.debug("%s: embedded %d memories", name, len(records))
 
+        return embed_batches
+
+    embed_messages = app.agent(source, concurrency=1, name="memstream.embedder")(
+        agent("memstream.embedder", embed_values)
+    )
+    app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")(
+        agent("memstream.embedder.derived", embed_derived_values)
+    )
     return embed_messages

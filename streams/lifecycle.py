@@ -16,7 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from projections.decay import DecayCandidate, decay_decisions
+from projections.decay import (
+    DEFAULT_DECAY_RATES,
+    DEFAULT_PRUNE_THRESHOLD,
+    DecayCandidate,
+    decay_decisions,
+)
 from projections.events import (
     DERIVED_KINDS,
     ConfidenceDecayed,
@@ -29,7 +34,7 @@ from projections.events import (
     TokenUsage,
 )
 from projections.local_extractor import Turn
-from projections.memory_state import effective_confidence, state_id
+from projections.memory_state import effective_confidence, is_hidden, state_id
 from projections.reflection import local_reflection
 from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
 from storage import filters
@@ -57,16 +62,8 @@ class LifecyclePolicy:
 
     session_gap: timedelta = timedelta(minutes=30)
     session_idle: timedelta = timedelta(minutes=30)
-    decay_rates: dict[str, float] = field(
-        default_factory=lambda: {
-            "fact": 0.02,
-            "preference": 0.01,
-            "procedure": 0.005,
-            "opinion": 0.03,
-            "reflection": 0.02,
-        }
-    )
-    prune_threshold: float = 0.05
+    decay_rates: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_DECAY_RATES))
+    prune_threshold: float = DEFAULT_PRUNE_THRESHOLD
     weak_margin: float = 0.1
 
 
@@ -102,9 +99,11 @@ class LifecycleJobs:
         """The sessions the closing rule closes as of ``now`` (of a user, of some
         partitions of ``memory.messages``, or all)."""
         self.store.refresh()
-        rows = [r for r in self._pending(user_id, partitions) if is_open(r)]
+        return self._closures(self._pending(user_id, partitions), now)
+
+    def _closures(self, pending: list[dict[str, Any]], now: datetime) -> list[SessionClosed]:
         return sessions_to_close(
-            rows,
+            [r for r in pending if is_open(r)],
             self.store.watermarks(MESSAGES),
             now,
             self.policy.session_gap,
@@ -129,8 +128,10 @@ class LifecycleJobs:
         Returns the ``SessionClosed`` and ``FactsConsolidated`` events in publishing order.
         ``skip`` names closures (``user|session|through``) already being handled.
         """
-        closed = self.close_sessions(now, user_id, partitions)
-        rows = {r["session_key"]: dict(r) for r in self._pending(user_id, partitions)}
+        self.store.refresh()
+        pending = self._pending(user_id, partitions)
+        closed = self._closures(pending, now)
+        rows = {r["session_key"]: dict(r) for r in pending}
         for event in closed:  # consolidate what this run closes, without waiting for it
             row = rows.get(session_key(event.user_id, event.session_id))
             if row is not None:
@@ -197,11 +198,9 @@ class LifecycleJobs:
         limit = self.policy.prune_threshold + self.policy.weak_margin
         found = []
         for c in self._decay_candidates(user_id).get(user_id, []):
-            current = effective_confidence(c.confidence, c.state)
-            if c.state is not None and (
-                c.state["forgotten_at"] is not None or c.state["superseded_by"] is not None
-            ):
+            if is_hidden(c.state):
                 continue
+            current = effective_confidence(c.confidence, c.state)
             if current <= limit:
                 found.append({"memory_id": c.memory_id, "kind": c.kind, "confidence": current})
         found.sort(key=lambda f: (f["confidence"], f["memory_id"]))

@@ -74,6 +74,7 @@ class Projector:
         self._clock = clock
         self._checkpoints: dict[tuple[str, int], Checkpoint] = store.load_checkpoints(consumer)
         self._writing = threading.Lock()
+        self._watermarks: dict[tuple[str, int], datetime] | None = None
 
     def upkeep(self, retain: timedelta) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive.
@@ -94,8 +95,10 @@ class Projector:
                 log.info("event archive: %d small files merged", removed)
 
     def reload_checkpoints(self) -> None:
-        """Read the checkpoints again (another worker may have advanced them)."""
+        """Read the checkpoints again (another worker may have advanced them, and its
+        partitions' watermarks)."""
         self._checkpoints = self.store.load_checkpoints(self.consumer)
+        self._watermarks = None
 
     def resume_offset(self, topic: str, partition: int, log_epoch: str) -> int | None:
         """The offset to read next, or None when nothing of this log epoch is applied."""
@@ -208,15 +211,26 @@ class Projector:
         self.store.upsert(MEMORY_STATE, list(merge_states(existing, changes).values()))
 
     def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:
-        ids = [f"{topic}|{partition}" for topic, partition in newest]
-        stored = {r["watermark_id"]: r["event_time"] for r in self.store.by_ids(WATERMARKS, ids)}
+        """Store the partitions whose event time moved forward. The stored watermarks are
+        read once: a partition is written by the worker holding it, and a rebalance
+        reloads them (``reload_checkpoints``)."""
+        if self._watermarks is None:
+            self._watermarks = {
+                (r["topic"], r["partition"]): r["event_time"]
+                for r in self.store.scan(WATERMARKS).to_pylist()
+            }
         rows = []
         for (topic, partition), at in newest.items():
-            key = f"{topic}|{partition}"
-            before = stored.get(key)
+            before = self._watermarks.get((topic, partition))
             if before is None or at > before:
+                self._watermarks[(topic, partition)] = at
                 rows.append(
-                    {"watermark_id": key, "topic": topic, "partition": partition, "event_time": at}
+                    {
+                        "watermark_id": f"{topic}|{partition}",
+                        "topic": topic,
+                        "partition": partition,
+                        "event_time": at,
+                    }
                 )
         self.store.upsert(WATERMARKS, rows)
 
