@@ -347,12 +347,14 @@ def _jobs(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{w['confidence']:.4f} {w['kind']:<10} {w['memory_id']}")
         return 0
     events: list[Event]
-    if args.job == "consolidate":
-        events = jobs.consolidate(now, user)
-    elif args.job == "decay":
+    failed: dict[str, str] = {}
+    if args.job == "decay":
         events = list(jobs.decay(now, user))
     else:
-        events = list(jobs.reflect(now, user))
+        result = (
+            jobs.consolidate(now, user) if args.job == "consolidate" else jobs.reflect(now, user)
+        )
+        events, failed = result.events, result.failed
     if args.json:
         print(json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False))
     else:
@@ -362,7 +364,9 @@ def _jobs(args: argparse.Namespace, settings: Settings) -> int:
         _publish_events(settings, events)
     verb = "would publish" if args.dry_run else "published"
     print(f"{verb} {len(events)} events", file=sys.stderr)
-    return 0
+    for what, reason in sorted(failed.items()):
+        print(f"failed, to be tried again: {what}: {reason}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _describe(event: Event) -> str:

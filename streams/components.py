@@ -11,7 +11,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from projections.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
+from projections.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
 from projections.local_extractor import LocalExtractor
+from projections.model_extractor import ModelExtractor
+from projections.reflection import ModelReflector
 from projections.search import RankingWeights, Searcher
 from storage.lance_store import ProjectionStore
 from streams.errors import StreamsError
@@ -22,6 +25,7 @@ __all__ = [
     "lifecycle_policy",
     "make_embedder",
     "make_lifecycle",
+    "make_model",
     "make_searcher",
     "ranking_weights",
 ]
@@ -86,9 +90,40 @@ def lifecycle_policy(settings: Settings) -> LifecyclePolicy:
             "reflection": settings.decay_rate_reflection,
         },
         prune_threshold=settings.prune_threshold,
+        model_concurrency=settings.model_concurrency,
     )
 
 
+def make_model(settings: Settings) -> JsonModel | None:
+    """The language model that consolidates and reflects, or None for the local rules."""
+    chosen = settings.chosen_extractor
+    if chosen == "local":
+        return None
+    choices: dict[str, tuple[type[SdkModel], str | None, str, str | None]] = {
+        "anthropic": (
+            AnthropicModel,
+            settings.anthropic_api_key,
+            settings.anthropic_model,
+            settings.anthropic_base_url,
+        ),
+        "openai": (
+            OpenAIModel,
+            settings.openai_api_key,
+            settings.openai_chat_model,
+            settings.openai_base_url,
+        ),
+    }
+    model_class, key, model, base_url = choices[chosen]
+    if not key:
+        raise StreamsError(f"extractor {chosen} needs MEMSTREAM_{chosen.upper()}_API_KEY")
+    return model_class(key, model=model, base_url=base_url, max_retries=settings.model_max_retries)
+
+
 def make_lifecycle(settings: Settings, store: ProjectionStore) -> LifecycleJobs:
-    """The lifecycle jobs over ``store`` with the configured extractor."""
-    return LifecycleJobs(store, LocalExtractor(), lifecycle_policy(settings))
+    """The lifecycle jobs over ``store`` with the configured extractor and reflector."""
+    model = make_model(settings)
+    if model is None:
+        return LifecycleJobs(store, LocalExtractor(), lifecycle_policy(settings))
+    return LifecycleJobs(
+        store, ModelExtractor(model), lifecycle_policy(settings), ModelReflector(model)
+    )

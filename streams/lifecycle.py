@@ -1,17 +1,24 @@
 """The lifecycle jobs: close sessions, consolidate them into facts, decay, reflect.
 
-Each job reads the projections, asks a pure function (or an extractor) what to do,
-and returns the events carrying those decisions; the caller publishes them (the
+Each job reads the projections, asks a pure function (or an extractor, a reflection
+writer: rules or a language model) what to do, and returns the events carrying those
+decisions; the caller publishes them (the
 worker's timer, or ``memstream jobs``), and the projector applies them like any other
 event. Nothing here writes a table: the log stays the truth, and replaying it never
 runs a job again. Every job takes ``now``; none reads a clock.
+
+Model calls are slow and may fail: sessions are consolidated ``model_concurrency`` at
+a time, and a session whose extraction fails (after the model client's own retries) is
+reported in :attr:`JobResult.failed` and left unconsolidated, so the next run tries it
+again.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -33,15 +40,24 @@ from projections.events import (
     SessionClosed,
     TokenUsage,
 )
+from projections.language_models import ModelError
 from projections.local_extractor import Turn
 from projections.memory_state import effective_confidence, is_hidden, state_id
-from projections.reflection import local_reflection
+from projections.reflection import LocalReflector, Week
 from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
 from storage import filters
 from storage.lance_store import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE, ProjectionStore
 from streams.topics import MESSAGES
 
-__all__ = ["Extractor", "LifecycleJobs", "LifecyclePolicy", "week_before"]
+__all__ = [
+    "Extractor",
+    "JobResult",
+    "LifecycleJobs",
+    "LifecyclePolicy",
+    "Reflector",
+    "closure_key",
+    "week_before",
+]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +72,28 @@ class Extractor(Protocol):
     ) -> tuple[list[DerivedMemory], TokenUsage | None]: ...
 
 
+class Reflector(Protocol):
+    """Writes a user's weekly reflection (a model, or rules)."""
+
+    name: str
+
+    def reflect(self, week: Week, decided_at: datetime) -> ReflectionWritten | None: ...
+
+
+@dataclass(frozen=True)
+class JobResult:
+    """What a job decided (events in publishing order) and what it could not do
+    (closure or user → reason), to be tried again at the next run."""
+
+    events: list[Event]
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def closure_key(user_id: str, session_id: str, through: datetime) -> str:
+    """Names one closure of a session (``user|session|through``)."""
+    return f"{user_id}|{session_id}|{through.isoformat()}"
+
+
 @dataclass(frozen=True)
 class LifecyclePolicy:
     """The knobs of the lifecycle jobs (from settings)."""
@@ -65,6 +103,7 @@ class LifecyclePolicy:
     decay_rates: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_DECAY_RATES))
     prune_threshold: float = DEFAULT_PRUNE_THRESHOLD
     weak_margin: float = 0.1
+    model_concurrency: int = 1
 
 
 def week_before(now: datetime) -> tuple[datetime, datetime]:
@@ -81,15 +120,21 @@ class LifecycleJobs:
     Args:
         store: the projections to read.
         extractor: what turns sessions into facts.
-        policy: gaps, rates and thresholds.
+        policy: gaps, rates, thresholds and concurrency.
+        reflector: what writes weekly reflections (the local rules by default).
     """
 
     def __init__(
-        self, store: ProjectionStore, extractor: Extractor, policy: LifecyclePolicy
+        self,
+        store: ProjectionStore,
+        extractor: Extractor,
+        policy: LifecyclePolicy,
+        reflector: Reflector | None = None,
     ) -> None:
         self.store = store
         self.extractor = extractor
         self.policy = policy
+        self.reflector: Reflector = reflector or LocalReflector()
 
     # -- sessions and consolidation ------------------------------------------------
 
@@ -122,11 +167,12 @@ class LifecycleJobs:
         user_id: str | None = None,
         skip: frozenset[str] = frozenset(),
         partitions: set[int] | None = None,
-    ) -> list[Event]:
+    ) -> JobResult:
         """Close what the rule closes, then consolidate every closed, unconsolidated span.
 
-        Returns the ``SessionClosed`` and ``FactsConsolidated`` events in publishing order.
-        ``skip`` names closures (``user|session|through``) already being handled.
+        The result holds the ``SessionClosed`` and ``FactsConsolidated`` events in
+        publishing order, and the closures whose extraction failed. ``skip`` names
+        closures (:func:`closure_key`) already being handled.
         """
         self.store.refresh()
         pending = self._pending(user_id, partitions)
@@ -136,15 +182,29 @@ class LifecycleJobs:
             row = rows.get(session_key(event.user_id, event.session_id))
             if row is not None:
                 row["closed_through"] = event.through
-        out: list[Event] = list(closed)
-        for row in sorted(rows.values(), key=lambda r: r["session_key"]):
-            if not needs_consolidation(row):
-                continue
-            closure = f"{row['session_key']}|{row['closed_through'].isoformat()}"
-            if closure in skip:
-                continue
-            out.append(self.consolidate_session(row, now))
-        return out
+        todo = [
+            row
+            for row in sorted(rows.values(), key=lambda r: r["session_key"])
+            if needs_consolidation(row) and _closure_of(row) not in skip
+        ]
+        events: list[Event] = list(closed)
+        failed: dict[str, str] = {}
+
+        def attempt(row: dict[str, Any]) -> FactsConsolidated | str:
+            try:
+                return self.consolidate_session(row, now)
+            except ModelError as exc:
+                return str(exc)
+
+        workers = max(1, min(self.policy.model_concurrency, len(todo)))
+        with ThreadPoolExecutor(workers, thread_name_prefix="consolidate") as pool:
+            for row, outcome in zip(todo, pool.map(attempt, todo), strict=True):
+                if isinstance(outcome, str):
+                    log.warning("consolidating %s failed: %s", _closure_of(row), outcome)
+                    failed[_closure_of(row)] = outcome
+                else:
+                    events.append(outcome)
+        return JobResult(events, failed)
 
     def consolidate_session(self, row: dict[str, Any], now: datetime) -> FactsConsolidated:
         """Extract facts from a session's turns after ``consolidated_through`` up to
@@ -245,9 +305,9 @@ class LifecycleJobs:
 
     # -- reflection ----------------------------------------------------------------
 
-    def reflect(self, now: datetime, user_id: str | None = None) -> list[ReflectionWritten]:
+    def reflect(self, now: datetime, user_id: str | None = None) -> JobResult:
         """A reflection per user on the last whole week before ``now`` (users with new
-        facts that week only)."""
+        facts that week only); users whose reflection failed are in ``failed``."""
         self.store.refresh()
         start, end = week_before(now)
         week = filters.all_of(
@@ -263,12 +323,19 @@ class LifecycleJobs:
         by_user: dict[str, list[dict[str, Any]]] = {}
         for f in facts:
             by_user.setdefault(f["user_id"], []).append(f)
-        out = []
+        out: list[Event] = []
+        failed: dict[str, str] = {}
         for user, user_facts in sorted(by_user.items()):
-            event = local_reflection(user, start, end, user_facts, self._mentions(user, week), now)
+            learned = Week(user, start, end, user_facts, self._mentions(user, week))
+            try:
+                event = self.reflector.reflect(learned, now)
+            except ModelError as exc:
+                log.warning("reflecting on %s's week failed: %s", user, exc)
+                failed[user] = str(exc)
+                continue
             if event is not None:
                 out.append(event)
-        return out
+        return JobResult(out, failed)
 
     def _mentions(self, user_id: str, week: str) -> dict[str, int]:
         episodes = self.store.scan(
@@ -287,3 +354,7 @@ class LifecycleJobs:
             if r["type"] == "person"
         }
         return {names[e]: n for e, n in counts.items() if e in names}
+
+
+def _closure_of(row: Mapping[str, Any]) -> str:
+    return closure_key(row["user_id"], row["session_id"], row["closed_through"])

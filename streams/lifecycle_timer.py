@@ -6,8 +6,10 @@ as processing time, and publishes what it decided to ``memory.lifecycle`` (keyed
 user). Decay runs every ``decay_every_hours`` and reflection every
 ``reflect_every_days``, on the worker holding partition 0 only. Closures published
 but not applied yet are remembered for a while so that the next tick does not
-extract them again (the projector would ignore the duplicate anyway). A failing run
-is logged and retried at the next tick; ingest goes on.
+extract them again (the projector would ignore the duplicate anyway). A closure whose
+extraction failed (a model down, a malformed answer) is tried again after a backoff
+that doubles with each failure, up to ``_MAX_BACKOFF_SECONDS``; a failing run is
+logged and retried at the next tick; ingest goes on.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from projections.codec import encode
 from projections.events import Event, FactsConsolidated
 from streams.batch_consumer import EpisodeConsumer
 from streams.components import make_lifecycle
+from streams.lifecycle import closure_key
 from streams.projector import Projector
 from streams.settings import Settings
 from streams.topics import LIFECYCLE, MESSAGES
@@ -34,6 +37,8 @@ log = logging.getLogger(__name__)
 
 #: How long a published closure is skipped while its event is on its way.
 _IN_FLIGHT_SECONDS = 300.0
+#: The longest a failed closure waits before its next attempt.
+_MAX_BACKOFF_SECONDS = 900.0
 
 
 def add_lifecycle_timer(
@@ -48,18 +53,29 @@ def add_lifecycle_timer(
         partitions=settings.messages_partitions,
     )
     in_flight: dict[str, float] = {}
+    failures: dict[str, tuple[int, float]] = {}  # closure -> (attempts, retry at)
     last_run = {"decay": 0.0, "reflect": 0.0}
 
     def decide(now: datetime, partitions: set[int], leader: bool) -> list[Event]:
-        skip = frozenset(in_flight)
-        events = jobs.consolidate(now, skip=skip, partitions=partitions)
         clock = time.monotonic()
+        waiting = {k for k, (_, at) in failures.items() if at > clock}
+        result = jobs.consolidate(now, skip=frozenset(in_flight) | waiting, partitions=partitions)
+        for key, reason in result.failed.items():
+            attempts = failures.get(key, (0, 0.0))[0] + 1
+            delay = min(settings.lifecycle_every_seconds * 2**attempts, _MAX_BACKOFF_SECONDS)
+            failures[key] = (attempts, clock + delay)
+            log.warning(
+                "closure %s: attempt %d failed (%s); next in %.0f s", key, attempts, reason, delay
+            )
+        events = result.events
         if leader and clock - last_run["decay"] >= settings.decay_every_hours * 3600:
             events.extend(jobs.decay(now))
             last_run["decay"] = clock
         if leader and clock - last_run["reflect"] >= settings.reflect_every_days * 86400:
-            events.extend(jobs.reflect(now))
-            last_run["reflect"] = clock
+            reflected = jobs.reflect(now)
+            events.extend(reflected.events)
+            if not reflected.failed:  # a failed week is tried again at the next tick
+                last_run["reflect"] = clock
         return events
 
     @app.timer(interval=settings.lifecycle_every_seconds)  # type: ignore[untyped-decorator]
@@ -82,7 +98,9 @@ def add_lifecycle_timer(
         await asyncio.gather(*sent)
         for e in events:
             if isinstance(e, FactsConsolidated):
-                in_flight[f"{e.user_id}|{e.session_id}|{e.through.isoformat()}"] = clock
+                key = closure_key(e.user_id, e.session_id, e.through)
+                in_flight[key] = clock
+                failures.pop(key, None)
         if events:
             log.info("lifecycle: published %d events", len(events))
 

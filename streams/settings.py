@@ -45,8 +45,15 @@ class Settings(BaseSettings):
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
         fusion_*: weights of each retriever in reciprocal rank fusion.
-        extractor: what consolidates closed sessions into facts (``local``: rules,
-            offline, deterministic).
+        extractor: what consolidates closed sessions into facts and writes weekly
+            reflections: ``local`` (rules, offline, deterministic), ``anthropic``,
+            ``openai``, or ``auto`` (default: Anthropic when ``anthropic_api_key`` is set,
+            else OpenAI when ``openai_api_key`` is set, else local).
+        anthropic_api_key / anthropic_base_url / anthropic_model: the Anthropic API.
+        openai_chat_model: the OpenAI model that consolidates and reflects.
+        model_concurrency: sessions consolidated at once by a model.
+        model_max_retries: retries of a model call after a rate limit or server error
+            (exponential backoff); a session still failing is tried again later.
         session_gap_minutes: event time without a turn after which a session closes.
         session_idle_minutes: processing time without a turn after which it closes.
         lifecycle_every_seconds: how often the worker closes and consolidates sessions.
@@ -85,7 +92,13 @@ class Settings(BaseSettings):
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)
     fusion_rrf_k: float = Field(default=5.0, gt=0)
-    extractor: Literal["local"] = "local"
+    extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
+    anthropic_api_key: str | None = None
+    anthropic_base_url: str | None = None
+    anthropic_model: str = "claude-haiku-4-5"
+    openai_chat_model: str = "gpt-4.1-mini"
+    model_concurrency: int = Field(default=4, ge=1, le=64)
+    model_max_retries: int = Field(default=4, ge=0, le=20)
     session_gap_minutes: float = Field(default=30.0, gt=0)
     session_idle_minutes: float = Field(default=30.0, gt=0)
     lifecycle_every_seconds: float = Field(default=10.0, gt=0)
@@ -97,6 +110,17 @@ class Settings(BaseSettings):
     decay_rate_procedure: float = Field(default=0.005, ge=0)
     decay_rate_opinion: float = Field(default=0.03, ge=0)
     decay_rate_reflection: float = Field(default=0.02, ge=0)
+
+    @property
+    def chosen_extractor(self) -> Literal["local", "anthropic", "openai"]:
+        """The extractor ``auto`` resolves to with the keys at hand."""
+        if self.extractor != "auto":
+            return self.extractor
+        if self.anthropic_api_key:
+            return "anthropic"
+        if self.openai_api_key:
+            return "openai"
+        return "local"
 
     @property
     def embedded(self) -> bool:

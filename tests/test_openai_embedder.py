@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+from model_server import send_json
 
 from projections.embedders import OpenAIEmbedder
 
@@ -54,12 +55,7 @@ class FakeOpenAI(BaseHTTPRequestHandler):
         )
 
     def _send(self, status: int, document: dict[str, Any]) -> None:
-        payload = json.dumps(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+        send_json(self, status, document)
 
     def log_message(self, *args: Any) -> None:
         pass

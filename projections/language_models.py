@@ -1,0 +1,260 @@
+"""Language models that answer in JSON, through the official Anthropic and OpenAI SDKs.
+
+A :class:`JsonModel` takes a system prompt, a user prompt and a pydantic model, asks
+for an answer shaped by that model's JSON schema (Anthropic: a forced tool call;
+OpenAI: ``response_format`` with a strict JSON schema), validates it, and returns it
+with the tokens it cost. Rate limits, timeouts, connection errors and server errors are
+retried with exponential backoff; what still fails, and any answer that does not
+validate, raises :class:`ModelError` so that the caller can try again later instead of
+losing the work.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from projections.events import TokenUsage
+
+__all__ = [
+    "AnthropicModel",
+    "JsonModel",
+    "ModelError",
+    "OpenAIModel",
+    "SdkModel",
+    "strict_schema",
+]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T", bound=BaseModel)
+
+#: HTTP statuses worth another attempt: timeouts, conflicts, rate limits, server errors.
+_RETRY_STATUSES = frozenset({408, 409, 429})
+
+
+class ModelError(Exception):
+    """A model call failed after its retries, or its answer did not validate."""
+
+
+class JsonModel(Protocol):
+    """A language model that answers with a validated pydantic object."""
+
+    name: str
+
+    def ask(
+        self, system: str, prompt: str, answer: type[T], max_tokens: int = 4096
+    ) -> tuple[T, TokenUsage]: ...
+
+
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s JSON schema in the strict form structured outputs accept: every
+    object closed (``additionalProperties: false``) and every property required."""
+
+    def close(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: close(v) for k, v in node.items() if k not in ("title", "default")}
+            if out.get("type") == "object" and "properties" in out:
+                out["additionalProperties"] = False
+                out["required"] = list(out["properties"])
+            return out
+        if isinstance(node, list):
+            return [close(v) for v in node]
+        return node
+
+    schema: dict[str, Any] = close(model.model_json_schema())
+    return schema
+
+
+def _retryable(exc: Exception) -> bool:
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status in _RETRY_STATUSES or status >= 500
+    # No HTTP status: a connection error or a timeout (both SDKs name them so).
+    return type(exc).__name__ in ("APIConnectionError", "APITimeoutError")
+
+
+def _with_retries(
+    call: Callable[[], Any],
+    what: str,
+    sdk_error: type[Exception],
+    max_retries: int,
+    backoff_seconds: float,
+    sleep: Callable[[float], None],
+) -> Any:
+    for attempt in range(max_retries + 1):
+        try:
+            return call()
+        except sdk_error as exc:
+            if not _retryable(exc) or attempt == max_retries:
+                raise ModelError(f"{what} failed: {exc}") from exc
+            delay = backoff_seconds * 2**attempt
+            log.warning("%s failed (%s); retrying in %.1f s", what, exc, delay)
+            sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def _validated(answer: type[T], document: Any, what: str) -> T:
+    try:
+        return answer.model_validate(document)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(answer)'}: {e['msg']}"
+            for e in exc.errors()[:5]
+        )
+        raise ModelError(f"{what} answered malformed JSON: {problems}") from None
+
+
+class SdkModel:
+    """What both SDK clients share: the connection, and our retries (the SDKs' own are
+    off, so that each retry is counted and logged).
+
+    Args:
+        api_key: the key.
+        model: the model (the class's ``default_model``, a small one, when None).
+        base_url: another endpoint that speaks the provider's API.
+        max_retries: attempts after a retryable failure, with exponential backoff.
+        backoff_seconds: the first backoff (doubling with each attempt).
+        timeout_seconds: longest one request may take.
+    """
+
+    provider: str
+    default_model: str
+
+    def __init__(
+        self,
+        api_key: str,
+        model: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 4,
+        backoff_seconds: float = 1.0,
+        timeout_seconds: float = 120.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.model = model or self.default_model
+        self.name = f"{self.provider}/{self.model}"
+        self._max_retries = max_retries
+        self._backoff = backoff_seconds
+        self._sleep = sleep
+        self._connect(api_key, base_url, timeout_seconds)
+
+    def _connect(self, api_key: str, base_url: str | None, timeout_seconds: float) -> None:
+        raise NotImplementedError
+
+    def ask(
+        self, system: str, prompt: str, answer: type[T], max_tokens: int = 4096
+    ) -> tuple[T, TokenUsage]:
+        """``answer`` as the model fills it in, and what the call cost."""
+        raise NotImplementedError
+
+    def _call(self, call: Callable[[], Any], sdk_error: type[Exception]) -> Any:
+        return _with_retries(
+            call, self.name, sdk_error, self._max_retries, self._backoff, self._sleep
+        )
+
+
+class AnthropicModel(SdkModel):
+    """Claude (a Haiku-class model by default) through the ``anthropic`` SDK; the answer
+    is a forced tool call whose input schema is the answer's JSON schema."""
+
+    provider = "anthropic"
+    default_model = "claude-haiku-4-5"
+
+    def _connect(self, api_key: str, base_url: str | None, timeout_seconds: float) -> None:
+        import anthropic
+
+        self._sdk = anthropic
+        self._client = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_seconds
+        )
+
+    def ask(
+        self, system: str, prompt: str, answer: type[T], max_tokens: int = 4096
+    ) -> tuple[T, TokenUsage]:
+        tool = "record_answer"
+
+        def call() -> Any:
+            return self._client.messages.create(
+                model=self.model,
+                max_tokens=max_tokens,
+                system=system,
+                messages=[{"role": "user", "content": prompt}],
+                tools=[
+                    {
+                        "name": tool,
+                        "description": "Record the answer.",
+                        "input_schema": answer.model_json_schema(),
+                    }
+                ],
+                tool_choice={"type": "tool", "name": tool},
+            )
+
+        response = self._call(call, self._sdk.APIError)
+        usage = TokenUsage(
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            calls=1,
+        )
+        for block in response.content:
+            if block.type == "tool_use" and block.name == tool:
+                return _validated(answer, block.input, self.name), usage
+        raise ModelError(f"{self.name} answered without calling {tool} ({response.stop_reason})")
+
+
+class OpenAIModel(SdkModel):
+    """A small GPT model through the ``openai`` SDK, with a strict JSON-schema response
+    format."""
+
+    provider = "openai"
+    default_model = "gpt-4.1-mini"
+
+    def _connect(self, api_key: str, base_url: str | None, timeout_seconds: float) -> None:
+        import openai
+
+        self._sdk = openai
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout_seconds
+        )
+
+    def ask(
+        self, system: str, prompt: str, answer: type[T], max_tokens: int = 4096
+    ) -> tuple[T, TokenUsage]:
+        def call() -> Any:
+            return self._client.chat.completions.create(
+                model=self.model,
+                max_completion_tokens=max_tokens,
+                messages=[
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": prompt},
+                ],
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": answer.__name__,
+                        "schema": strict_schema(answer),
+                        "strict": True,
+                    },
+                },
+            )
+
+        response = self._call(call, self._sdk.APIError)
+        usage = TokenUsage(
+            input_tokens=response.usage.prompt_tokens if response.usage else 0,
+            output_tokens=response.usage.completion_tokens if response.usage else 0,
+            calls=1,
+        )
+        if not response.choices:
+            raise ModelError(f"{self.name} answered no choices")
+        message = response.choices[0].message
+        if message.refusal:
+            raise ModelError(f"{self.name} refused: {message.refusal}")
+        try:
+            document = json.loads(message.content or "")
+        except json.JSONDecodeError as exc:
+            raise ModelError(f"{self.name} answered text that is not JSON: {exc}") from None
+        return _validated(answer, document, self.name), usage

@@ -1,0 +1,249 @@
+"""Consolidation and reflection by Anthropic and OpenAI models, through the real SDKs
+against a local HTTP server that speaks each API (rate limits, server errors and
+malformed answers included), and the lifecycle jobs retrying a failed session later."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from model_server import ModelServer, model_server
+
+from memstream.testing import FakeClock, message
+from projections.codec import encode
+from projections.events import FactsConsolidated, SessionEnded
+from projections.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
+from projections.local_extractor import Turn
+from projections.model_extractor import ModelExtractor
+from projections.reflection import ModelReflector, Week
+from storage.event_archive import LogRecord
+from storage.lance_store import MEMORIES, ProjectionStore
+from streams.components import make_model
+from streams.lifecycle import LifecycleJobs, LifecyclePolicy
+from streams.projector import Projector
+from streams.settings import Settings
+
+T0 = datetime(2024, 6, 1, 10, 0, tzinfo=UTC)
+
+TURNS = [
+    Turn("e-1", "Maria", "user", "Hi there, how are you?", T0),
+    Turn(
+        "e-2", "Maria", "user", "Big news: I moved to Porto last week.", T0 + timedelta(minutes=1)
+    ),
+    Turn("e-3", "Maria", "user", "And I joined Blue Fin Labs.", T0 + timedelta(minutes=2)),
+]
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    with model_server() as url:
+        yield url
+
+
+Factory = Callable[[str, list[float]], JsonModel]
+
+
+def anthropic(url: str, sleeps: list[float]) -> JsonModel:
+    return AnthropicModel(
+        "sk-ant-test",
+        model="claude-haiku-4-5",
+        base_url=url,
+        max_retries=2,
+        backoff_seconds=0.5,
+        sleep=sleeps.append,
+    )
+
+
+def openai(url: str, sleeps: list[float]) -> JsonModel:
+    return OpenAIModel(
+        "sk-test",
+        model="gpt-4.1-mini",
+        base_url=f"{url}/v1",
+        max_retries=2,
+        backoff_seconds=0.5,
+        sleep=sleeps.append,
+    )
+
+
+PROVIDERS = [pytest.param(anthropic, id="anthropic"), pytest.param(openai, id="openai")]
+
+
+@pytest.mark.parametrize("factory", PROVIDERS)
+def test_extracts_facts_with_provenance_and_usage_after_a_rate_limit(
+    server: str, factory: Factory
+) -> None:
+    sleeps: list[float] = []
+    ModelServer.plan = ["429", "ok"]
+    memories, usage = ModelExtractor(factory(server, sleeps)).extract("u1", "s1", TURNS)
+
+    assert sleeps == [0.5]  # one backoff, then the answer
+    assert [(m.subject, m.attribute, m.value) for m in memories] == [
+        ("Maria", "lives_in", "Porto"),
+        ("Maria", "works_at", "Blue Fin Labs"),
+    ]
+    porto, job = memories
+    assert porto.source_event_ids == ["e-2"] and job.source_event_ids == ["e-3"]
+    assert porto.occurred_at == TURNS[1].occurred_at and porto.session_id == "s1"
+    assert porto.exclusive and porto.kind == "fact" and porto.tags == ["home"]
+    assert usage is not None and usage.calls == 1
+    assert (usage.input_tokens, usage.output_tokens) == ModelServer.usages[-1]
+    prompt = str(ModelServer.requests[-1]["body"]["messages"])
+    assert "[2] 2024-06-01 10:01 UTC (Saturday) Maria: Big news" in prompt
+
+
+def test_anthropic_request_forces_the_schema_tool(server: str) -> None:
+    ModelExtractor(anthropic(server, [])).extract("u1", "s1", TURNS)
+    request = ModelServer.requests[-1]
+    body = request["body"]
+    assert request["path"] == "/v1/messages"
+    headers = request["headers"]
+    assert "sk-ant-test" in headers.get("x-api-key", "") + headers.get("authorization", "")
+    assert "anthropic-version" in headers
+    assert body["model"] == "claude-haiku-4-5"
+    assert body["tool_choice"] == {"type": "tool", "name": "record_answer"}
+    schema = body["tools"][0]["input_schema"]
+    assert "memories" in schema["properties"] and "turns" in str(schema)
+    assert "long-term memory" in body["system"]
+
+
+def test_openai_request_asks_for_a_strict_json_schema(server: str) -> None:
+    ModelExtractor(openai(server, [])).extract("u1", "s1", TURNS)
+    request = ModelServer.requests[-1]
+    body = request["body"]
+    assert request["path"] == "/v1/chat/completions"
+    assert request["headers"]["authorization"] == "Bearer sk-test"
+    fmt = body["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True
+    schema = fmt["json_schema"]["schema"]
+    item = schema["$defs"]["ExtractedMemory"]
+    assert item["additionalProperties"] is False
+    assert set(item["required"]) == set(item["properties"])
+    assert body["messages"][0]["role"] == "system"
+
+
+@pytest.mark.parametrize(
+    ("factory", "plan", "says"),
+    [
+        pytest.param(anthropic, ["malformed"], "malformed", id="anthropic-malformed"),
+        pytest.param(anthropic, ["no-tool"], "without calling", id="anthropic-no-tool"),
+        pytest.param(anthropic, ["500", "500", "500"], "500", id="anthropic-5xx"),
+        pytest.param(openai, ["malformed"], "malformed", id="openai-malformed"),
+        pytest.param(openai, ["not-json"], "not JSON", id="openai-not-json"),
+        pytest.param(openai, ["429", "429", "429"], "429", id="openai-429"),
+    ],
+)
+def test_failures_raise_a_model_error_after_the_retries(
+    server: str, factory: Factory, plan: list[str], says: str
+) -> None:
+    sleeps: list[float] = []
+    ModelServer.plan = list(plan)
+    with pytest.raises(ModelError, match=says):
+        ModelExtractor(factory(server, sleeps)).extract("u1", "s1", TURNS)
+    retried = len(plan) - 1
+    assert sleeps == [0.5 * 2**i for i in range(retried)]
+    assert len(ModelServer.requests) == len(plan)
+
+
+def test_a_memory_citing_no_turn_of_the_session_is_dropped(server: str) -> None:
+    turns = [*TURNS[:1], Turn("e-9", "Maria", "user", "I moved to Faro.", T0)]
+    memories, _ = ModelExtractor(openai(server, [])).extract("u1", "s1", turns[:1])
+    assert memories == []  # nothing said, nothing invented
+    memories, _ = ModelExtractor(openai(server, [])).extract("u1", "s1", turns)
+    assert [m.source_event_ids for m in memories] == [["e-9"]]
+
+
+@pytest.mark.parametrize("factory", PROVIDERS)
+def test_model_reflection_keeps_provenance_and_usage(server: str, factory: Factory) -> None:
+    facts = [
+        {
+            "memory_id": "f1",
+            "content": "Maria lives in Porto.",
+            "occurred_at": T0,
+            "source_event_ids": ["e-2"],
+        },
+        {
+            "memory_id": "f2",
+            "content": "Maria works at Blue Fin Labs.",
+            "occurred_at": T0,
+            "source_event_ids": ["e-3"],
+        },
+    ]
+    reflector = ModelReflector(factory(server, []))
+    event = reflector.reflect(Week("u1", T0, T0 + timedelta(days=7), facts, {"Maria": 3}), T0)
+    assert event is not None
+    assert event.memory.content == "A week with 2 new things learned."
+    assert event.writer == reflector.name and event.usage is not None
+    assert event.memory.source_memory_ids == ["f1", "f2"]
+    assert event.memory.source_event_ids == ["e-2", "e-3"]
+
+
+def test_settings_choose_the_model_when_a_key_is_present(server: str) -> None:
+    assert make_model(Settings(extractor="auto")) is None
+    chosen = make_model(Settings(anthropic_api_key="k", openai_api_key="o"))
+    assert chosen is not None and chosen.name == "anthropic/claude-haiku-4-5"
+    chosen = make_model(Settings(openai_api_key="o", openai_chat_model="gpt-x"))
+    assert chosen is not None and chosen.name == "openai/gpt-x"
+    assert make_model(Settings(extractor="local", openai_api_key="o")) is None
+
+
+# -- the job: a failed session is retried later, never dropped ---------------------------
+
+
+def _records(topic: str, events: list[object], start: int = 0) -> list[LogRecord]:
+    return [
+        LogRecord("e1", topic, 0, start + i, T0, b"u1", encode(e))  # type: ignore[arg-type]
+        for i, e in enumerate(events)
+    ]
+
+
+def test_a_failed_session_stays_pending_and_is_consolidated_at_the_next_run(
+    server: str, store: ProjectionStore
+) -> None:
+    clock = FakeClock(T0)
+    projector = Projector(store, consumer="memstream", clock=clock)
+    said = [
+        message(
+            event_id=t.event_id,
+            user_id="u1",
+            session_id="s1",
+            speaker=t.speaker,
+            role="user",
+            content=t.content,
+            occurred_at=t.occurred_at,
+        )
+        for t in TURNS
+    ]
+    ended = SessionEnded(
+        event_id="end-1", user_id="u1", session_id="s1", occurred_at=T0 + timedelta(minutes=3)
+    )
+    projector.apply(_records("memory.messages", [*said, ended]))
+    policy = LifecyclePolicy(model_concurrency=2)
+    model = openai(server, [])
+    jobs = LifecycleJobs(store, ModelExtractor(model), policy)
+    now = T0 + timedelta(minutes=5)
+
+    ModelServer.plan = ["500", "500", "500"]
+    first = jobs.consolidate(now)
+    assert [type(e).__name__ for e in first.events] == ["SessionClosed"]
+    assert list(first.failed) == [f"u1|s1|{TURNS[-1].occurred_at.isoformat()}"]
+    projector.apply(_records("memory.lifecycle", first.events))
+
+    ModelServer.plan = ["malformed"]
+    second = jobs.consolidate(now)
+    assert second.events == [] and list(second.failed) == list(first.failed)
+
+    third = jobs.consolidate(now)  # the model answers properly now
+    assert not third.failed
+    [consolidated] = third.events
+    assert isinstance(consolidated, FactsConsolidated)
+    assert consolidated.extractor == "openai/gpt-4.1-mini"
+    assert consolidated.usage is not None and consolidated.usage.calls == 1
+    projector.apply(_records("memory.lifecycle", third.events, start=10))
+    store.refresh()
+    facts = store.scan(MEMORIES, where="kind = 'fact'").to_pylist()
+    assert sorted(f["content"] for f in facts) == [
+        "Maria lives in Porto.",
+        "Maria works at Blue Fin Labs.",
+    ]
+    assert jobs.consolidate(now).events == []  # consolidated once, never again
