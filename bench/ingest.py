@@ -11,7 +11,14 @@ fresh data folder, then measures, on this machine:
    poller records when each message's row first appears; p50/p95/p99/max;
 3. replay: rebuilding the projections from the Parquet event archive and from Kafka.
 
+``--compare-lifecycle N`` measures only (1), N times with the lifecycle timer off and N
+times with it on (alternating, a fresh worker each time), prints each run and the
+medians, and for the runs with it on how long after the last message was searchable
+every closed session was consolidated. (The data has 25,000 two-turn sessions per
+50,000 messages, 100 users: all but each user's last session close at once.)
+
 Usage: python bench/ingest.py [--messages 100000] [--rate 1000] [--seconds 20]
+       python bench/ingest.py --messages 50000 --compare-lifecycle 3
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from memstream.testing import WorkerProcess, message, wait_until
 from projections.search import SearchRequest, search
 from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import MEMORIES, SESSIONS, ProjectionStore
 from storage.layout import DataLayout
 from streams.publisher import Publisher
 
@@ -60,7 +67,7 @@ async def publish_all(bootstrap: str, batch: list) -> float:
         return time.perf_counter() - started
 
 
-def throughput(worker: WorkerProcess, store: ProjectionStore, n: int) -> None:
+def throughput(worker: WorkerProcess, store: ProjectionStore, n: int) -> float:
     batch = events(n, "t")
     base = store.count(MEMORIES)
     started = time.perf_counter()
@@ -76,6 +83,45 @@ def throughput(worker: WorkerProcess, store: ProjectionStore, n: int) -> None:
         f"throughput: {n:,} messages published in {publish_seconds:.2f} s "
         f"({n / publish_seconds:,.0f}/s); all searchable after {total:.2f} s "
         f"=> {n / total:,.0f} messages/s sustained publish-to-searchable"
+    )
+    return n / total
+
+
+def consolidated_after(worker: WorkerProcess, store: ProjectionStore, n: int) -> float:
+    """Seconds until every session the data closes is consolidated."""
+    started = time.perf_counter()
+    sessions = len({(e.user_id, e.session_id) for e in events(n, "t")})
+    closable = sessions - 100  # each user's last session stays open
+
+    def done() -> bool:
+        worker.check_alive()
+        return store.count(SESSIONS, "consolidated_through IS NOT NULL") >= closable
+
+    wait_until(done, timeout=1800, interval=0.5)
+    return time.perf_counter() - started
+
+
+def compare_lifecycle(n: int, rounds: int) -> None:
+    rates: dict[str, list[float]] = {"off": [], "on": []}
+    for _ in range(rounds):
+        for mode in ("off", "on"):
+            env = {"MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1000000"} if mode == "off" else {}
+            with tempfile.TemporaryDirectory() as folder:
+                worker = WorkerProcess(Path(folder) / "data", env=env).start()
+                try:
+                    worker.wait_ready(timeout=60)
+                    store = open_store(Path(folder) / "data")
+                    print(f"lifecycle {mode}: ", end="", flush=True)
+                    rates[mode].append(throughput(worker, store, n))
+                    if mode == "on":
+                        after = consolidated_after(worker, store, n)
+                        print(f"  every closed session consolidated {after:.1f} s later")
+                finally:
+                    worker.stop()
+    off, on = statistics.median(rates["off"]), statistics.median(rates["on"])
+    print(
+        f"median over {rounds} runs: lifecycle off {off:,.0f}/s, on {on:,.0f}/s "
+        f"({(on - off) / off:+.1%})"
     )
 
 
@@ -186,7 +232,11 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--compare-lifecycle", type=int, default=0, metavar="ROUNDS")
     args = parser.parse_args()
+    if args.compare_lifecycle:
+        compare_lifecycle(args.messages, args.compare_lifecycle)
+        return
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         worker = WorkerProcess(tmp / "data").start()

@@ -40,6 +40,17 @@ __all__ = ["DEFAULT_VECTOR_DIMENSION", "Checkpoint", "ProjectionStore"]
 
 log = logging.getLogger(__name__)
 
+#: The columns consolidation reads of a session's turns.
+_EPISODE_TURN_COLUMNS = [
+    "memory_id",
+    "user_id",
+    "session_id",
+    "source_event_ids",
+    "speaker",
+    "role",
+    "content",
+    "occurred_at",
+]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 MEMORIES = "memories"
@@ -407,19 +418,35 @@ class ProjectionStore:
         return rows
 
     def session_episodes(
-        self, user_id: str, session_id: str, after: datetime | None, through: datetime
-    ) -> list[dict[str, Any]]:
-        """A session's episodes with ``after < occurred_at <= through``, oldest first."""
+        self, spans: Sequence[tuple[str, str, datetime | None, datetime]]
+    ) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """The episodes of each span ``(user, session, after, through)`` with ``after <
+        occurred_at <= through``, oldest first, keyed by ``(user, session)``.
+
+        One scan serves many spans (the consolidation job asks for thousands at once).
+        """
+        if not spans:
+            return {}
+        wanted = {(u, s): (after, through) for u, s, after, through in spans}
+        afters = [a for _, _, a, _ in spans]
+        earliest = None if any(a is None for a in afters) else min(a for a in afters if a)
         condition = filters.all_of(
-            filters.equals("user_id", user_id),
-            filters.equals("session_id", session_id),
             filters.equals("kind", "episode"),
-            filters.at_most("occurred_at", through),
-            filters.after("occurred_at", after) if after is not None else "",
+            filters.is_in("user_id", sorted({u for u, _ in wanted})),
+            filters.is_in("session_id", sorted({s for _, s in wanted})),
+            filters.at_most("occurred_at", max(t for _, _, _, t in spans)),
+            filters.after("occurred_at", earliest) if earliest is not None else "",
         )
-        rows: list[dict[str, Any]] = self.scan(MEMORIES, where=condition).to_pylist()
-        rows.sort(key=lambda r: (r["occurred_at"] or _EPOCH, r["memory_id"]))
-        return rows
+        found: dict[tuple[str, str], list[dict[str, Any]]] = {key: [] for key in wanted}
+        for row in self.scan(MEMORIES, _EPISODE_TURN_COLUMNS, condition).to_pylist():
+            key = (row["user_id"], row["session_id"])
+            span = wanted.get(key)
+            at = row["occurred_at"]
+            if span is not None and at <= span[1] and (span[0] is None or at > span[0]):
+                found[key].append(row)
+        for rows in found.values():
+            rows.sort(key=lambda r: (r["occurred_at"] or _EPOCH, r["memory_id"]))
+        return found
 
     def watermarks(self, topic: str) -> dict[int, datetime]:
         """The newest event time applied per partition of ``topic``."""

@@ -11,7 +11,8 @@ before the batch's checkpoints are stored.
 Offsets live with the rows (the projector's checkpoints), not in the consumer group: on
 every assignment the consumer reloads the checkpoints and seeks each partition to just
 after them (or to the start of the log), and it commits nothing to Kafka. A rebalance
-waits for the batch in flight, so a revoked partition is never half applied.
+waits for the batch in flight and writes the projector's deferred bookkeeping, so a
+revoked partition is never half applied; so does going idle or stopping.
 """
 
 from __future__ import annotations
@@ -60,8 +61,7 @@ class _SeekToCheckpoints(ConsumerRebalanceListener):  # type: ignore[misc]
         self._service = service
 
     async def on_partitions_revoked(self, revoked: Sequence[TopicPartition]) -> None:
-        async with self._service.applying:  # let the batch in flight finish
-            pass
+        await self._service.flush()  # after the batch in flight
 
     async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
         await self._service.seek_to_checkpoints(assigned)
@@ -89,6 +89,8 @@ class EpisodeConsumer:
         self._log_epoch = log_epoch
         self._on_applied = on_applied
         self.applying = asyncio.Lock()
+        #: True while the last fetch came back full: more records are waiting.
+        self.backlogged = False
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
 
@@ -114,9 +116,17 @@ class EpisodeConsumer:
         await self._consumer.start()
         self._consumer.subscribe(list(PROJECTED_TOPICS), listener=_SeekToCheckpoints(self))
 
+    async def flush(self) -> None:
+        """Write the projector's deferred checkpoints, sessions and watermarks (after
+        the batch in flight)."""
+        async with self.applying:
+            if self._projector.unflushed:
+                await asyncio.to_thread(self._projector.flush)
+
     async def stop(self) -> None:
         if self._consumer is not None:
             await self._consumer.stop()
+        await self.flush()
         if self._producer is not None:
             await self._producer.stop()
 
@@ -147,7 +157,10 @@ class EpisodeConsumer:
                 )
             except ConsumerStoppedError:  # the worker is shutting down
                 return
+            fetched = sum(len(messages) for messages in batches.values())
+            self.backlogged = fetched >= self._settings.batch_size
             if not batches:
+                await self.flush()  # idle: write the bookkeeping now
                 continue
             async with self.applying:
                 records = [

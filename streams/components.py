@@ -8,6 +8,7 @@ weights and policies.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from projections.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
@@ -123,7 +124,8 @@ def make_lifecycle(settings: Settings, store: ProjectionStore) -> LifecycleJobs:
     """The lifecycle jobs over ``store`` with the configured extractor and reflector."""
     model = make_model(settings)
     if model is None:
-        return LifecycleJobs(store, LocalExtractor(), lifecycle_policy(settings))
+        policy = replace(lifecycle_policy(settings), model_concurrency=1)
+        return LifecycleJobs(store, LocalExtractor(), policy)
     return LifecycleJobs(
         store, ModelExtractor(model), lifecycle_policy(settings), ModelReflector(model)
     )

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from projections.decay import (
@@ -60,6 +61,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: Sessions whose turns are read in one scan.
+_SESSIONS_PER_READ = 500
 
 
 class Extractor(Protocol):
@@ -167,16 +171,24 @@ class LifecycleJobs:
         user_id: str | None = None,
         skip: frozenset[str] = frozenset(),
         partitions: set[int] | None = None,
+        limit: int | None = None,
     ) -> JobResult:
         """Close what the rule closes, then consolidate every closed, unconsolidated span.
 
         The result holds the ``SessionClosed`` and ``FactsConsolidated`` events in
         publishing order, and the closures whose extraction failed. ``skip`` names
-        closures (:func:`closure_key`) already being handled.
+        closures (:func:`closure_key`) already being handled (closed or consolidated by
+        events not applied yet); ``limit`` caps how many
+        sessions one run closes, and how many it consolidates (the rest wait for the
+        next run).
         """
         self.store.refresh()
         pending = self._pending(user_id, partitions)
-        closed = self._closures(pending, now)
+        closed = [
+            e
+            for e in self._closures(pending, now)
+            if closure_key(e.user_id, e.session_id, e.through) not in skip
+        ][:limit]
         rows = {r["session_key"]: dict(r) for r in pending}
         for event in closed:  # consolidate what this run closes, without waiting for it
             row = rows.get(session_key(event.user_id, event.session_id))
@@ -186,33 +198,42 @@ class LifecycleJobs:
             row
             for row in sorted(rows.values(), key=lambda r: r["session_key"])
             if needs_consolidation(row) and _closure_of(row) not in skip
-        ]
+        ][:limit]
         events: list[Event] = list(closed)
         failed: dict[str, str] = {}
-
-        def attempt(row: dict[str, Any]) -> FactsConsolidated | str:
-            try:
-                return self.consolidate_session(row, now)
-            except ModelError as exc:
-                return str(exc)
-
         workers = max(1, min(self.policy.model_concurrency, len(todo)))
         with ThreadPoolExecutor(workers, thread_name_prefix="consolidate") as pool:
-            for row, outcome in zip(todo, pool.map(attempt, todo), strict=True):
-                if isinstance(outcome, str):
-                    log.warning("consolidating %s failed: %s", _closure_of(row), outcome)
-                    failed[_closure_of(row)] = outcome
-                else:
-                    events.append(outcome)
+            run = map if workers == 1 else pool.map  # rules need no threads
+            for start in range(0, len(todo), _SESSIONS_PER_READ):
+                chunk = todo[start : start + _SESSIONS_PER_READ]
+                episodes = self.store.session_episodes([_span(r) for r in chunk])
+                attempt = partial(self._attempt, episodes=episodes, now=now)
+                for row, outcome in zip(chunk, run(attempt, chunk), strict=True):
+                    if isinstance(outcome, str):
+                        log.warning("consolidating %s failed: %s", _closure_of(row), outcome)
+                        failed[_closure_of(row)] = outcome
+                    else:
+                        events.append(outcome)
         return JobResult(events, failed)
 
-    def consolidate_session(self, row: dict[str, Any], now: datetime) -> FactsConsolidated:
+    def _attempt(
+        self,
+        row: dict[str, Any],
+        episodes: dict[tuple[str, str], list[dict[str, Any]]],
+        now: datetime,
+    ) -> FactsConsolidated | str:
+        """The session's consolidation, or why the extractor failed."""
+        try:
+            return self._consolidated(row, episodes[(row["user_id"], row["session_id"])], now)
+        except ModelError as exc:
+            return str(exc)
+
+    def _consolidated(
+        self, row: dict[str, Any], episodes: list[dict[str, Any]], now: datetime
+    ) -> FactsConsolidated:
         """Extract facts from a session's turns after ``consolidated_through`` up to
         ``closed_through``."""
         through: datetime = row["closed_through"]
-        episodes = self.store.session_episodes(
-            row["user_id"], row["session_id"], row["consolidated_through"], through
-        )
         turns = [
             Turn(
                 event_id=(e["source_event_ids"] or [e["memory_id"]])[0],
@@ -354,6 +375,10 @@ class LifecycleJobs:
             if r["type"] == "person"
         }
         return {names[e]: n for e, n in counts.items() if e in names}
+
+
+def _span(row: Mapping[str, Any]) -> tuple[str, str, datetime | None, datetime]:
+    return (row["user_id"], row["session_id"], row["consolidated_through"], row["closed_through"])
 
 
 def _closure_of(row: Mapping[str, Any]) -> str:

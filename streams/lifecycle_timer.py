@@ -1,12 +1,16 @@
 """The worker's lifecycle timer: closes and consolidates sessions, decays, reflects.
 
 Every ``lifecycle_every_seconds`` the timer runs the consolidation job over the
-sessions of the ``memory.messages`` partitions this worker holds, with the wall clock
-as processing time, and publishes what it decided to ``memory.lifecycle`` (keyed by
-user). Decay runs every ``decay_every_hours`` and reflection every
-``reflect_every_days``, on the worker holding partition 0 only. Closures published
-but not applied yet are remembered for a while so that the next tick does not
-extract them again (the projector would ignore the duplicate anyway). A closure whose
+sessions of the ``memory.messages`` partitions this worker holds (at most
+``consolidate_per_tick`` of them per round, with more rounds while work remains and
+ingest is quiet), with the wall clock as processing time, and publishes what it decided to
+``memory.lifecycle`` (keyed by user). While ingest is backlogged (the last fetch of
+the episodes consumer came back full) the timer waits, for up to
+``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and
+yields them to the hot path, then catches up. Decay runs every ``decay_every_hours``
+and reflection every ``reflect_every_days``, on the worker holding partition 0 only.
+Closures published but not applied yet are remembered for a while so that the next
+tick does not extract them again (the projector would ignore the duplicate anyway). A closure whose
 extraction failed (a model down, a malformed answer) is tried again after a backoff
 that doubles with each failure, up to ``_MAX_BACKOFF_SECONDS``; a failing run is
 logged and retried at the next tick; ingest goes on.
@@ -23,7 +27,7 @@ from typing import Any
 import faust
 
 from projections.codec import encode
-from projections.events import Event, FactsConsolidated
+from projections.events import Event, FactsConsolidated, SessionClosed
 from streams.batch_consumer import EpisodeConsumer
 from streams.components import make_lifecycle
 from streams.lifecycle import closure_key
@@ -54,12 +58,17 @@ def add_lifecycle_timer(
     )
     in_flight: dict[str, float] = {}
     failures: dict[str, tuple[int, float]] = {}  # closure -> (attempts, retry at)
-    last_run = {"decay": 0.0, "reflect": 0.0}
+    last_run = {"decay": 0.0, "reflect": 0.0, "tick": time.monotonic()}
 
     def decide(now: datetime, partitions: set[int], leader: bool) -> list[Event]:
         clock = time.monotonic()
         waiting = {k for k, (_, at) in failures.items() if at > clock}
-        result = jobs.consolidate(now, skip=frozenset(in_flight) | waiting, partitions=partitions)
+        result = jobs.consolidate(
+            now,
+            skip=frozenset(in_flight) | waiting,
+            partitions=partitions,
+            limit=settings.consolidate_per_tick,
+        )
         for key, reason in result.failed.items():
             attempts = failures.get(key, (0, 0.0))[0] + 1
             delay = min(settings.lifecycle_every_seconds * 2**attempts, _MAX_BACKOFF_SECONDS)
@@ -83,25 +92,34 @@ def add_lifecycle_timer(
         partitions = episodes.assigned(MESSAGES)
         if not partitions:
             return
-        now = datetime.now(UTC)
         clock = time.monotonic()
+        if episodes.backlogged and clock - last_run["tick"] < settings.lifecycle_max_defer_seconds:
+            return  # ingest first
+        last_run["tick"] = clock
         for key in [k for k, t in in_flight.items() if clock - t > _IN_FLIGHT_SECONDS]:
             del in_flight[key]
-        try:
-            events = await asyncio.to_thread(decide, now, partitions, 0 in partitions)
-        except Exception:
-            log.exception(
-                "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds
-            )
-            return
-        sent = [await sink.send(key=e.user_id.encode(), value=encode(e)) for e in events]
-        await asyncio.gather(*sent)
-        for e in events:
-            if isinstance(e, FactsConsolidated):
-                key = closure_key(e.user_id, e.session_id, e.through)
-                in_flight[key] = clock
-                failures.pop(key, None)
-        if events:
-            log.info("lifecycle: published %d events", len(events))
+        while True:  # more rounds while there is more to do and ingest is quiet
+            started = time.perf_counter()
+            now = datetime.now(UTC)
+            try:
+                events = await asyncio.to_thread(decide, now, partitions, 0 in partitions)
+            except Exception:
+                log.exception(
+                    "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds
+                )
+                return
+            sent = [await sink.send(key=e.user_id.encode(), value=encode(e)) for e in events]
+            await asyncio.gather(*sent)
+            for e in events:
+                if isinstance(e, SessionClosed | FactsConsolidated):
+                    key = closure_key(e.user_id, e.session_id, e.through)
+                    in_flight[key] = time.monotonic()
+                    failures.pop(key, None)
+            if events:
+                took = time.perf_counter() - started
+                log.info("lifecycle: published %d events (%.2f s)", len(events), took)
+            full = sum(isinstance(e, FactsConsolidated) for e in events)
+            if full < settings.consolidate_per_tick or episodes.backlogged:
+                return
 
     return lifecycle

@@ -8,6 +8,14 @@ and accesses into their rows (guarded by the position each row last applied), an
 store the new checkpoints last. A crash at any step leaves a batch that is applied
 again, idempotently, on restart. The projection consumer and ``memstream replay`` both
 drive this class.
+
+Session rows, watermarks and checkpoints are bookkeeping every batch touches: written
+per batch they cost three merge-inserts on the hot path. With ``flush_every_seconds``
+they are folded in memory and written together at most that often (and whenever the
+consumer goes idle, a partition changes hands, or consolidations need the session
+rows), session rows and watermarks before the checkpoints. Because every other write
+is idempotent under re-application, a crash between two flushes only means more
+records are applied again on restart.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
@@ -24,7 +33,7 @@ from projections.access import fold_accesses
 from projections.derived import derived_row
 from projections.entities import fold_mentions
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
-from projections.sessions import accept_consolidations, merge_sessions, session_key
+from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
 from storage.event_archive import EventArchive, LogRecord
 from storage.lance_store import (
     ACCESS,
@@ -54,6 +63,8 @@ class Projector:
         consumer: the name the checkpoints are stored under.
         archive: where valid input events are archived (None during a replay).
         clock: returns the current time (for checkpoint and dead-letter stamps).
+        flush_every_seconds: how often session rows, watermarks and checkpoints are
+            written (0: with every batch); see the module docstring.
     """
 
     def __init__(
@@ -64,6 +75,7 @@ class Projector:
         archive: EventArchive | None = None,
         *,
         sole_writer_of_empty_store: bool = False,
+        flush_every_seconds: float = 0.0,
     ) -> None:
         self.store = store
         # A replay into a new folder is the only writer: it remembers the ids it wrote
@@ -75,6 +87,11 @@ class Projector:
         self._checkpoints: dict[tuple[str, int], Checkpoint] = store.load_checkpoints(consumer)
         self._writing = threading.Lock()
         self._watermarks: dict[tuple[str, int], datetime] | None = None
+        self._flush_every = flush_every_seconds
+        self._flushed_at = time.monotonic()
+        self._touches: list[SessionTouch] = []
+        self._unsaved_watermarks: dict[tuple[str, int], datetime] = {}
+        self._unsaved_checkpoints: dict[tuple[str, int], Checkpoint] = {}
 
     def upkeep(self, retain: timedelta) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive.
@@ -86,6 +103,7 @@ class Projector:
         they are compacted and their indexes refreshed (seconds) while batches keep
         flowing.
         """
+        self.flush()
         for name in self.store.table_names:
             with contextlib.nullcontext() if name in INSERT_ONLY else self._writing:
                 self.store.optimize_table(name, retain)
@@ -96,9 +114,49 @@ class Projector:
 
     def reload_checkpoints(self) -> None:
         """Read the checkpoints again (another worker may have advanced them, and its
-        partitions' watermarks)."""
+        partitions' watermarks), after writing what is still unwritten."""
+        self.flush()
         self._checkpoints = self.store.load_checkpoints(self.consumer)
         self._watermarks = None
+
+    @property
+    def unflushed(self) -> bool:
+        """True when applied batches have bookkeeping not written yet."""
+        return bool(self._unsaved_checkpoints)
+
+    def flush(self) -> None:
+        """Write the deferred session rows, watermarks and checkpoints now."""
+        with self._writing:
+            self._flush()
+
+    def _flush(self) -> None:
+        self._flush_sessions()
+        if self._unsaved_watermarks:
+            self.store.upsert(
+                WATERMARKS,
+                [
+                    {
+                        "watermark_id": f"{topic}|{partition}",
+                        "topic": topic,
+                        "partition": partition,
+                        "event_time": at,
+                    }
+                    for (topic, partition), at in sorted(self._unsaved_watermarks.items())
+                ],
+            )
+            self._unsaved_watermarks.clear()
+        if self._unsaved_checkpoints:
+            self.store.save_checkpoints(self.consumer, self._unsaved_checkpoints, self._clock())
+            self._unsaved_checkpoints.clear()
+        self._flushed_at = time.monotonic()
+
+    def _flush_sessions(self) -> None:
+        if not self._touches:
+            return
+        keys = sorted({session_key(t.user_id, t.session_id) for t in self._touches})
+        sessions = {r["session_key"]: r for r in self.store.by_ids(SESSIONS, keys)}
+        self.store.upsert(SESSIONS, list(merge_sessions(sessions, self._touches).values()))
+        self._touches.clear()
 
     def resume_offset(self, topic: str, partition: int, log_epoch: str) -> int | None:
         """The offset to read next, or None when nothing of this log epoch is applied."""
@@ -159,8 +217,10 @@ class Projector:
         self._apply_lifecycle(prepared)
         if send_dead_letters is not None and prepared.dead_letters:
             send_dead_letters(prepared.dead_letters)
-        self.store.save_checkpoints(self.consumer, prepared.newest, now)
         self._checkpoints.update(prepared.newest)
+        self._unsaved_checkpoints.update(prepared.newest)
+        if time.monotonic() - self._flushed_at >= self._flush_every:
+            self._flush()
         return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
 
     def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
@@ -170,13 +230,15 @@ class Projector:
         so a crash in between re-applies the consolidation (same ids) rather than
         losing it.
         """
-        touches = list(prepared.sessions)
+        self._touches.extend(prepared.sessions)
         derived = list(prepared.derived)
-        sessions: dict[str, dict[str, object]] = {}
-        if touches or prepared.consolidations:
-            keys = {session_key(t.user_id, t.session_id) for t in touches}
-            keys.update(session_key(e.user_id, e.session_id) for e, _ in prepared.consolidations)
-            sessions = {r["session_key"]: r for r in self.store.by_ids(SESSIONS, sorted(keys))}
+        if prepared.consolidations:
+            # Whether a consolidation is new depends on the session rows: write them.
+            self._flush_sessions()
+            keys = sorted(
+                {session_key(e.user_id, e.session_id) for e, _ in prepared.consolidations}
+            )
+            sessions = {r["session_key"]: r for r in self.store.by_ids(SESSIONS, keys)}
             accepted, consolidated = accept_consolidations(
                 sessions, [e for e, _ in prepared.consolidations]
             )
@@ -188,7 +250,7 @@ class Projector:
                     )
                     for m in event.memories
                 )
-            touches.extend(consolidated)
+            self._touches.extend(consolidated)
         if derived:
             self.store.insert_absent(MEMORIES, derived)
         states = list(prepared.states)
@@ -200,8 +262,8 @@ class Projector:
             states.extend(slot_links(user_id, self.store.slot_members(user_id, sorted(user_slots))))
         if states:
             self._merge_states(states)
-        if touches:
-            self.store.upsert(SESSIONS, list(merge_sessions(sessions, touches).values()))
+        if prepared.consolidations:
+            self._flush_sessions()  # after the derived rows: a crash re-applies, never loses
         if prepared.watermarks:
             self._advance_watermarks(prepared.watermarks)
 
@@ -211,28 +273,19 @@ class Projector:
         self.store.upsert(MEMORY_STATE, list(merge_states(existing, changes).values()))
 
     def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:
-        """Store the partitions whose event time moved forward. The stored watermarks are
-        read once: a partition is written by the worker holding it, and a rebalance
-        reloads them (``reload_checkpoints``)."""
+        """Note the partitions whose event time moved forward (written at the next
+        flush). The stored watermarks are read once: a partition is written by the
+        worker holding it, and a rebalance reloads them (``reload_checkpoints``)."""
         if self._watermarks is None:
             self._watermarks = {
                 (r["topic"], r["partition"]): r["event_time"]
                 for r in self.store.scan(WATERMARKS).to_pylist()
             }
-        rows = []
-        for (topic, partition), at in newest.items():
-            before = self._watermarks.get((topic, partition))
+        for key, at in newest.items():
+            before = self._watermarks.get(key)
             if before is None or at > before:
-                self._watermarks[(topic, partition)] = at
-                rows.append(
-                    {
-                        "watermark_id": f"{topic}|{partition}",
-                        "topic": topic,
-                        "partition": partition,
-                        "event_time": at,
-                    }
-                )
-        self.store.upsert(WATERMARKS, rows)
+                self._watermarks[key] = at
+                self._unsaved_watermarks[key] = at
 
     def _insert(self, rows: list[dict[str, object]] | pa.Table) -> None:
         if self._written is None:

@@ -31,6 +31,10 @@ from streams.errors import StreamsError
 from streams.projector import Projector
 from streams.topics import PROJECTED_TOPICS
 
+#: A replay writes its bookkeeping (session rows, watermarks, checkpoints) this often;
+#: an interrupted replay is started again from scratch anyway.
+_FLUSH_EVERY_SECONDS = 5.0
+
 __all__ = ["ReplayReport", "archive_batches", "kafka_batches", "rebuild", "switch_generation"]
 
 _BATCH = 20_000
@@ -87,7 +91,11 @@ def rebuild(
         layout.location.child(generation).uri, vector_dimension=vector_dimension
     )
     projector = Projector(
-        store, consumer=consumer, clock=lambda: datetime.now(UTC), sole_writer_of_empty_store=True
+        store,
+        consumer=consumer,
+        clock=lambda: datetime.now(UTC),
+        sole_writer_of_empty_store=True,
+        flush_every_seconds=_FLUSH_EVERY_SECONDS,
     )
     results: list[BatchResult] = []
     total = 0
@@ -104,6 +112,7 @@ def rebuild(
                 results.append(projector.commit(pending.popleft().result()))
         while pending:
             results.append(projector.commit(pending.popleft().result()))
+    projector.flush()
     store.optimize(retain=timedelta(minutes=1))
     layout.switch_to(generation)
     return ReplayReport(

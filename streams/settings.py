@@ -30,6 +30,9 @@ class Settings(BaseSettings):
         batch_within_seconds: longest a partial batch waits before it is applied.
         optimize_every_seconds: how often the worker compacts tables and folds new rows
             into the indexes.
+        checkpoint_every_seconds: how often the worker writes its checkpoints, session
+            rows and watermarks (and whenever it goes idle); a crash re-applies at most
+            this much of the log, idempotently.
         retain_versions_seconds: table versions older than this are removed on compaction.
         consumer_group: the faust application id (one consumer group per deployment).
         log_level: logging level of ``memstream up``.
@@ -57,6 +60,10 @@ class Settings(BaseSettings):
         session_gap_minutes: event time without a turn after which a session closes.
         session_idle_minutes: processing time without a turn after which it closes.
         lifecycle_every_seconds: how often the worker closes and consolidates sessions.
+        consolidate_per_tick: most sessions one tick closes and consolidates (the rest
+            wait for the next tick).
+        lifecycle_max_defer_seconds: longest the timer waits while ingest is
+            backlogged before it runs anyway.
         decay_every_hours / reflect_every_days: how often the worker decays
             confidences and writes weekly reflections.
         prune_threshold: confidence under which decay soft-deletes a memory.
@@ -73,6 +80,7 @@ class Settings(BaseSettings):
     batch_size: int = Field(default=2000, ge=1)
     batch_within_seconds: float = Field(default=0.1, gt=0)
     optimize_every_seconds: float = Field(default=30.0, gt=0)
+    checkpoint_every_seconds: float = Field(default=1.0, ge=0)
     retain_versions_seconds: float = Field(default=300.0, ge=0)
     consumer_group: str = "memstream"
     log_level: str = "INFO"
@@ -102,6 +110,8 @@ class Settings(BaseSettings):
     session_gap_minutes: float = Field(default=30.0, gt=0)
     session_idle_minutes: float = Field(default=30.0, gt=0)
     lifecycle_every_seconds: float = Field(default=10.0, gt=0)
+    consolidate_per_tick: int = Field(default=1000, ge=1)
+    lifecycle_max_defer_seconds: float = Field(default=60.0, ge=0)
     decay_every_hours: float = Field(default=24.0, gt=0)
     reflect_every_days: float = Field(default=7.0, gt=0)
     prune_threshold: float = Field(default=0.05, ge=0, le=1)

@@ -85,6 +85,7 @@ def run(settings: Settings, *, api: bool = True) -> int:
             consumer=settings.consumer_group,
             clock=lambda: datetime.now(UTC),
             archive=EventArchive(layout.events),
+            flush_every_seconds=settings.checkpoint_every_seconds,
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app = build_app(settings, projector, epoch, Path(settings.data) / "faust", embedder)
