@@ -3,9 +3,12 @@
 Starts ``memstream up`` (embedded Tansu broker, worker with the default MiniLM embedder,
 HTTP API) on a fresh data folder; publishes every LoCoMo turn through the client (one
 ``user_id`` per conversation, the speaker set, ``content`` indexed, the LoCoMo event id
-as the idempotency key and provenance); waits until every turn is a memory and has its
-vector; asks every question through ``POST /v1/search`` with ``now = asked_at`` and
-``k = 50``; writes the run file and scores it with ``../shared/bench/score.py``.
+as the idempotency key and provenance) and a ``session_ended`` for each conversation's
+last session; waits until every turn is a memory and has its vector, then until
+consolidation stops adding facts; asks every question through ``POST /v1/search`` with
+``now = asked_at`` and ``k = 50`` twice, with the consolidated facts (a fact counts as
+the turns it came from) and with episodes only; writes the run files and scores them
+with ``../shared/bench/score.py``.
 
 The weights were tuned on conversations conv-26, conv-30 and conv-41 only; the table
 is printed for all ten and for the seven held out.
@@ -47,6 +50,23 @@ def event_of(turn: dict) -> dict:
     }
 
 
+def session_ends(turns: list[dict]) -> list[dict]:
+    """A ``session_ended`` for each conversation's last session (the others close when
+    the next one starts), so that every session is consolidated."""
+    last: dict[str, dict] = {}
+    for turn in turns:
+        last[turn["stream_id"]] = event_of(turn)
+    return [
+        {
+            "type": "session_ended",
+            "user_id": e["user_id"],
+            "session_id": e["session_id"],
+            "occurred_at": e["occurred_at"],
+        }
+        for e in last.values()
+    ]
+
+
 def score(bench: Path, questions: list[dict], run: Path, label: str) -> None:
     subset = run.with_name(f"{run.stem}-{label}-questions.jsonl")
     subset.write_text("".join(json.dumps(q) + "\n" for q in questions))
@@ -69,6 +89,7 @@ def main() -> None:
         "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
     )
     parser.add_argument("--out", default="bench-out/locomo-run.jsonl")
+    parser.add_argument("--facts-stable-seconds", type=float, default=40.0)
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     turns = read_jsonl(bench / "locomo10_events.jsonl")
@@ -92,10 +113,11 @@ def main() -> None:
             started = time.perf_counter()
             for start in range(0, len(turns), 500):
                 client.publish([event_of(t) for t in turns[start : start + 500]])
+            client.publish(session_ends(turns))
 
             def ingested() -> bool:
                 s = client.stats()
-                return sum(s["memories"].values()) == len(turns) and s["embedding_lag"] == 0
+                return s["memories"].get("episode", 0) == len(turns) and s["embedding_lag"] == 0
 
             wait_until(ingested, timeout=1800, interval=2)
             ingest_seconds = time.perf_counter() - started
@@ -104,30 +126,54 @@ def main() -> None:
                 f"({len(turns) / ingest_seconds:.0f} turns/s, embedding bound)",
                 flush=True,
             )
-            rows, took, wall = [], [], []
-            for q in questions:
-                t0 = time.perf_counter()
-                answer = client.search(q["stream_id"], q["question"], k=50, now=q["asked_at"] + "Z")
-                wall.append((time.perf_counter() - t0) * 1000)
-                took.append(answer["took_ms"])
-                slots = [
-                    r["source_event_ids"][0]
-                    if len(r["source_event_ids"]) == 1
-                    else r["source_event_ids"]
-                    for r in answer["results"]
-                ]
-                rows.append({"question_id": q["question_id"], "retrieved": slots})
-            out.write_text("".join(json.dumps(r) + "\n" for r in rows))
-            print(
-                f"{len(questions)} searches: server p50 {statistics.median(took):.1f} ms, "
-                f"client p50 {statistics.median(wall):.1f} ms; run file {out}",
-                flush=True,
-            )
+            facts = wait_for_facts(client, stable_seconds=args.facts_stable_seconds)
+            print(f"consolidated facts: {facts}", flush=True)
+            runs = {"with facts": None, "episodes only": ["episode"]}
+            for label, kinds in runs.items():
+                rows, took, wall = [], [], []
+                for q in questions:
+                    options = {"k": 50, "now": q["asked_at"] + "Z"}
+                    if kinds:
+                        options["kinds"] = kinds
+                    t0 = time.perf_counter()
+                    answer = client.search(q["stream_id"], q["question"], **options)
+                    wall.append((time.perf_counter() - t0) * 1000)
+                    took.append(answer["took_ms"])
+                    slots = [
+                        r["source_event_ids"][0]
+                        if len(r["source_event_ids"]) == 1
+                        else r["source_event_ids"]
+                        for r in answer["results"]
+                    ]
+                    rows.append({"question_id": q["question_id"], "retrieved": slots})
+                run = out.with_name(f"{out.stem}-{label.replace(' ', '-')}.jsonl")
+                run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+                print(
+                    f"{label}: {len(questions)} searches: server p50 "
+                    f"{statistics.median(took):.1f} ms, client p50 "
+                    f"{statistics.median(wall):.1f} ms; run file {run}",
+                    flush=True,
+                )
         finally:
             worker.stop()
 
-    score(bench, questions, out, "all ten conversations")
-    score(bench, [q for q in questions if q["stream_id"] not in TUNED_ON], out, "seven held out")
+    for label in runs:
+        run = out.with_name(f"{out.stem}-{label.replace(' ', '-')}.jsonl")
+        score(bench, questions, run, f"{label}, all ten conversations")
+        held_out = [q for q in questions if q["stream_id"] not in TUNED_ON]
+        score(bench, held_out, run, f"{label}, seven held out")
+
+
+def wait_for_facts(client: MemoryClient, stable_seconds: float) -> dict[str, int]:
+    """Wait until consolidation stops adding memories; the counts of derived kinds."""
+    last: dict[str, int] = {}
+    since = time.perf_counter()
+    while time.perf_counter() - since < stable_seconds:
+        time.sleep(2)
+        counts = {k: n for k, n in client.stats()["memories"].items() if k != "episode"}
+        if counts != last:
+            last, since = counts, time.perf_counter()
+    return last
 
 
 if __name__ == "__main__":

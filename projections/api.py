@@ -19,9 +19,11 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from projections.archiver import Archiver, NotArchived
 from projections.codec import from_document, problems_of
 from projections.commands import (
     UnknownMemory,
@@ -31,7 +33,7 @@ from projections.commands import (
     remembering,
 )
 from projections.errors import InvalidEvent, ProjectionError
-from projections.events import COMMAND_TYPES, Event, MemoryAccessed
+from projections.events import COMMAND_TYPES, Event, MemoryAccessed, MemoryRestored
 from projections.profiles import entity_profile, memory_document, memory_history
 from projections.scope import valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
@@ -81,6 +83,7 @@ def create_app(
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     lifespan: Callable[[FastAPI], Any] | None = None,
     weak_facts: Callable[[str, datetime], list[dict[str, Any]]] | None = None,
+    archiver: Archiver | None = None,
 ) -> FastAPI:
     """The API application (see the module docstring)."""
 
@@ -182,12 +185,47 @@ def create_app(
         return {"memories": found}
 
     @app.get("/v1/memories/{memory_id}")
-    async def get_memory(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:
+    async def get_memory(
+        memory_id: str, user_id: str = Query(...), expand: bool = Query(False)
+    ) -> dict[str, Any]:
+        """A memory; with ``expand=true`` an archived memory's original, read from cold
+        storage exactly as it was archived (three expansions in 30 days restore it)."""
         valid_identifier("user_id", user_id)
+        if expand:
+            return await _expanded(user_id, memory_id)
         document = await asyncio.to_thread(memory_document, store, user_id, memory_id)
         if document is None:
             raise HTTPException(404, detail=f"no memory {memory_id} for user {user_id}")
         return document
+
+    def _archiver() -> Archiver:
+        if archiver is None:
+            raise HTTPException(501, detail="this server has no cold store")
+        return archiver
+
+    async def _expanded(user_id: str, memory_id: str) -> dict[str, Any]:
+        try:
+            expansion = await asyncio.to_thread(_archiver().expand, user_id, memory_id, clock())
+        except NotArchived as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+        await sink.publish(expansion.events)
+        return {
+            "memory_id": memory_id,
+            "archived": True,
+            "original": jsonable_encoder(expansion.original),
+            "restoring": any(isinstance(e, MemoryRestored) for e in expansion.events),
+        }
+
+    @app.post("/v1/memories/{memory_id}/restore", status_code=202)
+    async def restore(memory_id: str, body: _Owner) -> dict[str, Any]:
+        """Bring an archived memory back to the hot tables, with its vector."""
+        valid_identifier("user_id", body.user_id)
+        try:
+            events = await asyncio.to_thread(_archiver().restore, body.user_id, memory_id, clock())
+        except NotArchived as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+        await sink.publish(events)
+        return {"accepted": [e.event_id for e in events], "memory_id": memory_id}
 
     @app.get("/v1/memories/{memory_id}/history")
     async def get_history(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:

@@ -37,6 +37,9 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
     ev.RememberFact,
     ev.CorrectFact,
     ev.ConfirmFact,
+    ev.MemoryArchived,
+    ev.MemoryRestored,
+    ev.MemoryExpanded,
     ev.ForgetMemory,
 )
 _MODELS: Mapping[str, type[BaseModel]] = {m.model_fields["type"].default: m for m in _EVENT_MODELS}

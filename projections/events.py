@@ -33,7 +33,10 @@ __all__ = [
     "ForgetMemory",
     "Identifier",
     "MemoryAccessed",
+    "MemoryArchived",
+    "MemoryExpanded",
     "MemoryPruned",
+    "MemoryRestored",
     "MessageEvent",
     "ReflectionWritten",
     "RememberFact",
@@ -422,6 +425,72 @@ class ForgetMemory(_Command):
     memory_id: str = Field(min_length=1, max_length=200)
 
 
+class MemoryArchived(_EventBase):
+    """A memory moved to cold storage: its original is in the Parquet file ``storage_ref``
+    points at (checked by ``checksum``); the hot row gives way to an ``archive_index``
+    row holding the summary."""
+
+    type: Literal["memory_archived"] = "memory_archived"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    memory_id: str = Field(min_length=1, max_length=200)
+    project_id: Identifier | None = None
+    kind: str = Field(min_length=1, max_length=40)
+    session_id: Identifier | None = None
+    speaker: str | None = Field(default=None, max_length=200)
+    tags: list[str] = Field(default_factory=list, max_length=64)
+    importance: float | None = Field(default=None, ge=0, le=1)
+    occurred_at: datetime
+    summary: str = Field(min_length=1, max_length=4000)
+    summary_vector: list[float] | None = Field(default=None, max_length=4096)
+    summary_model: str | None = Field(default=None, max_length=200)
+    storage_ref: str = Field(min_length=1, max_length=2000)
+    checksum: str = Field(pattern=r"^[0-9a-f]{64}$")
+    reason: str = Field(min_length=1, max_length=500)
+    hotness: float = Field(ge=0, le=1)
+    archived_at: datetime
+
+    @field_validator("archived_at", "occurred_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class MemoryRestored(_EventBase):
+    """An archived memory brought back to the hot table from its original."""
+
+    type: Literal["memory_restored"] = "memory_restored"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=600)
+    user_id: Identifier
+    memory_id: str = Field(min_length=1, max_length=200)
+    storage_ref: str = Field(min_length=1, max_length=2000)
+    reason: str = Field(min_length=1, max_length=500)
+    restored_at: datetime
+
+    @field_validator("restored_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class MemoryExpanded(_EventBase):
+    """Someone read an archived memory's original."""
+
+    type: Literal["memory_expanded"] = "memory_expanded"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=600)
+    user_id: Identifier
+    memory_id: str = Field(min_length=1, max_length=200)
+    expanded_at: datetime
+
+    @field_validator("expanded_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
 #: Event types the lifecycle jobs publish (``memory.lifecycle``).
 LIFECYCLE_TYPES = (
     "session_closed",
@@ -429,6 +498,9 @@ LIFECYCLE_TYPES = (
     "reflection_written",
     "confidence_decayed",
     "memory_pruned",
+    "memory_archived",
+    "memory_restored",
+    "memory_expanded",
 )
 #: Commands (``memory.commands``).
 COMMAND_TYPES = ("remember_fact", "correct_fact", "confirm_fact", "forget")
@@ -448,4 +520,7 @@ Event = (
     | CorrectFact
     | ConfirmFact
     | ForgetMemory
+    | MemoryArchived
+    | MemoryRestored
+    | MemoryExpanded
 )

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -41,6 +41,7 @@ from projections.timephrases import find_spans, query_range
 from storage import filters
 from storage.lance_store import (
     ACCESS,
+    ARCHIVE_INDEX,
     ENTITIES,
     MEMORIES,
     MEMORY_STATE,
@@ -92,6 +93,9 @@ class SearchRequest(BaseModel):
     tags: list[Tag] | None = Field(default=None, max_length=32)
     #: also return superseded, forgotten and pruned memories (the history)
     include_history: bool = False
+    #: also search the summaries of archived memories (otherwise only when the active
+    #: results are fewer than asked, or the query asks about the past)
+    include_archived: bool = False
 
     @field_validator("query")
     @classmethod
@@ -137,6 +141,9 @@ class SearchResult(BaseModel):
     confidence: float | None = None
     superseded_by: str | None = None
     forgotten: bool = False
+    #: an archived memory: ``content`` is its summary, the original is at ``storage_ref``
+    archived: bool = False
+    storage_ref: str | None = None
 
 
 class SearchResponse(BaseModel):
@@ -177,6 +184,8 @@ class RankingWeights:
     dated_when: float = 0.1
     time_phrase: float = 0.5
     exact_vector_search_below: int = 50_000
+    active_boost: float = 1.2
+    hot_window_days: float = 90.0
 
 
 def plain_words(query: str) -> str:
@@ -280,8 +289,71 @@ class Searcher:
         )[: request.k]
         names = self._entity_names([rows[m] for _, m in scored])
         results = [_result(rows[m], score, names) for score, m in scored]
+        if self._has_rows(ARCHIVE_INDEX) and self._wants_archive(request, len(results), span, now):
+            results = self._with_archived(request, results)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(results=results, intent=intent, took_ms=round(took, 2))
+
+    def _wants_archive(
+        self,
+        request: SearchRequest,
+        found: int,
+        span: tuple[datetime, datetime] | None,
+        now: datetime,
+    ) -> bool:
+        """Look in the archive when asked to, when the active results are fewer than
+        asked, or when the query asks about the past ("did we ever", "back in 2023", a
+        time older than the hot window)."""
+        if request.include_archived or found < request.k or _ASKS_ABOUT_PAST.search(request.query):
+            return True
+        hot_since = now - timedelta(days=self.weights.hot_window_days)
+        return span is not None and span[0] < hot_since
+
+    def _with_archived(
+        self, request: SearchRequest, active: list[SearchResult]
+    ) -> list[SearchResult]:
+        """The active results boosted by ``active_boost``, merged with the best archived
+        summaries (scored by their full-text rank as the fusion would)."""
+        where = filters.all_of(
+            _filters(request, "vectors"),
+            filters.any_of(
+                filters.is_null("restored_at"),
+                filters.column_greater("archived_at", "restored_at"),
+            ),
+        )
+        try:
+            rows = self.store.full_text(
+                plain_words(request.query), where, request.k, _ARCHIVE_COLUMNS, ARCHIVE_INDEX
+            )
+        except (ValueError, RuntimeError, OSError):  # no summary indexed yet
+            rows = []
+        seen = {r.memory_id for r in active}
+        rows = [r for r in rows if r["memory_id"] not in seen]
+        if not rows:
+            return active
+        w = self.weights
+        merged = [
+            r.model_copy(update={"score": round(r.score * w.active_boost, 6)}) for r in active
+        ]
+        seen = {r.memory_id for r in active}
+        merged += [
+            SearchResult(
+                memory_id=r["memory_id"],
+                kind=r["kind"] or "episode",
+                content=r["summary"],
+                score=round(w.full_text / (w.rrf_k + rank), 6),
+                session_id=r["session_id"],
+                occurred_at=r["occurred_at"],
+                speaker=r["speaker"],
+                source_event_ids=[],
+                entities=[],
+                archived=True,
+                storage_ref=r["storage_ref"],
+            )
+            for rank, r in enumerate(rows, start=1)
+        ]
+        merged.sort(key=lambda r: (-r.score, r.memory_id))
+        return merged[: request.k]
 
     def _vector_ids(
         self, request: SearchRequest, depth: int
@@ -435,6 +507,23 @@ def adjusted(
         factor += weights.time_phrase
     confidence = row.get("confidence")
     return score * factor * (1.0 if confidence is None else float(confidence))
+
+
+#: Queries about the past look in the archive too.
+_ASKS_ABOUT_PAST = re.compile(
+    r"\b(did (we|i|you) ever|have (we|i|you) ever|back in|years? ago|long ago|"
+    r"used to|in the past|way back)\b",
+    re.IGNORECASE,
+)
+_ARCHIVE_COLUMNS = [
+    "memory_id",
+    "kind",
+    "summary",
+    "session_id",
+    "occurred_at",
+    "speaker",
+    "storage_ref",
+]
 
 
 def _filters(request: SearchRequest, table: str) -> str:

@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from projections.events import FactsConsolidated, SessionClosed, SessionCloseReason
+from projections.lattice import greatest, least
 
 __all__ = [
     "SessionTouch",
@@ -80,22 +81,6 @@ class SessionTouch:
         }
 
 
-def _least(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return min(a, b)
-
-
-def _greatest(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return max(a, b)
-
-
 def _greatest_pair(a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any]:
     """The pair with the greater first value (ties: the smaller second, for determinism)."""
     if a[0] is None:
@@ -119,16 +104,16 @@ def merge_session_rows(a: Row, b: Row) -> Row:
         "session_key": a["session_key"],
         "user_id": a["user_id"],
         "session_id": a["session_id"],
-        "project_id": _least(a["project_id"], b["project_id"]),
-        "first_at": _least(a["first_at"], b["first_at"]),
-        "last_at": _greatest(a["last_at"], b["last_at"]),
-        "ended_at": _greatest(a["ended_at"], b["ended_at"]),
+        "project_id": least(a["project_id"], b["project_id"]),
+        "first_at": least(a["first_at"], b["first_at"]),
+        "last_at": greatest(a["last_at"], b["last_at"]),
+        "ended_at": greatest(a["ended_at"], b["ended_at"]),
         "closed_through": closed[0],
         "closed_reason": closed[1],
         "consolidated_through": consolidated[0],
         "extractor": consolidated[1],
-        "log_received_at": _greatest(a["log_received_at"], b["log_received_at"]),
-        "log_partition": _greatest(a["log_partition"], b["log_partition"]),
+        "log_received_at": greatest(a["log_received_at"], b["log_received_at"]),
+        "log_partition": greatest(a["log_partition"], b["log_partition"]),
     }
 
 

@@ -24,6 +24,7 @@ from storage import filters
 from storage.errors import StorageError
 from storage.schemas import (
     ACCESS_SCHEMA,
+    ARCHIVE_INDEX_SCHEMA,
     CHECKPOINTS_SCHEMA,
     DEAD_LETTERS_SCHEMA,
     DEFAULT_VECTOR_DIMENSION,
@@ -62,6 +63,7 @@ DEAD_LETTERS = "dead_letters"
 SESSIONS = "sessions"
 MEMORY_STATE = "memory_state"
 WATERMARKS = "watermarks"
+ARCHIVE_INDEX = "archive_index"
 
 _FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
@@ -72,6 +74,7 @@ _FIXED_SCHEMAS = {
     SESSIONS: SESSIONS_SCHEMA,
     MEMORY_STATE: MEMORY_STATE_SCHEMA,
     WATERMARKS: WATERMARKS_SCHEMA,
+    ARCHIVE_INDEX: ARCHIVE_INDEX_SCHEMA,
 }
 _KEYS = {
     MEMORIES: "memory_id",
@@ -83,9 +86,10 @@ _KEYS = {
     SESSIONS: "session_key",
     MEMORY_STATE: "state_id",
     WATERMARKS: "watermark_id",
+    ARCHIVE_INDEX: "memory_id",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
-STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE)
+STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE, ARCHIVE_INDEX)
 #: The vectors table gets an ANN index (IVF-PQ) from this many rows on; below it, and
 #: for users with few vectors, search compares with every vector of the user.
 ANN_INDEX_MIN_ROWS = 100_000
@@ -277,6 +281,14 @@ class ProjectionStore:
             ACCESS: [("memory_id", BTree())],
             MEMORY_STATE: [("state_id", BTree())],
             SESSIONS: [("session_key", BTree())],
+            ARCHIVE_INDEX: [
+                (
+                    "summary",
+                    FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True),
+                ),
+                ("memory_id", BTree()),
+                ("user_id", BTree()),
+            ],
         }
         for name, indexes in wanted.items():
             table = self._tables[name]
@@ -310,13 +322,25 @@ class ProjectionStore:
         table.optimize(cleanup_older_than=retain)
         log.debug("optimized %s", name)
 
+    def delete(self, name: str, ids: Sequence[str]) -> None:
+        """Remove the rows of ``name`` whose key is one of ``ids``."""
+        if ids:
+            self._tables[name].delete(filters.is_in(_KEYS[name], ids))
+
     def full_text(
-        self, query: str, where: str, limit: int, columns: Sequence[str]
+        self,
+        query: str,
+        where: str,
+        limit: int,
+        columns: Sequence[str],
+        table_name: str = MEMORIES,
     ) -> list[dict[str, Any]]:
-        """BM25 search over ``search_text`` restricted by ``where`` (a filters expression)."""
-        table = self._tables[MEMORIES]
+        """BM25 search over ``search_text`` (``summary`` in the archive index) restricted
+        by ``where`` (a filters expression)."""
+        table = self._tables[table_name]
+        column = "summary" if table_name == ARCHIVE_INDEX else "search_text"
         rows: list[dict[str, Any]] = (
-            table.search(query, query_type="fts", fts_columns="search_text")
+            table.search(query, query_type="fts", fts_columns=column)
             .where(where, prefilter=True)
             .select([*columns, "_score"])
             .limit(limit)

@@ -5,6 +5,7 @@
     <data>/CURRENT                 name of the projection generation in use
     <data>/<generation>/           LanceDB tables (memories, checkpoints, dead_letters)
     <data>/events/                 the Parquet event archive
+    <data>/cold/                   the Parquet cold store (originals of archived memories)
 
 Readers resolve ``CURRENT`` to find the tables; a rebuilt generation is switched in by
 rewriting ``CURRENT`` atomically, so a reader sees the old tables or the new ones.
@@ -30,6 +31,10 @@ class DataLayout:
     @property
     def events(self) -> Location:
         return self.location.child("events")
+
+    @property
+    def cold(self) -> Location:
+        return self.location.child("cold")
 
     def current_generation(self) -> str | None:
         text = self.location.read_text(_POINTER)

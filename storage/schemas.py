@@ -11,8 +11,10 @@ import pyarrow as pa
 
 __all__ = [
     "ACCESS_SCHEMA",
+    "ARCHIVE_INDEX_SCHEMA",
     "ARCHIVE_SCHEMA",
     "CHECKPOINTS_SCHEMA",
+    "COLD_ORIGINAL_SCHEMA",
     "DEAD_LETTERS_SCHEMA",
     "DEFAULT_VECTOR_DIMENSION",
     "ENTITIES_SCHEMA",
@@ -224,5 +226,44 @@ ARCHIVE_SCHEMA = pa.schema(
         pa.field("timestamp", _UTC, nullable=False),
         pa.field("key", pa.binary()),
         pa.field("value", pa.binary(), nullable=False),
+    ]
+)
+
+
+#: One row per memory ever archived: its summary, where its original is, and when it
+#: was archived, restored and expanded. It is archived while ``archived_at`` is later
+#: than ``restored_at`` (both only move forward, so the order events arrive in does not
+#: matter).
+ARCHIVE_INDEX_SCHEMA = pa.schema(
+    [
+        pa.field("memory_id", pa.string(), nullable=False),
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("project_id", pa.string()),
+        pa.field("kind", pa.string()),
+        pa.field("session_id", pa.string()),
+        pa.field("speaker", pa.string()),
+        pa.field("summary", pa.string(), nullable=False),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("importance", pa.float32()),
+        pa.field("occurred_at", _UTC),
+        pa.field("storage_ref", pa.string(), nullable=False),
+        pa.field("reason", pa.string()),
+        pa.field("hotness", pa.float64()),
+        pa.field("archived_at", _UTC),
+        pa.field("restored_at", _UTC),
+        pa.field("expanded_at", pa.list_(_UTC)),
+    ]
+)
+
+#: An archived memory's original in the cold store: its ``memories`` row and its vector
+#: (if it had one). Nothing that depends on when it was archived (the reason and the
+#: hotness are in the archive event and index): a re-run of an interrupted batch
+#: writes the same originals.
+COLD_ORIGINAL_SCHEMA = pa.schema(
+    [
+        *MEMORIES_SCHEMA,
+        pa.field("vector", pa.list_(pa.float32())),
+        pa.field("vector_model", pa.string()),
+        pa.field("vector_source_event_id", pa.string()),
     ]
 )

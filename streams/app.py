@@ -114,7 +114,7 @@ def build_app(
                 )
                 await app.crash(RuntimeError(f"log epoch changed to {epoch}"))
 
-    add_lifecycle_timer(app, settings, projector, episodes)
+    add_lifecycle_timer(app, settings, projector, episodes, embedder)
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def upkeep() -> None:

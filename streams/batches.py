@@ -19,6 +19,7 @@ from datetime import datetime
 import pyarrow as pa
 
 from projections import episodes
+from projections.archiving import ArchiveEvent
 from projections.codec import decode
 from projections.derived import command_memory, derived_row, state_changes
 from projections.entities import MentionSeen
@@ -31,7 +32,10 @@ from projections.events import (
     FactsConsolidated,
     ForgetMemory,
     MemoryAccessed,
+    MemoryArchived,
+    MemoryExpanded,
     MemoryPruned,
+    MemoryRestored,
     MessageEvent,
     ReflectionWritten,
     RememberFact,
@@ -85,6 +89,7 @@ class PreparedBatch:
         sessions: what the events say about sessions (merged into their rows).
         states: what commands and decay change in ``memory_state``.
         watermarks: the newest message event time per (topic, partition).
+        archive: archive, restore and expansion events, in log order.
         dead_letters: the records that did not decode.
         valid_records: the records that did (kept only when they are to be archived).
         newest: the last offset seen per (topic, partition): the checkpoints to store.
@@ -101,6 +106,7 @@ class PreparedBatch:
     sessions: list[SessionTouch]
     states: list[StateChange]
     watermarks: dict[tuple[str, int], datetime]
+    archive: list[ArchiveEvent]
     dead_letters: list[DeadLetter]
     valid_records: list[LogRecord]
     newest: dict[tuple[str, int], Checkpoint]
@@ -157,6 +163,7 @@ def prepare_batch(
         sessions=lifecycle.sessions,
         states=lifecycle.states,
         watermarks=lifecycle.watermarks,
+        archive=lifecycle.archive,
         dead_letters=dead_letters,
         valid_records=valid_records,
         newest=newest,
@@ -174,6 +181,7 @@ class _Lifecycle:
         self.sessions: list[SessionTouch] = []
         self.states: list[StateChange] = []
         self.watermarks: dict[tuple[str, int], datetime] = {}
+        self.archive: list[ArchiveEvent] = []
 
     def message(self, event: MessageEvent, record: LogRecord) -> None:
         at = event.occurred_at
@@ -222,6 +230,8 @@ class _Lifecycle:
                 self.states.extend(state_changes(event))
         elif isinstance(event, ConfirmFact | ForgetMemory | ConfidenceDecayed | MemoryPruned):
             self.states.extend(state_changes(event))
+        elif isinstance(event, MemoryArchived | MemoryRestored | MemoryExpanded):
+            self.archive.append(event)
 
 
 def prepare_table(

@@ -1,8 +1,8 @@
 """The ``memstream`` command line.
 
 up, serve, publish, search, stats, entity, replay, digest; the lifecycle jobs (``jobs
-consolidate|decay|reflect|weak``); the commands (remember, correct, confirm, forget)
-and a memory's history.
+consolidate|decay|reflect|weak|archive``); expand and restore archived memories; the
+commands (remember, correct, confirm, forget) and a memory's history.
 
 Settings are built here once, from flags and then ``MEMSTREAM_*`` variables, and passed
 down. Every failure the user can fix is printed as one ``error:`` line (exit code 2);
@@ -137,15 +137,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--history", action="store_true", help="include superseded and forgotten memories"
     )
+    p.add_argument(
+        "--archived", action="store_true", help="also search the summaries of archived memories"
+    )
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
 
     p = command("jobs", _jobs, "run a lifecycle job once and print what it decided")
-    p.add_argument("job", choices=("consolidate", "decay", "reflect", "weak"))
+    p.add_argument("job", choices=("consolidate", "decay", "reflect", "weak", "archive"))
     p.add_argument("--now", help="the time the job runs at (ISO 8601; default now)")
     p.add_argument("--user", help="only this user's memories")
     p.add_argument("--dry-run", action="store_true", help="decide, print, publish nothing")
     p.add_argument("--json", action="store_true")
+
+    p = command("expand", _expand, "an archived memory's original, read from cold storage")
+    p.add_argument("--user", required=True)
+    p.add_argument("memory_id")
+
+    p = command("restore", _restore, "bring archived memories back to the hot tables")
+    p.add_argument("--user", required=True)
+    p.add_argument("--all", action="store_true", help="every archived memory of the user")
+    p.add_argument("memory_id", nargs="?")
 
     p = command("remember", _remember, "remember a fact (a remember_fact command)")
     p.add_argument("--user", required=True)
@@ -280,6 +292,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
                 "kinds": args.kinds,
                 "tags": args.tags,
                 "include_history": args.history,
+                "include_archived": args.archived,
             }
         )
     except ValidationError as exc:
@@ -292,7 +305,8 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
         for rank, r in enumerate(response.results, start=1):
             when = r.occurred_at.isoformat() if r.occurred_at else "-"
             who = f"{r.speaker}: " if r.speaker else ""
-            print(f"{rank:>3}. [{r.score:.3f}] {when} {r.session_id} {who}{r.content}")
+            cold = " (archived)" if r.archived else ""
+            print(f"{rank:>3}. [{r.score:.3f}] {when} {r.session_id} {who}{r.content}{cold}")
         if not response.results:
             print("no results")
     if response.results:  # reinforcement, after the answer is out; best effort
@@ -336,6 +350,8 @@ def _jobs(args: argparse.Namespace, settings: Settings) -> int:
 
     user = valid_identifier("user", args.user) if args.user else None
     now = _time_arg(args.now, "--now")
+    if args.job == "archive":
+        return _archive(args, settings, user, now)
     jobs = make_lifecycle(settings, _open_store(settings))
     if args.job == "weak":
         if user is None:
@@ -367,6 +383,67 @@ def _jobs(args: argparse.Namespace, settings: Settings) -> int:
     for what, reason in sorted(failed.items()):
         print(f"failed, to be tried again: {what}: {reason}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _archive(args: argparse.Namespace, settings: Settings, user: str | None, now: datetime) -> int:
+    from streams.components import make_archiver, make_embedder
+
+    store = _open_store(settings)
+    if args.dry_run:  # the candidates only: nothing is summarized, written or published
+        decisions = make_archiver(settings, store, None).candidates(now, user)
+        if args.json:
+            print(json.dumps([vars(d) for d in decisions], indent=2))
+        for d in [] if args.json else decisions:
+            print(
+                f"{d.user_id} {d.memory_id} age {d.age_days:.1f} d "
+                f"hotness {d.hotness:.4f}: {d.reason}"
+            )
+        print(f"would archive {len(decisions)} memories", file=sys.stderr)
+        return 0
+    events = make_archiver(settings, store, make_embedder(settings)).archive(now, user)
+    if args.json:
+        print(json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False))
+    for e in [] if args.json else events:
+        print(f"{e.user_id} {e.memory_id} -> {e.storage_ref} ({e.reason})")
+    if events:
+        _publish_events(settings, events)
+    print(f"published {len(events)} events", file=sys.stderr)
+    return 0
+
+
+def _expand(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.archiver import NotArchived
+    from projections.scope import valid_identifier
+    from streams.components import make_archiver
+
+    user = valid_identifier("user", args.user)
+    archiver = make_archiver(settings, _open_store(settings), None)
+    try:
+        expansion = archiver.expand(user, args.memory_id, datetime.now(UTC))
+    except NotArchived as exc:
+        raise UsageError(str(exc)) from None
+    _publish_events(settings, expansion.events)
+    print(json.dumps(expansion.original, indent=2, default=str, ensure_ascii=False))
+    return 0
+
+
+def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    from projections.archiver import NotArchived
+    from projections.scope import valid_identifier
+    from streams.components import make_archiver
+
+    user = valid_identifier("user", args.user)
+    if args.all == (args.memory_id is not None):
+        raise UsageError("give either a MEMORY_ID or --all")
+    archiver = make_archiver(settings, _open_store(settings), None)
+    try:
+        events = archiver.restore(user, args.memory_id, datetime.now(UTC))
+    except NotArchived as exc:
+        raise UsageError(str(exc)) from None
+    if events:
+        _publish_events(settings, events)
+    print(f"restoring {len(events)} memories")
+    return 0
 
 
 def _describe(event: Event) -> str:
@@ -514,7 +591,11 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
         if epoch is None:
             raise BrokerError(f"the log at {settings.bootstrap} has no memstream topics")
         records = replay_module.kafka_batches(settings.bootstrap, epoch)
-    report = replay_module.rebuild(records, args.into, settings.consumer_group)
+    from streams.components import make_cold_store
+
+    report = replay_module.rebuild(
+        records, args.into, settings.consumer_group, cold_store=make_cold_store(settings)
+    )
     print(
         f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
         f"dead letters) in {report.seconds:.2f} s, {report.rate:,.0f}/s "

@@ -11,19 +11,28 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from projections.archiver import Archiver
+from projections.coldness import ColdPolicy
 from projections.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
 from projections.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
 from projections.local_extractor import LocalExtractor
 from projections.model_extractor import ModelExtractor
 from projections.reflection import ModelReflector
 from projections.search import RankingWeights, Searcher
+from storage.cold_store import ColdStore
+from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
+from storage.layout import DataLayout
+from storage.schemas import COLD_ORIGINAL_SCHEMA
 from streams.errors import StreamsError
 from streams.lifecycle import LifecycleJobs, LifecyclePolicy
 from streams.settings import Settings
 
 __all__ = [
+    "cold_policy",
     "lifecycle_policy",
+    "make_archiver",
+    "make_cold_store",
     "make_embedder",
     "make_lifecycle",
     "make_model",
@@ -129,3 +138,29 @@ def make_lifecycle(settings: Settings, store: ProjectionStore) -> LifecycleJobs:
     return LifecycleJobs(
         store, ModelExtractor(model), lifecycle_policy(settings), ModelReflector(model)
     )
+
+
+def cold_policy(settings: Settings) -> ColdPolicy:
+    """Who is cold, from settings."""
+    return ColdPolicy(
+        min_age_days=settings.archive_min_age_days,
+        max_importance=settings.archive_max_importance,
+        max_recent_accesses=settings.archive_max_recent_accesses,
+        access_window_days=settings.archive_access_window_days,
+        force_archive_age_days=settings.archive_force_age_days,
+        half_life_days=settings.archive_half_life_days,
+        hotness_threshold=settings.archive_hotness_threshold,
+        hotness_min_age_days=settings.archive_hotness_min_age_days,
+    )
+
+
+def make_cold_store(settings: Settings) -> ColdStore:
+    """The Parquet cold store under the data location (``<data>/cold``)."""
+    return ColdStore(DataLayout(resolve_location(settings.data)).cold, COLD_ORIGINAL_SCHEMA)
+
+
+def make_archiver(
+    settings: Settings, store: ProjectionStore, embedder: Embedder | None
+) -> Archiver:
+    """The archive job, expansion and restore over ``store``."""
+    return Archiver(store, make_cold_store(settings), cold_policy(settings), embedder)

@@ -43,11 +43,12 @@ from projections.events import (
 )
 from projections.language_models import ModelError
 from projections.local_extractor import Turn
-from projections.memory_state import effective_confidence, is_hidden, state_id
+from projections.memory_state import effective_confidence, is_hidden
+from projections.memory_usage import usage_of
 from projections.reflection import LocalReflector, Week
 from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
 from storage import filters
-from storage.lance_store import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE, ProjectionStore
+from storage.lance_store import ENTITIES, MEMORIES, ProjectionStore
 from streams.topics import MESSAGES
 
 __all__ = [
@@ -298,28 +299,19 @@ class LifecycleJobs:
         ).to_pylist()
         if not rows:
             return {}
-        ids = [r["memory_id"] for r in rows]
-        access = {r["memory_id"]: r for r in self.store.by_ids(ACCESS, ids)}
-        states = {
-            r["state_id"]: r
-            for r in self.store.by_ids(
-                MEMORY_STATE, [state_id(r["user_id"], r["memory_id"]) for r in rows]
-            )
-        }
+        used = usage_of(self.store, rows)
         by_user: dict[str, list[DecayCandidate]] = {}
         for r in rows:
-            a = access.get(r["memory_id"])
-            if a is not None and a["user_id"] != r["user_id"]:
-                a = None
+            u = used[r["memory_id"]]
             by_user.setdefault(r["user_id"], []).append(
                 DecayCandidate(
                     memory_id=r["memory_id"],
                     kind=r["kind"],
                     confidence=float(r["confidence"] if r["confidence"] is not None else 1.0),
                     occurred_at=r["occurred_at"],
-                    access_count=int(a["access_count"]) if a else 0,
-                    last_accessed=a["last_accessed"] if a else None,
-                    state=states.get(state_id(r["user_id"], r["memory_id"])),
+                    access_count=u.access_count,
+                    last_accessed=u.last_accessed,
+                    state=u.state,
                 )
             )
         return by_user

@@ -1,4 +1,5 @@
-"""The worker's lifecycle timer: closes and consolidates sessions, decays, reflects.
+"""The worker's lifecycle timer: closes and consolidates sessions, decays, reflects,
+archives.
 
 Every ``lifecycle_every_seconds`` the timer runs the consolidation job over the
 sessions of the ``memory.messages`` partitions this worker holds (at most
@@ -8,7 +9,8 @@ ingest is quiet), with the wall clock as processing time, and publishes what it 
 the episodes consumer came back full) the timer waits, for up to
 ``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and
 yields them to the hot path, then catches up. Decay runs every ``decay_every_hours``
-and reflection every ``reflect_every_days``, on the worker holding partition 0 only.
+and reflection every ``reflect_every_days``, archiving every ``archive_every_hours``
+(first one interval after the worker starts), on the worker holding partition 0 only.
 Closures published but not applied yet are remembered for a while so that the next
 tick does not extract them again (the projector would ignore the duplicate anyway). A closure whose
 extraction failed (a model down, a malformed answer) is tried again after a backoff
@@ -27,9 +29,10 @@ from typing import Any
 import faust
 
 from projections.codec import encode
+from projections.embedders import Embedder
 from projections.events import Event, FactsConsolidated, SessionClosed
 from streams.batch_consumer import EpisodeConsumer
-from streams.components import make_lifecycle
+from streams.components import make_archiver, make_lifecycle
 from streams.lifecycle import closure_key
 from streams.projector import Projector
 from streams.settings import Settings
@@ -46,10 +49,15 @@ _MAX_BACKOFF_SECONDS = 900.0
 
 
 def add_lifecycle_timer(
-    app: faust.App, settings: Settings, projector: Projector, episodes: EpisodeConsumer
+    app: faust.App,
+    settings: Settings,
+    projector: Projector,
+    episodes: EpisodeConsumer,
+    embedder: Embedder | None = None,
 ) -> Any:
     """Register the lifecycle timer on ``app``."""
     jobs = make_lifecycle(settings, projector.store)
+    archiver = make_archiver(settings, projector.store, embedder)
     sink = app.topic(
         LIFECYCLE,
         key_serializer="raw",
@@ -58,7 +66,8 @@ def add_lifecycle_timer(
     )
     in_flight: dict[str, float] = {}
     failures: dict[str, tuple[int, float]] = {}  # closure -> (attempts, retry at)
-    last_run = {"decay": 0.0, "reflect": 0.0, "tick": time.monotonic()}
+    started_at = time.monotonic()
+    last_run = {"decay": 0.0, "reflect": 0.0, "tick": started_at, "archive": started_at}
 
     def decide(now: datetime, partitions: set[int], leader: bool) -> list[Event]:
         clock = time.monotonic()
@@ -85,6 +94,9 @@ def add_lifecycle_timer(
             events.extend(reflected.events)
             if not reflected.failed:  # a failed week is tried again at the next tick
                 last_run["reflect"] = clock
+        if leader and clock - last_run["archive"] >= settings.archive_every_hours * 3600:
+            events.extend(archiver.archive(now, limit=settings.archive_per_run))
+            last_run["archive"] = clock
         return events
 
     @app.timer(interval=settings.lifecycle_every_seconds)  # type: ignore[untyped-decorator]

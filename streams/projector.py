@@ -30,13 +30,17 @@ from datetime import datetime, timedelta
 import pyarrow as pa
 
 from projections.access import fold_accesses
+from projections.archiving import ArchiveEvent, fold_archive_events, is_archived
 from projections.derived import derived_row
 from projections.entities import fold_mentions
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
 from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
+from storage import filters
+from storage.cold_store import ColdStore, StorageRef
 from storage.event_archive import EventArchive, LogRecord
 from storage.lance_store import (
     ACCESS,
+    ARCHIVE_INDEX,
     DEAD_LETTERS,
     ENTITIES,
     INSERT_ONLY,
@@ -47,7 +51,7 @@ from storage.lance_store import (
     WATERMARKS,
     ProjectionStore,
 )
-from storage.schemas import MEMORIES_SCHEMA
+from storage.schemas import MEMORIES_SCHEMA, vectors_schema
 from streams.batches import BatchResult, Checkpoint, DeadLetter, PreparedBatch, prepare_batch
 
 __all__ = ["BatchResult", "DeadLetter", "PreparedBatch", "Projector", "prepare_batch"]
@@ -65,6 +69,7 @@ class Projector:
         clock: returns the current time (for checkpoint and dead-letter stamps).
         flush_every_seconds: how often session rows, watermarks and checkpoints are
             written (0: with every batch); see the module docstring.
+        cold_store: where archived originals are (read when a memory is restored).
     """
 
     def __init__(
@@ -76,6 +81,7 @@ class Projector:
         *,
         sole_writer_of_empty_store: bool = False,
         flush_every_seconds: float = 0.0,
+        cold_store: ColdStore | None = None,
     ) -> None:
         self.store = store
         # A replay into a new folder is the only writer: it remembers the ids it wrote
@@ -88,6 +94,7 @@ class Projector:
         self._writing = threading.Lock()
         self._watermarks: dict[tuple[str, int], datetime] | None = None
         self._flush_every = flush_every_seconds
+        self._cold = cold_store
         self._flushed_at = time.monotonic()
         self._touches: list[SessionTouch] = []
         self._unsaved_watermarks: dict[tuple[str, int], datetime] = {}
@@ -215,6 +222,8 @@ class Projector:
             existing = {r["memory_id"]: r for r in self.store.by_ids(ACCESS, ids)}
             self.store.upsert(ACCESS, list(fold_accesses(existing, prepared.accesses).values()))
         self._apply_lifecycle(prepared)
+        if prepared.archive:
+            self._apply_archive(prepared.archive)
         if send_dead_letters is not None and prepared.dead_letters:
             send_dead_letters(prepared.dead_letters)
         self._checkpoints.update(prepared.newest)
@@ -266,6 +275,84 @@ class Projector:
             self._flush_sessions()  # after the derived rows: a crash re-applies, never loses
         if prepared.watermarks:
             self._advance_watermarks(prepared.watermarks)
+
+    def _apply_archive(self, events: list[ArchiveEvent]) -> None:
+        """Fold archive events into ``archive_index``, then make the hot tables agree:
+        an archived memory leaves ``memories`` and ``vectors``; a restored one comes
+        back from its original. The index row is written first, so a crash in between
+        re-applies the batch and finishes the move."""
+        ids = sorted({e.memory_id for e in events})
+        existing = {r["memory_id"]: r for r in self.store.by_ids(ARCHIVE_INDEX, ids)}
+        rows = fold_archive_events(existing, events)
+        self.store.upsert(ARCHIVE_INDEX, list(rows.values()))
+        if not existing and self.store.count(ARCHIVE_INDEX) == len(rows):
+            self.store.ensure_indexes()  # the first archived rows: index the summaries
+        archived = [r for r in rows.values() if is_archived(r)]
+        for user_id in sorted({r["user_id"] for r in archived}):
+            self._drop_hot(user_id, [r["memory_id"] for r in archived if r["user_id"] == user_id])
+        restored = [r for r in rows.values() if not is_archived(r) and r["restored_at"] is not None]
+        if restored:
+            self._restore_hot(restored)
+
+    def _drop_hot(self, user_id: str, memory_ids: list[str]) -> None:
+        where = filters.all_of(
+            filters.is_in("memory_id", memory_ids), filters.equals("user_id", user_id)
+        )
+        for name in (MEMORIES, VECTORS):
+            self.store.table(name).delete(where)
+
+    def _restore_hot(self, rows: list[dict[str, object]]) -> None:
+        if self._cold is None:
+            raise RuntimeError("restoring archived memories needs the cold store")
+        present = {
+            r["memory_id"]
+            for r in self.store.by_ids(MEMORIES, [str(r["memory_id"]) for r in rows], ["memory_id"])
+        }
+        originals = [
+            self._cold.read(StorageRef.parse(str(r["storage_ref"])))
+            for r in rows
+            if r["memory_id"] not in present
+        ]
+        if not originals:
+            return
+        self.store.insert_absent(
+            MEMORIES, [{k: o[k] for k in MEMORIES_SCHEMA.names} for o in originals]
+        )
+        vectors = [
+            {
+                "memory_id": o["memory_id"],
+                "user_id": o["user_id"],
+                "project_id": o["project_id"],
+                "kind": o["kind"],
+                "occurred_at": o["occurred_at"],
+                "model": o["vector_model"],
+                "source_event_id": o["vector_source_event_id"],
+                "vector": o["vector"],
+            }
+            for o in originals
+            if o["vector"] is not None and len(o["vector"]) == self.store.vector_dimension
+        ]
+        if vectors:
+            schema = vectors_schema(self.store.vector_dimension)
+            self.store.insert_absent(VECTORS, pa.Table.from_pylist(vectors, schema=schema))
+
+    def reconcile_archive(self) -> int:
+        """Remove from the hot tables every memory the archive index says is archived
+        (a replay may apply a memory's archiving before the message that created it);
+        returns how many memories were archived."""
+        with self._writing:
+            archived = [
+                r
+                for r in self.store.scan(
+                    ARCHIVE_INDEX, ["memory_id", "user_id", "archived_at", "restored_at"]
+                ).to_pylist()
+                if is_archived(r)
+            ]
+            for user_id in sorted({r["user_id"] for r in archived}):
+                self._drop_hot(
+                    user_id, [r["memory_id"] for r in archived if r["user_id"] == user_id]
+                )
+            return len(archived)
 
     def _merge_states(self, changes: list[StateChange]) -> None:
         ids = sorted({state_id(c.user_id, c.memory_id) for c in changes})

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from storage.cold_store import ColdStore
 from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
@@ -76,11 +77,15 @@ def rebuild(
     consumer: str,
     workers: int | None = None,
     vector_dimension: int | None = None,
+    cold_store: ColdStore | None = None,
 ) -> ReplayReport:
     """Apply record ``batches`` to a new projection generation under the folder ``into``.
 
     Decoding and row building (most of the work) run in ``workers`` spawned processes
     (default: one per core), the parent writes the prepared batches in log order.
+    Restored memories are read back from ``cold_store`` (the data folder's). At the
+    end, every memory the archive index says is archived leaves the hot tables (the
+    topics' interleaving may have applied an archiving before the message it archives).
     """
     layout = DataLayout(resolve_location(into))
     if layout.current_generation() is not None:
@@ -96,6 +101,7 @@ def rebuild(
         clock=lambda: datetime.now(UTC),
         sole_writer_of_empty_store=True,
         flush_every_seconds=_FLUSH_EVERY_SECONDS,
+        cold_store=cold_store,
     )
     results: list[BatchResult] = []
     total = 0
@@ -113,6 +119,7 @@ def rebuild(
         while pending:
             results.append(projector.commit(pending.popleft().result()))
     projector.flush()
+    projector.reconcile_archive()
     store.optimize(retain=timedelta(minutes=1))
     layout.switch_to(generation)
     return ReplayReport(

@@ -22,7 +22,7 @@ from projections.api import SinkUnavailable
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
-from streams.components import make_embedder, make_lifecycle, make_searcher
+from streams.components import make_archiver, make_embedder, make_lifecycle, make_searcher
 from streams.errors import StreamsError
 from streams.publisher import Publisher
 from streams.settings import Settings
@@ -109,7 +109,12 @@ def build_api(settings: Settings) -> FastAPI:
 
     jobs = make_lifecycle(settings, store)
     return create_app(
-        searcher, sink, log_position=log_position, lifespan=lifespan, weak_facts=jobs.weak_facts
+        searcher,
+        sink,
+        log_position=log_position,
+        lifespan=lifespan,
+        weak_facts=jobs.weak_facts,
+        archiver=make_archiver(settings, store, embedder),
     )
 
 

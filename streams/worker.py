@@ -20,7 +20,7 @@ from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams.app import build_app
 from streams.broker import EmbeddedBroker
-from streams.components import make_embedder
+from streams.components import make_cold_store, make_embedder
 from streams.projector import Projector
 from streams.settings import Settings
 from streams.topics import (
@@ -86,6 +86,7 @@ def run(settings: Settings, *, api: bool = True) -> int:
             clock=lambda: datetime.now(UTC),
             archive=EventArchive(layout.events),
             flush_every_seconds=settings.checkpoint_every_seconds,
+            cold_store=make_cold_store(settings),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app = build_app(settings, projector, epoch, Path(settings.data) / "faust", embedder)

@@ -1,0 +1,225 @@
+"""The archive job, and expanding and restoring archived memories.
+
+:meth:`Archiver.archive` selects cold memories (:mod:`projections.coldness`), and for
+each user-month batch: summarizes each memory (local extractive summary), embeds the
+summaries (when an embedder is configured), writes the full originals (row and
+vector) to the Parquet cold store under a name derived from the batch's memory ids,
+reads them back and checks their checksums, and returns one ``MemoryArchived`` per
+memory for the caller to publish. The projector then moves each memory out of the hot
+tables. A crash before publishing leaves the memories hot (a re-run writes the same
+file again); after publishing, the projector finishes the move however often the
+events are applied: every memory ends up exactly once, hot or archived.
+
+:meth:`Archiver.expand` reads an original back (and returns the ``MemoryExpanded``
+to publish, plus a ``MemoryRestored`` once a memory was expanded often enough);
+:meth:`Archiver.restore` returns the ``MemoryRestored`` events of one memory or of all a
+user's archived memories. Nothing here writes a table; time is passed in.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from projections.archiving import expansions_within, is_archived
+from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
+from projections.embedders import Embedder
+from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
+from projections.memory_state import is_hidden
+from projections.memory_usage import usage_of
+from projections.summarizer import summarize
+from storage import filters
+from storage.cold_store import ColdStore, StorageRef
+from storage.lance_store import (
+    ARCHIVE_INDEX,
+    MEMORIES,
+    VECTORS,
+    ProjectionStore,
+)
+from storage.schemas import MEMORIES_SCHEMA
+
+__all__ = ["Archiver", "Expansion", "NotArchived"]
+
+#: A memory expanded this often within ``_PROMOTE_WINDOW`` is restored automatically.
+PROMOTE_AFTER_EXPANSIONS = 3
+_PROMOTE_WINDOW = timedelta(days=30)
+_BATCH = 1000
+
+
+class NotArchived(LookupError):
+    """The memory is not archived (never was, restored since, or another user's)."""
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """An archived memory's original, and the events reading it gives rise to."""
+
+    original: dict[str, Any]
+    events: list[MemoryExpanded | MemoryRestored]
+
+
+class Archiver:
+    """Archive, expand and restore over one store and one cold store."""
+
+    def __init__(
+        self,
+        store: ProjectionStore,
+        cold: ColdStore,
+        policy: ColdPolicy,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.store = store
+        self.cold = cold
+        self.policy = policy
+        self.embedder = embedder
+
+    def candidates(self, now: datetime, user_id: str | None = None) -> list[ColdDecision]:
+        """The memories the criteria select as of ``now``, oldest first."""
+        self.store.refresh()
+        where = filters.equals("user_id", user_id) if user_id is not None else None
+        rows = self.store.scan(
+            MEMORIES, ["memory_id", "user_id", "occurred_at", "importance"], where
+        ).to_pylist()
+        used = usage_of(self.store, rows)
+        candidates = []
+        for r in rows:
+            if r["occurred_at"] is None:
+                continue
+            u = used[r["memory_id"]]
+            candidates.append(
+                ColdCandidate(
+                    memory_id=r["memory_id"],
+                    user_id=r["user_id"],
+                    occurred_at=r["occurred_at"],
+                    importance=float(r["importance"] if r["importance"] is not None else 0.5),
+                    access_count=u.access_count,
+                    last_accessed=u.last_accessed,
+                    protected=bool(u.state and u.state["protected_at"] is not None),
+                    hidden=is_hidden(u.state),
+                )
+            )
+        return cold_decisions(candidates, now, self.policy)
+
+    def archive(
+        self, now: datetime, user_id: str | None = None, limit: int | None = None
+    ) -> list[MemoryArchived]:
+        """Write the originals of the cold memories (at most ``limit``) to the cold
+        store and return the ``MemoryArchived`` events."""
+        decisions = self.candidates(now, user_id)[:limit]
+        out: list[MemoryArchived] = []
+        for start in range(0, len(decisions), _BATCH):
+            out.extend(self._archive_batch(decisions[start : start + _BATCH], now))
+        return out
+
+    def _archive_batch(
+        self, decisions: Sequence[ColdDecision], now: datetime
+    ) -> list[MemoryArchived]:
+        ids = [d.memory_id for d in decisions]
+        rows = {r["memory_id"]: r for r in self.store.by_ids(MEMORIES, ids)}
+        vectors = {r["memory_id"]: r for r in self.store.by_ids(VECTORS, ids)}
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for d in decisions:
+            row = rows.get(d.memory_id)
+            if row is None or row["user_id"] != d.user_id:
+                continue
+            v = vectors.get(d.memory_id)
+            original = {k: row[k] for k in MEMORIES_SCHEMA.names}
+            original["vector"] = list(v["vector"]) if v is not None else None
+            original["vector_model"] = v["model"] if v is not None else None
+            original["vector_source_event_id"] = v["source_event_id"] if v is not None else None
+            groups[(d.user_id, row["occurred_at"].strftime("%Y-%m"))].append(original)
+        decided = {d.memory_id: d for d in decisions}
+        out = []
+        for (user, month), originals in sorted(groups.items()):
+            refs = self.cold.write(user, month, originals)
+            summaries = [summarize(o["content"]) for o in originals]
+            summary_vectors = (
+                self.embedder.embed(summaries).tolist() if self.embedder is not None else None
+            )
+            for i, o in enumerate(originals):
+                (ref, checksum), d = refs[o["memory_id"]], decided[o["memory_id"]]
+                out.append(
+                    MemoryArchived(
+                        event_id=f"archived|{o['memory_id']}|{now.isoformat()}",
+                        user_id=user,
+                        memory_id=o["memory_id"],
+                        project_id=o["project_id"],
+                        kind=o["kind"],
+                        session_id=o["session_id"],
+                        speaker=o["speaker"],
+                        tags=list(o["tags"] or []),
+                        importance=o["importance"],
+                        occurred_at=o["occurred_at"],
+                        summary=summaries[i] or o["content"][:320] or "(empty)",
+                        summary_vector=summary_vectors[i] if summary_vectors else None,
+                        summary_model=self.embedder.model if self.embedder is not None else None,
+                        storage_ref=str(ref),
+                        checksum=checksum,
+                        reason=d.reason,
+                        hotness=min(1.0, d.hotness),
+                        archived_at=now,
+                    )
+                )
+        return out
+
+    def _archived_row(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        self.store.refresh()
+        found = self.store.by_ids(
+            ARCHIVE_INDEX, [memory_id], where=filters.equals("user_id", user_id)
+        )
+        if not found or not is_archived(found[0]):
+            raise NotArchived(f"memory {memory_id} of {user_id} is not archived")
+        return found[0]
+
+    def expand(self, user_id: str, memory_id: str, now: datetime) -> Expansion:
+        """The original of an archived memory, exactly as it was archived, with the
+        ``MemoryExpanded`` to publish (and a ``MemoryRestored`` when this is its third
+        expansion within 30 days)."""
+        row = self._archived_row(user_id, memory_id)
+        original = self.cold.read(StorageRef.parse(row["storage_ref"]))
+        events: list[MemoryExpanded | MemoryRestored] = [
+            MemoryExpanded(user_id=user_id, memory_id=memory_id, expanded_at=now)
+        ]
+        if expansions_within(row, now, _PROMOTE_WINDOW) + 1 >= PROMOTE_AFTER_EXPANSIONS:
+            events.append(
+                MemoryRestored(
+                    user_id=user_id,
+                    memory_id=memory_id,
+                    storage_ref=row["storage_ref"],
+                    reason=f"expanded {PROMOTE_AFTER_EXPANSIONS} times within 30 days",
+                    restored_at=now,
+                )
+            )
+        return Expansion(original, events)
+
+    def restore(
+        self, user_id: str, memory_id: str | None, now: datetime, reason: str = "requested"
+    ) -> list[MemoryRestored]:
+        """``MemoryRestored`` for one archived memory, or (``memory_id`` None) for every
+        archived memory of the user."""
+        if memory_id is not None:
+            rows = [self._archived_row(user_id, memory_id)]
+        else:
+            self.store.refresh()
+            rows = [
+                r
+                for r in self.store.scan(
+                    ARCHIVE_INDEX,
+                    ["memory_id", "user_id", "storage_ref", "archived_at", "restored_at"],
+                    filters.equals("user_id", user_id),
+                ).to_pylist()
+                if is_archived(r)
+            ]
+        return [
+            MemoryRestored(
+                user_id=user_id,
+                memory_id=r["memory_id"],
+                storage_ref=r["storage_ref"],
+                reason=reason,
+                restored_at=now,
+            )
+            for r in sorted(rows, key=lambda r: r["memory_id"])
+        ]

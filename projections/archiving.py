@@ -1,0 +1,96 @@
+"""The ``archive_index`` rows of archived memories, folded from archive events (pure).
+
+A row holds the summary and the storage reference from the newest ``MemoryArchived``
+(the checksum stays in the event and in the Parquet row itself),
+the newest archive and restore times, and every expansion time. Times only move
+forward and expansions only accumulate, so folding the events in any order gives the
+same row: a memory is archived while its newest archive is later than its newest
+restore (:func:`is_archived`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
+from projections.lattice import greatest
+
+__all__ = ["ArchiveEvent", "expansions_within", "fold_archive_events", "is_archived"]
+
+ArchiveEvent = MemoryArchived | MemoryRestored | MemoryExpanded
+Row = dict[str, Any]
+
+
+def is_archived(row: Mapping[str, Any] | None) -> bool:
+    """True when the row's newest archive is later than its newest restore."""
+    if row is None or row.get("archived_at") is None:
+        return False
+    restored = row.get("restored_at")
+    return restored is None or row["archived_at"] > restored
+
+
+def expansions_within(row: Mapping[str, Any], now: datetime, window: timedelta) -> int:
+    """How often the original was expanded in ``(now - window, now]``."""
+    return sum(1 for t in row.get("expanded_at") or [] if now - window < t <= now)
+
+
+def _empty(user_id: str, memory_id: str) -> Row:
+    return {
+        "memory_id": memory_id,
+        "user_id": user_id,
+        "project_id": None,
+        "kind": None,
+        "session_id": None,
+        "speaker": None,
+        "summary": "",
+        "tags": [],
+        "importance": None,
+        "occurred_at": None,
+        "storage_ref": "",
+        "reason": None,
+        "hotness": None,
+        "archived_at": None,
+        "restored_at": None,
+        "expanded_at": [],
+    }
+
+
+def fold_archive_events(
+    existing: Mapping[str, Mapping[str, Any]], events: Iterable[ArchiveEvent]
+) -> dict[str, Row]:
+    """The changed rows (by memory id) after folding ``events`` into ``existing``.
+
+    Rows are only ever created or changed for the event's own user: an event naming
+    another user's memory id leaves that memory alone.
+    """
+    out: dict[str, Row] = {}
+    for e in events:
+        current = out.get(e.memory_id) or existing.get(e.memory_id)
+        if current is not None and current["user_id"] != e.user_id:
+            continue
+        row = dict(current) if current is not None else _empty(e.user_id, e.memory_id)
+        if isinstance(e, MemoryArchived):
+            newest = row["archived_at"] is None or e.archived_at >= row["archived_at"]
+            if newest:
+                row.update(
+                    project_id=e.project_id,
+                    kind=e.kind,
+                    session_id=e.session_id,
+                    speaker=e.speaker,
+                    summary=e.summary,
+                    tags=list(e.tags),
+                    importance=e.importance,
+                    occurred_at=e.occurred_at,
+                    storage_ref=e.storage_ref,
+                    reason=e.reason,
+                    hotness=e.hotness,
+                    archived_at=e.archived_at,
+                )
+        elif isinstance(e, MemoryRestored):
+            row["restored_at"] = greatest(row["restored_at"], e.restored_at)
+        else:
+            row["expanded_at"] = sorted({*(row["expanded_at"] or []), e.expanded_at})
+        out[e.memory_id] = row
+    return out

@@ -1,0 +1,253 @@
+"""Archiving into the Parquet cold store, on real LanceDB tables and a real cold store (a
+local folder, and S3 on loopback through moto's server): cold search, expansion,
+restore and re-promotion, crashes between the pipeline's steps, and replay."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memstream.testing import FakeClock, message
+from projections.archiver import Archiver, NotArchived
+from projections.archiving import is_archived
+from projections.codec import encode
+from projections.coldness import ColdPolicy
+from projections.events import MemoryArchived
+from projections.search import Searcher, SearchRequest
+from projections.vectors import embedding_events
+from storage.cold_store import ColdStore
+from storage.event_archive import LogRecord
+from storage.filesystems import Location
+from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
+from storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
+from streams.cli import state_digest
+from streams.projector import Projector
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+OLD = NOW - timedelta(days=730)
+TEXTS = [
+    "We planned the Lisbon trip with Maria for 12 May 2024, flights cost 420 euros.",
+    "The piano lessons with Jonas start on Tuesday at 5 pm.",
+    "Remember that the boiler in the Porto flat was serviced in March.",
+]
+
+
+class World:
+    """A store, a projector with the cold store, and the log applied so far."""
+
+    def __init__(self, store: ProjectionStore, cold: ColdStore) -> None:
+        self.store = store
+        self.cold = cold
+        self.projector = Projector(store, "memstream", FakeClock(NOW), cold_store=cold)
+        self.archiver = Archiver(store, cold, ColdPolicy())
+        self.log: list[LogRecord] = []
+
+    def apply(self, topic: str, events: list[Any]) -> None:
+        records = [
+            LogRecord("e1", topic, 0, len(self.log) + i, NOW, e.user_id.encode(), encode(e))
+            for i, e in enumerate(events)
+        ]
+        self.log.extend(records)
+        self.projector.apply(records)
+        self.store.refresh()
+
+    def hot(self) -> dict[str, dict[str, Any]]:
+        return {r["memory_id"]: r for r in self.store.scan(MEMORIES).to_pylist()}
+
+    def archived(self) -> set[str]:
+        return {
+            r["memory_id"] for r in self.store.scan(ARCHIVE_INDEX).to_pylist() if is_archived(r)
+        }
+
+    def search(self, query: str, **kw: Any) -> list[Any]:
+        request = SearchRequest(user_id="ana", query=query, now=NOW, **kw)
+        return Searcher(self.store, clock=lambda: NOW).search(request).results
+
+
+@pytest.fixture
+def world(tmp_path: Path, cold_location: Location) -> World:
+    w = World(
+        ProjectionStore(str(tmp_path / "projections")),
+        ColdStore(cold_location, COLD_ORIGINAL_SCHEMA),
+    )
+    said = [
+        message(
+            event_id=f"old-{i}", user_id="ana", content=text, occurred_at=OLD + timedelta(hours=i)
+        )
+        for i, text in enumerate(TEXTS)
+    ]
+    said.append(
+        message(
+            event_id="new-0",
+            user_id="ana",
+            content="Maria called about Lisbon today.",
+            occurred_at=NOW - timedelta(hours=1),
+        )
+    )
+    w.apply("memory.messages", said)
+    rows = w.hot()
+    keys = [
+        (m, r["user_id"], r["project_id"], r["kind"], r["occurred_at"]) for m, r in rows.items()
+    ]
+    vectors = np.random.default_rng(7).standard_normal((len(keys), 384)).astype(np.float32)
+    w.apply("memory.embeddings", embedding_events(keys, vectors, "test-model", "1", NOW))
+    return w
+
+
+def _old_ids(w: World) -> set[str]:
+    return {m for m, r in w.hot().items() if r["occurred_at"] < NOW - timedelta(days=365)}
+
+
+def test_dry_run_lists_candidates_with_score_and_rule_and_changes_nothing(world: World) -> None:
+    decided = world.archiver.candidates(NOW)
+    assert {d.memory_id for d in decided} == _old_ids(world)
+    assert all(d.reason == "older than 365 days" and d.hotness < 1e-9 for d in decided)
+    assert world.cold.files() == [] and len(world.hot()) == 4
+
+
+def test_archive_moves_originals_and_search_finds_the_summaries(world: World) -> None:
+    before = world.hot()
+    old = _old_ids(world)
+    events = world.archiver.archive(NOW)
+    assert {e.memory_id for e in events} == old
+    world.apply("memory.lifecycle", events)
+
+    assert set(world.hot()) == set(before) - old  # hot count falls
+    assert world.store.count(VECTORS) == 1
+    assert world.archived() == old
+    assert len(world.cold.files()) == 1  # one user-month batch
+    assert all("user=ana/month=2024-06" in e.storage_ref for e in events)
+
+    found = world.search("Lisbon trip flights", include_archived=True, k=5)
+    cold = [r for r in found if r.archived]
+    assert cold and cold[0].content.startswith("We planned the Lisbon trip with Maria")
+    assert cold[0].storage_ref is not None
+    # not asked for the archive, but fewer active results than asked: it looks there too
+    assert any(r.archived for r in world.search("boiler serviced", k=3))
+
+
+def test_expand_returns_the_original_exactly_and_three_expansions_restore(world: World) -> None:
+    before = world.hot()
+    vectors = {r["memory_id"]: r for r in world.store.scan(VECTORS).to_pylist()}
+    ranked_before = [(r.memory_id, r.score) for r in world.search("Lisbon Maria", k=4)]
+    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    target = next(m for m in _old_ids_of(before) if "Lisbon" in before[m]["content"])
+
+    expansion = world.archiver.expand("ana", target, NOW)
+    original = expansion.original
+    assert {k: original[k] for k in MEMORIES_SCHEMA.names} == before[target]
+    assert original["vector"] == list(vectors[target]["vector"])
+    assert len(expansion.events) == 1
+    world.apply("memory.lifecycle", expansion.events)
+    second = world.archiver.expand("ana", target, NOW + timedelta(days=1))
+    world.apply("memory.lifecycle", second.events)
+    third = world.archiver.expand("ana", target, NOW + timedelta(days=2))
+    assert [e.type for e in third.events] == ["memory_expanded", "memory_restored"]
+    world.apply("memory.lifecycle", third.events)
+
+    assert target in world.hot() and target not in world.archived()
+    assert world.hot()[target] == before[target]
+    restored_vector = world.store.by_ids(VECTORS, [target])[0]
+    assert restored_vector == vectors[target]
+    with pytest.raises(NotArchived):
+        world.archiver.expand("ana", target, NOW)
+    # it ranks as before among the memories that are hot again
+    world.apply("memory.lifecycle", world.archiver.restore("ana", None, NOW + timedelta(days=3)))
+    assert [(r.memory_id, r.score) for r in world.search("Lisbon Maria", k=4)] == ranked_before
+
+
+def _old_ids_of(rows: dict[str, dict[str, Any]]) -> set[str]:
+    return {m for m, r in rows.items() if r["occurred_at"] < NOW - timedelta(days=365)}
+
+
+def test_restore_one_and_bulk_restore(world: World) -> None:
+    before = world.hot()
+    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    one = sorted(world.archived())[0]
+    world.apply("memory.lifecycle", world.archiver.restore("ana", one, NOW))
+    assert one in world.hot() and one not in world.archived()
+    with pytest.raises(NotArchived):
+        world.archiver.restore("bob", sorted(world.archived())[0], NOW)  # not bob's
+    world.apply("memory.lifecycle", world.archiver.restore("ana", None, NOW))
+    assert world.hot() == before and world.archived() == set()
+
+
+def _exactly_once(w: World, ids: set[str]) -> None:
+    hot, archived = set(w.hot()), w.archived()
+    for m in ids:
+        assert (m in hot) != (m in archived), m
+
+
+def test_a_crash_between_any_two_steps_then_a_rerun_leaves_each_memory_once(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids, old = set(world.hot()), _old_ids(world)
+    # 1. crash after writing the cold file, before publishing: still hot; a re-run
+    #    writes the same file again.
+    events = world.archiver.archive(NOW)
+    files = world.cold.files()
+    _exactly_once(world, ids)
+    events = world.archiver.archive(NOW + timedelta(minutes=5))
+    assert world.cold.files() == files
+    # 2. crash after the archive index is written, before the hot rows go.
+    calls = {"n": 0}
+    real_drop = Projector._drop_hot
+
+    def crash_once(self: Projector, user_id: str, memory_ids: list[str]) -> None:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("power cut")
+        real_drop(self, user_id, memory_ids)
+
+    monkeypatch.setattr(Projector, "_drop_hot", crash_once)
+    records = [
+        LogRecord("e1", "memory.lifecycle", 0, 100 + i, NOW, b"ana", encode(e))
+        for i, e in enumerate(events)
+    ]
+    with pytest.raises(RuntimeError, match="power cut"):
+        world.projector.apply(records)
+    restarted = Projector(world.store, "memstream", FakeClock(NOW), cold_store=world.cold)
+    restarted.apply(records)  # the checkpoint did not move: the batch comes again
+    world.store.refresh()
+    _exactly_once(world, ids)
+    assert world.archived() == old
+    # 3. the same events applied once more (a re-published batch): nothing changes.
+    before = state_digest(world.store)
+    Projector(world.store, "other", FakeClock(NOW), cold_store=world.cold).apply(records)
+    world.store.refresh()
+    assert state_digest(world.store) == before
+    _exactly_once(world, ids)
+
+
+def test_replay_after_archiving_and_restoring_gives_the_same_digest(
+    world: World, tmp_path: Path
+) -> None:
+    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    one = sorted(world.archived())[0]
+    world.apply("memory.lifecycle", world.archiver.restore("ana", one, NOW))
+    live = state_digest(world.store)
+
+    def rebuilt(name: str, records: list[LogRecord]) -> str:
+        store = ProjectionStore(str(tmp_path / name))
+        projector = Projector(store, "replay", FakeClock(NOW), cold_store=world.cold)
+        projector.apply(records)
+        projector.reconcile_archive()
+        store.refresh()
+        return state_digest(store)
+
+    assert rebuilt("in-order", world.log) == live
+    # the event archive replays topic by topic: lifecycle before messages
+    by_topic = sorted(world.log, key=lambda r: (r.topic, r.offset))
+    assert rebuilt("by-topic", by_topic) == live
+
+
+def test_an_archive_event_for_another_users_memory_changes_nothing(world: World) -> None:
+    [event] = world.archiver.archive(NOW)[:1]
+    forged = event.model_copy(update={"user_id": "mallory", "event_id": "forged"})
+    assert isinstance(forged, MemoryArchived)
+    world.apply("memory.lifecycle", [forged])
+    assert event.memory_id in world.hot()

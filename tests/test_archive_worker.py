@@ -1,0 +1,127 @@
+"""Archival in a running worker: messages from two years ago are listed by the dry run,
+moved to Parquet by ``memstream jobs archive``, found by a search with
+``include_archived``, expanded exactly through the API, and restored into hot search."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from memstream.testing import WorkerProcess, embedded_broker, wait_until
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+LONG_AGO = NOW - timedelta(days=730)
+OLD = [
+    "We booked the Lisbon trip with Maria for 12 May, the flights cost 420 euros.",
+    "Jonas recommended the piano teacher on Rua Augusta.",
+]
+RECENT = "Maria asked about the Lisbon photos again."
+
+
+def _cli(data: Path, bootstrap: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", *args, "--data", str(data), "--kafka", bootstrap],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _search(url: str, query: str, **kw: Any) -> list[dict[str, Any]]:
+    body = {"user_id": "ana", "query": query, "k": 5, **kw}
+    results: list[dict[str, Any]] = httpx.post(f"{url}/v1/search", json=body).json()["results"]
+    return results
+
+
+def test_archive_search_expand_restore_in_a_running_worker(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with embedded_broker() as bootstrap:
+        worker = WorkerProcess(data, kafka=bootstrap).start()
+        try:
+            worker.wait_ready()
+            url = worker.api_url
+            wait_until(lambda: httpx.get(f"{url}/healthz").status_code == 200, timeout=60)
+            events = [
+                {
+                    "type": "message",
+                    "event_id": f"old-{i}",
+                    "user_id": "ana",
+                    "session_id": "trip",
+                    "role": "user",
+                    "content": text,
+                    "occurred_at": (LONG_AGO + timedelta(minutes=i)).isoformat(),
+                }
+                for i, text in enumerate(OLD)
+            ]
+            events.append(
+                {
+                    "type": "message",
+                    "event_id": "new-0",
+                    "user_id": "ana",
+                    "session_id": "today",
+                    "role": "user",
+                    "content": RECENT,
+                    "occurred_at": (NOW - timedelta(hours=1)).isoformat(),
+                }
+            )
+            assert httpx.post(f"{url}/v1/events", json=events).status_code == 202
+
+            def hot_count() -> int:
+                stats = httpx.get(f"{url}/v1/stats", params={"user_id": "ana"}).json()
+                return int(stats["memories"].get("episode", 0))
+
+            wait_until(lambda: hot_count() == 3, timeout=60)
+            lisbon = next(r for r in _search(url, "Lisbon flights") if "420" in r["content"])
+            original_row = httpx.get(
+                f"{url}/v1/memories/{lisbon['memory_id']}", params={"user_id": "ana"}
+            ).json()
+
+            dry = _cli(data, bootstrap, "jobs", "archive", "--dry-run", "--user", "ana")
+            assert dry.returncode == 0, dry.stderr
+            assert lisbon["memory_id"] in dry.stdout and "older than 365 days" in dry.stdout
+            assert "would archive 2 memories" in dry.stderr
+            assert hot_count() == 3 and not list((data / "cold").rglob("*.parquet"))
+
+            done = _cli(data, bootstrap, "jobs", "archive", "--user", "ana")
+            assert done.returncode == 0, done.stderr
+            wait_until(lambda: hot_count() == 1, timeout=60)  # the hot count falls
+            assert len(list((data / "cold").rglob("*.parquet"))) == 1
+
+            found = _search(url, "Lisbon flights", include_archived=True)
+            cold = [r for r in found if r["archived"]]
+            assert cold[0]["memory_id"] == lisbon["memory_id"] and cold[0]["storage_ref"]
+            assert "420 euros" in cold[0]["content"]  # the summary keeps the numbers
+
+            expanded = httpx.get(
+                f"{url}/v1/memories/{lisbon['memory_id']}",
+                params={"user_id": "ana", "expand": "true"},
+            ).json()
+            assert expanded["archived"] and expanded["original"]["content"] == OLD[0]
+            assert expanded["original"]["memory_id"] == original_row["memory_id"]
+            assert _at(expanded["original"]["occurred_at"]) == _at(original_row["occurred_at"])
+
+            answer = httpx.post(
+                f"{url}/v1/memories/{lisbon['memory_id']}/restore", json={"user_id": "ana"}
+            )
+            assert answer.status_code == 202
+            wait_until(lambda: hot_count() == 2, timeout=60)
+            back = _search(url, "Lisbon flights")
+            assert any(r["memory_id"] == lisbon["memory_id"] and not r["archived"] for r in back)
+            missing = httpx.post(
+                f"{url}/v1/memories/{lisbon['memory_id']}/restore", json={"user_id": "ana"}
+            )
+            assert missing.status_code == 404 and "not archived" in missing.json()["detail"]
+        finally:
+            worker.stop()

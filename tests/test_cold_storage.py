@@ -1,0 +1,152 @@
+"""Who is cold (tables of cases, a fixed clock), the local summary, and the Parquet cold
+store on a local folder and on a real S3 endpoint on loopback (moto's server)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pyarrow as pa
+import pytest
+from pyarrow import fs as pafs
+
+from projections.coldness import ColdCandidate, ColdPolicy, cold_decisions, hotness
+from projections.summarizer import summarize
+from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef, original_checksum
+from storage.filesystems import Location
+
+NOW = datetime(2026, 6, 1, tzinfo=UTC)
+POLICY = ColdPolicy()
+
+
+def _candidate(days: float, importance: float = 0.5, **kw: object) -> ColdCandidate:
+    return ColdCandidate(
+        memory_id="m",
+        user_id="u",
+        occurred_at=NOW - timedelta(days=days),
+        importance=importance,
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    ("candidate", "reason"),
+    [
+        (
+            _candidate(400, importance=0.9, access_count=50, last_accessed=NOW),
+            "older than 365 days",
+        ),
+        (_candidate(100, importance=0.3), "older than 90 days, importance 0.30, 0 recent accesses"),
+        (
+            _candidate(100, importance=0.2, access_count=2, last_accessed=NOW - timedelta(days=5)),
+            "older than 90 days, importance 0.20, 2 recent accesses",
+        ),
+        # old accesses do not count in the 90-day window
+        (
+            _candidate(100, importance=0.2, access_count=9, last_accessed=NOW - timedelta(days=95)),
+            "older than 90 days, importance 0.20, 0 recent accesses",
+        ),
+        # important, used recently: kept by the rules, but cold by hotness once old
+        (
+            _candidate(100, importance=0.8, access_count=9, last_accessed=NOW - timedelta(days=5)),
+            f"hotness {hotness(9, 100, 7):.4f} under 0.1",
+        ),
+        (_candidate(30, importance=0.9), f"hotness {hotness(0, 30, 7):.4f} under 0.1"),
+        (_candidate(6.9, importance=0.0), None),  # never by hotness under 7 days
+        (_candidate(10, importance=0.9, access_count=100), None),  # hotness 0.37
+        (_candidate(400, protected=True), None),
+        (_candidate(400, hidden=True), None),
+    ],
+)
+def test_cold_criteria(candidate: ColdCandidate, reason: str | None) -> None:
+    decided = cold_decisions([candidate], NOW, POLICY)
+    assert [d.reason for d in decided] == ([reason] if reason else [])
+
+
+@pytest.mark.parametrize(
+    ("accesses", "days", "expected"),
+    [(0, 0, 0.5), (0, 7, 0.25), (0, 14, 0.125), (1, 7, 2 / 3 * 0.5), (3, 0, 0.8)],
+)
+def test_hotness_formula(accesses: int, days: float, expected: float) -> None:
+    # sigmoid(log1p(n)) = (n + 1) / (n + 2)
+    assert hotness(accesses, days, 7.0) == pytest.approx(expected, abs=1e-12)
+
+
+def test_summary_keeps_names_dates_and_numbers() -> None:
+    text = (
+        "Well, that was quite a day. Maria flew to Lisbon on 12 May 2023 for the launch. "
+        "The weather was nice and everyone was tired. She paid 420 euros for the hotel. "
+        "Nothing else happened really, we just talked about this and that for hours."
+    )
+    summary = summarize(text)
+    assert "Maria flew to Lisbon on 12 May 2023" in summary and "420 euros" in summary
+    assert "weather" not in summary and len(summary) <= 320
+    assert summarize("Short note.") == "Short note."
+    assert summarize(text) == summary  # deterministic
+
+
+# -- the cold store, on a local folder and on S3 -----------------------------------------
+
+SCHEMA = pa.schema(
+    [
+        pa.field("memory_id", pa.string(), nullable=False),
+        pa.field("user_id", pa.string()),
+        pa.field("content", pa.string()),
+        pa.field("occurred_at", pa.timestamp("us", tz="UTC")),
+        pa.field("importance", pa.float64()),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("vector", pa.list_(pa.float32())),
+    ]
+)
+
+
+def _original(i: int) -> dict[str, object]:
+    return {
+        "memory_id": f"m{i}",
+        "user_id": "u1",
+        "content": f'note {i} — with ünïcode and "quotes"',
+        "occurred_at": datetime(2024, 5, 1, 12, i, 7, 123456, tzinfo=UTC),
+        "importance": 0.1 * i,
+        "tags": ["a", f"t{i}"],
+        "vector": [0.5, -0.25, float(i)],
+    }
+
+
+def test_write_read_back_and_read_exactly(cold_location: Location) -> None:
+    store = ColdStore(cold_location, SCHEMA)
+    originals = [_original(i) for i in range(3)]
+    refs = store.write("u1", "2024-05", originals)
+    assert set(refs) == {"m0", "m1", "m2"}
+    for original in originals:
+        ref, checksum = refs[str(original["memory_id"])]
+        back = store.read(ref)
+        assert back["checksum"] == checksum
+        assert {k: v for k, v in back.items() if k != "checksum"} == original
+        assert back["checksum"] == original_checksum(original)
+    [path] = store.files()
+    assert "user=u1/month=2024-05/batch-" in path
+    assert StorageRef.parse(str(refs["m1"][0])) == refs["m1"][0]
+
+
+def test_rewriting_a_batch_gives_the_same_file(cold_location: Location) -> None:
+    store = ColdStore(cold_location, SCHEMA)
+    first = store.write("u1", "2024-05", [_original(1), _original(2)])
+    again = store.write("u1", "2024-05", [_original(2), _original(1)])  # a re-run
+    assert first == again and len(store.files()) == 1
+
+
+def test_a_damaged_original_is_refused(cold_location: Location) -> None:
+    store = ColdStore(cold_location, SCHEMA)
+    refs = store.write("u1", "2024-05", [_original(1)])
+    path = store.full_path(refs["m1"][0].path)
+    table = pa.Table.from_pylist(
+        [dict(_original(1), content="tampered", checksum=original_checksum(_original(1)))],
+        schema=store.schema,
+    )
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path, filesystem=cold_location.filesystem)
+    with pytest.raises(ColdStoreCorrupt, match="checksum"):
+        store.read(refs["m1"][0])
+    with pytest.raises(ColdStoreCorrupt, match="not in the cold store"):
+        store.read(StorageRef(refs["m1"][0].path, "m9"))
+    assert isinstance(cold_location.filesystem, pafs.FileSystem)
