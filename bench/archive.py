@@ -14,8 +14,9 @@ projector the worker uses. 80% of them (the oldest) are dated two years back. Th
    read-back check) plus applying the ``MemoryArchived`` events, memories/s;
 4. bytes per archived memory in ``archive_index`` (after compaction and indexing), and
    the ratio to the hot figure;
-5. summary search latency: searches with ``include_archived`` over the archived
-   memories; hot search latency after archiving;
+5. summary search latency: whole searches with ``include_archived`` (hot retrievers
+   and the archive), and the summary full-text search alone; hot search latency after
+   archiving;
 6. expansion latency: ``Archiver.expand`` of random archived memories (local Parquet).
 
 Usage: python bench/archive.py [--memories 100000] [--queries 200]
@@ -183,6 +184,13 @@ def main() -> None:
         )
         took = searches(store, queries, include_archived=True)
         print(f"search with include_archived ({archived:,} archived): {quantiles(took)}")
+        took = []
+        where = "user_id = 'ana' AND (restored_at IS NULL OR archived_at > restored_at)"
+        for q in queries:
+            t0 = time.perf_counter()
+            store.full_text(q, where, 10, ["memory_id", "summary", "storage_ref"], ARCHIVE_INDEX)
+            took.append((time.perf_counter() - t0) * 1000)
+        print(f"summary full-text search alone ({archived:,} archived): {quantiles(took)}")
         after = quantiles(searches(store, queries))
         print(f"hot search after archiving 80% ({n - archived:,} hot): {after}")
         sample = random.Random(5).sample([e.memory_id for e in events], min(200, archived))

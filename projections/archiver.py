@@ -1,14 +1,15 @@
 """The archive job, and expanding and restoring archived memories.
 
 :meth:`Archiver.archive` selects cold memories (:mod:`projections.coldness`), and for
-each user-month batch: summarizes each memory (local extractive summary), embeds the
-summaries (when an embedder is configured), writes the full originals (row and
-vector) to the Parquet cold store under a name derived from the batch's memory ids,
-reads them back and checks their checksums, and returns one ``MemoryArchived`` per
-memory for the caller to publish. The projector then moves each memory out of the hot
-tables. A crash before publishing leaves the memories hot (a re-run writes the same
-file again); after publishing, the projector finishes the move however often the
-events are applied: every memory ends up exactly once, hot or archived.
+each user-month batch: summarizes each memory (local extractive summary, or a language
+model when one is configured), embeds the summaries (when an embedder is configured),
+writes the full originals (row and vector) to the Parquet cold store under a name
+derived from the batch's memory ids, reads them back and checks their checksums, and
+returns one ``MemoryArchived`` per memory for the caller to publish. The projector
+then moves each memory out of the hot tables. A crash before publishing leaves the
+memories hot (a re-run writes the same file again); after publishing, the projector
+finishes the move however often the events are applied: every memory ends up exactly
+once, hot or archived.
 
 :meth:`Archiver.expand` reads an original back (and returns the ``MemoryExpanded``
 to publish, plus a ``MemoryRestored`` once a memory was expanded often enough);
@@ -19,7 +20,7 @@ user's archived memories. Nothing here writes a table; time is passed in.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -30,7 +31,7 @@ from projections.embedders import Embedder
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
 from projections.memory_state import is_hidden
 from projections.memory_usage import usage_of
-from projections.summarizer import summarize
+from projections.summarizer import local_summaries
 from storage import filters
 from storage.cold_store import ColdStore, StorageRef
 from storage.lance_store import (
@@ -70,11 +71,13 @@ class Archiver:
         cold: ColdStore,
         policy: ColdPolicy,
         embedder: Embedder | None = None,
+        summarizer: Callable[[Sequence[str]], list[str]] = local_summaries,
     ) -> None:
         self.store = store
         self.cold = cold
         self.policy = policy
         self.embedder = embedder
+        self.summarizer = summarizer
 
     def candidates(self, now: datetime, user_id: str | None = None) -> list[ColdDecision]:
         """The memories the criteria select as of ``now``, oldest first."""
@@ -135,7 +138,7 @@ class Archiver:
         out = []
         for (user, month), originals in sorted(groups.items()):
             refs = self.cold.write(user, month, originals)
-            summaries = [summarize(o["content"]) for o in originals]
+            summaries = self.summarizer([o["content"] for o in originals])
             summary_vectors = (
                 self.embedder.embed(summaries).tolist() if self.embedder is not None else None
             )

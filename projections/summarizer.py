@@ -1,4 +1,5 @@
-"""The local extractive summary of a memory being archived (pure, deterministic).
+"""Summaries of memories being archived: local and extractive by default (pure,
+deterministic), or by a language model when one is configured.
 
 A memory of at most three sentences that fits is its own summary. A longer one keeps
 its two or three most telling sentences, in their original order: sentences are
@@ -9,12 +10,20 @@ numbers), with a small bonus for the first sentence, and the summary stays under
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from pydantic import BaseModel
+
+from projections.language_models import JsonModel, ModelError
 from projections.timephrases import find_spans
 
-__all__ = ["summarize"]
+__all__ = ["ModelSummarizer", "local_summaries", "summarize"]
+
+log = logging.getLogger(__name__)
+_MAX_SUMMARY = 1000
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
@@ -48,3 +57,53 @@ def summarize(text: str, max_sentences: int = 3, max_chars: int = 320) -> str:
         size += len(sentences[i]) + 1
     summary = " ".join(sentences[i] for i in sorted(chosen))
     return summary if len(summary) <= max_chars else summary[: max_chars - 1].rstrip() + "…"
+
+
+_MODEL_SYSTEM = """\
+You maintain the long-term memory of an assistant. Each numbered memory below is being \
+moved to cold storage; write for each a summary of two or three sentences that keeps \
+every name, date and number, so that a later search still finds it. Answer with one \
+summary per memory, in the same order."""
+
+
+class SummaryAnswer(BaseModel):
+    """The model's summaries, one per memory, in order."""
+
+    summaries: list[str]
+
+
+class ModelSummarizer:
+    """Summaries by a language model, one call per batch of memories; a failed call or
+    an answer of the wrong length falls back to the local :func:`summarize` (archiving
+    never waits for a model)."""
+
+    def __init__(self, model: JsonModel, batch: int = 20) -> None:
+        self.model = model
+        self._batch = batch
+
+    def __call__(self, texts: Sequence[str]) -> list[str]:
+        out: list[str] = []
+        for start in range(0, len(texts), self._batch):
+            chunk = texts[start : start + self._batch]
+            prompt = "\n".join(f"[{i}] {text}" for i, text in enumerate(chunk, start=1))
+            try:
+                answer, _ = self.model.ask(_MODEL_SYSTEM, prompt, SummaryAnswer)
+                if len(answer.summaries) != len(chunk):
+                    raise ModelError(
+                        f"{self.model.name} answered {len(answer.summaries)} summaries "
+                        f"for {len(chunk)} memories"
+                    )
+            except ModelError as exc:
+                log.warning("model summaries failed (%s); using local summaries", exc)
+                out.extend(summarize(t) for t in chunk)
+                continue
+            out.extend(
+                s.strip()[:_MAX_SUMMARY] or summarize(t)
+                for s, t in zip(answer.summaries, chunk, strict=True)
+            )
+        return out
+
+
+def local_summaries(texts: Sequence[str]) -> list[str]:
+    """:func:`summarize` over many texts."""
+    return [summarize(t) for t in texts]

@@ -8,6 +8,11 @@ no atomic commit, so a local file is written under a temporary name and moved in
 place (an S3 object appears whole or not at all). Each memory's original carries a
 checksum (SHA-256 of its canonical form) that is checked when the file is read back
 and on every read. The code takes a ``pyarrow`` filesystem and does not care which.
+
+A storage reference names the partition and the memory, not the file, so
+:meth:`ColdStore.compact` can merge a partition's small files: it writes the merged
+file first and removes the small ones after, so a reader (or a crash) in between finds
+each original at least once, and the next compaction merges what is left.
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ class ColdStoreCorrupt(StorageError):
 
 @dataclass(frozen=True)
 class StorageRef:
-    """Where an archived original lives: a file of the cold store (relative to the
-    store's location, so the reference survives moving the data) and the memory id."""
+    """Where an archived original lives: a partition of the cold store (relative to
+    the store's location, so the reference survives moving the data) and the memory id."""
 
     path: str
     memory_id: str
@@ -122,6 +127,13 @@ class ColdStore:
         body = pa.Table.from_pylist(ordered, schema=self._body_schema)
         checksums = [original_checksum(row) for row in body.to_pylist()]
         table = body.append_column(self.schema.field("checksum"), pa.array(checksums, pa.string()))
+        self._write_file(full, table)
+        written = dict(zip(body.column("memory_id").to_pylist(), checksums, strict=True))
+        self._check(full, written)
+        partition = posixpath.dirname(path)
+        return {m: (StorageRef(partition, m), checksum) for m, checksum in written.items()}
+
+    def _write_file(self, full: str, table: pa.Table) -> None:
         folder = posixpath.dirname(full)
         self._fs.create_dir(folder, recursive=True)
         if self.location.is_local:
@@ -134,19 +146,24 @@ class ColdStore:
             pq.write_table(
                 table, full, filesystem=self._fs, compression="zstd", row_group_size=_GROUP
             )
-        written = dict(zip(body.column("memory_id").to_pylist(), checksums, strict=True))
-        for row in self._read(path).to_pylist():
-            if written.get(row["memory_id"]) != original_checksum(row):
-                raise ColdStoreCorrupt(f"{path}: {row['memory_id']} did not read back as written")
-        return {m: (StorageRef(path, m), checksum) for m, checksum in written.items()}
+
+    def _check(self, full: str, written: Mapping[str, str]) -> None:
+        back = {r["memory_id"]: original_checksum(r) for r in self._read_file(full).to_pylist()}
+        for memory_id, checksum in written.items():
+            if back.get(memory_id) != checksum:
+                raise ColdStoreCorrupt(f"{full}: {memory_id} did not read back as written")
 
     def read(self, ref: StorageRef) -> dict[str, Any]:
         """The original a reference points at, checked against its checksum."""
-        table = self._read(ref.path, memory_id=ref.memory_id)
-        found = table.filter(pc.equal(table.column("memory_id"), ref.memory_id)).to_pylist()
+        found: list[dict[str, Any]] = []
+        for full in self._partition_files(ref.path):
+            table = self._read_file(full, memory_id=ref.memory_id)
+            found = table.filter(pc.equal(table.column("memory_id"), ref.memory_id)).to_pylist()
+            if found:
+                break
         if not found:
             raise ColdStoreCorrupt(f"{ref}: not in the cold store")
-        row: dict[str, Any] = found[0]
+        row = found[0]
         if original_checksum(row) != row["checksum"]:
             raise ColdStoreCorrupt(f"{ref}: checksum mismatch")
         return row
@@ -157,20 +174,59 @@ class ColdStore:
 
     def files(self) -> list[str]:
         """Every Parquet file of the cold store."""
-        selector = pafs.FileSelector(self.location.path, recursive=True, allow_not_found=True)
+        return self._parquet_files(self.location.path, recursive=True)
+
+    def compact(self, min_files: int = 2) -> int:
+        """Merge each partition holding ``min_files`` files or more into one file;
+        returns how many files were removed."""
+        partitions: dict[str, list[str]] = {}
+        for full in self.files():
+            partitions.setdefault(posixpath.dirname(full), []).append(full)
+        removed = 0
+        for folder, files in sorted(partitions.items()):
+            if len(files) < min_files:
+                continue
+            merged = pa.concat_tables([self._read_file(f) for f in files])
+            ids = merged.column("memory_id").to_pylist()
+            first = sorted({m: i for i, m in reversed(list(enumerate(ids)))}.items())
+            merged = merged.take([i for _, i in first])
+            digest = hashlib.blake2b("\x1f".join(m for m, _ in first).encode(), digest_size=12)
+            target = posixpath.join(folder, f"part-{digest.hexdigest()}.parquet")
+            self._write_file(target, merged)
+            self._check(
+                target,
+                dict(
+                    zip(
+                        merged.column("memory_id").to_pylist(),
+                        merged.column("checksum").to_pylist(),
+                        strict=True,
+                    )
+                ),
+            )
+            for f in files:
+                if f != target:
+                    self._fs.delete_file(f)
+                    removed += 1
+        return removed
+
+    def _partition_files(self, partition: str) -> list[str]:
+        return self._parquet_files(self.full_path(partition), recursive=False)
+
+    def _parquet_files(self, folder: str, recursive: bool) -> list[str]:
+        selector = pafs.FileSelector(folder, recursive=recursive, allow_not_found=True)
         return sorted(
             i.path
             for i in self._fs.get_file_info(selector)
-            if i.type == pafs.FileType.File and i.path.endswith(".parquet")
+            if i.type == pafs.FileType.File
+            and i.base_name.endswith(".parquet")
+            and not i.base_name.startswith(".")
         )
 
-    def _read(self, path: str, memory_id: str | None = None) -> pa.Table:
+    def _read_file(self, full: str, memory_id: str | None = None) -> pa.Table:
         """A file (or, with ``memory_id``, the row groups that may hold it: files are
         sorted by memory id, so the row-group statistics skip the others)."""
         where = None if memory_id is None else [("memory_id", "=", memory_id)]
         try:
-            return pq.read_table(
-                self.full_path(path), filesystem=self._fs, schema=self.schema, filters=where
-            )
+            return pq.read_table(full, filesystem=self._fs, schema=self.schema, filters=where)
         except (OSError, pa.ArrowInvalid) as exc:
-            raise ColdStoreCorrupt(f"cannot read {path}: {exc}") from exc
+            raise ColdStoreCorrupt(f"cannot read {full}: {exc}") from exc

@@ -400,7 +400,8 @@ def _archive(args: argparse.Namespace, settings: Settings, user: str | None, now
             )
         print(f"would archive {len(decisions)} memories", file=sys.stderr)
         return 0
-    events = make_archiver(settings, store, make_embedder(settings)).archive(now, user)
+    archiver = make_archiver(settings, store, make_embedder(settings))
+    events = archiver.archive(now, user)
     if args.json:
         print(json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False))
     for e in [] if args.json else events:
@@ -408,6 +409,9 @@ def _archive(args: argparse.Namespace, settings: Settings, user: str | None, now
     if events:
         _publish_events(settings, events)
     print(f"published {len(events)} events", file=sys.stderr)
+    merged = archiver.cold.compact()
+    if merged:
+        print(f"cold store: {merged} small files merged", file=sys.stderr)
     return 0
 
 

@@ -19,6 +19,7 @@ from projections.local_extractor import LocalExtractor
 from projections.model_extractor import ModelExtractor
 from projections.reflection import ModelReflector
 from projections.search import RankingWeights, Searcher
+from projections.summarizer import ModelSummarizer, local_summaries
 from storage.cold_store import ColdStore
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
@@ -162,5 +163,8 @@ def make_cold_store(settings: Settings) -> ColdStore:
 def make_archiver(
     settings: Settings, store: ProjectionStore, embedder: Embedder | None
 ) -> Archiver:
-    """The archive job, expansion and restore over ``store``."""
-    return Archiver(store, make_cold_store(settings), cold_policy(settings), embedder)
+    """The archive job, expansion and restore over ``store`` (summaries by the configured
+    language model, if any)."""
+    model = make_model(settings)
+    summarizer = ModelSummarizer(model) if model is not None else local_summaries
+    return Archiver(store, make_cold_store(settings), cold_policy(settings), embedder, summarizer)

@@ -9,8 +9,9 @@ ingest is quiet), with the wall clock as processing time, and publishes what it 
 the episodes consumer came back full) the timer waits, for up to
 ``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and
 yields them to the hot path, then catches up. Decay runs every ``decay_every_hours``
-and reflection every ``reflect_every_days``, archiving every ``archive_every_hours``
-(first one interval after the worker starts), on the worker holding partition 0 only.
+and reflection every ``reflect_every_days``, archiving (then merging the cold store's
+small files) every ``archive_every_hours`` (first one interval after the worker
+starts), on the worker holding partition 0 only.
 Closures published but not applied yet are remembered for a while so that the next
 tick does not extract them again (the projector would ignore the duplicate anyway). A closure whose
 extraction failed (a model down, a malformed answer) is tried again after a backoff
@@ -96,6 +97,9 @@ def add_lifecycle_timer(
                 last_run["reflect"] = clock
         if leader and clock - last_run["archive"] >= settings.archive_every_hours * 3600:
             events.extend(archiver.archive(now, limit=settings.archive_per_run))
+            merged = archiver.cold.compact()  # small files of earlier runs, per partition
+            if merged:
+                log.info("cold store: %d small files merged", merged)
             last_run["archive"] = clock
         return events
 

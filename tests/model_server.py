@@ -4,7 +4,8 @@ API, for testing the model clients through the real SDKs.
 Its "model" reads the numbered turns of the prompt ("[2] 2024-06-01 10:00 UTC (Saturday)
 Maria: I moved to Porto") and answers a fact for each move or new job it finds, citing
 the turn's number; a prompt without numbered turns (a reflection) gets a summary naming
-how many lines it was given. ``plan`` lists what the next answers are: ``ok``, ``429``,
+how many lines it was given; a request for cold-storage summaries gets one per numbered
+memory. ``plan`` lists what the next answers are: ``ok``, ``429``,
 ``500``, ``malformed`` (valid JSON of the wrong shape), ``not-json`` (OpenAI) or
 ``no-tool`` (Anthropic: text instead of the forced tool call).
 """
@@ -24,7 +25,13 @@ _MOVE = re.compile(r"\bmoved to ([A-Z]\w+)")
 _JOB = re.compile(r"\b(?:joined|started at|now work at) ([A-Z][\w ]*[\w])")
 
 
+_ITEM = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
+
+
 def _model_answer(prompt: str) -> dict[str, Any]:
+    if "cold storage" in ModelServer.requests[-1]["system"]:
+        items = _ITEM.findall(prompt)
+        return {"summaries": [f"Summary {n}: {' '.join(t.split()[:5])}" for n, t in items]}
     turns = _TURN.findall(prompt)
     if not turns:
         lines = [line for line in prompt.splitlines() if line.startswith("- ")]
@@ -75,6 +82,7 @@ class ModelServer(BaseHTTPRequestHandler):
                 "path": self.path,
                 "body": body,
                 "headers": {k.lower(): v for k, v in self.headers.items()},
+                "system": body.get("system") or body["messages"][0]["content"],
             }
         )
         step = ModelServer.plan.pop(0) if ModelServer.plan else "ok"

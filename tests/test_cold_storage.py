@@ -137,7 +137,7 @@ def test_rewriting_a_batch_gives_the_same_file(cold_location: Location) -> None:
 def test_a_damaged_original_is_refused(cold_location: Location) -> None:
     store = ColdStore(cold_location, SCHEMA)
     refs = store.write("u1", "2024-05", [_original(1)])
-    path = store.full_path(refs["m1"][0].path)
+    [path] = store.files()
     table = pa.Table.from_pylist(
         [dict(_original(1), content="tampered", checksum=original_checksum(_original(1)))],
         schema=store.schema,
@@ -150,3 +150,22 @@ def test_a_damaged_original_is_refused(cold_location: Location) -> None:
     with pytest.raises(ColdStoreCorrupt, match="not in the cold store"):
         store.read(StorageRef(refs["m1"][0].path, "m9"))
     assert isinstance(cold_location.filesystem, pafs.FileSystem)
+
+
+def test_compaction_merges_a_partitions_files_and_every_reference_still_reads(
+    cold_location: Location,
+) -> None:
+    store = ColdStore(cold_location, SCHEMA)
+    refs: dict[str, tuple[StorageRef, str]] = {}
+    for batch in ([0, 1], [2, 3], [3, 4]):  # memory 3 written twice (archived again)
+        refs.update(store.write("u1", "2024-05", [_original(i) for i in batch]))
+    store.write("u1", "2024-06", [_original(9)])
+    assert len(store.files()) == 4
+    assert store.compact() == 3  # three files of 2024-05 become one; 2024-06 alone stays
+    assert len(store.files()) == 2
+    for i in range(5):
+        ref, checksum = refs[f"m{i}"]
+        back = store.read(ref)
+        assert back["checksum"] == checksum
+        assert {k: v for k, v in back.items() if k != "checksum"} == _original(i)
+    assert store.compact() == 0  # nothing left to merge

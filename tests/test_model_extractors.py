@@ -1,6 +1,7 @@
-"""Consolidation and reflection by Anthropic and OpenAI models, through the real SDKs
-against a local HTTP server that speaks each API (rate limits, server errors and
-malformed answers included), and the lifecycle jobs retrying a failed session later."""
+"""Consolidation, reflection and archive summaries by Anthropic and OpenAI models,
+through the real SDKs against a local HTTP server that speaks each API (rate limits,
+server errors and malformed answers included), and the lifecycle jobs retrying a failed
+session later."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from projections.language_models import AnthropicModel, JsonModel, ModelError, O
 from projections.local_extractor import Turn
 from projections.model_extractor import ModelExtractor
 from projections.reflection import ModelReflector, Week
+from projections.summarizer import ModelSummarizer, local_summaries
 from storage.event_archive import LogRecord
 from storage.lance_store import MEMORIES, ProjectionStore
 from streams.components import make_model
@@ -247,3 +249,15 @@ def test_a_failed_session_stays_pending_and_is_consolidated_at_the_next_run(
         "Maria works at Blue Fin Labs.",
     ]
     assert jobs.consolidate(now).events == []  # consolidated once, never again
+
+
+@pytest.mark.parametrize("factory", PROVIDERS)
+def test_model_summaries_and_the_local_fallback(server: str, factory: Factory) -> None:
+    texts = ["Maria flew to Lisbon on 12 May 2024 for the launch party.", "Jonas plays piano."]
+    summarize = ModelSummarizer(factory(server, []))
+    assert summarize(texts) == [
+        "Summary 1: Maria flew to Lisbon on",
+        "Summary 2: Jonas plays piano.",
+    ]
+    ModelServer.plan = ["malformed"]  # falls back to the local summaries, never blocks
+    assert summarize(texts) == local_summaries(texts)
