@@ -186,6 +186,7 @@ class RankingWeights:
     exact_vector_search_below: int = 50_000
     active_boost: float = 1.2
     hot_window_days: float = 90.0
+    archive_weak_score: float = 0.1
 
 
 def plain_words(query: str) -> str:
@@ -289,7 +290,7 @@ class Searcher:
         )[: request.k]
         names = self._entity_names([rows[m] for _, m in scored])
         results = [_result(rows[m], score, names) for score, m in scored]
-        if self._has_rows(ARCHIVE_INDEX) and self._wants_archive(request, len(results), span, now):
+        if self._has_rows(ARCHIVE_INDEX) and self._wants_archive(request, results, span, now):
             results = self._with_archived(request, results)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(results=results, intent=intent, took_ms=round(took, 2))
@@ -297,14 +298,19 @@ class Searcher:
     def _wants_archive(
         self,
         request: SearchRequest,
-        found: int,
+        found: list[SearchResult],
         span: tuple[datetime, datetime] | None,
         now: datetime,
     ) -> bool:
         """Look in the archive when asked to, when the active results are fewer than
-        asked, or when the query asks about the past ("did we ever", "back in 2023", a
-        time older than the hot window)."""
-        if request.include_archived or found < request.k or _ASKS_ABOUT_PAST.search(request.query):
+        asked, when the best of them is weak (under ``archive_weak_score``: no retriever
+        ranked it near the top), or when the query asks about the past ("did we ever",
+        "back in 2023", a time older than the hot window)."""
+        if request.include_archived or len(found) < request.k:
+            return True
+        if found[0].score < self.weights.archive_weak_score:
+            return True
+        if _ASKS_ABOUT_PAST.search(request.query):
             return True
         hot_since = now - timedelta(days=self.weights.hot_window_days)
         return span is not None and span[0] < hot_since

@@ -251,3 +251,42 @@ def test_an_archive_event_for_another_users_memory_changes_nothing(world: World)
     assert isinstance(forged, MemoryArchived)
     world.apply("memory.lifecycle", [forged])
     assert event.memory_id in world.hot()
+
+
+def _hit(score: float) -> Any:
+    from projections.search import SearchResult
+
+    return SearchResult(
+        memory_id="m",
+        kind="episode",
+        content="x",
+        score=score,
+        session_id=None,
+        occurred_at=None,
+        speaker=None,
+        source_event_ids=[],
+        entities=[],
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "k", "found", "archived", "looks"),
+    [
+        ("piano lessons", 2, [0.3, 0.3], False, False),  # enough strong active results
+        ("piano lessons", 2, [0.3, 0.3], True, True),  # asked to
+        ("piano lessons", 3, [0.3, 0.3], False, True),  # fewer than asked
+        ("piano lessons", 2, [0.05, 0.04], False, True),  # the best is weak
+        ("did we ever take piano lessons", 2, [0.3, 0.3], False, True),  # the past
+        ("piano lessons back in 2023", 2, [0.3, 0.3], False, True),  # older than 90 days
+        ("piano lessons last week", 2, [0.3, 0.3], False, False),  # inside the hot window
+    ],
+)
+def test_when_search_looks_in_the_archive(
+    store: ProjectionStore, query: str, k: int, found: list[float], archived: bool, looks: bool
+) -> None:
+    from projections.timephrases import query_range
+
+    request = SearchRequest(user_id="ana", query=query, k=k, include_archived=archived)
+    searcher = Searcher(store, clock=lambda: NOW)
+    hits = [_hit(s) for s in found]
+    assert searcher._wants_archive(request, hits, query_range(query, NOW), NOW) is looks
