@@ -17,7 +17,8 @@ projector the worker uses. 80% of them (the oldest) are dated two years back. Th
 5. summary search latency: whole searches with ``include_archived`` (hot retrievers
    and the archive), and the summary full-text search alone; hot search latency after
    archiving;
-6. expansion latency: ``Archiver.expand`` of random archived memories (local Parquet).
+6. expansion latency: ``Archiver.expand`` of random archived memories (local Parquet),
+   before and after compacting the cold store's small files.
 
 Usage: python bench/archive.py [--memories 100000] [--queries 200]
 """
@@ -200,6 +201,18 @@ def main() -> None:
             archiver.expand("ana", memory_id, NOW)
             took.append((time.perf_counter() - t0) * 1000)
         print(f"expansion from local Parquet: {quantiles(took)}")
+        started = time.perf_counter()
+        merged = cold.compact()
+        print(
+            f"compaction merged {merged} files into {len(cold.files())} "
+            f"in {time.perf_counter() - started:.1f} s"
+        )
+        took = []
+        for memory_id in sample:
+            t0 = time.perf_counter()
+            archiver.expand("ana", memory_id, NOW)
+            took.append((time.perf_counter() - t0) * 1000)
+        print(f"expansion after compaction: {quantiles(took)}")
 
 
 if __name__ == "__main__":

@@ -9,10 +9,11 @@ place (an S3 object appears whole or not at all). Each memory's original carries
 checksum (SHA-256 of its canonical form) that is checked when the file is read back
 and on every read. The code takes a ``pyarrow`` filesystem and does not care which.
 
-A storage reference names the partition and the memory, not the file, so
-:meth:`ColdStore.compact` can merge a partition's small files: it writes the merged
-file first and removes the small ones after, so a reader (or a crash) in between finds
-each original at least once, and the next compaction merges what is left.
+A storage reference names the file an original was written to and the memory; once
+:meth:`ColdStore.compact` has merged a partition's small files, a reference whose file
+is gone is looked up in the partition's files. Compaction writes the merged file first
+and removes the small ones after, so a reader (or a crash) in between finds each
+original at least once, and the next compaction merges what is left.
 """
 
 from __future__ import annotations
@@ -48,8 +49,9 @@ class ColdStoreCorrupt(StorageError):
 
 @dataclass(frozen=True)
 class StorageRef:
-    """Where an archived original lives: a partition of the cold store (relative to
-    the store's location, so the reference survives moving the data) and the memory id."""
+    """Where an archived original lives: the file it was written to (relative to the
+    store's location, so the reference survives moving the data; compaction may merge
+    it into another file of the same partition) and the memory id."""
 
     path: str
     memory_id: str
@@ -130,8 +132,7 @@ class ColdStore:
         self._write_file(full, table)
         written = dict(zip(body.column("memory_id").to_pylist(), checksums, strict=True))
         self._check(full, written)
-        partition = posixpath.dirname(path)
-        return {m: (StorageRef(partition, m), checksum) for m, checksum in written.items()}
+        return {m: (StorageRef(path, m), checksum) for m, checksum in written.items()}
 
     def _write_file(self, full: str, table: pa.Table) -> None:
         folder = posixpath.dirname(full)
@@ -154,9 +155,16 @@ class ColdStore:
                 raise ColdStoreCorrupt(f"{full}: {memory_id} did not read back as written")
 
     def read(self, ref: StorageRef) -> dict[str, Any]:
-        """The original a reference points at, checked against its checksum."""
+        """The original a reference points at, checked against its checksum: from the
+        file it was written to, or, once compaction merged that file away, from the
+        partition's files."""
         found: list[dict[str, Any]] = []
-        for full in self._partition_files(ref.path):
+        written_to = self.full_path(ref.path)
+        if self._exists(written_to):
+            candidates = [written_to]
+        else:
+            candidates = self._partition_files(posixpath.dirname(ref.path))
+        for full in candidates:
             table = self._read_file(full, memory_id=ref.memory_id)
             found = table.filter(pc.equal(table.column("memory_id"), ref.memory_id)).to_pylist()
             if found:
@@ -208,6 +216,9 @@ class ColdStore:
                     self._fs.delete_file(f)
                     removed += 1
         return removed
+
+    def _exists(self, full: str) -> bool:
+        return bool(self._fs.get_file_info(full).type == pafs.FileType.File)
 
     def _partition_files(self, partition: str) -> list[str]:
         return self._parquet_files(self.full_path(partition), recursive=False)
