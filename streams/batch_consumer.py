@@ -126,7 +126,9 @@ class EpisodeConsumer:
     async def stop(self) -> None:
         if self._consumer is not None:
             await self._consumer.stop()
-        await self.flush()
+        async with self.applying:
+            # Directly, not on a thread: the loop's executor may be shutting down.
+            self._projector.flush()
         if self._producer is not None:
             await self._producer.stop()
 

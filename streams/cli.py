@@ -195,7 +195,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--into", required=True, help="an empty folder for the rebuilt projections")
     p.add_argument("--swap", action="store_true", help="then switch the data folder to them")
 
-    command("digest", _digest, "print a digest of the projected state")
+    p = command("digest", _digest, "print a digest of the projected state")
+    p.add_argument("--tables", action="store_true", help="also one digest per table")
     return parser
 
 
@@ -612,7 +613,12 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _digest(args: argparse.Namespace, settings: Settings) -> int:
-    print(state_digest(_open_store(settings)))
+    store = _open_store(settings)
+    print(state_digest(store))
+    if args.tables:
+        for name in STATE_TABLES:
+            rows = store.scan(name).to_pylist()
+            print(f"{name} {len(rows)} {digest_tables({name: rows}, ignore=NOT_STATE_COLUMNS)}")
     return 0
 
 

@@ -22,6 +22,7 @@ from streams.app import build_app
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
 from streams.projector import Projector
+from streams.recovery import catch_up_from_archive
 from streams.settings import Settings
 from streams.topics import (
     ACCESS,
@@ -80,11 +81,20 @@ def run(settings: Settings, *, api: bool = True) -> int:
             layout.projections_uri(),
             vector_dimension=embedder.dimension if embedder is not None else None,
         )
+        archive = EventArchive(layout.events)
+        catch_up_from_archive(
+            store,
+            archive,
+            epoch,
+            settings.consumer_group,
+            lambda: datetime.now(UTC),
+            make_cold_store(settings),
+        )
         projector = Projector(
             store,
             consumer=settings.consumer_group,
             clock=lambda: datetime.now(UTC),
-            archive=EventArchive(layout.events),
+            archive=archive,
             flush_every_seconds=settings.checkpoint_every_seconds,
             cold_store=make_cold_store(settings),
         )

@@ -164,7 +164,7 @@ def test_sigkill_mid_stream_then_restart_loses_and_doubles_nothing_and_replays_m
     assert len(ids) == len(set(ids)) == 20_000
     second.stop()
 
-    live = state_digest(store)
+    live = cli("digest", "--tables", "--data", str(data)).stdout
     for source in ("kafka", "archive"):
         target = tmp_path / f"replay-{source}"
         done = cli(
@@ -180,7 +180,7 @@ def test_sigkill_mid_stream_then_restart_loses_and_doubles_nothing_and_replays_m
         )
         assert done.returncode == 0, done.stderr
         assert "replayed" in done.stdout
-        assert cli("digest", "--data", str(target)).stdout.strip() == live
+        assert cli("digest", "--tables", "--data", str(target)).stdout == live
 
 
 def test_embedded_broker_restart_keeps_memories_and_new_messages_flow(tmp_path: Path) -> None:
@@ -204,5 +204,6 @@ def test_embedded_broker_restart_keeps_memories_and_new_messages_flow(tmp_path: 
     done = cli("replay", "--data", str(data), "--source", "archive", "--into", str(replayed))
     assert done.returncode == 0, done.stderr
     assert (
-        cli("digest", "--data", str(replayed)).stdout == cli("digest", "--data", str(data)).stdout
+        cli("digest", "--tables", "--data", str(replayed)).stdout
+        == cli("digest", "--tables", "--data", str(data)).stdout
     )

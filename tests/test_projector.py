@@ -138,3 +138,31 @@ def test_real_store_batches_and_redelivery_equal_one_pass(
         lost_checkpoint = Projector(batched, consumer="restarted", clock=FakeClock(T0))
         lost_checkpoint.apply(log[min(redeliver_from, len(log) - 1) :])
         assert state_digest(batched) == state_digest(one_pass)
+
+
+def test_catching_up_from_the_archive_after_the_log_was_lost(tmp_path: Path) -> None:
+    from streams.recovery import catch_up_from_archive
+
+    archive = EventArchive(resolve_location(str(tmp_path / "events")))
+    store = ProjectionStore(str(tmp_path / "live"))
+    said = [
+        record(i, encode(message(event_id=f"m{i}", user_id="u", session_id=f"s{i // 3}")))
+        for i in range(9)
+    ]
+    # The worker applies the batch (bookkeeping deferred), then dies with its broker.
+    dying = Projector(
+        store,
+        consumer="memstream",
+        clock=FakeClock(T0),
+        archive=archive,
+        flush_every_seconds=3600,
+    )
+    dying.apply(said)
+    assert store.load_checkpoints("memstream") == {}  # never flushed
+    read = catch_up_from_archive(store, archive, "e2", "memstream", FakeClock(T0))
+    assert read == 9
+    reference = ProjectionStore(str(tmp_path / "reference"))
+    projector(reference).apply(said)
+    store.refresh()
+    assert state_digest(store) == state_digest(reference)
+    assert catch_up_from_archive(store, archive, "e2", "memstream", FakeClock(T0)) == 0
