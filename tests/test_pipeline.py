@@ -24,7 +24,7 @@ from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
 from storage.layout import DataLayout
 from streams.cli import state_digest
 from streams.publisher import Publisher
-from streams.topics import DLQ
+from streams.topics import DLQ, MESSAGES
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -139,6 +139,12 @@ def test_published_messages_become_searchable_once_and_bad_lines_go_to_the_dlq(
     assert stats["dead_letters"] == 1 and stats["lag"] == 0
 
 
+def _applied(store: ProjectionStore) -> int:
+    """Records of ``memory.messages`` the stored checkpoints cover."""
+    checkpoints = store.load_checkpoints("memstream")
+    return sum(offset + 1 for (topic, _), (_, offset) in checkpoints.items() if topic == MESSAGES)
+
+
 def _lag(data: str, bootstrap: str) -> int | None:
     done = cli("stats", "--data", data, "--kafka", bootstrap, "--json")
     return json.loads(done.stdout)["lag"] if done.returncode == 0 else None
@@ -190,6 +196,8 @@ def test_embedded_broker_restart_keeps_memories_and_new_messages_flow(tmp_path: 
     publish(up.bootstrap, 50, tag="before")
     store = live_store(data)
     wait_until(lambda: store.count(MEMORIES) == 50, timeout=30)
+    # Checkpoints, session rows and watermarks follow within a second (or at idle).
+    wait_until(lambda: _applied(store) == 50, timeout=30)
     before = state_digest(store)
     up.kill()
 
