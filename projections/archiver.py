@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from projections.archiving import expansions_within, is_archived
+from projections.archiving import expansions_within, is_archived, original_of
 from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
 from projections.embedders import Embedder
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
@@ -128,11 +128,9 @@ class Archiver:
             row = rows.get(d.memory_id)
             if row is None or row["user_id"] != d.user_id:
                 continue
-            v = vectors.get(d.memory_id)
-            original = {k: row[k] for k in MEMORIES_SCHEMA.names}
-            original["vector"] = list(v["vector"]) if v is not None else None
-            original["vector_model"] = v["model"] if v is not None else None
-            original["vector_source_event_id"] = v["source_event_id"] if v is not None else None
+            original = original_of(
+                {k: row[k] for k in MEMORIES_SCHEMA.names}, vectors.get(d.memory_id)
+            )
             groups[(d.user_id, row["occurred_at"].strftime("%Y-%m"))].append(original)
         decided = {d.memory_id: d for d in decisions}
         out = []

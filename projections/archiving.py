@@ -17,7 +17,14 @@ from typing import Any
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
 from projections.lattice import greatest
 
-__all__ = ["ArchiveEvent", "expansions_within", "fold_archive_events", "is_archived"]
+__all__ = [
+    "ArchiveEvent",
+    "expansions_within",
+    "fold_archive_events",
+    "hot_rows",
+    "is_archived",
+    "original_of",
+]
 
 ArchiveEvent = MemoryArchived | MemoryRestored | MemoryExpanded
 Row = dict[str, Any]
@@ -94,3 +101,33 @@ def fold_archive_events(
             row["expanded_at"] = sorted({*(row["expanded_at"] or []), e.expanded_at})
         out[e.memory_id] = row
     return out
+
+
+def original_of(memory: Mapping[str, Any], vector: Mapping[str, Any] | None) -> Row:
+    """The original kept in the cold store: the ``memories`` row (``memory_columns``
+    of it) and its vector row's vector, model and source event."""
+    return {
+        **memory,
+        "vector": list(vector["vector"]) if vector is not None else None,
+        "vector_model": vector["model"] if vector is not None else None,
+        "vector_source_event_id": vector["source_event_id"] if vector is not None else None,
+    }
+
+
+def hot_rows(original: Mapping[str, Any], memory_columns: Iterable[str]) -> tuple[Row, Row | None]:
+    """The ``memories`` row and the ``vectors`` row (None without a vector) an original
+    restores: the inverse of :func:`original_of`."""
+    memory = {k: original[k] for k in memory_columns}
+    if original["vector"] is None:
+        return memory, None
+    vector = {
+        "memory_id": original["memory_id"],
+        "user_id": original["user_id"],
+        "project_id": original["project_id"],
+        "kind": original["kind"],
+        "occurred_at": original["occurred_at"],
+        "model": original["vector_model"],
+        "source_event_id": original["vector_source_event_id"],
+        "vector": original["vector"],
+    }
+    return memory, vector

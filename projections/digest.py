@@ -10,24 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import Any
+
+from storage.canonical import canonical
 
 __all__ = ["digest_rows", "digest_tables"]
 
-
-def _canonical(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, list | tuple):
-        return [_canonical(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _canonical(v) for k, v in value.items()}
-    if isinstance(value, float):
-        return round(value, 9)
-    return value
+#: Floats are compared to this many decimals (storage may round-trip them).
+_FLOAT_DIGITS = 9
 
 
 def digest_rows(rows: Iterable[Mapping[str, Any]], ignore: Iterable[str] = ()) -> str:
@@ -35,7 +25,7 @@ def digest_rows(rows: Iterable[Mapping[str, Any]], ignore: Iterable[str] = ()) -
     skipped = set(ignore)
     lines = sorted(
         json.dumps(
-            {k: _canonical(v) for k, v in row.items() if k not in skipped},
+            {k: canonical(v, _FLOAT_DIGITS) for k, v in row.items() if k not in skipped},
             sort_keys=True,
             ensure_ascii=False,
         )

@@ -15,7 +15,6 @@ whose model made the vectors it searches.
 from __future__ import annotations
 
 import hashlib
-import logging
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -26,6 +25,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from projections.retries import with_retries
+
 __all__ = [
     "Embedder",
     "MiniLMEmbedder",
@@ -34,7 +35,6 @@ __all__ = [
     "tokenizer_path",
 ]
 
-log = logging.getLogger(__name__)
 
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 
@@ -129,7 +129,7 @@ class OpenAIEmbedder:
         base_url: another endpoint that speaks the API (a proxy, a local server).
         batch_size: texts per request.
         max_retries: attempts after a rate limit, timeout or server error, with
-            exponential backoff.
+            exponential backoff (:func:`~projections.retries.with_retries`).
     """
 
     def __init__(
@@ -164,24 +164,16 @@ class OpenAIEmbedder:
         return np.vstack(parts)
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        retryable = (
-            self._openai.RateLimitError,
-            self._openai.APITimeoutError,
-            self._openai.APIConnectionError,
-            self._openai.InternalServerError,
+        response: Any = with_retries(
+            lambda: self._client.embeddings.create(
+                model=self.model, input=texts, dimensions=self.dimension
+            ),
+            "embedding request",
+            self._openai.APIError,
+            self._max_retries,
+            self._backoff,
+            time.sleep,
         )
-        for attempt in range(self._max_retries + 1):
-            try:
-                response: Any = self._client.embeddings.create(
-                    model=self.model, input=texts, dimensions=self.dimension
-                )
-                break
-            except retryable as exc:
-                if attempt == self._max_retries:
-                    raise
-                delay = self._backoff * 2**attempt
-                log.warning("embedding request failed (%s); retrying in %.1f s", exc, delay)
-                time.sleep(delay)
         data = sorted(response.data, key=lambda item: item.index)
         vectors = np.array([item.embedding for item in data], dtype=np.float32)
         if vectors.shape != (len(texts), self.dimension):

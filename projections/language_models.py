@@ -12,7 +12,6 @@ losing the work.
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -20,6 +19,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from projections.events import TokenUsage
+from projections.retries import with_retries
 
 __all__ = [
     "AnthropicModel",
@@ -30,12 +30,8 @@ __all__ = [
     "strict_schema",
 ]
 
-log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
-
-#: HTTP statuses worth another attempt: timeouts, conflicts, rate limits, server errors.
-_RETRY_STATUSES = frozenset({408, 409, 429})
 
 
 class ModelError(Exception):
@@ -69,34 +65,6 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
 
     schema: dict[str, Any] = close(model.model_json_schema())
     return schema
-
-
-def _retryable(exc: Exception) -> bool:
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int):
-        return status in _RETRY_STATUSES or status >= 500
-    # No HTTP status: a connection error or a timeout (both SDKs name them so).
-    return type(exc).__name__ in ("APIConnectionError", "APITimeoutError")
-
-
-def _with_retries(
-    call: Callable[[], Any],
-    what: str,
-    sdk_error: type[Exception],
-    max_retries: int,
-    backoff_seconds: float,
-    sleep: Callable[[float], None],
-) -> Any:
-    for attempt in range(max_retries + 1):
-        try:
-            return call()
-        except sdk_error as exc:
-            if not _retryable(exc) or attempt == max_retries:
-                raise ModelError(f"{what} failed: {exc}") from exc
-            delay = backoff_seconds * 2**attempt
-            log.warning("%s failed (%s); retrying in %.1f s", what, exc, delay)
-            sleep(delay)
-    raise AssertionError("unreachable")
 
 
 def _validated(answer: type[T], document: Any, what: str) -> T:
@@ -153,9 +121,12 @@ class SdkModel:
         raise NotImplementedError
 
     def _call(self, call: Callable[[], Any], sdk_error: type[Exception]) -> Any:
-        return _with_retries(
-            call, self.name, sdk_error, self._max_retries, self._backoff, self._sleep
-        )
+        try:
+            return with_retries(
+                call, self.name, sdk_error, self._max_retries, self._backoff, self._sleep
+            )
+        except sdk_error as exc:
+            raise ModelError(f"{self.name} failed: {exc}") from exc
 
 
 class AnthropicModel(SdkModel):

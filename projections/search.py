@@ -94,7 +94,7 @@ class SearchRequest(BaseModel):
     #: also return superseded, forgotten and pruned memories (the history)
     include_history: bool = False
     #: also search the summaries of archived memories (otherwise only when the active
-    #: results are fewer than asked, or the query asks about the past)
+    #: results are fewer than asked or weak, or the query asks about the past)
     include_archived: bool = False
 
     @field_validator("query")
@@ -341,7 +341,6 @@ class Searcher:
         merged = [
             r.model_copy(update={"score": round(r.score * w.active_boost, 6)}) for r in active
         ]
-        seen = {r.memory_id for r in active}
         merged += [
             SearchResult(
                 memory_id=r["memory_id"],

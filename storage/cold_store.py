@@ -21,11 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
-import struct
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -33,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
+from storage.canonical import canonical
 from storage.errors import StorageError
 from storage.filesystems import Location
 
@@ -67,26 +66,10 @@ class StorageRef:
         return cls(path, memory_id)
 
 
-def _canonical(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, Mapping):
-        return {k: _canonical(v) for k, v in sorted(value.items())}
-    if isinstance(value, list | tuple):
-        if value and type(value[0]) is float:  # a vector (the schema fixes the type)
-            return "f64:" + struct.pack(f"<{len(value)}d", *value).hex()
-        return [_canonical(v) for v in value]
-    return value
-
-
 def original_checksum(original: Mapping[str, Any]) -> str:
     """SHA-256 of an original's canonical JSON (every field but ``checksum``)."""
     document = {k: v for k, v in original.items() if k != "checksum"}
-    text = json.dumps(_canonical(document), sort_keys=True, separators=(",", ":"))
+    text = json.dumps(canonical(document), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

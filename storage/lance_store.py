@@ -104,6 +104,11 @@ def _ann_index(rows: int, dimension: int) -> IvfPq:
     )
 
 
+def _full_text_index() -> FTS:
+    """The full-text index of memory text and archive summaries."""
+    return FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True)
+
+
 #: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
 INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS})
 
@@ -263,14 +268,12 @@ class ProjectionStore:
         for table in self._tables.values():
             table.checkout_latest()
 
-    def ensure_indexes(self) -> None:
-        """Create the full-text, key, scope and label indexes of tables that have rows."""
+    def ensure_indexes(self, names: Sequence[str] | None = None) -> None:
+        """Create the full-text, key, scope and label indexes of tables (all, or
+        ``names``) that have rows."""
         wanted: dict[str, list[tuple[str, Any]]] = {
             MEMORIES: [
-                (
-                    "search_text",
-                    FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True),
-                ),
+                ("search_text", _full_text_index()),
                 ("memory_id", BTree()),
                 ("user_id", BTree()),
                 ("entity_ids", LabelList()),
@@ -282,15 +285,14 @@ class ProjectionStore:
             MEMORY_STATE: [("state_id", BTree())],
             SESSIONS: [("session_key", BTree())],
             ARCHIVE_INDEX: [
-                (
-                    "summary",
-                    FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True),
-                ),
+                ("summary", _full_text_index()),
                 ("memory_id", BTree()),
                 ("user_id", BTree()),
             ],
         }
         for name, indexes in wanted.items():
+            if names is not None and name not in names:
+                continue
             table = self._tables[name]
             rows = table.count_rows()
             if rows == 0:

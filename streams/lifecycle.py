@@ -143,14 +143,6 @@ class LifecycleJobs:
 
     # -- sessions and consolidation ------------------------------------------------
 
-    def close_sessions(
-        self, now: datetime, user_id: str | None = None, partitions: set[int] | None = None
-    ) -> list[SessionClosed]:
-        """The sessions the closing rule closes as of ``now`` (of a user, of some
-        partitions of ``memory.messages``, or all)."""
-        self.store.refresh()
-        return self._closures(self._pending(user_id, partitions), now)
-
     def _closures(self, pending: list[dict[str, Any]], now: datetime) -> list[SessionClosed]:
         return sessions_to_close(
             [r for r in pending if is_open(r)],
@@ -179,9 +171,8 @@ class LifecycleJobs:
         The result holds the ``SessionClosed`` and ``FactsConsolidated`` events in
         publishing order, and the closures whose extraction failed. ``skip`` names
         closures (:func:`closure_key`) already being handled (closed or consolidated by
-        events not applied yet); ``limit`` caps how many
-        sessions one run closes, and how many it consolidates (the rest wait for the
-        next run).
+        events not applied yet); ``limit`` caps how many sessions one run closes, and
+        how many it consolidates (the rest wait for the next run).
         """
         self.store.refresh()
         pending = self._pending(user_id, partitions)

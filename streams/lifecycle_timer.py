@@ -4,19 +4,20 @@ archives.
 Every ``lifecycle_every_seconds`` the timer runs the consolidation job over the
 sessions of the ``memory.messages`` partitions this worker holds (at most
 ``consolidate_per_tick`` of them per round, with more rounds while work remains and
-ingest is quiet), with the wall clock as processing time, and publishes what it decided to
-``memory.lifecycle`` (keyed by user). While ingest is backlogged (the last fetch of
+ingest is quiet), with the wall clock as processing time, and publishes what it decided
+to ``memory.lifecycle`` (keyed by user). While ingest is backlogged (the last fetch of
 the episodes consumer came back full) the timer waits, for up to
-``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and
-yields them to the hot path, then catches up. Decay runs every ``decay_every_hours``
-and reflection every ``reflect_every_days``, archiving (then merging the cold store's
-small files) every ``archive_every_hours`` (first one interval after the worker
-starts), on the worker holding partition 0 only.
+``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and yields
+them to the hot path, then catches up. Decay runs every ``decay_every_hours``,
+reflection every ``reflect_every_days``, archiving (then merging the cold store's small
+files) every ``archive_every_hours`` (first one interval after the worker starts), on
+the worker holding partition 0 only.
+
 Closures published but not applied yet are remembered for a while so that the next
-tick does not extract them again (the projector would ignore the duplicate anyway). A closure whose
-extraction failed (a model down, a malformed answer) is tried again after a backoff
-that doubles with each failure, up to ``_MAX_BACKOFF_SECONDS``; a failing run is
-logged and retried at the next tick; ingest goes on.
+tick does not extract them again (the projector would ignore the duplicate anyway). A
+closure whose extraction failed (a model down, a malformed answer) is tried again after
+a backoff that doubles with each failure, up to ``_MAX_BACKOFF_SECONDS``; a failing run
+is logged and retried at the next tick; ingest goes on.
 """
 
 from __future__ import annotations

@@ -24,13 +24,14 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 import pyarrow as pa
 
 from projections.access import fold_accesses
-from projections.archiving import ArchiveEvent, fold_archive_events, is_archived
+from projections.archiving import ArchiveEvent, fold_archive_events, hot_rows, is_archived
 from projections.derived import derived_row
 from projections.entities import fold_mentions
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
@@ -285,21 +286,23 @@ class Projector:
         existing = {r["memory_id"]: r for r in self.store.by_ids(ARCHIVE_INDEX, ids)}
         rows = fold_archive_events(existing, events)
         self.store.upsert(ARCHIVE_INDEX, list(rows.values()))
-        if not existing and self.store.count(ARCHIVE_INDEX) == len(rows):
-            self.store.ensure_indexes()  # the first archived rows: index the summaries
-        archived = [r for r in rows.values() if is_archived(r)]
-        for user_id in sorted({r["user_id"] for r in archived}):
-            self._drop_hot(user_id, [r["memory_id"] for r in archived if r["user_id"] == user_id])
+        if len(existing) < len(rows):  # new summaries: make sure they can be searched
+            self.store.ensure_indexes([ARCHIVE_INDEX])
+        self._drop_hot([r for r in rows.values() if is_archived(r)])
         restored = [r for r in rows.values() if not is_archived(r) and r["restored_at"] is not None]
         if restored:
             self._restore_hot(restored)
 
-    def _drop_hot(self, user_id: str, memory_ids: list[str]) -> None:
-        where = filters.all_of(
-            filters.is_in("memory_id", memory_ids), filters.equals("user_id", user_id)
-        )
-        for name in (MEMORIES, VECTORS):
-            self.store.table(name).delete(where)
+    def _drop_hot(self, archived: Sequence[Mapping[str, Any]]) -> None:
+        """Delete the hot rows and vectors of archived memories (each only under its
+        own user: an index row never removes another user's memory)."""
+        for user_id in sorted({r["user_id"] for r in archived}):
+            ids = [r["memory_id"] for r in archived if r["user_id"] == user_id]
+            where = filters.all_of(
+                filters.is_in("memory_id", ids), filters.equals("user_id", user_id)
+            )
+            for name in (MEMORIES, VECTORS):
+                self.store.table(name).delete(where)
 
     def _restore_hot(self, rows: list[dict[str, object]]) -> None:
         if self._cold is None:
@@ -313,24 +316,13 @@ class Projector:
             for r in rows
             if r["memory_id"] not in present
         ]
-        if not originals:
-            return
-        self.store.insert_absent(
-            MEMORIES, [{k: o[k] for k in MEMORIES_SCHEMA.names} for o in originals]
-        )
+        restored = [hot_rows(o, MEMORIES_SCHEMA.names) for o in originals]
+        if restored:
+            self.store.insert_absent(MEMORIES, [memory for memory, _ in restored])
         vectors = [
-            {
-                "memory_id": o["memory_id"],
-                "user_id": o["user_id"],
-                "project_id": o["project_id"],
-                "kind": o["kind"],
-                "occurred_at": o["occurred_at"],
-                "model": o["vector_model"],
-                "source_event_id": o["vector_source_event_id"],
-                "vector": o["vector"],
-            }
-            for o in originals
-            if o["vector"] is not None and len(o["vector"]) == self.store.vector_dimension
+            v
+            for _, v in restored
+            if v is not None and len(v["vector"]) == self.store.vector_dimension
         ]
         if vectors:
             schema = vectors_schema(self.store.vector_dimension)
@@ -348,10 +340,7 @@ class Projector:
                 ).to_pylist()
                 if is_archived(r)
             ]
-            for user_id in sorted({r["user_id"] for r in archived}):
-                self._drop_hot(
-                    user_id, [r["memory_id"] for r in archived if r["user_id"] == user_id]
-                )
+            self._drop_hot(archived)
             return len(archived)
 
     def _merge_states(self, changes: list[StateChange]) -> None:

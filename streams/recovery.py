@@ -35,12 +35,15 @@ def catch_up_from_archive(
     cold_store: ColdStore | None = None,
 ) -> int:
     """Apply the archived records of the newest earlier log epoch that lie beyond the
-    stored checkpoints; return how many records were read."""
-    earlier = sorted({f.log_epoch for f in archive.files() if f.log_epoch < epoch})
+    stored checkpoints; return how many records were read. Nothing is listed when the
+    current epoch already has checkpoints (a restart on a log that survived)."""
+    checkpoints = store.load_checkpoints(consumer)
+    if any(checkpoint_epoch == epoch for checkpoint_epoch, _ in checkpoints.values()):
+        return 0
+    earlier = {f.log_epoch for f in archive.files() if f.log_epoch < epoch}
     if not earlier:
         return 0
-    previous = earlier[-1]
-    checkpoints = store.load_checkpoints(consumer)
+    previous = max(earlier)
     after = {
         (previous, topic, partition): offset
         for (topic, partition), (checkpoint_epoch, offset) in checkpoints.items()

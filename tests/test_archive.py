@@ -99,7 +99,7 @@ def world(tmp_path: Path, cold_location: Location) -> World:
 
 
 def _old_ids(w: World) -> set[str]:
-    return {m for m, r in w.hot().items() if r["occurred_at"] < NOW - timedelta(days=365)}
+    return _old_ids_of(w.hot())
 
 
 def test_dry_run_lists_candidates_with_score_and_rule_and_changes_nothing(world: World) -> None:
@@ -197,11 +197,11 @@ def test_a_crash_between_any_two_steps_then_a_rerun_leaves_each_memory_once(
     calls = {"n": 0}
     real_drop = Projector._drop_hot
 
-    def crash_once(self: Projector, user_id: str, memory_ids: list[str]) -> None:
+    def crash_once(self: Projector, archived: Any) -> None:
         calls["n"] += 1
         if calls["n"] == 1:
             raise RuntimeError("power cut")
-        real_drop(self, user_id, memory_ids)
+        real_drop(self, archived)
 
     monkeypatch.setattr(Projector, "_drop_hot", crash_once)
     records = [

@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 import pytest
-from pyarrow import fs as pafs
 
 from projections.coldness import ColdCandidate, ColdPolicy, cold_decisions, hotness
 from projections.summarizer import summarize
@@ -149,7 +148,6 @@ def test_a_damaged_original_is_refused(cold_location: Location) -> None:
         store.read(refs["m1"][0])
     with pytest.raises(ColdStoreCorrupt, match="not in the cold store"):
         store.read(StorageRef(refs["m1"][0].path, "m9"))
-    assert isinstance(cold_location.filesystem, pafs.FileSystem)
 
 
 def test_compaction_merges_a_partitions_files_and_every_reference_still_reads(
