@@ -1,19 +1,24 @@
 """The Parquet cold store: the full originals of archived memories.
 
-Files are partitioned by user and month (of the memory's ``occurred_at``) and named
-for the batch that wrote them, ``user=U/month=YYYY-MM/batch-<id>.parquet``, where the
-id is derived from the memory ids in the batch: re-running an interrupted archive
-batch writes the same file with the same bytes instead of a second copy. Parquet has
-no atomic commit, so a local file is written under a temporary name and moved into
-place (an S3 object appears whole or not at all). Each memory's original carries a
-checksum (SHA-256 of its canonical form) that is checked when the file is read back
-and on every read. The code takes a ``pyarrow`` filesystem and does not care which.
+Files are partitioned by user and month (of the memory's ``occurred_at``). An archive
+batch writes ``user=U/month=YYYY-MM/batch-<digest>.parquet``, the digest taken over the
+batch's memory ids and checksums: re-running an interrupted batch writes the same file
+with the same bytes instead of a second copy, and archiving a memory again after it was
+restored and changed writes a new file instead of overwriting the old version. Parquet
+has no atomic commit, so a local file is written under a temporary name and moved into
+place (an S3 object appears whole or not at all). Each original carries a checksum
+(SHA-256 of its canonical form) that is checked when the file is read back and on every
+read. The code takes a ``pyarrow`` filesystem and does not care which.
 
-A storage reference names the file an original was written to and the memory; once
-:meth:`ColdStore.compact` has merged a partition's small files, a reference whose file
-is gone is looked up in the partition's files. Compaction writes the merged file first
-and removes the small ones after, so a reader (or a crash) in between finds each
-original at least once, and the next compaction merges what is left.
+A storage reference names the file an original was written to, the memory, and the
+start of its checksum (the version). :meth:`ColdStore.compact` merges a partition's
+small files into parts of at most ``PART_ROWS`` (4,096) originals sorted by memory id, named
+``part.<first id>.<last id>.<digest>.parquet``: a reference whose file is gone is
+looked up in the parts whose name covers its memory id (and in files not yet merged),
+so a lookup reads one small footer and one row group, whatever the partition's size.
+Compaction writes the parts first and removes the small files after, so a reader (or a
+crash) in between finds each original at least once, and the next compaction leaves
+out what full parts already hold.
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
@@ -35,11 +40,19 @@ from storage.canonical import canonical
 from storage.errors import StorageError
 from storage.filesystems import Location
 
-__all__ = ["ColdStore", "ColdStoreCorrupt", "StorageRef", "original_checksum"]
+__all__ = ["PART_ROWS", "ColdStore", "ColdStoreCorrupt", "StorageRef", "original_checksum"]
 
 
-#: Rows per Parquet row group: small enough that reading one original skips most of a file.
-_GROUP = 64
+#: Rows per Parquet row group: reading one original reads one group (and the footer,
+#: whose size grows with the number of groups).
+_GROUP = 256
+#: Most originals in one compacted part: keeps its footer small and a lookup fast.
+PART_ROWS = 4096
+#: Hex digits of the checksum a reference carries to name the version it points at.
+_VERSION_DIGITS = 16
+#: A compacted part's name: the first and last memory id it holds, and a digest.
+_PART = re.compile(r"^part\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.[0-9a-f]{24}\.parquet$")
+_NAME_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 
 class ColdStoreCorrupt(StorageError):
@@ -50,20 +63,31 @@ class ColdStoreCorrupt(StorageError):
 class StorageRef:
     """Where an archived original lives: the file it was written to (relative to the
     store's location, so the reference survives moving the data; compaction may merge
-    it into another file of the same partition) and the memory id."""
+    it into another file of the same partition), the memory id, and the start of the
+    original's checksum (which version of the memory; None matches any)."""
 
     path: str
     memory_id: str
+    version: str | None = None
 
     def __str__(self) -> str:
-        return f"{self.path}#{self.memory_id}"
+        suffix = f"@{self.version}" if self.version else ""
+        return f"{self.path}#{self.memory_id}{suffix}"
 
     @classmethod
     def parse(cls, text: str) -> StorageRef:
-        path, sep, memory_id = text.rpartition("#")
+        path, sep, rest = text.rpartition("#")
+        memory_id, _, version = rest.partition("@")
         if not sep or not path or not memory_id:
             raise ValueError(f"not a storage reference: {text!r}")
-        return cls(path, memory_id)
+        return cls(path, memory_id, version or None)
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        """Whether a cold row is the original this reference points at."""
+        return bool(
+            row["memory_id"] == self.memory_id
+            and (self.version is None or str(row["checksum"]).startswith(self.version))
+        )
 
 
 def original_checksum(original: Mapping[str, Any]) -> str:
@@ -79,23 +103,15 @@ class ColdStore:
     Args:
         location: where the files go.
         schema: the originals' schema (the ``checksum`` column is added).
+        part_rows: most originals in one compacted part.
     """
 
-    def __init__(self, location: Location, schema: pa.Schema) -> None:
+    def __init__(self, location: Location, schema: pa.Schema, part_rows: int = PART_ROWS) -> None:
         self.location = location
+        self.part_rows = part_rows
         self._fs = location.filesystem
         self._body_schema = schema
         self.schema = schema.append(pa.field("checksum", pa.string(), nullable=False))
-
-    def path_for(self, user_id: str, month: str, memory_ids: Sequence[str]) -> str:
-        """The deterministic path (relative to the location) of the batch of
-        ``memory_ids`` of a user and month."""
-        digest = hashlib.blake2b("\x1f".join(sorted(memory_ids)).encode(), digest_size=12)
-        return posixpath.join(
-            f"user={user_id}",
-            f"month={month}",
-            f"batch-{digest.hexdigest()}.parquet",
-        )
 
     def write(
         self, user_id: str, month: str, originals: Sequence[Mapping[str, Any]]
@@ -106,16 +122,20 @@ class ColdStore:
         the read-back differs from what was written.
         """
         ordered = sorted(originals, key=lambda o: str(o["memory_id"]))
-        path = self.path_for(user_id, month, [str(o["memory_id"]) for o in ordered])
-        full = self.full_path(path)
         # Checksums of the originals as Arrow holds them (the form they read back in).
         body = pa.Table.from_pylist(ordered, schema=self._body_schema)
         checksums = [original_checksum(row) for row in body.to_pylist()]
         table = body.append_column(self.schema.field("checksum"), pa.array(checksums, pa.string()))
+        path = posixpath.join(
+            f"user={user_id}", f"month={month}", f"batch-{_digest(table)}.parquet"
+        )
+        full = self.full_path(path)
         self._write_file(full, table)
-        written = dict(zip(body.column("memory_id").to_pylist(), checksums, strict=True))
-        self._check(full, written)
-        return {m: (StorageRef(path, m), checksum) for m, checksum in written.items()}
+        self._check(full, table)
+        return {
+            m: (StorageRef(path, m, c[:_VERSION_DIGITS]), c)
+            for m, c in zip(body.column("memory_id").to_pylist(), checksums, strict=True)
+        }
 
     def _write_file(self, full: str, table: pa.Table) -> None:
         folder = posixpath.dirname(full)
@@ -131,33 +151,37 @@ class ColdStore:
                 table, full, filesystem=self._fs, compression="zstd", row_group_size=_GROUP
             )
 
-    def _check(self, full: str, written: Mapping[str, str]) -> None:
-        back = {r["memory_id"]: original_checksum(r) for r in self._read_file(full).to_pylist()}
-        for memory_id, checksum in written.items():
-            if back.get(memory_id) != checksum:
-                raise ColdStoreCorrupt(f"{full}: {memory_id} did not read back as written")
+    def _check(self, full: str, written: pa.Table) -> None:
+        back = {(r["memory_id"], original_checksum(r)) for r in self._read_file(full).to_pylist()}
+        for key in _keys(written):
+            if key not in back:
+                raise ColdStoreCorrupt(f"{full}: {key[0]} did not read back as written")
 
     def read(self, ref: StorageRef) -> dict[str, Any]:
         """The original a reference points at, checked against its checksum: from the
         file it was written to, or, once compaction merged that file away, from the
-        partition's files."""
-        found: list[dict[str, Any]] = []
+        partition's part that covers its memory id."""
+        for full in self._files_that_may_hold(ref):
+            table = self._read_file(full, memory_id=ref.memory_id)
+            found = [r for r in table.to_pylist() if ref.matches(r)]
+            if found:
+                row: dict[str, Any] = found[0]
+                if original_checksum(row) != row["checksum"]:
+                    raise ColdStoreCorrupt(f"{ref}: checksum mismatch")
+                return row
+        raise ColdStoreCorrupt(f"{ref}: not in the cold store")
+
+    def _files_that_may_hold(self, ref: StorageRef) -> Iterator[str]:
         written_to = self.full_path(ref.path)
         if self._exists(written_to):
-            candidates = [written_to]
-        else:
-            candidates = self._partition_files(posixpath.dirname(ref.path))
-        for full in candidates:
-            table = self._read_file(full, memory_id=ref.memory_id)
-            found = table.filter(pc.equal(table.column("memory_id"), ref.memory_id)).to_pylist()
-            if found:
-                break
-        if not found:
-            raise ColdStoreCorrupt(f"{ref}: not in the cold store")
-        row = found[0]
-        if original_checksum(row) != row["checksum"]:
-            raise ColdStoreCorrupt(f"{ref}: checksum mismatch")
-        return row
+            yield written_to
+        files = self._partition_files(posixpath.dirname(ref.path))
+        ranges = {f: _part_range(f) for f in files}
+        covering = [f for f, r in ranges.items() if r is not None and r[0] <= ref.memory_id <= r[1]]
+        unmerged = [f for f, r in ranges.items() if r is None]
+        for full in covering + unmerged:
+            if full != written_to:
+                yield full
 
     def full_path(self, path: str) -> str:
         """A reference's file path inside the filesystem."""
@@ -168,34 +192,40 @@ class ColdStore:
         return self._parquet_files(self.location.path, recursive=True)
 
     def compact(self, min_files: int = 2) -> int:
-        """Merge each partition holding ``min_files`` files or more into one file;
-        returns how many files were removed."""
+        """Merge the small files of each partition holding ``min_files`` or more of them
+        (batches, and parts under ``part_rows``) into parts; returns how many files
+        were removed. Originals a full part already holds are left out, so compacting
+        again after a crash between writing the parts and removing the small files
+        finishes the job without copies."""
         partitions: dict[str, list[str]] = {}
         for full in self.files():
             partitions.setdefault(posixpath.dirname(full), []).append(full)
         removed = 0
         for folder, files in sorted(partitions.items()):
-            if len(files) < min_files:
+            full_parts = [
+                f for f in files if _part_range(f) is not None and self._rows(f) >= self.part_rows
+            ]
+            small = [f for f in files if f not in full_parts]
+            if len(small) < min_files:
                 continue
-            merged = pa.concat_tables([self._read_file(f) for f in files])
-            ids = merged.column("memory_id").to_pylist()
-            first = sorted({m: i for i, m in reversed(list(enumerate(ids)))}.items())
-            merged = merged.take([i for _, i in first])
-            digest = hashlib.blake2b("\x1f".join(m for m, _ in first).encode(), digest_size=12)
-            target = posixpath.join(folder, f"part-{digest.hexdigest()}.parquet")
-            self._write_file(target, merged)
-            self._check(
-                target,
-                dict(
-                    zip(
-                        merged.column("memory_id").to_pylist(),
-                        merged.column("checksum").to_pylist(),
-                        strict=True,
-                    )
-                ),
+            held = set().union(
+                *(_keys(self._read_file(f, ["memory_id", "checksum"])) for f in full_parts)
             )
-            for f in files:
-                if f != target:
+            merged = pa.concat_tables([self._read_file(f) for f in small])
+            first_of: dict[tuple[str, str], int] = {}
+            for i, key in enumerate(_keys(merged)):
+                if key not in held:
+                    first_of.setdefault(key, i)
+            merged = merged.take([first_of[key] for key in sorted(first_of)])
+            targets = set()
+            for start in range(0, merged.num_rows, self.part_rows):
+                part = merged.slice(start, self.part_rows)
+                target = posixpath.join(folder, _part_name(part))
+                self._write_file(target, part)
+                self._check(target, part)
+                targets.add(target)
+            for f in small:
+                if f not in targets:
                     self._fs.delete_file(f)
                     removed += 1
         return removed
@@ -216,11 +246,55 @@ class ColdStore:
             and not i.base_name.startswith(".")
         )
 
-    def _read_file(self, full: str, memory_id: str | None = None) -> pa.Table:
-        """A file (or, with ``memory_id``, the row groups that may hold it: files are
-        sorted by memory id, so the row-group statistics skip the others)."""
-        where = None if memory_id is None else [("memory_id", "=", memory_id)]
+    def _rows(self, full: str) -> int:
         try:
-            return pq.read_table(full, filesystem=self._fs, schema=self.schema, filters=where)
+            rows: int = pq.read_metadata(full, filesystem=self._fs).num_rows
         except (OSError, pa.ArrowInvalid) as exc:
             raise ColdStoreCorrupt(f"cannot read {full}: {exc}") from exc
+        return rows
+
+    def _read_file(
+        self, full: str, columns: list[str] | None = None, memory_id: str | None = None
+    ) -> pa.Table:
+        """A file (or, with ``memory_id``, the rows of that memory, from the row groups
+        that may hold it: files are sorted by memory id, so the row-group statistics
+        skip the others)."""
+        where = None if memory_id is None else [("memory_id", "=", memory_id)]
+        try:
+            return pq.read_table(
+                full, columns=columns, filesystem=self._fs, schema=self.schema, filters=where
+            )
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise ColdStoreCorrupt(f"cannot read {full}: {exc}") from exc
+
+
+def _keys(table: pa.Table) -> list[tuple[str, str]]:
+    """The (memory id, checksum) of each row: an original's identity and version."""
+    return list(
+        zip(
+            table.column("memory_id").to_pylist(),
+            table.column("checksum").to_pylist(),
+            strict=True,
+        )
+    )
+
+
+def _digest(table: pa.Table) -> str:
+    text = "\x1f".join(f"{m}@{c}" for m, c in _keys(table))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def _part_name(part: pa.Table) -> str:
+    """``part.<first id>.<last id>.<digest>.parquet`` (``part.<digest>.parquet`` when an
+    id has characters a file name should not carry: such a part is always searched)."""
+    ids = part.column("memory_id")
+    first, last = str(ids[0]), str(ids[-1])
+    if _NAME_SAFE.match(first) and _NAME_SAFE.match(last):
+        return f"part.{first}.{last}.{_digest(part)}.parquet"
+    return f"part.{_digest(part)}.parquet"
+
+
+def _part_range(full: str) -> tuple[str, str] | None:
+    """The first and last memory id a compacted part's name declares, or None."""
+    match = _PART.match(posixpath.basename(full))
+    return (match.group(1), match.group(2)) if match else None

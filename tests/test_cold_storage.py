@@ -150,20 +150,97 @@ def test_a_damaged_original_is_refused(cold_location: Location) -> None:
         store.read(StorageRef(refs["m1"][0].path, "m9"))
 
 
+def _reads_exactly(store: ColdStore, refs: dict[str, tuple[StorageRef, str]]) -> None:
+    for memory_id, (ref, checksum) in refs.items():
+        back = store.read(ref)
+        assert back["checksum"] == checksum
+        assert {k: v for k, v in back.items() if k != "checksum"} == _original(
+            int(memory_id.removeprefix("m"))
+        )
+
+
+def _rows_by_key(store: ColdStore) -> list[tuple[str, str]]:
+    import pyarrow.parquet as pq
+
+    keys = []
+    for f in store.files():
+        table = pq.read_table(f, filesystem=store.location.filesystem)
+        keys += zip(
+            table.column("memory_id").to_pylist(), table.column("checksum").to_pylist(), strict=True
+        )
+    return sorted(keys)
+
+
 def test_compaction_merges_a_partitions_files_and_every_reference_still_reads(
     cold_location: Location,
 ) -> None:
     store = ColdStore(cold_location, SCHEMA)
     refs: dict[str, tuple[StorageRef, str]] = {}
-    for batch in ([0, 1], [2, 3], [3, 4]):  # memory 3 written twice (archived again)
+    for batch in ([0, 1], [2, 3], [3, 4]):  # memory 3 written twice (a re-run)
         refs.update(store.write("u1", "2024-05", [_original(i) for i in batch]))
     store.write("u1", "2024-06", [_original(9)])
     assert len(store.files()) == 4
     assert store.compact() == 3  # three files of 2024-05 become one; 2024-06 alone stays
     assert len(store.files()) == 2
-    for i in range(5):
-        ref, checksum = refs[f"m{i}"]
-        back = store.read(ref)
-        assert back["checksum"] == checksum
-        assert {k: v for k, v in back.items() if k != "checksum"} == _original(i)
+    _reads_exactly(store, refs)
+    assert len(_rows_by_key(store)) == 6  # m0..m4 once each, and m9
     assert store.compact() == 0  # nothing left to merge
+
+
+def test_compaction_writes_parts_named_by_their_id_range(cold_location: Location) -> None:
+    store = ColdStore(cold_location, SCHEMA, part_rows=4)
+    refs: dict[str, tuple[StorageRef, str]] = {}
+    for batch in ([3, 1, 5], [2, 4, 6], [7, 8, 9]):
+        refs.update(store.write("u1", "2024-05", [_original(i) for i in batch]))
+    assert store.compact() == 3
+    names = [f.rsplit("/", 1)[1] for f in store.files()]
+    assert [n.split(".")[1:3] for n in names] == [["m1", "m4"], ["m5", "m8"], ["m9", "m9"]]
+    _reads_exactly(store, refs)  # each found in the one part its id falls in
+
+    # A later batch and the short part (m9) are merged; the full parts stay as they are.
+    refs.update(store.write("u1", "2024-05", [_original(0), _original(10)]))
+    full = [f for f in store.files() if ".m9." not in f and "batch-" not in f]
+    assert store.compact() == 2
+    assert all(f in store.files() for f in full)
+    assert len(store.files()) == 3
+    _reads_exactly(store, refs)
+    assert len(_rows_by_key(store)) == 11
+
+
+def test_compacting_again_after_a_crash_leaves_each_original_once(
+    cold_location: Location,
+) -> None:
+    store = ColdStore(cold_location, SCHEMA, part_rows=2)
+    refs: dict[str, tuple[StorageRef, str]] = {}
+    for batch in ([0, 1, 2], [3, 4]):
+        refs.update(store.write("u1", "2024-05", [_original(i) for i in batch]))
+    batches = store.files()
+    fs = cold_location.filesystem
+    for f in batches:  # keep copies: the state a crash after writing the parts leaves
+        fs.copy_file(f, f + ".saved")
+    store.compact()
+    for f in batches:
+        fs.move(f + ".saved", f)
+    assert len(_rows_by_key(store)) == 10  # every original twice: parts and batches
+    _reads_exactly(store, refs)
+    store.compact()
+    assert _rows_by_key(store) == sorted(set(_rows_by_key(store)))
+    assert len(_rows_by_key(store)) == 5 and not [f for f in store.files() if "batch-" in f]
+    _reads_exactly(store, refs)
+
+
+def test_each_version_of_a_memory_archived_twice_stays_readable(
+    cold_location: Location,
+) -> None:
+    """Archived, restored, changed, archived again: the first event's reference still
+    reads the first version, before and after compaction."""
+    store = ColdStore(cold_location, SCHEMA)
+    first = store.write("u1", "2024-05", [_original(1)])["m1"]
+    changed = dict(_original(1), content="note 1, corrected")
+    second = store.write("u1", "2024-05", [changed])["m1"]
+    assert first[0].path != second[0].path and first[1] != second[1]
+    for _ in range(2):
+        assert store.read(first[0])["content"] == _original(1)["content"]
+        assert store.read(second[0])["content"] == "note 1, corrected"
+        store.compact()
+    assert len(store.files()) == 1
