@@ -43,7 +43,7 @@ from streams.publisher import Publisher
 
 
 def open_store(data: Path) -> ProjectionStore:
-    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections_uri())
+    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections()).uri
     return ProjectionStore(uri, read_consistency_interval=timedelta(0))
 
 

@@ -110,7 +110,7 @@ def corpus(user_sizes: dict[str, int], total: int, seed: int = 7):
 
 
 def build(data: Path, user_sizes: dict[str, int], total: int) -> list[str]:
-    uri = DataLayout(resolve_location(str(data))).projections_uri()
+    uri = DataLayout(resolve_location(str(data))).projections().uri
     store = ProjectionStore(uri)
     started = time.perf_counter()
     words: list[str] = []
@@ -138,7 +138,7 @@ def main() -> None:
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="memstream-query-") as tmp:
         data = Path(args.data) if args.data else Path(tmp) / "data"
-        if DataLayout(resolve_location(str(data))).existing_projections_uri() is None:
+        if DataLayout(resolve_location(str(data))).existing_projections() is None:
             words = build(data, sizes, args.total)
         else:
             words = vocabulary(random.Random(7))

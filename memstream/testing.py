@@ -106,18 +106,20 @@ class WorkerProcess:
     """``memstream up`` in a child process (for restarts and SIGKILL in tests).
 
     Args:
-        data: the data folder.
+        data: the data folder (or an ``s3://`` data location, with ``log_path``).
         kafka: a broker address, or None for the embedded broker on ``broker_port``.
         env: extra ``MEMSTREAM_*`` settings (the embedder is off unless they set
             ``MEMSTREAM_EMBEDDER``; the HTTP API gets a free port, ``api_port``).
+        log_path: where the worker's output goes (default: next to the data folder).
     """
 
     def __init__(
         self,
-        data: Path,
+        data: Path | str,
         kafka: str | None = None,
         broker_port: int | None = None,
         env: dict[str, str] | None = None,
+        log_path: Path | None = None,
     ) -> None:
         self.data = data
         self.kafka = kafka
@@ -125,7 +127,11 @@ class WorkerProcess:
         self.api_port = free_port()
         self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
-        self.log_path = data.parent / f"{data.name}-worker.log"
+        if log_path is None:
+            if not isinstance(data, Path):
+                raise ValueError("a worker on s3:// data needs a log_path")
+            log_path = data.parent / f"{data.name}-worker.log"
+        self.log_path = log_path
         self._log_start = 0
 
     @property

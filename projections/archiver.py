@@ -167,7 +167,7 @@ class Archiver:
         return out
 
     def _archived_row(self, user_id: str, memory_id: str) -> dict[str, Any]:
-        self.store.refresh()
+        self.store.refresh([ARCHIVE_INDEX])
         found = self.store.by_ids(
             ARCHIVE_INDEX, [memory_id], where=filters.equals("user_id", user_id)
         )
@@ -204,7 +204,7 @@ class Archiver:
         if memory_id is not None:
             rows = [self._archived_row(user_id, memory_id)]
         else:
-            self.store.refresh()
+            self.store.refresh([ARCHIVE_INDEX])
             rows = [
                 r
                 for r in self.store.scan(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import posixpath
 import uuid
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyarrow import fs as pafs
@@ -24,11 +25,13 @@ class Location:
         filesystem: the pyarrow filesystem that holds the data.
         path: the base path inside that filesystem (no scheme).
         uri: the location as the user wrote it, normalized (absolute for local folders).
+        storage_options: the same endpoint and region for LanceDB (its ``storage_options``).
     """
 
     filesystem: pafs.FileSystem
     path: str
     uri: str
+    storage_options: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def is_local(self) -> bool:
@@ -38,7 +41,7 @@ class Location:
         """The location of a sub-path."""
         path = posixpath.join(self.path, *parts)
         uri = posixpath.join(self.uri, *parts)
-        return Location(self.filesystem, path, uri)
+        return Location(self.filesystem, path, uri, self.storage_options)
 
     def read_text(self, name: str) -> str | None:
         """The text of file ``name`` under this location, or None when absent."""
@@ -65,18 +68,24 @@ class Location:
 def resolve_location(
     uri: str, *, s3_endpoint: str | None = None, s3_region: str | None = None
 ) -> Location:
-    """Turn ``./folder``, ``/abs/folder`` or ``s3://bucket/prefix`` into a Location."""
+    """Turn ``./folder``, ``/abs/folder`` or ``s3://bucket/prefix`` into a Location
+    (``s3_endpoint``: an S3-compatible endpoint such as ``http://127.0.0.1:9000``)."""
     if uri.startswith("s3://"):
         bucket_and_prefix = uri.removeprefix("s3://").rstrip("/")
         options: dict[str, object] = {}
+        lance: dict[str, str] = {}
         if s3_endpoint:
             scheme, _, host = s3_endpoint.partition("://")
             options["endpoint_override"] = host or scheme
             options["scheme"] = scheme if host else "https"
+            lance["endpoint"] = f"{options['scheme']}://{options['endpoint_override']}"
+            if options["scheme"] == "http":
+                lance["allow_http"] = "true"
         if s3_region:
             options["region"] = s3_region
+            lance["region"] = s3_region
         return Location(
-            pafs.S3FileSystem(**options), bucket_and_prefix, "s3://" + bucket_and_prefix
+            pafs.S3FileSystem(**options), bucket_and_prefix, "s3://" + bucket_and_prefix, lance
         )
     path = str(Path(uri).expanduser().resolve())
     return Location(pafs.LocalFileSystem(), path, path)

@@ -22,6 +22,7 @@ from lancedb.index import FTS, BTree, IvfPq, LabelList
 
 from storage import filters
 from storage.errors import StorageError
+from storage.filesystems import Location
 from storage.schemas import (
     ACCESS_SCHEMA,
     ARCHIVE_INDEX_SCHEMA,
@@ -121,6 +122,7 @@ class ProjectionStore:
 
     Args:
         uri: the LanceDB folder (local path or ``s3://``).
+        storage_options: LanceDB's object-store options (endpoint, region) for ``s3://``.
         vector_dimension: the embedder's dimension, for a new ``vectors`` table (an
             existing one keeps its own; see :attr:`vector_dimension`).
         read_consistency_interval: how stale a read may be when another process writes;
@@ -134,11 +136,16 @@ class ProjectionStore:
         self,
         uri: str,
         *,
+        storage_options: Mapping[str, str] | None = None,
         vector_dimension: int | None = None,
         read_consistency_interval: timedelta | None = None,
     ) -> None:
         self.uri = uri
-        self._db = lancedb.connect(uri, read_consistency_interval=read_consistency_interval)
+        self._db = lancedb.connect(
+            uri,
+            read_consistency_interval=read_consistency_interval,
+            storage_options=dict(storage_options) if storage_options else None,
+        )
         existing = set(self._db.list_tables().tables)
         self._schemas: dict[str, pa.Schema] = dict(_FIXED_SCHEMAS)
         self._tables: dict[str, Any] = {}
@@ -160,6 +167,12 @@ class ProjectionStore:
                     )
             else:
                 self._tables[name] = self._db.create_table(name, schema=schema, exist_ok=True)
+
+    @classmethod
+    def at(cls, location: Location, **options: Any) -> ProjectionStore:
+        """The store in a LanceDB folder given as a :class:`Location` (its S3 endpoint
+        and region included); ``options`` as for the constructor."""
+        return cls(location.uri, storage_options=location.storage_options, **options)
 
     @property
     def vector_dimension(self) -> int:
@@ -263,10 +276,10 @@ class ProjectionStore:
     def count(self, name: str, where: str | None = None) -> int:
         return int(self._tables[name].count_rows(where))
 
-    def refresh(self) -> None:
-        """See the newest committed version of every table."""
-        for table in self._tables.values():
-            table.checkout_latest()
+    def refresh(self, names: Sequence[str] | None = None) -> None:
+        """See the newest committed version of every table (or of ``names``)."""
+        for name in self._tables if names is None else names:
+            self._tables[name].checkout_latest()
 
     def ensure_indexes(self, names: Sequence[str] | None = None) -> None:
         """Create the full-text, key, scope and label indexes of tables (all, or

@@ -40,18 +40,18 @@ class DataLayout:
         text = self.location.read_text(_POINTER)
         return text.strip() if text else None
 
-    def existing_projections_uri(self) -> str | None:
+    def existing_projections(self) -> Location | None:
         """The LanceDB folder in use, or None when this data folder has none yet."""
         generation = self.current_generation()
-        return None if generation is None else self.location.child(generation).uri
+        return None if generation is None else self.location.child(generation)
 
-    def projections_uri(self, now: datetime | None = None) -> str:
+    def projections(self, now: datetime | None = None) -> Location:
         """The LanceDB folder in use, naming a first generation when there is none."""
         generation = self.current_generation()
         if generation is None:
             generation = self.new_generation_name(now or datetime.now(UTC))
             self.switch_to(generation)
-        return self.location.child(generation).uri
+        return self.location.child(generation)
 
     @staticmethod
     def new_generation_name(now: datetime) -> str:

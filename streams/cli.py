@@ -271,10 +271,10 @@ def _read_lines(path: str) -> list[bytes]:
 
 
 def _open_store(settings: Settings) -> ProjectionStore:
-    uri = DataLayout(resolve_location(settings.data)).existing_projections_uri()
-    if uri is None:
+    location = DataLayout(settings.data_location).existing_projections()
+    if location is None:
         raise UsageError(f"no projections in {settings.data} yet: run `memstream up` and publish")
-    return ProjectionStore(uri)
+    return ProjectionStore.at(location)
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
@@ -590,7 +590,7 @@ def _log_position(settings: Settings) -> tuple[dict[tuple[str, int], int] | None
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:
     if args.source == "archive":
-        records = replay_module.archive_batches(settings.data)
+        records = replay_module.archive_batches(settings.data_location)
     else:
         epoch = asyncio.run(read_epoch(settings.bootstrap, datetime.now(UTC), create=False))
         if epoch is None:
@@ -598,8 +598,11 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
         records = replay_module.kafka_batches(settings.bootstrap, epoch)
     from streams.components import make_cold_store
 
+    into = resolve_location(
+        args.into, s3_endpoint=settings.s3_endpoint or None, s3_region=settings.s3_region or None
+    )
     report = replay_module.rebuild(
-        records, args.into, settings.consumer_group, cold_store=make_cold_store(settings)
+        records, into, settings.consumer_group, cold_store=make_cold_store(settings)
     )
     print(
         f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
@@ -607,7 +610,7 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
         f"into {report.projections_uri}"
     )
     if args.swap:
-        generation = replay_module.switch_generation(args.into, settings.data)
+        generation = replay_module.switch_generation(into, settings.data_location)
         print(f"{settings.data} now uses {generation}")
     return 0
 

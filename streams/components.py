@@ -21,7 +21,6 @@ from projections.reflection import ModelReflector
 from projections.search import RankingWeights, Searcher
 from projections.summarizer import ModelSummarizer, local_summaries
 from storage.cold_store import ColdStore
-from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from storage.schemas import COLD_ORIGINAL_SCHEMA
@@ -157,7 +156,7 @@ def cold_policy(settings: Settings) -> ColdPolicy:
 
 def make_cold_store(settings: Settings) -> ColdStore:
     """The Parquet cold store under the data location (``<data>/cold``)."""
-    return ColdStore(DataLayout(resolve_location(settings.data)).cold, COLD_ORIGINAL_SCHEMA)
+    return ColdStore(DataLayout(settings.data_location).cold, COLD_ORIGINAL_SCHEMA)
 
 
 def make_archiver(

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from storage.cold_store import ColdStore
 from storage.event_archive import EventArchive
-from storage.filesystems import resolve_location
+from storage.filesystems import Location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams import log_reader
@@ -55,13 +55,13 @@ class ReplayReport:
         return self.records / self.seconds if self.seconds else 0.0
 
 
-def archive_batches(data: str) -> Iterator[pa.Table]:
+def archive_batches(data: Location) -> Iterator[pa.Table]:
     """Every record of ``data``'s event archive, in log order per topic, in Arrow batches.
 
     Topics are read one after the other (messages first): what each projects depends
     only on the order within its own partitions.
     """
-    archive = EventArchive(DataLayout(resolve_location(data)).events)
+    archive = EventArchive(DataLayout(data).events)
     for topic in PROJECTED_TOPICS:
         yield from archive.read_tables(topic, _BATCH)
 
@@ -73,7 +73,7 @@ def kafka_batches(bootstrap: str, log_epoch: str) -> Iterator[pa.Table]:
 
 def rebuild(
     batches: Iterable[pa.Table],
-    into: str,
+    into: Location,
     consumer: str,
     workers: int | None = None,
     vector_dimension: int | None = None,
@@ -87,14 +87,12 @@ def rebuild(
     end, every memory the archive index says is archived leaves the hot tables (the
     topics' interleaving may have applied an archiving before the message it archives).
     """
-    layout = DataLayout(resolve_location(into))
+    layout = DataLayout(into)
     if layout.current_generation() is not None:
-        raise StreamsError(f"{into} already holds projections: replay into an empty folder")
+        raise StreamsError(f"{into.uri} already holds projections: replay into an empty folder")
     started = time.perf_counter()
     generation = layout.new_generation_name(datetime.now(UTC))
-    store = ProjectionStore(
-        layout.location.child(generation).uri, vector_dimension=vector_dimension
-    )
+    store = ProjectionStore.at(layout.location.child(generation), vector_dimension=vector_dimension)
     projector = Projector(
         store,
         consumer=consumer,
@@ -132,13 +130,13 @@ def rebuild(
     )
 
 
-def switch_generation(replayed: str, data: str) -> str:
+def switch_generation(replayed: Location, data: Location) -> str:
     """Move the generation built in folder ``replayed`` into ``data`` and switch to it."""
-    source = DataLayout(resolve_location(replayed))
-    target = DataLayout(resolve_location(data))
+    source = DataLayout(replayed)
+    target = DataLayout(data)
     generation = source.current_generation()
     if generation is None:
-        raise StreamsError(f"{replayed} holds no replayed projections")
+        raise StreamsError(f"{replayed.uri} holds no replayed projections")
     if not (source.location.is_local and target.location.is_local):
         raise StreamsError("--swap moves folders and needs a local data folder")
     shutil.move(

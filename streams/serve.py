@@ -19,7 +19,6 @@ from typing import Any
 from fastapi import FastAPI
 
 from projections.api import SinkUnavailable
-from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams.components import make_archiver, make_embedder, make_lifecycle, make_searcher
@@ -34,11 +33,11 @@ log = logging.getLogger(__name__)
 
 
 def open_read_store(settings: Settings) -> ProjectionStore:
-    uri = DataLayout(resolve_location(settings.data)).existing_projections_uri()
-    if uri is None:
+    location = DataLayout(settings.data_location).existing_projections()
+    if location is None:
         raise StreamsError(f"no projections in {settings.data} yet: start `memstream up` first")
-    return ProjectionStore(
-        uri, read_consistency_interval=timedelta(seconds=settings.api_read_consistency_seconds)
+    return ProjectionStore.at(
+        location, read_consistency_interval=timedelta(seconds=settings.api_read_consistency_seconds)
     )
 
 

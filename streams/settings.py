@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from storage.filesystems import Location, resolve_location
+
 __all__ = ["Settings"]
 
 
@@ -21,7 +23,13 @@ class Settings(BaseSettings):
     """Configuration of a memstream deployment.
 
     Attributes:
-        data: folder (or ``s3://`` prefix) holding the projections and the event archive.
+        data: folder (or ``s3://bucket/prefix``) holding the projections, the event
+            archive and the cold store.
+        s3_endpoint / s3_region: an S3-compatible endpoint (``http://host:port``; empty
+            means AWS) and its region, for ``s3://`` data. Credentials come from the
+            usual ``AWS_ACCESS_KEY_ID`` / ``AWS_SECRET_ACCESS_KEY`` variables.
+        state_dir: a local folder for the stream processor's state and the logs
+            (default: the data folder, or ``./memstream-state`` when the data is on S3).
         kafka: bootstrap address of a Kafka cluster; empty means the embedded broker.
         broker_host: where the embedded broker listens.
         broker_port: the embedded broker's port.
@@ -81,6 +89,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
 
     data: str = "./memstream-data"
+    s3_endpoint: str = ""
+    s3_region: str = ""
+    state_dir: str = ""
     kafka: str | None = None
     broker_host: str = "127.0.0.1"
     broker_port: int = Field(default=19092, ge=1, le=65535)
@@ -165,5 +176,19 @@ class Settings(BaseSettings):
         return timedelta(seconds=self.retain_versions_seconds)
 
     @property
+    def data_location(self) -> Location:
+        """Where the data lives, with the S3 endpoint and region when it is on S3."""
+        return resolve_location(
+            self.data, s3_endpoint=self.s3_endpoint or None, s3_region=self.s3_region or None
+        )
+
+    @property
+    def local_dir(self) -> Path:
+        """The local folder for the stream processor's state and the logs."""
+        if self.state_dir:
+            return Path(self.state_dir)
+        return Path("./memstream-state") if self.data.startswith("s3://") else Path(self.data)
+
+    @property
     def log_dir(self) -> Path:
-        return Path(self.data) / "logs"
+        return self.local_dir / "logs"

@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from datetime import UTC, datetime
-from pathlib import Path
 
 import faust
 
 from storage.event_archive import EventArchive
-from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from streams.app import build_app
@@ -75,10 +73,10 @@ def run(settings: Settings, *, api: bool = True) -> int:
         log.info("embedded broker listening on %s", broker.bootstrap)
     try:
         epoch = asyncio.run(prepare_log(settings))
-        layout = DataLayout(resolve_location(settings.data))
+        layout = DataLayout(settings.data_location)
         embedder = make_embedder(settings)
-        store = ProjectionStore(
-            layout.projections_uri(),
+        store = ProjectionStore.at(
+            layout.projections(),
             vector_dimension=embedder.dimension if embedder is not None else None,
         )
         archive = EventArchive(layout.events)
@@ -99,7 +97,7 @@ def run(settings: Settings, *, api: bool = True) -> int:
             cold_store=make_cold_store(settings),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
-        app = build_app(settings, projector, epoch, Path(settings.data) / "faust", embedder)
+        app = build_app(settings, projector, epoch, settings.local_dir / "faust", embedder)
         if api:
             from streams.serve import start_api_process
 

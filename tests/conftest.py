@@ -1,9 +1,11 @@
 """Shared fixtures: a real embedded broker and a real S3 endpoint (moto's server) for the
-session, stores in tmp_path, cold-store locations on a local folder and on S3."""
+session, stores in tmp_path, cold-store and data locations on a local folder and on S3."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,21 +51,87 @@ def s3_endpoint() -> Iterator[str]:
     server.stop()
 
 
+_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+
+
+@pytest.fixture
+def new_bucket(
+    s3_endpoint: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[[str], str]:
+    """Creates a fresh bucket on the S3 endpoint (credentials in the environment) and
+    returns its name."""
+    for name, value in _CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+
+    def create(prefix: str) -> str:
+        bucket = f"{prefix}-{tmp_path.name.lower().replace('_', '-')}"[:63].rstrip("-")
+        pafs.S3FileSystem(
+            endpoint_override=s3_endpoint.removeprefix("http://"),
+            scheme="http",
+            region="us-east-1",
+            allow_bucket_creation=True,
+        ).create_dir(bucket)
+        return bucket
+
+    return create
+
+
 @pytest.fixture(params=["local", "s3"])
-def cold_location(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Location:
+def cold_location(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
     """Where a cold store lives: a local folder, then a fresh bucket on the S3 endpoint."""
     if request.param == "local":
         return resolve_location(str(tmp_path / "cold"))
     endpoint = request.getfixturevalue("s3_endpoint")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    bucket = f"cold-{tmp_path.name.lower().replace('_', '-')[-40:]}"
-    pafs.S3FileSystem(
-        endpoint_override=endpoint.removeprefix("http://"),
-        scheme="http",
-        region="us-east-1",
-        allow_bucket_creation=True,
-    ).create_dir(bucket)
+    bucket = request.getfixturevalue("new_bucket")("cold")
     return resolve_location(f"s3://{bucket}/cold", s3_endpoint=endpoint, s3_region="us-east-1")
+
+
+@dataclass(frozen=True)
+class DataPlace:
+    """A data location for a whole memstream (tables, event archive, cold store).
+
+    Attributes:
+        uri: what ``--data`` says.
+        env: the settings and credentials a worker or the CLI needs to reach it.
+        location: the same place, resolved.
+        state_dir: the local folder for the worker's state and logs.
+    """
+
+    uri: str
+    location: Location
+    state_dir: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    def cold_files(self) -> list[str]:
+        """The Parquet files of the cold store."""
+        selector = pafs.FileSelector(
+            self.location.child("cold").path, recursive=True, allow_not_found=True
+        )
+        return [
+            i.path
+            for i in self.location.filesystem.get_file_info(selector)
+            if i.path.endswith(".parquet")
+        ]
+
+    def cli_env(self) -> dict[str, str]:
+        return {**os.environ, **self.env}
+
+
+@pytest.fixture(params=["local", "s3"])
+def data_place(request: pytest.FixtureRequest, tmp_path: Path) -> DataPlace:
+    """A data folder, then a fresh bucket on the S3 endpoint (LanceDB tables, event
+    archive and cold store all on S3; the worker's local state in ``tmp_path``)."""
+    state = tmp_path / "state"
+    if request.param == "local":
+        data = tmp_path / "data"
+        return DataPlace(str(data), resolve_location(str(data)), data)
+    endpoint = request.getfixturevalue("s3_endpoint")
+    uri = f"s3://{request.getfixturevalue('new_bucket')('data')}/memstream"
+    env = {
+        **_CREDENTIALS,
+        "MEMSTREAM_S3_ENDPOINT": endpoint,
+        "MEMSTREAM_S3_REGION": "us-east-1",
+        "MEMSTREAM_STATE_DIR": str(state),
+    }
+    location = resolve_location(uri, s3_endpoint=endpoint, s3_region="us-east-1")
+    return DataPlace(uri, location, state, env)

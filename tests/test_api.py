@@ -184,7 +184,7 @@ def test_serve_without_a_broker_searches_and_refuses_to_publish(tmp_path: Path) 
     from storage.layout import DataLayout
 
     data = tmp_path / "data"
-    ProjectionStore(DataLayout(resolve_location(str(data))).projections_uri())
+    ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())
     port = free_port()
     server = subprocess.Popen(
         [

@@ -1,6 +1,8 @@
 """Archival in a running worker: messages from two years ago are listed by the dry run,
 moved to Parquet by ``memstream jobs archive``, found by a search with
-``include_archived``, expanded exactly through the API, and restored into hot search."""
+``include_archived``, expanded exactly through the API, and restored into hot search;
+with the data in a local folder, and with everything (LanceDB tables, event archive,
+cold store) on a real S3 endpoint on loopback (moto's server)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import DataPlace
 
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
+from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -26,12 +30,13 @@ OLD = [
 RECENT = "Maria asked about the Lisbon photos again."
 
 
-def _cli(data: Path, bootstrap: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(data: DataPlace, bootstrap: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "memstream", *args, "--data", str(data), "--kafka", bootstrap],
+        [sys.executable, "-m", "memstream", *args, "--data", data.uri, "--kafka", bootstrap],
         capture_output=True,
         text=True,
         timeout=120,
+        env=data.cli_env(),
     )
 
 
@@ -45,10 +50,15 @@ def _search(url: str, query: str, **kw: Any) -> list[dict[str, Any]]:
     return results
 
 
-def test_archive_search_expand_restore_in_a_running_worker(tmp_path: Path) -> None:
-    data = tmp_path / "data"
+def test_archive_search_expand_restore_in_a_running_worker(
+    data_place: DataPlace, tmp_path: Path
+) -> None:
+    data = data_place
+    data.state_dir.mkdir(parents=True, exist_ok=True)
     with embedded_broker() as bootstrap:
-        worker = WorkerProcess(data, kafka=bootstrap).start()
+        worker = WorkerProcess(
+            data.uri, kafka=bootstrap, env=data.env, log_path=tmp_path / "worker.log"
+        ).start()
         try:
             worker.wait_ready()
             url = worker.api_url
@@ -83,6 +93,8 @@ def test_archive_search_expand_restore_in_a_running_worker(tmp_path: Path) -> No
                 return int(stats["memories"].get("episode", 0))
 
             wait_until(lambda: hot_count() == 3, timeout=60)
+            tables = DataLayout(data.location).existing_projections()
+            assert tables is not None and tables.uri.startswith(data.uri)  # LanceDB where asked
             lisbon = next(r for r in _search(url, "Lisbon flights") if "420" in r["content"])
             original_row = httpx.get(
                 f"{url}/v1/memories/{lisbon['memory_id']}", params={"user_id": "ana"}
@@ -92,12 +104,12 @@ def test_archive_search_expand_restore_in_a_running_worker(tmp_path: Path) -> No
             assert dry.returncode == 0, dry.stderr
             assert lisbon["memory_id"] in dry.stdout and "older than 365 days" in dry.stdout
             assert "would archive 2 memories" in dry.stderr
-            assert hot_count() == 3 and not list((data / "cold").rglob("*.parquet"))
+            assert hot_count() == 3 and not data.cold_files()
 
             done = _cli(data, bootstrap, "jobs", "archive", "--user", "ana")
             assert done.returncode == 0, done.stderr
             wait_until(lambda: hot_count() == 1, timeout=60)  # the hot count falls
-            assert len(list((data / "cold").rglob("*.parquet"))) == 1
+            assert len(data.cold_files()) == 1
 
             found = _search(url, "Lisbon flights", include_archived=True)
             cold = [r for r in found if r["archived"]]

@@ -44,7 +44,7 @@ def worker(tmp_path: Path, fresh_broker: str) -> Iterator[WorkerProcess]:
 
 
 def live_store(data: Path) -> ProjectionStore:
-    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections_uri())
+    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections()).uri
     return ProjectionStore(uri, read_consistency_interval=timedelta(0))
 
 
