@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import pyarrow.compute as pc
+
 from projections.archiving import expansions_within, is_archived, original_of
 from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
 from projections.embedders import Embedder
@@ -48,6 +50,8 @@ __all__ = ["Archiver", "Expansion", "NotArchived"]
 PROMOTE_AFTER_EXPANSIONS = 3
 _PROMOTE_WINDOW = timedelta(days=30)
 _BATCH = 1000
+#: Memories whose access and state rows are fetched with one query.
+_USAGE_PAGE = 5000
 
 
 class NotArchived(LookupError):
@@ -80,12 +84,32 @@ class Archiver:
         self.summarizer = summarizer
 
     def candidates(self, now: datetime, user_id: str | None = None) -> list[ColdDecision]:
-        """The memories the criteria select as of ``now``, oldest first."""
+        """The memories the criteria select as of ``now``, oldest first (one user at a
+        time, reading only memories old enough for some rule)."""
         self.store.refresh()
-        where = filters.equals("user_id", user_id) if user_id is not None else None
-        rows = self.store.scan(
-            MEMORIES, ["memory_id", "user_id", "occurred_at", "importance"], where
-        ).to_pylist()
+        policy = self.policy
+        youngest = min(
+            policy.min_age_days, policy.force_archive_age_days, policy.hotness_min_age_days
+        )
+        old_enough = filters.at_most("occurred_at", now - timedelta(days=youngest))
+        users = [user_id] if user_id is not None else self._users(old_enough)
+        decisions: list[ColdDecision] = []
+        for user in users:
+            rows = self.store.scan(
+                MEMORIES,
+                ["memory_id", "user_id", "occurred_at", "importance"],
+                filters.all_of(filters.equals("user_id", user), old_enough),
+            ).to_pylist()
+            for start in range(0, len(rows), _USAGE_PAGE):
+                decisions += self._decide(rows[start : start + _USAGE_PAGE], now)
+        decisions.sort(key=lambda d: (-d.age_days, d.memory_id))
+        return decisions
+
+    def _users(self, where: str) -> list[str]:
+        column = self.store.scan(MEMORIES, ["user_id"], where).column("user_id")
+        return sorted(str(u) for u in pc.unique(column).to_pylist())
+
+    def _decide(self, rows: Sequence[dict[str, Any]], now: datetime) -> list[ColdDecision]:
         used = usage_of(self.store, rows)
         candidates = []
         for r in rows:

@@ -109,6 +109,25 @@ def test_dry_run_lists_candidates_with_score_and_rule_and_changes_nothing(world:
     assert world.cold.files() == [] and len(world.hot()) == 4
 
 
+def test_candidates_of_every_user_oldest_first(world: World) -> None:
+    world.apply(
+        "memory.messages",
+        [
+            message(event_id="bo-old", user_id="bo", content="x", occurred_at=OLD - timedelta(1)),
+            message(event_id="bo-mid", user_id="bo", content="y", occurred_at=NOW - timedelta(40)),
+            message(event_id="bo-new", user_id="bo", content="z", occurred_at=NOW - timedelta(3)),
+        ],
+    )
+    decided = world.archiver.candidates(NOW)
+    by_user = {u: [d for d in decided if d.user_id == u] for u in ("ana", "bo")}
+    ana = {m: r for m, r in world.hot().items() if r["user_id"] == "ana"}
+    assert {d.memory_id for d in by_user["ana"]} == _old_ids_of(ana)
+    assert [d.reason for d in by_user["bo"]] == ["older than 365 days", "hotness 0.0095 under 0.1"]
+    assert [d.age_days for d in decided] == sorted((d.age_days for d in decided), reverse=True)
+    assert decided[0].user_id == "bo"  # the oldest of all, whoever it belongs to
+    assert world.archiver.candidates(NOW, "bo") == by_user["bo"]
+
+
 def test_archive_moves_originals_and_search_finds_the_summaries(world: World) -> None:
     before = world.hot()
     old = _old_ids(world)
