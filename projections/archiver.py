@@ -50,8 +50,6 @@ __all__ = ["Archiver", "Expansion", "NotArchived"]
 PROMOTE_AFTER_EXPANSIONS = 3
 _PROMOTE_WINDOW = timedelta(days=30)
 _BATCH = 1000
-#: Memories whose access and state rows are fetched with one query.
-_USAGE_PAGE = 5000
 
 
 class NotArchived(LookupError):
@@ -100,8 +98,7 @@ class Archiver:
                 ["memory_id", "user_id", "occurred_at", "importance"],
                 filters.all_of(filters.equals("user_id", user), old_enough),
             ).to_pylist()
-            for start in range(0, len(rows), _USAGE_PAGE):
-                decisions += self._decide(rows[start : start + _USAGE_PAGE], now)
+            decisions += self._decide(rows, now)
         decisions.sort(key=lambda d: (-d.age_days, d.memory_id))
         return decisions
 

@@ -13,6 +13,9 @@ from storage.lance_store import ACCESS, MEMORY_STATE, ProjectionStore
 
 __all__ = ["Usage", "usage_of"]
 
+#: Memories whose access and state rows are fetched with one query.
+_PAGE = 5000
+
 
 @dataclass(frozen=True)
 class Usage:
@@ -25,7 +28,13 @@ class Usage:
 
 def usage_of(store: ProjectionStore, rows: Sequence[Mapping[str, Any]]) -> dict[str, Usage]:
     """The usage of each memory row (``memory_id`` and ``user_id``), by memory id. An
-    access or state row of another user never counts."""
+    access or state row of another user never counts. Rows are read ``_PAGE`` memories
+    per query."""
+    if len(rows) > _PAGE:
+        out: dict[str, Usage] = {}
+        for start in range(0, len(rows), _PAGE):
+            out.update(usage_of(store, rows[start : start + _PAGE]))
+        return out
     if not rows:
         return {}
     access = {r["memory_id"]: r for r in store.by_ids(ACCESS, [r["memory_id"] for r in rows])}

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from memstream.testing import FakeClock, message
+from projections import memory_usage
 from projections.archiver import Archiver, NotArchived
 from projections.archiving import is_archived
 from projections.codec import encode
@@ -109,7 +110,9 @@ def test_dry_run_lists_candidates_with_score_and_rule_and_changes_nothing(world:
     assert world.cold.files() == [] and len(world.hot()) == 4
 
 
-def test_candidates_of_every_user_oldest_first(world: World) -> None:
+def test_candidates_of_every_user_oldest_first(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
     world.apply(
         "memory.messages",
         [
@@ -126,6 +129,8 @@ def test_candidates_of_every_user_oldest_first(world: World) -> None:
     assert [d.age_days for d in decided] == sorted((d.age_days for d in decided), reverse=True)
     assert decided[0].user_id == "bo"  # the oldest of all, whoever it belongs to
     assert world.archiver.candidates(NOW, "bo") == by_user["bo"]
+    monkeypatch.setattr(memory_usage, "_PAGE", 2)  # usage read two memories per query
+    assert world.archiver.candidates(NOW) == decided
 
 
 def test_archive_moves_originals_and_search_finds_the_summaries(world: World) -> None:
