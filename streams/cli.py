@@ -40,7 +40,6 @@ from projections.profiles import entity_profile
 from projections.search import SearchRequest
 from projections.stats import stats as compute_stats
 from storage.errors import StorageError
-from storage.filesystems import resolve_location
 from storage.lance_store import STATE_TABLES, ProjectionStore
 from storage.layout import DataLayout
 from storage.schemas import NOT_STATE_COLUMNS
@@ -598,9 +597,7 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
         records = replay_module.kafka_batches(settings.bootstrap, epoch)
     from streams.components import make_cold_store
 
-    into = resolve_location(
-        args.into, s3_endpoint=settings.s3_endpoint or None, s3_region=settings.s3_region or None
-    )
+    into = settings.location_of(args.into)
     report = replay_module.rebuild(
         records, into, settings.consumer_group, cold_store=make_cold_store(settings)
     )

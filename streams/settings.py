@@ -178,8 +178,12 @@ class Settings(BaseSettings):
     @property
     def data_location(self) -> Location:
         """Where the data lives, with the S3 endpoint and region when it is on S3."""
+        return self.location_of(self.data)
+
+    def location_of(self, uri: str) -> Location:
+        """A folder or ``s3://`` prefix, with this deployment's S3 endpoint and region."""
         return resolve_location(
-            self.data, s3_endpoint=self.s3_endpoint or None, s3_region=self.s3_region or None
+            uri, s3_endpoint=self.s3_endpoint or None, s3_region=self.s3_region or None
         )
 
     @property
