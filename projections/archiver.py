@@ -27,7 +27,7 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from projections.archiving import expansions_within, is_archived, original_of
+from projections.archiving import ARCHIVED, expansions_within, is_archived, original_of
 from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
 from projections.embedders import Embedder
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
@@ -226,15 +226,11 @@ class Archiver:
             rows = [self._archived_row(user_id, memory_id)]
         else:
             self.store.refresh([ARCHIVE_INDEX])
-            rows = [
-                r
-                for r in self.store.scan(
-                    ARCHIVE_INDEX,
-                    ["memory_id", "user_id", "storage_ref", "archived_at", "restored_at"],
-                    filters.equals("user_id", user_id),
-                ).to_pylist()
-                if is_archived(r)
-            ]
+            rows = self.store.scan(
+                ARCHIVE_INDEX,
+                ["memory_id", "storage_ref"],
+                filters.all_of(filters.equals("user_id", user_id), ARCHIVED),
+            ).to_pylist()
         return [
             MemoryRestored(
                 user_id=user_id,

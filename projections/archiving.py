@@ -16,8 +16,10 @@ from typing import Any
 
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
 from projections.lattice import greatest
+from storage import filters
 
 __all__ = [
+    "ARCHIVED",
     "ArchiveEvent",
     "expansions_within",
     "fold_archive_events",
@@ -38,27 +40,45 @@ def is_archived(row: Mapping[str, Any] | None) -> bool:
     return restored is None or row["archived_at"] > restored
 
 
+#: :func:`is_archived` as a filter on ``archive_index``.
+ARCHIVED = filters.all_of(
+    filters.is_not_null("archived_at"),
+    filters.any_of(
+        filters.is_null("restored_at"), filters.column_greater("archived_at", "restored_at")
+    ),
+)
+
+
 def expansions_within(row: Mapping[str, Any], now: datetime, window: timedelta) -> int:
     """How often the original was expanded in ``(now - window, now]``."""
     return sum(1 for t in row.get("expanded_at") or [] if now - window < t <= now)
 
 
+#: What an ``archive_index`` row takes from the newest ``MemoryArchived`` of its memory.
+_FROM_NEWEST_ARCHIVE = (
+    "project_id",
+    "kind",
+    "session_id",
+    "speaker",
+    "summary",
+    "tags",
+    "importance",
+    "occurred_at",
+    "storage_ref",
+    "reason",
+    "hotness",
+    "archived_at",
+)
+
+
 def _empty(user_id: str, memory_id: str) -> Row:
     return {
+        **dict.fromkeys(_FROM_NEWEST_ARCHIVE),
         "memory_id": memory_id,
         "user_id": user_id,
-        "project_id": None,
-        "kind": None,
-        "session_id": None,
-        "speaker": None,
         "summary": "",
         "tags": [],
-        "importance": None,
-        "occurred_at": None,
         "storage_ref": "",
-        "reason": None,
-        "hotness": None,
-        "archived_at": None,
         "restored_at": None,
         "expanded_at": [],
     }
@@ -79,22 +99,9 @@ def fold_archive_events(
             continue
         row = dict(current) if current is not None else _empty(e.user_id, e.memory_id)
         if isinstance(e, MemoryArchived):
-            newest = row["archived_at"] is None or e.archived_at >= row["archived_at"]
-            if newest:
-                row.update(
-                    project_id=e.project_id,
-                    kind=e.kind,
-                    session_id=e.session_id,
-                    speaker=e.speaker,
-                    summary=e.summary,
-                    tags=list(e.tags),
-                    importance=e.importance,
-                    occurred_at=e.occurred_at,
-                    storage_ref=e.storage_ref,
-                    reason=e.reason,
-                    hotness=e.hotness,
-                    archived_at=e.archived_at,
-                )
+            if row["archived_at"] is None or e.archived_at >= row["archived_at"]:
+                row.update({name: getattr(e, name) for name in _FROM_NEWEST_ARCHIVE})
+                row["tags"] = list(e.tags)
         elif isinstance(e, MemoryRestored):
             row["restored_at"] = greatest(row["restored_at"], e.restored_at)
         else:

@@ -14,7 +14,14 @@ import uuid
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+)
 
 __all__ = [
     "COMMAND_TYPES",
@@ -72,6 +79,10 @@ def as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+#: A time in an event: always aware UTC (a naive value is taken to be UTC).
+UtcDateTime = Annotated[datetime, AfterValidator(as_utc)]
+
+
 def _new_event_id() -> str:
     return uuid.uuid4().hex
 
@@ -97,14 +108,9 @@ class MessageEvent(_EventBase):
     role: Role
     speaker: str | None = Field(default=None, max_length=200)
     content: str = Field(min_length=1, max_length=100_000)
-    occurred_at: datetime
+    occurred_at: UtcDateTime
     tags: list[Tag] = Field(default_factory=list, max_length=32)
     metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("occurred_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
 
     @field_validator("content")
     @classmethod
@@ -137,17 +143,12 @@ class EmbeddingComputed(_EventBase):
     user_id: Identifier
     project_id: Identifier | None = None
     kind: str = Field(min_length=1, max_length=40)
-    occurred_at: datetime | None = None
+    occurred_at: UtcDateTime | None = None
     model: str = Field(min_length=1, max_length=200)
     model_version: str = Field(min_length=1, max_length=100)
     dimension: int = Field(ge=1, le=8192)
     vector: str
-    computed_at: datetime
-
-    @field_validator("occurred_at", "computed_at")
-    @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else as_utc(value)
+    computed_at: UtcDateTime
 
     @field_validator("vector")
     @classmethod
@@ -171,12 +172,7 @@ class MemoryAccessed(_EventBase):
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
     user_id: Identifier
     memory_ids: list[str] = Field(min_length=1, max_length=500)
-    accessed_at: datetime
-
-    @field_validator("accessed_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    accessed_at: UtcDateTime
 
 
 class SessionEnded(_EventBase):
@@ -191,12 +187,7 @@ class SessionEnded(_EventBase):
     user_id: Identifier
     project_id: Identifier | None = None
     session_id: Identifier
-    occurred_at: datetime
-
-    @field_validator("occurred_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    occurred_at: UtcDateTime
 
 
 #: Why a session closed: its user started another session, no message came for the gap
@@ -214,14 +205,9 @@ class SessionClosed(_EventBase):
     project_id: Identifier | None = None
     session_id: Identifier
     reason: SessionCloseReason
-    first_at: datetime
-    through: datetime
-    closed_at: datetime
-
-    @field_validator("first_at", "through", "closed_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    first_at: UtcDateTime
+    through: UtcDateTime
+    closed_at: UtcDateTime
 
 
 #: Kinds of memory derived from episodes (by consolidation, reflection or a command).
@@ -253,12 +239,7 @@ class DerivedMemory(BaseModel):
     session_id: Identifier | None = None
     source_event_ids: list[str] = Field(default_factory=list, max_length=1000)
     source_memory_ids: list[str] = Field(default_factory=list, max_length=1000)
-    occurred_at: datetime
-
-    @field_validator("occurred_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    occurred_at: UtcDateTime
 
 
 class TokenUsage(BaseModel):
@@ -284,16 +265,11 @@ class FactsConsolidated(_EventBase):
     user_id: Identifier
     project_id: Identifier | None = None
     session_id: Identifier
-    through: datetime
+    through: UtcDateTime
     extractor: str = Field(min_length=1, max_length=200)
     memories: list[DerivedMemory] = Field(default_factory=list, max_length=500)
     usage: TokenUsage | None = None
-    decided_at: datetime
-
-    @field_validator("through", "decided_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    decided_at: UtcDateTime
 
 
 class ReflectionWritten(_EventBase):
@@ -303,17 +279,12 @@ class ReflectionWritten(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(min_length=1, max_length=600)
     user_id: Identifier
-    period_start: datetime
-    period_end: datetime
+    period_start: UtcDateTime
+    period_end: UtcDateTime
     writer: str = Field(min_length=1, max_length=200)
     memory: DerivedMemory
     usage: TokenUsage | None = None
-    decided_at: datetime
-
-    @field_validator("period_start", "period_end", "decided_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    decided_at: UtcDateTime
 
 
 class ConfidenceUpdate(BaseModel):
@@ -330,13 +301,8 @@ class ConfidenceDecayed(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(min_length=1, max_length=600)
     user_id: Identifier
-    as_of: datetime
+    as_of: UtcDateTime
     updates: list[ConfidenceUpdate] = Field(min_length=1, max_length=100_000)
-
-    @field_validator("as_of")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
 
 
 class MemoryPruned(_EventBase):
@@ -346,25 +312,15 @@ class MemoryPruned(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(min_length=1, max_length=600)
     user_id: Identifier
-    as_of: datetime
+    as_of: UtcDateTime
     threshold: float = Field(ge=0, le=1)
     memory_ids: list[str] = Field(min_length=1, max_length=100_000)
-
-    @field_validator("as_of")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
 
 
 class _Command(_EventBase):
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
     user_id: Identifier
-    occurred_at: datetime
-
-    @field_validator("occurred_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    occurred_at: UtcDateTime
 
 
 class RememberFact(_Command):
@@ -401,12 +357,7 @@ class CorrectFact(_Command):
     attribute: str | None = Field(default=None, max_length=100)
     #: when the corrected statement holds from (the old memory's time: the correction
     #: takes its place in history); None means ``occurred_at``.
-    valid_from: datetime | None = None
-
-    @field_validator("valid_from")
-    @classmethod
-    def _utc_or_none(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else as_utc(value)
+    valid_from: UtcDateTime | None = None
 
 
 class ConfirmFact(_Command):
@@ -441,7 +392,7 @@ class MemoryArchived(_EventBase):
     speaker: str | None = Field(default=None, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=64)
     importance: float | None = Field(default=None, ge=0, le=1)
-    occurred_at: datetime
+    occurred_at: UtcDateTime
     summary: str = Field(min_length=1, max_length=4000)
     summary_vector: list[float] | None = Field(default=None, max_length=4096)
     summary_model: str | None = Field(default=None, max_length=200)
@@ -449,12 +400,7 @@ class MemoryArchived(_EventBase):
     checksum: str = Field(pattern=r"^[0-9a-f]{64}$")
     reason: str = Field(min_length=1, max_length=500)
     hotness: float = Field(ge=0, le=1)
-    archived_at: datetime
-
-    @field_validator("archived_at", "occurred_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    archived_at: UtcDateTime
 
 
 class MemoryRestored(_EventBase):
@@ -467,12 +413,7 @@ class MemoryRestored(_EventBase):
     memory_id: str = Field(min_length=1, max_length=200)
     storage_ref: str = Field(min_length=1, max_length=2000)
     reason: str = Field(min_length=1, max_length=500)
-    restored_at: datetime
-
-    @field_validator("restored_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    restored_at: UtcDateTime
 
 
 class MemoryExpanded(_EventBase):
@@ -483,12 +424,7 @@ class MemoryExpanded(_EventBase):
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=600)
     user_id: Identifier
     memory_id: str = Field(min_length=1, max_length=200)
-    expanded_at: datetime
-
-    @field_validator("expanded_at")
-    @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    expanded_at: UtcDateTime
 
 
 #: Event types the lifecycle jobs publish (``memory.lifecycle``).

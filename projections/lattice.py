@@ -11,17 +11,9 @@ __all__ = ["greatest", "least"]
 
 def least(a: Any, b: Any) -> Any:
     """The smaller of two values, ignoring None."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return min(a, b)
+    return b if a is None else a if b is None else min(a, b)
 
 
 def greatest(a: Any, b: Any) -> Any:
     """The greater of two values, ignoring None."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return max(a, b)
+    return b if a is None else a if b is None else max(a, b)

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from projections.archiving import ARCHIVED
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.events import Identifier, Tag, as_utc
 from projections.intent import Intent, IntentClassifier
@@ -320,13 +321,7 @@ class Searcher:
     ) -> list[SearchResult]:
         """The active results boosted by ``active_boost``, merged with the best archived
         summaries (scored by their full-text rank as the fusion would)."""
-        where = filters.all_of(
-            _filters(request, "vectors"),
-            filters.any_of(
-                filters.is_null("restored_at"),
-                filters.column_greater("archived_at", "restored_at"),
-            ),
-        )
+        where = filters.all_of(_filters(request, "vectors"), ARCHIVED)
         try:
             rows = self.store.full_text(
                 plain_words(request.query), where, request.k, _ARCHIVE_COLUMNS, ARCHIVE_INDEX

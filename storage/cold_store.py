@@ -28,6 +28,7 @@ import json
 import posixpath
 import re
 import uuid
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -161,23 +162,47 @@ class ColdStore:
         """The original a reference points at, checked against its checksum: from the
         file it was written to, or, once compaction merged that file away, from the
         partition's part that covers its memory id."""
-        for full in self._files_that_may_hold(ref):
-            table = self._read_file(full, memory_id=ref.memory_id)
-            found = [r for r in table.to_pylist() if ref.matches(r)]
-            if found:
-                row: dict[str, Any] = found[0]
-                if original_checksum(row) != row["checksum"]:
-                    raise ColdStoreCorrupt(f"{ref}: checksum mismatch")
-                return row
-        raise ColdStoreCorrupt(f"{ref}: not in the cold store")
+        return self.read_many([ref])[0]
 
-    def _files_that_may_hold(self, ref: StorageRef) -> Iterator[str]:
-        written_to = self.full_path(ref.path)
+    def read_many(self, refs: Sequence[StorageRef]) -> list[dict[str, Any]]:
+        """The originals of ``refs`` (as :meth:`read`), each file read once for all the
+        references that name it: a bulk restore reads a batch file once, not per memory."""
+        by_file: dict[str, list[StorageRef]] = defaultdict(list)
+        for ref in dict.fromkeys(refs):
+            by_file[ref.path].append(ref)
+        found: dict[StorageRef, dict[str, Any]] = {}
+        for path, missing in by_file.items():
+            for full in self._files_that_may_hold(path, [r.memory_id for r in missing]):
+                rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+                for row in self._read_file(
+                    full, memory_ids=[r.memory_id for r in missing]
+                ).to_pylist():
+                    rows[row["memory_id"]].append(row)
+                for ref in missing:
+                    row = next((r for r in rows[ref.memory_id] if ref.matches(r)), None)
+                    if row is not None:
+                        if original_checksum(row) != row["checksum"]:
+                            raise ColdStoreCorrupt(f"{ref}: checksum mismatch")
+                        found[ref] = row
+                missing = [r for r in missing if r not in found]
+                if not missing:
+                    break
+            if missing:
+                raise ColdStoreCorrupt(f"{missing[0]}: not in the cold store")
+        return [found[ref] for ref in refs]
+
+    def _files_that_may_hold(self, path: str, memory_ids: Sequence[str]) -> Iterator[str]:
+        """The file a batch was written to, then (listed only if still needed) the
+        partition's parts whose names cover one of the ids, then files not merged yet."""
+        written_to = self.full_path(path)
         if self._exists(written_to):
             yield written_to
-        files = self._partition_files(posixpath.dirname(ref.path))
-        ranges = {f: _part_range(f) for f in files}
-        covering = [f for f, r in ranges.items() if r is not None and r[0] <= ref.memory_id <= r[1]]
+        ranges = {f: _part_range(f) for f in self._partition_files(posixpath.dirname(path))}
+        covering = [
+            f
+            for f, r in ranges.items()
+            if r is not None and any(r[0] <= m <= r[1] for m in memory_ids)
+        ]
         unmerged = [f for f, r in ranges.items() if r is None]
         for full in covering + unmerged:
             if full != written_to:
@@ -254,12 +279,12 @@ class ColdStore:
         return rows
 
     def _read_file(
-        self, full: str, columns: list[str] | None = None, memory_id: str | None = None
+        self, full: str, columns: list[str] | None = None, memory_ids: Sequence[str] = ()
     ) -> pa.Table:
-        """A file (or, with ``memory_id``, the rows of that memory, from the row groups
-        that may hold it: files are sorted by memory id, so the row-group statistics
-        skip the others)."""
-        where = None if memory_id is None else [("memory_id", "=", memory_id)]
+        """A file (or, with ``memory_ids``, the rows of those memories, from the row
+        groups that may hold them: files are sorted by memory id, so the row-group
+        statistics skip the others)."""
+        where = [("memory_id", "in", list(memory_ids))] if memory_ids else None
         try:
             return pq.read_table(
                 full, columns=columns, filesystem=self._fs, schema=self.schema, filters=where

@@ -22,6 +22,7 @@ __all__ = [
     "equals",
     "has_any",
     "is_in",
+    "is_not_null",
     "is_null",
     "literal",
 ]
@@ -92,6 +93,10 @@ def column_greater(left: str, right: str) -> str:
 
 def is_null(column: str) -> str:
     return f"{_column(column)} IS NULL"
+
+
+def is_not_null(column: str) -> str:
+    return f"{_column(column)} IS NOT NULL"
 
 
 def all_of(*parts: str) -> str:

@@ -346,13 +346,13 @@ def _time_arg(value: str | None, name: str) -> datetime:
 
 def _jobs(args: argparse.Namespace, settings: Settings) -> int:
     from projections.scope import valid_identifier
-    from streams.components import make_lifecycle
+    from streams.components import make_lifecycle, make_model
 
     user = valid_identifier("user", args.user) if args.user else None
     now = _time_arg(args.now, "--now")
     if args.job == "archive":
         return _archive(args, settings, user, now)
-    jobs = make_lifecycle(settings, _open_store(settings))
+    jobs = make_lifecycle(settings, _open_store(settings), make_model(settings))
     if args.job == "weak":
         if user is None:
             raise UsageError("jobs weak needs --user")
@@ -386,11 +386,11 @@ def _jobs(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _archive(args: argparse.Namespace, settings: Settings, user: str | None, now: datetime) -> int:
-    from streams.components import make_archiver, make_embedder
+    from streams.components import make_archiver, make_embedder, make_model
 
     store = _open_store(settings)
     if args.dry_run:  # the candidates only: nothing is summarized, written or published
-        decisions = make_archiver(settings, store, None).candidates(now, user)
+        decisions = make_archiver(settings, store).candidates(now, user)
         if args.json:
             print(json.dumps([vars(d) for d in decisions], indent=2))
         for d in [] if args.json else decisions:
@@ -400,7 +400,7 @@ def _archive(args: argparse.Namespace, settings: Settings, user: str | None, now
             )
         print(f"would archive {len(decisions)} memories", file=sys.stderr)
         return 0
-    archiver = make_archiver(settings, store, make_embedder(settings))
+    archiver = make_archiver(settings, store, make_embedder(settings), make_model(settings))
     events = archiver.archive(now, user)
     if args.json:
         print(json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False))
@@ -421,7 +421,7 @@ def _expand(args: argparse.Namespace, settings: Settings) -> int:
     from streams.components import make_archiver
 
     user = valid_identifier("user", args.user)
-    archiver = make_archiver(settings, _open_store(settings), None)
+    archiver = make_archiver(settings, _open_store(settings))
     try:
         expansion = archiver.expand(user, args.memory_id, datetime.now(UTC))
     except NotArchived as exc:
@@ -439,7 +439,7 @@ def _restore(args: argparse.Namespace, settings: Settings) -> int:
     user = valid_identifier("user", args.user)
     if args.all == (args.memory_id is not None):
         raise UsageError("give either a MEMORY_ID or --all")
-    archiver = make_archiver(settings, _open_store(settings), None)
+    archiver = make_archiver(settings, _open_store(settings))
     try:
         events = archiver.restore(user, args.memory_id, datetime.now(UTC))
     except NotArchived as exc:

@@ -129,9 +129,11 @@ def make_model(settings: Settings) -> JsonModel | None:
     return model_class(key, model=model, base_url=base_url, max_retries=settings.model_max_retries)
 
 
-def make_lifecycle(settings: Settings, store: ProjectionStore) -> LifecycleJobs:
-    """The lifecycle jobs over ``store`` with the configured extractor and reflector."""
-    model = make_model(settings)
+def make_lifecycle(
+    settings: Settings, store: ProjectionStore, model: JsonModel | None
+) -> LifecycleJobs:
+    """The lifecycle jobs over ``store``: extraction and reflection by ``model`` (from
+    :func:`make_model`), or by the local rules when it is None."""
     if model is None:
         policy = replace(lifecycle_policy(settings), model_concurrency=1)
         return LifecycleJobs(store, LocalExtractor(), policy)
@@ -160,10 +162,13 @@ def make_cold_store(settings: Settings) -> ColdStore:
 
 
 def make_archiver(
-    settings: Settings, store: ProjectionStore, embedder: Embedder | None
+    settings: Settings,
+    store: ProjectionStore,
+    embedder: Embedder | None = None,
+    model: JsonModel | None = None,
 ) -> Archiver:
-    """The archive job, expansion and restore over ``store`` (summaries by the configured
-    language model, if any)."""
-    model = make_model(settings)
+    """The archive job, expansion and restore over ``store``: summaries by ``model``
+    (from :func:`make_model`), or local ones when it is None; summary vectors by
+    ``embedder``, if any."""
     summarizer = ModelSummarizer(model) if model is not None else local_summaries
     return Archiver(store, make_cold_store(settings), cold_policy(settings), embedder, summarizer)

@@ -34,7 +34,7 @@ from projections.codec import encode
 from projections.embedders import Embedder
 from projections.events import Event, FactsConsolidated, SessionClosed
 from streams.batch_consumer import EpisodeConsumer
-from streams.components import make_archiver, make_lifecycle
+from streams.components import make_archiver, make_lifecycle, make_model
 from streams.lifecycle import closure_key
 from streams.projector import Projector
 from streams.settings import Settings
@@ -58,8 +58,9 @@ def add_lifecycle_timer(
     embedder: Embedder | None = None,
 ) -> Any:
     """Register the lifecycle timer on ``app``."""
-    jobs = make_lifecycle(settings, projector.store)
-    archiver = make_archiver(settings, projector.store, embedder)
+    model = make_model(settings)
+    jobs = make_lifecycle(settings, projector.store, model)
+    archiver = make_archiver(settings, projector.store, embedder, model)
     sink = app.topic(
         LIFECYCLE,
         key_serializer="raw",

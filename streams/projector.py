@@ -31,7 +31,13 @@ from typing import Any
 import pyarrow as pa
 
 from projections.access import fold_accesses
-from projections.archiving import ArchiveEvent, fold_archive_events, hot_rows, is_archived
+from projections.archiving import (
+    ARCHIVED,
+    ArchiveEvent,
+    fold_archive_events,
+    hot_rows,
+    is_archived,
+)
 from projections.derived import derived_row
 from projections.entities import fold_mentions
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
@@ -311,11 +317,9 @@ class Projector:
             r["memory_id"]
             for r in self.store.by_ids(MEMORIES, [str(r["memory_id"]) for r in rows], ["memory_id"])
         }
-        originals = [
-            self._cold.read(StorageRef.parse(str(r["storage_ref"])))
-            for r in rows
-            if r["memory_id"] not in present
-        ]
+        originals = self._cold.read_many(
+            [StorageRef.parse(str(r["storage_ref"])) for r in rows if r["memory_id"] not in present]
+        )
         restored = [hot_rows(o, MEMORIES_SCHEMA.names) for o in originals]
         if restored:
             self.store.insert_absent(MEMORIES, [memory for memory, _ in restored])
@@ -333,13 +337,9 @@ class Projector:
         (a replay may apply a memory's archiving before the message that created it);
         returns how many memories were archived."""
         with self._writing:
-            archived = [
-                r
-                for r in self.store.scan(
-                    ARCHIVE_INDEX, ["memory_id", "user_id", "archived_at", "restored_at"]
-                ).to_pylist()
-                if is_archived(r)
-            ]
+            archived = self.store.scan(
+                ARCHIVE_INDEX, ["memory_id", "user_id"], ARCHIVED
+            ).to_pylist()
             self._drop_hot(archived)
             return len(archived)
 

@@ -21,7 +21,13 @@ from fastapi import FastAPI
 from projections.api import SinkUnavailable
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
-from streams.components import make_archiver, make_embedder, make_lifecycle, make_searcher
+from streams.components import (
+    make_archiver,
+    make_embedder,
+    make_lifecycle,
+    make_model,
+    make_searcher,
+)
 from streams.errors import StreamsError
 from streams.publisher import Publisher
 from streams.settings import Settings
@@ -106,14 +112,14 @@ def build_api(settings: Settings) -> FastAPI:
         finally:
             await sink.stop()
 
-    jobs = make_lifecycle(settings, store)
+    model = make_model(settings)
     return create_app(
         searcher,
         sink,
         log_position=log_position,
         lifespan=lifespan,
-        weak_facts=jobs.weak_facts,
-        archiver=make_archiver(settings, store, embedder),
+        weak_facts=make_lifecycle(settings, store, model).weak_facts,
+        archiver=make_archiver(settings, store, embedder, model),
     )
 
 

@@ -17,7 +17,7 @@ from projections.archiver import Archiver, NotArchived
 from projections.archiving import is_archived
 from projections.codec import encode
 from projections.coldness import ColdPolicy
-from projections.events import MemoryArchived
+from projections.events import MemoryArchived, MemoryExpanded
 from projections.search import Searcher, SearchRequest
 from projections.vectors import embedding_events
 from storage.cold_store import ColdStore
@@ -275,6 +275,14 @@ def test_an_archive_event_for_another_users_memory_changes_nothing(world: World)
     assert isinstance(forged, MemoryArchived)
     world.apply("memory.lifecycle", [forged])
     assert event.memory_id in world.hot()
+
+
+def test_an_expansion_of_a_memory_never_archived_archives_nothing(world: World) -> None:
+    hot = next(iter(world.hot()))
+    world.apply("memory.lifecycle", [MemoryExpanded(user_id="ana", memory_id=hot, expanded_at=NOW)])
+    assert world.store.count(ARCHIVE_INDEX) == 1  # the expansion is on record
+    assert world.archived() == set() and world.archiver.restore("ana", None, NOW) == []
+    assert world.projector.reconcile_archive() == 0 and hot in world.hot()
 
 
 def _hit(score: float) -> Any:

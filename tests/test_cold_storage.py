@@ -244,3 +244,18 @@ def test_each_version_of_a_memory_archived_twice_stays_readable(
         assert store.read(second[0])["content"] == "note 1, corrected"
         store.compact()
     assert len(store.files()) == 1
+
+
+def test_reading_many_originals_at_once(cold_location: Location) -> None:
+    store = ColdStore(cold_location, SCHEMA, part_rows=3)
+    first = store.write("u1", "2024-05", [_original(i) for i in (1, 2, 3)])
+    second = store.write("u1", "2024-05", [_original(i) for i in (4, 5)])
+    refs = [first["m3"][0], second["m4"][0], first["m1"][0], second["m5"][0]]
+    for _ in range(2):  # as written, then after compaction merged the batches away
+        originals = store.read_many(refs)
+        assert [o["memory_id"] for o in originals] == ["m3", "m4", "m1", "m5"]
+        assert originals == [store.read(ref) for ref in refs]
+        store.compact()
+    assert not [f for f in store.files() if "batch-" in f]
+    with pytest.raises(ColdStoreCorrupt, match="m9"):
+        store.read_many([refs[0], StorageRef(refs[0].path, "m9")])
