@@ -32,6 +32,7 @@ from streams.broker import EmbeddedBroker
 __all__ = [
     "FakeClock",
     "WorkerProcess",
+    "descendants",
     "embedded_broker",
     "free_port",
     "message",
@@ -102,8 +103,39 @@ def wait_until(check: Callable[[], Any], timeout: float = 60.0, interval: float 
     raise TimeoutError(f"condition not met within {timeout} s (last value: {last!r})")
 
 
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (children, their children, ...), read from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # gone meanwhile
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
+
+
 class WorkerProcess:
-    """``memstream up`` in a child process (for restarts and SIGKILL in tests).
+    """``memstream up`` in a child process, in a process group of its own (for
+    restarts, SIGKILL and signals to the group in tests).
 
     Args:
         data: the data folder (or an ``s3://`` data location, with ``log_path``).
@@ -156,8 +188,37 @@ class WorkerProcess:
             command += ["--kafka", self.kafka]
         self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+            self.process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            )
         return self
+
+    def children(self) -> set[int]:
+        """The processes ``memstream up`` started (the broker, the API) and theirs."""
+        return descendants(self.process.pid) if self.process is not None else set()
+
+    def signal(self, signum: int, group: bool = False) -> None:
+        """Send ``signum`` to ``memstream up``, or to its whole process group."""
+        assert self.process is not None
+        if group:
+            os.killpg(self.process.pid, signum)
+        else:
+            self.process.send_signal(signum)
+
+    def wait(self, timeout: float) -> int:
+        assert self.process is not None
+        return self.process.wait(timeout)
+
+    @staticmethod
+    def wait_gone(pids: set[int], timeout: float = 10.0) -> set[int]:
+        """Wait until none of ``pids`` is alive; return those still alive then."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            alive = {pid for pid in pids if _alive(pid)}
+            if not alive:
+                return set()
+            time.sleep(0.1)
+        return {pid for pid in pids if _alive(pid)}
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         """Wait until the worker owns its partitions."""

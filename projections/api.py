@@ -11,6 +11,7 @@ A search answers first and then reports the memories it returned as a
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -39,7 +40,7 @@ from projections.scope import valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
 from projections.stats import stats as compute_stats
 
-__all__ = ["EventSink", "SinkUnavailable", "create_app"]
+__all__ = ["EventSink", "SinkUnavailable", "StorageFull", "create_app"]
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,12 @@ class _Correction(_Owner):
 
 
 class SinkUnavailable(Exception):
-    """The event sink (the broker) cannot take events right now."""
+    """The event sink (the broker) cannot take events right now (503)."""
+
+
+class StorageFull(SinkUnavailable):
+    """A disk memstream writes to is nearly full: events are refused until space is
+    freed (507)."""
 
 
 class EventSink(Protocol):
@@ -110,7 +116,10 @@ def create_app(
 
     @app.exception_handler(SinkUnavailable)
     async def _sink_unavailable(request: Request, exc: SinkUnavailable) -> JSONResponse:
-        return JSONResponse(status_code=503, content={"detail": str(exc)})
+        status = 507 if isinstance(exc, StorageFull) else 503
+        return JSONResponse(
+            status_code=status, content={"detail": str(exc)}, headers={"Retry-After": "5"}
+        )
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -132,7 +141,7 @@ def create_app(
         errors: list[dict[str, Any]] = []
         for index, document in enumerate(documents):
             try:
-                event = from_document(document)
+                event = from_document(_with_event_id(document))
             except InvalidEvent as exc:
                 errors.append({"index": index, "problems": exc.problems})
                 continue
@@ -285,8 +294,20 @@ def create_app(
     return app
 
 
+def _with_event_id(document: Any) -> Any:
+    """A document without ``event_id`` gets one derived from its content, so a client
+    that sends the same request again (after a timeout, a 503) stores it once."""
+    if not isinstance(document, dict) or document.get("event_id"):
+        return document
+    canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
+    digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+    return {**document, "event_id": f"sha256:{digest}"}
+
+
 async def _report_access(sink: EventSink, event: MemoryAccessed) -> None:
     try:
         await sink.publish([event])
-    except Exception:  # reinforcement is best effort; the answer was already sent
+    except SinkUnavailable as exc:  # reinforcement is best effort; the answer was sent
+        log.warning("could not publish %s: %s", event.type, exc)
+    except Exception:
         log.warning("could not publish %s", event.type, exc_info=True)

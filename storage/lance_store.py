@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeAlias
 
 import lancedb
@@ -173,6 +174,11 @@ class ProjectionStore:
         """The store in a LanceDB folder given as a :class:`Location` (its S3 endpoint
         and region included); ``options`` as for the constructor."""
         return cls(location.uri, storage_options=location.storage_options, **options)
+
+    @property
+    def local_folder(self) -> Path | None:
+        """The tables' folder when it is on a local disk (None on S3)."""
+        return None if "://" in self.uri else Path(self.uri)
 
     @property
     def vector_dimension(self) -> int:

@@ -6,13 +6,17 @@ a service faust starts and stops with the app (see that module for why it is not
 per-event agent); an agent watches ``memory.meta`` and stops the worker when the log it
 was started on is replaced (its offsets would mean nothing in the new one); a timer
 compacts the tables, folds new rows into the indexes and merges the event archive's
-small files.
+small files, when the disk has room for it. With the intake journal, a timer sweeps it
+(:mod:`streams.journal_sweeper`); with an embedder, a timer embeds the memories that
+have no vector while the embedder agent is idle (:mod:`streams.embedding_backfill`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,12 +25,15 @@ import faust
 from mode import Service
 
 from projections.embedders import Embedder
+from storage.headroom import Headroom
 from streams.batch_consumer import EpisodeConsumer
 from streams.embedding_agent import add_embedder_agent
+from streams.embedding_backfill import missing_embeddings
+from streams.journal_sweeper import JournalSweeper
 from streams.lifecycle_timer import add_lifecycle_timer
 from streams.projector import BatchResult, Projector
 from streams.settings import Settings
-from streams.topics import META
+from streams.topics import EMBEDDINGS, MESSAGES, META
 
 __all__ = ["FAUST_BROKER_SETTINGS", "build_app"]
 
@@ -40,15 +47,24 @@ FAUST_BROKER_SETTINGS: dict[str, Any] = {
 }
 
 
+#: How often the worker sweeps the intake journal.
+JOURNAL_SWEEP_SECONDS = 5.0
+#: How long the embedder agent must have been idle before the backfill runs.
+EMBEDDER_IDLE_SECONDS = 10.0
+
+
 def build_app(
     settings: Settings,
     projector: Projector,
     log_epoch: str,
     faust_dir: Path,
     embedder: Embedder | None = None,
-) -> faust.App:
+    *,
+    sweeper: JournalSweeper | None = None,
+    headroom: Headroom | None = None,
+) -> tuple[faust.App, EpisodeConsumer]:
     """A faust app that folds the projected topics into ``projector``'s store and, with
-    an ``embedder``, embeds new messages."""
+    an ``embedder``, embeds new messages; and its episodes consumer (to drain it)."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -68,7 +84,9 @@ def build_app(
             await asyncio.to_thread(projector.store.ensure_indexes)
             indexed.set()
 
-    episodes = EpisodeConsumer(settings, projector, log_epoch, on_applied=index_once)
+    episodes = EpisodeConsumer(
+        settings, projector, log_epoch, on_applied=index_once, headroom=headroom
+    )
 
     @app.service
     class Episodes(Service):
@@ -91,13 +109,23 @@ def build_app(
             await episodes.stop()
 
     if embedder is not None:
-        add_embedder_agent(
+        embedder_active = add_embedder_agent(
             app,
             settings,
             embedder,
             lambda: datetime.now(UTC),
             earlier_turns=projector.store.session_texts,
         )
+        _add_embedding_backfill(app, settings, projector, episodes, embedder, embedder_active)
+
+    if sweeper is not None:
+
+        @app.timer(interval=JOURNAL_SWEEP_SECONDS)  # type: ignore[untyped-decorator]
+        async def sweep_journal() -> None:
+            try:
+                await sweeper.sweep()
+            except Exception:  # the journal keeps everything; the next sweep tries again
+                log.exception("sweeping the intake journal failed")
 
     meta = app.topic(META, key_serializer="raw", value_serializer="raw", partitions=1)
 
@@ -118,9 +146,70 @@ def build_app(
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def upkeep() -> None:
+        shortage = await asyncio.to_thread(_upkeep_shortage, headroom, projector)
+        if shortage is not None:
+            log.warning("upkeep skipped (compaction writes a copy first): %s", shortage)
+            return
         try:
             await asyncio.to_thread(projector.upkeep, settings.retain_versions)
         except Exception:  # upkeep is retried at the next tick; ingest goes on
             log.exception("upkeep failed; retrying in %.0f s", settings.optimize_every_seconds)
 
-    return app
+    return app, episodes
+
+
+def _upkeep_shortage(headroom: Headroom | None, projector: Projector) -> str | None:
+    """Why compacting now could fill the disk: it may write as much as the tables hold."""
+    if headroom is None:
+        return None
+    folder = projector.store.local_folder
+    return headroom.shortage(needed=_folder_bytes(folder) if folder is not None else 0)
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:  # removed meanwhile by compaction
+            continue
+    return total
+
+
+def _add_embedding_backfill(
+    app: faust.App,
+    settings: Settings,
+    projector: Projector,
+    episodes: EpisodeConsumer,
+    embedder: Embedder,
+    embedder_active: Callable[[], float],
+) -> None:
+    """Embed memories without a vector (see :mod:`streams.embedding_backfill`)."""
+    sink = app.topic(
+        EMBEDDINGS,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.messages_partitions,
+    )
+
+    @app.timer(interval=settings.embed_backfill_every_seconds)  # type: ignore[untyped-decorator]
+    async def embedding_backfill() -> None:
+        if 0 not in episodes.assigned(MESSAGES) or episodes.backlogged:
+            return
+        if time.monotonic() - embedder_active() < EMBEDDER_IDLE_SECONDS:
+            return
+        store, turns = projector.store, settings.embed_context_turns
+        batches = missing_embeddings(
+            store, embedder, datetime.now(UTC), turns, settings.embed_batch_size
+        )
+        sent = 0
+        try:
+            while (records := await asyncio.to_thread(next, batches, None)) is not None:
+                futures = [await sink.send(key=key, value=value) for key, value in records]
+                await asyncio.gather(*futures)
+                sent += len(records)
+        except Exception:  # tried again at the next tick
+            log.exception("embedding the memories without vectors failed")
+        if sent:
+            log.info("embedded %d memories that had no vector", sent)

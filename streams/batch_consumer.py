@@ -18,6 +18,7 @@ revoked partition is never half applied; so does going idle or stopping.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -27,11 +28,12 @@ from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import TopicPartition
 
 from storage.event_archive import LogRecord, log_record
+from storage.headroom import Headroom
 from streams.projector import BatchResult, DeadLetter, Projector
 from streams.settings import Settings
-from streams.topics import DLQ, PROJECTED_TOPICS
+from streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
 
-__all__ = ["EpisodeConsumer", "dead_letter_headers"]
+__all__ = ["EpisodeConsumer", "dead_letter_headers", "is_disk_full"]
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,22 @@ GROUP_TIMEOUTS_MS: dict[str, int] = {
     "session_timeout_ms": 6000,
     "heartbeat_interval_ms": 1000,
 }
+
+
+#: How often a worker stopped by a full disk looks for free space again.
+DISK_FULL_RETRY_SECONDS = 2.0
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True when ``exc`` (or what caused it) says the disk is full."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if "No space left on device" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def dead_letter_headers(dead: DeadLetter) -> list[tuple[str, bytes]]:
@@ -83,8 +101,12 @@ class EpisodeConsumer:
         projector: Projector,
         log_epoch: str,
         on_applied: Callable[[BatchResult], Awaitable[None]] | None = None,
+        headroom: Headroom | None = None,
     ) -> None:
         self._settings = settings
+        self._headroom = headroom
+        #: Why the worker is not applying (a full disk), or None.
+        self.stalled: str | None = None
         self._projector = projector
         self._log_epoch = log_epoch
         self._on_applied = on_applied
@@ -168,11 +190,75 @@ class EpisodeConsumer:
                 records = [
                     self._record(message) for messages in batches.values() for message in messages
                 ]
-                result = await asyncio.to_thread(
-                    self._projector.apply, records, self._dead_letter_sender()
-                )
+                try:
+                    result = await asyncio.to_thread(
+                        self._projector.apply, records, self._dead_letter_sender()
+                    )
+                except Exception as exc:
+                    if not is_disk_full(exc):
+                        raise
+                    await self._wait_for_space(batches, exc)
+                    continue
             if result.applied and self._on_applied is not None:
                 await self._on_applied(result)
+
+    async def _wait_for_space(
+        self, batches: dict[TopicPartition, list[Any]], exc: Exception
+    ) -> None:
+        """A full disk stopped a batch: read it again once there is room (applying is
+        idempotent, so what the batch wrote before it failed changes nothing)."""
+        assert self._consumer is not None
+        for tp, messages in batches.items():
+            self._consumer.seek(tp, messages[0].offset)
+        self.stalled = f"the disk is full: {exc}"
+        log.error("cannot apply a batch, %s; retrying once space is freed", self.stalled)
+        while True:
+            await asyncio.sleep(DISK_FULL_RETRY_SECONDS)
+            shortage = self._headroom.shortage(needed=1) if self._headroom else None
+            if shortage is None:
+                break
+            log.warning("still waiting for free space: %s", shortage)
+        log.info("space was freed: applying again")
+        self.stalled = None
+
+    async def drain(self, timeout: float) -> bool:
+        """Apply everything the log holds now on this worker's partitions (the consumer
+        keeps running meanwhile); True when done within ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        bootstrap = self._settings.bootstrap
+        try:
+            found = await asyncio.wait_for(
+                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
+            )
+        except Exception:
+            log.exception("cannot read the end of the log: stopping without draining")
+            return False
+        ends = {
+            (topic, partition): end
+            for topic, by_partition in zip(PROJECTED_TOPICS, found, strict=True)
+            for partition, end in by_partition.items()
+            if end > 0
+        }
+        while loop.time() < deadline:
+            mine = {
+                (tp.topic, tp.partition)
+                for tp in (self._consumer.assignment() if self._consumer else set())
+            }
+            if not mine:  # still joining the group: nothing applied yet
+                await asyncio.sleep(0.05)
+                continue
+            behind = [
+                at
+                for at, end in ends.items()
+                if at in mine
+                and (self._projector.resume_offset(at[0], at[1], self._log_epoch) or 0) < end
+            ]
+            if not behind:
+                await self.flush()
+                return True
+            await asyncio.sleep(0.05)
+        return False
 
     def _record(self, message: Any) -> LogRecord:
         return log_record(

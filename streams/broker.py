@@ -2,7 +2,9 @@
 
 Used when no Kafka address is configured. The broker keeps its log in memory, listens on
 loopback, and dies with the process that started it (``PR_SET_PDEATHSIG`` on Linux), so
-a crashed ``memstream up`` never leaves it behind.
+a crashed ``memstream up`` never leaves it behind. It runs in a session of its own, so
+a signal to ``memstream up``'s process group (Ctrl-C in a terminal) does not stop it
+before the worker has drained its log: its parent stops it last.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ class EmbeddedBroker:
             stdout=output,
             stderr=subprocess.STDOUT,
             preexec_fn=None if setpriv or not linux else _die_with_parent,
+            start_new_session=True,
         )
         if output is not subprocess.DEVNULL:
             output.close()
@@ -141,6 +144,11 @@ class EmbeddedBroker:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+    def kill(self) -> None:
+        """SIGKILL the broker (a forced stop)."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
 
     def __enter__(self) -> EmbeddedBroker:
         self.start()

@@ -45,7 +45,7 @@ from storage.layout import DataLayout
 from storage.schemas import NOT_STATE_COLUMNS
 from streams import replay as replay_module
 from streams.errors import BrokerError, StreamsError
-from streams.publisher import Publisher, check_lines
+from streams.publisher import Publisher, check_lines, publisher_for
 from streams.settings import Settings
 from streams.topics import MESSAGES, end_offsets, read_epoch
 
@@ -229,7 +229,7 @@ def _publish(args: argparse.Namespace, settings: Settings) -> int:
     checked = check_lines(lines)
 
     async def send() -> None:
-        async with Publisher(settings.bootstrap) as publisher:
+        async with publisher_for(settings) as publisher:
             await publisher.publish_lines(checked)
 
     asyncio.run(send())
@@ -329,7 +329,7 @@ def _report_access(settings: Settings, user_id: str, memory_ids: list[str]) -> N
 
 def _publish_events(settings: Settings, events: Sequence[Event]) -> None:
     async def send() -> None:
-        async with Publisher(settings.bootstrap) as publisher:
+        async with publisher_for(settings) as publisher:
             await publisher.publish(events)
 
     asyncio.run(send())

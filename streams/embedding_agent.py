@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
@@ -202,8 +203,9 @@ def add_embedder_agent(
     embedder: Embedder,
     clock: Callable[[], datetime],
     earlier_turns: EarlierTurns | None = None,
-) -> Any:
-    """Register the embedder agent on ``app``."""
+) -> Callable[[], float]:
+    """Register the embedder agents on ``app``; return a function giving the monotonic
+    time the agents last took a batch."""
     window = SessionWindow(earlier_turns, turns=settings.embed_context_turns)
     source = app.topic(
         MESSAGES,
@@ -226,11 +228,14 @@ def add_embedder_agent(
         partitions=settings.messages_partitions,
     )
 
+    last_active = [time.monotonic()]
+
     def agent(name: str, embed: Embed) -> Any:
         async def embed_batches(stream: Any) -> None:
             async for values in stream.take(
                 settings.embed_batch_size, within=settings.embed_within_seconds
             ):
+                last_active[0] = time.monotonic()
                 records = await _embed_until_done(
                     [bytes(v) for v in values], embedder, clock, window, embed
                 )
@@ -240,10 +245,10 @@ def add_embedder_agent(
 
         return embed_batches
 
-    embed_messages = app.agent(source, concurrency=1, name="memstream.embedder")(
+    app.agent(source, concurrency=1, name="memstream.embedder")(
         agent("memstream.embedder", embed_values)
     )
     app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")(
         agent("memstream.embedder.derived", embed_derived_values)
     )
-    return embed_messages
+    return lambda: last_active[0]

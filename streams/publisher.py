@@ -5,6 +5,12 @@ can report each rejected line, and then published exactly as written: the log ho
 what the channel sent, and the worker sends what does not validate to ``memory.dlq``.
 A line without an ``event_id`` gets one derived from its bytes, so publishing the same
 file twice stores each message once. Records are keyed by ``user_id``.
+
+With a journal (the embedded broker, whose log lives in memory), records are fsync'd to
+the intake journal before they are produced, and a publish returns only once both the
+journal and the broker have them: what memstream acknowledged survives any crash of
+its processes (see :mod:`storage.journal`). Access reports are not journaled: they are
+best effort and follow every search.
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from aiokafka.errors import KafkaError
 from projections.codec import decode, encode
 from projections.errors import InvalidEvent
 from projections.events import Event
+from storage.journal import Appended, Journal, JournalRecord
 from streams.errors import BrokerError, PublishError
-from streams.topics import MESSAGES, topic_for
+from streams.journal_lane import JournalLane
+from streams.settings import Settings
+from streams.topics import ACCESS, MESSAGES, topic_for
 
-__all__ = ["CheckedLine", "Publisher", "check_lines"]
+__all__ = ["CheckedLine", "Publisher", "check_lines", "publisher_for"]
 
 
 @dataclass(frozen=True)
@@ -49,11 +58,36 @@ def check_lines(lines: Iterable[bytes]) -> list[CheckedLine]:
     return checked
 
 
-class Publisher:
-    """An idempotence-free, acks=all producer for memstream's topics (async)."""
+def publisher_for(settings: Settings) -> Publisher:
+    """The publisher a deployment's processes use: journaled with the embedded broker.
 
-    def __init__(self, bootstrap: str) -> None:
+    Raises:
+        BrokerError: the journal folder does not exist (no ``memstream up`` ever ran
+            with this data folder, so nothing would ever recover it).
+    """
+    journal = None
+    if settings.journaled:
+        journal = Journal(settings.journal_dir)
+        if not journal.exists:
+            raise BrokerError(
+                f"no intake journal in {journal.folder}: start `memstream up` with this data "
+                "folder first, or pass the --data it uses"
+            )
+    return Publisher(settings.bootstrap, journal=journal)
+
+
+class Publisher:
+    """An idempotence-free, acks=all producer for memstream's topics (async).
+
+    Args:
+        bootstrap: the Kafka bootstrap address.
+        journal: the intake journal to fsync records to before producing them (None:
+            the broker's acknowledgement is the durability, as on a Kafka cluster).
+    """
+
+    def __init__(self, bootstrap: str, journal: Journal | None = None) -> None:
         self._bootstrap = bootstrap
+        self._lane = JournalLane(journal) if journal is not None else None
         self._producer = AIOKafkaProducer(
             bootstrap_servers=bootstrap,
             acks="all",
@@ -80,6 +114,8 @@ class Publisher:
         tb: TracebackType | None,
     ) -> None:
         await self._producer.stop()
+        if self._lane is not None:
+            self._lane.close()
 
     async def publish(self, events: Sequence[Event]) -> list[str]:
         """Publish events (each to its type's topic); return their ids once the broker has
@@ -101,12 +137,48 @@ class Publisher:
         for topic, records in by_topic.items():
             await self._send_all(records, topic)
 
-    async def _send_all(
-        self, records: Sequence[tuple[bytes | None, bytes]], topic: str = MESSAGES
-    ) -> None:
+    async def republish(self, records: Sequence[JournalRecord]) -> dict[tuple[str, int], int]:
+        """Produce journaled records again, as they are (not journaled a second time);
+        return the highest offset each (topic, partition) got."""
+        by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
+        for r in records:
+            by_topic.setdefault(r.topic, []).append((r.key, r.value))
+        positions: dict[tuple[str, int], int] = {}
+        for topic, pairs in by_topic.items():
+            positions.update(await self._produce(pairs, topic))
+        return positions
+
+    async def _produce(
+        self, records: Sequence[tuple[bytes | None, bytes]], topic: str
+    ) -> dict[tuple[str, int], int]:
+        positions: dict[tuple[str, int], int] = {}
         try:
             futures = [await self._producer.send(topic, value=v, key=k) for k, v in records]
             for future in futures:
-                await future
+                metadata = await future
+                at = (topic, metadata.partition)
+                positions[at] = max(metadata.offset, positions.get(at, -1))
         except KafkaError as exc:
             raise PublishError(f"the broker did not accept the events: {exc}") from exc
+        return positions
+
+    async def _send_all(
+        self, records: Sequence[tuple[bytes | None, bytes]], topic: str = MESSAGES
+    ) -> None:
+        appended: Appended | None = None
+        if self._lane is not None and topic != ACCESS:
+            appended = await self._lane.append([JournalRecord(topic, k, v) for k, v in records])
+        try:
+            positions = await self._produce(records, topic)
+        except BaseException:
+            if appended is not None:
+                self._acknowledge(appended, None)
+            raise
+        if appended is not None:
+            self._acknowledge(appended, positions)
+
+    def _acknowledge(
+        self, appended: Appended, positions: dict[tuple[str, int], int] | None
+    ) -> None:
+        assert self._lane is not None
+        self._lane.acknowledge(appended, positions)

@@ -1,26 +1,31 @@
-"""Serving the HTTP API: ``memstream serve`` alone, or as a child of ``memstream up``.
+"""Serving the HTTP API: ``memstream serve`` alone, or as a child of ``memstream up``
+(see :mod:`streams.api_process`).
 
 The API process opens the projections read-only with a read-consistency interval, so
 it sees what the worker writes, embeds queries with the configured embedder, and
-publishes events with its own Kafka producer. It runs uvicorn on ``api_host:api_port``
-(loopback by default).
+publishes events with its own Kafka producer (journaled with the embedded broker). It
+runs uvicorn on ``api_host:api_port`` (loopback by default). Publishes are refused with
+503 while memstream stops and with 507 while a disk it writes to is nearly full;
+searches go on.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
 
-from projections.api import SinkUnavailable
+from projections.api import SinkUnavailable, StorageFull
+from storage.headroom import Headroom
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
+from streams.api_process import DrainState
 from streams.components import (
     make_archiver,
     make_embedder,
@@ -28,12 +33,12 @@ from streams.components import (
     make_model,
     make_searcher,
 )
-from streams.errors import StreamsError
-from streams.publisher import Publisher
+from streams.errors import JournalUnavailable, StreamsError
+from streams.publisher import Publisher, publisher_for
 from streams.settings import Settings
 from streams.topics import MESSAGES, end_offsets, read_epoch
 
-__all__ = ["build_api", "serve", "start_api_process"]
+__all__ = ["build_api", "serve"]
 
 log = logging.getLogger(__name__)
 
@@ -47,12 +52,25 @@ def open_read_store(settings: Settings) -> ProjectionStore:
     )
 
 
+def headroom_of(settings: Settings) -> Headroom:
+    """The local folders a deployment writes to, with its reserve of free space."""
+    folders = [settings.local_dir]
+    if settings.data_location.is_local:
+        folders.append(Path(settings.data_location.path))
+    return Headroom(folders, settings.min_free_bytes)
+
+
 class _LazyPublisher:
     """A publisher connected when the app starts, or at the first publish if the broker
-    was down then: searches never wait for the broker."""
+    was down then: searches never wait for the broker. It refuses publishes while
+    memstream stops (``drain``) or a disk is nearly full (``headroom``)."""
 
-    def __init__(self, bootstrap: str) -> None:
-        self._bootstrap = bootstrap
+    def __init__(
+        self, settings: Settings, drain: DrainState | None, headroom: Headroom | None
+    ) -> None:
+        self._settings = settings
+        self._drain = drain or DrainState()
+        self._headroom = headroom
         self._publisher: Publisher | None = None
         self._connecting = asyncio.Lock()
 
@@ -65,8 +83,8 @@ class _LazyPublisher:
     async def _connect(self) -> Publisher:
         async with self._connecting:
             if self._publisher is None:
-                publisher = Publisher(self._bootstrap)  # inside the server's event loop
                 try:
+                    publisher = publisher_for(self._settings)  # in the server's event loop
                     await publisher.__aenter__()
                 except StreamsError as exc:
                     raise SinkUnavailable(str(exc)) from None
@@ -78,21 +96,30 @@ class _LazyPublisher:
             await self._publisher.__aexit__(None, None, None)
 
     async def publish(self, events: Any) -> list[str]:
-        publisher = await self._connect()
-        try:
-            return await publisher.publish(events)
-        except StreamsError as exc:
-            raise SinkUnavailable(str(exc)) from None
+        if self._drain.draining:
+            raise SinkUnavailable(self._drain.reason)
+        shortage = self._headroom.shortage() if self._headroom is not None else None
+        if shortage is not None:
+            raise StorageFull(shortage)
+        with self._drain.publishing():
+            publisher = await self._connect()
+            try:
+                return await publisher.publish(events)
+            except JournalUnavailable as exc:
+                raise StorageFull(str(exc)) from None
+            except StreamsError as exc:
+                raise SinkUnavailable(str(exc)) from None
 
 
-def build_api(settings: Settings) -> FastAPI:
-    """The API app for ``settings`` (store, embedder, searcher, publisher)."""
+def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
+    """The API app for ``settings`` (store, embedder, searcher, publisher); ``drain``
+    is how a parent ``memstream up`` tells it to stop taking publishes."""
     from projections.api import create_app
 
     store = open_read_store(settings)
     embedder = make_embedder(settings)
     searcher = make_searcher(settings, store, embedder)
-    sink = _LazyPublisher(settings.bootstrap)
+    sink = _LazyPublisher(settings, drain, headroom_of(settings))
 
     async def log_position() -> tuple[dict[tuple[str, int], int] | None, str | None]:
         try:
@@ -133,18 +160,3 @@ def serve(settings: Settings) -> int:
         app, host=settings.api_host, port=settings.api_port, log_level="warning", access_log=False
     )
     return 0
-
-
-def _serve_child(settings_json: str) -> None:
-    logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    serve(Settings.model_validate_json(settings_json))
-
-
-def start_api_process(settings: Settings) -> multiprocessing.process.BaseProcess:
-    """Start ``serve`` in a spawned child process (used by ``memstream up``)."""
-    context = multiprocessing.get_context("spawn")
-    process = context.Process(
-        target=_serve_child, args=(settings.model_dump_json(),), name="memstream-api", daemon=True
-    )
-    process.start()
-    return process

@@ -84,6 +84,17 @@ class Settings(BaseSettings):
         archive_every_hours: how often the worker archives (first run one interval
             after it starts); ``archive_per_run`` caps one run.
         decay_rate_*: decay rate per kind (per day^0.8).
+        journal: ``auto`` (default: on with the embedded broker, whose log lives in
+            memory), ``on`` or ``off``. When on, every publish is fsync'd to the intake
+            journal in ``state_dir`` before it is acknowledged.
+        stop_timeout_seconds: how long a clean stop (SIGTERM, SIGINT) may take to
+            apply and archive what was acknowledged before it stops anyway (the
+            journal keeps the rest for the next start).
+        min_free_mb: free space the data location and the state folder must keep:
+            below it publishes are refused (507) and upkeep does not write.
+        embed_backfill_every_seconds: how often the worker looks in the projections for
+            memories without a vector (after a restart, the log no longer holds the
+            messages that would have been embedded).
     """
 
     model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
@@ -149,6 +160,10 @@ class Settings(BaseSettings):
     decay_rate_procedure: float = Field(default=0.005, ge=0)
     decay_rate_opinion: float = Field(default=0.03, ge=0)
     decay_rate_reflection: float = Field(default=0.02, ge=0)
+    journal: Literal["auto", "on", "off"] = "auto"
+    stop_timeout_seconds: float = Field(default=30.0, gt=0)
+    min_free_mb: float = Field(default=256.0, ge=0)
+    embed_backfill_every_seconds: float = Field(default=60.0, gt=0)
 
     @property
     def chosen_extractor(self) -> Literal["local", "anthropic", "openai"]:
@@ -196,3 +211,17 @@ class Settings(BaseSettings):
     @property
     def log_dir(self) -> Path:
         return self.local_dir / "logs"
+
+    @property
+    def journaled(self) -> bool:
+        """True when publishes are fsync'd to the intake journal before they are
+        acknowledged."""
+        return self.journal == "on" or (self.journal == "auto" and self.embedded)
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.local_dir / "journal"
+
+    @property
+    def min_free_bytes(self) -> int:
+        return int(self.min_free_mb * 1024 * 1024)

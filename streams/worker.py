@@ -1,26 +1,38 @@
 """Running memstream: the embedded broker when needed, topics, the faust worker, the API.
 
-``run`` is what ``memstream up`` calls. It owns process-level concerns: logging, the
-broker's life, the HTTP API's child process, and turning faust's exit into a return
-value.
+``run`` is what ``memstream up`` calls. It owns process-level concerns: the broker's
+life, the intake journal's recovery at start, the HTTP API's child process, stopping
+cleanly on a signal (drain, then stop, within a bound), and turning faust's exit into a
+return value.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from typing import Any
 
 import faust
+from mode.utils.futures import maybe_cancel
 
 from storage.event_archive import EventArchive
+from storage.journal import Journal
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
+from streams.api_process import ApiProcess
 from streams.app import build_app
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
+from streams.journal_sweeper import JournalSweeper
 from streams.projector import Projector
 from streams.recovery import catch_up_from_archive
+from streams.serve import headroom_of
 from streams.settings import Settings
 from streams.topics import (
     ACCESS,
@@ -60,17 +72,90 @@ async def prepare_log(settings: Settings) -> str:
     return epoch
 
 
+class _DrainingWorker(faust.Worker):
+    """faust's worker, stopping the memstream way (see :func:`run`)."""
+
+    def __init__(
+        self,
+        app: faust.App,
+        *,
+        drain: Callable[[float], Awaitable[None]],
+        force: Callable[[], None],
+        stop_timeout: float,
+        **options: Any,
+    ) -> None:
+        super().__init__(app, **options)
+        self._drain = drain
+        self._force = force
+        self._stop_timeout = stop_timeout
+        self._stopping = False
+
+    def _on_sigint(self) -> None:
+        self._stop_signal(signal.SIGINT)
+
+    def _on_sigterm(self) -> None:
+        self._stop_signal(signal.SIGTERM)
+
+    def _stop_signal(self, signum: signal.Signals) -> None:
+        if self._stopping:
+            log.warning("%s again: stopping at once, without draining", signum.name)
+            self._force()
+            os._exit(1)
+        self._stopping = True
+        log.info("%s: draining (at most %.0f s), then stopping", signum.name, self._stop_timeout)
+        _exit_after(self._stop_timeout + _STOP_GRACE_SECONDS, self._force)
+        self._signal_stop_time = self.loop.time()
+        self._signal_stop_future = asyncio.ensure_future(self._drain_then_stop(), loop=self.loop)
+
+    async def _drain_then_stop(self) -> None:
+        try:
+            await asyncio.wait_for(self._drain(self._stop_timeout), self._stop_timeout)
+        except Exception:  # the journal keeps what was not drained
+            log.exception("draining did not finish; stopping anyway")
+        await self.stop()
+        maybe_cancel(self._starting_fut)
+
+
+#: What a stop may take beyond the drain (faust's own shutdown) before it is forced.
+_STOP_GRACE_SECONDS = 15.0
+
+
+def _exit_after(seconds: float, force: Callable[[], None]) -> None:
+    """Exit the process after ``seconds`` whatever is still running."""
+
+    def watchdog() -> None:
+        time.sleep(seconds)
+        log.error("the stop took more than %.0f s: exiting now", seconds)
+        force()
+        os._exit(1)
+
+    threading.Thread(target=watchdog, name="stop-watchdog", daemon=True).start()
+
+
 def run(settings: Settings, *, api: bool = True) -> int:
-    """Run the worker (and, with ``api``, the HTTP API) until interrupted; return an
-    exit code."""
+    """Run the worker (and, with ``api``, the HTTP API) until stopped; return an exit code.
+
+    A first SIGINT or SIGTERM (to the process or its group) drains: the API stops
+    taking publishes (503), the worker applies and archives what the log holds, then
+    the API, the worker and the broker stop, within ``stop_timeout_seconds`` (the
+    intake journal keeps anything not drained by then for the next start). A second
+    signal stops at once.
+    """
     broker = None
-    api_process = None
+    api_process: ApiProcess | None = None
     if settings.embedded:
         broker = EmbeddedBroker(
             settings.broker_host, settings.broker_port, log_file=settings.log_dir / "broker.log"
         )
         broker.start()
         log.info("embedded broker listening on %s", broker.bootstrap)
+
+    def force() -> None:
+        if api_process is not None:
+            api_process.kill()
+        if broker is not None:
+            broker.kill()
+
     try:
         epoch = asyncio.run(prepare_log(settings))
         layout = DataLayout(settings.data_location)
@@ -88,6 +173,7 @@ def run(settings: Settings, *, api: bool = True) -> int:
             lambda: datetime.now(UTC),
             make_cold_store(settings),
         )
+        sweeper = _recover_journal(settings, store, epoch)
         projector = Projector(
             store,
             consumer=settings.consumer_group,
@@ -97,21 +183,59 @@ def run(settings: Settings, *, api: bool = True) -> int:
             cold_store=make_cold_store(settings),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
-        app = build_app(settings, projector, epoch, settings.local_dir / "faust", embedder)
+        app, episodes = build_app(
+            settings,
+            projector,
+            epoch,
+            settings.local_dir / "faust",
+            embedder,
+            sweeper=sweeper,
+            headroom=headroom_of(settings),
+        )
         if api:
-            from streams.serve import start_api_process
-
-            api_process = start_api_process(settings)
+            api_process = ApiProcess(settings)
             log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
-        worker = faust.Worker(app, loglevel=settings.log_level, override_logging=False)
+
+        async def drain(timeout: float) -> None:
+            if api_process is not None:
+                await asyncio.to_thread(api_process.drain, min(10.0, timeout))
+            drained = await episodes.drain(timeout)
+            log.info("drained the log" if drained else "the log was not drained in time")
+
+        worker = _DrainingWorker(
+            app,
+            drain=drain,
+            force=force,
+            stop_timeout=settings.stop_timeout_seconds,
+            loglevel=settings.log_level,
+            override_logging=False,
+        )
         try:
             worker.execute_from_commandline()
         except SystemExit as exit_:
             return int(exit_.code or 0)
         return 0
     finally:
-        if api_process is not None and api_process.is_alive():
-            api_process.terminate()
-            api_process.join(timeout=10)
+        if api_process is not None:
+            api_process.stop()
         if broker is not None:
             broker.stop()
+
+
+def _recover_journal(
+    settings: Settings, store: ProjectionStore, epoch: str
+) -> JournalSweeper | None:
+    """Name the log in the intake journal and publish again what a crash left there."""
+    if not settings.journaled:
+        return None
+    journal = Journal(settings.journal_dir).create()
+    journal.set_log_epoch(epoch)
+    sweeper = JournalSweeper(journal, settings.bootstrap, store, settings.consumer_group, epoch)
+    report = asyncio.run(sweeper.sweep())
+    log.info(
+        "intake journal %s: %d segments applied and removed, %d records published again",
+        journal.folder,
+        report.removed,
+        report.republished_records,
+    )
+    return sweeper

@@ -4,6 +4,7 @@ session, stores in tmp_path, cold-store and data locations on a local folder and
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -135,3 +136,27 @@ def data_place(request: pytest.FixtureRequest, tmp_path: Path) -> DataPlace:
     }
     location = resolve_location(uri, s3_endpoint=endpoint, s3_region="us-east-1")
     return DataPlace(uri, location, state, env)
+
+
+@pytest.fixture
+def small_filesystem(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """Mounts a tmpfs of the given size (``"96m"``) under ``tmp_path`` and returns its
+    folder; skips the test, saying why, where mounting is not allowed."""
+    mounted: list[Path] = []
+
+    def mount(size: str) -> Path:
+        folder = tmp_path / f"small-{len(mounted)}"
+        folder.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a small filesystem here: {done.stderr.strip()}")
+        mounted.append(folder)
+        return folder
+
+    yield mount
+    for folder in mounted:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

@@ -1,0 +1,65 @@
+"""Free space on the local folders memstream writes to, checked before it writes.
+
+A full disk must be a clear state, not a crash: publishes are refused while a folder has
+less free space than the deployment keeps in reserve, and upkeep (compaction, index
+rebuilds) asks before it writes. ``statvfs`` is cheap, but it is asked at most once per
+``check_every`` seconds per folder.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["Headroom", "free_bytes"]
+
+
+def free_bytes(folder: Path) -> int:
+    """Bytes an unprivileged writer can still use in ``folder``'s filesystem."""
+    stats = os.statvfs(_existing(folder))
+    return stats.f_bavail * stats.f_frsize
+
+
+def _existing(folder: Path) -> Path:
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / (1024 * 1024):,.1f} MB"
+
+
+class Headroom:
+    """Watches the free space of ``folders`` against a reserve of ``min_free`` bytes."""
+
+    def __init__(self, folders: Sequence[Path], min_free: int, check_every: float = 1.0) -> None:
+        self.folders = list(dict.fromkeys(folders))
+        self.min_free = min_free
+        self._check_every = check_every
+        self._checked_at = float("-inf")
+        self._shortage: str | None = None
+
+    def shortage(self, needed: int = 0) -> str | None:
+        """Why writing ``needed`` more bytes would break the reserve, or None."""
+        if needed:
+            return self._short(needed)
+        now = time.monotonic()
+        if now - self._checked_at >= self._check_every:
+            self._shortage = self._short(0)
+            self._checked_at = now
+        return self._shortage
+
+    def _short(self, needed: int) -> str | None:
+        for folder in self.folders:
+            free = free_bytes(folder)
+            if free - needed < self.min_free:
+                return (
+                    f"the disk holding {folder} has {_megabytes(free)} free"
+                    + (f" ({_megabytes(needed)} needed)" if needed else "")
+                    + f"; memstream keeps {_megabytes(self.min_free)} free (MEMSTREAM_MIN_FREE_MB)"
+                    " and refuses new events until space is freed"
+                )
+        return None

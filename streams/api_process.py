@@ -1,0 +1,169 @@
+"""The HTTP API as a child of ``memstream up``: it dies with its parent and drains with it.
+
+The parent talks to the child over a pipe:
+
+- ``drain``: from now on publishes are answered 503 ("memstream is stopping"); the child
+  answers ``draining`` once no publish is in flight any more, so the parent knows that
+  everything the API acknowledged is in the log before it drains the log.
+- ``exit``: stop serving and exit.
+
+The child exits when its parent dies, even by SIGKILL: the kernel sends it SIGKILL
+(``PR_SET_PDEATHSIG``), and, should that be missed, the pipe reads end-of-file. SIGINT
+and SIGTERM sent to the whole process group (Ctrl-C in a terminal, ``kill -- -PGID``)
+only put the child into draining: the parent decides when it exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from typing import Any
+
+from streams.settings import Settings
+
+__all__ = ["ApiProcess", "DrainState"]
+
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1
+
+
+class DrainState:
+    """Whether the API still takes publishes, and how many are in flight."""
+
+    def __init__(self) -> None:
+        self.draining = False
+        self.reason = "memstream is stopping: publish again once it is back"
+        self._in_flight = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def publishing(self) -> Iterator[None]:
+        with self._lock:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    @property
+    def in_flight(self) -> int:
+        with self._lock:
+            return self._in_flight
+
+    def wait_idle(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.in_flight == 0
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent_pid:  # the parent died before the line above
+        os._exit(1)
+
+
+def _listen(conn: Connection, state: DrainState, server: Any) -> None:
+    """The child's control thread: follow the parent's words until exit or EOF."""
+    while True:
+        try:
+            word = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            os._exit(1)
+        if word == "drain":
+            state.draining = True
+            state.wait_idle(timeout=10.0)
+            conn.send("draining")
+        elif word == "exit":
+            server.should_exit = True
+            return
+
+
+def _child(settings_json: str, conn: Connection, parent_pid: int) -> None:
+    _die_with_parent(parent_pid)
+    logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    import uvicorn
+
+    from streams.serve import build_api
+
+    settings = Settings.model_validate_json(settings_json)
+    state = DrainState()
+
+    class _Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield  # signals are the parent's business (see the module docstring)
+
+    def _start_draining(signum: int, frame: Any) -> None:
+        state.draining = True
+
+    signal.signal(signal.SIGINT, _start_draining)
+    signal.signal(signal.SIGTERM, _start_draining)
+    app = build_api(settings, drain=state)
+    config = uvicorn.Config(
+        app,
+        host=settings.api_host,
+        port=settings.api_port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=5,
+    )
+    server = _Server(config)
+    threading.Thread(target=_listen, args=(conn, state, server), daemon=True).start()
+    server.run()
+
+
+class ApiProcess:
+    """The API in a spawned child process (see the module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._conn, child_conn = context.Pipe()
+        self._process = context.Process(
+            target=_child,
+            args=(settings.model_dump_json(), child_conn, os.getpid()),
+            name="memstream-api",
+            daemon=True,
+        )
+        self._process.start()
+        child_conn.close()
+
+    def is_alive(self) -> bool:
+        return self._process.is_alive()
+
+    def drain(self, timeout: float = 10.0) -> bool:
+        """Stop taking publishes; True once none is in flight any more."""
+        if not self._process.is_alive():
+            return True
+        try:
+            self._conn.send("drain")
+            return bool(self._conn.poll(timeout)) and self._conn.recv() == "draining"
+        except (OSError, EOFError):
+            return not self._process.is_alive()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Ask the child to exit; kill it after ``timeout`` seconds."""
+        with contextlib.suppress(OSError):
+            self._conn.send("exit")
+        self._process.join(timeout)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join(5)
+        self._conn.close()
+
+    def kill(self) -> None:
+        if self._process.is_alive():
+            self._process.kill()

@@ -1,0 +1,102 @@
+"""Vectors for memories the embedder agent never saw: the backlog is found in the store.
+
+The embedder agent embeds messages as they pass through the log. After a restart the
+embedded broker's log starts empty, so memories whose messages were applied but not
+yet embedded would wait forever. The backfill looks in the projections instead: every
+memory without a vector row gets one, an episode with the same text the agent would
+have embedded (its search text, then the session's earlier turns), a derived memory by
+its content. It runs while the agent is idle, on the worker that holds partition 0 of
+``memory.messages``, and publishes ``EmbeddingComputed`` like the agent does (the same
+event ids, so a vector computed twice is one row).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from projections.codec import encode
+from projections.embedders import Embedder
+from projections.episodes import embedding_text
+from projections.vectors import embedding_events
+from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+
+__all__ = ["memories_without_vectors", "missing_embeddings"]
+
+_COLUMNS = [
+    "memory_id",
+    "kind",
+    "user_id",
+    "project_id",
+    "session_id",
+    "content",
+    "search_text",
+    "occurred_at",
+]
+_MIN = datetime.min.replace(tzinfo=UTC)
+
+
+def memories_without_vectors(store: ProjectionStore) -> pa.Table:
+    """The memories rows (embedding columns) that have no vector row; empty when the
+    counts already agree."""
+    if store.count(MEMORIES) <= store.count(VECTORS):
+        return pa.table({})
+    embedded = store.scan(VECTORS, columns=["memory_id"]).column("memory_id")
+    memories = store.scan(MEMORIES, columns=_COLUMNS)
+    missing = pc.invert(pc.is_in(memories.column("memory_id"), value_set=embedded))
+    return memories.filter(missing)
+
+
+def _texts(missing: list[dict[str, Any]], store: ProjectionStore, turns: int) -> list[str]:
+    """What the agent embeds for each memory (episodes with their earlier turns)."""
+    sessions = {(m["user_id"], m["session_id"]) for m in missing if m["kind"] == "episode"}
+    earlier: dict[tuple[str, str], list[tuple[datetime, str]]] = defaultdict(list)
+    if sessions and turns > 0:
+        for row in store.scan(
+            MEMORIES, columns=["user_id", "session_id", "kind", "search_text", "occurred_at"]
+        ).to_pylist():
+            key = (row["user_id"], row["session_id"])
+            if row["kind"] == "episode" and key in sessions:
+                earlier[key].append((row["occurred_at"] or _MIN, row["search_text"]))
+        for turns_of_session in earlier.values():
+            turns_of_session.sort(key=lambda t: t[0])
+    texts = []
+    for m in missing:
+        if m["kind"] != "episode":
+            texts.append(m["content"])
+            continue
+        at = m["occurred_at"] or _MIN
+        before = [text for when, text in earlier[(m["user_id"], m["session_id"])] if when < at]
+        texts.append(embedding_text(m["search_text"], before[-turns:] if turns else [], turns))
+    return texts
+
+
+def missing_embeddings(
+    store: ProjectionStore, embedder: Embedder, now: datetime, turns: int, batch: int
+) -> Iterator[list[tuple[bytes, bytes]]]:
+    """(key, value) records of ``EmbeddingComputed`` for every memory without a vector,
+    ``batch`` memories at a time (embedding happens as the iterator is consumed)."""
+    table = memories_without_vectors(store)
+    if table.num_rows == 0:
+        return
+    rows = table.to_pylist()
+    texts = _texts(rows, store, turns)
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        vectors = embedder.embed(texts[start : start + batch])
+        events = embedding_events(
+            [
+                (m["memory_id"], m["user_id"], m["project_id"], m["kind"], m["occurred_at"])
+                for m in chunk
+            ],
+            vectors,
+            embedder.model,
+            embedder.version,
+            now,
+        )
+        yield [(e.user_id.encode(), encode(e)) for e in events]

@@ -1,0 +1,317 @@
+"""Acknowledged means durable: ``memstream up`` with its embedded broker, killed and
+stopped at the worst moments, loses nothing it acknowledged.
+
+Clients publish through the HTTP API (the API's 202 is the acknowledgement) while the
+test sends SIGKILL or SIGTERM to ``memstream up`` or to its process group; after a
+restart every acknowledged event is an episode exactly once, every episode gets its
+vector, the digest equals a replay, and no process outlives ``memstream up``.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from memstream.testing import WorkerProcess, free_port, wait_until
+from projections.episodes import memory_id_for
+from storage.filesystems import resolve_location
+from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from storage.layout import DataLayout
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+USERS = 7
+
+
+def event(tag: str, i: int) -> dict[str, Any]:
+    return {
+        "event_id": f"{tag}-{i}",
+        "user_id": f"user{i % USERS}",
+        "session_id": f"{tag}-s{i // 20}",
+        "role": "user",
+        "speaker": "Ana",
+        "content": f"note {tag} {i}: the meeting moved to room {i % 13}",
+        "occurred_at": f"2024-05-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z",
+    }
+
+
+class Publishing:
+    """A client publishing ``count`` events through the API in batches, in a thread;
+    it remembers what was acknowledged (202) and stops at the first refusal."""
+
+    def __init__(self, url: str, tag: str, count: int, batch: int = 50) -> None:
+        self.url, self.tag, self.count, self.batch = url, tag, count, batch
+        self.acknowledged: list[tuple[str, str]] = []  # (user, event id)
+        self.refusals: list[tuple[int, str]] = []
+        self.failure: str | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> Publishing:
+        self._thread.start()
+        return self
+
+    def join(self, timeout: float = 120.0) -> Publishing:
+        self._thread.join(timeout)
+        assert not self._thread.is_alive(), "the client did not finish"
+        return self
+
+    def _run(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=30) as client:
+            for start in range(0, self.count, self.batch):
+                events = [event(self.tag, i) for i in range(start, start + self.batch)]
+                try:
+                    response = client.post("/v1/events", json=events)
+                except httpx.HTTPError as exc:  # the server died: not acknowledged
+                    self.failure = repr(exc)
+                    return
+                if response.status_code != 202:
+                    self.refusals.append((response.status_code, response.text))
+                    return
+                self.acknowledged += [(e["user_id"], e["event_id"]) for e in events]
+
+
+def publish_all(url: str, tag: str, count: int) -> list[tuple[str, str]]:
+    done = Publishing(url, tag, count, batch=500).start().join()
+    assert done.failure is None and not done.refusals, (done.failure, done.refusals)
+    return done.acknowledged
+
+
+def live_store(data: Path) -> ProjectionStore:
+    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections()).uri
+    return ProjectionStore(uri, read_consistency_interval=timedelta(0))
+
+
+def memory_ids(store: ProjectionStore) -> list[str]:
+    return list(store.scan(MEMORIES, columns=["memory_id"]).column("memory_id").to_pylist())
+
+
+def assert_each_once(store: ProjectionStore, acknowledged: list[tuple[str, str]]) -> None:
+    """Every acknowledged event is an episode, and no episode is there twice."""
+    expected = {memory_id_for(user, event_id) for user, event_id in acknowledged}
+
+    def all_there() -> bool:
+        return expected <= set(memory_ids(store))
+
+    wait_until(all_there, timeout=60)
+    ids = memory_ids(store)
+    assert len(ids) == len(set(ids)), "an event was applied twice"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture
+def workers() -> Iterator[list[WorkerProcess]]:
+    """Every worker a test starts; killed (with what it started) at the end."""
+    started: list[WorkerProcess] = []
+    yield started
+    for worker in started:
+        children = worker.children()
+        worker.kill()
+        WorkerProcess.wait_gone(children)
+
+
+def start(
+    workers: list[WorkerProcess], data: Path, port: int, env: dict[str, str] | None = None
+) -> WorkerProcess:
+    worker = WorkerProcess(data, broker_port=port, env=env).start()
+    workers.append(worker)
+    worker.wait_ready()
+    wait_until(lambda: _healthy(worker.api_url), timeout=30)
+    return worker
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def kill(worker: WorkerProcess) -> None:
+    """SIGKILL ``memstream up``; its broker and API must die with it."""
+    children = worker.children()
+    assert len(children) >= 2, "the broker and the API run as children"
+    worker.kill()
+    assert WorkerProcess.wait_gone(children) == set(), "a child outlived memstream up"
+
+
+def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
+    tmp_path: Path, workers: list[WorkerProcess]
+) -> None:
+    data, port = tmp_path / "data", free_port()
+    acknowledged: list[tuple[str, str]] = []
+
+    # During a publish: half of it acknowledged, the rest in flight.
+    up = start(workers, data, port)
+    client = Publishing(up.api_url, "during", 4000).start()
+    wait_until(lambda: len(client.acknowledged) >= 1500, timeout=60, interval=0.01)
+    kill(up)
+    client.join()
+    assert client.failure is not None, "the publish finished before the kill"
+    acknowledged += client.acknowledged
+
+    up = start(workers, data, port)
+    store = live_store(data)
+    assert_each_once(store, acknowledged)
+
+    # Right after the last acknowledgement.
+    acknowledged += publish_all(up.api_url, "after-ack", 3000)
+    kill(up)
+
+    up = start(workers, data, port)
+    assert_each_once(store, acknowledged)
+
+    # While the worker applies.
+    before = len(memory_ids(store))
+    client = Publishing(up.api_url, "applying", 6000, batch=500).start()
+    wait_until(lambda: len(memory_ids(store)) > before, timeout=60, interval=0.01)
+    kill(up)
+    client.join()
+    acknowledged += client.acknowledged
+
+    up = start(workers, data, port)
+    assert_each_once(store, acknowledged)
+    up.signal(signal.SIGTERM)
+    assert up.wait(60) == 0
+
+    live = cli("digest", "--tables", "--data", str(data)).stdout
+    target = tmp_path / "replayed"
+    done = cli("replay", "--data", str(data), "--source", "archive", "--into", str(target))
+    assert done.returncode == 0, done.stderr
+    assert cli("digest", "--tables", "--data", str(target)).stdout == live
+
+
+@pytest.mark.parametrize("group", [False, True], ids=["process", "group"])
+def test_sigterm_drains_what_was_acknowledged_and_stops_everything(
+    tmp_path: Path, workers: list[WorkerProcess], group: bool
+) -> None:
+    data, port = tmp_path / "data", free_port()
+    up = start(workers, data, port)
+    children = up.children()
+    client = Publishing(up.api_url, "draining", 20_000, batch=100).start()
+    wait_until(lambda: len(client.acknowledged) >= 2000, timeout=60, interval=0.01)
+    up.signal(signal.SIGTERM, group=group)
+    assert up.wait(35) == 0, up.log()
+    assert WorkerProcess.wait_gone(children) == set(), "a child outlived memstream up"
+    client.join()
+    assert client.refusals, "the API refused nothing while stopping"
+    status, body = client.refusals[0]
+    assert status == 503 and "stopping" in body, (status, body)
+    # Applied and archived before the stop: no restart, no journal needed.
+    store = live_store(data)
+    expected = {memory_id_for(user, event_id) for user, event_id in client.acknowledged}
+    assert expected <= set(memory_ids(store))
+    assert "drained the log" in up.log()
+
+
+def test_sigkill_mid_embedding_then_every_memory_gets_its_vector(
+    tmp_path: Path, workers: list[WorkerProcess]
+) -> None:
+    data, port = tmp_path / "data", free_port()
+    env = {
+        "MEMSTREAM_EMBEDDER": "minilm",
+        "MEMSTREAM_EMBED_BATCH_SIZE": "16",
+        "MEMSTREAM_EMBED_BACKFILL_EVERY_SECONDS": "2",
+    }
+    up = start(workers, data, port, env)
+    acknowledged = publish_all(up.api_url, "embed", 600)
+    store = live_store(data)
+    assert_each_once(store, acknowledged)
+    wait_until(lambda: store.count(VECTORS) > 0, timeout=60, interval=0.05)
+    assert store.count(VECTORS) < len(acknowledged), "embedding finished before the kill"
+    kill(up)
+
+    start(workers, data, port, env)
+    wait_until(lambda: store.count(VECTORS) == len(acknowledged), timeout=120)
+    vectors = set(store.scan(VECTORS, columns=["memory_id"]).column("memory_id").to_pylist())
+    assert vectors == set(memory_ids(store))
+
+
+def fill(folder: Path, leave: int) -> Path:
+    """Write a file that leaves about ``leave`` bytes free on ``folder``'s disk."""
+    from storage.headroom import free_bytes
+
+    filler = folder / "filler"
+    with open(filler, "ab") as out:
+        while (room := free_bytes(folder) - leave) > 0:
+            try:
+                out.write(b"\0" * min(room, 8 << 20))
+                out.flush()
+            except OSError:
+                break
+    return filler
+
+
+def test_a_full_disk_refuses_publishes_clearly_keeps_searching_and_recovers(
+    tmp_path: Path, small_filesystem: Callable[[str], Path], workers: list[WorkerProcess]
+) -> None:
+    small_disk = small_filesystem("96m")
+    data, port = small_disk / "data", free_port()
+    env = {"MEMSTREAM_MIN_FREE_MB": "16", "MEMSTREAM_STATE_DIR": str(tmp_path / "state")}
+    up = WorkerProcess(data, broker_port=port, env=env, log_path=tmp_path / "worker.log")
+    workers.append(up.start())
+    up.wait_ready()
+    wait_until(lambda: _healthy(up.api_url), timeout=30)
+    acknowledged = publish_all(up.api_url, "roomy", 300)
+    store = live_store(data)
+    assert_each_once(store, acknowledged)
+
+    # Under the reserve: publishes are refused with the place and the free space.
+    filler = fill(small_disk, leave=4 << 20)
+    refused = wait_until(lambda: _refusal(up.api_url), timeout=10)
+    assert refused.status_code == 507, refused.text
+    assert str(data) in refused.json()["detail"] and "free" in refused.json()["detail"]
+    assert refused.headers["retry-after"]
+    found = httpx.post(
+        f"{up.api_url}/v1/search", json={"user_id": "user1", "query": "meeting room"}, timeout=30
+    )
+    assert found.status_code == 200 and found.json()["results"]
+
+    # The disk fills up entirely under the worker (another program, say).
+    filler = fill(small_disk, leave=0)
+    late = _publish_to_broker(up.bootstrap, 200)
+    wait_until(lambda: "the disk is full" in up.log(), timeout=30)
+    up.check_alive()
+
+    filler.unlink()
+    assert_each_once(store, late)
+    wait_until(lambda: not _refusal(up.api_url), timeout=10)
+    acknowledged += publish_all(up.api_url, "freed", 300)
+    assert_each_once(store, acknowledged)
+    up.check_alive()
+
+
+def _refusal(url: str) -> httpx.Response | None:
+    """The API's answer to a publish, when it is a refusal."""
+    response = httpx.post(f"{url}/v1/events", json=[event("probe", 0)], timeout=30)
+    return response if response.status_code != 202 else None
+
+
+def _publish_to_broker(bootstrap: str, count: int) -> list[tuple[str, str]]:
+    """Publish straight to the broker, as a producer outside memstream would."""
+    import asyncio
+
+    from projections.codec import from_document
+    from streams.publisher import Publisher
+
+    events = [from_document(event("direct", i)) for i in range(count)]
+
+    async def send() -> None:
+        async with Publisher(bootstrap) as publisher:
+            await publisher.publish(events)
+
+    asyncio.run(send())
+    return [(e.user_id, e.event_id) for e in events]
