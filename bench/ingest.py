@@ -11,6 +11,14 @@ fresh data folder, then measures, on this machine:
    poller records when each message's row first appears; p50/p95/p99/max;
 3. replay: rebuilding the projections from the Parquet event archive and from Kafka.
 
+``--acks`` measures what a client waits for: publish-to-acknowledged latency and
+throughput, through the HTTP API (one event per request, one client; then batches of
+100 from 8 clients at once) and through the Python publisher the CLI uses (one event per
+call; then batches of 1,000), with the intake journal off (the broker's acknowledgement
+alone, as before the journal existed) and on (fsync'd to the journal first, the
+default with the embedded broker). The embedder and the lifecycle timer are stopped for
+it.
+
 ``--compare-lifecycle N`` measures only (1), N times with the lifecycle timer off and N
 times with it on (alternating, a fresh worker each time), prints each run and the
 medians, and for the runs with it on how long after the last message was searchable
@@ -19,6 +27,7 @@ every closed session was consolidated. (The data has 25,000 two-turn sessions pe
 
 Usage: python bench/ingest.py [--messages 100000] [--rate 1000] [--seconds 20]
        python bench/ingest.py --messages 50000 --compare-lifecycle 3
+       python bench/ingest.py --acks [--messages 50000]
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ from storage.filesystems import resolve_location
 from storage.lance_store import MEMORIES, SESSIONS, ProjectionStore
 from storage.layout import DataLayout
 from streams.publisher import Publisher
+from streams.settings import Settings
 
 
 def open_store(data: Path) -> ProjectionStore:
@@ -227,13 +237,112 @@ def replay(data: Path, bootstrap: str, tmp: Path) -> None:
         print(f"replay from {source}: {done.stdout.strip() or done.stderr.strip()}")
 
 
+def _quantiles(seconds: list[float]) -> str:
+    q = statistics.quantiles([s * 1000 for s in seconds], n=100)
+    return f"p50 {q[49]:.1f} ms, p99 {q[98]:.1f} ms"
+
+
+def _api_event(tag: str, i: int) -> dict[str, object]:
+    return {
+        "event_id": f"{tag}-{i}",
+        "user_id": f"u{i % 100}",
+        "session_id": f"s{i // 200}",
+        "role": "user",
+        "content": f"acknowledged note {tag} {i} about the river",
+        "occurred_at": "2024-05-01T12:00:00Z",
+    }
+
+
+def api_acks(url: str, mode: str, n: int) -> None:
+    import concurrent.futures
+
+    import httpx
+
+    with httpx.Client(base_url=url, timeout=60) as client:
+        single = []
+        for i in range(500):
+            started = time.perf_counter()
+            response = client.post("/v1/events", json=[_api_event(f"one-{mode}", i)])
+            single.append(time.perf_counter() - started)
+            assert response.status_code == 202, response.text
+    print(f"  API, 1 event per request, 1 client: {_quantiles(single)}")
+
+    def client_run(c: int) -> list[float]:
+        waits = []
+        with httpx.Client(base_url=url, timeout=60) as client:
+            for start in range(c * 100, n, 800):
+                events = [_api_event(f"many-{mode}", i) for i in range(start, start + 100)]
+                began = time.perf_counter()
+                response = client.post("/v1/events", json=events)
+                waits.append(time.perf_counter() - began)
+                assert response.status_code == 202, response.text
+        return waits
+
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        waits = [w for ws in pool.map(client_run, range(8)) for w in ws]
+    took = time.perf_counter() - started
+    print(
+        f"  API, 100 events per request, 8 clients: {n:,} events acknowledged in {took:.2f} s "
+        f"({n / took:,.0f}/s); per request {_quantiles(waits)}"
+    )
+
+
+def publisher_acks(settings: Settings, mode: str, n: int) -> None:
+    from streams.publisher import publisher_for
+
+    async def run() -> None:
+        async with publisher_for(settings) as publisher:
+            single = []
+            for i in range(500):
+                event = message(event_id=f"pone-{mode}-{i}", user_id=f"u{i % 100}")
+                started = time.perf_counter()
+                await publisher.publish([event])
+                single.append(time.perf_counter() - started)
+            print(f"  publisher, 1 event per call: {_quantiles(single)}")
+            batch = events(n, f"pmany-{mode}")
+            started = time.perf_counter()
+            for start in range(0, n, 1000):
+                await publisher.publish(batch[start : start + 1000])
+            took = time.perf_counter() - started
+            print(f"  publisher, 1,000 events per call: {n / took:,.0f} events/s acknowledged")
+
+    asyncio.run(run())
+
+
+def acks(n: int) -> None:
+    quiet = {"MEMSTREAM_EMBEDDER": "none", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1000000"}
+    print("background lanes: embedder stopped, lifecycle timer stopped")
+    for mode in ("off", "on"):
+        with tempfile.TemporaryDirectory() as folder:
+            data = Path(folder) / "data"
+            worker = WorkerProcess(data, env={**quiet, "MEMSTREAM_JOURNAL": mode}).start()
+            try:
+                worker.wait_ready(timeout=60)
+                open_store(data)
+                print(f"intake journal {mode}:")
+                api_acks(worker.api_url, mode, n)
+                settings = Settings(
+                    data=str(data),
+                    broker_port=worker.broker_port,
+                    journal=mode,  # type: ignore[arg-type]
+                )
+                publisher_acks(settings, mode, n)
+            finally:
+                worker.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--compare-lifecycle", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--acks", action="store_true", help="publish-to-acknowledged only")
     args = parser.parse_args()
+    if args.acks:
+        acks(args.messages)
+        return
     if args.compare_lifecycle:
         compare_lifecycle(args.messages, args.compare_lifecycle)
         return

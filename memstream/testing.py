@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +31,7 @@ from projections.events import MessageEvent
 from streams.broker import EmbeddedBroker
 
 __all__ = [
+    "ApiPublishing",
     "FakeClock",
     "WorkerProcess",
     "descendants",
@@ -258,3 +260,52 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             return None
+
+
+class ApiPublishing:
+    """A client publishing events through the HTTP API in batches, in a thread of its
+    own; it remembers which events were acknowledged (202) and stops at the first
+    refusal or connection failure.
+
+    Args:
+        url: the API's base URL.
+        events: the event documents to publish, in order.
+        batch: events per request.
+    """
+
+    def __init__(self, url: str, events: list[dict[str, Any]], batch: int = 100) -> None:
+        self.url, self.events, self.batch = url, events, batch
+        self.acknowledged: list[tuple[str, str]] = []  # (user, event id)
+        self.refusals: list[tuple[int, str]] = []
+        self.failure: str | None = None
+        self.started_at: float | None = None
+        self.finished_at: float | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> ApiPublishing:
+        self._thread.start()
+        return self
+
+    def join(self, timeout: float = 300.0) -> ApiPublishing:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise TimeoutError("the client did not finish")
+        return self
+
+    def _run(self) -> None:
+        import httpx
+
+        self.started_at = time.monotonic()
+        with httpx.Client(base_url=self.url, timeout=60) as client:
+            for start in range(0, len(self.events), self.batch):
+                events = self.events[start : start + self.batch]
+                try:
+                    response = client.post("/v1/events", json=events)
+                except httpx.HTTPError as exc:  # the server died: not acknowledged
+                    self.failure = repr(exc)
+                    break
+                if response.status_code != 202:
+                    self.refusals.append((response.status_code, response.text))
+                    break
+                self.acknowledged += [(e["user_id"], e["event_id"]) for e in events]
+        self.finished_at = time.monotonic()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memstream.testing import WorkerProcess, free_port, wait_until
+from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
 from projections.episodes import memory_id_for
 from storage.filesystems import resolve_location
 from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
@@ -44,43 +43,13 @@ def event(tag: str, i: int) -> dict[str, Any]:
     }
 
 
-class Publishing:
-    """A client publishing ``count`` events through the API in batches, in a thread;
-    it remembers what was acknowledged (202) and stops at the first refusal."""
-
-    def __init__(self, url: str, tag: str, count: int, batch: int = 50) -> None:
-        self.url, self.tag, self.count, self.batch = url, tag, count, batch
-        self.acknowledged: list[tuple[str, str]] = []  # (user, event id)
-        self.refusals: list[tuple[int, str]] = []
-        self.failure: str | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> Publishing:
-        self._thread.start()
-        return self
-
-    def join(self, timeout: float = 120.0) -> Publishing:
-        self._thread.join(timeout)
-        assert not self._thread.is_alive(), "the client did not finish"
-        return self
-
-    def _run(self) -> None:
-        with httpx.Client(base_url=self.url, timeout=30) as client:
-            for start in range(0, self.count, self.batch):
-                events = [event(self.tag, i) for i in range(start, start + self.batch)]
-                try:
-                    response = client.post("/v1/events", json=events)
-                except httpx.HTTPError as exc:  # the server died: not acknowledged
-                    self.failure = repr(exc)
-                    return
-                if response.status_code != 202:
-                    self.refusals.append((response.status_code, response.text))
-                    return
-                self.acknowledged += [(e["user_id"], e["event_id"]) for e in events]
+def publishing(url: str, tag: str, count: int, batch: int = 50) -> ApiPublishing:
+    """A client publishing ``count`` events tagged ``tag`` through the API."""
+    return ApiPublishing(url, [event(tag, i) for i in range(count)], batch)
 
 
 def publish_all(url: str, tag: str, count: int) -> list[tuple[str, str]]:
-    done = Publishing(url, tag, count, batch=500).start().join()
+    done = publishing(url, tag, count, batch=500).start().join()
     assert done.failure is None and not done.refusals, (done.failure, done.refusals)
     return done.acknowledged
 
@@ -156,7 +125,7 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
 
     # During a publish: half of it acknowledged, the rest in flight.
     up = start(workers, data, port)
-    client = Publishing(up.api_url, "during", 4000).start()
+    client = publishing(up.api_url, "during", 4000).start()
     wait_until(lambda: len(client.acknowledged) >= 1500, timeout=60, interval=0.01)
     kill(up)
     client.join()
@@ -176,7 +145,7 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
 
     # While the worker applies.
     before = len(memory_ids(store))
-    client = Publishing(up.api_url, "applying", 6000, batch=500).start()
+    client = publishing(up.api_url, "applying", 6000, batch=500).start()
     wait_until(lambda: len(memory_ids(store)) > before, timeout=60, interval=0.01)
     kill(up)
     client.join()
@@ -201,7 +170,7 @@ def test_sigterm_drains_what_was_acknowledged_and_stops_everything(
     data, port = tmp_path / "data", free_port()
     up = start(workers, data, port)
     children = up.children()
-    client = Publishing(up.api_url, "draining", 20_000, batch=100).start()
+    client = publishing(up.api_url, "draining", 20_000, batch=100).start()
     wait_until(lambda: len(client.acknowledged) >= 2000, timeout=60, interval=0.01)
     up.signal(signal.SIGTERM, group=group)
     assert up.wait(35) == 0, up.log()
