@@ -5,12 +5,12 @@ Hierarchy::
     StreamsError              root of every error this package raises
     ├── BrokerError           the embedded broker could not start, or no broker answers
     └── PublishError          events could not be handed to the broker
-        └── JournalUnavailable  the intake journal could not be written (a full disk)
+        └── DiskFull          a disk memstream writes to is (nearly) full: nothing published
 """
 
 from __future__ import annotations
 
-__all__ = ["BrokerError", "JournalUnavailable", "PublishError", "StreamsError"]
+__all__ = ["BrokerError", "DiskFull", "PublishError", "StreamsError"]
 
 
 class StreamsError(Exception):
@@ -25,5 +25,6 @@ class PublishError(StreamsError):
     """The broker did not accept events."""
 
 
-class JournalUnavailable(PublishError):
-    """The intake journal could not be written, so nothing was published (a full disk)."""
+class DiskFull(PublishError):
+    """A disk memstream writes to is full, or under its reserve of free space: nothing
+    was published; publish again once space is freed."""

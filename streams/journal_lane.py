@@ -10,10 +10,11 @@ serving.
 from __future__ import annotations
 
 import asyncio
+import errno
 from collections.abc import Sequence
 
 from storage.journal import Appended, Journal, JournalRecord, JournalWriter, Positions
-from streams.errors import JournalUnavailable
+from streams.errors import DiskFull, PublishError
 
 __all__ = ["JournalLane"]
 
@@ -39,7 +40,8 @@ class JournalLane:
         """Return once ``records`` are on disk (fsync'd).
 
         Raises:
-            JournalUnavailable: the journal could not be written (a full disk, say).
+            DiskFull: the journal's disk is full.
+            PublishError: the journal could not be written for another reason.
         """
         future: asyncio.Future[Appended] = asyncio.get_running_loop().create_future()
         self._queue.append((records, future))
@@ -62,7 +64,8 @@ class JournalLane:
                     self._writer.append, [records for records, _ in waiting], self._epoch
                 )
             except OSError as exc:
-                error = JournalUnavailable(
+                kind = DiskFull if exc.errno in (errno.ENOSPC, errno.EDQUOT) else PublishError
+                error = kind(
                     f"cannot write the intake journal in {self.folder}: {exc.strerror or exc}"
                 )
                 for _, future in waiting:

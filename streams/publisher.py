@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 
 from aiokafka import AIOKafkaProducer
@@ -25,13 +26,14 @@ from aiokafka.errors import KafkaError
 from projections.codec import decode, encode
 from projections.errors import InvalidEvent
 from projections.events import Event
+from storage.headroom import Headroom
 from storage.journal import Appended, Journal, JournalRecord
-from streams.errors import BrokerError, PublishError
+from streams.errors import BrokerError, DiskFull, PublishError
 from streams.journal_lane import JournalLane
 from streams.settings import Settings
 from streams.topics import ACCESS, MESSAGES, topic_for
 
-__all__ = ["CheckedLine", "Publisher", "check_lines", "publisher_for"]
+__all__ = ["CheckedLine", "Publisher", "check_lines", "headroom_of", "publisher_for"]
 
 
 @dataclass(frozen=True)
@@ -58,13 +60,25 @@ def check_lines(lines: Iterable[bytes]) -> list[CheckedLine]:
     return checked
 
 
+def headroom_of(settings: Settings) -> Headroom:
+    """The local folders a deployment writes to, with its reserve of free space."""
+    folders = [settings.local_dir]
+    if settings.data_location.is_local:
+        folders.append(Path(settings.data_location.path))
+    return Headroom(folders, settings.min_free_bytes)
+
+
 def publisher_for(settings: Settings) -> Publisher:
     """The publisher a deployment's processes use: journaled with the embedded broker.
 
     Raises:
         BrokerError: the journal folder does not exist (no ``memstream up`` ever ran
             with this data folder, so nothing would ever recover it).
+        DiskFull: a local folder of the deployment is under its reserve of free space.
     """
+    shortage = headroom_of(settings).shortage()
+    if shortage is not None:
+        raise DiskFull(shortage)
     journal = None
     if settings.journaled:
         journal = Journal(settings.journal_dir)

@@ -16,7 +16,6 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -33,8 +32,8 @@ from streams.components import (
     make_model,
     make_searcher,
 )
-from streams.errors import JournalUnavailable, StreamsError
-from streams.publisher import Publisher, publisher_for
+from streams.errors import DiskFull, StreamsError
+from streams.publisher import Publisher, headroom_of, publisher_for
 from streams.settings import Settings
 from streams.topics import MESSAGES, end_offsets, read_epoch
 
@@ -50,14 +49,6 @@ def open_read_store(settings: Settings) -> ProjectionStore:
     return ProjectionStore.at(
         location, read_consistency_interval=timedelta(seconds=settings.api_read_consistency_seconds)
     )
-
-
-def headroom_of(settings: Settings) -> Headroom:
-    """The local folders a deployment writes to, with its reserve of free space."""
-    folders = [settings.local_dir]
-    if settings.data_location.is_local:
-        folders.append(Path(settings.data_location.path))
-    return Headroom(folders, settings.min_free_bytes)
 
 
 class _LazyPublisher:
@@ -86,6 +77,8 @@ class _LazyPublisher:
                 try:
                     publisher = publisher_for(self._settings)  # in the server's event loop
                     await publisher.__aenter__()
+                except DiskFull as exc:
+                    raise StorageFull(str(exc)) from None
                 except StreamsError as exc:
                     raise SinkUnavailable(str(exc)) from None
                 self._publisher = publisher
@@ -105,7 +98,7 @@ class _LazyPublisher:
             publisher = await self._connect()
             try:
                 return await publisher.publish(events)
-            except JournalUnavailable as exc:
+            except DiskFull as exc:
                 raise StorageFull(str(exc)) from None
             except StreamsError as exc:
                 raise SinkUnavailable(str(exc)) from None

@@ -31,8 +31,8 @@ from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
 from streams.journal_sweeper import JournalSweeper
 from streams.projector import Projector
+from streams.publisher import headroom_of
 from streams.recovery import catch_up_from_archive
-from streams.serve import headroom_of
 from streams.settings import Settings
 from streams.topics import (
     ACCESS,

@@ -52,3 +52,20 @@ def test_publish_with_an_invalid_message(tmp_path: Path) -> None:
 def test_publish_from_a_missing_file(tmp_path: Path) -> None:
     done = run("publish", "--data", str(tmp_path), "--jsonl", str(tmp_path / "nope.jsonl"))
     assert_clean_error(done, "cannot read")
+
+
+def test_publish_without_memstream_up_for_this_data_folder(tmp_path: Path) -> None:
+    done = run(
+        "publish", "--data", str(tmp_path / "elsewhere"), "--user", "a", "--session", "s", "hi"
+    )
+    assert_clean_error(done, "start `memstream up` with this data folder first")
+
+
+def test_publish_refused_when_the_disk_is_under_its_reserve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "journal").mkdir()
+    monkeypatch.setenv("MEMSTREAM_MIN_FREE_MB", str(10**12))  # more than any disk has
+    done = run("publish", "--data", str(tmp_path), "--user", "a", "--session", "s", "hi")
+    assert_clean_error(done, f"the disk holding {tmp_path}")
+    assert "refuses new events until space is freed" in done.stderr

@@ -12,6 +12,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
 from projections.episodes import memory_id_for
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import MEMORIES, SESSIONS, VECTORS, ProjectionStore
 from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -184,6 +185,61 @@ def test_sigterm_drains_what_was_acknowledged_and_stops_everything(
     expected = {memory_id_for(user, event_id) for user, event_id in client.acknowledged}
     assert expected <= set(memory_ids(store))
     assert "drained the log" in up.log()
+
+
+def test_a_second_signal_stops_at_once_and_the_next_start_loses_nothing(
+    tmp_path: Path, workers: list[WorkerProcess]
+) -> None:
+    data, port = tmp_path / "data", free_port()
+    up = start(workers, data, port)
+    children = up.children()
+    client = publishing(up.api_url, "forced", 20_000, batch=100).start()
+    wait_until(lambda: len(client.acknowledged) >= 2000, timeout=60, interval=0.01)
+    up.signal(signal.SIGTERM)
+    time.sleep(0.2)  # two signals at once would arrive as one
+    up.signal(signal.SIGTERM)
+    assert up.wait(15) == 1
+    assert WorkerProcess.wait_gone(children) == set(), "a child outlived memstream up"
+    client.join()
+    start(workers, data, port)
+    assert_each_once(live_store(data), client.acknowledged)
+
+
+def test_sessions_closed_but_never_consolidated_are_consolidated_after_a_restart(
+    tmp_path: Path, workers: list[WorkerProcess]
+) -> None:
+    data, port = tmp_path / "data", free_port()
+    quiet = {"MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "100000"}  # no lifecycle run at all
+    up = start(workers, data, port, quiet)
+    turns = [
+        ("s1", "2024-05-01T09:00:00Z", "I live in Lisbon and I work at Red Kite Studio."),
+        ("s2", "2024-05-03T09:00:00Z", "I moved to Porto last week."),
+        ("s3", "2024-05-05T09:00:00Z", "My sister Maria likes jazz."),
+    ]
+    events = [
+        {
+            "event_id": f"life-{n}",
+            "user_id": "ana",
+            "session_id": session,
+            "role": "user",
+            "speaker": "Ana",
+            "content": text,
+            "occurred_at": at,
+        }
+        for n, (session, at, text) in enumerate(turns)
+    ]
+    done = httpx.post(f"{up.api_url}/v1/events", json=events, timeout=30)
+    assert done.status_code == 202, done.text
+    store = live_store(data)
+    assert_each_once(store, [("ana", e["event_id"]) for e in events])
+    wait_until(lambda: store.count(SESSIONS) == 3, timeout=30)
+    assert store.count(SESSIONS, "consolidated_through IS NOT NULL") == 0
+    kill(up)
+
+    start(workers, data, port, {"MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1"})
+    wait_until(lambda: store.count(SESSIONS, "consolidated_through IS NOT NULL") >= 2, 60)
+    facts = store.scan(MEMORIES, columns=["content"], where="kind = 'fact'")
+    assert any("Porto" in c for c in facts.column("content").to_pylist())
 
 
 def test_sigkill_mid_embedding_then_every_memory_gets_its_vector(

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from storage.journal import Journal, JournalRecord, Seal, read_frames
 from storage.lance_store import ProjectionStore
-from streams.errors import JournalUnavailable
+from streams.errors import DiskFull
 from streams.journal_lane import JournalLane
 from streams.journal_sweeper import JournalSweeper, applied_past
 from streams.publisher import Publisher
@@ -108,7 +108,7 @@ def test_a_full_disk_is_reported_and_later_appends_work_again(
 
     async def run() -> None:
         lane = JournalLane(journal)
-        with pytest.raises(JournalUnavailable, match="No space left"):
+        with pytest.raises(DiskFull, match="No space left"):
             for _ in range(10):
                 lane.acknowledge(await lane.append(big), {(MESSAGES, 0): 0})
         for segment in journal.segments():  # as the sweeper would, once applied
