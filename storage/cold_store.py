@@ -241,7 +241,8 @@ class ColdStore:
             for i, key in enumerate(_keys(merged)):
                 if key not in held:
                     first_of.setdefault(key, i)
-            merged = merged.take([first_of[key] for key in sorted(first_of)])
+            order = [first_of[key] for key in sorted(first_of)]
+            merged = merged.take(pa.array(order, type=pa.int64()))
             targets = set()
             for start in range(0, merged.num_rows, self.part_rows):
                 part = merged.slice(start, self.part_rows)

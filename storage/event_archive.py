@@ -290,7 +290,9 @@ def _first_per_offset(tables: list[pa.Table]) -> pa.Table:
     table = pa.concat_tables(tables).sort_by("offset")
     offsets = table.column("offset").to_numpy()
     keep = [0, *(i for i in range(1, len(offsets)) if offsets[i] != offsets[i - 1])]
-    return table.take(keep) if len(keep) < table.num_rows else table
+    if len(keep) == table.num_rows:
+        return table
+    return table.take(pa.array(keep, type=pa.int64()))
 
 
 def _to_table(records: Sequence[LogRecord]) -> pa.Table:

@@ -376,7 +376,7 @@ class Projector:
         keep = [i for i, memory_id in enumerate(ids) if memory_id not in self._written]
         self._written.update(ids)
         if len(keep) < len(ids):
-            table = table.take(keep)
+            table = table.take(pa.array(keep, type=pa.int64()))
         self.store.append(MEMORIES, table)
 
 

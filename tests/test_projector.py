@@ -65,6 +65,16 @@ def test_republished_event_id_is_stored_once(store: ProjectionStore) -> None:
     assert store.count(MEMORIES) == 3
 
 
+def test_a_replay_of_a_log_with_republished_duplicates_writes_each_row_once(
+    store: ProjectionStore,
+) -> None:
+    replaying = Projector(store, "memstream", FakeClock(T0), sole_writer_of_empty_store=True)
+    replaying.apply(messages(3))
+    again = [record(r.offset, r.value, epoch="e2") for r in messages(3)]  # a later log epoch
+    assert replaying.apply(again).applied == 3
+    assert store.count(MEMORIES) == 3
+
+
 def test_bad_records_become_dead_letters_and_the_rest_applies(store: ProjectionStore) -> None:
     batch = [*messages(2), record(2, b"{broken"), record(3, json.dumps({"user_id": "x"}).encode())]
     batch += messages(2, start=4)
