@@ -25,7 +25,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from projections.archiver import Archiver, NotArchived
-from projections.codec import from_document, problems_of
+from projections.codec import encode, from_document, problems_of, size_problem
 from projections.commands import (
     UnknownMemory,
     confirmation,
@@ -36,7 +36,7 @@ from projections.commands import (
 from projections.errors import InvalidEvent, ProjectionError
 from projections.events import COMMAND_TYPES, Event, MemoryAccessed, MemoryRestored
 from projections.profiles import entity_profile, memory_document, memory_history
-from projections.scope import valid_identifier
+from projections.scope import plain_text, valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
 from projections.stats import stats as compute_stats
 
@@ -149,6 +149,10 @@ def create_app(
                 allowed = ", ".join(sorted(_CHANNEL_TYPES))
                 errors.append({"index": index, "problems": [f"type: must be one of {allowed}"]})
                 continue
+            too_large = size_problem(encode(event))
+            if too_large is not None:
+                errors.append({"index": index, "problems": [too_large]})
+                continue
             events.append(event)
         if errors:
             raise HTTPException(422, detail=errors)
@@ -200,6 +204,7 @@ def create_app(
         """A memory; with ``expand=true`` an archived memory's original, read from cold
         storage exactly as it was archived (three expansions in 30 days restore it)."""
         valid_identifier("user_id", user_id)
+        valid_identifier("memory_id", memory_id)
         if expand:
             return await _expanded(user_id, memory_id)
         document = await asyncio.to_thread(memory_document, store, user_id, memory_id)
@@ -229,6 +234,7 @@ def create_app(
     async def restore(memory_id: str, body: _Owner) -> dict[str, Any]:
         """Bring an archived memory back to the hot tables, with its vector."""
         valid_identifier("user_id", body.user_id)
+        valid_identifier("memory_id", memory_id)
         try:
             events = await asyncio.to_thread(_archiver().restore, body.user_id, memory_id, clock())
         except NotArchived as exc:
@@ -240,6 +246,7 @@ def create_app(
     async def get_history(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:
         """The memories that replaced one another through this one, oldest first."""
         valid_identifier("user_id", user_id)
+        valid_identifier("memory_id", memory_id)
         chain = await asyncio.to_thread(memory_history, store, user_id, memory_id)
         if chain is None:
             raise HTTPException(404, detail=f"no memory {memory_id} for user {user_id}")
@@ -249,6 +256,7 @@ def create_app(
     async def correct(memory_id: str, body: _Correction) -> dict[str, Any]:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
         valid_identifier("user_id", body.user_id)
+        valid_identifier("memory_id", memory_id)
         event, new_id = await asyncio.to_thread(
             correction, store, body.user_id, memory_id, body.content, clock()
         )
@@ -259,6 +267,7 @@ def create_app(
     async def confirm(memory_id: str, body: _Owner) -> dict[str, Any]:
         """``confirm_fact``: full confidence, never decays."""
         valid_identifier("user_id", body.user_id)
+        valid_identifier("memory_id", memory_id)
         event = await asyncio.to_thread(confirmation, store, body.user_id, memory_id, clock())
         await sink.publish([event])
         return {"accepted": [event.event_id], "memory_id": memory_id}
@@ -267,6 +276,7 @@ def create_app(
     async def forget(memory_id: str, body: _Owner) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
         valid_identifier("user_id", body.user_id)
+        valid_identifier("memory_id", memory_id)
         event = await asyncio.to_thread(forgetting, store, body.user_id, memory_id, clock())
         await sink.publish([event])
         return {"accepted": [event.event_id], "memory_id": memory_id}
@@ -276,6 +286,7 @@ def create_app(
         user_id: str = Query(...), name: str = Query(..., min_length=1, max_length=200)
     ) -> dict[str, Any]:
         valid_identifier("user_id", user_id)
+        plain_text("name", name)
         profile = await asyncio.to_thread(entity_profile, store, user_id, name)
         if profile is None:
             raise HTTPException(404, detail=f"no entity named {name!r} for user {user_id}")

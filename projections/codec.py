@@ -19,7 +19,7 @@ from projections import events as ev
 from projections.errors import InvalidEvent
 from projections.events import Event
 
-__all__ = ["decode", "encode", "from_document", "problems_of"]
+__all__ = ["MAX_EVENT_BYTES", "decode", "encode", "from_document", "problems_of", "size_problem"]
 
 Document = dict[str, Any]
 Upcaster = Callable[[Document], Document]
@@ -48,6 +48,17 @@ _CURRENT_VERSION: Mapping[str, int] = {
 }
 #: (type, from_version) -> function returning the document at from_version + 1.
 _UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
+
+
+#: The most bytes one event may take in the log (Kafka's default record limit is 1 MB).
+MAX_EVENT_BYTES = 900_000
+
+
+def size_problem(raw: bytes) -> str | None:
+    """Why ``raw`` is too large to be an event, or None."""
+    if len(raw) <= MAX_EVENT_BYTES:
+        return None
+    return f"event: {len(raw):,} bytes, more than the {MAX_EVENT_BYTES:,} an event may take"
 
 
 def encode(event: Event) -> bytes:

@@ -54,6 +54,7 @@ __all__ = [
     "Tag",
     "TokenUsage",
     "as_utc",
+    "in_time_range",
 ]
 
 #: Identifiers (users, projects, sessions, channels) are plain tokens: letters, digits
@@ -73,14 +74,44 @@ Tag = Annotated[
 
 
 def as_utc(value: datetime) -> datetime:
-    """Return ``value`` as an aware UTC datetime; a naive value is taken to be UTC."""
+    """Return ``value`` as an aware UTC datetime; a naive value is taken to be UTC.
+
+    Raises:
+        ValueError: the time in UTC falls outside what a datetime can hold.
+    """
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{value.isoformat()} is outside the times memstream keeps") from None
 
 
-#: A time in an event: always aware UTC (a naive value is taken to be UTC).
-UtcDateTime = Annotated[datetime, AfterValidator(as_utc)]
+#: The times events and queries may name: far enough from the ends of the calendar
+#: that time zones, relative phrases ("three years ago") and decay arithmetic never
+#: leave the range a datetime can hold.
+EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST = datetime(8999, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
+def in_time_range(value: datetime) -> datetime:
+    """``value`` in UTC, if it lies between :data:`EARLIEST` and :data:`LATEST`.
+
+    Raises:
+        ValueError: it does not.
+    """
+    value = as_utc(value)
+    if not EARLIEST <= value <= LATEST:
+        raise ValueError(
+            f"must be between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC), "
+            f"got {value.isoformat()}"
+        )
+    return value
+
+
+#: A time in an event or a query: aware UTC (a naive value is taken to be UTC), between
+#: :data:`EARLIEST` and :data:`LATEST`.
+UtcDateTime = Annotated[datetime, AfterValidator(in_time_range)]
 
 
 def _new_event_id() -> str:

@@ -13,16 +13,32 @@ from projections.errors import InvalidQuery
 from projections.events import IDENTIFIER_PATTERN
 from storage import filters
 
-__all__ = ["scope_filter", "valid_identifier"]
+__all__ = ["plain_text", "scope_filter", "valid_identifier", "without_controls"]
 
 _IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 
 
 def valid_identifier(name: str, value: str) -> str:
     """``value`` if it is a valid identifier, else InvalidQuery naming ``name``."""
-    if not isinstance(value, str) or not _IDENTIFIER.match(value):
+    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
         raise InvalidQuery(f"{name}: must be 1-200 characters of letters, digits and _ . : @ + / -")
     return value
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def plain_text(name: str, value: str) -> str:
+    """``value`` if it holds no control character (NUL, newline, ...), else InvalidQuery
+    naming ``name``."""
+    if _CONTROL.search(value):
+        raise InvalidQuery(f"{name}: must not contain control characters (NUL, newlines, ...)")
+    return value
+
+
+def without_controls(text: str) -> str:
+    """``text`` with each control character (a newline too) turned into a space."""
+    return _CONTROL.sub(" ", text)
 
 
 def scope_filter(

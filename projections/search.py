@@ -34,10 +34,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from projections.archiving import ARCHIVED
 from projections.entities import EntityMention, entity_id, extract_mentions
-from projections.events import Identifier, Tag, as_utc
+from projections.events import Identifier, Tag, UtcDateTime
 from projections.intent import Intent, IntentClassifier
 from projections.memory_state import effective_confidence, is_hidden, state_id
-from projections.scope import scope_filter
+from projections.scope import scope_filter, without_controls
 from projections.timephrases import find_spans, query_range
 from storage import filters
 from storage.lance_store import (
@@ -87,9 +87,9 @@ class SearchRequest(BaseModel):
     project_id: Identifier | None = None
     query: str = Field(min_length=1, max_length=2000)
     k: int = Field(default=10, ge=1, le=200)
-    now: datetime | None = None
-    after: datetime | None = None
-    before: datetime | None = None
+    now: UtcDateTime | None = None
+    after: UtcDateTime | None = None
+    before: UtcDateTime | None = None
     kinds: list[str] | None = Field(default=None, max_length=len(MEMORY_KINDS))
     tags: list[Tag] | None = Field(default=None, max_length=32)
     #: also return superseded, forgotten and pruned memories (the history)
@@ -101,14 +101,10 @@ class SearchRequest(BaseModel):
     @field_validator("query")
     @classmethod
     def _has_words(cls, value: str) -> str:
+        value = without_controls(value)  # a pasted NUL or tab is no part of a question
         if not plain_words(value):
             raise ValueError("must contain at least one word")
         return value
-
-    @field_validator("now", "after", "before")
-    @classmethod
-    def _utc(cls, value: datetime | None) -> datetime | None:
-        return None if value is None else as_utc(value)
 
     @field_validator("kinds")
     @classmethod

@@ -206,6 +206,15 @@ def query_range(text: str, now: datetime) -> tuple[datetime, datetime] | None:
 
 
 def _resolve(kind: str, m: re.Match[str], ref: datetime) -> TimeSpan | None:
+    """The span a phrase names, or None when it names none (``February 30``) or one
+    beyond the calendar (``9000 years ago``)."""
+    try:
+        return _resolve_unchecked(kind, m, ref)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _resolve_unchecked(kind: str, m: re.Match[str], ref: datetime) -> TimeSpan | None:
     text = m.group(0)
     groups = m.groupdict()
     today = ref.date()

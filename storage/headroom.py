@@ -8,12 +8,13 @@ rebuilds) asks before it writes. ``statvfs`` is cheap, but it is asked at most o
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["Headroom", "free_bytes"]
+__all__ = ["Headroom", "free_bytes", "is_disk_full"]
 
 
 def free_bytes(folder: Path) -> int:
@@ -63,3 +64,15 @@ class Headroom:
                     " and refuses new events until space is freed"
                 )
         return None
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True when ``exc`` (or what caused it) says the disk is full."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if "No space left on device" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -18,7 +18,8 @@ revoked partition is never half applied; so does going idle or stopping.
 from __future__ import annotations
 
 import asyncio
-import errno
+import hashlib
+import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -28,12 +29,12 @@ from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import TopicPartition
 
 from storage.event_archive import LogRecord, log_record
-from storage.headroom import Headroom
+from storage.headroom import Headroom, is_disk_full
 from streams.projector import BatchResult, DeadLetter, Projector
 from streams.settings import Settings
 from streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
 
-__all__ = ["EpisodeConsumer", "dead_letter_headers", "is_disk_full"]
+__all__ = ["DLQ_VALUE_LIMIT", "EpisodeConsumer", "dead_letter_headers", "dead_letter_value"]
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +53,25 @@ GROUP_TIMEOUTS_MS: dict[str, int] = {
 DISK_FULL_RETRY_SECONDS = 2.0
 
 
-def is_disk_full(exc: BaseException) -> bool:
-    """True when ``exc`` (or what caused it) says the disk is full."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        if "No space left on device" in str(seen):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+#: The largest value a dead letter carries itself (the broker takes records up to 1 MB).
+DLQ_VALUE_LIMIT = 900_000
+
+
+def dead_letter_value(dead: DeadLetter) -> tuple[bytes, list[tuple[str, bytes]]]:
+    """The DLQ record's value and headers: the original bytes, or, past
+    :data:`DLQ_VALUE_LIMIT`, a reference to them in the ``dead_letters`` table (which
+    always keeps the whole value)."""
+    headers = dead_letter_headers(dead)
+    r = dead.record
+    if len(r.value) <= DLQ_VALUE_LIMIT:
+        return r.value, headers
+    reference = {
+        "dead_letter_id": f"{r.log_epoch}|{r.topic}|{r.partition}|{r.offset}",
+        "bytes": len(r.value),
+        "sha256": hashlib.sha256(r.value).hexdigest(),
+        "stored_in": "the dead_letters table of the projections",
+    }
+    return json.dumps(reference).encode(), [*headers, ("memstream-value", b"reference")]
 
 
 def dead_letter_headers(dead: DeadLetter) -> list[tuple[str, bytes]]:
@@ -288,9 +298,6 @@ class EpisodeConsumer:
         for dead in dead_letters:
             r = dead.record
             log.warning("dead letter %s/%d/%d: %s", r.topic, r.partition, r.offset, dead.reason)
-            sent.append(
-                await self._producer.send(
-                    DLQ, key=r.key, value=r.value, headers=dead_letter_headers(dead)
-                )
-            )
+            value, headers = dead_letter_value(dead)
+            sent.append(await self._producer.send(DLQ, key=r.key, value=value, headers=headers))
         await asyncio.gather(*sent)

@@ -15,6 +15,7 @@ import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import pyarrow as pa
 
@@ -53,9 +54,11 @@ __all__ = [
     "Checkpoint",
     "DeadLetter",
     "PreparedBatch",
+    "dead_letter_batch",
     "prepare_batch",
     "prepare_table",
     "ready",
+    "unappliable",
 ]
 
 
@@ -122,7 +125,71 @@ def prepare_batch(
     rows_as_table: bool = False,
     vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
 ) -> PreparedBatch:
-    """Skip what ``checkpoints`` cover, decode the rest and build their rows (pure)."""
+    """Skip what ``checkpoints`` cover, decode the rest and build their rows (pure).
+
+    A record that decodes but cannot be folded (a value no rule expected) becomes a
+    dead letter like one that does not decode: the rest of the batch is applied.
+    """
+    options: dict[str, Any] = {
+        "keep_valid_records": keep_valid_records,
+        "rows_as_table": rows_as_table,
+        "vector_dimension": vector_dimension,
+    }
+    try:
+        return _prepare(records, checkpoints, **options)
+    except Exception:
+        return _prepare_isolating(records, checkpoints, options)
+
+
+def _prepare_isolating(
+    records: Sequence[LogRecord],
+    checkpoints: Mapping[tuple[str, int], Checkpoint],
+    options: dict[str, Any],
+) -> PreparedBatch:
+    """Find the records no fold can take, one by one; prepare the others together."""
+    good: list[LogRecord] = []
+    poisoned: list[DeadLetter] = []
+    for record in records:
+        try:
+            _prepare([record], checkpoints, **options)
+        except Exception as exc:
+            poisoned.append(DeadLetter(record, unappliable(exc)))
+        else:
+            good.append(record)
+    batch = _prepare(good, checkpoints, **options)
+    batch.dead_letters.extend(poisoned)
+    for dead in poisoned:
+        _advance(batch.newest, dead.record)
+    return batch
+
+
+def unappliable(exc: BaseException) -> str:
+    """The dead-letter reason for a record whose fold raised ``exc``."""
+    return f"cannot be applied: {type(exc).__name__}: {exc}"[:2000]
+
+
+def dead_letter_batch(record: LogRecord, reason: str) -> PreparedBatch:
+    """A batch that only dead-letters ``record`` (and moves its partition past it)."""
+    batch = _prepare([], {})
+    batch.dead_letters.append(DeadLetter(record, reason))
+    _advance(batch.newest, record)
+    return batch
+
+
+def _advance(newest: dict[tuple[str, int], Checkpoint], record: LogRecord) -> None:
+    key = (record.topic, record.partition)
+    if key not in newest or record.offset > newest[key][1]:
+        newest[key] = (record.log_epoch, record.offset)
+
+
+def _prepare(
+    records: Sequence[LogRecord],
+    checkpoints: Mapping[tuple[str, int], Checkpoint],
+    *,
+    keep_valid_records: bool = True,
+    rows_as_table: bool = False,
+    vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
+) -> PreparedBatch:
     fresh = [r for r in records if not _covered(r, checkpoints)]
     dead_letters: list[DeadLetter] = []
     valid_records: list[LogRecord] = []
@@ -149,9 +216,7 @@ def prepare_batch(
             lifecycle.add(event, _position(record))
     newest: dict[tuple[str, int], Checkpoint] = {}
     for record in fresh:
-        key = (record.topic, record.partition)
-        if key not in newest or record.offset > newest[key][1]:
-            newest[key] = (record.log_epoch, record.offset)
+        _advance(newest, record)
     rows, mentions = episodes.rows_and_mentions(logged)
     return PreparedBatch(
         rows=pa.Table.from_pylist(rows, schema=MEMORIES_SCHEMA) if rows_as_table else rows,

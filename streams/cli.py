@@ -34,7 +34,7 @@ from projections.events import (
     MemoryPruned,
     ReflectionWritten,
     SessionClosed,
-    as_utc,
+    in_time_range,
 )
 from projections.profiles import entity_profile
 from projections.search import SearchRequest
@@ -67,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # failures reach them as one `error:` line.
         logging.getLogger().addHandler(logging.NullHandler())
     try:
+        _check_identifiers(args)
         settings = _settings(args)
         return int(args.handler(args, settings))
     except ValidationError as exc:
@@ -76,6 +77,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     return 2
+
+
+def _check_identifiers(args: argparse.Namespace) -> None:
+    """Refuse a malformed identifier or name before anything reads or publishes."""
+    from projections.scope import plain_text, valid_identifier
+
+    for flag, attribute in (
+        ("--user", "user"),
+        ("--project", "project"),
+        ("--session", "session"),
+        ("MEMORY_ID", "memory_id"),
+    ):
+        value = getattr(args, attribute, None)
+        if value is not None:
+            valid_identifier(flag, value)
+    if args.command == "entity":
+        plain_text("NAME", args.name)
 
 
 def _error(message: str) -> None:
@@ -237,7 +255,8 @@ def _publish(args: argparse.Namespace, settings: Settings) -> int:
     print(f"accepted {len(accepted)} of {len(checked)}")
     for line in checked:
         if line.event is None:
-            print(f"line {line.number}: rejected (sent to memory.dlq): {'; '.join(line.problems)}")
+            where = "sent to memory.dlq" if line.sendable else "not sent"
+            print(f"line {line.number}: rejected ({where}): {'; '.join(line.problems)}")
     return 0 if len(accepted) == len(checked) else 1
 
 
@@ -339,9 +358,13 @@ def _time_arg(value: str | None, name: str) -> datetime:
     if value is None:
         return datetime.now(UTC)
     try:
-        return as_utc(datetime.fromisoformat(value))
+        parsed = datetime.fromisoformat(value)
     except ValueError:
         raise UsageError(f"{name}: not an ISO 8601 time: {value!r}") from None
+    try:
+        return in_time_range(parsed)
+    except ValueError as exc:
+        raise UsageError(f"{name}: {exc}") from None
 
 
 def _jobs(args: argparse.Namespace, settings: Settings) -> int:

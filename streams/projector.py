@@ -45,6 +45,7 @@ from projections.sessions import SessionTouch, accept_consolidations, merge_sess
 from storage import filters
 from storage.cold_store import ColdStore, StorageRef
 from storage.event_archive import EventArchive, LogRecord
+from storage.headroom import is_disk_full
 from storage.lance_store import (
     ACCESS,
     ARCHIVE_INDEX,
@@ -59,7 +60,15 @@ from storage.lance_store import (
     ProjectionStore,
 )
 from storage.schemas import MEMORIES_SCHEMA, vectors_schema
-from streams.batches import BatchResult, Checkpoint, DeadLetter, PreparedBatch, prepare_batch
+from streams.batches import (
+    BatchResult,
+    Checkpoint,
+    DeadLetter,
+    PreparedBatch,
+    dead_letter_batch,
+    prepare_batch,
+    unappliable,
+)
 
 __all__ = ["BatchResult", "DeadLetter", "PreparedBatch", "Projector", "prepare_batch"]
 
@@ -189,6 +198,34 @@ class Projector:
         ``send_dead_letters`` (publishing them to ``memory.dlq``) is called before the
         checkpoints move, so a crash never loses a dead letter (it may send one twice).
         """
+        try:
+            return self._apply(records, send_dead_letters)
+        except Exception as exc:
+            if is_disk_full(exc):
+                raise
+            log.exception("a batch of %d records failed: applying them one by one", len(records))
+        result = BatchResult()
+        for record in records:
+            try:
+                one = self._apply([record], send_dead_letters)
+            except Exception as exc:
+                if is_disk_full(exc):
+                    raise
+                r = record
+                log.exception(
+                    "%s/%d/%d cannot be applied: dead-lettered", r.topic, r.partition, r.offset
+                )
+                one = self.commit(dead_letter_batch(record, unappliable(exc)), send_dead_letters)
+            result.applied += one.applied
+            result.skipped += one.skipped
+            result.dead_letters += one.dead_letters
+        return result
+
+    def _apply(
+        self,
+        records: Sequence[LogRecord],
+        send_dead_letters: Callable[[list[DeadLetter]], None] | None,
+    ) -> BatchResult:
         prepared = prepare_batch(
             records,
             self._checkpoints,

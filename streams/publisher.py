@@ -23,7 +23,7 @@ from types import TracebackType
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
-from projections.codec import decode, encode
+from projections.codec import decode, encode, size_problem
 from projections.errors import InvalidEvent
 from projections.events import Event
 from storage.headroom import Headroom
@@ -38,12 +38,16 @@ __all__ = ["CheckedLine", "Publisher", "check_lines", "headroom_of", "publisher_
 
 @dataclass(frozen=True)
 class CheckedLine:
-    """One input line: its bytes, and the event or the problems found in it."""
+    """One input line: its bytes, and the event or the problems found in it.
+
+    ``sendable`` is False for a line too large for the log: it is reported, not sent.
+    """
 
     number: int
     raw: bytes
     event: Event | None
     problems: tuple[str, ...] = ()
+    sendable: bool = True
 
 
 def check_lines(lines: Iterable[bytes]) -> list[CheckedLine]:
@@ -52,6 +56,10 @@ def check_lines(lines: Iterable[bytes]) -> list[CheckedLine]:
     for number, line in enumerate(lines, start=1):
         raw = line.strip()
         if not raw:
+            continue
+        too_large = size_problem(raw)
+        if too_large is not None:
+            checked.append(CheckedLine(number, raw, None, (too_large,), sendable=False))
             continue
         try:
             checked.append(CheckedLine(number, raw, decode(raw)))
@@ -145,6 +153,8 @@ class Publisher:
         """Publish checked lines as written (invalid ones too: the worker dead-letters them)."""
         by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
         for line in lines:
+            if not line.sendable:
+                continue
             topic = topic_for(line.event.type) if line.event else MESSAGES
             key = line.event.user_id.encode() if line.event else None
             by_topic.setdefault(topic, []).append((key, line.raw))

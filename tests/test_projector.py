@@ -176,3 +176,33 @@ def test_catching_up_from_the_archive_after_the_log_was_lost(tmp_path: Path) -> 
     store.refresh()
     assert state_digest(store) == state_digest(reference)
     assert catch_up_from_archive(store, archive, "e2", "memstream", FakeClock(T0)) == 0
+
+
+def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
+    store: ProjectionStore,
+) -> None:
+    forged = {
+        "type": "memory_accessed",
+        "user_id": "bob",
+        "memory_ids": ["ep-1\x00"],  # decodes, but no store filter can hold a NUL
+        "accessed_at": "2024-05-01T00:00:00Z",
+    }
+    poison = LogRecord("e1", "memory.access", 0, 7, T0, b"bob", json.dumps(forged).encode())
+    result = projector(store).apply([*messages(2), poison, *messages(2, start=2)])
+    assert result.applied == 4 and store.count(MEMORIES) == 4
+    [dead] = result.dead_letters
+    assert dead.record.offset == 7 and dead.reason.startswith("cannot be applied: ValueError")
+    assert store.load_checkpoints("memstream")[("memory.access", 0)] == ("e1", 7)
+    assert store.scan(DEAD_LETTERS).column("value").to_pylist() == [poison.value]
+
+
+def test_a_dead_letter_too_large_for_the_topic_carries_a_reference() -> None:
+    from streams.batch_consumer import DLQ_VALUE_LIMIT, dead_letter_value
+    from streams.batches import DeadLetter
+
+    big = DeadLetter(record(3, b"x" * (DLQ_VALUE_LIMIT + 1)), "not JSON")
+    value, headers = dead_letter_value(big)
+    assert json.loads(value)["dead_letter_id"] == "e1|memory.messages|0|3"
+    assert ("memstream-value", b"reference") in headers
+    small = DeadLetter(record(4, b"{broken"), "not JSON")
+    assert dead_letter_value(small)[0] == b"{broken"
