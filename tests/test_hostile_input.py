@@ -1,0 +1,158 @@
+"""Hostile input against a real worker: no value in any field of any endpoint gets a
+5xx or a reset connection, the worker stays up, and the good events sent beside the bad
+ones are applied."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+
+from memstream.testing import WorkerProcess, wait_until
+from projections.episodes import memory_id_for
+from storage.filesystems import resolve_location
+from storage.lance_store import MEMORIES, ProjectionStore
+from storage.layout import DataLayout
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+HOSTILE: list[Any] = [
+    "alice\n",
+    "\x00",
+    "a\x01b",
+    "x" * 10_000,
+    "' OR '1'='1",
+    "user_id = 'bob' OR TRUE",
+    "%",
+    "*",
+    "../../etc/passwd",
+    "\u0430lice",  # a Cyrillic a
+    "e\u0301\u202e",
+    "9999-12-31T23:00:00-14:00",
+    "0001-01-01T00:00:00Z",
+    "",
+    123,
+    -1,
+    1e308,
+    None,
+    True,
+    [],
+    {},
+    ["\x00"],
+]
+
+DATES = ["9999-12-31T23:00:00-14:00", "0001-01-01T00:00:00+14:00", "0001-01-02", "10000-01-01"]
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
+    data = tmp_path_factory.mktemp("hostile") / "data"
+    up = WorkerProcess(data).start()
+    try:
+        up.wait_ready()
+        wait_until(lambda: _healthy(up.api_url), timeout=30)
+        yield up
+    finally:
+        children = up.children()
+        up.stop()
+        WorkerProcess.wait_gone(children)
+
+
+def _healthy(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def message(i: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "event_id": f"good-{i}",
+        "user_id": "ana",
+        "session_id": "s1",
+        "role": "user",
+        "content": f"I met John Smith yesterday about note {i}",
+        "occurred_at": "2024-05-01T10:00:00Z",
+        **fields,
+    }
+
+
+def requests_for(value: Any) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(method, path, options) of every endpoint with ``value`` in one field."""
+    text = value if isinstance(value, str) else "x"
+    path = quote(text, safe="") or "%20"
+    yield "GET", f"/v1/memories/{path}", {"params": {"user_id": "ana"}}
+    yield "GET", f"/v1/memories/{path}", {"params": {"user_id": "ana", "expand": "true"}}
+    yield "GET", f"/v1/memories/{path}/history", {"params": {"user_id": "ana"}}
+    for verb in ("correct", "confirm", "forget", "restore"):
+        body = {"user_id": "ana", "content": "new"} if verb == "correct" else {"user_id": "ana"}
+        yield "POST", f"/v1/memories/{path}/{verb}", {"json": body}
+        yield "POST", f"/v1/memories/ep-1/{verb}", {"json": {**body, "user_id": value}}
+    yield "POST", "/v1/memories/ep-1/correct", {"json": {"user_id": "ana", "content": value}}
+    for name, params in (
+        ("user_id", {"user_id": value, "name": "John"}),
+        ("name", {"user_id": "ana", "name": value}),
+    ):
+        del name
+        yield "GET", "/v1/entities", {"params": {k: _param(v) for k, v in params.items()}}
+    yield "GET", "/v1/memories/weak", {"params": {"user_id": _param(value)}}
+    yield "GET", "/v1/stats", {"params": {"user_id": _param(value)}}
+    yield "POST", "/v1/memories", {"json": {"user_id": value, "content": "x"}}
+    yield "POST", "/v1/memories", {"json": {"user_id": "ana", "content": value}}
+    for field in ("user_id", "project_id", "query", "k", "now", "after", "before"):
+        yield "POST", "/v1/search", {"json": {"user_id": "ana", "query": "John", field: value}}
+    for field in ("kinds", "tags"):
+        yield "POST", "/v1/search", {"json": {"user_id": "ana", "query": "x", field: [value]}}
+    for field in ("user_id", "session_id", "content", "occurred_at", "speaker", "metadata"):
+        yield "POST", "/v1/events", {"json": [message(0, **{field: value})]}
+    yield "POST", "/v1/events", {"json": value}
+
+
+def _param(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def test_no_hostile_value_gets_a_server_error_and_the_worker_stays_up(
+    worker: WorkerProcess,
+) -> None:
+    failures: list[str] = []
+    attempts = 0
+    with httpx.Client(base_url=worker.api_url, timeout=30) as client:
+        for value in [*HOSTILE, *DATES]:
+            for method, path, options in requests_for(value):
+                attempts += 1
+                try:
+                    response = client.request(method, path, **options)
+                except httpx.HTTPError as exc:
+                    failures.append(f"{method} {path} {options}: {exc!r}")
+                    continue
+                if response.status_code >= 500:
+                    failures.append(f"{method} {path} {options}: {response.status_code}")
+    assert attempts > 800
+    assert failures == [], "\n".join(failures[:20])
+    worker.check_alive()
+
+
+def test_good_events_beside_edge_dates_are_applied(worker: WorkerProcess) -> None:
+    good = [message(100 + i) for i in range(20)]
+    edge = message(999, occurred_at="0001-01-01T00:00:00Z")
+    done = httpx.post(f"{worker.api_url}/v1/events", json=[*good, edge], timeout=30)
+    assert done.status_code == 422
+    assert done.json()["detail"][0]["index"] == 20
+    done = httpx.post(f"{worker.api_url}/v1/events", json=good, timeout=30)
+    assert done.status_code == 202
+    uri = DataLayout(resolve_location(str(worker.data))).existing_projections()
+    assert uri is not None
+    store = ProjectionStore.at(uri)
+    expected = {memory_id_for("ana", e["event_id"]) for e in good}
+
+    def applied() -> bool:
+        store.refresh()
+        ids = set(store.scan(MEMORIES, columns=["memory_id"]).column("memory_id").to_pylist())
+        return expected <= ids
+
+    wait_until(applied, timeout=30)
+    worker.check_alive()
