@@ -1,8 +1,11 @@
 """The access projection: how often, and when last, searches returned each memory (pure).
 
 ``fold_accesses`` turns ``MemoryAccessed`` events into the ``access`` rows they change.
-Rows remember the log position of the last event applied to them, so a batch applied
-twice counts once. Ranking reads these rows to reinforce what is used.
+A row is keyed by the user and the memory (:func:`access_id`), like ``memory_state``: an
+event of one user naming another user's memory makes a row nobody reads for the owner,
+so it never changes the owner's reinforcement, decay or archival. Rows remember the
+log position of the last event applied to them, so a batch applied twice counts once.
+Ranking reads these rows to reinforce what is used.
 """
 
 from __future__ import annotations
@@ -13,22 +16,29 @@ from typing import Any
 from projections.entities import newer_than_row
 from projections.events import MemoryAccessed
 
-__all__ = ["fold_accesses"]
+__all__ = ["access_id", "fold_accesses"]
+
+
+def access_id(user_id: str, memory_id: str) -> str:
+    """The key of an access row: the memory as used by one user."""
+    return f"{user_id}|{memory_id}"
 
 
 def fold_accesses(
     existing: Mapping[str, Mapping[str, Any]],
     accesses: Iterable[tuple[MemoryAccessed, tuple[str, int, int]]],
 ) -> dict[str, dict[str, Any]]:
-    """The ``access`` rows the events change, given the current rows by memory id."""
+    """The ``access`` rows the events change, given the current rows by access id."""
     changed: dict[str, dict[str, Any]] = {}
     for event, position in accesses:
         for memory_id in dict.fromkeys(event.memory_ids):
-            row = changed.get(memory_id) or existing.get(memory_id)
+            key = access_id(event.user_id, memory_id)
+            row = changed.get(key) or existing.get(key)
             if not newer_than_row(position, row):
                 continue
             previous = None if row is None else row["last_accessed"]
-            changed[memory_id] = {
+            changed[key] = {
+                "access_id": key,
                 "memory_id": memory_id,
                 "user_id": event.user_id,
                 "access_count": (0 if row is None else int(row["access_count"])) + 1,

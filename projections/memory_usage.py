@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from projections.access import access_id
 from projections.memory_state import state_id
 from storage.lance_store import ACCESS, MEMORY_STATE, ProjectionStore
 
@@ -37,16 +38,17 @@ def usage_of(store: ProjectionStore, rows: Sequence[Mapping[str, Any]]) -> dict[
         return out
     if not rows:
         return {}
-    access = {r["memory_id"]: r for r in store.by_ids(ACCESS, [r["memory_id"] for r in rows])}
+    access = {
+        r["access_id"]: r
+        for r in store.by_ids(ACCESS, [access_id(r["user_id"], r["memory_id"]) for r in rows])
+    }
     states = {
         r["state_id"]: r
         for r in store.by_ids(MEMORY_STATE, [state_id(r["user_id"], r["memory_id"]) for r in rows])
     }
     out = {}
     for r in rows:
-        a = access.get(r["memory_id"])
-        if a is not None and a["user_id"] != r["user_id"]:
-            a = None
+        a = access.get(access_id(r["user_id"], r["memory_id"]))
         out[r["memory_id"]] = Usage(
             access_count=int(a["access_count"]) if a else 0,
             last_accessed=a["last_accessed"] if a else None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from projections.access import access_id
 from projections.entities import entity_id, normalize_name
 from projections.memory_state import effective_confidence, state_id
 from storage import filters
@@ -37,7 +38,7 @@ def memory_document(store: ProjectionStore, user_id: str, memory_id: str) -> dic
     }
     row["entities"] = [names[e] for e in ids if e in names]
     access = store.by_ids(
-        ACCESS, [memory_id], ["access_count", "last_accessed"], filters.equals("user_id", user_id)
+        ACCESS, [access_id(user_id, memory_id)], ["access_count", "last_accessed"]
     )
     row["access_count"] = int(access[0]["access_count"]) if access else 0
     row["last_accessed"] = access[0]["last_accessed"] if access else None

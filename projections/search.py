@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from projections.access import access_id
 from projections.archiving import ARCHIVED
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.events import Identifier, Tag, UtcDateTime
@@ -251,7 +252,7 @@ class Searcher:
         fused = fuse([(weight, ids) for weight, ids in lists if ids], w.rrf_k)
         missing = [m for m in fused if m not in rows]
         fetch_job = pool.submit(self.store.by_ids, MEMORIES, missing, _ROW_COLUMNS, where)
-        access_job = pool.submit(self._access_counts, list(fused))
+        access_job = pool.submit(self._access_counts, request.user_id, list(fused))
         state_job = pool.submit(self._states, request.user_id, list(fused))
         rows.update((r["memory_id"], r) for r in fetch_job.result())
         accesses = access_job.result()
@@ -392,10 +393,12 @@ class Searcher:
         rows.sort(key=lambda r: -len(wanted.intersection(r["entity_ids"] or ())))
         return rows
 
-    def _access_counts(self, memory_ids: list[str]) -> dict[str, int]:
+    def _access_counts(self, user_id: str, memory_ids: list[str]) -> dict[str, int]:
+        """How often ``user_id`` was shown each memory (by memory id)."""
         if not memory_ids or not self._has_rows(ACCESS):
             return {}
-        found = self.store.by_ids(ACCESS, memory_ids, ["memory_id", "access_count"])
+        keys = [access_id(user_id, m) for m in memory_ids]
+        found = self.store.by_ids(ACCESS, keys, ["memory_id", "access_count"])
         return {r["memory_id"]: int(r["access_count"]) for r in found}
 
     def _states(self, user_id: str, memory_ids: list[str]) -> dict[str, dict[str, Any]]:

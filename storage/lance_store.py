@@ -82,7 +82,7 @@ _KEYS = {
     MEMORIES: "memory_id",
     VECTORS: "memory_id",
     ENTITIES: "entity_id",
-    ACCESS: "memory_id",
+    ACCESS: "access_id",
     CHECKPOINTS: "checkpoint_id",
     DEAD_LETTERS: "dead_letter_id",
     SESSIONS: "session_key",
@@ -91,6 +91,11 @@ _KEYS = {
     ARCHIVE_INDEX: "memory_id",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
+#: Columns added since a table was first written, and how to fill them from old rows.
+_DERIVED_COLUMNS: dict[str, dict[str, str]] = {
+    ACCESS: {"access_id": "concat(user_id, '|', memory_id)"},
+}
+
 STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE, ARCHIVE_INDEX)
 #: The vectors table gets an ANN index (IVF-PQ) from this many rows on; below it, and
 #: for users with few vectors, search compares with every vector of the user.
@@ -160,6 +165,7 @@ class ProjectionStore:
                 continue
             if name in existing:
                 self._tables[name] = self._db.open_table(name)
+                self._migrate(name)
                 missing = set(schema.names) - set(self._tables[name].schema.names)
                 if missing:
                     raise StorageError(
@@ -168,6 +174,14 @@ class ProjectionStore:
                     )
             else:
                 self._tables[name] = self._db.create_table(name, schema=schema, exist_ok=True)
+
+    def _migrate(self, name: str) -> None:
+        """Add the columns later versions derive from existing ones (in place)."""
+        table = self._tables[name]
+        for column, expression in _DERIVED_COLUMNS.get(name, {}).items():
+            if column not in table.schema.names:
+                log.info("adding %s.%s to a store written by an older memstream", name, column)
+                table.add_columns({column: expression})
 
     @classmethod
     def at(cls, location: Location, **options: Any) -> ProjectionStore:
@@ -300,7 +314,7 @@ class ProjectionStore:
             ],
             VECTORS: [("memory_id", BTree()), ("user_id", BTree())],
             ENTITIES: [("entity_id", BTree()), ("user_id", BTree())],
-            ACCESS: [("memory_id", BTree())],
+            ACCESS: [("access_id", BTree())],
             MEMORY_STATE: [("state_id", BTree())],
             SESSIONS: [("session_key", BTree())],
             ARCHIVE_INDEX: [

@@ -110,6 +110,8 @@ ENTITIES_SCHEMA = pa.schema(
 #: How often, and when last, searches returned a memory.
 ACCESS_SCHEMA = pa.schema(
     [
+        # "user|memory": a user's use of a memory (another user's events never touch it)
+        pa.field("access_id", pa.string(), nullable=False),
         pa.field("memory_id", pa.string(), nullable=False),
         pa.field("user_id", pa.string(), nullable=False),
         pa.field("access_count", pa.int64()),

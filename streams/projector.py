@@ -30,7 +30,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from projections.access import fold_accesses
+from projections.access import access_id, fold_accesses
 from projections.archiving import (
     ARCHIVED,
     ArchiveEvent,
@@ -70,9 +70,26 @@ from streams.batches import (
     unappliable,
 )
 
-__all__ = ["BatchResult", "DeadLetter", "PreparedBatch", "Projector", "prepare_batch"]
+__all__ = [
+    "BatchResult",
+    "DeadLetter",
+    "PreparedBatch",
+    "Projector",
+    "is_data_error",
+    "prepare_batch",
+]
 
 log = logging.getLogger(__name__)
+
+
+def is_data_error(exc: BaseException) -> bool:
+    """True when ``exc`` says a record's values cannot be stored (the same record would
+    fail again), not that storing failed this time (I/O, a full disk, a crash)."""
+    if isinstance(exc, OSError) or is_disk_full(exc):
+        return False
+    return isinstance(
+        exc, ValueError | TypeError | KeyError | IndexError | ArithmeticError | NotImplementedError
+    )
 
 
 class Projector:
@@ -201,20 +218,18 @@ class Projector:
         try:
             return self._apply(records, send_dead_letters)
         except Exception as exc:
-            if is_disk_full(exc):
-                raise
+            if not is_data_error(exc):
+                raise  # a crash, a full disk, the store away: retried, never dead-lettered
             log.exception("a batch of %d records failed: applying them one by one", len(records))
         result = BatchResult()
         for record in records:
             try:
                 one = self._apply([record], send_dead_letters)
             except Exception as exc:
-                if is_disk_full(exc):
+                if not is_data_error(exc):
                     raise
-                r = record
-                log.exception(
-                    "%s/%d/%d cannot be applied: dead-lettered", r.topic, r.partition, r.offset
-                )
+                at = f"{record.topic}/{record.partition}/{record.offset}"
+                log.exception("%s cannot be applied: dead-lettered", at)
                 one = self.commit(dead_letter_batch(record, unappliable(exc)), send_dead_letters)
             result.applied += one.applied
             result.skipped += one.skipped
@@ -262,8 +277,12 @@ class Projector:
             existing = {r["entity_id"]: r for r in self.store.by_ids(ENTITIES, ids)}
             self.store.upsert(ENTITIES, list(fold_mentions(existing, prepared.mentions).values()))
         if prepared.accesses:
-            ids = list(dict.fromkeys(i for e, _ in prepared.accesses for i in e.memory_ids))
-            existing = {r["memory_id"]: r for r in self.store.by_ids(ACCESS, ids)}
+            ids = list(
+                dict.fromkeys(
+                    access_id(e.user_id, i) for e, _ in prepared.accesses for i in e.memory_ids
+                )
+            )
+            existing = {r["access_id"]: r for r in self.store.by_ids(ACCESS, ids)}
             self.store.upsert(ACCESS, list(fold_accesses(existing, prepared.accesses).values()))
         self._apply_lifecycle(prepared)
         if prepared.archive:

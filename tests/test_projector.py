@@ -206,3 +206,69 @@ def test_a_dead_letter_too_large_for_the_topic_carries_a_reference() -> None:
     assert ("memstream-value", b"reference") in headers
     small = DeadLetter(record(4, b"{broken"), "not JSON")
     assert dead_letter_value(small)[0] == b"{broken"
+
+
+def test_an_access_event_of_another_user_changes_nothing_of_the_owner(
+    store: ProjectionStore,
+) -> None:
+    from projections.episodes import memory_id_for
+    from projections.memory_usage import usage_of
+
+    p = projector(store)
+    p.apply(messages(2))
+    ids = [memory_id_for("alice", "m0"), memory_id_for("alice", "m1")]
+
+    def accessed(offset: int, user: str) -> LogRecord:
+        event = {
+            "type": "memory_accessed",
+            "user_id": user,
+            "memory_ids": ids,
+            "accessed_at": (T0 + timedelta(days=offset)).isoformat(),
+        }
+        return LogRecord(
+            "e1", "memory.access", 0, offset, T0, user.encode(), json.dumps(event).encode()
+        )
+
+    p.apply([accessed(0, "alice"), accessed(1, "alice")])
+    before = usage_of(store, [{"memory_id": m, "user_id": "alice"} for m in ids])
+    p.apply([accessed(2, "bob"), accessed(3, "bob"), accessed(4, "bob")])
+    after = usage_of(store, [{"memory_id": m, "user_id": "alice"} for m in ids])
+    assert after == before and {u.access_count for u in after.values()} == {2}
+
+
+def test_an_access_table_written_before_rows_were_keyed_by_user_is_migrated(
+    tmp_path: Path,
+) -> None:
+    import lancedb
+    import pyarrow as pa
+
+    from projections.memory_usage import usage_of
+    from storage.schemas import ACCESS_SCHEMA
+
+    old_schema = pa.schema([f for f in ACCESS_SCHEMA if f.name != "access_id"])
+    old_row = {
+        "memory_id": "ep-1",
+        "user_id": "alice",
+        "access_count": 3,
+        "last_accessed": T0,
+        "applied_epoch": "e1",
+        "applied_partition": 0,
+        "applied_offset": 5,
+    }
+    folder = tmp_path / "old"
+    lancedb.connect(str(folder)).create_table(
+        "access", pa.Table.from_pylist([old_row], schema=old_schema)
+    )
+    store = ProjectionStore(str(folder))
+    [usage] = usage_of(store, [{"memory_id": "ep-1", "user_id": "alice"}]).values()
+    assert usage.access_count == 3
+    again = {
+        "type": "memory_accessed",
+        "user_id": "alice",
+        "memory_ids": ["ep-1"],
+        "accessed_at": "2024-07-01T00:00:00Z",
+    }
+    record = LogRecord("e1", "memory.access", 0, 6, T0, b"alice", json.dumps(again).encode())
+    projector(store).apply([record])
+    [usage] = usage_of(store, [{"memory_id": "ep-1", "user_id": "alice"}]).values()
+    assert usage.access_count == 4
