@@ -27,7 +27,13 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from projections.archiving import ARCHIVED, expansions_within, is_archived, original_of
+from projections.archiving import (
+    ARCHIVED,
+    archive_id,
+    expansions_within,
+    is_archived,
+    original_of,
+)
 from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
 from projections.embedders import Embedder
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
@@ -189,9 +195,7 @@ class Archiver:
 
     def _archived_row(self, user_id: str, memory_id: str) -> dict[str, Any]:
         self.store.refresh([ARCHIVE_INDEX])
-        found = self.store.by_ids(
-            ARCHIVE_INDEX, [memory_id], where=filters.equals("user_id", user_id)
-        )
+        found = self.store.by_ids(ARCHIVE_INDEX, [archive_id(user_id, memory_id)])
         if not found or not is_archived(found[0]):
             raise NotArchived(f"memory {memory_id} of {user_id} is not archived")
         return found[0]

@@ -1,6 +1,9 @@
 """The ``archive_index`` rows of archived memories, folded from archive events (pure).
 
-A row holds the summary and the storage reference from the newest ``MemoryArchived``
+A row is the memory as archived by its owner, keyed by user and memory
+(:func:`archive_id`): an event naming another user's memory makes a row of its own that
+never touches the owner's. It holds the summary and the storage reference from the
+newest ``MemoryArchived``
 (the checksum stays in the event and in the Parquet row itself),
 the newest archive and restore times, and every expansion time. Times only move
 forward and expansions only accumulate, so folding the events in any order gives the
@@ -21,6 +24,7 @@ from storage import filters
 __all__ = [
     "ARCHIVED",
     "ArchiveEvent",
+    "archive_id",
     "expansions_within",
     "fold_archive_events",
     "hot_rows",
@@ -30,6 +34,11 @@ __all__ = [
 
 ArchiveEvent = MemoryArchived | MemoryRestored | MemoryExpanded
 Row = dict[str, Any]
+
+
+def archive_id(user_id: str, memory_id: str) -> str:
+    """The key of an ``archive_index`` row: the memory as archived by its owner."""
+    return f"{user_id}|{memory_id}"
 
 
 def is_archived(row: Mapping[str, Any] | None) -> bool:
@@ -74,6 +83,7 @@ _FROM_NEWEST_ARCHIVE = (
 def _empty(user_id: str, memory_id: str) -> Row:
     return {
         **dict.fromkeys(_FROM_NEWEST_ARCHIVE),
+        "archive_id": archive_id(user_id, memory_id),
         "memory_id": memory_id,
         "user_id": user_id,
         "summary": "",
@@ -87,16 +97,12 @@ def _empty(user_id: str, memory_id: str) -> Row:
 def fold_archive_events(
     existing: Mapping[str, Mapping[str, Any]], events: Iterable[ArchiveEvent]
 ) -> dict[str, Row]:
-    """The changed rows (by memory id) after folding ``events`` into ``existing``.
-
-    Rows are only ever created or changed for the event's own user: an event naming
-    another user's memory id leaves that memory alone.
-    """
+    """The changed rows (by :func:`archive_id`) after folding ``events`` into
+    ``existing`` (rows by archive id)."""
     out: dict[str, Row] = {}
     for e in events:
-        current = out.get(e.memory_id) or existing.get(e.memory_id)
-        if current is not None and current["user_id"] != e.user_id:
-            continue
+        key = archive_id(e.user_id, e.memory_id)
+        current = out.get(key) or existing.get(key)
         row = dict(current) if current is not None else _empty(e.user_id, e.memory_id)
         if isinstance(e, MemoryArchived):
             if row["archived_at"] is None or e.archived_at >= row["archived_at"]:
@@ -106,7 +112,7 @@ def fold_archive_events(
             row["restored_at"] = greatest(row["restored_at"], e.restored_at)
         else:
             row["expanded_at"] = sorted({*(row["expanded_at"] or []), e.expanded_at})
-        out[e.memory_id] = row
+        out[key] = row
     return out
 
 

@@ -22,6 +22,7 @@ from projections.events import (
     RememberFact,
 )
 from projections.memory_state import StateChange
+from projections.scope import without_controls
 
 __all__ = [
     "command_memory",
@@ -44,7 +45,8 @@ def slot_of(user_id: str, memory: DerivedMemory) -> str | None:
     """The supersession slot of an exclusive fact ("user|subject|attribute")."""
     if not (memory.exclusive and memory.subject and memory.attribute):
         return None
-    return f"{user_id}|{memory.subject.strip().lower()}|{memory.attribute}"
+    subject = without_controls(memory.subject).strip().lower()
+    return f"{user_id}|{subject}|{without_controls(memory.attribute)}"
 
 
 def derived_row(

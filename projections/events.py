@@ -42,6 +42,7 @@ __all__ = [
     "MemoryAccessed",
     "MemoryArchived",
     "MemoryExpanded",
+    "MemoryId",
     "MemoryPruned",
     "MemoryRestored",
     "MessageEvent",
@@ -67,6 +68,9 @@ Role = Literal["user", "assistant", "system", "tool"]
 
 #: Checked by pydantic-core's regex engine (the hot path validates three per message).
 Identifier = Annotated[str, StringConstraints(pattern=IDENTIFIER_PATTERN)]
+#: A memory's id (``ep-<hex>``, ``fact-<hex>``, ...): checked like every identifier, so
+#: an event can never carry a value no store filter can hold.
+MemoryId = Identifier
 #: A tag: a short lowercase token ("travel", "work-project").
 Tag = Annotated[
     str, StringConstraints(to_lower=True, strip_whitespace=True, pattern=r"^[\w.:+/-]{1,64}$")
@@ -170,7 +174,7 @@ class EmbeddingComputed(_EventBase):
     type: Literal["embedding_computed"] = "embedding_computed"
     schema_version: Literal[1] = 1
     event_id: str = Field(min_length=1, max_length=300)
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     user_id: Identifier
     project_id: Identifier | None = None
     kind: str = Field(min_length=1, max_length=40)
@@ -202,7 +206,7 @@ class MemoryAccessed(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
     user_id: Identifier
-    memory_ids: list[str] = Field(min_length=1, max_length=500)
+    memory_ids: list[MemoryId] = Field(min_length=1, max_length=500)
     accessed_at: UtcDateTime
 
 
@@ -256,7 +260,7 @@ class DerivedMemory(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     kind: DerivedKind
     content: str = Field(min_length=1, max_length=4000)
     subject: str | None = Field(default=None, max_length=200)
@@ -269,7 +273,7 @@ class DerivedMemory(BaseModel):
     speaker: str | None = Field(default=None, max_length=200)
     session_id: Identifier | None = None
     source_event_ids: list[str] = Field(default_factory=list, max_length=1000)
-    source_memory_ids: list[str] = Field(default_factory=list, max_length=1000)
+    source_memory_ids: list[MemoryId] = Field(default_factory=list, max_length=1000)
     occurred_at: UtcDateTime
 
 
@@ -321,7 +325,7 @@ class ReflectionWritten(_EventBase):
 class ConfidenceUpdate(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     confidence: float = Field(ge=0, le=1)
 
 
@@ -345,7 +349,7 @@ class MemoryPruned(_EventBase):
     user_id: Identifier
     as_of: UtcDateTime
     threshold: float = Field(ge=0, le=1)
-    memory_ids: list[str] = Field(min_length=1, max_length=100_000)
+    memory_ids: list[MemoryId] = Field(min_length=1, max_length=100_000)
 
 
 class _Command(_EventBase):
@@ -380,7 +384,7 @@ class CorrectFact(_Command):
 
     type: Literal["correct_fact"] = "correct_fact"
     schema_version: Literal[1] = 1
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     new_content: str = Field(min_length=1, max_length=4000)
     project_id: Identifier | None = None
     kind: Literal["fact", "preference", "procedure", "opinion", "reflection"] = "fact"
@@ -396,7 +400,7 @@ class ConfirmFact(_Command):
 
     type: Literal["confirm_fact"] = "confirm_fact"
     schema_version: Literal[1] = 1
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
 
 
 class ForgetMemory(_Command):
@@ -404,7 +408,7 @@ class ForgetMemory(_Command):
 
     type: Literal["forget"] = "forget"
     schema_version: Literal[1] = 1
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
 
 
 class MemoryArchived(_EventBase):
@@ -416,7 +420,7 @@ class MemoryArchived(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(min_length=1, max_length=600)
     user_id: Identifier
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     project_id: Identifier | None = None
     kind: str = Field(min_length=1, max_length=40)
     session_id: Identifier | None = None
@@ -441,7 +445,7 @@ class MemoryRestored(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=600)
     user_id: Identifier
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     storage_ref: str = Field(min_length=1, max_length=2000)
     reason: str = Field(min_length=1, max_length=500)
     restored_at: UtcDateTime
@@ -454,7 +458,7 @@ class MemoryExpanded(_EventBase):
     schema_version: Literal[1] = 1
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=600)
     user_id: Identifier
-    memory_id: str = Field(min_length=1, max_length=200)
+    memory_id: MemoryId
     expanded_at: UtcDateTime
 
 

@@ -88,12 +88,13 @@ _KEYS = {
     SESSIONS: "session_key",
     MEMORY_STATE: "state_id",
     WATERMARKS: "watermark_id",
-    ARCHIVE_INDEX: "memory_id",
+    ARCHIVE_INDEX: "archive_id",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
 #: Columns added since a table was first written, and how to fill them from old rows.
 _DERIVED_COLUMNS: dict[str, dict[str, str]] = {
     ACCESS: {"access_id": "concat(user_id, '|', memory_id)"},
+    ARCHIVE_INDEX: {"archive_id": "concat(user_id, '|', memory_id)"},
 }
 
 STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE, ARCHIVE_INDEX)
@@ -319,6 +320,7 @@ class ProjectionStore:
             SESSIONS: [("session_key", BTree())],
             ARCHIVE_INDEX: [
                 ("summary", _full_text_index()),
+                ("archive_id", BTree()),
                 ("memory_id", BTree()),
                 ("user_id", BTree()),
             ],

@@ -238,6 +238,8 @@ ARCHIVE_SCHEMA = pa.schema(
 #: matter).
 ARCHIVE_INDEX_SCHEMA = pa.schema(
     [
+        # "user|memory": the memory as archived by its owner
+        pa.field("archive_id", pa.string(), nullable=False),
         pa.field("memory_id", pa.string(), nullable=False),
         pa.field("user_id", pa.string(), nullable=False),
         pa.field("project_id", pa.string()),

@@ -16,25 +16,22 @@ only put the child into draining: the parent decides when it exits.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
+from streams.lifeline import die_with_parent
 from streams.settings import Settings
 
 __all__ = ["ApiProcess", "DrainState"]
 
 log = logging.getLogger(__name__)
-
-_PR_SET_PDEATHSIG = 1
 
 
 class DrainState:
@@ -68,14 +65,6 @@ class DrainState:
         return self.in_flight == 0
 
 
-def _die_with_parent(parent_pid: int) -> None:
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent_pid:  # the parent died before the line above
-        os._exit(1)
-
-
 def _listen(conn: Connection, state: DrainState, server: Any) -> None:
     """The child's control thread: follow the parent's words until exit or EOF."""
     while True:
@@ -93,7 +82,7 @@ def _listen(conn: Connection, state: DrainState, server: Any) -> None:
 
 
 def _child(settings_json: str, conn: Connection, parent_pid: int) -> None:
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid)
     logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import uvicorn
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import queue as queues
 from collections.abc import Iterator
 from typing import Any
@@ -21,6 +22,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from storage.event_archive import records_table
 from streams.errors import BrokerError
+from streams.lifeline import die_with_parent
 from streams.topics import end_offsets
 
 __all__ = ["kafka_batches"]
@@ -37,7 +39,7 @@ def kafka_batches(
     channel: Any = context.Queue(maxsize=_QUEUE_DEPTH)
     reader = context.Process(
         target=_read_into,
-        args=(bootstrap, log_epoch, batch_size, topics, channel),
+        args=(bootstrap, log_epoch, batch_size, topics, channel, os.getpid()),
         name="memstream-log-reader",
         daemon=True,
     )
@@ -62,8 +64,14 @@ def kafka_batches(
 
 
 def _read_into(
-    bootstrap: str, log_epoch: str, batch_size: int, topics: tuple[str, ...], channel: Any
+    bootstrap: str,
+    log_epoch: str,
+    batch_size: int,
+    topics: tuple[str, ...],
+    channel: Any,
+    parent_pid: int,
 ) -> None:
+    die_with_parent(parent_pid)
     try:
         for topic in topics:
             asyncio.run(_read_all(bootstrap, log_epoch, batch_size, topic, channel))

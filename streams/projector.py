@@ -34,6 +34,7 @@ from projections.access import access_id, fold_accesses
 from projections.archiving import (
     ARCHIVED,
     ArchiveEvent,
+    archive_id,
     fold_archive_events,
     hot_rows,
     is_archived,
@@ -43,7 +44,7 @@ from projections.entities import fold_mentions
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
 from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
 from storage import filters
-from storage.cold_store import ColdStore, StorageRef
+from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
 from storage.event_archive import EventArchive, LogRecord
 from storage.headroom import is_disk_full
 from storage.lance_store import (
@@ -85,6 +86,8 @@ log = logging.getLogger(__name__)
 def is_data_error(exc: BaseException) -> bool:
     """True when ``exc`` says a record's values cannot be stored (the same record would
     fail again), not that storing failed this time (I/O, a full disk, a crash)."""
+    if isinstance(exc, ColdStoreCorrupt):  # an original that is not there, or not intact
+        return True
     if isinstance(exc, OSError) or is_disk_full(exc):
         return False
     return isinstance(
@@ -344,14 +347,18 @@ class Projector:
         an archived memory leaves ``memories`` and ``vectors``; a restored one comes
         back from its original. The index row is written first, so a crash in between
         re-applies the batch and finishes the move."""
-        ids = sorted({e.memory_id for e in events})
-        existing = {r["memory_id"]: r for r in self.store.by_ids(ARCHIVE_INDEX, ids)}
+        ids = sorted({archive_id(e.user_id, e.memory_id) for e in events})
+        existing = {r["archive_id"]: r for r in self.store.by_ids(ARCHIVE_INDEX, ids)}
         rows = fold_archive_events(existing, events)
         self.store.upsert(ARCHIVE_INDEX, list(rows.values()))
         if len(existing) < len(rows):  # new summaries: make sure they can be searched
             self.store.ensure_indexes([ARCHIVE_INDEX])
         self._drop_hot([r for r in rows.values() if is_archived(r)])
-        restored = [r for r in rows.values() if not is_archived(r) and r["restored_at"] is not None]
+        restored = [
+            r
+            for r in rows.values()
+            if not is_archived(r) and r["restored_at"] is not None and r["storage_ref"]
+        ]
         if restored:
             self._restore_hot(restored)
 
@@ -376,7 +383,12 @@ class Projector:
         originals = self._cold.read_many(
             [StorageRef.parse(str(r["storage_ref"])) for r in rows if r["memory_id"] not in present]
         )
-        restored = [hot_rows(o, MEMORIES_SCHEMA.names) for o in originals]
+        owners = {(str(r["memory_id"]), str(r["user_id"])) for r in rows}
+        restored = [
+            hot_rows(o, MEMORIES_SCHEMA.names)
+            for o in originals
+            if (o["memory_id"], o["user_id"]) in owners  # never another user's original
+        ]
         if restored:
             self.store.insert_absent(MEMORIES, [memory for memory, _ in restored])
         vectors = [

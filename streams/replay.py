@@ -29,6 +29,7 @@ from storage.layout import DataLayout
 from streams import log_reader
 from streams.batches import BatchResult, PreparedBatch, prepare_table, ready
 from streams.errors import StreamsError
+from streams.lifeline import die_with_parent
 from streams.projector import Projector
 from streams.topics import PROJECTED_TOPICS
 
@@ -105,7 +106,12 @@ def rebuild(
     total = 0
     count = workers or os.cpu_count() or 1
     context = multiprocessing.get_context("spawn")  # never fork a process that holds LanceDB
-    with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=count,
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
         for _ in range(count):  # start the workers while the first batch is read
             pool.submit(ready)
         pending: deque[Future[PreparedBatch]] = deque()

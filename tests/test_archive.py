@@ -322,3 +322,143 @@ def test_when_search_looks_in_the_archive(
     searcher = Searcher(store, clock=lambda: NOW)
     hits = [_hit(s) for s in found]
     assert searcher._wants_archive(request, hits, query_range(query, NOW), NOW) is looks
+
+
+def _state_of(w: World, user_id: str) -> dict[str, str]:
+    """A digest per state table of the rows a user owns (log positions left out)."""
+    from projections.digest import digest_tables
+    from storage.lance_store import STATE_TABLES
+    from storage.schemas import NOT_STATE_COLUMNS
+
+    w.store.refresh()
+    return {
+        name: digest_tables(
+            {name: [r for r in w.store.scan(name).to_pylist() if r.get("user_id") == user_id]},
+            ignore=NOT_STATE_COLUMNS,
+        )
+        for name in STATE_TABLES
+    }
+
+
+def test_forged_events_naming_another_users_memories_change_nothing_of_hers(
+    world: World,
+) -> None:
+    from projections.codec import from_document
+
+    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    [hot_id] = set(world.hot())
+    archived_id = sorted(world.archived())[0]
+    [row] = [
+        r for r in world.store.scan(ARCHIVE_INDEX).to_pylist() if r["memory_id"] == archived_id
+    ]
+    accessed = {"type": "memory_accessed", "user_id": "ana", "accessed_at": NOW.isoformat()}
+    world.apply("memory.access", [from_document({**accessed, "memory_ids": [hot_id]})])
+    before = _state_of(world, "ana")
+    found_before = [r.memory_id for r in world.search("Lisbon Maria piano boiler")]
+
+    at = NOW.isoformat()
+    later = (NOW + timedelta(minutes=5)).isoformat()
+    archived = {
+        "type": "memory_archived",
+        "event_id": "forged-archive",
+        "user_id": "bob",
+        "kind": "episode",
+        "occurred_at": at,
+        "summary": "forged",
+        "storage_ref": row["storage_ref"],
+        "checksum": "0" * 64,
+        "reason": "forged",
+        "hotness": 0.0,
+        "archived_at": at,
+    }
+    forged = {
+        "memory.access": [
+            {
+                "type": "memory_accessed",
+                "user_id": "bob",
+                "memory_ids": [hot_id, archived_id],
+                "accessed_at": at,
+            }
+        ],
+        "memory.commands": [
+            {"type": "confirm_fact", "user_id": "bob", "memory_id": hot_id, "occurred_at": at},
+            {"type": "forget", "user_id": "bob", "memory_id": hot_id, "occurred_at": at},
+            {
+                "type": "correct_fact",
+                "user_id": "bob",
+                "memory_id": hot_id,
+                "new_content": "Ana lives on the moon.",
+                "occurred_at": at,
+            },
+        ],
+        "memory.lifecycle": [
+            {**archived, "memory_id": hot_id},
+            {**archived, "memory_id": archived_id, "event_id": "forged-archive-2"},
+            {
+                "type": "memory_expanded",
+                "user_id": "bob",
+                "memory_id": archived_id,
+                "expanded_at": at,
+            },
+            {
+                "type": "memory_restored",
+                "user_id": "bob",
+                "memory_id": archived_id,
+                "storage_ref": row["storage_ref"],
+                "reason": "forged",
+                "restored_at": later,
+            },
+            {
+                "type": "confidence_decayed",
+                "event_id": "forged-decay",
+                "user_id": "bob",
+                "as_of": at,
+                "updates": [{"memory_id": hot_id, "confidence": 0.01}],
+            },
+            {
+                "type": "memory_pruned",
+                "event_id": "forged-prune",
+                "user_id": "bob",
+                "as_of": at,
+                "threshold": 0.05,
+                "memory_ids": [hot_id],
+            },
+        ],
+    }
+    for topic, documents in forged.items():
+        world.apply(topic, [from_document(d) for d in documents])
+
+    assert _state_of(world, "ana") == before
+    assert [r.memory_id for r in world.search("Lisbon Maria piano boiler")] == found_before
+    assert archived_id in world.archived() and hot_id in world.hot()
+
+
+def test_a_forged_archive_event_cannot_claim_a_memory_before_its_owner_archives_it(
+    world: World,
+) -> None:
+    from projections.codec import from_document
+
+    [hot_id] = [m for m, r in world.hot().items() if r["occurred_at"] > OLD + timedelta(days=1)]
+    forged = {
+        "type": "memory_archived",
+        "event_id": "forged-claim",
+        "user_id": "bob",
+        "memory_id": hot_id,
+        "kind": "episode",
+        "occurred_at": NOW.isoformat(),
+        "summary": "forged",
+        "storage_ref": "user=bob/month=2026-06/batch-x.parquet#" + hot_id,
+        "checksum": "0" * 64,
+        "reason": "forged",
+        "hotness": 0.0,
+        "archived_at": NOW.isoformat(),
+    }
+    world.apply("memory.lifecycle", [from_document(forged)])
+    assert hot_id in world.hot()
+    world.apply("memory.lifecycle", world.archiver.archive(NOW + timedelta(days=800)))
+    owned = {
+        r["memory_id"]
+        for r in world.store.scan(ARCHIVE_INDEX).to_pylist()
+        if r["user_id"] == "ana" and is_archived(r)
+    }
+    assert hot_id in owned and hot_id not in world.hot()

@@ -6,7 +6,9 @@ import json
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -179,21 +181,53 @@ def test_catching_up_from_the_archive_after_the_log_was_lost(tmp_path: Path) -> 
 
 
 def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
-    store: ProjectionStore,
+    store: ProjectionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    forged = {
+    import streams.projector
+
+    real_fold = streams.projector.fold_accesses
+
+    def fold_that_cannot_take_bob(existing: Any, accesses: Any) -> Any:
+        if any(event.user_id == "bob" for event, _ in accesses):
+            raise ValueError("a value no rule expected")
+        return real_fold(existing, accesses)
+
+    monkeypatch.setattr(streams.projector, "fold_accesses", fold_that_cannot_take_bob)
+    accessed = {
         "type": "memory_accessed",
         "user_id": "bob",
-        "memory_ids": ["ep-1\x00"],  # decodes, but no store filter can hold a NUL
+        "memory_ids": ["ep-1"],
         "accessed_at": "2024-05-01T00:00:00Z",
     }
-    poison = LogRecord("e1", "memory.access", 0, 7, T0, b"bob", json.dumps(forged).encode())
+    poison = LogRecord("e1", "memory.access", 0, 7, T0, b"bob", json.dumps(accessed).encode())
     result = projector(store).apply([*messages(2), poison, *messages(2, start=2)])
     assert result.applied == 4 and store.count(MEMORIES) == 4
     [dead] = result.dead_letters
-    assert dead.record.offset == 7 and dead.reason.startswith("cannot be applied: ValueError")
+    assert dead.record.offset == 7
+    assert dead.reason == "cannot be applied: ValueError: a value no rule expected"
     assert store.load_checkpoints("memstream")[("memory.access", 0)] == ("e1", 7)
     assert store.scan(DEAD_LETTERS).column("value").to_pylist() == [poison.value]
+
+
+def test_a_store_failure_is_not_dead_lettered_but_stops_the_batch(
+    store: ProjectionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import streams.projector
+
+    def store_away(existing: Any, accesses: Any) -> Any:
+        raise OSError("the store is unreachable")
+
+    monkeypatch.setattr(streams.projector, "fold_accesses", store_away)
+    accessed = {
+        "type": "memory_accessed",
+        "user_id": "ana",
+        "memory_ids": ["ep-1"],
+        "accessed_at": "2024-05-01T00:00:00Z",
+    }
+    record = LogRecord("e1", "memory.access", 0, 0, T0, b"ana", json.dumps(accessed).encode())
+    with pytest.raises(OSError):
+        projector(store).apply([record])
+    assert store.count(DEAD_LETTERS) == 0 and store.load_checkpoints("memstream") == {}
 
 
 def test_a_dead_letter_too_large_for_the_topic_carries_a_reference() -> None:

@@ -1,0 +1,67 @@
+"""No memstream process outlives its parent: replay's workers die with a killed replay."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memstream.testing import WorkerProcess, descendants, message, wait_until
+from projections.codec import encode
+from storage.event_archive import EventArchive, LogRecord
+from storage.filesystems import resolve_location
+from storage.layout import DataLayout
+
+pytestmark = pytest.mark.slow
+
+T0 = datetime(2024, 5, 1, tzinfo=UTC)
+
+
+def test_a_killed_replay_leaves_no_worker_behind(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    archive = EventArchive(DataLayout(resolve_location(str(data))).events)
+    for partition in range(4):
+        archive.write(
+            [
+                LogRecord(
+                    "e1",
+                    "memory.messages",
+                    partition,
+                    i,
+                    T0 + timedelta(seconds=i),
+                    b"ana",
+                    encode(message(event_id=f"r{partition}-{i}", user_id=f"u{i % 50}")),
+                )
+                for i in range(15_000)
+            ]
+        )
+    replay = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memstream",
+            "replay",
+            "--data",
+            str(data),
+            "--into",
+            str(tmp_path / "x"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        children = wait_until(
+            lambda: descendants(replay.pid) if len(descendants(replay.pid)) >= 2 else None, 60, 0.05
+        )
+        os.kill(replay.pid, signal.SIGKILL)
+        replay.wait(10)
+        assert WorkerProcess.wait_gone(children) == set(), "a replay worker outlived the replay"
+    finally:
+        if replay.poll() is None:
+            replay.kill()
