@@ -40,7 +40,7 @@ from projections.scope import plain_text, valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
 from projections.stats import stats as compute_stats
 
-__all__ = ["EventSink", "SinkUnavailable", "StorageFull", "create_app"]
+__all__ = ["EventSink", "SinkUnavailable", "StorageFull", "accepted_event", "create_app"]
 
 log = logging.getLogger(__name__)
 
@@ -141,19 +141,9 @@ def create_app(
         errors: list[dict[str, Any]] = []
         for index, document in enumerate(documents):
             try:
-                event = from_document(_with_event_id(document))
+                events.append(accepted_event(document))
             except InvalidEvent as exc:
                 errors.append({"index": index, "problems": exc.problems})
-                continue
-            if event.type not in _CHANNEL_TYPES:
-                allowed = ", ".join(sorted(_CHANNEL_TYPES))
-                errors.append({"index": index, "problems": [f"type: must be one of {allowed}"]})
-                continue
-            too_large = size_problem(encode(event))
-            if too_large is not None:
-                errors.append({"index": index, "problems": [too_large]})
-                continue
-            events.append(event)
         if errors:
             raise HTTPException(422, detail=errors)
         accepted = await sink.publish(events)
@@ -303,6 +293,21 @@ def create_app(
         return document
 
     return app
+
+
+def accepted_event(document: Any) -> Event:
+    """The event ``POST /v1/events`` accepts for ``document``.
+
+    Raises:
+        InvalidEvent: naming what is wrong (the answer is 422).
+    """
+    event = from_document(_with_event_id(document))
+    if event.type not in _CHANNEL_TYPES:
+        raise InvalidEvent([f"type: must be one of {', '.join(sorted(_CHANNEL_TYPES))}"])
+    too_large = size_problem(encode(event))
+    if too_large is not None:
+        raise InvalidEvent([too_large])
+    return event
 
 
 def _with_event_id(document: Any) -> Any:
