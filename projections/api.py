@@ -19,13 +19,21 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from projections.api_contract import (
+    CONTROL_FREE_PATTERN,
+    RememberRequest,
+    errors,
+    install_error_handlers,
+    install_event_body_schema,
+    single_valued_parameters,
+)
 from projections.archiver import Archiver, NotArchived
-from projections.codec import encode, from_document, problems_of, size_problem
+from projections.codec import encode, from_document, size_problem
 from projections.commands import (
     UnknownMemory,
     confirmation,
@@ -34,7 +42,14 @@ from projections.commands import (
     remembering,
 )
 from projections.errors import InvalidEvent, ProjectionError
-from projections.events import COMMAND_TYPES, Event, MemoryAccessed, MemoryRestored
+from projections.events import (
+    COMMAND_TYPES,
+    IDENTIFIER_PATTERN,
+    Event,
+    Identifier,
+    MemoryAccessed,
+    MemoryRestored,
+)
 from projections.profiles import entity_profile, memory_document, memory_history
 from projections.scope import plain_text, valid_identifier
 from projections.search import Searcher, SearchRequest, SearchResponse
@@ -56,7 +71,7 @@ _CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
 class _Owner(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    user_id: str
+    user_id: Identifier
 
 
 class _Correction(_Owner):
@@ -106,9 +121,14 @@ def create_app(
         version="0.3.0",
         description="Durable memory for AI agents: publish events, search memories.",
         lifespan=_lifespan,
+        dependencies=[Depends(single_valued_parameters)],
     )
     store = searcher.store
     pending: set[asyncio.Task[None]] = set()
+    install_error_handlers(app)
+    install_event_body_schema(app, "/v1/events", MAX_EVENTS_PER_REQUEST)
+    user_param = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
+    memory_path = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
 
     @app.exception_handler(ProjectionError)
     async def _projection_error(request: Request, exc: ProjectionError) -> JSONResponse:
@@ -125,7 +145,7 @@ def create_app(
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.post("/v1/events", status_code=202)
+    @app.post("/v1/events", status_code=202, responses=errors(422, 503, 507))
     async def post_events(request: Request) -> dict[str, Any]:
         """Validate one event or a list of them, publish them, answer their ids."""
         try:
@@ -149,12 +169,8 @@ def create_app(
         accepted = await sink.publish(events)
         return {"accepted": accepted}
 
-    @app.post("/v1/search", response_model=SearchResponse)
-    async def post_search(body: dict[str, Any]) -> SearchResponse:
-        try:
-            search_request = SearchRequest.model_validate(body)
-        except ValidationError as exc:
-            raise HTTPException(422, detail=problems_of(exc)) from None
+    @app.post("/v1/search", response_model=SearchResponse, responses=errors(422))
+    async def post_search(search_request: SearchRequest) -> SearchResponse:
         response = await asyncio.to_thread(searcher.search, search_request)
         if response.results:
             accessed = MemoryAccessed(
@@ -171,15 +187,15 @@ def create_app(
     async def _unknown_memory(request: Request, exc: UnknownMemory) -> JSONResponse:
         return JSONResponse(status_code=404, content={"detail": str(exc)})
 
-    @app.post("/v1/memories", status_code=202)
-    async def remember(body: dict[str, Any]) -> dict[str, Any]:
+    @app.post("/v1/memories", status_code=202, responses=errors(422, 503, 507))
+    async def remember(body: RememberRequest) -> dict[str, Any]:
         """``remember_fact``: store a memory stated by the user or an agent."""
-        event, memory_id = remembering(body, clock())
+        event, memory_id = remembering(body.model_dump(exclude_none=True), clock())
         await sink.publish([event])
         return {"accepted": [event.event_id], "memory_id": memory_id}
 
-    @app.get("/v1/memories/weak")
-    async def weak_memories(user_id: str = Query(...)) -> dict[str, Any]:
+    @app.get("/v1/memories/weak", responses=errors(422, 503))
+    async def weak_memories(user_id: str = user_param) -> dict[str, Any]:
         """Memories near the prune threshold, weakest first."""
         valid_identifier("user_id", user_id)
         if weak_facts is None:
@@ -187,9 +203,9 @@ def create_app(
         found = await asyncio.to_thread(weak_facts, user_id, clock())
         return {"memories": found}
 
-    @app.get("/v1/memories/{memory_id}")
+    @app.get("/v1/memories/{memory_id}", responses=errors(404, 422, 501, 503, 507))
     async def get_memory(
-        memory_id: str, user_id: str = Query(...), expand: bool = Query(False)
+        memory_id: str = memory_path, user_id: str = user_param, expand: bool = Query(False)
     ) -> dict[str, Any]:
         """A memory; with ``expand=true`` an archived memory's original, read from cold
         storage exactly as it was archived (three expansions in 30 days restore it)."""
@@ -220,8 +236,12 @@ def create_app(
             "restoring": any(isinstance(e, MemoryRestored) for e in expansion.events),
         }
 
-    @app.post("/v1/memories/{memory_id}/restore", status_code=202)
-    async def restore(memory_id: str, body: _Owner) -> dict[str, Any]:
+    @app.post(
+        "/v1/memories/{memory_id}/restore",
+        status_code=202,
+        responses=errors(404, 422, 501, 503, 507),
+    )
+    async def restore(body: _Owner, memory_id: str = memory_path) -> dict[str, Any]:
         """Bring an archived memory back to the hot tables, with its vector."""
         valid_identifier("user_id", body.user_id)
         valid_identifier("memory_id", memory_id)
@@ -232,8 +252,10 @@ def create_app(
         await sink.publish(events)
         return {"accepted": [e.event_id for e in events], "memory_id": memory_id}
 
-    @app.get("/v1/memories/{memory_id}/history")
-    async def get_history(memory_id: str, user_id: str = Query(...)) -> dict[str, Any]:
+    @app.get("/v1/memories/{memory_id}/history", responses=errors(404, 422))
+    async def get_history(
+        memory_id: str = memory_path, user_id: str = user_param
+    ) -> dict[str, Any]:
         """The memories that replaced one another through this one, oldest first."""
         valid_identifier("user_id", user_id)
         valid_identifier("memory_id", memory_id)
@@ -242,8 +264,10 @@ def create_app(
             raise HTTPException(404, detail=f"no memory {memory_id} for user {user_id}")
         return {"memory_id": memory_id, "history": chain}
 
-    @app.post("/v1/memories/{memory_id}/correct", status_code=202)
-    async def correct(memory_id: str, body: _Correction) -> dict[str, Any]:
+    @app.post(
+        "/v1/memories/{memory_id}/correct", status_code=202, responses=errors(404, 422, 503, 507)
+    )
+    async def correct(body: _Correction, memory_id: str = memory_path) -> dict[str, Any]:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
         valid_identifier("user_id", body.user_id)
         valid_identifier("memory_id", memory_id)
@@ -253,8 +277,10 @@ def create_app(
         await sink.publish([event])
         return {"accepted": [event.event_id], "memory_id": new_id, "supersedes": memory_id}
 
-    @app.post("/v1/memories/{memory_id}/confirm", status_code=202)
-    async def confirm(memory_id: str, body: _Owner) -> dict[str, Any]:
+    @app.post(
+        "/v1/memories/{memory_id}/confirm", status_code=202, responses=errors(404, 422, 503, 507)
+    )
+    async def confirm(body: _Owner, memory_id: str = memory_path) -> dict[str, Any]:
         """``confirm_fact``: full confidence, never decays."""
         valid_identifier("user_id", body.user_id)
         valid_identifier("memory_id", memory_id)
@@ -262,8 +288,10 @@ def create_app(
         await sink.publish([event])
         return {"accepted": [event.event_id], "memory_id": memory_id}
 
-    @app.post("/v1/memories/{memory_id}/forget", status_code=202)
-    async def forget(memory_id: str, body: _Owner) -> dict[str, Any]:
+    @app.post(
+        "/v1/memories/{memory_id}/forget", status_code=202, responses=errors(404, 422, 503, 507)
+    )
+    async def forget(body: _Owner, memory_id: str = memory_path) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
         valid_identifier("user_id", body.user_id)
         valid_identifier("memory_id", memory_id)
@@ -271,9 +299,10 @@ def create_app(
         await sink.publish([event])
         return {"accepted": [event.event_id], "memory_id": memory_id}
 
-    @app.get("/v1/entities")
+    @app.get("/v1/entities", responses=errors(404, 422))
     async def get_entity(
-        user_id: str = Query(...), name: str = Query(..., min_length=1, max_length=200)
+        user_id: str = user_param,
+        name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),
     ) -> dict[str, Any]:
         valid_identifier("user_id", user_id)
         plain_text("name", name)
@@ -282,8 +311,10 @@ def create_app(
             raise HTTPException(404, detail=f"no entity named {name!r} for user {user_id}")
         return profile
 
-    @app.get("/v1/stats")
-    async def get_stats(user_id: str | None = Query(None)) -> dict[str, Any]:
+    @app.get("/v1/stats", responses=errors(422))
+    async def get_stats(
+        user_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+    ) -> dict[str, Any]:
         if user_id is not None:
             valid_identifier("user_id", user_id)
         offsets, epoch = (None, None) if log_position is None else await log_position()
@@ -313,7 +344,7 @@ def accepted_event(document: Any) -> Event:
 def _with_event_id(document: Any) -> Any:
     """A document without ``event_id`` gets one derived from its content, so a client
     that sends the same request again (after a timeout, a 503) stores it once."""
-    if not isinstance(document, dict) or document.get("event_id"):
+    if not isinstance(document, dict) or "event_id" in document:
         return document
     canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
     digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]

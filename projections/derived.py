@@ -115,7 +115,7 @@ def command_memory(event: RememberFact | CorrectFact) -> DerivedMemory:
         content=event.new_content,
         subject=event.subject,
         attribute=event.attribute,
-        value=event.new_content,
+        value=event.new_content[:1000],  # what it states, within DerivedMemory.value
         exclusive=bool(event.subject and event.attribute),
         confidence=1.0,
         importance=0.8,

@@ -17,9 +17,12 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
+    WithJsonSchema,
     field_validator,
 )
 
@@ -113,9 +116,31 @@ def in_time_range(value: datetime) -> datetime:
     return value
 
 
+_SAFE_YEARS = r"^(100[1-9]|10[1-9]\d|1[1-9]\d\d|[2-7]\d{3}|8[0-8]\d\d|89[0-8]\d|899[0-8])-"
+
+
 #: A time in an event or a query: aware UTC (a naive value is taken to be UTC), between
 #: :data:`EARLIEST` and :data:`LATEST`.
-UtcDateTime = Annotated[datetime, AfterValidator(in_time_range)]
+def _not_a_number(value: object) -> object:
+    """Times are ISO 8601 strings (or datetimes), never numbers of seconds."""
+    if isinstance(value, int | float):
+        raise ValueError("must be an ISO 8601 time, not a number")
+    return value
+
+
+UtcDateTime = Annotated[
+    datetime,
+    BeforeValidator(_not_a_number),
+    AfterValidator(in_time_range),
+    # In the OpenAPI document: years whose every time zone stays inside the range.
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date-time",
+            "pattern": _SAFE_YEARS,
+        }
+    ),
+]
 
 
 def _new_event_id() -> str:
@@ -369,8 +394,8 @@ class RememberFact(_Command):
     subject: str | None = Field(default=None, max_length=200)
     attribute: str | None = Field(default=None, max_length=100)
     value: str | None = Field(default=None, max_length=1000)
-    exclusive: bool = False
-    importance: float = Field(default=0.7, ge=0, le=1)
+    exclusive: StrictBool = False
+    importance: float = Field(default=0.7, ge=0, le=1, strict=True)
     tags: list[Tag] = Field(default_factory=list, max_length=32)
     speaker: str | None = Field(default=None, max_length=200)
 

@@ -27,10 +27,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
 
 from projections.access import access_id
 from projections.archiving import ARCHIVED
@@ -79,6 +79,18 @@ _ROW_COLUMNS = (
 _QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
 
 
+_KIND_PATTERN = "^(" + "|".join(MEMORY_KINDS) + ")$"
+
+
+def _whole_number(value: object) -> object:
+    """A JSON number without a fraction (``5`` or ``5.0``), never text or a boolean."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a whole number")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("must be a whole number")
+    return int(value)
+
+
 class SearchRequest(BaseModel):
     """What a caller asks: validated before anything reads the store."""
 
@@ -86,18 +98,21 @@ class SearchRequest(BaseModel):
 
     user_id: Identifier
     project_id: Identifier | None = None
-    query: str = Field(min_length=1, max_length=2000)
-    k: int = Field(default=10, ge=1, le=200)
+    #: any text with at least one word (letters or digits) in it
+    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
+    k: Annotated[int, BeforeValidator(_whole_number)] = Field(default=10, ge=1, le=200)
     now: UtcDateTime | None = None
     after: UtcDateTime | None = None
     before: UtcDateTime | None = None
-    kinds: list[str] | None = Field(default=None, max_length=len(MEMORY_KINDS))
+    kinds: list[Annotated[str, Field(pattern=_KIND_PATTERN)]] | None = Field(
+        default=None, max_length=len(MEMORY_KINDS)
+    )
     tags: list[Tag] | None = Field(default=None, max_length=32)
     #: also return superseded, forgotten and pruned memories (the history)
-    include_history: bool = False
+    include_history: StrictBool = False
     #: also search the summaries of archived memories (otherwise only when the active
     #: results are fewer than asked or weak, or the query asks about the past)
-    include_archived: bool = False
+    include_archived: StrictBool = False
 
     @field_validator("query")
     @classmethod
@@ -116,12 +131,6 @@ class SearchRequest(BaseModel):
         if unknown:
             raise ValueError(f"unknown kind {unknown[0]!r} (known: {', '.join(MEMORY_KINDS)})")
         return value
-
-    @model_validator(mode="after")
-    def _ordered(self) -> SearchRequest:
-        if self.after and self.before and self.after >= self.before:
-            raise ValueError("after must be earlier than before")
-        return self
 
 
 class SearchResult(BaseModel):

@@ -156,3 +156,36 @@ def test_good_events_beside_edge_dates_are_applied(worker: WorkerProcess) -> Non
 
     wait_until(applied, timeout=30)
     worker.check_alive()
+
+
+def test_the_openapi_document_tells_the_truth(worker: WorkerProcess) -> None:
+    """schemathesis, every check: no server error, every status code and body as
+    documented, schema-valid requests accepted and schema-violating ones refused.
+    ``ensure_resource_availability`` is left out: a 202 means accepted for asynchronous
+    application, so a memory just remembered is readable a moment later, not at once."""
+    import subprocess
+    import sys
+    from pathlib import Path as FilePath
+
+    schemathesis = FilePath(sys.executable).with_name("schemathesis")
+    done = subprocess.run(
+        [
+            str(schemathesis),
+            "run",
+            f"{worker.api_url}/openapi.json",
+            "--checks",
+            "all",
+            "--exclude-checks",
+            "ensure_resource_availability",
+            "--max-examples",
+            "25",
+            "--seed",
+            "20261123",
+            "--no-color",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-6000:]
+    worker.check_alive()

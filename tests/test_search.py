@@ -157,10 +157,16 @@ def test_bad_requests_are_refused_before_reading(searcher: Searcher) -> None:
         {"user_id": "alice' OR '1'='1", "query": "x"},
         {"user_id": "alice", "query": "   "},
         {"user_id": "alice", "query": "x", "kinds": ["secrets"]},
-        {"user_id": "alice", "query": "x", "after": "2024-05-01", "before": "2024-04-01"},
+        {"user_id": "alice", "query": "x", "k": "5"},
+        {"user_id": "alice", "query": "x", "include_history": 1},
+        {"user_id": "alice", "query": "x", "now": 1714521600},
+        {"user_id": "alice", "query": "x", "now": "0001-01-01T00:00:00+14:00"},
     ):
         with pytest.raises(ValueError):
             SearchRequest.model_validate(bad)
+    # An empty time range is no error: it matches nothing.
+    empty = {"user_id": "alice", "query": "x", "after": "2024-05-01", "before": "2024-04-01"}
+    assert searcher.search(SearchRequest.model_validate(empty)).results == []
     with pytest.raises(InvalidQuery):
         from projections.scope import scope_filter
 

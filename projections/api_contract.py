@@ -1,0 +1,183 @@
+"""What the HTTP API promises in its OpenAPI document: the error body every failure
+answers with, the status codes each route can return, the request bodies and the
+identifier rules of paths and parameters.
+
+Every error is ``{"detail": ...}``: a sentence, a list of ``field: problem`` lines, or
+(for ``POST /v1/events``) a list of ``{index, problems}``, one per refused event. The
+document says which status codes a route can answer, and describes request bodies
+precisely enough that a client (or a fuzzer) that follows it is accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic.json_schema import models_json_schema
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from projections.events import (
+    IDENTIFIER_PATTERN,
+    ConfirmFact,
+    CorrectFact,
+    ForgetMemory,
+    Identifier,
+    MessageEvent,
+    RememberFact,
+    SessionEnded,
+    Tag,
+)
+
+__all__ = [
+    "CONTROL_FREE_PATTERN",
+    "ErrorBody",
+    "EventProblems",
+    "RememberRequest",
+    "errors",
+    "install_error_handlers",
+    "install_event_body_schema",
+    "single_valued_parameters",
+]
+
+#: Text without control characters (what an entity name or a free-text parameter may be).
+CONTROL_FREE_PATTERN = r"^[^\x00-\x1f\x7f]+$"
+
+#: The events a channel may send to ``POST /v1/events``.
+CHANNEL_EVENT_MODELS: tuple[type[BaseModel], ...] = (
+    MessageEvent,
+    SessionEnded,
+    RememberFact,
+    CorrectFact,
+    ConfirmFact,
+    ForgetMemory,
+)
+
+
+class EventProblems(BaseModel):
+    """What is wrong with one event of a batch (``index`` counts from 0)."""
+
+    index: int
+    problems: list[str]
+
+
+class ErrorBody(BaseModel):
+    """The body of every error answer."""
+
+    detail: str | list[str] | list[EventProblems]
+
+
+class RememberRequest(BaseModel):
+    """``POST /v1/memories``: a memory stated by the user or an agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: Identifier
+    content: str = Field(min_length=1, max_length=4000)
+    project_id: Identifier | None = None
+    kind: str = Field(default="fact", pattern=r"^(fact|preference|procedure|opinion)$")
+    subject: str | None = Field(default=None, max_length=200)
+    attribute: str | None = Field(default=None, max_length=100)
+    value: str | None = Field(default=None, max_length=1000)
+    exclusive: StrictBool = False
+    importance: float = Field(default=0.7, ge=0, le=1, strict=True)
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    speaker: str | None = Field(default=None, max_length=200)
+
+
+_DESCRIPTIONS = {
+    404: "No such memory or entity for this user.",
+    422: "The request is malformed: each problem is named.",
+    501: "This server has no cold store.",
+    503: "The broker cannot take events now, or memstream is stopping (see Retry-After).",
+    507: "A disk memstream writes to is nearly full (see Retry-After).",
+}
+
+
+def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that can fail with ``codes``."""
+    return {code: {"model": ErrorBody, "description": _DESCRIPTIONS[code]} for code in codes}
+
+
+def _lines(errors_: Sequence[Any]) -> list[str]:
+    lines = []
+    for item in errors_:
+        where = ".".join(str(p) for p in item.get("loc", ()) if p not in ("body", "query", "path"))
+        message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
+        if item.get("type") == "extra_forbidden":
+            message = "unknown field"
+        lines.append(f"{where or 'body'}: {message}")
+    return lines
+
+
+async def single_valued_parameters(request: Request) -> None:
+    """Refuse a query parameter given more than once (every parameter takes one value)."""
+    params = request.query_params
+    repeated = sorted({key for key in params if len(params.getlist(key)) > 1})
+    if repeated:
+        raise HTTPException(422, detail=[f"{k}: given more than once" for k in repeated])
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Answer request validation failures and unparsable bodies in the error body's
+    shape, with 422."""
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": _lines(exc.errors())})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body FastAPI could not parse
+            return JSONResponse(status_code=422, content={"detail": [f"body: {exc.detail}"]})
+        return JSONResponse(
+            status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers
+        )
+
+
+def install_event_body_schema(app: FastAPI, path: str, max_events: int) -> None:
+    """Describe ``path``'s body (one channel event, or a list of them) in the OpenAPI
+    document, from the event models themselves (the route parses the body with the
+    codec, so old schema versions keep working)."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        document = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        _, definitions = models_json_schema(
+            [(m, "validation") for m in CHANNEL_EVENT_MODELS],
+            ref_template="#/components/schemas/{model}",
+        )
+        schemas = definitions.get("$defs", {})
+        for model in CHANNEL_EVENT_MODELS:
+            if model is not MessageEvent:  # only a message may leave out its type
+                required = schemas[model.__name__].setdefault("required", [])
+                required.append("type")
+        document.setdefault("components", {}).setdefault("schemas", {}).update(schemas)
+        event = {
+            "anyOf": [{"$ref": f"#/components/schemas/{m.__name__}"} for m in CHANNEL_EVENT_MODELS]
+        }
+        body = {
+            "anyOf": [
+                event,
+                {"type": "array", "items": event, "minItems": 1, "maxItems": max_events},
+            ]
+        }
+        document["paths"][path]["post"]["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": body}},
+        }
+        app.openapi_schema = document
+        return document
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+#: The pattern path and query identifiers follow (as in events).
+IDENTIFIER = IDENTIFIER_PATTERN
