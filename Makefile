@@ -19,9 +19,9 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/memstream up
 
-# Two workers, each test file on one of them: the broker-backed tests mostly wait.
+# Two workers: the broker-backed tests mostly wait, so two share the cores well.
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist worksteal
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"

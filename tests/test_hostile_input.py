@@ -178,7 +178,7 @@ def test_the_openapi_document_tells_the_truth(worker: WorkerProcess) -> None:
             "--exclude-checks",
             "ensure_resource_availability",
             "--max-examples",
-            "25",
+            "15",
             "--seed",
             "20261123",
             "--no-color",
