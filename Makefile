@@ -19,9 +19,9 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/memstream up
 
-# Two workers: the broker-backed tests mostly wait, so two share the cores well.
+# Two workers, each test file on one of them: the broker-backed tests mostly wait.
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist worksteal
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"

@@ -124,6 +124,15 @@ INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS})
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table
 
 
+def _first_of_each_key(table: pa.Table, key: str) -> pa.Table:
+    """``table`` without the rows whose key an earlier row already has."""
+    keys = table.column(key).to_pylist()
+    first = list({k: i for i, k in reversed(list(enumerate(keys)))}.values())
+    if len(first) == len(keys):
+        return table
+    return table.take(pa.array(sorted(first), type=pa.int64()))
+
+
 class ProjectionStore:
     """One folder of LanceDB tables holding the projected state.
 
@@ -206,11 +215,12 @@ class ProjectionStore:
         return self._tables[name]
 
     def insert_absent(self, name: str, rows: Rows) -> None:
-        """Insert the rows whose key is not in the table yet; existing rows are untouched."""
+        """Insert the rows whose key is not in the table yet; existing rows are untouched.
+        Of rows sharing a key (an event applied twice in one batch), the first is kept."""
         if not len(rows):
             return
-        data = self._as_table(name, rows)
         key = _KEYS[name]
+        data = _first_of_each_key(self._as_table(name, rows), key)
         self._tables[name].merge_insert(key).when_not_matched_insert_all().execute(data)
 
     def append(self, name: str, rows: Rows) -> None:

@@ -108,3 +108,51 @@ def test_publish_sends_the_good_lines_beside_one_too_large_for_the_log(
             await consumer.stop()
 
     assert asyncio.run(count()) == 20
+
+
+HOSTILE = ["alice\n", "\x00", "a\x01b", "x" * 10_000, "' OR '1'='1", "*", ""]
+TIMES = ["9999-12-31T23:00:00-14:00", "0001-01-01T00:00:00+14:00", "soon", "1e9"]
+
+
+def test_no_hostile_argument_gets_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every command that takes a user, a memory id, a name or a time, in process: each
+    bad value is one ``error:`` line and exit code 2, never an exception."""
+    from storage.filesystems import resolve_location
+    from storage.lance_store import ProjectionStore
+    from storage.layout import DataLayout
+    from streams.cli import main
+
+    data = tmp_path / "data"
+    ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())
+    kafka = f"127.0.0.1:{free_port()}"
+    base = ["--data", str(data), "--kafka", kafka]
+    calls = []
+    for value in HOSTILE:
+        calls += [
+            ["search", *base, "--user", value, "x"],
+            ["search", *base, "--user", "ana", "--project", value, "x"],
+            ["entity", *base, "--user", "ana", value or "x\x00"],
+            ["history", *base, "--user", "ana", value],
+            ["confirm", *base, "--user", value, "ep-1"],
+            ["forget", *base, "--user", "ana", value],
+            ["expand", *base, "--user", "ana", value],
+            ["restore", *base, "--user", "ana", value],
+            ["remember", *base, "--user", value, "x"],
+            ["jobs", "decay", *base, "--user", value],
+            ["publish", *base, "--user", value, "--session", "s", "x"],
+            ["publish", *base, "--user", "ana", "--session", value, "x"],
+        ]
+    for value in TIMES:
+        calls += [
+            ["search", *base, "--user", "ana", "--now", value, "x"],
+            ["search", *base, "--user", "ana", "--after", value, "x"],
+            ["jobs", "decay", *base, "--dry-run", "--now", value],
+            ["publish", *base, "--user", "ana", "--session", "s", "--at", value, "x"],
+        ]
+    for argv in calls:
+        code = main(argv)
+        err = capsys.readouterr().err
+        assert code == 2, (argv, err)
+        assert err.startswith("error: ") and "Traceback" not in err, (argv, err)

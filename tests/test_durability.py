@@ -126,8 +126,8 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
 
     # During a publish: half of it acknowledged, the rest in flight.
     up = start(workers, data, port)
-    client = publishing(up.api_url, "during", 4000).start()
-    wait_until(lambda: len(client.acknowledged) >= 1500, timeout=60, interval=0.01)
+    client = publishing(up.api_url, "during", 3000).start()
+    wait_until(lambda: len(client.acknowledged) >= 1000, timeout=60, interval=0.01)
     kill(up)
     client.join()
     assert client.failure is not None, "the publish finished before the kill"
@@ -138,7 +138,7 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
     assert_each_once(store, acknowledged)
 
     # Right after the last acknowledgement.
-    acknowledged += publish_all(up.api_url, "after-ack", 3000)
+    acknowledged += publish_all(up.api_url, "after-ack", 2000)
     kill(up)
 
     up = start(workers, data, port)
@@ -146,7 +146,7 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
 
     # While the worker applies.
     before = len(memory_ids(store))
-    client = publishing(up.api_url, "applying", 6000, batch=500).start()
+    client = publishing(up.api_url, "applying", 4000, batch=500).start()
     wait_until(lambda: len(memory_ids(store)) > before, timeout=60, interval=0.01)
     kill(up)
     client.join()

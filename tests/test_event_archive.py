@@ -96,3 +96,68 @@ def test_compaction_never_changes_what_is_read(
         assert positions(archive) == before == [(0, o) for o in range(start)]
         archive.compact(target_rows=target)
         assert positions(archive) == before
+
+
+def test_replay_of_an_archive_with_nulls_and_republished_duplicates(tmp_path: Path) -> None:
+    """Every nullable field null, the same events again in a later log epoch (a file
+    published twice across a restart): the replay applies each event once."""
+    from datetime import UTC, datetime, timedelta
+
+    from projections.codec import encode, from_document
+    from storage.lance_store import MEMORIES, ProjectionStore
+    from storage.layout import DataLayout
+    from streams.replay import archive_batches, rebuild
+    from streams.topics import topic_for
+
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    documents = [
+        {
+            "event_id": f"n{i}",
+            "user_id": "ana",
+            "project_id": None,
+            "session_id": f"s{i % 3}",
+            "role": "user",
+            "speaker": None,
+            "content": f"note {i}",
+            "occurred_at": (at + timedelta(minutes=i)).isoformat(),
+        }
+        for i in range(40)
+    ]
+    documents += [
+        {
+            "type": "session_ended",
+            "event_id": "end",
+            "user_id": "ana",
+            "session_id": "s0",
+            "occurred_at": at.isoformat(),
+        },
+        {
+            "type": "remember_fact",
+            "event_id": "r1",
+            "user_id": "ana",
+            "content": "Ana likes tea",
+            "subject": None,
+            "attribute": None,
+            "value": None,
+            "speaker": None,
+            "project_id": None,
+            "occurred_at": at.isoformat(),
+        },
+    ]
+    events = [from_document(d) for d in documents]
+    data = resolve_location(str(tmp_path / "data"))
+    archive = EventArchive(DataLayout(data).events)
+    for epoch in ("20240501T000000Z-aaaa", "20240502T000000Z-bbbb"):
+        archive.write(
+            [
+                LogRecord(epoch, topic_for(e.type), 0, offset, at, b"ana", encode(e))
+                for offset, e in enumerate(events)
+            ]
+        )
+    into = resolve_location(str(tmp_path / "replayed"))
+    report = rebuild(archive_batches(data), into, "memstream", workers=2)
+    assert report.dead_letters == 0 and report.records == 2 * len(events)
+    projections = DataLayout(into).existing_projections()
+    assert projections is not None
+    ids = ProjectionStore.at(projections).scan(MEMORIES).column("memory_id").to_pylist()
+    assert len(ids) == len(set(ids)) == 41

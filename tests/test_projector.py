@@ -306,3 +306,17 @@ def test_an_access_table_written_before_rows_were_keyed_by_user_is_migrated(
     projector(store).apply([record])
     [usage] = usage_of(store, [{"memory_id": "ep-1", "user_id": "alice"}]).values()
     assert usage.access_count == 4
+
+
+def test_a_command_sent_twice_in_one_batch_writes_one_memory(store: ProjectionStore) -> None:
+    remember = {
+        "type": "remember_fact",
+        "event_id": "again",
+        "user_id": "ana",
+        "content": "Ana likes tea",
+        "occurred_at": "2024-05-01T00:00:00Z",
+    }
+    value = json.dumps(remember).encode()
+    twice = [LogRecord("e1", "memory.commands", 0, i, T0, b"ana", value) for i in range(2)]
+    projector(store).apply(twice)
+    assert store.count(MEMORIES) == 1
