@@ -189,3 +189,44 @@ def test_the_openapi_document_tells_the_truth(worker: WorkerProcess) -> None:
     )
     assert done.returncode == 0, done.stdout[-6000:]
     worker.check_alive()
+
+
+def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applied(
+    worker: WorkerProcess,
+) -> None:
+    """Produced straight to the topic (not through the API): the worker's dead letter is
+    larger than the topic takes, so it carries a reference; nothing else is lost."""
+    import asyncio
+    import json
+
+    from aiokafka import AIOKafkaProducer
+
+    from storage.lance_store import DEAD_LETTERS
+    from streams.topics import MESSAGES
+
+    good = [message(500 + i, user_id="big") for i in range(2)]
+    huge = b'{"user_id": "big", "content": "' + b"x" * 2_000_000 + b'"}'  # no session: invalid
+
+    async def produce() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=worker.bootstrap, max_request_size=4 << 20)
+        await producer.start()
+        try:
+            for value in (json.dumps(good[0]).encode(), huge, json.dumps(good[1]).encode()):
+                await producer.send_and_wait(MESSAGES, value, key=b"big")
+        finally:
+            await producer.stop()
+
+    asyncio.run(produce())
+    uri = DataLayout(resolve_location(str(worker.data))).existing_projections()
+    assert uri is not None
+    store = ProjectionStore.at(uri)
+    expected = {memory_id_for("big", e["event_id"]) for e in good}
+
+    def settled() -> bool:
+        store.refresh()
+        ids = set(store.scan(MEMORIES, columns=["memory_id"]).column("memory_id").to_pylist())
+        sizes = store.scan(DEAD_LETTERS, columns=["value"]).column("value").to_pylist()
+        return expected <= ids and any(len(v) == len(huge) for v in sizes)
+
+    wait_until(settled, timeout=30)
+    worker.check_alive()
