@@ -54,16 +54,8 @@ def open_store(data: Path) -> ProjectionStore:
 
 def start(data: Path, port: int, env: dict[str, str], log: Path) -> WorkerProcess:
     worker = WorkerProcess(data, broker_port=port, env=env, log_path=log).start()
-    worker.wait_ready(timeout=120)
-    wait_until(lambda: _healthy(worker.api_url), timeout=60)
+    worker.wait_serving(timeout=120)
     return worker
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def lost(store: ProjectionStore, acknowledged: list[tuple[str, str]], settle: float) -> str:

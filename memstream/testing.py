@@ -231,6 +231,21 @@ class WorkerProcess:
 
         wait_until(ready, timeout)
 
+    def wait_serving(self, timeout: float = 60.0) -> None:
+        """Wait until the worker owns its partitions and the HTTP API answers."""
+        import httpx
+
+        self.wait_ready(timeout)
+
+        def healthy() -> bool:
+            self.check_alive()
+            try:
+                return httpx.get(f"{self.api_url}/healthz", timeout=1).status_code == 200
+            except httpx.HTTPError:
+                return False
+
+        wait_until(healthy, timeout)
+
     def log(self) -> str:
         """What this run of the worker has logged so far."""
         if not self.log_path.exists():

@@ -17,7 +17,7 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -29,8 +29,8 @@ from projections.events import (
     Identifier,
     MessageEvent,
     RememberFact,
+    RememberFields,
     SessionEnded,
-    Tag,
 )
 
 __all__ = [
@@ -71,22 +71,12 @@ class ErrorBody(BaseModel):
     detail: str | list[str] | list[EventProblems]
 
 
-class RememberRequest(BaseModel):
+class RememberRequest(RememberFields):
     """``POST /v1/memories``: a memory stated by the user or an agent."""
 
     model_config = ConfigDict(extra="forbid")
 
     user_id: Identifier
-    content: str = Field(min_length=1, max_length=4000)
-    project_id: Identifier | None = None
-    kind: str = Field(default="fact", pattern=r"^(fact|preference|procedure|opinion)$")
-    subject: str | None = Field(default=None, max_length=200)
-    attribute: str | None = Field(default=None, max_length=100)
-    value: str | None = Field(default=None, max_length=1000)
-    exclusive: StrictBool = False
-    importance: float = Field(default=0.7, ge=0, le=1, strict=True)
-    tags: list[Tag] = Field(default_factory=list, max_length=32)
-    speaker: str | None = Field(default=None, max_length=200)
 
 
 _DESCRIPTIONS = {

@@ -51,6 +51,7 @@ __all__ = [
     "MessageEvent",
     "ReflectionWritten",
     "RememberFact",
+    "RememberFields",
     "Role",
     "SessionCloseReason",
     "SessionClosed",
@@ -383,11 +384,9 @@ class _Command(_EventBase):
     occurred_at: UtcDateTime
 
 
-class RememberFact(_Command):
-    """ "Remember this": a memory stated by the user or an agent, taken as true."""
+class RememberFields(BaseModel):
+    """What a ``remember_fact`` says (shared with the API's request body)."""
 
-    type: Literal["remember_fact"] = "remember_fact"
-    schema_version: Literal[1] = 1
     project_id: Identifier | None = None
     kind: Literal["fact", "preference", "procedure", "opinion"] = "fact"
     content: str = Field(min_length=1, max_length=4000)
@@ -398,6 +397,13 @@ class RememberFact(_Command):
     importance: float = Field(default=0.7, ge=0, le=1, strict=True)
     tags: list[Tag] = Field(default_factory=list, max_length=32)
     speaker: str | None = Field(default=None, max_length=200)
+
+
+class RememberFact(_Command, RememberFields):
+    """ "Remember this": a memory stated by the user or an agent, taken as true."""
+
+    type: Literal["remember_fact"] = "remember_fact"
+    schema_version: Literal[1] = 1
 
 
 class CorrectFact(_Command):

@@ -160,7 +160,13 @@ class EpisodeConsumer:
             await self._consumer.stop()
         async with self.applying:
             # Directly, not on a thread: the loop's executor may be shutting down.
-            self._projector.flush()
+            try:
+                self._projector.flush()
+            except Exception as exc:
+                if not is_disk_full(exc):
+                    raise
+                # The next start re-applies from the older checkpoints (idempotently).
+                log.error("could not write the checkpoints on stopping: %s", exc)
         if self._producer is not None:
             await self._producer.stop()
 
@@ -194,7 +200,12 @@ class EpisodeConsumer:
             fetched = sum(len(messages) for messages in batches.values())
             self.backlogged = fetched >= self._settings.batch_size
             if not batches:
-                await self.flush()  # idle: write the bookkeeping now
+                try:
+                    await self.flush()  # idle: write the bookkeeping now
+                except Exception as exc:
+                    if not is_disk_full(exc):
+                        raise
+                    await self._wait_for_space({}, exc)
                 continue
             async with self.applying:
                 records = [
@@ -215,8 +226,9 @@ class EpisodeConsumer:
     async def _wait_for_space(
         self, batches: dict[TopicPartition, list[Any]], exc: Exception
     ) -> None:
-        """A full disk stopped a batch: read it again once there is room (applying is
-        idempotent, so what the batch wrote before it failed changes nothing)."""
+        """A full disk stopped a batch (or the bookkeeping): read the batch again once
+        there is room (applying is idempotent, so what it wrote before it failed changes
+        nothing)."""
         assert self._consumer is not None
         for tp, messages in batches.items():
             self._consumer.seek(tp, messages[0].offset)

@@ -98,16 +98,8 @@ def start(
 ) -> WorkerProcess:
     worker = WorkerProcess(data, broker_port=port, env=env).start()
     workers.append(worker)
-    worker.wait_ready()
-    wait_until(lambda: _healthy(worker.api_url), timeout=30)
+    worker.wait_serving()
     return worker
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def kill(worker: WorkerProcess) -> None:
@@ -288,8 +280,7 @@ def test_a_full_disk_refuses_publishes_clearly_keeps_searching_and_recovers(
     env = {"MEMSTREAM_MIN_FREE_MB": "16", "MEMSTREAM_STATE_DIR": str(tmp_path / "state")}
     up = WorkerProcess(data, broker_port=port, env=env, log_path=tmp_path / "worker.log")
     workers.append(up.start())
-    up.wait_ready()
-    wait_until(lambda: _healthy(up.api_url), timeout=30)
+    up.wait_serving()
     acknowledged = publish_all(up.api_url, "roomy", 300)
     store = live_store(data)
     assert_each_once(store, acknowledged)

@@ -52,20 +52,12 @@ def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     data = tmp_path_factory.mktemp("hostile") / "data"
     up = WorkerProcess(data).start()
     try:
-        up.wait_ready()
-        wait_until(lambda: _healthy(up.api_url), timeout=30)
+        up.wait_serving()
         yield up
     finally:
         children = up.children()
         up.stop()
         WorkerProcess.wait_gone(children)
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def message(i: int, **fields: Any) -> dict[str, Any]:
