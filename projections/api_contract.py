@@ -22,7 +22,6 @@ from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from projections.events import (
-    IDENTIFIER_PATTERN,
     ConfirmFact,
     CorrectFact,
     ForgetMemory,
@@ -167,7 +166,3 @@ def install_event_body_schema(app: FastAPI, path: str, max_events: int) -> None:
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]
-
-
-#: The pattern path and query identifiers follow (as in events).
-IDENTIFIER = IDENTIFIER_PATTERN

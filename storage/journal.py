@@ -12,12 +12,14 @@ Segments and their states::
 
     <folder>/<writer>-<n>.seg          open: its writer holds an exclusive flock on it
     <folder>/<writer>-<n>.seg          orphaned: no lock (the writer died or gave up)
-    <folder>/<writer>-<n>.seg + .sealed  sealed: every record reached the log whose
-                                          epoch the ``.sealed`` file names
+    <folder>/<writer>-<n>.seg + .sealed  sealed: every record reached the log; the
+                                          ``.sealed`` file names its epoch and the
+                                          highest offset per (topic, partition)
+    <folder>/LOG_EPOCH                    the epoch of the log the worker runs on
 
 A frame is ``length (u32) | crc32 (u32) | payload``; a torn or corrupt tail (a crash in
 the middle of a write) ends the segment there. The worker's sweeper (see
-:mod:`streams.intake`) re-publishes orphaned segments and segments sealed for an older
+:mod:`streams.journal_sweeper`) re-publishes orphaned segments and segments sealed for an older
 log, and deletes a sealed segment once the projections have applied the log past it.
 """
 
@@ -200,14 +202,6 @@ class Journal:
         except FileNotFoundError:
             return []
         return [Segment(p) for p in names]
-
-    def size(self) -> int:
-        """Bytes the segments take."""
-        total = 0
-        for segment in self.segments():
-            with contextlib.suppress(FileNotFoundError):
-                total += segment.path.stat().st_size
-        return total
 
 
 class _OpenSegment:
