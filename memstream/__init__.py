@@ -8,6 +8,7 @@ of a replay does) does not load LanceDB.
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ __all__ = [
     "from_document",
 ]
 
-__version__ = "0.3.0"
+__version__ = version("memstream")  # one version: the package's, from pyproject.toml
 
 _HOMES = {
     "MemoryClient": "memstream.client",

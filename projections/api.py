@@ -17,6 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
+from importlib.metadata import version
 from typing import Any, Protocol
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
@@ -118,7 +119,7 @@ def create_app(
 
     app = FastAPI(
         title="memstream",
-        version="0.3.0",
+        version=version("memstream"),
         description="Durable memory for AI agents: publish events, search memories.",
         lifespan=_lifespan,
         dependencies=[Depends(single_valued_parameters)],
