@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["Headroom", "free_bytes", "is_disk_full"]
+__all__ = ["Headroom", "folder_bytes", "free_bytes", "is_disk_full"]
 
 
 def free_bytes(folder: Path) -> int:
@@ -27,6 +27,18 @@ def _existing(folder: Path) -> Path:
     while not folder.exists() and folder.parent != folder:
         folder = folder.parent
     return folder
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes the files under ``folder`` take (files removed meanwhile are skipped)."""
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
 
 
 def _megabytes(n: int) -> str:
@@ -52,6 +64,16 @@ class Headroom:
             self._shortage = self._short(0)
             self._checked_at = now
         return self._shortage
+
+    def shortage_for_copy_of(self, folder: Path) -> str | None:
+        """Why writing a copy of ``folder`` (a compaction may) would break the reserve.
+        The folder is measured only when the disk's used space could exceed what is
+        free above the reserve."""
+        stats = os.statvfs(_existing(folder))
+        free, total = stats.f_bavail * stats.f_frsize, stats.f_blocks * stats.f_frsize
+        if free - self.min_free >= total - free:  # the folder is no larger than what is used
+            return self.shortage()
+        return self.shortage(needed=folder_bytes(folder))
 
     def _short(self, needed: int) -> str | None:
         for folder in self.folders:

@@ -101,6 +101,10 @@ def read_frames(data: bytes) -> Iterator[JournalRecord]:
         at += _FRAME.size + length
 
 
+#: (topic, partition) -> the highest offset a segment's records got there.
+Positions = Mapping[tuple[str, int], int]
+
+
 @dataclass(frozen=True)
 class Seal:
     """A sealed segment's log epoch and the highest offset per (topic, partition)."""
@@ -137,10 +141,11 @@ class Segment:
         except FileNotFoundError:
             return []
 
-    def seal(self, epoch: str, positions: Mapping[str, int]) -> None:
+    def seal(self, epoch: str, positions: Positions) -> None:
         """Record that every record of this segment is in the log of ``epoch``, the
-        highest at ``positions`` (``topic/partition`` -> offset)."""
-        document = {"epoch": epoch, "positions": dict(positions)}
+        highest at ``positions``."""
+        encoded = {f"{topic}/{partition}": o for (topic, partition), o in positions.items()}
+        document = {"epoch": epoch, "positions": encoded}
         write_atomically(self.sealed_path, json.dumps(document).encode())
 
     def remove(self) -> None:
@@ -217,7 +222,7 @@ class _OpenSegment:
         self.size = 0
         self.batches = 0
         self.acknowledged = 0
-        self.positions: dict[str, int] = {}
+        self.positions: dict[tuple[str, int], int] = {}
         self.failed = False
 
     @property
@@ -239,10 +244,6 @@ class Appended:
     :meth:`JournalWriter.acknowledge`."""
 
     segment: _OpenSegment
-
-
-#: (topic, partition) -> the highest offset a segment's records got there.
-Positions = Mapping[tuple[str, int], int]
 
 
 class JournalWriter:
@@ -296,9 +297,8 @@ class JournalWriter:
                 segment.failed = True
             else:
                 segment.acknowledged += 1
-                for (topic, partition), offset in positions.items():
-                    key = f"{topic}/{partition}"
-                    segment.positions[key] = max(offset, segment.positions.get(key, -1))
+                for at, offset in positions.items():
+                    segment.positions[at] = max(offset, segment.positions.get(at, -1))
             self._close_settled()
 
     def close(self) -> None:

@@ -160,21 +160,10 @@ def build_app(
 
 def _upkeep_shortage(headroom: Headroom | None, projector: Projector) -> str | None:
     """Why compacting now could fill the disk: it may write as much as the tables hold."""
-    if headroom is None:
-        return None
     folder = projector.store.local_folder
-    return headroom.shortage(needed=_folder_bytes(folder) if folder is not None else 0)
-
-
-def _folder_bytes(folder: Path) -> int:
-    total = 0
-    for path in folder.rglob("*"):
-        try:
-            if path.is_file():
-                total += path.stat().st_size
-        except OSError:  # removed meanwhile by compaction
-            continue
-    return total
+    if headroom is None or folder is None:
+        return None
+    return headroom.shortage_for_copy_of(folder)
 
 
 def _add_embedding_backfill(

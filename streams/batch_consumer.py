@@ -115,8 +115,6 @@ class EpisodeConsumer:
     ) -> None:
         self._settings = settings
         self._headroom = headroom
-        #: Why the worker is not applying (a full disk), or None.
-        self.stalled: str | None = None
         self._projector = projector
         self._log_epoch = log_epoch
         self._on_applied = on_applied
@@ -232,8 +230,7 @@ class EpisodeConsumer:
         assert self._consumer is not None
         for tp, messages in batches.items():
             self._consumer.seek(tp, messages[0].offset)
-        self.stalled = f"the disk is full: {exc}"
-        log.error("cannot apply a batch, %s; retrying once space is freed", self.stalled)
+        log.error("cannot apply a batch, the disk is full: %s; retrying once space is freed", exc)
         while True:
             await asyncio.sleep(DISK_FULL_RETRY_SECONDS)
             shortage = self._headroom.shortage(needed=1) if self._headroom else None
@@ -241,7 +238,6 @@ class EpisodeConsumer:
                 break
             log.warning("still waiting for free space: %s", shortage)
         log.info("space was freed: applying again")
-        self.stalled = None
 
     async def drain(self, timeout: float) -> bool:
         """Apply everything the log holds now on this worker's partitions (the consumer

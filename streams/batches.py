@@ -15,7 +15,6 @@ import gc
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 import pyarrow as pa
 
@@ -117,6 +116,13 @@ class PreparedBatch:
     applied: int
 
 
+@dataclass(frozen=True)
+class _Options:
+    keep_valid_records: bool = True
+    rows_as_table: bool = False
+    vector_dimension: int = DEFAULT_VECTOR_DIMENSION
+
+
 def prepare_batch(
     records: Sequence[LogRecord],
     checkpoints: Mapping[tuple[str, int], Checkpoint],
@@ -130,13 +136,9 @@ def prepare_batch(
     A record that decodes but cannot be folded (a value no rule expected) becomes a
     dead letter like one that does not decode: the rest of the batch is applied.
     """
-    options: dict[str, Any] = {
-        "keep_valid_records": keep_valid_records,
-        "rows_as_table": rows_as_table,
-        "vector_dimension": vector_dimension,
-    }
+    options = _Options(keep_valid_records, rows_as_table, vector_dimension)
     try:
-        return _prepare(records, checkpoints, **options)
+        return _prepare(records, checkpoints, options)
     except Exception:
         return _prepare_isolating(records, checkpoints, options)
 
@@ -144,19 +146,19 @@ def prepare_batch(
 def _prepare_isolating(
     records: Sequence[LogRecord],
     checkpoints: Mapping[tuple[str, int], Checkpoint],
-    options: dict[str, Any],
+    options: _Options,
 ) -> PreparedBatch:
     """Find the records no fold can take, one by one; prepare the others together."""
     good: list[LogRecord] = []
     poisoned: list[DeadLetter] = []
     for record in records:
         try:
-            _prepare([record], checkpoints, **options)
+            _prepare([record], checkpoints, options)
         except Exception as exc:
             poisoned.append(DeadLetter(record, unappliable(exc)))
         else:
             good.append(record)
-    batch = _prepare(good, checkpoints, **options)
+    batch = _prepare(good, checkpoints, options)
     batch.dead_letters.extend(poisoned)
     for dead in poisoned:
         _advance(batch.newest, dead.record)
@@ -170,7 +172,7 @@ def unappliable(exc: BaseException) -> str:
 
 def dead_letter_batch(record: LogRecord, reason: str) -> PreparedBatch:
     """A batch that only dead-letters ``record`` (and moves its partition past it)."""
-    batch = _prepare([], {})
+    batch = _prepare([], {}, _Options())
     batch.dead_letters.append(DeadLetter(record, reason))
     _advance(batch.newest, record)
     return batch
@@ -185,10 +187,7 @@ def _advance(newest: dict[tuple[str, int], Checkpoint], record: LogRecord) -> No
 def _prepare(
     records: Sequence[LogRecord],
     checkpoints: Mapping[tuple[str, int], Checkpoint],
-    *,
-    keep_valid_records: bool = True,
-    rows_as_table: bool = False,
-    vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
+    options: _Options,
 ) -> PreparedBatch:
     fresh = [r for r in records if not _covered(r, checkpoints)]
     dead_letters: list[DeadLetter] = []
@@ -203,7 +202,7 @@ def _prepare(
         except InvalidEvent as exc:
             dead_letters.append(DeadLetter(record, str(exc)))
             continue
-        if keep_valid_records:
+        if options.keep_valid_records:
             valid_records.append(record)
         if isinstance(event, MessageEvent):
             logged.append(episodes.LoggedEvent(event, _position(record)))
@@ -219,8 +218,8 @@ def _prepare(
         _advance(newest, record)
     rows, mentions = episodes.rows_and_mentions(logged)
     return PreparedBatch(
-        rows=pa.Table.from_pylist(rows, schema=MEMORIES_SCHEMA) if rows_as_table else rows,
-        vectors=vectors_table(embeddings, vectors_schema(vector_dimension)),
+        rows=pa.Table.from_pylist(rows, schema=MEMORIES_SCHEMA) if options.rows_as_table else rows,
+        vectors=vectors_table(embeddings, vectors_schema(options.vector_dimension)),
         mentions=mentions,
         accesses=accesses,
         derived=lifecycle.derived,

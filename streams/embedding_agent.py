@@ -49,6 +49,7 @@ __all__ = [
     "derived_memories",
     "embed_derived_values",
     "embed_values",
+    "embedding_records",
 ]
 
 #: (user, session, before) -> the search texts of the session's turns before that time.
@@ -117,10 +118,7 @@ def embed_values(
         current = search_text(m.speaker, m.content)
         texts.append(embedding_text(current, earlier, window.turns))
         pending[key] = [*earlier, current]
-    vectors = embedder.embed(texts)
-    for (user_id, session_id), turns in pending.items():  # only once the batch is embedded
-        window.remember(user_id, session_id, turns)
-    events = embedding_events(
+    records = embedding_records(
         [
             (
                 memory_id_for(m.user_id, m.event_id),
@@ -131,11 +129,26 @@ def embed_values(
             )
             for m in messages
         ],
-        vectors,
-        embedder.model,
-        embedder.version,
+        texts,
+        embedder,
         now,
     )
+    for (user_id, session_id), turns in pending.items():  # only once the batch is embedded
+        window.remember(user_id, session_id, turns)
+    return records
+
+
+#: (memory id, user, project, kind, time): what an ``EmbeddingComputed`` says of a memory.
+EmbeddedMemory = tuple[str, str, str | None, str, datetime | None]
+
+
+def embedding_records(
+    memories: list[EmbeddedMemory], texts: list[str], embedder: Embedder, now: datetime
+) -> list[tuple[bytes, bytes]]:
+    """Embed ``texts`` and return the (key, value) records of one ``EmbeddingComputed``
+    per memory, keyed by user."""
+    vectors = embedder.embed(texts)
+    events = embedding_events(memories, vectors, embedder.model, embedder.version, now)
     return [(e.user_id.encode(), encode(e)) for e in events]
 
 
@@ -164,15 +177,12 @@ def embed_derived_values(
     memories = derived_memories(values)
     if not memories:
         return []
-    vectors = embedder.embed([m.content for _, _, m in memories])
-    events = embedding_events(
+    return embedding_records(
         [(m.memory_id, user, project, m.kind, m.occurred_at) for user, project, m in memories],
-        vectors,
-        embedder.model,
-        embedder.version,
+        [m.content for _, _, m in memories],
+        embedder,
         now,
     )
-    return [(e.user_id.encode(), encode(e)) for e in events]
 
 
 Embed = Callable[[list[bytes], Embedder, datetime, SessionWindow], list[tuple[bytes, bytes]]]

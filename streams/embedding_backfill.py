@@ -20,13 +20,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from projections.codec import encode
 from projections.embedders import Embedder
 from projections.episodes import embedding_text
-from projections.vectors import embedding_events
 from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from streams.embedding_agent import embedding_records
 
-__all__ = ["memories_without_vectors", "missing_embeddings"]
+__all__ = ["missing_embeddings"]
 
 _COLUMNS = [
     "memory_id",
@@ -41,25 +40,35 @@ _COLUMNS = [
 _MIN = datetime.min.replace(tzinfo=UTC)
 
 
-def memories_without_vectors(store: ProjectionStore) -> pa.Table:
-    """The memories rows (embedding columns) that have no vector row; empty when the
-    counts already agree."""
+def missing_embeddings(
+    store: ProjectionStore, embedder: Embedder, now: datetime, turns: int, batch: int
+) -> Iterator[list[tuple[bytes, bytes]]]:
+    """(key, value) records of ``EmbeddingComputed`` for every memory without a vector,
+    ``batch`` memories at a time (embedding happens as the iterator is consumed). Nothing
+    is read beyond two row counts while every memory has its vector."""
     if store.count(MEMORIES) <= store.count(VECTORS):
-        return pa.table({})
+        return
     embedded = store.scan(VECTORS, columns=["memory_id"]).column("memory_id")
     memories = store.scan(MEMORIES, columns=_COLUMNS)
-    missing = pc.invert(pc.is_in(memories.column("memory_id"), value_set=embedded))
-    return memories.filter(missing)
+    missing_mask = pc.invert(pc.is_in(memories.column("memory_id"), value_set=embedded))
+    missing = memories.filter(missing_mask).to_pylist()
+    texts = _texts(missing, memories, turns)
+    for start in range(0, len(missing), batch):
+        chunk = missing[start : start + batch]
+        described = [
+            (m["memory_id"], m["user_id"], m["project_id"], m["kind"], m["occurred_at"])
+            for m in chunk
+        ]
+        yield embedding_records(described, texts[start : start + batch], embedder, now)
 
 
-def _texts(missing: list[dict[str, Any]], store: ProjectionStore, turns: int) -> list[str]:
-    """What the agent embeds for each memory (episodes with their earlier turns)."""
+def _texts(missing: list[dict[str, Any]], memories: pa.Table, turns: int) -> list[str]:
+    """What the agent embeds for each memory (episodes with their session's earlier
+    turns, taken from ``memories``, the rows already read)."""
     sessions = {(m["user_id"], m["session_id"]) for m in missing if m["kind"] == "episode"}
     earlier: dict[tuple[str, str], list[tuple[datetime, str]]] = defaultdict(list)
     if sessions and turns > 0:
-        for row in store.scan(
-            MEMORIES, columns=["user_id", "session_id", "kind", "search_text", "occurred_at"]
-        ).to_pylist():
+        for row in memories.to_pylist():
             key = (row["user_id"], row["session_id"])
             if row["kind"] == "episode" and key in sessions:
                 earlier[key].append((row["occurred_at"] or _MIN, row["search_text"]))
@@ -74,29 +83,3 @@ def _texts(missing: list[dict[str, Any]], store: ProjectionStore, turns: int) ->
         before = [text for when, text in earlier[(m["user_id"], m["session_id"])] if when < at]
         texts.append(embedding_text(m["search_text"], before[-turns:] if turns else [], turns))
     return texts
-
-
-def missing_embeddings(
-    store: ProjectionStore, embedder: Embedder, now: datetime, turns: int, batch: int
-) -> Iterator[list[tuple[bytes, bytes]]]:
-    """(key, value) records of ``EmbeddingComputed`` for every memory without a vector,
-    ``batch`` memories at a time (embedding happens as the iterator is consumed)."""
-    table = memories_without_vectors(store)
-    if table.num_rows == 0:
-        return
-    rows = table.to_pylist()
-    texts = _texts(rows, store, turns)
-    for start in range(0, len(rows), batch):
-        chunk = rows[start : start + batch]
-        vectors = embedder.embed(texts[start : start + batch])
-        events = embedding_events(
-            [
-                (m["memory_id"], m["user_id"], m["project_id"], m["kind"], m["occurred_at"])
-                for m in chunk
-            ],
-            vectors,
-            embedder.model,
-            embedder.version,
-            now,
-        )
-        yield [(e.user_id.encode(), encode(e)) for e in events]

@@ -111,7 +111,7 @@ class JournalSweeper:
                         segment.remove()
                         continue
                     positions = await publisher.republish(records)
-                    segment.seal(self._epoch, {f"{t}/{p}": o for (t, p), o in positions.items()})
+                    segment.seal(self._epoch, positions)
                     done += 1
                     records_sent += len(records)
         return done, records_sent

@@ -27,7 +27,7 @@ from projections.codec import decode, encode, size_problem
 from projections.errors import InvalidEvent
 from projections.events import Event
 from storage.headroom import Headroom
-from storage.journal import Appended, Journal, JournalRecord
+from storage.journal import Journal, JournalRecord, Positions
 from streams.errors import BrokerError, DiskFull, PublishError
 from streams.journal_lane import JournalLane
 from streams.settings import Settings
@@ -142,42 +142,58 @@ class Publisher:
     async def publish(self, events: Sequence[Event]) -> list[str]:
         """Publish events (each to its type's topic); return their ids once the broker has
         them all."""
-        by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
-        for e in events:
-            by_topic.setdefault(topic_for(e.type), []).append((e.user_id.encode(), encode(e)))
-        for topic, records in by_topic.items():
-            await self._send_all(records, topic)
+        await self._send(
+            [JournalRecord(topic_for(e.type), e.user_id.encode(), encode(e)) for e in events]
+        )
         return [e.event_id for e in events]
 
     async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:
-        """Publish checked lines as written (invalid ones too: the worker dead-letters them)."""
-        by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
-        for line in lines:
-            if not line.sendable:
-                continue
-            topic = topic_for(line.event.type) if line.event else MESSAGES
-            key = line.event.user_id.encode() if line.event else None
-            by_topic.setdefault(topic, []).append((key, line.raw))
-        for topic, records in by_topic.items():
-            await self._send_all(records, topic)
+        """Publish checked lines as written (invalid ones too: the worker dead-letters them;
+        lines too large for the log are not sent)."""
+        await self._send(
+            [
+                JournalRecord(
+                    topic_for(line.event.type) if line.event else MESSAGES,
+                    line.event.user_id.encode() if line.event else None,
+                    line.raw,
+                )
+                for line in lines
+                if line.sendable
+            ]
+        )
 
-    async def republish(self, records: Sequence[JournalRecord]) -> dict[tuple[str, int], int]:
+    async def republish(self, records: Sequence[JournalRecord]) -> Positions:
         """Produce journaled records again, as they are (not journaled a second time);
         return the highest offset each (topic, partition) got."""
-        by_topic: dict[str, list[tuple[bytes | None, bytes]]] = {}
+        return await self._send(records, journaled=False)
+
+    async def _send(self, records: Sequence[JournalRecord], journaled: bool = True) -> Positions:
+        """Produce ``records`` topic by topic (each topic journaled first, unless told not
+        to or it is ``memory.access``); return the highest offset per partition."""
+        by_topic: dict[str, list[JournalRecord]] = {}
         for r in records:
-            by_topic.setdefault(r.topic, []).append((r.key, r.value))
+            by_topic.setdefault(r.topic, []).append(r)
         positions: dict[tuple[str, int], int] = {}
-        for topic, pairs in by_topic.items():
-            positions.update(await self._produce(pairs, topic))
+        for topic, batch in by_topic.items():
+            if not journaled or topic == ACCESS or self._lane is None:
+                positions.update(await self._produce(batch, topic))
+                continue
+            appended = await self._lane.append(batch)
+            try:
+                produced = await self._produce(batch, topic)
+            except BaseException:
+                self._lane.acknowledge(appended, None)
+                raise
+            self._lane.acknowledge(appended, produced)
+            positions.update(produced)
         return positions
 
     async def _produce(
-        self, records: Sequence[tuple[bytes | None, bytes]], topic: str
+        self, records: Sequence[JournalRecord], topic: str
     ) -> dict[tuple[str, int], int]:
         positions: dict[tuple[str, int], int] = {}
         try:
-            futures = [await self._producer.send(topic, value=v, key=k) for k, v in records]
+            futures = [await self._producer.send(topic, value=r.value, key=r.key) for r in records]
             for future in futures:
                 metadata = await future
                 at = (topic, metadata.partition)
@@ -185,24 +201,3 @@ class Publisher:
         except KafkaError as exc:
             raise PublishError(f"the broker did not accept the events: {exc}") from exc
         return positions
-
-    async def _send_all(
-        self, records: Sequence[tuple[bytes | None, bytes]], topic: str = MESSAGES
-    ) -> None:
-        appended: Appended | None = None
-        if self._lane is not None and topic != ACCESS:
-            appended = await self._lane.append([JournalRecord(topic, k, v) for k, v in records])
-        try:
-            positions = await self._produce(records, topic)
-        except BaseException:
-            if appended is not None:
-                self._acknowledge(appended, None)
-            raise
-        if appended is not None:
-            self._acknowledge(appended, positions)
-
-    def _acknowledge(
-        self, appended: Appended, positions: dict[tuple[str, int], int] | None
-    ) -> None:
-        assert self._lane is not None
-        self._lane.acknowledge(appended, positions)

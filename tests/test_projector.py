@@ -39,6 +39,19 @@ def messages(n: int, user: str = "alice", start: int = 0) -> list[LogRecord]:
     ]
 
 
+def accessed(user: str, memory_ids: list[str], offset: int, days: int = 0) -> LogRecord:
+    """A ``memory_accessed`` record at ``offset`` of ``memory.access``."""
+    event = {
+        "type": "memory_accessed",
+        "user_id": user,
+        "memory_ids": memory_ids,
+        "accessed_at": (T0 + timedelta(days=days)).isoformat(),
+    }
+    return LogRecord(
+        "e1", "memory.access", 0, offset, T0, user.encode(), json.dumps(event).encode()
+    )
+
+
 def projector(store: ProjectionStore, archive: EventArchive | None = None) -> Projector:
     return Projector(store, consumer="memstream", clock=FakeClock(T0), archive=archive)
 
@@ -193,13 +206,7 @@ def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
         return real_fold(existing, accesses)
 
     monkeypatch.setattr(streams.projector, "fold_accesses", fold_that_cannot_take_bob)
-    accessed = {
-        "type": "memory_accessed",
-        "user_id": "bob",
-        "memory_ids": ["ep-1"],
-        "accessed_at": "2024-05-01T00:00:00Z",
-    }
-    poison = LogRecord("e1", "memory.access", 0, 7, T0, b"bob", json.dumps(accessed).encode())
+    poison = accessed("bob", ["ep-1"], offset=7)
     result = projector(store).apply([*messages(2), poison, *messages(2, start=2)])
     assert result.applied == 4 and store.count(MEMORIES) == 4
     [dead] = result.dead_letters
@@ -218,15 +225,8 @@ def test_a_store_failure_is_not_dead_lettered_but_stops_the_batch(
         raise OSError("the store is unreachable")
 
     monkeypatch.setattr(streams.projector, "fold_accesses", store_away)
-    accessed = {
-        "type": "memory_accessed",
-        "user_id": "ana",
-        "memory_ids": ["ep-1"],
-        "accessed_at": "2024-05-01T00:00:00Z",
-    }
-    record = LogRecord("e1", "memory.access", 0, 0, T0, b"ana", json.dumps(accessed).encode())
     with pytest.raises(OSError):
-        projector(store).apply([record])
+        projector(store).apply([accessed("ana", ["ep-1"], offset=0)])
     assert store.count(DEAD_LETTERS) == 0 and store.load_checkpoints("memstream") == {}
 
 
@@ -252,20 +252,9 @@ def test_an_access_event_of_another_user_changes_nothing_of_the_owner(
     p.apply(messages(2))
     ids = [memory_id_for("alice", "m0"), memory_id_for("alice", "m1")]
 
-    def accessed(offset: int, user: str) -> LogRecord:
-        event = {
-            "type": "memory_accessed",
-            "user_id": user,
-            "memory_ids": ids,
-            "accessed_at": (T0 + timedelta(days=offset)).isoformat(),
-        }
-        return LogRecord(
-            "e1", "memory.access", 0, offset, T0, user.encode(), json.dumps(event).encode()
-        )
-
-    p.apply([accessed(0, "alice"), accessed(1, "alice")])
+    p.apply([accessed("alice", ids, offset=o, days=o) for o in (0, 1)])
     before = usage_of(store, [{"memory_id": m, "user_id": "alice"} for m in ids])
-    p.apply([accessed(2, "bob"), accessed(3, "bob"), accessed(4, "bob")])
+    p.apply([accessed("bob", ids, offset=o, days=o) for o in (2, 3, 4)])
     after = usage_of(store, [{"memory_id": m, "user_id": "alice"} for m in ids])
     assert after == before and {u.access_count for u in after.values()} == {2}
 
@@ -296,14 +285,7 @@ def test_an_access_table_written_before_rows_were_keyed_by_user_is_migrated(
     store = ProjectionStore(str(folder))
     [usage] = usage_of(store, [{"memory_id": "ep-1", "user_id": "alice"}]).values()
     assert usage.access_count == 3
-    again = {
-        "type": "memory_accessed",
-        "user_id": "alice",
-        "memory_ids": ["ep-1"],
-        "accessed_at": "2024-07-01T00:00:00Z",
-    }
-    record = LogRecord("e1", "memory.access", 0, 6, T0, b"alice", json.dumps(again).encode())
-    projector(store).apply([record])
+    projector(store).apply([accessed("alice", ["ep-1"], offset=6, days=30)])
     [usage] = usage_of(store, [{"memory_id": "ep-1", "user_id": "alice"}]).values()
     assert usage.access_count == 4
 
