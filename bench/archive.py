@@ -39,16 +39,16 @@ from typing import Any
 import numpy as np
 
 from memstream.testing import FakeClock, message
-from projections.archiver import Archiver
 from projections.codec import encode
 from projections.coldness import ColdPolicy
-from projections.search import Searcher, SearchRequest
 from projections.vectors import embedding_events
+from queries.search import Searcher, SearchRequest
 from storage.cold_store import ColdStore, StorageRef
 from storage.event_archive import LogRecord
 from storage.filesystems import resolve_location
 from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
 from storage.schemas import COLD_ORIGINAL_SCHEMA
+from streams.archiver import Archiver
 from streams.projector import Projector
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

@@ -43,7 +43,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memstream.testing import WorkerProcess, message, wait_until
-from projections.search import SearchRequest, search
+from queries.search import SearchRequest, search
 from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
 from storage.lance_store import MEMORIES, SESSIONS, ProjectionStore

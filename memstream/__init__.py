@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from memstream.client import MemoryClient, MemstreamAPIError
     from projections.codec import decode, encode, from_document
     from projections.events import MessageEvent
-    from projections.search import SearchRequest, SearchResult
+    from queries.search import SearchRequest, SearchResult
     from streams.settings import Settings
 
 __all__ = [
@@ -40,8 +40,8 @@ _HOMES = {
     "encode": "projections.codec",
     "from_document": "projections.codec",
     "MessageEvent": "projections.events",
-    "SearchRequest": "projections.search",
-    "SearchResult": "projections.search",
+    "SearchRequest": "queries.search",
+    "SearchResult": "queries.search",
     "Settings": "streams.settings",
 }
 

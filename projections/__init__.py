@@ -1,1 +1,30 @@
-"""projections package."""
+"""The event vocabulary and pure logic: events, the codec, the folds that turn events
+into rows, policies (decay, coldness, sessions), time phrases and ranking. No I/O.
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "access",
+    "archiving",
+    "clock",
+    "codec",
+    "coldness",
+    "decay",
+    "derived",
+    "digest",
+    "entities",
+    "episodes",
+    "errors",
+    "events",
+    "intent",
+    "lattice",
+    "local_extractor",
+    "memory_state",
+    "scope",
+    "sessions",
+    "timephrases",
+    "vectors",
+]

@@ -3,13 +3,14 @@
 Nothing else serializes events. Decoding upcasts documents written by older code to
 the current schema version before validation, so replaying last month's log still
 works: to bump an event's schema, raise its ``schema_version`` literal and register an
-``upcast_vN_vN+1`` function in ``_UPCASTERS``.
+``upcast_<type>_vN_vN+1`` function in :data:`UPCASTERS`. :class:`EventCodec` holds the
+models and upcasters; the module's functions use the one built from today's events.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -19,7 +20,16 @@ from projections import events as ev
 from projections.errors import InvalidEvent
 from projections.events import Event
 
-__all__ = ["MAX_EVENT_BYTES", "decode", "encode", "from_document", "problems_of", "size_problem"]
+__all__ = [
+    "MAX_EVENT_BYTES",
+    "UPCASTERS",
+    "EventCodec",
+    "decode",
+    "encode",
+    "from_document",
+    "problems_of",
+    "size_problem",
+]
 
 Document = dict[str, Any]
 Upcaster = Callable[[Document], Document]
@@ -42,12 +52,8 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
     ev.MemoryExpanded,
     ev.ForgetMemory,
 )
-_MODELS: Mapping[str, type[BaseModel]] = {m.model_fields["type"].default: m for m in _EVENT_MODELS}
-_CURRENT_VERSION: Mapping[str, int] = {
-    m.model_fields["type"].default: m.model_fields["schema_version"].default for m in _EVENT_MODELS
-}
 #: (type, from_version) -> function returning the document at from_version + 1.
-_UPCASTERS: Mapping[tuple[str, int], Upcaster] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
 
 #: The most bytes one event may take in the log (Kafka's default record limit is 1 MB).
@@ -66,53 +72,6 @@ def encode(event: Event) -> bytes:
     return event.model_dump_json().encode("utf-8")
 
 
-def decode(raw: bytes) -> Event:
-    """Parse and validate bytes from the log.
-
-    Raises:
-        InvalidEvent: the bytes are not UTF-8 JSON, or the document is not a valid event.
-    """
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidEvent([f"not UTF-8 text: {exc.reason} at byte {exc.start}"]) from None
-    try:
-        document = from_json(text)  # pydantic-core's parser: a third of json.loads' time
-    except ValueError as exc:
-        raise InvalidEvent([f"not JSON: {exc}"]) from None
-    if isinstance(document, dict) and not document.get("event_id"):
-        # A producer that left out the idempotency key still gets a deterministic one,
-        # so replaying the same bytes yields the same memory.
-        document["event_id"] = "sha256:" + hashlib.sha256(raw).hexdigest()[:32]
-    return from_document(document)
-
-
-def from_document(document: Any) -> Event:
-    """Validate a decoded JSON document (a dict) as an event, upcasting old versions.
-
-    A document without ``type`` is taken to be a message, the common case for channels.
-
-    Raises:
-        InvalidEvent: naming each field that is missing or wrong.
-    """
-    if not isinstance(document, dict):
-        raise InvalidEvent([f"an event must be a JSON object, got {type(document).__name__}"])
-    document = dict(document)
-    event_type = document.setdefault("type", "message")
-    model = _MODELS.get(event_type) if isinstance(event_type, str) else None
-    if model is None:
-        known = ", ".join(sorted(_MODELS))
-        raise InvalidEvent([f"type: unknown event type {event_type!r} (known: {known})"])
-    document = _upcast(event_type, document)
-    try:
-        event = model.model_validate(document)
-    except ValidationError as exc:
-        raise InvalidEvent(problems_of(exc)) from None
-    except ValueError as exc:  # a check across fields (model_post_init)
-        raise InvalidEvent([str(exc)]) from None
-    return event  # type: ignore[return-value]  # every model in _MODELS is an Event
-
-
 def problems_of(error: ValidationError) -> list[str]:
     """One line per validation problem: ``field.path: message``."""
     lines = []
@@ -125,20 +84,97 @@ def problems_of(error: ValidationError) -> list[str]:
     return lines
 
 
-def _upcast(event_type: str, document: Document) -> Document:
-    current = _CURRENT_VERSION[event_type]
-    version = document.setdefault("schema_version", current)
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise InvalidEvent([f"schema_version: must be an integer, got {version!r}"])
-    if version > current:
-        raise InvalidEvent(
-            [f"schema_version: {version} is newer than this memstream understands ({current})"]
-        )
-    while version < current:
-        step = _UPCASTERS.get((event_type, version))
-        if step is None:
-            raise InvalidEvent([f"schema_version: no upcaster from version {version}"])
-        document = step(document)
-        version += 1
-        document["schema_version"] = version
-    return document
+class EventCodec:
+    """Events from bytes and documents, for a set of event models and the upcasters that
+    bring older versions of their documents up to date.
+
+    Args:
+        models: one pydantic model per event type (``type`` and ``schema_version``
+            literals say which type and which version it reads).
+        upcasters: (type, version) -> the document at version + 1.
+    """
+
+    def __init__(
+        self, models: Sequence[type[BaseModel]], upcasters: Mapping[tuple[str, int], Upcaster]
+    ) -> None:
+        self._models = {m.model_fields["type"].default: m for m in models}
+        self._current = {
+            m.model_fields["type"].default: m.model_fields["schema_version"].default for m in models
+        }
+        self._upcasters = upcasters
+
+    def decode(self, raw: bytes) -> Event:
+        """Parse and validate bytes from the log.
+
+        Raises:
+            InvalidEvent: the bytes are not UTF-8 JSON, or the document is not a valid event.
+        """
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidEvent([f"not UTF-8 text: {exc.reason} at byte {exc.start}"]) from None
+        try:
+            document = from_json(text)  # pydantic-core's parser: a third of json.loads' time
+        except ValueError as exc:
+            raise InvalidEvent([f"not JSON: {exc}"]) from None
+        if isinstance(document, dict) and not document.get("event_id"):
+            # A producer that left out the idempotency key still gets a deterministic one,
+            # so replaying the same bytes yields the same memory.
+            document["event_id"] = "sha256:" + hashlib.sha256(raw).hexdigest()[:32]
+        return self.from_document(document)
+
+    def from_document(self, document: Any) -> Event:
+        """Validate a decoded JSON document (a dict) as an event, upcasting old versions.
+
+        A document without ``type`` is taken to be a message, the common case for channels.
+
+        Raises:
+            InvalidEvent: naming each field that is missing or wrong.
+        """
+        if not isinstance(document, dict):
+            raise InvalidEvent([f"an event must be a JSON object, got {type(document).__name__}"])
+        document = dict(document)
+        event_type = document.setdefault("type", "message")
+        model = self._models.get(event_type) if isinstance(event_type, str) else None
+        if model is None:
+            known = ", ".join(sorted(self._models))
+            raise InvalidEvent([f"type: unknown event type {event_type!r} (known: {known})"])
+        document = self._upcast(event_type, document)
+        try:
+            event = model.model_validate(document)
+        except ValidationError as exc:
+            raise InvalidEvent(problems_of(exc)) from None
+        except ValueError as exc:  # a check across fields (model_post_init)
+            raise InvalidEvent([str(exc)]) from None
+        return event  # type: ignore[return-value]  # every model is an Event
+
+    def _upcast(self, event_type: str, document: Document) -> Document:
+        current = self._current[event_type]
+        version = document.setdefault("schema_version", current)
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise InvalidEvent([f"schema_version: must be an integer, got {version!r}"])
+        if version > current:
+            raise InvalidEvent(
+                [f"schema_version: {version} is newer than this memstream understands ({current})"]
+            )
+        while version < current:
+            step = self._upcasters.get((event_type, version))
+            if step is None:
+                raise InvalidEvent([f"schema_version: no upcaster from version {version}"])
+            document = step(document)
+            version += 1
+            document["schema_version"] = version
+        return document
+
+
+_CODEC = EventCodec(_EVENT_MODELS, UPCASTERS)
+
+
+def decode(raw: bytes) -> Event:
+    """Parse and validate bytes from the log (see :meth:`EventCodec.decode`)."""
+    return _CODEC.decode(raw)
+
+
+def from_document(document: Any) -> Event:
+    """Validate a JSON document as an event (see :meth:`EventCodec.from_document`)."""
+    return _CODEC.from_document(document)

@@ -29,7 +29,9 @@ __all__ = [
     "embedding_text",
     "episode_row",
     "memory_id_for",
+    "rows_and_mentions",
     "rows_to_insert",
+    "search_text",
 ]
 
 #: What a raw turn is worth before any consolidation says more.

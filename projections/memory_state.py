@@ -29,6 +29,7 @@ __all__ = [
     "StateChange",
     "effective_confidence",
     "is_hidden",
+    "merge_state_rows",
     "merge_states",
     "slot_links",
     "state_id",

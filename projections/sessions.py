@@ -33,6 +33,7 @@ __all__ = [
     "SessionTouch",
     "accept_consolidations",
     "is_open",
+    "merge_session_rows",
     "merge_sessions",
     "needs_consolidation",
     "session_key",

@@ -1,1 +1,21 @@
-"""storage package."""
+"""Where memstream keeps data, knowing nothing of events: LanceDB tables, the Parquet
+event archive and cold store, the intake journal, filesystems (local or S3).
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "canonical",
+    "cold_store",
+    "errors",
+    "event_archive",
+    "filesystems",
+    "filters",
+    "headroom",
+    "journal",
+    "lance_store",
+    "layout",
+    "schemas",
+]

@@ -1,1 +1,33 @@
-"""streams package."""
+"""The write side: the embedded broker, topics, the durable publisher and its journal,
+the batch consumer and projector, the embedding lane, lifecycle jobs and their timer,
+replay, and the worker process of ``memstream up``.
+
+Its modules, named in ``__all__``, are imported by name (``from streams import
+replay``); importing the package alone loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "app",
+    "archiver",
+    "batch_consumer",
+    "batches",
+    "broker",
+    "components",
+    "embedding_agent",
+    "embedding_backfill",
+    "errors",
+    "journal_lane",
+    "journal_sweeper",
+    "lifecycle",
+    "lifecycle_timer",
+    "lifeline",
+    "log_reader",
+    "projector",
+    "publisher",
+    "recovery",
+    "replay",
+    "settings",
+    "topics",
+    "worker",
+]

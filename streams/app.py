@@ -24,7 +24,8 @@ from typing import Any
 import faust
 from mode import Service
 
-from projections.embedders import Embedder
+from models.embedders import Embedder
+from projections.clock import system_clock
 from storage.headroom import Headroom
 from streams.batch_consumer import EpisodeConsumer
 from streams.embedding_agent import add_embedder_agent
@@ -113,7 +114,7 @@ def build_app(
             app,
             settings,
             embedder,
-            lambda: datetime.now(UTC),
+            system_clock,
             earlier_turns=projector.store.session_texts,
         )
         _add_embedding_backfill(app, settings, projector, episodes, embedder, embedder_active)

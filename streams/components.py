@@ -7,23 +7,25 @@ weights and policies.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-from projections.archiver import Archiver
+from pydantic import SecretStr
+
+from models.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
+from models.extractor import ModelExtractor
+from models.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
+from models.reflection import ModelReflector
+from models.summarizer import ModelSummarizer, local_summaries
+from projections.clock import Clock, system_clock
 from projections.coldness import ColdPolicy
-from projections.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
-from projections.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
 from projections.local_extractor import LocalExtractor
-from projections.model_extractor import ModelExtractor
-from projections.reflection import ModelReflector
-from projections.search import RankingWeights, Searcher
-from projections.summarizer import ModelSummarizer, local_summaries
+from queries.search import RankingWeights, Searcher
 from storage.cold_store import ColdStore
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
 from storage.schemas import COLD_ORIGINAL_SCHEMA
+from streams.archiver import Archiver
 from streams.errors import StreamsError
 from streams.lifecycle import LifecycleJobs, LifecyclePolicy
 from streams.settings import Settings
@@ -38,6 +40,7 @@ __all__ = [
     "make_model",
     "make_searcher",
     "ranking_weights",
+    "vector_dimension",
 ]
 
 
@@ -49,7 +52,7 @@ def make_embedder(settings: Settings) -> Embedder | None:
         if not settings.openai_api_key:
             raise StreamsError("embedder openai needs MEMSTREAM_OPENAI_API_KEY")
         return OpenAIEmbedder(
-            settings.openai_api_key,
+            settings.openai_api_key.get_secret_value(),
             model=settings.openai_embedding_model,
             dimensions=settings.openai_dimensions,
             base_url=settings.openai_base_url,
@@ -74,7 +77,7 @@ def make_searcher(
     settings: Settings,
     store: ProjectionStore,
     embedder: Embedder | None,
-    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    clock: Clock = system_clock,
 ) -> Searcher:
     """A searcher over ``store`` that embeds queries with ``embedder`` (if any)."""
     embed = QueryEmbeddingCache(embedder) if embedder is not None else None
@@ -109,7 +112,7 @@ def make_model(settings: Settings) -> JsonModel | None:
     chosen = settings.chosen_extractor
     if chosen == "local":
         return None
-    choices: dict[str, tuple[type[SdkModel], str | None, str, str | None]] = {
+    choices: dict[str, tuple[type[SdkModel], SecretStr | None, str, str | None]] = {
         "anthropic": (
             AnthropicModel,
             settings.anthropic_api_key,
@@ -124,9 +127,14 @@ def make_model(settings: Settings) -> JsonModel | None:
         ),
     }
     model_class, key, model, base_url = choices[chosen]
-    if not key:
+    if key is None or not key.get_secret_value():
         raise StreamsError(f"extractor {chosen} needs MEMSTREAM_{chosen.upper()}_API_KEY")
-    return model_class(key, model=model, base_url=base_url, max_retries=settings.model_max_retries)
+    return model_class(
+        key.get_secret_value(),
+        model=model,
+        base_url=base_url,
+        max_retries=settings.model_max_retries,
+    )
 
 
 def make_lifecycle(

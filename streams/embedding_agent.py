@@ -26,9 +26,10 @@ from typing import Any
 
 import faust
 
+from models.embedders import Embedder
+from projections.clock import Clock
 from projections.codec import decode, encode
 from projections.derived import command_memory
-from projections.embedders import Embedder
 from projections.episodes import CONTEXT_TURNS, embedding_text, memory_id_for, search_text
 from projections.errors import InvalidEvent
 from projections.events import (
@@ -191,7 +192,7 @@ Embed = Callable[[list[bytes], Embedder, datetime, SessionWindow], list[tuple[by
 async def _embed_until_done(
     values: list[bytes],
     embedder: Embedder,
-    clock: Callable[[], datetime],
+    clock: Clock,
     window: SessionWindow,
     embed: Embed = embed_values,
 ) -> list[tuple[bytes, bytes]]:
@@ -211,7 +212,7 @@ def add_embedder_agent(
     app: faust.App,
     settings: Settings,
     embedder: Embedder,
-    clock: Callable[[], datetime],
+    clock: Clock,
     earlier_turns: EarlierTurns | None = None,
 ) -> Callable[[], float]:
     """Register the embedder agents on ``app``; return a function giving the monotonic

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from projections.embedders import Embedder
+from models.embedders import Embedder
 from projections.episodes import embedding_text
 from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
 from streams.embedding_agent import embedding_records

@@ -24,6 +24,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol
 
+from models.language_models import ModelError
+from models.reflection import LocalReflector, Week
 from projections.decay import (
     DEFAULT_DECAY_RATES,
     DEFAULT_PRUNE_THRESHOLD,
@@ -41,12 +43,10 @@ from projections.events import (
     SessionClosed,
     TokenUsage,
 )
-from projections.language_models import ModelError
 from projections.local_extractor import Turn
 from projections.memory_state import effective_confidence, is_hidden
-from projections.memory_usage import usage_of
-from projections.reflection import LocalReflector, Week
 from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
+from queries.memory_usage import usage_of
 from storage import filters
 from storage.lance_store import ENTITIES, MEMORIES, ProjectionStore
 from streams.topics import MESSAGES

@@ -30,8 +30,8 @@ from typing import Any
 
 import faust
 
+from models.embedders import Embedder
 from projections.codec import encode
-from projections.embedders import Embedder
 from projections.events import Event, FactsConsolidated, SessionClosed
 from streams.batch_consumer import EpisodeConsumer
 from streams.components import make_archiver, make_lifecycle, make_model

@@ -39,6 +39,7 @@ from projections.archiving import (
     hot_rows,
     is_archived,
 )
+from projections.clock import Clock
 from projections.derived import derived_row
 from projections.entities import fold_mentions
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
@@ -112,7 +113,7 @@ class Projector:
         self,
         store: ProjectionStore,
         consumer: str,
-        clock: Callable[[], datetime],
+        clock: Clock,
         archive: EventArchive | None = None,
         *,
         sole_writer_of_empty_store: bool = False,

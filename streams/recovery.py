@@ -13,9 +13,8 @@ changes nothing.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from datetime import datetime
 
+from projections.clock import Clock
 from storage.cold_store import ColdStore
 from storage.event_archive import EventArchive, records_from_table
 from storage.lance_store import ProjectionStore
@@ -31,7 +30,7 @@ def catch_up_from_archive(
     archive: EventArchive,
     epoch: str,
     consumer: str,
-    clock: Callable[[], datetime],
+    clock: Clock,
     cold_store: ColdStore | None = None,
 ) -> int:
     """Apply the archived records of the newest earlier log epoch that lie beyond the

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from projections.clock import system_clock
 from storage.cold_store import ColdStore
 from storage.event_archive import EventArchive
 from storage.filesystems import Location
@@ -97,7 +98,7 @@ def rebuild(
     projector = Projector(
         store,
         consumer=consumer,
-        clock=lambda: datetime.now(UTC),
+        clock=system_clock,
         sole_writer_of_empty_store=True,
         flush_every_seconds=_FLUSH_EVERY_SECONDS,
         cold_store=cold_store,

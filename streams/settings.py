@@ -7,11 +7,12 @@ environment itself; it receives a ``Settings``.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from storage.filesystems import Location, resolve_location
@@ -119,7 +120,7 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(default=64, ge=1, le=2048)
     embed_within_seconds: float = Field(default=0.5, gt=0)
     embed_context_turns: int = Field(default=2, ge=0, le=10)
-    openai_api_key: str | None = None
+    openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None
     openai_embedding_model: str = "text-embedding-3-small"
     openai_dimensions: int = Field(default=256, ge=1, le=3072)
@@ -131,7 +132,7 @@ class Settings(BaseSettings):
     fusion_entity: float = Field(default=0.3, ge=0)
     fusion_rrf_k: float = Field(default=5.0, gt=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
-    anthropic_api_key: str | None = None
+    anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = None
     anthropic_model: str = "claude-haiku-4-5"
     openai_chat_model: str = "gpt-4.1-mini"
@@ -170,11 +171,20 @@ class Settings(BaseSettings):
         """The extractor ``auto`` resolves to with the keys at hand."""
         if self.extractor != "auto":
             return self.extractor
-        if self.anthropic_api_key:
+        if _given(self.anthropic_api_key):
             return "anthropic"
-        if self.openai_api_key:
+        if _given(self.openai_api_key):
             return "openai"
         return "local"
+
+    def for_child(self) -> str:
+        """These settings, secrets included, as JSON for a child process (sent over a
+        pipe, never printed; read back with ``Settings.model_validate_json``)."""
+        document = self.model_dump(mode="json")
+        for name in _SECRETS:
+            secret = getattr(self, name)
+            document[name] = secret.get_secret_value() if secret is not None else None
+        return json.dumps(document)
 
     @property
     def embedded(self) -> bool:
@@ -225,3 +235,11 @@ class Settings(BaseSettings):
     @property
     def min_free_bytes(self) -> int:
         return int(self.min_free_mb * 1024 * 1024)
+
+
+#: The settings whose values are secrets (shown as ``**********``).
+_SECRETS = ("openai_api_key", "anthropic_api_key")
+
+
+def _given(secret: SecretStr | None) -> bool:
+    return secret is not None and bool(secret.get_secret_value())

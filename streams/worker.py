@@ -16,16 +16,16 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import faust
 from mode.utils.futures import maybe_cancel
 
+from projections.clock import system_clock
 from storage.event_archive import EventArchive
 from storage.journal import Journal
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout
-from streams.api_process import ApiProcess
 from streams.app import build_app
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
@@ -47,7 +47,7 @@ from streams.topics import (
     read_epoch,
 )
 
-__all__ = ["prepare_log", "run", "topic_specs"]
+__all__ = ["ApiChild", "prepare_log", "run", "topic_specs"]
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +132,19 @@ def _exit_after(seconds: float, force: Callable[[], None]) -> None:
     threading.Thread(target=watchdog, name="stop-watchdog", daemon=True).start()
 
 
-def run(settings: Settings, *, api: bool = True) -> int:
-    """Run the worker (and, with ``api``, the HTTP API) until stopped; return an exit code.
+class ApiChild(Protocol):
+    """The HTTP API in a child process, as the worker drives it while it stops."""
+
+    def drain(self, timeout: float = 10.0) -> bool: ...
+
+    def stop(self, timeout: float = 10.0) -> None: ...
+
+    def kill(self) -> None: ...
+
+
+def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None) -> int:
+    """Run the worker (and the HTTP API that ``api`` starts, if given) until stopped;
+    return an exit code.
 
     A first SIGINT or SIGTERM (to the process or its group) drains: the API stops
     taking publishes (503), the worker applies and archives what the log holds, then
@@ -142,7 +153,7 @@ def run(settings: Settings, *, api: bool = True) -> int:
     signal stops at once.
     """
     broker = None
-    api_process: ApiProcess | None = None
+    api_process: ApiChild | None = None
     if settings.embedded:
         broker = EmbeddedBroker(
             settings.broker_host, settings.broker_port, log_file=settings.log_dir / "broker.log"
@@ -170,14 +181,14 @@ def run(settings: Settings, *, api: bool = True) -> int:
             archive,
             epoch,
             settings.consumer_group,
-            lambda: datetime.now(UTC),
+            system_clock,
             make_cold_store(settings),
         )
         sweeper = _recover_journal(settings, store, epoch)
         projector = Projector(
             store,
             consumer=settings.consumer_group,
-            clock=lambda: datetime.now(UTC),
+            clock=system_clock,
             archive=archive,
             flush_every_seconds=settings.checkpoint_every_seconds,
             cold_store=make_cold_store(settings),
@@ -192,8 +203,8 @@ def run(settings: Settings, *, api: bool = True) -> int:
             sweeper=sweeper,
             headroom=headroom_of(settings),
         )
-        if api:
-            api_process = ApiProcess(settings)
+        if api is not None:
+            api_process = api(settings)
             log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
 
         async def drain(timeout: float) -> None:

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
+from memstream.operations import accepted_event
 from memstream.testing import FakeClock
-from projections.api import accepted_event
 from projections.codec import encode
 from projections.errors import InvalidEvent
 from storage.event_archive import LogRecord

@@ -11,21 +11,21 @@ from typing import Any
 import numpy as np
 import pytest
 
+from memstream.operations import state_digest
 from memstream.testing import FakeClock, message
-from projections import memory_usage
-from projections.archiver import Archiver, NotArchived
 from projections.archiving import is_archived
 from projections.codec import encode
 from projections.coldness import ColdPolicy
 from projections.events import MemoryArchived, MemoryExpanded
-from projections.search import Searcher, SearchRequest
 from projections.vectors import embedding_events
+from queries import memory_usage
+from queries.search import Searcher, SearchRequest
 from storage.cold_store import ColdStore
 from storage.event_archive import LogRecord
 from storage.filesystems import Location
 from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
 from storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
-from streams.cli import state_digest
+from streams.archiver import Archiver, NotArchived
 from streams.projector import Projector
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -286,7 +286,7 @@ def test_an_expansion_of_a_memory_never_archived_archives_nothing(world: World) 
 
 
 def _hit(score: float) -> Any:
-    from projections.search import SearchResult
+    from queries.search import SearchResult
 
     return SearchResult(
         memory_id="m",

@@ -119,10 +119,10 @@ def test_no_hostile_argument_gets_a_traceback(
 ) -> None:
     """Every command that takes a user, a memory id, a name or a time, in process: each
     bad value is one ``error:`` line and exit code 2, never an exception."""
+    from memstream.cli.commands import main
     from storage.filesystems import resolve_location
     from storage.lance_store import ProjectionStore
     from storage.layout import DataLayout
-    from streams.cli import main
 
     data = tmp_path / "data"
     ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pyarrow as pa
 import pytest
 
+from models.summarizer import summarize
 from projections.coldness import ColdCandidate, ColdPolicy, cold_decisions, hotness
-from projections.summarizer import summarize
 from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef, original_checksum
 from storage.filesystems import Location
 

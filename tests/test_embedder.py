@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from projections.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
+from models.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
 
 
 @pytest.fixture(scope="module")

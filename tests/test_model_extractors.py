@@ -12,13 +12,13 @@ import pytest
 from model_server import ModelServer, model_server
 
 from memstream.testing import FakeClock, message
+from models.extractor import ModelExtractor
+from models.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
+from models.reflection import ModelReflector, Week
+from models.summarizer import ModelSummarizer, local_summaries
 from projections.codec import encode
 from projections.events import FactsConsolidated, SessionEnded
-from projections.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
 from projections.local_extractor import Turn
-from projections.model_extractor import ModelExtractor
-from projections.reflection import ModelReflector, Week
-from projections.summarizer import ModelSummarizer, local_summaries
 from storage.event_archive import LogRecord
 from storage.lance_store import MEMORIES, ProjectionStore
 from streams.components import make_model

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from memstream.operations import state_digest
 from memstream.testing import WorkerProcess, embedded_broker, message, wait_until
-from projections.search import SearchRequest, search
+from queries.search import SearchRequest, search
 from storage.filesystems import resolve_location
 from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
 from storage.layout import DataLayout
-from streams.cli import state_digest
 from streams.publisher import Publisher
 from streams.topics import DLQ, MESSAGES
 

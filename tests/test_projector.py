@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memstream.operations import state_digest
 from memstream.testing import FakeClock, message
 from projections.codec import encode
 from storage.event_archive import EventArchive, LogRecord
 from storage.filesystems import resolve_location
 from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
-from streams.cli import state_digest
 from streams.projector import Projector
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)
@@ -246,7 +246,7 @@ def test_an_access_event_of_another_user_changes_nothing_of_the_owner(
     store: ProjectionStore,
 ) -> None:
     from projections.episodes import memory_id_for
-    from projections.memory_usage import usage_of
+    from queries.memory_usage import usage_of
 
     p = projector(store)
     p.apply(messages(2))
@@ -265,7 +265,7 @@ def test_an_access_table_written_before_rows_were_keyed_by_user_is_migrated(
     import lancedb
     import pyarrow as pa
 
-    from projections.memory_usage import usage_of
+    from queries.memory_usage import usage_of
     from storage.schemas import ACCESS_SCHEMA
 
     old_schema = pa.schema([f for f in ACCESS_SCHEMA if f.name != "access_id"])

@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstream.testing import FakeClock, message
+from models.embedders import MiniLMEmbedder, QueryEmbeddingCache
 from projections.codec import encode
-from projections.embedders import MiniLMEmbedder, QueryEmbeddingCache
 from projections.episodes import memory_id_for, search_text
 from projections.errors import InvalidQuery
-from projections.search import Searcher, SearchRequest
 from projections.vectors import embedding_events
+from queries.search import Searcher, SearchRequest
 from storage.event_archive import LogRecord
 from storage.lance_store import ProjectionStore
 from streams.projector import Projector

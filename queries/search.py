@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Annotated, Any
 
 import numpy as np
@@ -34,6 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, 
 
 from projections.access import access_id
 from projections.archiving import ARCHIVED
+from projections.clock import Clock, system_clock
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.events import Identifier, Tag, UtcDateTime
 from projections.intent import Intent, IntentClassifier
@@ -57,6 +58,8 @@ __all__ = [
     "SearchResponse",
     "SearchResult",
     "Searcher",
+    "adjusted",
+    "fuse",
     "plain_words",
     "search",
 ]
@@ -219,7 +222,7 @@ class Searcher:
         embed: Callable[[str], np.ndarray] | None = None,
         model: str | None = None,
         weights: RankingWeights | None = None,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        clock: Clock = system_clock,
     ) -> None:
         self.store = store
         self._embed = embed

@@ -7,7 +7,7 @@ event ids); a memory citing no turn of the session is dropped with a warning. Id
 derived from user, session, subject, attribute and value as the local extractor does,
 and the attribute names the prompt asks for are the local extractor's, so facts from
 either supersede each other. A failed call or a malformed answer raises
-:class:`~projections.language_models.ModelError`: the session stays unconsolidated and
+:class:`~models.language_models.ModelError`: the session stays unconsolidated and
 is tried again later.
 """
 
@@ -20,12 +20,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from models.language_models import JsonModel
 from projections.derived import derived_memory_id
 from projections.events import DerivedMemory, TokenUsage
-from projections.language_models import JsonModel
 from projections.local_extractor import Turn
 
-__all__ = ["ExtractedMemory", "ExtractionAnswer", "ModelExtractor", "extraction_prompt"]
+__all__ = [
+    "ExtractedMemory",
+    "ExtractionAnswer",
+    "ModelExtractor",
+    "extraction_prompt",
+    "to_memories",
+]
 
 log = logging.getLogger(__name__)
 
@@ -143,7 +149,7 @@ def _tag(raw: str) -> str:
 
 
 class ModelExtractor:
-    """The extractor that asks ``model`` (see :mod:`projections.language_models`)."""
+    """The extractor that asks ``model`` (see :mod:`models.language_models`)."""
 
     def __init__(self, model: JsonModel, max_tokens: int = 4096) -> None:
         self.model = model

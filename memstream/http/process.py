@@ -21,48 +21,17 @@ import multiprocessing
 import os
 import signal
 import threading
-import time
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
+from memstream.operations import DrainState
 from streams.lifeline import die_with_parent
 from streams.settings import Settings
 
-__all__ = ["ApiProcess", "DrainState"]
+__all__ = ["ApiProcess"]
 
 log = logging.getLogger(__name__)
-
-
-class DrainState:
-    """Whether the API still takes publishes, and how many are in flight."""
-
-    def __init__(self) -> None:
-        self.draining = False
-        self.reason = "memstream is stopping: publish again once it is back"
-        self._in_flight = 0
-        self._lock = threading.Lock()
-
-    @contextlib.contextmanager
-    def publishing(self) -> Iterator[None]:
-        with self._lock:
-            self._in_flight += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-
-    @property
-    def in_flight(self) -> int:
-        with self._lock:
-            return self._in_flight
-
-    def wait_idle(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while self.in_flight and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.in_flight == 0
 
 
 def _listen(conn: Connection, state: DrainState, server: Any) -> None:
@@ -86,7 +55,7 @@ def _child(settings_json: str, conn: Connection, parent_pid: int) -> None:
     logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import uvicorn
 
-    from streams.serve import build_api
+    from memstream.http.serve import build_api
 
     settings = Settings.model_validate_json(settings_json)
     state = DrainState()
@@ -123,7 +92,7 @@ class ApiProcess:
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(
             target=_child,
-            args=(settings.model_dump_json(), child_conn, os.getpid()),
+            args=(settings.for_child(), child_conn, os.getpid()),
             name="memstream-api",
             daemon=True,
         )

@@ -16,14 +16,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from models.language_models import JsonModel
 from projections.derived import derived_memory_id
 from projections.events import DerivedMemory, ReflectionWritten, TokenUsage
-from projections.language_models import JsonModel
 
 __all__ = [
     "LOCAL_REFLECTOR",
     "LocalReflector",
     "ModelReflector",
+    "ReflectionAnswer",
     "Week",
     "local_reflection",
     "reflection_event",
@@ -136,7 +137,7 @@ class ModelReflector:
 
     def reflect(self, week: Week, decided_at: datetime) -> ReflectionWritten | None:
         """The week's reflection, or None when nothing was learned; raises
-        :class:`~projections.language_models.ModelError` when the model fails."""
+        :class:`~models.language_models.ModelError` when the model fails."""
         if not week.facts:
             return None
         dates = f"{week.start.date().isoformat()} to {week.end.date().isoformat()}"

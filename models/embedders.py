@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from projections.retries import with_retries
+from models.retries import with_retries
 
 __all__ = [
     "Embedder",
@@ -53,7 +53,7 @@ class Embedder(Protocol):
 
 def tokenizer_path() -> Path:
     """The MiniLM tokenizer shipped with memstream."""
-    return Path(str(resources.files("projections") / "data" / "minilm-tokenizer.json"))
+    return Path(str(resources.files("models") / "data" / "minilm-tokenizer.json"))
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
@@ -129,7 +129,7 @@ class OpenAIEmbedder:
         base_url: another endpoint that speaks the API (a proxy, a local server).
         batch_size: texts per request.
         max_retries: attempts after a rate limit, timeout or server error, with
-            exponential backoff (:func:`~projections.retries.with_retries`).
+            exponential backoff (:func:`~models.retries.with_retries`).
     """
 
     def __init__(

@@ -21,6 +21,14 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from memstream.operations import (
+    InvalidEvents,
+    NotAvailable,
+    NotFound,
+    StorageFull,
+    Unavailable,
+)
+from projections.errors import ProjectionError
 from projections.events import (
     ConfirmFact,
     CorrectFact,
@@ -111,9 +119,32 @@ async def single_valued_parameters(request: Request) -> None:
         raise HTTPException(422, detail=[f"{k}: given more than once" for k in repeated])
 
 
+#: The status each refusal of the operations layer is answered with.
+_STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
+    (ProjectionError, 422),
+    (NotFound, 404),
+    (NotAvailable, 501),
+    (StorageFull, 507),
+    (Unavailable, 503),
+)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Answer request validation failures and unparsable bodies in the error body's
-    shape, with 422."""
+    shape, with 422, and each refusal of the operations layer with its status (503 and
+    507 with ``Retry-After``)."""
+
+    @app.exception_handler(InvalidEvents)
+    async def _invalid_events(request: Request, exc: InvalidEvents) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": exc.problems})
+
+    async def _refused(request: Request, exc: Exception) -> JSONResponse:
+        status = next(code for kind, code in _STATUS_OF if isinstance(exc, kind))
+        headers = {"Retry-After": "5"} if status in (503, 507) else None
+        return JSONResponse(status_code=status, content={"detail": str(exc)}, headers=headers)
+
+    for kind, _ in _STATUS_OF:
+        app.add_exception_handler(kind, _refused)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

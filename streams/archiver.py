@@ -27,6 +27,8 @@ from typing import Any
 
 import pyarrow.compute as pc
 
+from models.embedders import Embedder
+from models.summarizer import local_summaries
 from projections.archiving import (
     ARCHIVED,
     archive_id,
@@ -35,11 +37,9 @@ from projections.archiving import (
     original_of,
 )
 from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
-from projections.embedders import Embedder
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
 from projections.memory_state import is_hidden
-from projections.memory_usage import usage_of
-from projections.summarizer import local_summaries
+from queries.memory_usage import usage_of
 from storage import filters
 from storage.cold_store import ColdStore, StorageRef
 from storage.lance_store import (

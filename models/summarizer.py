@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from projections.language_models import JsonModel, ModelError
+from models.language_models import JsonModel, ModelError
 from projections.timephrases import find_spans
 
-__all__ = ["ModelSummarizer", "local_summaries", "summarize"]
+__all__ = ["ModelSummarizer", "SummaryAnswer", "local_summaries", "summarize"]
 
 log = logging.getLogger(__name__)
 _MAX_SUMMARY = 1000

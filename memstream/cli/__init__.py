@@ -1,4 +1,4 @@
-"""Entry point of the ``memstream`` command (see :mod:`streams.cli`).
+"""Entry point of the ``memstream`` command (see :mod:`memstream.cli.commands`).
 
 The command's modules are imported when it runs, not when this module is imported:
 a replay's worker processes import the main module again and need none of them.
@@ -12,6 +12,6 @@ __all__ = ["main"]
 
 
 def main() -> None:
-    from streams.cli import main as run
+    from memstream.cli.commands import main as run
 
     sys.exit(run())

@@ -1,0 +1,451 @@
+"""The ``memstream`` command line.
+
+up, serve, publish, search, stats, entity, replay, digest; the lifecycle jobs (``jobs
+consolidate|decay|reflect|weak|archive``); expand and restore archived memories; the
+commands (remember, correct, confirm, forget) and a memory's history.
+
+Settings are built here once, from flags and then ``MEMSTREAM_*`` variables, and passed
+down. Every failure the user can fix is printed as one ``error:`` line (exit code 2);
+no traceback is an error message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from memstream.cli import render
+from memstream.operations import OperationError, Operations
+from projections.codec import problems_of
+from projections.errors import InvalidQuery, ProjectionError
+from projections.events import in_time_range
+from queries.search import SearchRequest
+from storage.errors import StorageError
+from streams.errors import StreamsError
+from streams.settings import Settings
+
+__all__ = ["UsageError", "main"]
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
+
+
+class UsageError(Exception):
+    """A command was given something it cannot use."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    if args.command != "up":
+        # Library log lines (aiokafka's connection errors) are not messages for the user:
+        # failures reach them as one `error:` line.
+        logging.getLogger().addHandler(logging.NullHandler())
+    try:
+        _check_identifiers(args)
+        settings = _settings(args)
+        return int(args.handler(args, settings))
+    except ValidationError as exc:
+        _error("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+    except (UsageError, OperationError, StreamsError, ProjectionError, StorageError) as exc:
+        _error(str(exc))
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+def _check_identifiers(args: argparse.Namespace) -> None:
+    """Refuse a malformed identifier or name before anything reads or publishes."""
+    from projections.scope import plain_text, valid_identifier
+
+    for flag, attribute in (
+        ("--user", "user"),
+        ("--project", "project"),
+        ("--session", "session"),
+        ("MEMORY_ID", "memory_id"),
+    ):
+        value = getattr(args, attribute, None)
+        if value is not None:
+            valid_identifier(flag, value)
+    if args.command == "entity":
+        plain_text("NAME", args.name)
+
+
+def _say(text: str) -> None:
+    """Print ``text`` unless there is nothing to say."""
+    if text:
+        print(text)
+
+
+def _show(args: argparse.Namespace, document: _D, text_of: Callable[[_D], str]) -> None:
+    """``document`` as JSON with ``--json``, else as ``text_of`` renders it."""
+    if args.json:
+        print(json.dumps(document, indent=2, default=str, ensure_ascii=False))
+    else:
+        _say(text_of(document))
+
+
+def _error(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides = {
+        "data": getattr(args, "data", None),
+        "kafka": getattr(args, "kafka", None),
+        "embedder": getattr(args, "embedder", None),
+        "api_port": getattr(args, "port", None),
+    }
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="memstream", description="Durable memory for AI agents.")
+    sub = parser.add_subparsers(dest="command")
+
+    def command(name: str, handler: Any, help_: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("--data", help="data folder (default ./memstream-data, or MEMSTREAM_DATA)")
+        p.add_argument("--kafka", help="Kafka bootstrap address (default: the embedded broker)")
+        p.set_defaults(handler=handler)
+        return p
+
+    p = command("up", _up, "run the broker (when embedded), the worker and the HTTP API")
+    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
+    p.add_argument("--no-api", action="store_true", help="run the worker without the HTTP API")
+
+    p = command("serve", _serve, "serve the HTTP API alone (the worker runs elsewhere)")
+    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
+
+    p = command("publish", _publish, "publish messages from a JSONL file or from the arguments")
+    p.add_argument("--jsonl", help="file with one event per line, or - for standard input")
+    p.add_argument("--user")
+    p.add_argument("--session")
+    p.add_argument("--role", default="user")
+    p.add_argument("--speaker")
+    p.add_argument("--project")
+    p.add_argument("--channel", default="cli")
+    p.add_argument("--at", help="when it was said (ISO 8601; default now)")
+    p.add_argument("text", nargs="?")
+
+    p = command("search", _search, "hybrid search of a user's memories")
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--now", help="the time relative phrases refer to (ISO 8601)")
+    p.add_argument("--after", help="only memories from this time on (ISO 8601)")
+    p.add_argument("--before", help="only memories before this time (ISO 8601)")
+    p.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable)")
+    p.add_argument("--tag", action="append", dest="tags", help="only with this tag (repeatable)")
+    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument(
+        "--history", action="store_true", help="include superseded and forgotten memories"
+    )
+    p.add_argument(
+        "--archived", action="store_true", help="also search the summaries of archived memories"
+    )
+    p.add_argument("--json", action="store_true")
+    p.add_argument("query")
+
+    p = command("jobs", _jobs, "run a lifecycle job once and print what it decided")
+    p.add_argument("job", choices=("consolidate", "decay", "reflect", "weak", "archive"))
+    p.add_argument("--now", help="the time the job runs at (ISO 8601; default now)")
+    p.add_argument("--user", help="only this user's memories")
+    p.add_argument("--dry-run", action="store_true", help="decide, print, publish nothing")
+    p.add_argument("--json", action="store_true")
+
+    p = command("expand", _expand, "an archived memory's original, read from cold storage")
+    p.add_argument("--user", required=True)
+    p.add_argument("memory_id")
+
+    p = command("restore", _restore, "bring archived memories back to the hot tables")
+    p.add_argument("--user", required=True)
+    p.add_argument("--all", action="store_true", help="every archived memory of the user")
+    p.add_argument("memory_id", nargs="?")
+
+    p = command("remember", _remember, "remember a fact (a remember_fact command)")
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("--kind", choices=("fact", "preference", "procedure", "opinion"))
+    p.add_argument("--tag", action="append", dest="tags")
+    p.add_argument("text")
+
+    p = command("correct", _correct, "replace a memory with corrected content")
+    p.add_argument("--user", required=True)
+    p.add_argument("memory_id")
+    p.add_argument("text")
+
+    for name, help_ in (
+        ("confirm", "confirm a memory: full confidence, never decays"),
+        ("forget", "forget a memory: never returned by search, kept for history"),
+        ("history", "the memories that replaced one another through this one"),
+    ):
+        p = command(name, _memory_command, help_)
+        p.add_argument("--user", required=True)
+        p.add_argument("--json", action="store_true")
+        p.add_argument("memory_id")
+
+    p = command("entity", _entity, "an entity's profile: aliases, mentions, memories")
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("name")
+
+    p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag")
+    p.add_argument("--user")
+    p.add_argument("--json", action="store_true")
+
+    p = command("replay", _replay, "rebuild the projections from Kafka or the event archive")
+    p.add_argument("--source", choices=("kafka", "archive"), default="archive")
+    p.add_argument("--into", required=True, help="an empty folder for the rebuilt projections")
+    p.add_argument("--swap", action="store_true", help="then switch the data folder to them")
+
+    p = command("digest", _digest, "print a digest of the projected state")
+    p.add_argument("--tables", action="store_true", help="also one digest per table")
+    return parser
+
+
+def _up(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.http.process import ApiProcess
+    from streams.worker import run
+
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    return run(settings, api=None if args.no_api else ApiProcess)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.http.serve import serve
+
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    return serve(settings)
+
+
+def _operations(settings: Settings) -> Operations:
+    return Operations(settings)
+
+
+def _run(settings: Settings, call: Callable[[Operations], Awaitable[_T]]) -> _T:
+    """Run one operation, then let its background reports finish (briefly)."""
+
+    async def run() -> _T:
+        operations = _operations(settings)
+        try:
+            return await call(operations)
+        finally:
+            await operations.close()
+
+    return asyncio.run(run())
+
+
+def _publish(args: argparse.Namespace, settings: Settings) -> int:
+    if args.text and not args.jsonl:  # one message: refused whole if it is invalid
+        message = _message_document(args)
+        _run(settings, lambda ops: ops.publish([message]))
+        print("accepted 1 of 1")
+        return 0
+    if not args.jsonl:
+        raise UsageError("give --jsonl FILE, or --user, --session and the message text")
+    lines = _read_lines(args.jsonl)
+    checked = _run(settings, lambda ops: ops.publish_lines(lines))
+    _say(render.published(checked))
+    return 0 if all(c.event is not None for c in checked) else 1
+
+
+def _message_document(args: argparse.Namespace) -> dict[str, Any]:
+    """The message the arguments describe (validated once, by the publish)."""
+    if not args.user or not args.session:
+        raise UsageError("--user and --session are required with a message text")
+    fields = {
+        "type": "message",
+        "user_id": args.user,
+        "session_id": args.session,
+        "role": args.role,
+        "speaker": args.speaker,
+        "project_id": args.project,
+        "channel": args.channel,
+        "content": args.text,
+        "occurred_at": args.at or datetime.now(UTC).isoformat(),
+    }
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _read_lines(path: str) -> list[bytes]:
+    if path == "-":
+        return sys.stdin.buffer.read().splitlines()
+    try:
+        return Path(path).read_bytes().splitlines()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _search(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        request = SearchRequest.model_validate(
+            {
+                "user_id": args.user,
+                "project_id": args.project,
+                "query": args.query,
+                "k": args.k,
+                "now": args.now,
+                "after": args.after,
+                "before": args.before,
+                "kinds": args.kinds,
+                "tags": args.tags,
+                "include_history": args.history,
+                "include_archived": args.archived,
+            }
+        )
+    except ValidationError as exc:
+        raise InvalidQuery("; ".join(problems_of(exc))) from None
+    response = _run(settings, lambda ops: ops.search(request))
+    print(response.model_dump_json(indent=2) if args.json else render.search_results(response))
+    return 0
+
+
+def _time_arg(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{name}: not an ISO 8601 time: {value!r}") from None
+    try:
+        return in_time_range(parsed)
+    except ValueError as exc:
+        raise UsageError(f"{name}: {exc}") from None
+
+
+def _jobs(args: argparse.Namespace, settings: Settings) -> int:
+    now = _time_arg(args.now, "--now")
+    if args.job == "archive":
+        return _archive(args, settings, args.user, now)
+    if args.job == "weak":
+        if args.user is None:
+            raise UsageError("jobs weak needs --user")
+        weak = _run(settings, lambda ops: ops.weak_facts(args.user, now))
+        _say(json.dumps(weak, indent=2) if args.json else render.weak_facts(weak))
+        return 0
+    report = _run(settings, lambda ops: ops.run_job(args.job, now, args.user, args.dry_run))
+    _say(render.events_json(report.events) if args.json else render.decisions(report.events))
+    verb = "published" if report.published or not report.events else "would publish"
+    print(f"{verb} {len(report.events)} events", file=sys.stderr)
+    for what, reason in sorted(report.failed.items()):
+        print(f"failed, to be tried again: {what}: {reason}", file=sys.stderr)
+    return 1 if report.failed else 0
+
+
+def _archive(
+    args: argparse.Namespace, settings: Settings, user: str | None, now: datetime | None
+) -> int:
+    if args.dry_run:  # the candidates only: nothing is summarized, written or published
+        decisions = _run(settings, lambda ops: ops.archive_candidates(now, user))
+        if args.json:
+            print(json.dumps([vars(d) for d in decisions], indent=2))
+        else:
+            _say(render.cold_decisions(decisions))
+        print(f"would archive {len(decisions)} memories", file=sys.stderr)
+        return 0
+    report = _run(settings, lambda ops: ops.archive(now, user))
+    _say(render.events_json(report.events) if args.json else render.archived(report.events))
+    print(f"published {len(report.events)} events", file=sys.stderr)
+    if report.merged_files:
+        print(f"cold store: {report.merged_files} small files merged", file=sys.stderr)
+    return 0
+
+
+def _expand(args: argparse.Namespace, settings: Settings) -> int:
+    expanded = _run(settings, lambda ops: ops.expand(args.user, args.memory_id))
+    print(json.dumps(expanded.original, indent=2, default=str, ensure_ascii=False))
+    return 0
+
+
+def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    if args.all == (args.memory_id is not None):
+        raise UsageError("give either a MEMORY_ID or --all")
+    done = _run(settings, lambda ops: ops.restore(args.user, args.memory_id))
+    print(f"restoring {len(done.event_ids)} memories")
+    return 0
+
+
+def _remember(args: argparse.Namespace, settings: Settings) -> int:
+    fields: dict[str, Any] = {"user_id": args.user, "content": args.text}
+    if args.project:
+        fields["project_id"] = args.project
+    if args.kind:
+        fields["kind"] = args.kind
+    if args.tags:
+        fields["tags"] = args.tags
+    done = _run(settings, lambda ops: ops.remember(fields))
+    print(f"remembered {done.memory_id}")
+    return 0
+
+
+def _correct(args: argparse.Namespace, settings: Settings) -> int:
+    done = _run(settings, lambda ops: ops.correct(args.user, args.memory_id, args.text))
+    print(f"corrected {args.memory_id}: now {done.memory_id}")
+    return 0
+
+
+def _memory_command(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "history":
+        chain = _run(settings, lambda ops: ops.history(args.user, args.memory_id))
+        _show(args, chain, render.history)
+        return 0
+    if args.command == "confirm":
+        _run(settings, lambda ops: ops.confirm(args.user, args.memory_id))
+        print(f"confirmed {args.memory_id}")
+    else:
+        _run(settings, lambda ops: ops.forget(args.user, args.memory_id))
+        print(f"forgot {args.memory_id}")
+    return 0
+
+
+def _entity(args: argparse.Namespace, settings: Settings) -> int:
+    _show(args, _run(settings, lambda ops: ops.entity(args.user, args.name)), render.entity)
+    return 0
+
+
+def _stats(args: argparse.Namespace, settings: Settings) -> int:
+    document = _run(settings, lambda ops: ops.stats(args.user))
+    print(json.dumps(document, indent=2) if args.json else render.stats(document))
+    return 0
+
+
+def _replay(args: argparse.Namespace, settings: Settings) -> int:
+    report, generation = _run(settings, lambda ops: ops.replay(args.source, args.into, args.swap))
+    print(
+        f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
+        f"dead letters) in {report.seconds:.2f} s, {report.rate:,.0f}/s "
+        f"into {report.projections_uri}"
+    )
+    if generation is not None:
+        print(f"{settings.data} now uses {generation}")
+    return 0
+
+
+def _digest(args: argparse.Namespace, settings: Settings) -> int:
+    total, tables = _run(settings, lambda ops: ops.digest())
+    print(total)
+    if args.tables:
+        for name, (rows, digest) in tables.items():
+            print(f"{name} {rows} {digest}")
+    return 0

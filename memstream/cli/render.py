@@ -1,0 +1,151 @@
+"""How the command line prints what an operation answered (plain text for people;
+``--json`` output is the operation's own document)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from projections.codec import encode
+from projections.coldness import ColdDecision
+from projections.events import (
+    ConfidenceDecayed,
+    Event,
+    FactsConsolidated,
+    MemoryArchived,
+    MemoryPruned,
+    ReflectionWritten,
+    SessionClosed,
+)
+from queries.search import SearchResponse
+from streams.publisher import CheckedLine
+
+__all__ = [
+    "archived",
+    "cold_decisions",
+    "decision",
+    "decisions",
+    "entity",
+    "events_json",
+    "history",
+    "published",
+    "search_results",
+    "stats",
+    "weak_facts",
+]
+
+
+def published(checked: Sequence[CheckedLine]) -> str:
+    accepted = sum(1 for c in checked if c.event is not None)
+    lines = [f"accepted {accepted} of {len(checked)}"]
+    for line in checked:
+        if line.event is None:
+            where = "sent to memory.dlq" if line.sendable else "not sent"
+            lines.append(f"line {line.number}: rejected ({where}): {'; '.join(line.problems)}")
+    return "\n".join(lines)
+
+
+def search_results(response: SearchResponse) -> str:
+    if not response.results:
+        return "no results"
+    lines = []
+    for rank, r in enumerate(response.results, start=1):
+        when = r.occurred_at.isoformat() if r.occurred_at else "-"
+        who = f"{r.speaker}: " if r.speaker else ""
+        cold = " (archived)" if r.archived else ""
+        lines.append(f"{rank:>3}. [{r.score:.3f}] {when} {r.session_id} {who}{r.content}{cold}")
+    return "\n".join(lines)
+
+
+def events_json(events: Sequence[Event]) -> str:
+    """Events as the codec writes them, in one indented JSON array."""
+    return json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False)
+
+
+def decisions(events: Sequence[Event]) -> str:
+    return "\n".join(decision(e) for e in events)
+
+
+def decision(event: Event) -> str:
+    """One or more lines saying what a lifecycle event decided."""
+    if isinstance(event, SessionClosed):
+        return (
+            f"session {event.user_id}/{event.session_id} closed ({event.reason}) "
+            f"through {event.through.isoformat()}"
+        )
+    if isinstance(event, FactsConsolidated):
+        lines = [
+            f"session {event.user_id}/{event.session_id}: {len(event.memories)} memories "
+            f"({event.extractor})"
+        ]
+        lines += [f"  + [{m.kind}] {m.content} ({m.confidence:.2f})" for m in event.memories]
+        return "\n".join(lines)
+    if isinstance(event, ConfidenceDecayed):
+        lines = [f"{event.user_id}: {len(event.updates)} confidences as of {event.as_of}"]
+        lines += [f"  {u.memory_id} -> {u.confidence:.6f}" for u in event.updates]
+        return "\n".join(lines)
+    if isinstance(event, MemoryPruned):
+        return f"{event.user_id}: pruned {', '.join(event.memory_ids)}"
+    if isinstance(event, ReflectionWritten):
+        return f"{event.user_id}: reflection\n{event.memory.content}"
+    return encode(event).decode()
+
+
+def weak_facts(weak: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(f"{w['confidence']:.4f} {w['kind']:<10} {w['memory_id']}" for w in weak)
+
+
+def cold_decisions(found: Sequence[ColdDecision]) -> str:
+    return "\n".join(
+        f"{d.user_id} {d.memory_id} age {d.age_days:.1f} d hotness {d.hotness:.4f}: {d.reason}"
+        for d in found
+    )
+
+
+def archived(events: Sequence[Event]) -> str:
+    return "\n".join(
+        f"{e.user_id} {e.memory_id} -> {e.storage_ref} ({e.reason})"
+        for e in events
+        if isinstance(e, MemoryArchived)
+    )
+
+
+def history(chain: Sequence[Mapping[str, Any]]) -> str:
+    lines = []
+    for m in chain:
+        status = "current"
+        if m["superseded_by"]:
+            status = f"superseded {m['valid_until']} by {m['superseded_by']}"
+        if m["forgotten_at"]:
+            status = f"{m['forgotten_reason']} {m['forgotten_at']}"
+        lines.append(f"{m['occurred_at']} [{m['kind']}] {m['content']} ({status})")
+    return "\n".join(lines)
+
+
+def entity(profile: Mapping[str, Any]) -> str:
+    lines = [
+        f"{profile['name']} ({profile['type']}), {profile['mention_count']} mentions",
+        f"  aliases: {', '.join(profile['aliases'])}",
+        f"  seen: {profile['first_seen']} .. {profile['last_seen']}",
+    ]
+    lines += [f"  {item['month']}: {item['memories']} memories" for item in profile["timeline"]]
+    lines += [
+        f"  - {m['occurred_at']} {m['speaker'] or ''}: {m['content'][:100]}"
+        for m in profile["memories"]
+    ]
+    return "\n".join(lines)
+
+
+def stats(document: Mapping[str, Any]) -> str:
+    lines = [
+        f"{kind:>14}: {count}" for kind, count in document["memories"].items() or [("memories", 0)]
+    ]
+    lag = document["lag"]
+    lines += [
+        f"      entities: {document['entities']}",
+        f" embedding lag: {document['embedding_lag']}",
+        f"  dead letters: {document['dead_letters']}",
+        f"           lag: {'unknown (broker unreachable)' if lag is None else lag}",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,59 @@
+"""Serving the HTTP API: ``memstream serve`` alone, or as a child of ``memstream up``
+(see :mod:`memstream.http.process`).
+
+The API process opens the projections read-only with a read-consistency interval, so
+it sees what the worker writes, embeds queries with the configured embedder, and
+publishes events with its own Kafka producer (journaled with the embedded broker). It
+runs uvicorn on ``api_host:api_port`` (loopback by default). Publishes are refused with
+503 while memstream stops and with 507 while a disk it writes to is nearly full;
+searches go on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from memstream.http.app import create_app
+from memstream.operations import BrokerSink, DrainState, Operations
+from streams.settings import Settings
+
+__all__ = ["build_api", "serve"]
+
+log = logging.getLogger(__name__)
+
+
+def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
+    """The API app for ``settings``; ``drain`` is how a parent ``memstream up`` tells
+    it to stop taking publishes.
+
+    The store and the searcher (with its embedder) are opened here, so a server over a
+    data folder without projections refuses to start and the first search is not slow.
+    """
+    sink = BrokerSink(settings, drain)
+    operations = Operations(
+        settings, sink=sink, read_consistency_seconds=settings.api_read_consistency_seconds
+    )
+    operations.searcher  # noqa: B018 (opens the store and loads the embedder now)
+
+    @asynccontextmanager
+    async def connected(app: FastAPI) -> AsyncIterator[None]:
+        await sink.start()
+        yield
+
+    return create_app(operations, lifespan=connected)
+
+
+def serve(settings: Settings) -> int:
+    """Run the API in the foreground until interrupted."""
+    import uvicorn
+
+    app = build_api(settings)
+    log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
+    uvicorn.run(
+        app, host=settings.api_host, port=settings.api_port, log_level="warning", access_log=False
+    )
+    return 0

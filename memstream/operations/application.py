@@ -1,0 +1,522 @@
+"""The operations layer: each use case of memstream as one method of :class:`Operations`.
+
+The CLI, the HTTP API (and every front door to come) parse their input, call one of
+these methods and render what it answers; none of them opens a store, builds an event or
+publishes on its own. An ``Operations`` is built once from settings, with the event sink
+and the clock passed in; the store, the embedder and the lifecycle parts are opened on
+first use, so ``publish`` never loads a model and a search never waits for the broker.
+
+Methods are coroutines (blocking store reads run in a thread), so an asyncio server calls
+them directly and the CLI runs each in ``asyncio.run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypeVar
+
+from memstream.operations import commands
+from memstream.operations.errors import NotAvailable, NotFound, OperationError, Unavailable
+from memstream.operations.sinks import BrokerSink, EventSink
+from models.embedders import Embedder
+from models.language_models import JsonModel
+from projections.clock import Clock, system_clock
+from projections.codec import encode, from_document, size_problem
+from projections.coldness import ColdDecision
+from projections.digest import digest_tables
+from projections.errors import InvalidEvent
+from projections.events import COMMAND_TYPES, Event, MemoryAccessed, MemoryRestored
+from projections.scope import plain_text, valid_identifier
+from queries.profiles import entity_profile, memory_document, memory_history
+from queries.search import Searcher, SearchRequest, SearchResponse
+from queries.stats import stats as compute_stats
+from storage.lance_store import STATE_TABLES, ProjectionStore
+from storage.layout import DataLayout
+from storage.schemas import NOT_STATE_COLUMNS
+from streams import components, replay
+from streams.archiver import Archiver, NotArchived
+from streams.lifecycle import LifecycleJobs
+from streams.publisher import CheckedLine, check_lines
+from streams.settings import Settings
+from streams.topics import MESSAGES, end_offsets, read_epoch
+
+__all__ = [
+    "CHANNEL_TYPES",
+    "MAX_EVENTS_PER_PUBLISH",
+    "Accepted",
+    "ArchiveReport",
+    "Expanded",
+    "InvalidEvents",
+    "Job",
+    "JobReport",
+    "LogPosition",
+    "Operations",
+    "accepted_event",
+    "open_store",
+    "state_digest",
+]
+
+log = logging.getLogger(__name__)
+
+#: Event types channels may publish (the lifecycle, embedding and access events are
+#: memstream's own).
+CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
+#: Most events one publish may carry.
+MAX_EVENTS_PER_PUBLISH = 1000
+#: How long a search's access report may take before it is given up (best effort).
+ACCESS_REPORT_SECONDS = 5.0
+
+Job = Literal["consolidate", "decay", "reflect"]
+#: The log's end offsets per (topic, partition) and its epoch, or (None, None) when the
+#: broker cannot be reached.
+LogPosition = tuple[dict[tuple[str, int], int] | None, str | None]
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """Events the log took, and the memory they name (for the memory commands)."""
+
+    event_ids: list[str]
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """An archived memory's original, and whether reading it started a restore."""
+
+    memory_id: str
+    original: dict[str, Any]
+    restoring: bool
+
+
+@dataclass(frozen=True)
+class JobReport:
+    """What a lifecycle job decided, what it could not do, and whether it published."""
+
+    events: list[Event]
+    failed: dict[str, str] = field(default_factory=dict)
+    published: bool = False
+
+
+@dataclass(frozen=True)
+class ArchiveReport:
+    """What the archive job moved to cold storage, and how many cold files it merged."""
+
+    events: list[Event]
+    merged_files: int
+
+
+def open_store(
+    settings: Settings, read_consistency_seconds: float | None = None
+) -> ProjectionStore:
+    """The projections the data folder uses now.
+
+    Raises:
+        NotFound: when no worker has written projections there yet.
+    """
+    location = DataLayout(settings.data_location).existing_projections()
+    if location is None:
+        raise NotFound(f"no projections in {settings.data} yet: run `memstream up` and publish")
+    interval = (
+        None if read_consistency_seconds is None else timedelta(seconds=read_consistency_seconds)
+    )
+    return ProjectionStore.at(location, read_consistency_interval=interval)
+
+
+def state_digest(store: ProjectionStore) -> str:
+    """The digest of a store's state tables, ignoring log positions."""
+    tables = {name: store.scan(name).to_pylist() for name in STATE_TABLES}
+    return digest_tables(tables, ignore=NOT_STATE_COLUMNS)
+
+
+def accepted_event(document: Any) -> Event:
+    """The event a channel may publish for ``document`` (one JSON object).
+
+    A document without ``event_id`` gets one derived from its content, so a client that
+    sends the same request again (after a timeout, a 503) stores it once.
+
+    Raises:
+        InvalidEvent: naming what is wrong.
+    """
+    if isinstance(document, dict) and "event_id" not in document:
+        canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
+        digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+        document = {**document, "event_id": f"sha256:{digest}"}
+    event = from_document(document)
+    if event.type not in CHANNEL_TYPES:
+        raise InvalidEvent([f"type: must be one of {', '.join(sorted(CHANNEL_TYPES))}"])
+    too_large = size_problem(encode(event))
+    if too_large is not None:
+        raise InvalidEvent([too_large])
+    return event
+
+
+class InvalidEvents(OperationError):
+    """Some events of a publish are invalid; nothing was published.
+
+    Attributes:
+        problems: per invalid event, its index and what is wrong with it.
+    """
+
+    def __init__(self, problems: list[dict[str, Any]]) -> None:
+        lines = [f"event {p['index']}: {'; '.join(p['problems'])}" for p in problems]
+        super().__init__(
+            "; ".join(lines) if len(problems) > 1 else "; ".join(problems[0]["problems"])
+        )
+        self.problems = problems
+
+
+class Operations:
+    """Every use case of memstream, over one data location (see the module docstring).
+
+    Args:
+        settings: the deployment's settings.
+        sink: where events are published (default: a :class:`BrokerSink` for settings).
+        clock: the current time, for commands, access reports and jobs without ``now``.
+        store: the projections (default: the data folder's, opened on first use).
+        read_consistency_seconds: how stale a long-lived reader's view may get.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        sink: EventSink | None = None,
+        clock: Clock = system_clock,
+        store: ProjectionStore | None = None,
+        read_consistency_seconds: float | None = None,
+    ) -> None:
+        self.settings = settings
+        self.sink: EventSink = sink if sink is not None else BrokerSink(settings)
+        self.clock = clock
+        self._store = store
+        self._read_consistency = read_consistency_seconds
+        self._embedder: Embedder | None = None
+        self._embedder_loaded = False
+        self._model: JsonModel | None = None
+        self._model_loaded = False
+        self._searcher: Searcher | None = None
+        self._pending: set[asyncio.Task[None]] = set()
+
+    # -- parts, opened on first use ------------------------------------------------------
+
+    @property
+    def store(self) -> ProjectionStore:
+        if self._store is None:
+            self._store = open_store(self.settings, self._read_consistency)
+        return self._store
+
+    @property
+    def embedder(self) -> Embedder | None:
+        if not self._embedder_loaded:
+            self._embedder = components.make_embedder(self.settings)
+            self._embedder_loaded = True
+        return self._embedder
+
+    @property
+    def model(self) -> JsonModel | None:
+        if not self._model_loaded:
+            self._model = components.make_model(self.settings)
+            self._model_loaded = True
+        return self._model
+
+    @property
+    def searcher(self) -> Searcher:
+        if self._searcher is None:
+            self._searcher = components.make_searcher(
+                self.settings, self.store, self.embedder, self.clock
+            )
+        return self._searcher
+
+    def lifecycle(self) -> LifecycleJobs:
+        return components.make_lifecycle(self.settings, self.store, self.model)
+
+    def archiver(self, summarizing: bool = False) -> Archiver:
+        """Expansion and restore; with ``summarizing``, the archive job's summarizer and
+        embedder too."""
+        if not summarizing:
+            return components.make_archiver(self.settings, self.store)
+        return components.make_archiver(self.settings, self.store, self.embedder, self.model)
+
+    async def close(self) -> None:
+        """Wait (briefly) for access reports still on their way, then close the sink."""
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=ACCESS_REPORT_SECONDS)
+        await self.sink.close()
+
+    @staticmethod
+    async def _blocking(call: Callable[..., _T], *args: Any) -> _T:
+        return await asyncio.to_thread(call, *args)
+
+    # -- publishing ------------------------------------------------------------------------
+
+    async def publish(self, documents: Sequence[Any]) -> Accepted:
+        """Validate every document as a channel event, then publish them all, or none.
+
+        Raises:
+            InvalidEvents: naming, per index, what is wrong (nothing was published).
+        """
+        if not documents or len(documents) > MAX_EVENTS_PER_PUBLISH:
+            raise InvalidEvent([f"send 1 to {MAX_EVENTS_PER_PUBLISH} events per request"])
+        events: list[Event] = []
+        problems: list[dict[str, Any]] = []
+        for index, document in enumerate(documents):
+            try:
+                events.append(accepted_event(document))
+            except InvalidEvent as exc:
+                problems.append({"index": index, "problems": exc.problems})
+        if problems:
+            raise InvalidEvents(problems)
+        return Accepted(await self.sink.publish(events))
+
+    async def publish_lines(self, lines: Sequence[bytes]) -> list[CheckedLine]:
+        """Publish JSON lines: valid events to their topics, invalid lines to the
+        dead-letter topic with their reason; every line as checked."""
+        checked = check_lines(lines)
+        await self.sink.publish_lines(checked)
+        return checked
+
+    # -- search and reads ------------------------------------------------------------------
+
+    async def search(self, request: SearchRequest) -> SearchResponse:
+        """Hybrid search; the memories returned are then reported as accessed (in the
+        background, best effort: the answer never waits for the broker)."""
+        response = await self._blocking(self.searcher.search, request)
+        if response.results:
+            accessed = MemoryAccessed(
+                user_id=request.user_id,
+                memory_ids=[r.memory_id for r in response.results],
+                accessed_at=self.clock(),
+            )
+            task = asyncio.create_task(self._report_access(accessed))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+        return response
+
+    async def _report_access(self, event: MemoryAccessed) -> None:
+        try:
+            await asyncio.wait_for(self.sink.publish([event]), ACCESS_REPORT_SECONDS)
+        except (Unavailable, TimeoutError) as exc:  # reinforcement is best effort
+            log.warning("could not publish %s: %s", event.type, exc or "timed out")
+        except Exception:
+            log.warning("could not publish %s", event.type, exc_info=True)
+
+    async def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        """One memory as stored (hot or archived)."""
+        _owner(user_id, memory_id)
+        found = await self._blocking(memory_document, self.store, user_id, memory_id)
+        if found is None:
+            raise NotFound(f"no memory {memory_id} for user {user_id}")
+        return found
+
+    async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        """The memories that replaced one another through this one, oldest first."""
+        _owner(user_id, memory_id)
+        chain = await self._blocking(memory_history, self.store, user_id, memory_id)
+        if chain is None:
+            raise NotFound(f"no memory {memory_id} for user {user_id}")
+        return chain
+
+    async def entity(self, user_id: str, name: str) -> dict[str, Any]:
+        """An entity's profile: aliases, mentions, timeline, memories."""
+        valid_identifier("user_id", user_id)
+        plain_text("name", name)
+        profile = await self._blocking(entity_profile, self.store, user_id, name)
+        if profile is None:
+            raise NotFound(f"no entity named {name!r} for user {user_id}")
+        return profile
+
+    async def stats(self, user_id: str | None = None) -> dict[str, Any]:
+        """Memory counts, dead letters, applied offsets and the lag behind the log."""
+        if user_id is not None:
+            valid_identifier("user_id", user_id)
+        offsets, epoch = await self.log_position()
+        document: dict[str, Any] = await self._blocking(
+            lambda: compute_stats(self.store, user_id, end_offsets=offsets, log_epoch=epoch)
+        )
+        return document
+
+    async def log_position(self, timeout: float = 5.0) -> LogPosition:
+        """The message topic's end offsets and the log epoch; (None, None) if the broker
+        does not answer within ``timeout`` seconds."""
+        bootstrap = self.settings.bootstrap
+        try:
+            ends = await asyncio.wait_for(end_offsets(bootstrap, MESSAGES), timeout)
+            epoch = await asyncio.wait_for(
+                read_epoch(bootstrap, self.clock(), create=False), timeout
+            )
+        except Exception:  # the broker is down: lag unknown
+            return None, None
+        return {(MESSAGES, p): off for p, off in ends.items()}, epoch
+
+    async def digest(self) -> tuple[str, dict[str, tuple[int, str]]]:
+        """The state digest, and per state table its row count and digest."""
+
+        def compute() -> tuple[str, dict[str, tuple[int, str]]]:
+            tables = {name: self.store.scan(name).to_pylist() for name in STATE_TABLES}
+            per_table = {
+                name: (len(rows), digest_tables({name: rows}, ignore=NOT_STATE_COLUMNS))
+                for name, rows in tables.items()
+            }
+            return digest_tables(tables, ignore=NOT_STATE_COLUMNS), per_table
+
+        return await self._blocking(compute)
+
+    # -- the memory commands ---------------------------------------------------------------
+
+    async def remember(self, fields: dict[str, Any]) -> Accepted:
+        """``remember_fact``: a memory stated by the user or an agent."""
+        event, memory_id = commands.remembering(fields, self.clock())
+        return Accepted(await self.sink.publish([event]), memory_id)
+
+    async def correct(self, user_id: str, memory_id: str, content: str) -> Accepted:
+        """``correct_fact``: the new content replaces the memory, which stays as history."""
+        _owner(user_id, memory_id)
+        event, new_id = await self._command(
+            commands.correction, self.store, user_id, memory_id, content, self.clock()
+        )
+        return Accepted(await self.sink.publish([event]), new_id)
+
+    async def confirm(self, user_id: str, memory_id: str) -> Accepted:
+        """``confirm_fact``: full confidence, never decays."""
+        _owner(user_id, memory_id)
+        event = await self._command(
+            commands.confirmation, self.store, user_id, memory_id, self.clock()
+        )
+        return Accepted(await self.sink.publish([event]), memory_id)
+
+    async def forget(self, user_id: str, memory_id: str) -> Accepted:
+        """``forget``: never returned by search again; kept for history."""
+        _owner(user_id, memory_id)
+        event = await self._command(
+            commands.forgetting, self.store, user_id, memory_id, self.clock()
+        )
+        return Accepted(await self.sink.publish([event]), memory_id)
+
+    async def _command(self, build: Callable[..., Awaitable[_T] | _T], *args: Any) -> Any:
+        try:
+            return await self._blocking(build, *args)
+        except commands.UnknownMemory as exc:
+            raise NotFound(str(exc)) from None
+
+    # -- cold storage ----------------------------------------------------------------------
+
+    async def expand(self, user_id: str, memory_id: str) -> Expanded:
+        """An archived memory's original, read from cold storage exactly as archived
+        (three expansions in 30 days restore it)."""
+        _owner(user_id, memory_id)
+        try:
+            expansion = await self._blocking(
+                self.archiver().expand, user_id, memory_id, self.clock()
+            )
+        except NotArchived as exc:
+            raise NotFound(str(exc)) from None
+        await self.sink.publish(expansion.events)
+        restoring = any(isinstance(e, MemoryRestored) for e in expansion.events)
+        return Expanded(memory_id, expansion.original, restoring)
+
+    async def restore(self, user_id: str, memory_id: str | None) -> Accepted:
+        """Bring an archived memory (or, with None, all the user's) back to the hot
+        tables, with its vector."""
+        valid_identifier("user_id", user_id)
+        if memory_id is not None:
+            valid_identifier("memory_id", memory_id)
+        try:
+            events = await self._blocking(self.archiver().restore, user_id, memory_id, self.clock())
+        except NotArchived as exc:
+            raise NotFound(str(exc)) from None
+        accepted = await self.sink.publish(events) if events else []
+        return Accepted(accepted, memory_id)
+
+    # -- lifecycle jobs, run once ------------------------------------------------------------
+
+    async def run_job(
+        self,
+        job: Job,
+        now: datetime | None = None,
+        user_id: str | None = None,
+        dry_run: bool = False,
+    ) -> JobReport:
+        """Run a lifecycle job once as of ``now`` and publish what it decided (unless
+        ``dry_run``)."""
+        when = now or self.clock()
+        jobs = self.lifecycle()
+        events: list[Event]
+        failed: dict[str, str] = {}
+        if job == "decay":
+            events = list(await self._blocking(jobs.decay, when, user_id))
+        else:
+            run = jobs.consolidate if job == "consolidate" else jobs.reflect
+            result = await self._blocking(run, when, user_id)
+            events, failed = result.events, result.failed
+        publish = bool(events) and not dry_run
+        if publish:
+            await self.sink.publish(events)
+        return JobReport(events, failed, publish)
+
+    async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:
+        """The user's memories near the prune threshold, weakest first."""
+        valid_identifier("user_id", user_id)
+        found: list[dict[str, Any]] = await self._blocking(
+            self.lifecycle().weak_facts, user_id, now or self.clock()
+        )
+        return found
+
+    async def archive_candidates(
+        self, now: datetime | None = None, user_id: str | None = None
+    ) -> list[ColdDecision]:
+        """Who the archive job would move now, and why (nothing is written)."""
+        return await self._blocking(self.archiver().candidates, now or self.clock(), user_id)
+
+    async def archive(
+        self, now: datetime | None = None, user_id: str | None = None
+    ) -> ArchiveReport:
+        """Move what is cold to the cold store, publish the archive events, then merge
+        small cold files."""
+        archiver = self.archiver(summarizing=True)
+        events: list[Event] = list(
+            await self._blocking(archiver.archive, now or self.clock(), user_id)
+        )
+        if events:
+            await self.sink.publish(events)
+        merged = await self._blocking(archiver.cold.compact)
+        return ArchiveReport(events, merged)
+
+    # -- rebuilding ------------------------------------------------------------------------
+
+    async def replay(
+        self, source: Literal["kafka", "archive"], into: str, swap: bool = False
+    ) -> tuple[replay.ReplayReport, str | None]:
+        """Rebuild the projections into ``into`` from the log or the event archive; with
+        ``swap`` switch the data folder to them. Answers the report and the generation
+        switched to, if any."""
+        if source == "archive":
+            records = replay.archive_batches(self.settings.data_location)
+        else:
+            epoch = await read_epoch(self.settings.bootstrap, self.clock(), create=False)
+            if epoch is None:
+                raise NotAvailable(f"the log at {self.settings.bootstrap} has no memstream topics")
+            records = replay.kafka_batches(self.settings.bootstrap, epoch)
+        target = self.settings.location_of(into)
+        report = await self._blocking(
+            lambda: replay.rebuild(
+                records,
+                target,
+                self.settings.consumer_group,
+                cold_store=components.make_cold_store(self.settings),
+            )
+        )
+        generation = replay.switch_generation(target, self.settings.data_location) if swap else None
+        return report, generation
+
+
+def _owner(user_id: str, memory_id: str) -> None:
+    valid_identifier("user_id", user_id)
+    valid_identifier("memory_id", memory_id)

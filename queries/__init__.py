@@ -1,0 +1,14 @@
+"""Read services over the projections: hybrid search, entity profiles and history, memory
+statistics, access and state look-ups. They read LanceDB tables; they never write.
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "memory_usage",
+    "profiles",
+    "search",
+    "stats",
+]

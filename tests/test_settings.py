@@ -1,0 +1,24 @@
+"""Settings keep API keys secret: never shown, yet handed whole to a child process."""
+
+from __future__ import annotations
+
+import pytest
+
+from streams.settings import Settings
+
+
+def test_api_keys_are_hidden_when_settings_are_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMSTREAM_ANTHROPIC_API_KEY", "sk-ant-very-secret")
+    settings = Settings(openai_api_key="sk-openai-very-secret")
+    shown = " ".join([repr(settings), str(settings), settings.model_dump_json()])
+    assert "very-secret" not in shown
+    assert settings.chosen_extractor == "anthropic"
+
+
+def test_a_child_process_gets_the_keys_themselves() -> None:
+    settings = Settings(openai_api_key="sk-openai-very-secret", api_port=9999)
+    child = Settings.model_validate_json(settings.for_child())
+    assert child.openai_api_key is not None
+    assert child.openai_api_key.get_secret_value() == "sk-openai-very-secret"
+    assert child.anthropic_api_key is None and child.api_port == 9999
+    assert child == settings
