@@ -23,6 +23,7 @@ __all__ = [
     "lattice",
     "local_extractor",
     "memory_state",
+    "ranking",
     "scope",
     "sessions",
     "timephrases",

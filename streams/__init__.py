@@ -20,6 +20,7 @@ __all__ = [
     "journal_lane",
     "journal_sweeper",
     "lifecycle",
+    "lifecycle_schedule",
     "lifecycle_timer",
     "lifeline",
     "log_reader",

@@ -20,7 +20,8 @@ from models.summarizer import ModelSummarizer, local_summaries
 from projections.clock import Clock, system_clock
 from projections.coldness import ColdPolicy
 from projections.local_extractor import LocalExtractor
-from queries.search import RankingWeights, Searcher
+from projections.ranking import RankingWeights
+from queries.search import Searcher
 from storage.cold_store import ColdStore
 from storage.lance_store import ProjectionStore
 from storage.layout import DataLayout

@@ -16,8 +16,8 @@ the worker holding partition 0 only.
 Closures published but not applied yet are remembered for a while so that the next
 tick does not extract them again (the projector would ignore the duplicate anyway). A
 closure whose extraction failed (a model down, a malformed answer) is tried again after
-a backoff that doubles with each failure, up to ``_MAX_BACKOFF_SECONDS``; a failing run
-is logged and retried at the next tick; ingest goes on.
+a backoff that doubles with each failure (see :mod:`streams.lifecycle_schedule`, which
+keeps this state); a failing run is logged and retried at the next tick; ingest goes on.
 """
 
 from __future__ import annotations
@@ -25,29 +25,38 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import faust
 
 from models.embedders import Embedder
+from projections.clock import Clock, system_clock
 from projections.codec import encode
 from projections.events import Event, FactsConsolidated, SessionClosed
 from streams.batch_consumer import EpisodeConsumer
 from streams.components import make_archiver, make_lifecycle, make_model
 from streams.lifecycle import closure_key
+from streams.lifecycle_schedule import Cadence, LifecycleSchedule
 from streams.projector import Projector
 from streams.settings import Settings
 from streams.topics import LIFECYCLE, MESSAGES
 
-__all__ = ["add_lifecycle_timer"]
+__all__ = ["add_lifecycle_timer", "schedule_for"]
 
 log = logging.getLogger(__name__)
 
-#: How long a published closure is skipped while its event is on its way.
-_IN_FLIGHT_SECONDS = 300.0
-#: The longest a failed closure waits before its next attempt.
-_MAX_BACKOFF_SECONDS = 900.0
+
+def schedule_for(settings: Settings, clock: Clock = system_clock) -> LifecycleSchedule:
+    """The lifecycle schedule ``settings`` describe."""
+    cadence = Cadence(
+        tick=settings.lifecycle_every_seconds,
+        max_defer=settings.lifecycle_max_defer_seconds,
+        decay=settings.decay_every_hours * 3600,
+        reflect=settings.reflect_every_days * 86400,
+        archive=settings.archive_every_hours * 3600,
+    )
+    return LifecycleSchedule(cadence, clock)
 
 
 def add_lifecycle_timer(
@@ -56,6 +65,7 @@ def add_lifecycle_timer(
     projector: Projector,
     episodes: EpisodeConsumer,
     embedder: Embedder | None = None,
+    clock: Clock = system_clock,
 ) -> Any:
     """Register the lifecycle timer on ``app``."""
     model = make_model(settings)
@@ -67,60 +77,46 @@ def add_lifecycle_timer(
         value_serializer="raw",
         partitions=settings.messages_partitions,
     )
-    in_flight: dict[str, float] = {}
-    failures: dict[str, tuple[int, float]] = {}  # closure -> (attempts, retry at)
-    started_at = time.monotonic()
-    last_run = {"decay": 0.0, "reflect": 0.0, "tick": started_at, "archive": started_at}
+    schedule = schedule_for(settings, clock)
 
     def decide(now: datetime, partitions: set[int], leader: bool) -> list[Event]:
-        clock = time.monotonic()
-        waiting = {k for k, (_, at) in failures.items() if at > clock}
         result = jobs.consolidate(
             now,
-            skip=frozenset(in_flight) | waiting,
+            skip=schedule.skipped(),
             partitions=partitions,
             limit=settings.consolidate_per_tick,
         )
         for key, reason in result.failed.items():
-            attempts = failures.get(key, (0, 0.0))[0] + 1
-            delay = min(settings.lifecycle_every_seconds * 2**attempts, _MAX_BACKOFF_SECONDS)
-            failures[key] = (attempts, clock + delay)
+            attempts, delay = schedule.failed(key)
             log.warning(
                 "closure %s: attempt %d failed (%s); next in %.0f s", key, attempts, reason, delay
             )
         events = result.events
-        if leader and clock - last_run["decay"] >= settings.decay_every_hours * 3600:
+        if schedule.due("decay", leader):
             events.extend(jobs.decay(now))
-            last_run["decay"] = clock
-        if leader and clock - last_run["reflect"] >= settings.reflect_every_days * 86400:
+            schedule.ran("decay")
+        if schedule.due("reflect", leader):
             reflected = jobs.reflect(now)
             events.extend(reflected.events)
             if not reflected.failed:  # a failed week is tried again at the next tick
-                last_run["reflect"] = clock
-        if leader and clock - last_run["archive"] >= settings.archive_every_hours * 3600:
+                schedule.ran("reflect")
+        if schedule.due("archive", leader):
             events.extend(archiver.archive(now, limit=settings.archive_per_run))
             merged = archiver.cold.compact()  # small files of earlier runs, per partition
             if merged:
                 log.info("cold store: %d small files merged", merged)
-            last_run["archive"] = clock
+            schedule.ran("archive")
         return events
 
     @app.timer(interval=settings.lifecycle_every_seconds)  # type: ignore[untyped-decorator]
     async def lifecycle() -> None:
         partitions = episodes.assigned(MESSAGES)
-        if not partitions:
-            return
-        clock = time.monotonic()
-        if episodes.backlogged and clock - last_run["tick"] < settings.lifecycle_max_defer_seconds:
-            return  # ingest first
-        last_run["tick"] = clock
-        for key in [k for k, t in in_flight.items() if clock - t > _IN_FLIGHT_SECONDS]:
-            del in_flight[key]
+        if not partitions or not schedule.start_tick(episodes.backlogged):
+            return  # no partitions here, or ingest first
         while True:  # more rounds while there is more to do and ingest is quiet
             started = time.perf_counter()
-            now = datetime.now(UTC)
             try:
-                events = await asyncio.to_thread(decide, now, partitions, 0 in partitions)
+                events = await asyncio.to_thread(decide, clock(), partitions, 0 in partitions)
             except Exception:
                 log.exception(
                     "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds
@@ -130,9 +126,7 @@ def add_lifecycle_timer(
             await asyncio.gather(*sent)
             for e in events:
                 if isinstance(e, SessionClosed | FactsConsolidated):
-                    key = closure_key(e.user_id, e.session_id, e.through)
-                    in_flight[key] = time.monotonic()
-                    failures.pop(key, None)
+                    schedule.published(closure_key(e.user_id, e.session_id, e.through))
             if events:
                 took = time.perf_counter() - started
                 log.info("lifecycle: published %d events (%.2f s)", len(events), took)

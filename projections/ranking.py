@@ -1,0 +1,98 @@
+"""Ranking, as pure functions: how the retrievers' lists are fused (weighted reciprocal
+rank fusion) and how a fused score is adjusted by recency, importance, confidence,
+access and time. :mod:`queries.search` gathers the lists and calls these."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from projections.intent import Intent
+from projections.timephrases import find_spans
+
+__all__ = ["RankingWeights", "adjusted", "fuse"]
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    """How the retrievers' lists are fused and the fused scores adjusted.
+
+    Attributes:
+        full_text, vector, entity: weight of each retriever's list in the fusion.
+        entity_max_share: entities in more of the user's memories than this share are
+            not searched for (they match everything).
+        rrf_k: the rank offset of reciprocal rank fusion (higher flattens the lists).
+        candidates: how deep each retriever looks (at least ``k``).
+        recency: weight of ``exp(-age / recency_half_life_days)`` (0 ignores age).
+        importance: weight of the memory's importance (0..1).
+        access: weight of ``log1p(access_count)``.
+        dated_when: bonus for memories naming a date, on "when" questions.
+        time_phrase: bonus for memories inside the time a query phrase names.
+        exact_vector_search_below: users with fewer vectors are searched exactly; above,
+            the ANN index (when the table has one) is used, re-ranked exactly.
+    """
+
+    full_text: float = 1.0
+    vector: float = 1.0
+    entity: float = 0.3
+    entity_max_share: float = 0.05
+    rrf_k: float = 5.0
+    candidates: int = 50
+    recency: float = 0.0
+    recency_half_life_days: float = 30.0
+    importance: float = 0.1
+    access: float = 0.02
+    dated_when: float = 0.1
+    time_phrase: float = 0.5
+    exact_vector_search_below: int = 50_000
+    active_boost: float = 1.2
+    hot_window_days: float = 90.0
+    archive_weak_score: float = 0.1
+
+
+def fuse(lists: Sequence[tuple[float, Sequence[str]]], rrf_k: float) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: ``sum(weight / (rrf_k + rank))`` per id."""
+    scores: dict[str, float] = {}
+    for weight, ids in lists:
+        for rank, memory_id in enumerate(ids, start=1):
+            scores[memory_id] = scores.get(memory_id, 0.0) + weight / (rrf_k + rank)
+    return scores
+
+
+def adjusted(
+    score: float,
+    row: dict[str, Any],
+    *,
+    now: datetime,
+    weights: RankingWeights,
+    intent: Intent,
+    access_count: int,
+    time_range: tuple[datetime, datetime] | None,
+) -> float:
+    """A fused score after recency, importance, confidence, access and time bonuses."""
+    factor = 1.0
+    occurred = row.get("occurred_at")
+    if weights.recency and occurred is not None:
+        age_days = max((now - occurred).total_seconds() / 86400, 0.0)
+        factor += weights.recency * math.exp(-age_days / weights.recency_half_life_days)
+    importance = row.get("importance")
+    factor += weights.importance * (0.5 if importance is None else float(importance))
+    factor += weights.access * math.log1p(access_count)
+    if (
+        intent == "when"
+        and occurred is not None
+        and weights.dated_when > 0
+        and find_spans(row["content"], occurred)
+    ):
+        factor += weights.dated_when
+    if (
+        time_range is not None
+        and occurred is not None
+        and time_range[0] <= occurred < time_range[1]
+    ):
+        factor += weights.time_phrase
+    confidence = row.get("confidence")
+    return score * factor * (1.0 if confidence is None else float(confidence))

@@ -1,0 +1,59 @@
+"""Ranking is pure: fusion and adjustment computed from their arguments alone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from projections.ranking import RankingWeights, adjusted, fuse
+
+NOW = datetime(2024, 6, 1, tzinfo=UTC)
+
+
+def test_fusion_adds_each_lists_weighted_reciprocal_rank() -> None:
+    scores = fuse([(1.0, ["a", "b"]), (0.5, ["b", "c"])], rrf_k=5.0)
+    assert scores == pytest.approx({"a": 1 / 6, "b": 1 / 7 + 0.5 / 6, "c": 0.5 / 7})
+    assert fuse([], rrf_k=5.0) == {}
+
+
+def _row(**fields: object) -> dict[str, object]:
+    return {"content": "we met", "occurred_at": NOW - timedelta(days=3), **fields}
+
+
+def test_adjustment_rewards_importance_access_and_the_named_time() -> None:
+    weights = RankingWeights()
+    plain = adjusted(
+        1.0, _row(), now=NOW, weights=weights, intent="what", access_count=0, time_range=None
+    )
+    assert plain == pytest.approx(1.0 + weights.importance * 0.5)
+    important = adjusted(
+        1.0,
+        _row(importance=1.0),
+        now=NOW,
+        weights=weights,
+        intent="what",
+        access_count=9,
+        time_range=(NOW - timedelta(days=7), NOW),
+    )
+    assert important > plain
+    assert important == pytest.approx(
+        1.0 + weights.importance + weights.access * 2.302585093 + weights.time_phrase
+    )
+
+
+def test_adjustment_scales_by_confidence() -> None:
+    weights = RankingWeights()
+    kept = adjusted(
+        2.0,
+        _row(confidence=0.5),
+        now=NOW,
+        weights=weights,
+        intent="what",
+        access_count=0,
+        time_range=None,
+    )
+    full = adjusted(
+        2.0, _row(), now=NOW, weights=weights, intent="what", access_count=0, time_range=None
+    )
+    assert kept == pytest.approx(full / 2)
