@@ -27,7 +27,6 @@ import hashlib
 import json
 import posixpath
 import re
-import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -141,16 +140,12 @@ class ColdStore:
     def _write_file(self, full: str, table: pa.Table) -> None:
         folder = posixpath.dirname(full)
         self._fs.create_dir(folder, recursive=True)
-        if self.location.is_local:
-            temporary = posixpath.join(folder, f".{uuid.uuid4().hex}.tmp")
-            pq.write_table(
-                table, temporary, filesystem=self._fs, compression="zstd", row_group_size=_GROUP
-            )
-            self._fs.move(temporary, full)
-        else:
-            pq.write_table(
-                table, full, filesystem=self._fs, compression="zstd", row_group_size=_GROUP
-            )
+        self.location.write_whole(
+            full,
+            lambda path: pq.write_table(
+                table, path, filesystem=self._fs, compression="zstd", row_group_size=_GROUP
+            ),
+        )
 
     def _check(self, full: str, written: pa.Table) -> None:
         back = {(r["memory_id"], original_checksum(r)) for r in self._read_file(full).to_pylist()}

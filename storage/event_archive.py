@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import uuid
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -213,12 +212,10 @@ class EventArchive:
         name = f"{head['topic']}-{head['partition']}-{first:012d}-{last:012d}.parquet"
         target = posixpath.join(folder, name)
         self._fs.create_dir(folder, recursive=True)
-        if self._location.is_local:
-            temporary = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
-            pq.write_table(table, temporary, filesystem=self._fs, compression="zstd")
-            self._fs.move(temporary, target)
-        else:  # an S3 object appears whole or not at all
-            pq.write_table(table, target, filesystem=self._fs, compression="zstd")
+        self._location.write_whole(
+            target,
+            lambda path: pq.write_table(table, path, filesystem=self._fs, compression="zstd"),
+        )
         return target
 
     def _parse(self, info: pafs.FileInfo) -> ArchiveFile | None:

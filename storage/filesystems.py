@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,16 +53,26 @@ class Location:
 
     def write_text_atomic(self, name: str, text: str) -> None:
         """Replace file ``name`` so readers see the old or the new text, never half."""
-        target = posixpath.join(self.path, name)
         self.filesystem.create_dir(self.path, recursive=True)
-        if not self.is_local:  # an S3 PUT is atomic on its own
-            with self.filesystem.open_output_stream(target) as out:
+
+        def write(path: str) -> None:
+            with self.filesystem.open_output_stream(path) as out:
                 out.write(text.encode("utf-8"))
+
+        self.write_whole(posixpath.join(self.path, name), write)
+
+    def write_whole(self, path: str, write: Callable[[str], None]) -> None:
+        """Have ``write`` write the file at ``path`` (a path of this location's filesystem)
+        so readers see it whole or not at all: a local file is written under a temporary
+        name in the same folder and moved into place; an S3 object appears whole or not at
+        all by itself."""
+        if not self.is_local:
+            write(path)
             return
-        temporary = posixpath.join(self.path, f".{name}.{uuid.uuid4().hex}.tmp")
-        with self.filesystem.open_output_stream(temporary) as out:
-            out.write(text.encode("utf-8"))
-        self.filesystem.move(temporary, target)
+        folder, name = posixpath.split(path)
+        temporary = posixpath.join(folder, f".{name}.{uuid.uuid4().hex}.tmp")
+        write(temporary)
+        self.filesystem.move(temporary, path)
 
 
 def resolve_location(
