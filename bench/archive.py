@@ -44,9 +44,9 @@ from projections.coldness import ColdPolicy
 from projections.vectors import embedding_events
 from queries.search import Searcher, SearchRequest
 from storage.cold_store import ColdStore, StorageRef
-from storage.event_archive import LogRecord
 from storage.filesystems import resolve_location
 from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
+from storage.log_records import LogRecord
 from storage.schemas import COLD_ORIGINAL_SCHEMA
 from streams.archiver import Archiver
 from streams.projector import Projector

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from projections.entities import newer_than_row
+from projections.entities import guard_columns, newer_than_row
 from projections.events import MemoryAccessed
+from storage.log_records import LogPosition
 
 __all__ = ["access_id", "fold_accesses"]
 
@@ -26,7 +27,7 @@ def access_id(user_id: str, memory_id: str) -> str:
 
 def fold_accesses(
     existing: Mapping[str, Mapping[str, Any]],
-    accesses: Iterable[tuple[MemoryAccessed, tuple[str, int, int]]],
+    accesses: Iterable[tuple[MemoryAccessed, LogPosition]],
 ) -> dict[str, dict[str, Any]]:
     """The ``access`` rows the events change, given the current rows by access id."""
     changed: dict[str, dict[str, Any]] = {}
@@ -45,8 +46,6 @@ def fold_accesses(
                 "last_accessed": event.accessed_at
                 if previous is None
                 else max(previous, event.accessed_at),
-                "applied_epoch": position[0],
-                "applied_partition": position[1],
-                "applied_offset": position[2],
+                **guard_columns(position),
             }
     return changed

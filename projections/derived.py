@@ -11,7 +11,6 @@ import hashlib
 from datetime import datetime, timedelta
 
 from projections.entities import entity_ids_for, extract_mentions
-from projections.episodes import LogPosition
 from projections.events import (
     ConfidenceDecayed,
     ConfirmFact,
@@ -23,6 +22,7 @@ from projections.events import (
 )
 from projections.memory_state import StateChange
 from projections.scope import without_controls
+from storage.log_records import LogPosition
 
 __all__ = [
     "command_memory",

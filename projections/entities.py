@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from projections.timephrases import find_spans
+from storage.log_records import LogPosition
 
 __all__ = [
     "EntityMention",
@@ -32,6 +33,7 @@ __all__ = [
     "entity_ids_for",
     "extract_mentions",
     "fold_mentions",
+    "guard_columns",
     "is_ordinary_word",
     "merge_entity",
     "newer_than_row",
@@ -145,20 +147,19 @@ class EntityMention:
 
 @dataclass(frozen=True, slots=True)
 class MentionSeen:
-    """A mention with its owner, the message's time and log position (epoch, partition,
-    offset)."""
+    """A mention with its owner, the message's time and log position."""
 
     user_id: str
     mention: EntityMention
     seen_at: datetime
-    position: tuple[str, int, int]
+    position: LogPosition
 
     @property
     def entity_id(self) -> str:
         return entity_id(self.user_id, _group(self.mention.type), self.mention.key)
 
 
-def newer_than_row(position: tuple[str, int, int], row: Mapping[str, Any] | None) -> bool:
+def newer_than_row(position: LogPosition, row: Mapping[str, Any] | None) -> bool:
     """Whether an event at ``position`` was not yet applied to ``row``.
 
     Rows are per user and a user's events share a partition, so the row's last applied
@@ -167,10 +168,18 @@ def newer_than_row(position: tuple[str, int, int], row: Mapping[str, Any] | None
     """
     if row is None or row.get("applied_epoch") is None:
         return True
-    epoch, partition, offset = position
-    if partition != row["applied_partition"]:
+    if position.partition != row["applied_partition"]:
         return True
-    return (epoch, offset) > (row["applied_epoch"], row["applied_offset"])
+    return (position.log_epoch, position.offset) > (row["applied_epoch"], row["applied_offset"])
+
+
+def guard_columns(position: LogPosition) -> dict[str, Any]:
+    """The columns that keep a folded row's last applied position (its guard)."""
+    return {
+        "applied_epoch": position.log_epoch,
+        "applied_partition": position.partition,
+        "applied_offset": position.offset,
+    }
 
 
 def fold_mentions(
@@ -299,11 +308,11 @@ def merge_entity(
     mention: EntityMention,
     seen_at: datetime,
     count: int,
-    position: tuple[str, int, int],
+    position: LogPosition,
 ) -> dict[str, Any]:
     """The ``entities`` row after ``count`` more mentions seen up to ``seen_at``.
 
-    ``position`` (log epoch, partition, offset) of the newest mention is kept in the row;
+    ``position`` of the newest mention is kept in the row (its guard columns);
     the projector passes only mentions newer than the row's position, so applying a batch
     twice counts it once.
     """
@@ -319,9 +328,7 @@ def merge_entity(
             "mention_count": count,
             "first_seen": seen_at,
             "last_seen": seen_at,
-            "applied_epoch": position[0],
-            "applied_partition": position[1],
-            "applied_offset": position[2],
+            **guard_columns(position),
         }
     row = dict(existing)
     row["mention_count"] = int(row["mention_count"]) + count
@@ -330,7 +337,7 @@ def merge_entity(
     # A fuller form of a name becomes the canonical one ("Maria" -> "Maria Gonzalez").
     if len(mention.name) > len(row["canonical_name"]) and mention.type == "person":
         row["canonical_name"] = mention.name
-    row["applied_epoch"], row["applied_partition"], row["applied_offset"] = position
+    row.update(guard_columns(position))
     return row
 
 

@@ -13,17 +13,16 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from projections.entities import EntityMention, MentionSeen, entity_ids_for, extract_mentions
 from projections.events import MessageEvent
+from storage.log_records import LogPosition
 
 __all__ = [
     "CONTEXT_TURNS",
     "EPISODE_CONFIDENCE",
     "EPISODE_IMPORTANCE",
-    "LogPosition",
     "LoggedEvent",
     "apply",
     "embedding_text",
@@ -40,17 +39,6 @@ EPISODE_CONFIDENCE = 1.0
 
 Row = dict[str, Any]
 State = Mapping[str, Row]
-
-
-@dataclass(frozen=True, slots=True)
-class LogPosition:
-    """Where a record sits in one life (epoch) of the log, and when the log received it."""
-
-    log_epoch: str
-    topic: str
-    partition: int
-    offset: int
-    timestamp: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,14 +146,8 @@ def rows_and_mentions(batch: Iterable[LoggedEvent]) -> tuple[list[Row], list[Men
         mentions = logged.mentions()
         row = episode_row(logged.event, logged.position, mentions)
         chosen.setdefault(row["memory_id"], row)
-        p = logged.position
         seen.extend(
-            MentionSeen(
-                logged.event.user_id,
-                m,
-                logged.event.occurred_at,
-                (p.log_epoch, p.partition, p.offset),
-            )
+            MentionSeen(logged.event.user_id, m, logged.event.occurred_at, logged.position)
             for m in mentions
         )
     return list(chosen.values()), seen

@@ -13,12 +13,13 @@ from typing import Any
 from projections.scope import valid_identifier
 from storage import filters
 from storage.lance_store import DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS, ProjectionStore
+from storage.log_records import Checkpoints
 
 __all__ = ["lag", "stats"]
 
 
 def lag(
-    checkpoints: Mapping[tuple[str, int], tuple[str, int]],
+    checkpoints: Checkpoints,
     end_offsets: Mapping[tuple[str, int], int],
     log_epoch: str | None,
 ) -> int:
@@ -26,7 +27,8 @@ def lag(
     pending = 0
     for key, end in end_offsets.items():
         stored = checkpoints.get(key)
-        applied_next = stored[1] + 1 if stored is not None and stored[0] == log_epoch else 0
+        current = stored is not None and stored.log_epoch == log_epoch
+        applied_next = stored.offset + 1 if stored is not None and current else 0
         pending += max(0, end - applied_next)
     return pending
 
@@ -54,7 +56,7 @@ def stats(
         "lag": None if end_offsets is None else lag(checkpoints, end_offsets, log_epoch),
         "log_epoch": log_epoch,
         "applied_offsets": {
-            f"{topic}/{partition}": {"log_epoch": epoch, "offset": offset}
-            for (topic, partition), (epoch, offset) in sorted(checkpoints.items())
+            f"{topic}/{partition}": {"log_epoch": at.log_epoch, "offset": at.offset}
+            for (topic, partition), at in sorted(checkpoints.items())
         },
     }

@@ -17,5 +17,6 @@ __all__ = [
     "journal",
     "lance_store",
     "layout",
+    "log_records",
     "schemas",
 ]

@@ -17,7 +17,6 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
-from datetime import UTC, datetime
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -26,45 +25,17 @@ from pyarrow import fs as pafs
 
 from storage.errors import ArchiveCorrupt
 from storage.filesystems import Location
+from storage.log_records import LogRecord
 from storage.schemas import ARCHIVE_SCHEMA
 
 __all__ = [
     "ArchiveFile",
     "EventArchive",
-    "LogRecord",
-    "log_record",
     "records_from_table",
     "records_table",
 ]
 
 _FILE_NAME = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)-(?P<first>\d+)-(?P<last>\d+)\.parquet$")
-
-
-@dataclass(frozen=True, slots=True)
-class LogRecord:
-    """One log record: where it was and the bytes it carried."""
-
-    log_epoch: str
-    topic: str
-    partition: int
-    offset: int
-    timestamp: datetime
-    key: bytes | None
-    value: bytes
-
-
-def log_record(
-    log_epoch: str,
-    topic: str,
-    partition: int,
-    offset: int,
-    timestamp_ms: int,
-    key: bytes | None,
-    value: bytes | None,
-) -> LogRecord:
-    """A LogRecord from a Kafka record's fields (timestamp in milliseconds)."""
-    stamp = datetime.fromtimestamp(timestamp_ms / 1000.0, UTC)
-    return LogRecord(log_epoch, topic, partition, offset, stamp, key, value or b"")
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ compaction. It knows column names, not events: callers hand it rows.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -24,6 +24,7 @@ from lancedb.index import FTS, BTree, IvfPq, LabelList
 from storage import filters
 from storage.errors import StorageError
 from storage.filesystems import Location
+from storage.log_records import Checkpoints, LogPosition
 from storage.schemas import (
     ACCESS_SCHEMA,
     ARCHIVE_INDEX_SCHEMA,
@@ -35,11 +36,10 @@ from storage.schemas import (
     MEMORY_STATE_SCHEMA,
     SESSIONS_SCHEMA,
     WATERMARKS_SCHEMA,
-    Checkpoint,
     vectors_schema,
 )
 
-__all__ = ["DEFAULT_VECTOR_DIMENSION", "Checkpoint", "ProjectionStore"]
+__all__ = ["DEFAULT_VECTOR_DIMENSION", "ProjectionStore"]
 
 log = logging.getLogger(__name__)
 
@@ -257,38 +257,42 @@ class ProjectionStore:
         rows: list[dict[str, Any]] = query.limit(len(ids)).to_list()
         return rows
 
+    def rows_by_key(self, name: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The rows of ``name`` with one of ``keys``, by key."""
+        key = _KEYS[name]
+        return {row[key]: row for row in self.by_ids(name, sorted(set(keys)))}
+
     def _as_table(self, name: str, rows: Rows) -> pa.Table:
         if isinstance(rows, pa.Table):
             return rows
         return pa.Table.from_pylist(list(rows), schema=self._schemas[name])
 
-    def save_checkpoints(
-        self, consumer: str, positions: Mapping[tuple[str, int], Checkpoint], now: datetime
-    ) -> None:
-        """Record the last applied (epoch, offset) per (topic, partition) for ``consumer``."""
+    def save_checkpoints(self, consumer: str, positions: Checkpoints, now: datetime) -> None:
+        """Record the last applied position per (topic, partition) for ``consumer``."""
         if not positions:
             return
         rows = [
             {
-                "checkpoint_id": f"{consumer}|{topic}|{partition}",
+                "checkpoint_id": f"{consumer}|{at.topic}|{at.partition}",
                 "consumer": consumer,
-                "topic": topic,
-                "partition": partition,
-                "log_epoch": epoch,
-                "offset": offset,
+                "topic": at.topic,
+                "partition": at.partition,
+                "log_epoch": at.log_epoch,
+                "offset": at.offset,
                 "updated_at": now,
             }
-            for (topic, partition), (epoch, offset) in positions.items()
+            for at in positions.values()
         ]
         self.upsert(CHECKPOINTS, pa.Table.from_pylist(rows, schema=CHECKPOINTS_SCHEMA))
 
-    def load_checkpoints(self, consumer: str | None = None) -> dict[tuple[str, int], Checkpoint]:
-        """The stored (epoch, offset) per (topic, partition), for one consumer or all."""
+    def load_checkpoints(self, consumer: str | None = None) -> dict[tuple[str, int], LogPosition]:
+        """The stored position per (topic, partition), for one consumer or all."""
         table = self.scan(CHECKPOINTS)
-        found: dict[tuple[str, int], Checkpoint] = {}
+        found: dict[tuple[str, int], LogPosition] = {}
         for row in table.to_pylist():
             if consumer is None or row["consumer"] == consumer:
-                found[(row["topic"], row["partition"])] = (row["log_epoch"], row["offset"])
+                at = LogPosition(row["log_epoch"], row["topic"], row["partition"], row["offset"])
+                found[at.topic_partition] = at
         return found
 
     def scan(

@@ -24,12 +24,9 @@ __all__ = [
     "POSITION_COLUMNS",
     "SESSIONS_SCHEMA",
     "WATERMARKS_SCHEMA",
-    "Checkpoint",
     "vectors_schema",
 ]
 
-#: (log_epoch, offset) of the last applied record of one (topic, partition).
-Checkpoint = tuple[str, int]
 
 _UTC = pa.timestamp("us", tz="UTC")
 

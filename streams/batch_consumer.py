@@ -28,8 +28,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import TopicPartition
 
-from storage.event_archive import LogRecord, log_record
 from storage.headroom import Headroom, is_disk_full
+from storage.log_records import LogRecord, log_record
 from streams.projector import BatchResult, DeadLetter, Projector
 from streams.settings import Settings
 from streams.topics import DLQ, PROJECTED_TOPICS, end_offsets

@@ -12,7 +12,7 @@ second).
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -45,12 +45,12 @@ from projections.events import (
 from projections.memory_state import StateChange
 from projections.sessions import SessionTouch
 from projections.vectors import vectors_table
-from storage.event_archive import LogRecord, records_from_table
-from storage.schemas import DEFAULT_VECTOR_DIMENSION, MEMORIES_SCHEMA, Checkpoint, vectors_schema
+from storage.event_archive import records_from_table
+from storage.log_records import Checkpoints, LogPosition, LogRecord
+from storage.schemas import DEFAULT_VECTOR_DIMENSION, MEMORIES_SCHEMA, vectors_schema
 
 __all__ = [
     "BatchResult",
-    "Checkpoint",
     "DeadLetter",
     "PreparedBatch",
     "dead_letter_batch",
@@ -102,16 +102,16 @@ class PreparedBatch:
     rows: list[dict[str, object]] | pa.Table
     vectors: pa.Table
     mentions: list[MentionSeen]
-    accesses: list[tuple[MemoryAccessed, tuple[str, int, int]]]
+    accesses: list[tuple[MemoryAccessed, LogPosition]]
     derived: list[dict[str, object]]
-    consolidations: list[tuple[FactsConsolidated, episodes.LogPosition]]
+    consolidations: list[tuple[FactsConsolidated, LogPosition]]
     sessions: list[SessionTouch]
     states: list[StateChange]
     watermarks: dict[tuple[str, int], datetime]
     archive: list[ArchiveEvent]
     dead_letters: list[DeadLetter]
     valid_records: list[LogRecord]
-    newest: dict[tuple[str, int], Checkpoint]
+    newest: dict[tuple[str, int], LogPosition]
     skipped: int
     applied: int
 
@@ -125,7 +125,7 @@ class _Options:
 
 def prepare_batch(
     records: Sequence[LogRecord],
-    checkpoints: Mapping[tuple[str, int], Checkpoint],
+    checkpoints: Checkpoints,
     *,
     keep_valid_records: bool = True,
     rows_as_table: bool = False,
@@ -145,7 +145,7 @@ def prepare_batch(
 
 def _prepare_isolating(
     records: Sequence[LogRecord],
-    checkpoints: Mapping[tuple[str, int], Checkpoint],
+    checkpoints: Checkpoints,
     options: _Options,
 ) -> PreparedBatch:
     """Find the records no fold can take, one by one; prepare the others together."""
@@ -178,15 +178,15 @@ def dead_letter_batch(record: LogRecord, reason: str) -> PreparedBatch:
     return batch
 
 
-def _advance(newest: dict[tuple[str, int], Checkpoint], record: LogRecord) -> None:
+def _advance(newest: dict[tuple[str, int], LogPosition], record: LogRecord) -> None:
     key = (record.topic, record.partition)
-    if key not in newest or record.offset > newest[key][1]:
-        newest[key] = (record.log_epoch, record.offset)
+    if key not in newest or record.offset > newest[key].offset:
+        newest[key] = LogPosition(record.log_epoch, record.topic, record.partition, record.offset)
 
 
 def _prepare(
     records: Sequence[LogRecord],
-    checkpoints: Mapping[tuple[str, int], Checkpoint],
+    checkpoints: Checkpoints,
     options: _Options,
 ) -> PreparedBatch:
     fresh = [r for r in records if not _covered(r, checkpoints)]
@@ -194,7 +194,7 @@ def _prepare(
     valid_records: list[LogRecord] = []
     logged: list[episodes.LoggedEvent] = []
     embeddings: list[EmbeddingComputed] = []
-    accesses: list[tuple[MemoryAccessed, tuple[str, int, int]]] = []
+    accesses: list[tuple[MemoryAccessed, LogPosition]] = []
     lifecycle = _Lifecycle()
     for record in fresh:
         try:
@@ -205,15 +205,15 @@ def _prepare(
         if options.keep_valid_records:
             valid_records.append(record)
         if isinstance(event, MessageEvent):
-            logged.append(episodes.LoggedEvent(event, _position(record)))
+            logged.append(episodes.LoggedEvent(event, record.position))
             lifecycle.message(event, record)
         elif isinstance(event, EmbeddingComputed):
             embeddings.append(event)
         elif isinstance(event, MemoryAccessed):
-            accesses.append((event, (record.log_epoch, record.partition, record.offset)))
+            accesses.append((event, record.position))
         else:
-            lifecycle.add(event, _position(record))
-    newest: dict[tuple[str, int], Checkpoint] = {}
+            lifecycle.add(event, record.position)
+    newest: dict[tuple[str, int], LogPosition] = {}
     for record in fresh:
         _advance(newest, record)
     rows, mentions = episodes.rows_and_mentions(logged)
@@ -241,7 +241,7 @@ class _Lifecycle:
 
     def __init__(self) -> None:
         self.derived: list[dict[str, object]] = []
-        self.consolidations: list[tuple[FactsConsolidated, episodes.LogPosition]] = []
+        self.consolidations: list[tuple[FactsConsolidated, LogPosition]] = []
         self.sessions: list[SessionTouch] = []
         self.states: list[StateChange] = []
         self.watermarks: dict[tuple[str, int], datetime] = {}
@@ -264,7 +264,7 @@ class _Lifecycle:
         if key not in self.watermarks or at > self.watermarks[key]:
             self.watermarks[key] = at
 
-    def add(self, event: object, position: episodes.LogPosition) -> None:
+    def add(self, event: object, position: LogPosition) -> None:
         if isinstance(event, SessionEnded):
             self.sessions.append(
                 SessionTouch(event.user_id, event.session_id, ended_at=event.occurred_at)
@@ -326,16 +326,6 @@ def ready() -> bool:
     return True
 
 
-def _covered(record: LogRecord, checkpoints: Mapping[tuple[str, int], Checkpoint]) -> bool:
+def _covered(record: LogRecord, checkpoints: Checkpoints) -> bool:
     stored = checkpoints.get((record.topic, record.partition))
-    return stored is not None and stored[0] == record.log_epoch and record.offset <= stored[1]
-
-
-def _position(record: LogRecord) -> episodes.LogPosition:
-    return episodes.LogPosition(
-        log_epoch=record.log_epoch,
-        topic=record.topic,
-        partition=record.partition,
-        offset=record.offset,
-        timestamp=record.timestamp,
-    )
+    return stored is not None and stored.covers(record.position)

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from storage.journal import Journal, Seal, Segment
 from storage.lance_store import ProjectionStore
+from storage.log_records import Checkpoints
 from streams.publisher import Publisher
 
 __all__ = ["JournalSweeper", "SweepReport", "applied_past"]
@@ -30,14 +30,13 @@ __all__ = ["JournalSweeper", "SweepReport", "applied_past"]
 log = logging.getLogger(__name__)
 
 #: (topic, partition) -> (log epoch, last applied offset), as the store keeps them.
-Checkpoints = Mapping[tuple[str, int], tuple[str, int]]
 
 
 def applied_past(seal: Seal, checkpoints: Checkpoints) -> bool:
     """True when the checkpoints cover every position of a sealed segment."""
     for at, offset in seal.positions.items():
         checkpoint = checkpoints.get(at)
-        if checkpoint is None or checkpoint[0] != seal.epoch or checkpoint[1] < offset:
+        if checkpoint is None or checkpoint.log_epoch != seal.epoch or checkpoint.offset < offset:
             return False
     return True
 

@@ -24,7 +24,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -46,7 +46,7 @@ from projections.memory_state import StateChange, merge_states, slot_links, stat
 from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
 from storage import filters
 from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
-from storage.event_archive import EventArchive, LogRecord
+from storage.event_archive import EventArchive
 from storage.headroom import is_disk_full
 from storage.lance_store import (
     ACCESS,
@@ -61,10 +61,10 @@ from storage.lance_store import (
     WATERMARKS,
     ProjectionStore,
 )
+from storage.log_records import LogPosition, LogRecord
 from storage.schemas import MEMORIES_SCHEMA, vectors_schema
 from streams.batches import (
     BatchResult,
-    Checkpoint,
     DeadLetter,
     PreparedBatch,
     dead_letter_batch,
@@ -82,6 +82,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+Row = dict[str, Any]
 
 
 def is_data_error(exc: BaseException) -> bool:
@@ -127,7 +129,7 @@ class Projector:
         self.consumer = consumer
         self._archive = archive
         self._clock = clock
-        self._checkpoints: dict[tuple[str, int], Checkpoint] = store.load_checkpoints(consumer)
+        self._checkpoints: dict[tuple[str, int], LogPosition] = store.load_checkpoints(consumer)
         self._writing = threading.Lock()
         self._watermarks: dict[tuple[str, int], datetime] | None = None
         self._flush_every = flush_every_seconds
@@ -135,7 +137,7 @@ class Projector:
         self._flushed_at = time.monotonic()
         self._touches: list[SessionTouch] = []
         self._unsaved_watermarks: dict[tuple[str, int], datetime] = {}
-        self._unsaved_checkpoints: dict[tuple[str, int], Checkpoint] = {}
+        self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
 
     def upkeep(self, retain: timedelta) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive.
@@ -197,17 +199,20 @@ class Projector:
     def _flush_sessions(self) -> None:
         if not self._touches:
             return
-        keys = sorted({session_key(t.user_id, t.session_id) for t in self._touches})
-        sessions = {r["session_key"]: r for r in self.store.by_ids(SESSIONS, keys)}
-        self.store.upsert(SESSIONS, list(merge_sessions(sessions, self._touches).values()))
-        self._touches.clear()
+        touches = self._touches
+        self._fold(
+            SESSIONS,
+            (session_key(t.user_id, t.session_id) for t in touches),
+            lambda rows: merge_sessions(rows, touches),
+        )
+        self._touches = []
 
     def resume_offset(self, topic: str, partition: int, log_epoch: str) -> int | None:
         """The offset to read next, or None when nothing of this log epoch is applied."""
         stored = self._checkpoints.get((topic, partition))
-        if stored is None or stored[0] != log_epoch:
+        if stored is None or stored.log_epoch != log_epoch:
             return None
-        return stored[1] + 1
+        return stored.offset + 1
 
     def apply(
         self,
@@ -277,17 +282,17 @@ class Projector:
         if prepared.vectors.num_rows:
             self.store.insert_absent(VECTORS, prepared.vectors)
         if prepared.mentions:
-            ids = list(dict.fromkeys(m.entity_id for m in prepared.mentions))
-            existing = {r["entity_id"]: r for r in self.store.by_ids(ENTITIES, ids)}
-            self.store.upsert(ENTITIES, list(fold_mentions(existing, prepared.mentions).values()))
-        if prepared.accesses:
-            ids = list(
-                dict.fromkeys(
-                    access_id(e.user_id, i) for e, _ in prepared.accesses for i in e.memory_ids
-                )
+            self._fold(
+                ENTITIES,
+                (m.entity_id for m in prepared.mentions),
+                lambda rows: fold_mentions(rows, prepared.mentions),
             )
-            existing = {r["access_id"]: r for r in self.store.by_ids(ACCESS, ids)}
-            self.store.upsert(ACCESS, list(fold_accesses(existing, prepared.accesses).values()))
+        if prepared.accesses:
+            self._fold(
+                ACCESS,
+                (access_id(e.user_id, i) for e, _ in prepared.accesses for i in e.memory_ids),
+                lambda rows: fold_accesses(rows, prepared.accesses),
+            )
         self._apply_lifecycle(prepared)
         if prepared.archive:
             self._apply_archive(prepared.archive)
@@ -348,10 +353,11 @@ class Projector:
         an archived memory leaves ``memories`` and ``vectors``; a restored one comes
         back from its original. The index row is written first, so a crash in between
         re-applies the batch and finishes the move."""
-        ids = sorted({archive_id(e.user_id, e.memory_id) for e in events})
-        existing = {r["archive_id"]: r for r in self.store.by_ids(ARCHIVE_INDEX, ids)}
-        rows = fold_archive_events(existing, events)
-        self.store.upsert(ARCHIVE_INDEX, list(rows.values()))
+        existing, rows = self._fold(
+            ARCHIVE_INDEX,
+            (archive_id(e.user_id, e.memory_id) for e in events),
+            lambda found: fold_archive_events(found, events),
+        )
         if len(existing) < len(rows):  # new summaries: make sure they can be searched
             self.store.ensure_indexes([ARCHIVE_INDEX])
         self._drop_hot([r for r in rows.values() if is_archived(r)])
@@ -413,9 +419,22 @@ class Projector:
             return len(archived)
 
     def _merge_states(self, changes: list[StateChange]) -> None:
-        ids = sorted({state_id(c.user_id, c.memory_id) for c in changes})
-        existing = {r["state_id"]: r for r in self.store.by_ids(MEMORY_STATE, ids)}
-        self.store.upsert(MEMORY_STATE, list(merge_states(existing, changes).values()))
+        self._fold(
+            MEMORY_STATE,
+            (state_id(c.user_id, c.memory_id) for c in changes),
+            lambda rows: merge_states(rows, changes),
+        )
+
+    def _fold(
+        self, table: str, keys: Iterable[str], fold: Callable[[dict[str, Row]], Mapping[str, Row]]
+    ) -> tuple[dict[str, Row], Mapping[str, Row]]:
+        """The one read-fold-upsert step of every folded table: read the rows ``keys``
+        name, ``fold`` them (a pure function answering the rows it changed, by key), write
+        those back. Answers the rows read and the rows written."""
+        existing = self.store.rows_by_key(table, keys)
+        changed = fold(existing)
+        self.store.upsert(table, list(changed.values()))
+        return existing, changed
 
     def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:
         """Note the partitions whose event time moved forward (written at the next

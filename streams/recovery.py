@@ -37,16 +37,16 @@ def catch_up_from_archive(
     stored checkpoints; return how many records were read. Nothing is listed when the
     current epoch already has checkpoints (a restart on a log that survived)."""
     checkpoints = store.load_checkpoints(consumer)
-    if any(checkpoint_epoch == epoch for checkpoint_epoch, _ in checkpoints.values()):
+    if any(at.log_epoch == epoch for at in checkpoints.values()):
         return 0
     earlier = {f.log_epoch for f in archive.files() if f.log_epoch < epoch}
     if not earlier:
         return 0
     previous = max(earlier)
     after = {
-        (previous, topic, partition): offset
-        for (topic, partition), (checkpoint_epoch, offset) in checkpoints.items()
-        if checkpoint_epoch == previous
+        (previous, at.topic, at.partition): at.offset
+        for at in checkpoints.values()
+        if at.log_epoch == previous
     }
     # The records are archived already: this projector does not archive them again.
     projector = Projector(store, consumer, clock, cold_store=cold_store)

@@ -21,9 +21,9 @@ from projections.vectors import embedding_events
 from queries import memory_usage
 from queries.search import Searcher, SearchRequest
 from storage.cold_store import ColdStore
-from storage.event_archive import LogRecord
 from storage.filesystems import Location
 from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
+from storage.log_records import LogRecord
 from storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
 from streams.archiver import Archiver, NotArchived
 from streams.projector import Projector

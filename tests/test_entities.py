@@ -14,12 +14,17 @@ from projections.entities import (
     fold_mentions,
     normalize_name,
 )
+from storage.log_records import LogPosition
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 
 
 def names(text: str, speaker: str | None = None) -> set[tuple[str, str]]:
     return {(m.type, m.name) for m in extract_mentions(text, speaker, AT)}
+
+
+def _at(epoch: str, offset: int) -> LogPosition:
+    return LogPosition(epoch, "memory.messages", 0, offset)
 
 
 @pytest.mark.parametrize(
@@ -96,8 +101,13 @@ def test_folding_counts_mentions_once_even_if_applied_twice() -> None:
     vitaly = EntityMention("person", "Vitaly", "vitaly")
     full = EntityMention("person", "Vitaly Petrov", "vitaly")
     seen = [
-        MentionSeen("u", vitaly, datetime(2024, 1, 1, tzinfo=UTC), ("e1", 0, 5)),
-        MentionSeen("u", full, datetime(2024, 2, 1, tzinfo=UTC), ("e1", 0, 9)),
+        MentionSeen(
+            "u",
+            vitaly,
+            datetime(2024, 1, 1, tzinfo=UTC),
+            _at("e1", 5),
+        ),
+        MentionSeen("u", full, datetime(2024, 2, 1, tzinfo=UTC), _at("e1", 9)),
     ]
     once = fold_mentions({}, seen)
     [row] = once.values()
@@ -106,5 +116,5 @@ def test_folding_counts_mentions_once_even_if_applied_twice() -> None:
     assert row["first_seen"].month == 1 and row["last_seen"].month == 2
     again = fold_mentions(once, seen)  # a batch re-applied after a crash
     assert again == {}
-    later = fold_mentions(once, [MentionSeen("u", vitaly, AT, ("e2", 0, 0))])  # a new log
+    later = fold_mentions(once, [MentionSeen("u", vitaly, AT, _at("e2", 0))])  # a new log
     assert later[row["entity_id"]]["mention_count"] == 3

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from memstream.testing import message
 from projections import episodes
 from projections.digest import digest_rows
-from projections.episodes import LoggedEvent, LogPosition
+from projections.episodes import LoggedEvent
+from storage.log_records import LogPosition
 from storage.schemas import POSITION_COLUMNS
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)

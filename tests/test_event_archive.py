@@ -9,8 +9,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from storage.event_archive import EventArchive, LogRecord
+from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
+from storage.log_records import LogRecord
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)
 

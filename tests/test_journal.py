@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from storage.journal import Journal, JournalRecord, Seal, read_frames
 from storage.lance_store import ProjectionStore
+from storage.log_records import LogPosition
 from streams.errors import DiskFull
 from streams.journal_lane import JournalLane
 from streams.journal_sweeper import JournalSweeper, applied_past
@@ -93,10 +94,14 @@ def test_a_batch_the_broker_refused_leaves_an_orphan_for_the_sweeper(tmp_path: P
 
 def test_applied_past_needs_every_position_in_the_same_epoch() -> None:
     seal = Seal("E1", {(MESSAGES, 0): 7, (MESSAGES, 1): 2})
-    assert applied_past(seal, {(MESSAGES, 0): ("E1", 7), (MESSAGES, 1): ("E1", 9)})
-    assert not applied_past(seal, {(MESSAGES, 0): ("E1", 6), (MESSAGES, 1): ("E1", 9)})
-    assert not applied_past(seal, {(MESSAGES, 0): ("E1", 7)})
-    assert not applied_past(seal, {(MESSAGES, 0): ("E2", 70), (MESSAGES, 1): ("E2", 90)})
+
+    def stored(*at: tuple[str, int, int]) -> dict[tuple[str, int], LogPosition]:
+        return {(MESSAGES, p): LogPosition(epoch, MESSAGES, p, offset) for epoch, p, offset in at}
+
+    assert applied_past(seal, stored(("E1", 0, 7), ("E1", 1, 9)))
+    assert not applied_past(seal, stored(("E1", 0, 6), ("E1", 1, 9)))
+    assert not applied_past(seal, stored(("E1", 0, 7)))
+    assert not applied_past(seal, stored(("E2", 0, 70), ("E2", 1, 90)))
 
 
 def test_a_full_disk_is_reported_and_later_appends_work_again(
@@ -162,7 +167,7 @@ def test_the_sweeper_removes_applied_segments_and_publishes_orphans_again(
     open_writer = journal.writer()
     open_writer.append([[JournalRecord(topic, b"k", b"in-flight")]], epoch=lambda: "E2")
     now = datetime(2024, 1, 1, tzinfo=UTC)
-    store.save_checkpoints("memstream", {(topic, 0): ("E2", 3)}, now)
+    store.save_checkpoints("memstream", {(topic, 0): LogPosition("E2", topic, 0, 3)}, now)
 
     sweeper = JournalSweeper(journal, broker, store, "memstream", "E2")
     report = asyncio.run(sweeper.sweep())

@@ -13,9 +13,10 @@ import pytest
 
 from memstream.testing import WorkerProcess, descendants, message, wait_until
 from projections.codec import encode
-from storage.event_archive import EventArchive, LogRecord
+from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
 from storage.layout import DataLayout
+from storage.log_records import LogRecord
 
 pytestmark = pytest.mark.slow
 

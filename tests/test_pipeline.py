@@ -142,7 +142,7 @@ def test_published_messages_become_searchable_once_and_bad_lines_go_to_the_dlq(
 def _applied(store: ProjectionStore) -> int:
     """Records of ``memory.messages`` the stored checkpoints cover."""
     checkpoints = store.load_checkpoints("memstream")
-    return sum(offset + 1 for (topic, _), (_, offset) in checkpoints.items() if topic == MESSAGES)
+    return sum(at.offset + 1 for at in checkpoints.values() if at.topic == MESSAGES)
 
 
 def _lag(data: str, bootstrap: str) -> int | None:

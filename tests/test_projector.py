@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from memstream.operations import state_digest
 from memstream.testing import FakeClock, message
 from projections.codec import encode
-from storage.event_archive import EventArchive, LogRecord
+from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
 from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.log_records import LogPosition, LogRecord
 from streams.projector import Projector
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)
@@ -60,7 +61,9 @@ def test_applies_rows_and_stores_checkpoint(store: ProjectionStore) -> None:
     result = projector(store).apply(messages(5))
     assert result.applied == 5 and not result.dead_letters
     assert store.count(MEMORIES) == 5
-    assert store.load_checkpoints("memstream") == {("memory.messages", 0): ("e1", 4)}
+    assert store.load_checkpoints("memstream") == {
+        ("memory.messages", 0): LogPosition("e1", "memory.messages", 0, 4)
+    }
 
 
 def test_reapplying_a_batch_changes_nothing(store: ProjectionStore) -> None:
@@ -99,7 +102,9 @@ def test_bad_records_become_dead_letters_and_the_rest_applies(store: ProjectionS
     letters = store.scan(DEAD_LETTERS).to_pylist()
     assert {row["value"] for row in letters} == {b"{broken", b'{"user_id": "x"}'}
     assert all(row["reason"] for row in letters)
-    assert store.load_checkpoints()[("memory.messages", 0)] == ("e1", 5)
+    assert store.load_checkpoints()[("memory.messages", 0)] == LogPosition(
+        "e1", "memory.messages", 0, 5
+    )
 
 
 def test_checkpoint_of_another_log_epoch_is_ignored(store: ProjectionStore) -> None:
@@ -212,7 +217,9 @@ def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
     [dead] = result.dead_letters
     assert dead.record.offset == 7
     assert dead.reason == "cannot be applied: ValueError: a value no rule expected"
-    assert store.load_checkpoints("memstream")[("memory.access", 0)] == ("e1", 7)
+    assert store.load_checkpoints("memstream")[("memory.access", 0)] == LogPosition(
+        "e1", "memory.access", 0, 7
+    )
     assert store.scan(DEAD_LETTERS).column("value").to_pylist() == [poison.value]
 
 

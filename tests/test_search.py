@@ -20,8 +20,8 @@ from projections.episodes import memory_id_for, search_text
 from projections.errors import InvalidQuery
 from projections.vectors import embedding_events
 from queries.search import Searcher, SearchRequest
-from storage.event_archive import LogRecord
 from storage.lance_store import ProjectionStore
+from storage.log_records import LogRecord
 from streams.projector import Projector
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
