@@ -45,7 +45,8 @@ from projections.vectors import embedding_events
 from queries.search import Searcher, SearchRequest
 from storage.cold_store import ColdStore, StorageRef
 from storage.filesystems import resolve_location
-from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
 from storage.log_records import LogRecord
 from storage.schemas import COLD_ORIGINAL_SCHEMA
 from streams.archiver import Archiver

@@ -27,7 +27,8 @@ from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_unti
 from projections.episodes import memory_id_for
 from storage.filesystems import resolve_location
 from storage.headroom import free_bytes
-from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES, VECTORS
 from storage.layout import DataLayout
 
 QUIET = {"MEMSTREAM_EMBEDDER": "none"}

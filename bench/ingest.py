@@ -46,7 +46,8 @@ from memstream.testing import WorkerProcess, message, wait_until
 from queries.search import SearchRequest, search
 from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, SESSIONS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES, SESSIONS
 from storage.layout import DataLayout
 from streams.publisher import Publisher
 from streams.settings import Settings

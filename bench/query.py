@@ -31,7 +31,8 @@ import pyarrow as pa
 
 from memstream.testing import free_port, wait_until
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES, VECTORS
 from storage.layout import DataLayout
 from storage.schemas import MEMORIES_SCHEMA
 

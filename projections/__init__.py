@@ -22,6 +22,7 @@ __all__ = [
     "intent",
     "lattice",
     "local_extractor",
+    "memory_rows",
     "memory_state",
     "ranking",
     "scope",

@@ -20,6 +20,7 @@ from projections.events import (
     MemoryPruned,
     RememberFact,
 )
+from projections.memory_rows import memory_row
 from projections.memory_state import StateChange
 from projections.scope import without_controls
 from storage.log_records import LogPosition
@@ -58,36 +59,29 @@ def derived_row(
 ) -> Row:
     """The ``memories`` row of a derived memory."""
     mentions = extract_mentions(memory.content, None, memory.occurred_at)
-    return {
-        "memory_id": memory.memory_id,
-        "kind": memory.kind,
-        "user_id": user_id,
-        "project_id": project_id,
-        "session_id": memory.session_id,
-        "channel": channel,
-        "role": None,
-        "speaker": memory.speaker,
-        "content": memory.content,
-        "search_text": memory.content,
-        "metadata": "{}",
-        "tags": sorted(set(memory.tags)),
-        "entity_ids": entity_ids_for(user_id, mentions),
-        "importance": memory.importance,
-        "confidence": memory.confidence,
-        "source_event_ids": list(memory.source_event_ids),
-        "source_memory_ids": list(memory.source_memory_ids),
-        "subject": memory.subject,
-        "attribute": memory.attribute,
-        "value": memory.value,
-        "slot": slot_of(user_id, memory),
-        "occurred_at": memory.occurred_at,
-        "ingested_at": position.timestamp,
-        "valid_until": None,
-        "log_epoch": position.log_epoch,
-        "log_topic": position.topic,
-        "log_partition": position.partition,
-        "log_offset": position.offset,
-    }
+    return memory_row(
+        memory_id=memory.memory_id,
+        kind=memory.kind,
+        user_id=user_id,
+        project_id=project_id,
+        session_id=memory.session_id,
+        channel=channel,
+        speaker=memory.speaker,
+        content=memory.content,
+        search_text=memory.content,
+        tags=sorted(set(memory.tags)),
+        entity_ids=entity_ids_for(user_id, mentions),
+        importance=memory.importance,
+        confidence=memory.confidence,
+        source_event_ids=memory.source_event_ids,
+        source_memory_ids=memory.source_memory_ids,
+        subject=memory.subject,
+        attribute=memory.attribute,
+        value=memory.value,
+        slot=slot_of(user_id, memory),
+        occurred_at=memory.occurred_at,
+        position=position,
+    )
 
 
 def command_memory(event: RememberFact | CorrectFact) -> DerivedMemory:

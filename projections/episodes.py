@@ -17,6 +17,7 @@ from typing import Any
 
 from projections.entities import EntityMention, MentionSeen, entity_ids_for, extract_mentions
 from projections.events import MessageEvent
+from projections.memory_rows import memory_row
 from storage.log_records import LogPosition
 
 __all__ = [
@@ -87,36 +88,26 @@ def episode_row(
     if mentions is None:
         mentions = extract_mentions(event.content, event.speaker, event.occurred_at)
     hashtags = {m.key for m in mentions if m.type == "hashtag"}
-    return {
-        "memory_id": memory_id_for(event.user_id, event.event_id),
-        "kind": "episode",
-        "user_id": event.user_id,
-        "project_id": event.project_id,
-        "session_id": event.session_id,
-        "channel": event.channel,
-        "role": event.role,
-        "speaker": event.speaker,
-        "content": event.content,
-        "search_text": search_text(event.speaker, event.content),
-        "metadata": _metadata_json(event.metadata),
-        "tags": sorted(hashtags.union(event.tags)),
-        "entity_ids": entity_ids_for(event.user_id, mentions),
-        "importance": EPISODE_IMPORTANCE,
-        "confidence": EPISODE_CONFIDENCE,
-        "source_event_ids": [event.event_id],
-        "source_memory_ids": [],
-        "subject": None,
-        "attribute": None,
-        "value": None,
-        "slot": None,
-        "occurred_at": event.occurred_at,
-        "ingested_at": position.timestamp,
-        "valid_until": None,
-        "log_epoch": position.log_epoch,
-        "log_topic": position.topic,
-        "log_partition": position.partition,
-        "log_offset": position.offset,
-    }
+    return memory_row(
+        memory_id=memory_id_for(event.user_id, event.event_id),
+        kind="episode",
+        user_id=event.user_id,
+        project_id=event.project_id,
+        session_id=event.session_id,
+        channel=event.channel,
+        role=event.role,
+        speaker=event.speaker,
+        content=event.content,
+        search_text=search_text(event.speaker, event.content),
+        metadata=_metadata_json(event.metadata),
+        tags=sorted(hashtags.union(event.tags)),
+        entity_ids=entity_ids_for(event.user_id, mentions),
+        importance=EPISODE_IMPORTANCE,
+        confidence=EPISODE_CONFIDENCE,
+        source_event_ids=[event.event_id],
+        occurred_at=event.occurred_at,
+        position=position,
+    )
 
 
 def _metadata_json(metadata: Mapping[str, Any]) -> str:

@@ -10,7 +10,8 @@ from typing import Any
 
 from projections.access import access_id
 from projections.memory_state import state_id
-from storage.lance_store import ACCESS, MEMORY_STATE, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ACCESS, MEMORY_STATE
 
 __all__ = ["Usage", "usage_of"]
 

@@ -16,7 +16,8 @@ from projections.access import access_id
 from projections.entities import entity_id, normalize_name
 from projections.memory_state import effective_confidence, state_id
 from storage import filters
-from storage.lance_store import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
 from storage.schemas import NOT_STATE_COLUMNS
 
 __all__ = ["entity_profile", "memory_document", "memory_history"]

@@ -41,15 +41,8 @@ from projections.ranking import RankingWeights, adjusted, fuse
 from projections.scope import scope_filter, without_controls
 from projections.timephrases import query_range
 from storage import filters
-from storage.lance_store import (
-    ACCESS,
-    ARCHIVE_INDEX,
-    ENTITIES,
-    MEMORIES,
-    MEMORY_STATE,
-    VECTORS,
-    ProjectionStore,
-)
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ACCESS, ARCHIVE_INDEX, ENTITIES, MEMORIES, MEMORY_STATE, VECTORS
 
 __all__ = [
     "SearchRequest",

@@ -12,7 +12,8 @@ from typing import Any
 
 from projections.scope import valid_identifier
 from storage import filters
-from storage.lance_store import DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
 from storage.log_records import Checkpoints
 
 __all__ = ["lag", "stats"]

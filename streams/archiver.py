@@ -42,12 +42,8 @@ from projections.memory_state import is_hidden
 from queries.memory_usage import usage_of
 from storage import filters
 from storage.cold_store import ColdStore, StorageRef
-from storage.lance_store import (
-    ARCHIVE_INDEX,
-    MEMORIES,
-    VECTORS,
-    ProjectionStore,
-)
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
 from storage.schemas import MEMORIES_SCHEMA
 
 __all__ = ["Archiver", "Expansion", "NotArchived"]

@@ -22,7 +22,8 @@ import pyarrow.compute as pc
 
 from models.embedders import Embedder
 from projections.episodes import embedding_text
-from storage.lance_store import MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES, VECTORS
 from streams.embedding_agent import embedding_records
 
 __all__ = ["missing_embeddings"]

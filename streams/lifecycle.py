@@ -48,7 +48,8 @@ from projections.memory_state import effective_confidence, is_hidden
 from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
 from queries.memory_usage import usage_of
 from storage import filters
-from storage.lance_store import ENTITIES, MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ENTITIES, MEMORIES
 from streams.topics import MESSAGES
 
 __all__ = [

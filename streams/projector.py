@@ -48,7 +48,8 @@ from storage import filters
 from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
 from storage.event_archive import EventArchive
 from storage.headroom import is_disk_full
-from storage.lance_store import (
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import (
     ACCESS,
     ARCHIVE_INDEX,
     DEAD_LETTERS,
@@ -59,7 +60,6 @@ from storage.lance_store import (
     SESSIONS,
     VECTORS,
     WATERMARKS,
-    ProjectionStore,
 )
 from storage.log_records import LogPosition, LogRecord
 from storage.schemas import MEMORIES_SCHEMA, vectors_schema

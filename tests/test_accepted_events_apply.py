@@ -14,7 +14,8 @@ from memstream.operations import accepted_event
 from memstream.testing import FakeClock
 from projections.codec import encode
 from projections.errors import InvalidEvent
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES
 from storage.log_records import LogRecord
 from streams.projector import Projector
 from streams.topics import topic_for

@@ -22,7 +22,8 @@ from queries import memory_usage
 from queries.search import Searcher, SearchRequest
 from storage.cold_store import ColdStore
 from storage.filesystems import Location
-from storage.lance_store import ARCHIVE_INDEX, MEMORIES, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
 from storage.log_records import LogRecord
 from storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
 from streams.archiver import Archiver, NotArchived
@@ -327,7 +328,7 @@ def test_when_search_looks_in_the_archive(
 def _state_of(w: World, user_id: str) -> dict[str, str]:
     """A digest per state table of the rows a user owns (log positions left out)."""
     from projections.digest import digest_tables
-    from storage.lance_store import STATE_TABLES
+    from storage.lance_tables import STATE_TABLES
     from storage.schemas import NOT_STATE_COLUMNS
 
     w.store.refresh()

@@ -24,7 +24,8 @@ import pytest
 from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
 from projections.episodes import memory_id_for
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, SESSIONS, VECTORS, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES, SESSIONS, VECTORS
 from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]

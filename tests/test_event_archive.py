@@ -105,7 +105,8 @@ def test_replay_of_an_archive_with_nulls_and_republished_duplicates(tmp_path: Pa
     from datetime import UTC, datetime, timedelta
 
     from projections.codec import encode, from_document
-    from storage.lance_store import MEMORIES, ProjectionStore
+    from storage.lance_store import ProjectionStore
+    from storage.lance_tables import MEMORIES
     from storage.layout import DataLayout
     from streams.replay import archive_batches, rebuild
     from streams.topics import topic_for

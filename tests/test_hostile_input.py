@@ -14,7 +14,8 @@ import pytest
 from memstream.testing import WorkerProcess, wait_until
 from projections.episodes import memory_id_for
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES
 from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -193,7 +194,7 @@ def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applie
 
     from aiokafka import AIOKafkaProducer
 
-    from storage.lance_store import DEAD_LETTERS
+    from storage.lance_tables import DEAD_LETTERS
     from streams.topics import MESSAGES
 
     good = [message(500 + i, user_id="big") for i in range(2)]

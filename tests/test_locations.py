@@ -9,7 +9,8 @@ from pathlib import Path
 from pyarrow import fs as pafs
 
 from storage.filesystems import resolve_location
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES
 from storage.layout import DataLayout
 from streams.settings import Settings
 

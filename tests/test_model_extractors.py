@@ -19,7 +19,8 @@ from models.summarizer import ModelSummarizer, local_summaries
 from projections.codec import encode
 from projections.events import FactsConsolidated, SessionEnded
 from projections.local_extractor import Turn
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES
 from storage.log_records import LogRecord
 from streams.components import make_model
 from streams.lifecycle import LifecycleJobs, LifecyclePolicy

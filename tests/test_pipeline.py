@@ -21,7 +21,8 @@ from memstream.operations import state_digest
 from memstream.testing import WorkerProcess, embedded_broker, message, wait_until
 from queries.search import SearchRequest, search
 from storage.filesystems import resolve_location
-from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import DEAD_LETTERS, MEMORIES
 from storage.layout import DataLayout
 from streams.publisher import Publisher
 from streams.topics import DLQ, MESSAGES

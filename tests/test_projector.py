@@ -17,7 +17,8 @@ from memstream.testing import FakeClock, message
 from projections.codec import encode
 from storage.event_archive import EventArchive
 from storage.filesystems import resolve_location
-from storage.lance_store import DEAD_LETTERS, MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import DEAD_LETTERS, MEMORIES
 from storage.log_records import LogPosition, LogRecord
 from streams.projector import Projector
 

@@ -27,7 +27,7 @@ from memstream.http.contract import (
     single_valued_parameters,
 )
 from memstream.operations import Operations
-from memstream.operations.application import MAX_EVENTS_PER_PUBLISH
+from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
 from projections.events import IDENTIFIER_PATTERN, Identifier
 from queries.search import SearchRequest, SearchResponse
 

@@ -5,17 +5,7 @@ methods, render what they answer. :mod:`memstream.operations.errors` says what t
 refuse.
 """
 
-from memstream.operations.application import (
-    Accepted,
-    ArchiveReport,
-    Expanded,
-    InvalidEvents,
-    JobReport,
-    Operations,
-    accepted_event,
-    open_store,
-    state_digest,
-)
+from memstream.operations.application import Operations
 from memstream.operations.errors import (
     NotAvailable,
     NotFound,
@@ -23,7 +13,10 @@ from memstream.operations.errors import (
     StorageFull,
     Unavailable,
 )
+from memstream.operations.intake import InvalidEvents, accepted_event
+from memstream.operations.results import Accepted, ArchiveReport, Expanded, JobReport
 from memstream.operations.sinks import BrokerSink, DrainState, EventSink
+from memstream.operations.stores import open_store, state_digest
 
 __all__ = [
     "Accepted",

@@ -13,31 +13,29 @@ them directly and the CLI runs each in ``asyncio.run``.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 from memstream.operations import commands
-from memstream.operations.errors import NotAvailable, NotFound, OperationError, Unavailable
+from memstream.operations.errors import NotAvailable, NotFound, Unavailable
+from memstream.operations.intake import channel_events
+from memstream.operations.results import Accepted, ArchiveReport, Expanded, JobReport
 from memstream.operations.sinks import BrokerSink, EventSink
+from memstream.operations.stores import open_store
 from models.embedders import Embedder
 from models.language_models import JsonModel
 from projections.clock import Clock, system_clock
-from projections.codec import encode, from_document, size_problem
 from projections.coldness import ColdDecision
 from projections.digest import digest_tables
-from projections.errors import InvalidEvent
-from projections.events import COMMAND_TYPES, Event, MemoryAccessed, MemoryRestored
+from projections.events import Event, MemoryAccessed, MemoryRestored
 from projections.scope import plain_text, valid_identifier
 from queries.profiles import entity_profile, memory_document, memory_history
 from queries.search import Searcher, SearchRequest, SearchResponse
 from queries.stats import stats as compute_stats
-from storage.lance_store import STATE_TABLES, ProjectionStore
-from storage.layout import DataLayout
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import STATE_TABLES
 from storage.schemas import NOT_STATE_COLUMNS
 from streams import components, replay
 from streams.archiver import Archiver, NotArchived
@@ -46,131 +44,18 @@ from streams.publisher import CheckedLine, check_lines
 from streams.settings import Settings
 from streams.topics import MESSAGES, end_offsets, read_epoch
 
-__all__ = [
-    "CHANNEL_TYPES",
-    "MAX_EVENTS_PER_PUBLISH",
-    "Accepted",
-    "ArchiveReport",
-    "Expanded",
-    "InvalidEvents",
-    "Job",
-    "JobReport",
-    "LogPosition",
-    "Operations",
-    "accepted_event",
-    "open_store",
-    "state_digest",
-]
+__all__ = ["LogEnd", "Operations"]
 
 log = logging.getLogger(__name__)
 
-#: Event types channels may publish (the lifecycle, embedding and access events are
-#: memstream's own).
-CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
-#: Most events one publish may carry.
-MAX_EVENTS_PER_PUBLISH = 1000
 #: How long a search's access report may take before it is given up (best effort).
 ACCESS_REPORT_SECONDS = 5.0
 
 Job = Literal["consolidate", "decay", "reflect"]
 #: The log's end offsets per (topic, partition) and its epoch, or (None, None) when the
 #: broker cannot be reached.
-LogPosition = tuple[dict[tuple[str, int], int] | None, str | None]
+LogEnd = tuple[dict[tuple[str, int], int] | None, str | None]
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class Accepted:
-    """Events the log took, and the memory they name (for the memory commands)."""
-
-    event_ids: list[str]
-    memory_id: str | None = None
-
-
-@dataclass(frozen=True)
-class Expanded:
-    """An archived memory's original, and whether reading it started a restore."""
-
-    memory_id: str
-    original: dict[str, Any]
-    restoring: bool
-
-
-@dataclass(frozen=True)
-class JobReport:
-    """What a lifecycle job decided, what it could not do, and whether it published."""
-
-    events: list[Event]
-    failed: dict[str, str] = field(default_factory=dict)
-    published: bool = False
-
-
-@dataclass(frozen=True)
-class ArchiveReport:
-    """What the archive job moved to cold storage, and how many cold files it merged."""
-
-    events: list[Event]
-    merged_files: int
-
-
-def open_store(
-    settings: Settings, read_consistency_seconds: float | None = None
-) -> ProjectionStore:
-    """The projections the data folder uses now.
-
-    Raises:
-        NotFound: when no worker has written projections there yet.
-    """
-    location = DataLayout(settings.data_location).existing_projections()
-    if location is None:
-        raise NotFound(f"no projections in {settings.data} yet: run `memstream up` and publish")
-    interval = (
-        None if read_consistency_seconds is None else timedelta(seconds=read_consistency_seconds)
-    )
-    return ProjectionStore.at(location, read_consistency_interval=interval)
-
-
-def state_digest(store: ProjectionStore) -> str:
-    """The digest of a store's state tables, ignoring log positions."""
-    tables = {name: store.scan(name).to_pylist() for name in STATE_TABLES}
-    return digest_tables(tables, ignore=NOT_STATE_COLUMNS)
-
-
-def accepted_event(document: Any) -> Event:
-    """The event a channel may publish for ``document`` (one JSON object).
-
-    A document without ``event_id`` gets one derived from its content, so a client that
-    sends the same request again (after a timeout, a 503) stores it once.
-
-    Raises:
-        InvalidEvent: naming what is wrong.
-    """
-    if isinstance(document, dict) and "event_id" not in document:
-        canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
-        digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
-        document = {**document, "event_id": f"sha256:{digest}"}
-    event = from_document(document)
-    if event.type not in CHANNEL_TYPES:
-        raise InvalidEvent([f"type: must be one of {', '.join(sorted(CHANNEL_TYPES))}"])
-    too_large = size_problem(encode(event))
-    if too_large is not None:
-        raise InvalidEvent([too_large])
-    return event
-
-
-class InvalidEvents(OperationError):
-    """Some events of a publish are invalid; nothing was published.
-
-    Attributes:
-        problems: per invalid event, its index and what is wrong with it.
-    """
-
-    def __init__(self, problems: list[dict[str, Any]]) -> None:
-        lines = [f"event {p['index']}: {'; '.join(p['problems'])}" for p in problems]
-        super().__init__(
-            "; ".join(lines) if len(problems) > 1 else "; ".join(problems[0]["problems"])
-        )
-        self.problems = problems
 
 
 class Operations:
@@ -263,17 +148,7 @@ class Operations:
         Raises:
             InvalidEvents: naming, per index, what is wrong (nothing was published).
         """
-        if not documents or len(documents) > MAX_EVENTS_PER_PUBLISH:
-            raise InvalidEvent([f"send 1 to {MAX_EVENTS_PER_PUBLISH} events per request"])
-        events: list[Event] = []
-        problems: list[dict[str, Any]] = []
-        for index, document in enumerate(documents):
-            try:
-                events.append(accepted_event(document))
-            except InvalidEvent as exc:
-                problems.append({"index": index, "problems": exc.problems})
-        if problems:
-            raise InvalidEvents(problems)
+        events = channel_events(documents)
         return Accepted(await self.sink.publish(events))
 
     async def publish_lines(self, lines: Sequence[bytes]) -> list[CheckedLine]:
@@ -343,7 +218,7 @@ class Operations:
         )
         return document
 
-    async def log_position(self, timeout: float = 5.0) -> LogPosition:
+    async def log_position(self, timeout: float = 5.0) -> LogEnd:
         """The message topic's end offsets and the log epoch; (None, None) if the broker
         does not answer within ``timeout`` seconds."""
         bootstrap = self.settings.bootstrap

@@ -18,7 +18,8 @@ from projections.derived import command_memory
 from projections.errors import InvalidQuery
 from projections.events import ConfirmFact, CorrectFact, ForgetMemory, RememberFact
 from storage import filters
-from storage.lance_store import MEMORIES, ProjectionStore
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import MEMORIES
 
 __all__ = ["UnknownMemory", "confirmation", "correction", "forgetting", "remembering"]
 

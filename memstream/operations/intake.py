@@ -1,0 +1,86 @@
+"""What channels may publish: the event types, the batch size, and the validation every
+front door's publish goes through (all of a batch, or none of it)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from memstream.operations.errors import OperationError
+from projections.codec import encode, from_document, size_problem
+from projections.errors import InvalidEvent
+from projections.events import COMMAND_TYPES, Event
+
+__all__ = [
+    "CHANNEL_TYPES",
+    "MAX_EVENTS_PER_PUBLISH",
+    "InvalidEvents",
+    "accepted_event",
+    "channel_events",
+]
+
+#: Event types channels may publish (the lifecycle, embedding and access events are
+#: memstream's own).
+CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
+#: Most events one publish may carry.
+MAX_EVENTS_PER_PUBLISH = 1000
+
+
+def accepted_event(document: Any) -> Event:
+    """The event a channel may publish for ``document`` (one JSON object).
+
+    A document without ``event_id`` gets one derived from its content, so a client that
+    sends the same request again (after a timeout, a 503) stores it once.
+
+    Raises:
+        InvalidEvent: naming what is wrong.
+    """
+    if isinstance(document, dict) and "event_id" not in document:
+        canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
+        digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
+        document = {**document, "event_id": f"sha256:{digest}"}
+    event = from_document(document)
+    if event.type not in CHANNEL_TYPES:
+        raise InvalidEvent([f"type: must be one of {', '.join(sorted(CHANNEL_TYPES))}"])
+    too_large = size_problem(encode(event))
+    if too_large is not None:
+        raise InvalidEvent([too_large])
+    return event
+
+
+class InvalidEvents(OperationError):
+    """Some events of a publish are invalid; nothing was published.
+
+    Attributes:
+        problems: per invalid event, its index and what is wrong with it.
+    """
+
+    def __init__(self, problems: list[dict[str, Any]]) -> None:
+        lines = [f"event {p['index']}: {'; '.join(p['problems'])}" for p in problems]
+        super().__init__(
+            "; ".join(lines) if len(problems) > 1 else "; ".join(problems[0]["problems"])
+        )
+        self.problems = problems
+
+
+def channel_events(documents: Sequence[Any]) -> list[Event]:
+    """Every document validated as a channel event.
+
+    Raises:
+        InvalidEvent: for an empty or oversized batch.
+        InvalidEvents: naming, per index, what is wrong (when any document is invalid).
+    """
+    if not documents or len(documents) > MAX_EVENTS_PER_PUBLISH:
+        raise InvalidEvent([f"send 1 to {MAX_EVENTS_PER_PUBLISH} events per request"])
+    events: list[Event] = []
+    problems: list[dict[str, Any]] = []
+    for index, document in enumerate(documents):
+        try:
+            events.append(accepted_event(document))
+        except InvalidEvent as exc:
+            problems.append({"index": index, "problems": exc.problems})
+    if problems:
+        raise InvalidEvents(problems)
+    return events

@@ -1,0 +1,38 @@
+"""Opening the projections a data folder uses now, and digesting their state."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from memstream.operations.errors import NotFound
+from projections.digest import digest_tables
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import STATE_TABLES
+from storage.layout import DataLayout
+from storage.schemas import NOT_STATE_COLUMNS
+from streams.settings import Settings
+
+__all__ = ["open_store", "state_digest"]
+
+
+def open_store(
+    settings: Settings, read_consistency_seconds: float | None = None
+) -> ProjectionStore:
+    """The projections the data folder uses now.
+
+    Raises:
+        NotFound: when no worker has written projections there yet.
+    """
+    location = DataLayout(settings.data_location).existing_projections()
+    if location is None:
+        raise NotFound(f"no projections in {settings.data} yet: run `memstream up` and publish")
+    interval = (
+        None if read_consistency_seconds is None else timedelta(seconds=read_consistency_seconds)
+    )
+    return ProjectionStore.at(location, read_consistency_interval=interval)
+
+
+def state_digest(store: ProjectionStore) -> str:
+    """The digest of a store's state tables, ignoring log positions."""
+    tables = {name: store.scan(name).to_pylist() for name in STATE_TABLES}
+    return digest_tables(tables, ignore=NOT_STATE_COLUMNS)
