@@ -31,6 +31,7 @@ __all__ = [
     "DERIVED_KINDS",
     "IDENTIFIER_PATTERN",
     "LIFECYCLE_TYPES",
+    "TAG_PATTERN",
     "ConfidenceDecayed",
     "ConfidenceUpdate",
     "ConfirmFact",
@@ -76,9 +77,8 @@ Identifier = Annotated[str, StringConstraints(pattern=IDENTIFIER_PATTERN)]
 #: an event can never carry a value no store filter can hold.
 MemoryId = Identifier
 #: A tag: a short lowercase token ("travel", "work-project").
-Tag = Annotated[
-    str, StringConstraints(to_lower=True, strip_whitespace=True, pattern=r"^[\w.:+/-]{1,64}$")
-]
+TAG_PATTERN = r"^[\w.:+/-]{1,64}$"
+Tag = Annotated[str, StringConstraints(to_lower=True, strip_whitespace=True, pattern=TAG_PATTERN)]
 
 
 def as_utc(value: datetime) -> datetime:

@@ -17,7 +17,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +190,7 @@ def _add_embedding_backfill(
             return
         store, turns = projector.store, settings.embed_context_turns
         batches = missing_embeddings(
-            store, embedder, datetime.now(UTC), turns, settings.embed_batch_size
+            store, embedder, system_clock(), turns, settings.embed_batch_size
         )
         sent = 0
         try:

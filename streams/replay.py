@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pyarrow as pa
@@ -93,7 +93,7 @@ def rebuild(
     if layout.current_generation() is not None:
         raise StreamsError(f"{into.uri} already holds projections: replay into an empty folder")
     started = time.perf_counter()
-    generation = layout.new_generation_name(datetime.now(UTC))
+    generation = layout.new_generation_name(system_clock())
     store = ProjectionStore.at(layout.location.child(generation), vector_dimension=vector_dimension)
     projector = Projector(
         store,

@@ -15,7 +15,6 @@ import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import faust
@@ -67,7 +66,7 @@ def topic_specs(settings: Settings) -> list[TopicSpec]:
 async def prepare_log(settings: Settings) -> str:
     """Create the topics if needed and return the log's epoch."""
     await ensure_topics(settings.bootstrap, topic_specs(settings))
-    epoch = await read_epoch(settings.bootstrap, datetime.now(UTC))
+    epoch = await read_epoch(settings.bootstrap, system_clock())
     assert epoch is not None
     return epoch
 

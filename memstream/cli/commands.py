@@ -17,7 +17,7 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +25,7 @@ from pydantic import ValidationError
 
 from memstream.cli import render
 from memstream.operations import OperationError, Operations
+from projections.clock import system_clock
 from projections.codec import problems_of
 from projections.errors import InvalidQuery, ProjectionError
 from projections.events import in_time_range
@@ -283,7 +284,7 @@ def _message_document(args: argparse.Namespace) -> dict[str, Any]:
         "project_id": args.project,
         "channel": args.channel,
         "content": args.text,
-        "occurred_at": args.at or datetime.now(UTC).isoformat(),
+        "occurred_at": args.at or system_clock().isoformat(),
     }
     return {k: v for k, v in fields.items() if v is not None}
 

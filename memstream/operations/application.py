@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 
 from memstream.operations import commands
 from memstream.operations.errors import NotAvailable, NotFound, Unavailable
-from memstream.operations.intake import channel_events
+from memstream.operations.intake import channel_events, door_checked
 from memstream.operations.results import Accepted, ArchiveReport, Expanded, JobReport
 from memstream.operations.sinks import BrokerSink, EventSink
 from memstream.operations.stores import open_store
@@ -29,8 +29,9 @@ from models.language_models import JsonModel
 from projections.clock import Clock, system_clock
 from projections.coldness import ColdDecision
 from projections.digest import digest_tables
+from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import Event, MemoryAccessed, MemoryRestored
-from projections.scope import plain_text, valid_identifier
+from projections.scope import plain_text, valid_identifier, valid_tag
 from queries.profiles import entity_profile, memory_document, memory_history
 from queries.search import Searcher, SearchRequest, SearchResponse
 from queries.stats import stats as compute_stats
@@ -163,6 +164,8 @@ class Operations:
     async def search(self, request: SearchRequest) -> SearchResponse:
         """Hybrid search; the memories returned are then reported as accessed (in the
         background, best effort: the answer never waits for the broker)."""
+        for index, tag in enumerate(request.tags or ()):
+            valid_tag(f"tags.{index}", tag)
         response = await self._blocking(self.searcher.search, request)
         if response.results:
             accessed = MemoryAccessed(
@@ -249,6 +252,10 @@ class Operations:
     async def remember(self, fields: dict[str, Any]) -> Accepted:
         """``remember_fact``: a memory stated by the user or an agent."""
         event, memory_id = commands.remembering(fields, self.clock())
+        try:
+            door_checked(event)
+        except InvalidEvent as exc:
+            raise InvalidQuery("; ".join(exc.problems)) from None
         return Accepted(await self.sink.publish([event]), memory_id)
 
     async def correct(self, user_id: str, memory_id: str, content: str) -> Accepted:

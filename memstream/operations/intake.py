@@ -10,8 +10,9 @@ from typing import Any
 
 from memstream.operations.errors import OperationError
 from projections.codec import encode, from_document, size_problem
-from projections.errors import InvalidEvent
+from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import COMMAND_TYPES, Event
+from projections.scope import valid_identifier, valid_tag
 
 __all__ = [
     "CHANNEL_TYPES",
@@ -19,6 +20,7 @@ __all__ = [
     "InvalidEvents",
     "accepted_event",
     "channel_events",
+    "door_checked",
 ]
 
 #: Event types channels may publish (the lifecycle, embedding and access events are
@@ -47,6 +49,35 @@ def accepted_event(document: Any) -> Event:
     too_large = size_problem(encode(event))
     if too_large is not None:
         raise InvalidEvent([too_large])
+    return door_checked(event)
+
+
+#: The identifier fields a channel's event may carry.
+_IDENTIFIER_FIELDS = ("user_id", "project_id", "session_id", "channel", "memory_id")
+
+
+def door_checked(event: Event) -> Event:
+    """``event`` if its identifiers and tags keep the front doors' rule (ASCII: see
+    :func:`projections.scope.valid_identifier`).
+
+    Raises:
+        InvalidEvent: naming each identifier or tag that does not.
+    """
+    problems = []
+    for name in _IDENTIFIER_FIELDS:
+        value = getattr(event, name, None)
+        if value is not None:
+            try:
+                valid_identifier(name, value)
+            except InvalidQuery as exc:
+                problems.append(str(exc))
+    for index, tag in enumerate(getattr(event, "tags", None) or ()):
+        try:
+            valid_tag(f"tags.{index}", tag)
+        except InvalidQuery as exc:
+            problems.append(str(exc))
+    if problems:
+        raise InvalidEvent(problems)
     return event
 
 

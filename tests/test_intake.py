@@ -1,0 +1,46 @@
+"""What the front doors accept: identifiers and tags in ASCII (what the OpenAPI
+document's patterns mean), while events already in a log with other letters still
+decode and apply as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstream.operations import accepted_event
+from projections.codec import decode
+from projections.errors import InvalidEvent, InvalidQuery
+from projections.scope import valid_identifier, valid_tag
+
+MESSAGE = {
+    "user_id": "ana",
+    "session_id": "s1",
+    "role": "user",
+    "content": "hello",
+    "occurred_at": "2024-05-01T10:00:00Z",
+}
+
+
+@pytest.mark.parametrize("field", ["user_id", "session_id", "project_id", "channel"])
+def test_a_door_refuses_identifiers_outside_ascii(field: str) -> None:
+    with pytest.raises(InvalidEvent, match=f"{field}: must be 1-200 characters of ASCII"):
+        accepted_event({**MESSAGE, field: "õBÙ"})
+    with pytest.raises(InvalidQuery, match="ASCII letters"):
+        valid_identifier(field, "Zoë")
+    assert accepted_event({**MESSAGE, field: "a.b:c@d+e/f-g_1"}).type == "message"
+
+
+def test_a_door_refuses_tags_outside_ascii() -> None:
+    with pytest.raises(InvalidEvent, match=r"tags\.1: must be 1-64 characters of ASCII"):
+        accepted_event({**MESSAGE, "tags": ["travel", "viagem-à-lisboa"]})
+    with pytest.raises(InvalidQuery):
+        valid_tag("tags.0", "ção")
+    assert valid_tag("tags.0", "work/project-1") == "work/project-1"
+
+
+def test_events_in_the_log_keep_decoding_with_any_word_characters() -> None:
+    raw = (
+        b'{"user_id": "zo\xc3\xab", "session_id": "s1", "role": "user", "content": "hi",'
+        b' "occurred_at": "2024-05-01T10:00:00Z", "tags": ["\xc3\xa0-lisboa"]}'
+    )
+    event = decode(raw)
+    assert event.user_id == "zoë" and event.tags == ["à-lisboa"]
