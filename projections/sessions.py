@@ -15,6 +15,10 @@ watermark of each partition and the processing time ``now``. A session closes wh
 - no turn of it reached the log for ``idle`` of processing time (a quiet partition's
   watermark does not move, and a conversation must still close).
 
+A job run as of a given time (``memstream jobs consolidate --now T``) passes T as
+``event_now`` too: every partition's watermark is then taken to be at least T, so T is
+the clock for every rule (a last session whose last turn is ``gap`` before T closes).
+
 A turn that arrives for a closed session reopens it; the next closure covers the new
 turns only.
 """
@@ -151,8 +155,13 @@ def sessions_to_close(
     now: datetime,
     gap: timedelta,
     idle: timedelta,
+    event_now: datetime | None = None,
 ) -> list[SessionClosed]:
     """The ``SessionClosed`` events the closing rule gives (see the module docstring)."""
+    rows = list(rows)
+    if event_now is not None:
+        partitions = {r["log_partition"] for r in rows} | set(watermarks)
+        watermarks = {p: max(watermarks.get(p, event_now), event_now) for p in partitions}
     open_rows = [r for r in rows if is_open(r)]
     newest_start: dict[str, list[datetime]] = {}
     for r in open_rows:

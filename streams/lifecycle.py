@@ -144,13 +144,16 @@ class LifecycleJobs:
 
     # -- sessions and consolidation ------------------------------------------------
 
-    def _closures(self, pending: list[dict[str, Any]], now: datetime) -> list[SessionClosed]:
+    def _closures(
+        self, pending: list[dict[str, Any]], now: datetime, as_of: bool
+    ) -> list[SessionClosed]:
         return sessions_to_close(
             [r for r in pending if is_open(r)],
             self.store.watermarks(MESSAGES),
             now,
             self.policy.session_gap,
             self.policy.session_idle,
+            event_now=now if as_of else None,
         )
 
     def _pending(self, user_id: str | None, partitions: set[int] | None) -> list[dict[str, Any]]:
@@ -166,8 +169,12 @@ class LifecycleJobs:
         skip: frozenset[str] = frozenset(),
         partitions: set[int] | None = None,
         limit: int | None = None,
+        as_of: bool = False,
     ) -> JobResult:
         """Close what the rule closes, then consolidate every closed, unconsolidated span.
+
+        With ``as_of``, ``now`` is the event-time clock too (a run for a given time, not
+        the worker's timer): see :func:`projections.sessions.sessions_to_close`.
 
         The result holds the ``SessionClosed`` and ``FactsConsolidated`` events in
         publishing order, and the closures whose extraction failed. ``skip`` names
@@ -179,7 +186,7 @@ class LifecycleJobs:
         pending = self._pending(user_id, partitions)
         closed = [
             e
-            for e in self._closures(pending, now)
+            for e in self._closures(pending, now, as_of)
             if closure_key(e.user_id, e.session_id, e.through) not in skip
         ][:limit]
         rows = {r["session_key"]: dict(r) for r in pending}

@@ -255,6 +255,21 @@ def test_sessions_close_by_the_rules(
         assert c.through == T0
 
 
+def test_a_run_as_of_a_time_uses_it_as_the_event_clock_too() -> None:
+    """``jobs consolidate --now T``: the user's last session closes once its last turn
+    is a gap before T, though the watermark has not moved and the turn arrived just now
+    (it would stay open for the worker's timer at the same processing time)."""
+    last = _session(first_at=T0, last_at=T0, log_received_at=T0 + timedelta(days=9))
+    at = T0 + timedelta(hours=3)
+    gap, idle = timedelta(minutes=30), timedelta(minutes=30)
+    assert sessions_to_close([last], {0: T0}, at, gap, idle) == []
+    (closed,) = sessions_to_close([last], {0: T0}, at, gap, idle, event_now=at)
+    assert (closed.reason, closed.through, closed.closed_at) == ("gap", T0, at)
+    assert sessions_to_close([last], {}, at, gap, idle, event_now=at)[0].reason == "gap"
+    too_soon = T0 + timedelta(minutes=29)
+    assert sessions_to_close([last], {0: T0}, too_soon, gap, idle, event_now=too_soon) == []
+
+
 def test_a_second_consolidation_of_the_same_turns_is_dropped() -> None:
     def event(through: datetime, extractor: str) -> FactsConsolidated:
         return FactsConsolidated(

@@ -327,7 +327,8 @@ class Operations:
         dry_run: bool = False,
     ) -> JobReport:
         """Run a lifecycle job once as of ``now`` and publish what it decided (unless
-        ``dry_run``)."""
+        ``dry_run``). A ``now`` given is the clock for every rule, event time included
+        (a user's last session closes once its last turn is a session gap before it)."""
         when = now or self.clock()
         jobs = self.lifecycle()
         events: list[Event]
@@ -335,8 +336,12 @@ class Operations:
         if job == "decay":
             events = list(await self._blocking(jobs.decay, when, user_id))
         else:
-            run = jobs.consolidate if job == "consolidate" else jobs.reflect
-            result = await self._blocking(run, when, user_id)
+            if job == "consolidate":
+                result = await self._blocking(
+                    lambda: jobs.consolidate(when, user_id, as_of=now is not None)
+                )
+            else:
+                result = await self._blocking(jobs.reflect, when, user_id)
             events, failed = result.events, result.failed
         publish = bool(events) and not dry_run
         if publish:
