@@ -110,17 +110,7 @@ def main() -> None:
                     return False
 
             wait_until(healthy, timeout=120)
-            started = time.perf_counter()
-            for start in range(0, len(turns), 500):
-                client.publish([event_of(t) for t in turns[start : start + 500]])
-            client.publish(session_ends(turns))
-
-            def ingested() -> bool:
-                s = client.stats()
-                return s["memories"].get("episode", 0) == len(turns) and s["embedding_lag"] == 0
-
-            wait_until(ingested, timeout=1800, interval=2)
-            ingest_seconds = time.perf_counter() - started
+            ingest_seconds = publish_and_wait(client, turns)
             print(
                 f"ingested and embedded {len(turns)} turns in {ingest_seconds:.1f} s "
                 f"({len(turns) / ingest_seconds:.0f} turns/s, embedding bound)",
@@ -162,6 +152,22 @@ def main() -> None:
         score(bench, questions, run, f"{label}, all ten conversations")
         held_out = [q for q in questions if q["stream_id"] not in TUNED_ON]
         score(bench, held_out, run, f"{label}, seven held out")
+
+
+def publish_and_wait(client: MemoryClient, turns: list[dict]) -> float:
+    """Publish every turn (and each conversation's session end); wait until every turn
+    is a memory with its vector; answer the seconds that took."""
+    started = time.perf_counter()
+    for start in range(0, len(turns), 500):
+        client.publish([event_of(t) for t in turns[start : start + 500]])
+    client.publish(session_ends(turns))
+
+    def ingested() -> bool:
+        s = client.stats()
+        return s["memories"].get("episode", 0) == len(turns) and s["embedding_lag"] == 0
+
+    wait_until(ingested, timeout=1800, interval=2)
+    return time.perf_counter() - started
 
 
 def wait_for_facts(client: MemoryClient, stable_seconds: float) -> dict[str, int]:

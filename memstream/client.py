@@ -62,6 +62,20 @@ class MemoryClient:
         result: dict[str, Any] = self._call("POST", "/v1/search", json=payload)
         return result
 
+    def context(self, user_id: str, query: str, **options: Any) -> dict[str, Any]:
+        """The memory block for an agent about to answer ``query`` (``context`` is None
+        when nothing relevant is found); ``options``: project_id, budget_tokens, now."""
+        payload = {"user_id": user_id, "query": query, **options}
+        result: dict[str, Any] = self._call("POST", "/v1/context", json=payload)
+        return result
+
+    def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        """Why a memory exists and how its confidence got where it is."""
+        result: dict[str, Any] = self._call(
+            "GET", f"/v1/memories/{memory_id}/explain", params={"user_id": user_id}
+        )
+        return result
+
     def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
         result: dict[str, Any] = self._call(
             "GET", f"/v1/memories/{memory_id}", params={"user_id": user_id}

@@ -14,4 +14,5 @@ __all__ = [
     "reflection",
     "retries",
     "summarizer",
+    "tokens",
 ]

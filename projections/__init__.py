@@ -12,6 +12,7 @@ __all__ = [
     "clock",
     "codec",
     "coldness",
+    "context",
     "decay",
     "derived",
     "digest",

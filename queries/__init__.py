@@ -7,6 +7,8 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
+    "context",
+    "explain",
     "memory_usage",
     "profiles",
     "search",

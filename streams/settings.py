@@ -93,6 +93,8 @@ class Settings(BaseSettings):
             journal keeps the rest for the next start).
         min_free_mb: free space the data location and the state folder must keep:
             below it publishes are refused (507) and upkeep does not write.
+        context_simple_tokens / context_complex_tokens: the default budget of a context
+            block for a simple and for a complex query.
         embed_backfill_every_seconds: how often the worker looks in the projections for
             memories without a vector (after a restart, the log no longer holds the
             messages that would have been embedded).
@@ -165,6 +167,8 @@ class Settings(BaseSettings):
     stop_timeout_seconds: float = Field(default=30.0, gt=0)
     min_free_mb: float = Field(default=256.0, ge=0)
     embed_backfill_every_seconds: float = Field(default=60.0, gt=0)
+    context_simple_tokens: int = Field(default=1000, ge=50, le=32_000)
+    context_complex_tokens: int = Field(default=3000, ge=50, le=32_000)
 
     @property
     def chosen_extractor(self) -> Literal["local", "anthropic", "openai"]:

@@ -96,6 +96,16 @@ async def ensure_topics(bootstrap: str, specs: Sequence[TopicSpec]) -> None:
         await admin.close()
 
 
+async def _start(client: AIOKafkaConsumer | AIOKafkaProducer) -> None:
+    """Start a Kafka client; one that cannot reach the broker is stopped again, so that
+    nothing is left open (the caller sees the error)."""
+    try:
+        await client.start()
+    except BaseException:
+        await client.stop()
+        raise
+
+
 async def read_epoch(bootstrap: str, now: datetime, *, create: bool = True) -> str | None:
     """The epoch of the log at ``bootstrap``: the value of ``memory.meta`` offset 0.
 
@@ -106,7 +116,7 @@ async def read_epoch(bootstrap: str, now: datetime, *, create: bool = True) -> s
     if first is not None or not create:
         return first
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
-    await producer.start()
+    await _start(producer)
     try:
         await producer.send_and_wait(META, new_epoch_name(now).encode(), partition=0)
     finally:
@@ -116,7 +126,7 @@ async def read_epoch(bootstrap: str, now: datetime, *, create: bool = True) -> s
 
 async def _first_meta_record(bootstrap: str) -> str | None:
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
+    await _start(consumer)
     try:
         partition = TopicPartition(META, 0)
         consumer.assign([partition])
@@ -143,7 +153,7 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_wait_ms=50
     )
-    await consumer.start()
+    await _start(consumer)
     try:
         partitions = consumer.partitions_for_topic(topic)
         if partitions is None:

@@ -7,15 +7,23 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from pyarrow import fs as pafs
 
-from memstream.testing import embedded_broker, free_port
+from memstream.operations import Operations
+from memstream.operations.commands import correction
+from memstream.testing import FakeClock, embedded_broker, free_port, message
+from projections.codec import encode
+from projections.derived import command_memory
+from projections.events import RememberFact
 from storage.filesystems import Location, resolve_location
 from storage.lance_store import ProjectionStore
+from storage.log_records import LogRecord
+from streams.projector import Projector
+from streams.settings import Settings
 
 
 @pytest.fixture(scope="session")
@@ -160,3 +168,42 @@ def small_filesystem(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
     yield mount
     for folder in mounted:
         subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+#: When the ``operations`` fixture's conversation took place.
+T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def operations(tmp_path: Path) -> Operations:
+    """A store that heard Ana move, remember a fact about her cat and correct it."""
+    store = ProjectionStore(str(tmp_path / "projections"))
+    said = [
+        message(event_id="m1", user_id="ana", session_id="s1", speaker="Ana",
+                content="I live in Lisbon with my cat Miso.", occurred_at=T0),
+        message(event_id="m2", user_id="ana", session_id="s1", speaker="Ana",
+                content="Maria helped me move to Porto last week.",
+                occurred_at=T0 + timedelta(minutes=1)),
+    ]  # fmt: skip
+    remembered = RememberFact(
+        event_id="r1", user_id="ana", content="Ana's cat Miso likes sardines.",
+        occurred_at=T0 + timedelta(minutes=2),
+    )  # fmt: skip
+    projector = Projector(store, consumer="memstream", clock=FakeClock(T0))
+    projector.apply(
+        [
+            LogRecord("e1", "memory.messages", 0, i, T0, b"ana", encode(e))
+            for i, e in enumerate(said)
+        ]
+        + [LogRecord("e1", "memory.commands", 0, 0, T0, b"ana", encode(remembered))]
+    )
+    fact = command_memory(remembered).memory_id
+    corrected, _ = correction(
+        store, "ana", fact, "Ana's cat Miso likes tuna.", T0 + timedelta(hours=1)
+    )
+    projector.apply([LogRecord("e1", "memory.commands", 0, 1, T0, b"ana", encode(corrected))])
+    return Operations(
+        Settings(data=str(tmp_path), embedder="none"),
+        store=store,
+        clock=FakeClock(T0 + timedelta(days=30)),
+    )

@@ -56,7 +56,7 @@ def test_every_block_either_runs_or_says_why_not() -> None:
 
 
 def test_the_json_event_is_valid() -> None:
-    (event,) = [b for b in readme_blocks() if b.lang == "json"]
+    (event,) = [b for b in readme_blocks() if b.lang == "json" and '"type"' in b.body]
     assert from_document(json.loads(event.body)).type == "message"
 
 
@@ -90,9 +90,11 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
             outputs.append(done.stdout)
     finally:
         worker.stop(timeout=60)
-    tour, http, client, commands = outputs
+    tour, http, client, agents, commands = outputs
     assert "accepted 1 of 2" in tour and "line 2: rejected (sent to memory.dlq)" in tour
     assert "I moved to Porto last week" in tour and "replayed " in tour
     assert '"accepted":["sha256:' in http and "I moved to Porto" in http
     assert "I moved to Porto" in client
+    assert "[preference] Ana's cat Miso likes tuna." in agents or "Miso likes tuna" in agents
+    assert '"context":"## What is known' in agents and "confidence now" in agents
     assert "Vitaly works at Red Kite Studio." in commands and "superseded" in commands

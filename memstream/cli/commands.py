@@ -15,8 +15,10 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -204,6 +206,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--user", required=True)
     p.add_argument("--json", action="store_true")
     p.add_argument("name")
+
+    p = command("mcp", _mcp, "serve memory tools to an agent over MCP (stdio)")
+    p.add_argument("--user", required=True, help="the user every tool acts for")
+    p.add_argument("--project")
+
+    p = command("context", _context, "the memory block for an agent about to answer QUERY")
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("--budget", type=int, help="tokens (default: 1,000 simple, 3,000 complex)")
+    p.add_argument("--now", help="the time relative phrases refer to (ISO 8601)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("query")
+
+    p = command("explain", _explain, "why a memory exists and how its confidence got there")
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("memory_id")
 
     p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag")
     p.add_argument("--user")
@@ -422,6 +441,41 @@ def _memory_command(args: argparse.Namespace, settings: Settings) -> int:
 
 def _entity(args: argparse.Namespace, settings: Settings) -> int:
     _show(args, _run(settings, lambda ops: ops.entity(args.user, args.name)), render.entity)
+    return 0
+
+
+def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.mcp.server import memory_server
+    from streams.lifeline import die_with_parent
+
+    die_with_parent(os.getppid())  # the agent that started it owns its life
+    logging.basicConfig(level="WARNING", stream=sys.stderr)  # stdout is the protocol's
+    # A long-lived reader: it must see what the worker writes after it opened the tables.
+    operations = Operations(
+        settings, read_consistency_seconds=settings.api_read_consistency_seconds
+    )
+    memory_server(operations, args.user, args.project).run("stdio")
+    return 0
+
+
+def _context(args: argparse.Namespace, settings: Settings) -> int:
+    now = _time_arg(args.now, "--now")
+    block = _run(
+        settings, lambda ops: ops.context(args.user, args.query, args.project, args.budget, now)
+    )
+    if args.json:
+        print(json.dumps(asdict(block), indent=2, default=str, ensure_ascii=False))
+        return 0
+    print(block.context or "(nothing relevant)")
+    print(
+        f"{block.tokens} of {block.budget_tokens} tokens ({block.complexity} query)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _explain(args: argparse.Namespace, settings: Settings) -> int:
+    _show(args, _run(settings, lambda ops: ops.explain(args.user, args.memory_id)), render.why)
     return 0
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "search_results",
     "stats",
     "weak_facts",
+    "why",
 ]
 
 
@@ -148,4 +149,28 @@ def stats(document: Mapping[str, Any]) -> str:
         f"  dead letters: {document['dead_letters']}",
         f"           lag: {'unknown (broker unreachable)' if lag is None else lag}",
     ]
+    return "\n".join(lines)
+
+
+def why(explained: Mapping[str, Any]) -> str:
+    """An explanation (``memstream explain``) as a few readable lines."""
+    memory = explained["memory"]
+    lines = [f"[{memory['kind']}] {memory['content']} ({memory['occurred_at']})"]
+    for turn in explained["derived_from"]["turns"]:
+        who = f"{turn['speaker']}: " if turn["speaker"] else ""
+        lines.append(f"  from {turn['occurred_at']} {who}{turn['content']}")
+    for source in explained["derived_from"]["memories"]:
+        lines.append(f"  from [{source['kind']}] {source['content']}")
+    if len(explained["history"]) > 1:
+        lines.append("  history:")
+        lines += [f"    {m['occurred_at']} {m['content']}" for m in explained["history"]]
+    commands = explained["commands"]
+    if commands["confirmed"]:
+        lines.append("  confirmed")
+    if commands["forgotten_at"]:
+        lines.append(f"  {commands['forgotten_reason']} {commands['forgotten_at']}")
+    if explained["entities"]:
+        lines.append(f"  entities: {', '.join(explained['entities'])}")
+    confidence = explained["confidence"]
+    lines.append(f"  confidence now {confidence['now']:.3f}: {confidence['rule']}")
     return "\n".join(lines)

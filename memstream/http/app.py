@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import asdict
 from importlib.metadata import version
 from typing import Any
 
@@ -28,10 +29,10 @@ from memstream.http.contract import (
 )
 from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
-from projections.events import IDENTIFIER_PATTERN, Identifier
+from projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
 from queries.search import SearchRequest, SearchResponse
 
-__all__ = ["create_app"]
+__all__ = ["ContextRequest", "create_app"]
 
 USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
 MEMORY = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
@@ -45,6 +46,20 @@ class _Owner(BaseModel):
 
 class _Correction(_Owner):
     content: str = Field(min_length=1, max_length=4000)
+
+
+class ContextRequest(BaseModel):
+    """What ``POST /v1/context`` takes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: Identifier
+    project_id: Identifier | None = None
+    #: the question or message the agent is about to answer (at least one word)
+    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
+    #: the block's size; by default 1,000 tokens for a simple query, 3,000 for a complex one
+    budget_tokens: int | None = Field(default=None, ge=1, le=32_000)
+    now: UtcDateTime | None = None
 
 
 def create_app(
@@ -167,6 +182,21 @@ def create_app(
         name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),
     ) -> dict[str, Any]:
         return await ops.entity(user_id, name)
+
+    @app.post("/v1/context", responses=errors(422))
+    async def post_context(body: ContextRequest) -> dict[str, Any]:
+        """The memory block to put before an agent's answer (``context`` is null when
+        nothing relevant is found)."""
+        block = await ops.context(
+            body.user_id, body.query, body.project_id, body.budget_tokens, body.now
+        )
+        return asdict(block)
+
+    @app.get("/v1/memories/{memory_id}/explain", responses=errors(404, 422))
+    async def explain(memory_id: str = MEMORY, user_id: str = USER) -> dict[str, Any]:
+        """Why a memory exists: the turns it came from, what replaced what, commands,
+        entities, and how its confidence got where it is."""
+        return await ops.explain(user_id, memory_id)
 
     @app.get("/v1/stats", responses=errors(422))
     async def get_stats(

@@ -14,7 +14,13 @@ from memstream.operations.errors import (
     Unavailable,
 )
 from memstream.operations.intake import InvalidEvents, accepted_event
-from memstream.operations.results import Accepted, ArchiveReport, Expanded, JobReport
+from memstream.operations.results import (
+    Accepted,
+    ArchiveReport,
+    ContextBlock,
+    Expanded,
+    JobReport,
+)
 from memstream.operations.sinks import BrokerSink, DrainState, EventSink
 from memstream.operations.stores import open_store, state_digest
 
@@ -22,6 +28,7 @@ __all__ = [
     "Accepted",
     "ArchiveReport",
     "BrokerSink",
+    "ContextBlock",
     "DrainState",
     "EventSink",
     "Expanded",

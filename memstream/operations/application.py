@@ -14,24 +14,38 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
+from pydantic import ValidationError
+
 from memstream.operations import commands
 from memstream.operations.errors import NotAvailable, NotFound, Unavailable
 from memstream.operations.intake import channel_events, door_checked
-from memstream.operations.results import Accepted, ArchiveReport, Expanded, JobReport
+from memstream.operations.results import (
+    Accepted,
+    ArchiveReport,
+    ContextBlock,
+    Expanded,
+    JobReport,
+)
 from memstream.operations.sinks import BrokerSink, EventSink
 from memstream.operations.stores import open_store
 from models.embedders import Embedder
 from models.language_models import JsonModel
+from models.tokens import count_tokens
 from projections.clock import Clock, system_clock
+from projections.codec import problems_of
 from projections.coldness import ColdDecision
+from projections.context import Assembly, assemble, complexity
 from projections.digest import digest_tables
 from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import Event, MemoryAccessed, MemoryRestored
-from projections.scope import plain_text, valid_identifier, valid_tag
+from projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
+from queries.context import context_candidates
+from queries.explain import explanation
 from queries.profiles import entity_profile, memory_document, memory_history
 from queries.search import Searcher, SearchRequest, SearchResponse
 from queries.stats import stats as compute_stats
@@ -49,6 +63,8 @@ __all__ = ["LogEnd", "Operations"]
 
 log = logging.getLogger(__name__)
 
+#: The largest context block one may ask for.
+MAX_CONTEXT_TOKENS = 32_000
 #: How long a search's access report may take before it is given up (best effort).
 ACCESS_REPORT_SECONDS = 5.0
 
@@ -210,6 +226,73 @@ class Operations:
         if profile is None:
             raise NotFound(f"no entity named {name!r} for user {user_id}")
         return profile
+
+    async def context(
+        self,
+        user_id: str,
+        query: str,
+        project_id: str | None = None,
+        budget_tokens: int | None = None,
+        now: datetime | None = None,
+    ) -> ContextBlock:
+        """The memory block to put before an agent's answer, within ``budget_tokens``
+        (default: by the query's complexity); its context is None when nothing relevant
+        is found, so a caller can leave the block out."""
+        started = time.perf_counter()
+        try:
+            request = SearchRequest(user_id=user_id, project_id=project_id, query=query)
+        except ValidationError as exc:
+            raise InvalidQuery("; ".join(problems_of(exc))) from None
+        scope_filter(user_id, project_id)  # the doors' rule for identifiers
+        if budget_tokens is not None and not 1 <= budget_tokens <= MAX_CONTEXT_TOKENS:
+            raise InvalidQuery(f"budget_tokens: must be 1 to {MAX_CONTEXT_TOKENS}")
+        when = now or self.clock()
+        judged = complexity(query)
+        budget = budget_tokens or (
+            self.settings.context_complex_tokens
+            if judged == "complex"
+            else self.settings.context_simple_tokens
+        )
+
+        def build() -> Assembly:
+            found = context_candidates(self.searcher, request, when)
+            return assemble(found, budget, count_tokens)
+
+        assembly = await self._blocking(build)
+        sections = [
+            {
+                "name": s.name,
+                "tokens": s.tokens,
+                "lines": [
+                    {
+                        "memory_id": line.memory_id,
+                        "kind": line.kind,
+                        "text": line.text,
+                        "occurred_at": line.occurred_at,
+                        "archived": line.archived,
+                        "source_event_ids": list(line.sources),
+                    }
+                    for line in s.lines
+                ],
+            }
+            for s in assembly.sections
+        ]
+        took = (time.perf_counter() - started) * 1000
+        return ContextBlock(assembly.context, sections, assembly.tokens, budget, judged, took)
+
+    async def explain(
+        self, user_id: str, memory_id: str, now: datetime | None = None
+    ) -> dict[str, Any]:
+        """Why a memory exists: where it came from, what replaced what, what commands did
+        to it, the entities it links, and how its confidence got where it is now."""
+        _owner(user_id, memory_id)
+        rates = components.lifecycle_policy(self.settings).decay_rates
+        found = await self._blocking(
+            explanation, self.store, user_id, memory_id, now or self.clock(), rates
+        )
+        if found is None:
+            raise NotFound(f"no memory {memory_id} for user {user_id}")
+        return found
 
     async def stats(self, user_id: str | None = None) -> dict[str, Any]:
         """Memory counts, dead letters, applied offsets and the lag behind the log."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from projections.events import Event
 
-__all__ = ["Accepted", "ArchiveReport", "Expanded", "JobReport"]
+__all__ = ["Accepted", "ArchiveReport", "ContextBlock", "Expanded", "JobReport"]
 
 
 @dataclass(frozen=True)
@@ -42,3 +42,16 @@ class ArchiveReport:
 
     events: list[Event]
     merged_files: int
+
+
+@dataclass(frozen=True)
+class ContextBlock:
+    """A context block for an agent (None when nothing relevant was found), its sections,
+    its size against its budget, and how the query was judged."""
+
+    context: str | None
+    sections: list[dict[str, Any]]
+    tokens: int
+    budget_tokens: int
+    complexity: str
+    took_ms: float

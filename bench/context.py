@@ -1,0 +1,134 @@
+"""Context blocks on LoCoMo: does the block an agent gets hold the evidence?
+
+Ingests the ten LoCoMo conversations through ``memstream up`` (the MiniLM embedder on,
+one user per conversation, as ``bench/locomo.py`` does), waits for every vector and for
+consolidation to settle, then stops the worker: the measurement runs with no background
+lane (no embedder, no lifecycle timer) beside it. For each main question (categories 1-4)
+it gathers the context candidates once, with ``now = asked_at``, and assembles a block at
+each budget with the same code ``POST /v1/context`` runs (:func:`queries.context.
+context_candidates` and :func:`projections.context.assemble`, tokens counted with the
+shipped tokenizer). A question counts as covered when a line of the block rests on one of
+its gold evidence turns (the turn itself, or a fact citing it); recall is the share of
+gold turns the block rests on. Printed per category, for the three conversations the
+search weights were tuned on and the seven held out, with the time to build a block.
+
+Usage: python bench/context.py [--budgets 1000,2000,4000] [--data FOLDER]
+  --data keeps the ingested data folder and reuses it next time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
+
+from memstream.client import MemoryClient
+from memstream.operations import Operations
+from memstream.testing import WorkerProcess
+from models.tokens import count_tokens
+from projections.context import assemble
+from queries.context import context_candidates
+from queries.search import SearchRequest
+from storage.layout import DataLayout
+from streams.settings import Settings
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def ingest(data: Path, turns: list[dict]) -> None:
+    worker = WorkerProcess(data, env={"MEMSTREAM_EMBEDDER": "minilm"}).start()
+    try:
+        worker.wait_serving(timeout=120)
+        client = MemoryClient(worker.api_url, timeout=120)
+        seconds = publish_and_wait(client, turns)
+        print(f"ingested and embedded {len(turns)} turns in {seconds:.0f} s")
+        print(f"consolidated: {wait_for_facts(client, stable_seconds=40)}", flush=True)
+    finally:
+        worker.stop(timeout=120)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
+    )
+    parser.add_argument("--budgets", default="1000,2000,4000")
+    parser.add_argument("--data", help="keep the ingested data folder here and reuse it")
+    args = parser.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+    bench = Path(args.bench).resolve()
+    turns = read_jsonl(bench / "locomo10_events.jsonl")
+    questions = [q for q in read_jsonl(bench / "locomo10_questions.jsonl") if q["main"]]
+    with tempfile.TemporaryDirectory(prefix="memstream-context-") as tmp:
+        data = Path(args.data) if args.data else Path(tmp) / "data"
+        if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
+            ingest(data, turns)
+        measure(Settings(data=str(data), embedder="minilm"), questions, budgets)
+
+
+def measure(settings: Settings, questions: list[dict], budgets: list[int]) -> None:
+    operations = Operations(settings)
+    searcher = operations.searcher  # opens the store, loads the embedder
+    covered: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    recall: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    tokens: dict[int, list[int]] = defaultdict(list)
+    took: list[float] = []
+    for q in questions:
+        now = datetime.fromisoformat(q["asked_at"] + "+00:00")
+        request = SearchRequest(user_id=q["stream_id"], query=q["question"])
+        started = time.perf_counter()
+        candidates = context_candidates(searcher, request, now)
+        gathered = time.perf_counter() - started
+        blocks = {}
+        for budget in budgets:
+            started = time.perf_counter()
+            blocks[budget] = assemble(candidates, budget, count_tokens)
+            if budget == budgets[len(budgets) // 2]:  # the middle budget's whole block
+                took.append((gathered + time.perf_counter() - started) * 1000)
+        gold = set(q["gold_event_ids"])
+        half = "tuned" if q["stream_id"] in TUNED_ON else "held out"
+        for budget, block in blocks.items():
+            rests_on = {
+                s for section in block.sections for line in section.lines for s in line.sources
+            }
+            tokens[budget].append(block.tokens)
+            for category in (CATEGORIES[q["category"]], "all main"):
+                covered[(half, budget, category)].append(float(bool(gold & rests_on)))
+                recall[(half, budget, category)].append(len(gold & rests_on) / len(gold))
+    print(f"\n{len(questions)} main questions; budgets {budgets} tokens")
+    header = f"{'conversations':<10} {'budget':>6}  " + "  ".join(
+        f"{c:>18}" for c in [*CATEGORIES.values(), "all main"]
+    )
+    print(header + "   (covered / recall)")
+    for half in ("tuned", "held out"):
+        for budget in budgets:
+            cells = []
+            for category in [*CATEGORIES.values(), "all main"]:
+                c = covered[(half, budget, category)]
+                r = recall[(half, budget, category)]
+                cells.append(f"{statistics.mean(c):.3f} / {statistics.mean(r):.3f}".rjust(18))
+            print(f"{half:<10} {budget:>6}  " + "  ".join(cells))
+    for budget in budgets:
+        used = sorted(tokens[budget])
+        print(f"budget {budget}: tokens used p50 {statistics.median(used):.0f}, max {used[-1]}")
+    took.sort()
+    p99 = took[int(len(took) * 0.99) - 1]
+    print(
+        f"one block at {budgets[len(budgets) // 2]} tokens: p50 {statistics.median(took):.1f} ms, "
+        f"p99 {p99:.1f} ms, in process, no background lane running"
+    )
+    asyncio.run(operations.close())
+
+
+if __name__ == "__main__":
+    main()

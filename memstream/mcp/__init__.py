@@ -1,0 +1,3 @@
+"""The MCP front door: ``memstream mcp`` serves memory tools to agents over stdio."""
+
+__all__ = ["server"]

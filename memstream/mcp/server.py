@@ -1,0 +1,218 @@
+"""The MCP server (``memstream mcp``): memory tools and resources for agents, each a thin
+call into :class:`~memstream.operations.Operations`.
+
+The user (and project) a server acts for is bound when it starts; no tool takes a user
+argument, so a model can never read or write another user's memory. What an operation
+refuses (a bad argument, an unknown memory, the log unavailable) comes back as an MCP
+tool error naming the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from datetime import datetime
+from importlib.metadata import version
+from typing import Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
+
+from memstream.operations import OperationError, Operations
+from projections.codec import problems_of
+from projections.errors import ProjectionError
+from queries.search import SearchRequest
+
+__all__ = ["TOOLS", "memory_server"]
+
+log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+Kind = Literal["episode", "fact", "preference", "procedure", "opinion", "reflection", "summary"]
+#: The tools, in the order they are listed.
+TOOLS = (
+    "search_memory",
+    "get_context",
+    "remember_fact",
+    "correct_fact",
+    "confirm_fact",
+    "forget_memory",
+    "get_entity_info",
+    "explain_memory",
+    "weak_facts",
+    "memory_stats",
+    "consolidate_now",
+)
+
+_INSTRUCTIONS = (
+    "Long-term memory of the user you are talking with. Call get_context with the user's "
+    "message before you answer; search_memory to look something up; remember_fact when the "
+    "user states something worth keeping; correct_fact, confirm_fact or forget_memory when "
+    "they say a memory is wrong, right or to be forgotten (by its memory_id)."
+)
+
+
+async def _answer(call: Awaitable[_T]) -> _T:
+    """The operation's answer, or a tool error that says what was wrong."""
+    try:
+        return await call
+    except (OperationError, ProjectionError) as exc:
+        raise ToolError(str(exc)) from None
+    except ValidationError as exc:
+        raise ToolError("; ".join(problems_of(exc))) from None
+
+
+def memory_server(operations: Operations, user_id: str, project_id: str | None = None) -> MCPServer:
+    """An MCP server over ``operations`` for one user (and project)."""
+    server = MCPServer(
+        name="memstream",
+        title="memstream",
+        instructions=_INSTRUCTIONS,
+        version=version("memstream"),
+    )
+    ops = operations
+    scope = {"user_id": user_id, "project_id": project_id}
+
+    def tool(function: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        return server.tool()(function)
+
+    @tool
+    async def search_memory(
+        query: str,
+        kind: Kind | None = None,
+        tag: str | None = None,
+        entity: str | None = None,
+        after: datetime | None = None,
+        before: datetime | None = None,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        """Hybrid search (full text, meaning, entities) of the user's memories, best first.
+        Each result has its memory_id, kind, content, date, speaker and entities; an
+        archived one is a summary (archived: true)."""
+        wanted = max(1, min(limit, 50))
+        request = await _answer(
+            _validated(
+                user_id=user_id,
+                project_id=project_id,
+                query=query,
+                k=min(wanted * 5, 200) if entity else wanted,
+                kinds=[kind] if kind else None,
+                tags=[tag] if tag else None,
+                after=after,
+                before=before,
+            )
+        )
+        response = await _answer(ops.search(request))
+        results = response.results
+        if entity:
+            named = entity.casefold()
+            results = [r for r in results if any(e.casefold() == named for e in r.entities)]
+        return {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
+
+    @tool
+    async def get_context(query: str, budget_tokens: int | None = None) -> dict[str, Any]:
+        """The memory block to read before answering ``query``: facts, the people and
+        things involved, what happened around then, and the turns it rests on, within
+        ``budget_tokens`` (default 1,000, or 3,000 for a complex question). ``context`` is
+        null when nothing relevant is known."""
+        block = await _answer(
+            ops.context(user_id, query, project_id=project_id, budget_tokens=budget_tokens)
+        )
+        return asdict(block)
+
+    @tool
+    async def remember_fact(
+        content: str, entities: list[str] | None = None, tags: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Remember something the user stated as true. ``entities``: who or what it is
+        about (the first becomes its subject); names in the content are found anyway."""
+        fields: dict[str, Any] = {"content": content, **scope, "tags": tags or []}
+        if entities:
+            fields["subject"] = entities[0]
+        done = await _answer(ops.remember({k: v for k, v in fields.items() if v is not None}))
+        return {"memory_id": done.memory_id, "accepted": done.event_ids}
+
+    @tool
+    async def correct_fact(memory_id: str, new_content: str) -> dict[str, Any]:
+        """Replace a wrong memory with the corrected content (the old one stays as
+        history); answers the new memory's id."""
+        done = await _answer(ops.correct(user_id, memory_id, new_content))
+        return {"memory_id": done.memory_id, "supersedes": memory_id}
+
+    @tool
+    async def confirm_fact(memory_id: str) -> dict[str, Any]:
+        """Confirm a memory: full confidence, it never decays."""
+        await _answer(ops.confirm(user_id, memory_id))
+        return {"memory_id": memory_id, "confirmed": True}
+
+    @tool
+    async def forget_memory(memory_id: str) -> dict[str, Any]:
+        """Forget a memory: never returned again (kept as history)."""
+        await _answer(ops.forget(user_id, memory_id))
+        return {"memory_id": memory_id, "forgotten": True}
+
+    @tool
+    async def get_entity_info(name: str) -> dict[str, Any]:
+        """A person, place or thing the user mentioned: aliases, mentions, first and last
+        seen, and the memories about it."""
+        return _jsonable(await _answer(ops.entity(user_id, name)))
+
+    @tool
+    async def explain_memory(memory_id: str) -> dict[str, Any]:
+        """Why a memory exists: the turns it came from, the memories it replaced or that
+        replaced it, confirmations, entities, and its confidence now."""
+        return _jsonable(await _answer(ops.explain(user_id, memory_id)))
+
+    @tool
+    async def weak_facts(limit: int = 10) -> dict[str, Any]:
+        """Memories close to being forgotten by decay, weakest first (confirm the ones
+        that still hold)."""
+        found = await _answer(ops.weak_facts(user_id))
+        return {"memories": [_jsonable(m) for m in found[: max(1, min(limit, 100))]]}
+
+    @tool
+    async def memory_stats() -> dict[str, Any]:
+        """How many memories of each kind the user has, entities, and the lag behind the
+        log."""
+        return _jsonable(await _answer(ops.stats(user_id)))
+
+    @tool
+    async def consolidate_now() -> dict[str, Any]:
+        """Turn the user's finished conversations into facts now (instead of waiting for
+        the worker's timer)."""
+        report = await _answer(ops.run_job("consolidate", user_id=user_id))
+        return {"events": len(report.events), "failed": report.failed}
+
+    @server.resource("memstream://stats", mime_type="application/json")
+    async def stats_resource() -> dict[str, Any]:
+        """The user's memory statistics."""
+        return _jsonable(await _answer(ops.stats(user_id)))
+
+    @server.resource("memstream://entities/{name}", mime_type="application/json")
+    async def entity_resource(name: str) -> dict[str, Any]:
+        """An entity's profile."""
+        return _jsonable(await _answer(ops.entity(user_id, name)))
+
+    return server
+
+
+async def _validated(**fields: Any) -> SearchRequest:
+    return SearchRequest.model_validate({k: v for k, v in fields.items() if v is not None})
+
+
+def _jsonable(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with datetimes as ISO strings (structured tool results are JSON)."""
+    return {key: _plain(value) for key, value in document.items()}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _jsonable(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value

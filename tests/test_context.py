@@ -1,0 +1,125 @@
+"""Context assembly: shares of the budget, unused share flowing on, a budget never
+exceeded (counted with the shipped tokenizer), null when nothing is found, archived
+lines labelled; and, over a real store, the block and the explanation an agent gets."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+import pytest
+
+from memstream.operations import NotFound, Operations
+from models.tokens import count_tokens
+from projections.context import SECTIONS, ContextLine, assemble, complexity
+from projections.episodes import memory_id_for
+
+T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+
+
+def _lines(prefix: str, n: int, words: int = 12, **kw: object) -> list[ContextLine]:
+    text = " ".join(f"word{i}" for i in range(words))
+    return [
+        ContextLine(f"{prefix}-{i}", f"{prefix} {i}: {text}", T0, **kw)  # type: ignore[arg-type]
+        for i in range(n)
+    ]
+
+
+FULL = {
+    "facts": _lines("fact", 200, kind="fact"),
+    "entities": _lines("ent", 200, kind="entity"),
+    "temporal": _lines("turn", 200, kind="episode"),
+    "evidence": _lines("said", 200, kind="episode"),
+}
+
+
+@pytest.mark.parametrize("budget", [50, 100, 250, 1000, 2000, 3000, 5000, 8000])
+def test_the_budget_is_never_exceeded_and_each_section_keeps_to_its_share(budget: int) -> None:
+    block = assemble(FULL, budget, count_tokens)
+    assert block.context is not None
+    assert block.tokens == count_tokens(block.context) <= budget
+    carried = 0
+    for section, (_, share, _) in zip(block.sections, SECTIONS, strict=True):
+        room = int(budget * share) + carried
+        assert section.tokens <= room
+        carried = room - section.tokens
+
+
+def test_unused_share_flows_to_the_next_section() -> None:
+    with_facts = assemble(FULL, 1000, count_tokens)
+    without = assemble({**FULL, "facts": []}, 1000, count_tokens)
+    entities = next(s for s in without.sections if s.name == "entities")
+    assert entities.tokens > int(1000 * 0.25)  # the facts' 40% went on to the entities
+    assert len(entities.lines) > len(with_facts.sections[1].lines)
+    assert without.tokens <= 1000 and "## What is known" not in (without.context or "")
+
+
+def test_nothing_found_is_null_and_a_memory_is_said_once() -> None:
+    assert assemble({}, 1000, count_tokens).context is None
+    assert assemble({"facts": []}, 1000, count_tokens).tokens == 0
+    same = _lines("fact", 1, kind="fact")
+    block = assemble({"facts": same, "evidence": same}, 1000, count_tokens)
+    assert block.context is not None and block.context.count("(2024-05-01, fact-0)") == 1
+
+
+def test_lines_carry_id_date_and_the_archived_label() -> None:
+    cold = ContextLine("ep-1", "We booked Lisbon, 420 euros.", T0, "episode", archived=True)
+    hot = ContextLine("fact-2", "Ana lives\nin Porto.", None, "fact")
+    assert cold.render() == "- [archived] We booked Lisbon, 420 euros. (2024-05-01, ep-1)"
+    assert hot.render() == "- [fact] Ana lives in Porto. (undated, fact-2)"
+
+
+@pytest.mark.parametrize(
+    ("query", "judged"),
+    [
+        ("Where does Ana live?", "simple"),
+        ("What is my dentist's name?", "simple"),
+        ("Why did Ana move to Porto?", "complex"),
+        ("How has Maria's job changed since 2022?", "complex"),
+        ("Where did we go in May? And who came with us?", "complex"),
+    ],
+)
+def test_queries_are_judged_simple_or_complex(query: str, judged: str) -> None:
+    assert complexity(query) == judged
+
+
+def test_a_context_block_holds_the_corrected_fact_its_entities_and_turns(
+    operations: Operations,
+) -> None:
+    block = asyncio.run(operations.context("ana", "What does Miso like to eat?"))
+    assert block.context is not None and block.complexity == "simple"
+    assert block.budget_tokens == 1000 and 0 < block.tokens <= 1000
+    assert "[fact] Ana's cat Miso likes tuna." in block.context
+    assert "sardines" not in block.context  # the corrected fact is history
+    assert "## People, places and things" in block.context and "Miso (person" in block.context
+    facts = next(s for s in block.sections if s["name"] == "facts")
+    assert facts["lines"][0]["memory_id"].startswith("cmd-")
+    small = asyncio.run(operations.context("ana", "What does Miso like to eat?", budget_tokens=60))
+    assert small.tokens <= 60 and small.budget_tokens == 60
+    nothing = asyncio.run(operations.context("ana", "quantum chromodynamics"))
+    assert nothing.context is None and nothing.tokens == 0
+    other = asyncio.run(operations.context("bob", "What does Miso like to eat?"))
+    assert other.context is None  # another user's memories never leak in
+
+
+def test_explain_shows_where_a_memory_came_from_and_its_confidence(
+    operations: Operations,
+) -> None:
+    block = asyncio.run(operations.context("ana", "What does Miso like to eat?"))
+    assert block.context is not None
+    new_fact = next(s for s in block.sections if s["name"] == "facts")["lines"][0]["memory_id"]
+    why = asyncio.run(operations.explain("ana", new_fact))
+    assert why["memory"]["content"] == "Ana's cat Miso likes tuna."
+    assert [m["content"] for m in why["history"]] == [
+        "Ana's cat Miso likes sardines.",
+        "Ana's cat Miso likes tuna.",
+    ]
+    assert why["commands"]["corrects"] and not why["commands"]["confirmed"]
+    assert "Miso" in why["entities"]
+    confidence = why["confidence"]
+    assert confidence["written"] == 1.0 and 0 < confidence["now"] < 1.0
+    assert confidence["days_since_used"] == pytest.approx(30, abs=0.01)  # since it happened
+    episode = asyncio.run(operations.explain("ana", memory_id_for("ana", "m1")))
+    assert episode["confidence"]["rule"] == "a episode does not decay"
+    with pytest.raises(NotFound):
+        asyncio.run(operations.explain("bob", new_fact))

@@ -1,0 +1,165 @@
+"""The MCP server, driven by the ``mcp`` SDK's own client: in process over a real store
+(every tool's schema, reads, errors), and over stdio as ``memstream mcp`` against a real
+worker (the README's Claude Desktop configuration starts it)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from test_readme import readme_blocks
+
+from memstream.mcp.server import TOOLS, memory_server
+from memstream.operations import Operations
+from memstream.testing import WorkerProcess
+
+
+def _call(operations: Operations, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    async def run() -> list[Any]:
+        async with Client(memory_server(operations, "ana")) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return asyncio.run(run())
+
+
+def test_the_tools_are_listed_with_schemas_and_no_user_argument(
+    operations: Operations,
+) -> None:
+    async def run() -> Any:
+        async with Client(memory_server(operations, "ana")) as client:
+            return (await client.list_tools()).tools
+
+    tools = asyncio.run(run())
+    assert [t.name for t in tools] == list(TOOLS)
+    for tool in tools:
+        properties = tool.input_schema.get("properties", {})
+        assert not {"user_id", "user", "project_id"} & set(properties), tool.name
+        assert tool.description
+    search = next(t for t in tools if t.name == "search_memory")
+    assert search.input_schema["required"] == ["query"]
+    assert set(search.input_schema["properties"]) == {
+        "query", "kind", "tag", "entity", "after", "before", "limit",
+    }  # fmt: skip
+
+
+def test_reads_answer_for_the_bound_user_only(operations: Operations) -> None:
+    found, context, entity, stats = _call(
+        operations,
+        ("search_memory", {"query": "Miso", "entity": "Miso"}),
+        ("get_context", {"query": "What does Miso like to eat?"}),
+        ("get_entity_info", {"name": "Miso"}),
+        ("memory_stats", {}),
+    )
+    assert not found.is_error
+    results = found.structured_content["results"]
+    assert results and all("Miso" in r["entities"] for r in results)
+    assert "Ana's cat Miso likes tuna." in context.structured_content["context"]
+    assert entity.structured_content["name"] == "Miso"
+    assert stats.structured_content["user_id"] == "ana"
+    (bob,) = asyncio.run(_bob(operations))
+    assert bob.structured_content["results"] == []
+
+
+async def _bob(operations: Operations) -> list[Any]:
+    async with Client(memory_server(operations, "bob")) as client:
+        return [await client.call_tool("search_memory", {"query": "Miso"})]
+
+
+def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
+    unknown, bad_kind, blank = _call(
+        operations,
+        ("explain_memory", {"memory_id": "fact-nope"}),
+        ("search_memory", {"query": "Miso", "kind": "rumour"}),
+        ("get_context", {"query": "!!!"}),
+    )
+    assert unknown.is_error and "no memory fact-nope for user ana" in unknown.content[0].text
+    assert bad_kind.is_error and "Traceback" not in bad_kind.content[0].text
+    assert blank.is_error and "query" in blank.content[0].text
+    for result in (unknown, bad_kind, blank):
+        assert "Traceback" not in json.dumps(result.model_dump(mode="json"))
+
+
+@pytest.mark.parametrize("uri", ["memstream://stats", "memstream://entities/Miso"])
+def test_entity_profiles_and_stats_are_resources(operations: Operations, uri: str) -> None:
+    async def run() -> Any:
+        async with Client(memory_server(operations, "ana")) as client:
+            return await client.read_resource(uri)
+
+    contents = asyncio.run(run()).contents
+    assert json.loads(contents[0].text)
+
+
+@pytest.mark.broker
+@pytest.mark.slow
+def test_memstream_mcp_over_stdio_as_the_readme_wires_it(tmp_path: Path) -> None:
+    """The README's Claude Desktop configuration, pointed at a real worker: the SDK's
+    client lists the tools, remembers a fact, finds it, corrects it, sees the history,
+    gets a context block with the corrected fact only, and forgets it."""
+    (config,) = [
+        json.loads(b.body)["mcpServers"]["memstream"]
+        for b in readme_blocks()
+        if b.lang == "json" and "mcpServers" in b.body
+    ]
+    data = tmp_path / "memstream-data"
+    worker = WorkerProcess(data, log_path=tmp_path / "worker.log").start()
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = {
+        **config["env"],
+        "MEMSTREAM_DATA": str(data),
+        "MEMSTREAM_BROKER_PORT": str(worker.broker_port),
+        "PATH": path,
+    }
+    command = shutil.which(config["command"], path=path)
+    assert command is not None
+    try:
+        worker.wait_serving()
+        asyncio.run(_remember_correct_forget(StdioServerParameters(
+            command=command, args=config["args"], env=env, cwd=str(tmp_path)
+        )))  # fmt: skip
+    finally:
+        worker.stop(timeout=60)
+
+
+async def _remember_correct_forget(server: StdioServerParameters) -> None:
+    async with Client(server) as client:
+        assert [t.name for t in (await client.list_tools()).tools] == list(TOOLS)
+
+        async def tool(name: str, **arguments: Any) -> dict[str, Any]:
+            result = await client.call_tool(name, arguments)
+            assert not result.is_error, result.content
+            return dict(result.structured_content or {})
+
+        async def found(text: str, present: bool = True) -> list[str]:
+            for _ in range(100):
+                results = (await tool("search_memory", query="favourite tea"))["results"]
+                ids = [r["memory_id"] for r in results if text in r["content"]]
+                if bool(ids) == present:
+                    return ids
+                await asyncio.sleep(0.2)
+            raise AssertionError(f"{text!r} {'never' if present else 'still'} found")
+
+        old = await tool("remember_fact", content="Ana's favourite tea is genmaicha.")
+        assert (await found("genmaicha")) == [old["memory_id"]]
+        new = await tool(
+            "correct_fact", memory_id=old["memory_id"], new_content="Ana's favourite tea is sencha."
+        )
+        assert (await found("sencha")) == [new["memory_id"]]
+        await found("genmaicha", present=False)  # history now
+        why = await tool("explain_memory", memory_id=new["memory_id"])
+        assert [m["content"] for m in why["history"]] == [
+            "Ana's favourite tea is genmaicha.",
+            "Ana's favourite tea is sencha.",
+        ]
+        block = (await tool("get_context", query="What is Ana's favourite tea?"))["context"]
+        assert "sencha" in block and "genmaicha" not in block
+        await tool("forget_memory", memory_id=new["memory_id"])
+        await found("sencha", present=False)
+        refused = await client.call_tool("forget_memory", {"memory_id": "fact-nope"})
+        assert refused.is_error and "no memory fact-nope for user ana" in refused.content[0].text
