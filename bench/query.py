@@ -9,7 +9,11 @@ its neighbours mean nothing. Then ``memstream serve`` runs on the folder (MiniLM
 embeds each query for real) and questions are sent over loopback HTTP, one at a time;
 p50/p95/p99 are of the client-measured round trip.
 
+With ``--context`` each question is also asked as ``POST /v1/context`` (a block at the
+default budget for the question's complexity) and its latency printed beside search's.
+
 Usage: python bench/query.py [--total 1000000] [--users-sizes 10000,100000] [--queries 300]
+                             [--context]
 """
 
 from __future__ import annotations
@@ -134,6 +138,7 @@ def main() -> None:
     parser.add_argument("--user-sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--data", help="keep the corpus in this folder and reuse it next time")
+    parser.add_argument("--context", action="store_true", help="also time POST /v1/context")
     args = parser.parse_args()
     sizes = {f"user{n}": n for n in map(int, args.user_sizes.split(","))}
     rng = random.Random(1)
@@ -176,16 +181,32 @@ def main() -> None:
                         wall.append((time.perf_counter() - t0) * 1000)
                         took.append(answer.json()["took_ms"])
                         assert answer.status_code == 200 and answer.json()["results"]
-                    q = statistics.quantiles(wall, n=100)
-                    print(
-                        f"{size:>7,} memories for the user, {args.total:,} in all: "
-                        f"p50 {statistics.median(wall):.1f} ms, p95 {q[94]:.1f} ms, "
-                        f"p99 {q[98]:.1f} ms (server p50 {statistics.median(took):.1f} ms)",
-                        flush=True,
-                    )
+                    report(f"{size:>7,} memories for the user, {args.total:,} in all", wall, took)
+                    if args.context:
+                        wall, took = [], []
+                        for _ in range(args.queries):
+                            query = rng.choice(QUESTIONS).format(
+                                n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
+                            )
+                            body = {"user_id": user, "query": query}
+                            t0 = time.perf_counter()
+                            answer = http.post("/v1/context", json=body)
+                            wall.append((time.perf_counter() - t0) * 1000)
+                            took.append(answer.json()["took_ms"])
+                            assert answer.status_code == 200 and answer.json()["context"]
+                        report(f"{size:>7,} memories, context block", wall, took)
         finally:
             server.terminate()
             server.wait(30)
+
+
+def report(label: str, wall: list[float], took: list[float]) -> None:
+    q = statistics.quantiles(wall, n=100)
+    print(
+        f"{label}: p50 {statistics.median(wall):.1f} ms, p95 {q[94]:.1f} ms, "
+        f"p99 {q[98]:.1f} ms (server p50 {statistics.median(took):.1f} ms)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ is :func:`projections.context.assemble`).
 - entity profiles: the entities the top results name, each with its aliases, mention
   count, first and last seen, and the few facts linked to it;
 - temporal context: the episodes inside the time the query names, or else the turns of
-  the most relevant session, in time order;
+  the most relevant session, then the other turns the search found, best first;
 - evidence: the turns the facts came from.
 """
 
@@ -109,20 +109,21 @@ def _profile_line(profile: dict[str, Any], known: list[str]) -> ContextLine:
 def _temporal_lines(
     searcher: Searcher, request: SearchRequest, results: Sequence[SearchResult], now: datetime
 ) -> list[ContextLine]:
+    """The turns inside the time the query names, else those of the most relevant
+    session; then the other turns the search found, best first."""
+    episodes = [r for r in results if r.kind == "episode"]
     span = query_range(request.query, now)
     if span is not None:
         within = request.model_copy(
             update={"after": span[0], "before": span[1], "kinds": ["episode"], "k": _TEMPORAL}
         )
-        turns = searcher.search(within).results
+        first = searcher.search(within).results
     else:
-        episodes = [r for r in results if r.kind == "episode" and r.session_id]
-        if not episodes:
-            return []
-        session = episodes[0].session_id
-        turns = [r for r in episodes if r.session_id == session][:_TEMPORAL]
-    turns = sorted(turns, key=lambda r: (r.occurred_at is None, r.occurred_at))
-    return [_line(r) for r in turns]
+        session = next((r.session_id for r in episodes if r.session_id), None)
+        first = [r for r in episodes if session and r.session_id == session][:_TEMPORAL]
+    chosen = {r.memory_id for r in first}
+    rest = [r for r in episodes if r.memory_id not in chosen]
+    return [_line(r) for r in (*first, *rest)]
 
 
 def _evidence_lines(
