@@ -12,18 +12,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 from test_readme import readme_blocks
 
-from memstream.mcp.server import TOOLS, memory_server
+from memstream.mcp.server import TOOLS, Scope, memory_server
 from memstream.operations import Operations
 from memstream.testing import WorkerProcess
 
 
 def _call(operations: Operations, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
     async def run() -> list[Any]:
-        async with Client(memory_server(operations, "ana")) as client:
+        async with Client(memory_server(operations, Scope("ana"))) as client:
             return [await client.call_tool(name, arguments) for name, arguments in calls]
 
     return asyncio.run(run())
@@ -33,7 +34,7 @@ def test_the_tools_are_listed_with_schemas_and_no_user_argument(
     operations: Operations,
 ) -> None:
     async def run() -> Any:
-        async with Client(memory_server(operations, "ana")) as client:
+        async with Client(memory_server(operations, Scope("ana"))) as client:
             return (await client.list_tools()).tools
 
     tools = asyncio.run(run())
@@ -68,7 +69,7 @@ def test_reads_answer_for_the_bound_user_only(operations: Operations) -> None:
 
 
 async def _bob(operations: Operations) -> list[Any]:
-    async with Client(memory_server(operations, "bob")) as client:
+    async with Client(memory_server(operations, Scope("bob"))) as client:
         return [await client.call_tool("search_memory", {"query": "Miso"})]
 
 
@@ -89,7 +90,7 @@ def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
 @pytest.mark.parametrize("uri", ["memstream://stats", "memstream://entities/Miso"])
 def test_entity_profiles_and_stats_are_resources(operations: Operations, uri: str) -> None:
     async def run() -> Any:
-        async with Client(memory_server(operations, "ana")) as client:
+        async with Client(memory_server(operations, Scope("ana"))) as client:
             return await client.read_resource(uri)
 
     contents = asyncio.run(run()).contents
@@ -98,10 +99,11 @@ def test_entity_profiles_and_stats_are_resources(operations: Operations, uri: st
 
 @pytest.mark.broker
 @pytest.mark.slow
-def test_memstream_mcp_over_stdio_as_the_readme_wires_it(tmp_path: Path) -> None:
-    """The README's Claude Desktop configuration, pointed at a real worker: the SDK's
-    client lists the tools, remembers a fact, finds it, corrects it, sees the history,
-    gets a context block with the corrected fact only, and forgets it."""
+def test_memstream_mcp_over_stdio_and_http(tmp_path: Path) -> None:
+    """Against a real worker, the SDK's client, over stdio (``memstream mcp`` as the
+    README's Claude Desktop configuration starts it) and over streamable HTTP (``/mcp``
+    on the API), lists the tools, remembers a fact, finds it, corrects it, sees the
+    history, gets a context block with the corrected fact only, and forgets it."""
     (config,) = [
         json.loads(b.body)["mcpServers"]["memstream"]
         for b in readme_blocks()
@@ -122,12 +124,17 @@ def test_memstream_mcp_over_stdio_as_the_readme_wires_it(tmp_path: Path) -> None
         worker.wait_serving()
         asyncio.run(_remember_correct_forget(StdioServerParameters(
             command=command, args=config["args"], env=env, cwd=str(tmp_path)
-        )))  # fmt: skip
+        ), "ana"))  # fmt: skip
+        asyncio.run(_remember_correct_forget(f"{worker.api_url}/mcp?user_id=ben", "ben"))
+        for query in ("", "?user_id=", "?user_id=%C3%B5", "?user_id=ana&project_id=a%20b"):
+            refused = httpx.post(f"{worker.api_url}/mcp{query}", json={"jsonrpc": "2.0"})
+            assert refused.status_code == 422, query
+            assert "_id" in refused.json()["detail"][0], query
     finally:
         worker.stop(timeout=60)
 
 
-async def _remember_correct_forget(server: StdioServerParameters) -> None:
+async def _remember_correct_forget(server: StdioServerParameters | str, user: str) -> None:
     async with Client(server) as client:
         assert [t.name for t in (await client.list_tools()).tools] == list(TOOLS)
 
@@ -145,6 +152,7 @@ async def _remember_correct_forget(server: StdioServerParameters) -> None:
                 await asyncio.sleep(0.2)
             raise AssertionError(f"{text!r} {'never' if present else 'still'} found")
 
+        assert (await tool("memory_stats"))["user_id"] == user
         old = await tool("remember_fact", content="Ana's favourite tea is genmaicha.")
         assert (await found("genmaicha")) == [old["memory_id"]]
         new = await tool(
@@ -162,4 +170,6 @@ async def _remember_correct_forget(server: StdioServerParameters) -> None:
         await tool("forget_memory", memory_id=new["memory_id"])
         await found("sencha", present=False)
         refused = await client.call_tool("forget_memory", {"memory_id": "fact-nope"})
-        assert refused.is_error and "no memory fact-nope for user ana" in refused.content[0].text
+        assert (
+            refused.is_error and f"no memory fact-nope for user {user}" in refused.content[0].text
+        )

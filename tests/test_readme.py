@@ -90,11 +90,12 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
             outputs.append(done.stdout)
     finally:
         worker.stop(timeout=60)
-    tour, http, client, agents, commands = outputs
+    tour, http, client, agents, mcp_over_http, commands = outputs
     assert "accepted 1 of 2" in tour and "line 2: rejected (sent to memory.dlq)" in tour
     assert "I moved to Porto last week" in tour and "replayed " in tour
     assert '"accepted":["sha256:' in http and "I moved to Porto" in http
     assert "I moved to Porto" in client
     assert "[preference] Ana's cat Miso likes tuna." in agents or "Miso likes tuna" in agents
     assert '"context":"## What is known' in agents and "confidence now" in agents
+    assert "'search_memory', 'get_context'" in mcp_over_http and "Miso" in mcp_over_http
     assert "Vitaly works at Red Kite Studio." in commands and "superseded" in commands

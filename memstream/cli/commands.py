@@ -445,7 +445,7 @@ def _entity(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
-    from memstream.mcp.server import memory_server
+    from memstream.mcp.server import Scope, memory_server
     from streams.lifeline import die_with_parent
 
     die_with_parent(os.getppid())  # the agent that started it owns its life
@@ -454,7 +454,7 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
     operations = Operations(
         settings, read_consistency_seconds=settings.api_read_consistency_seconds
     )
-    memory_server(operations, args.user, args.project).run("stdio")
+    memory_server(operations, Scope(args.user, args.project)).run("stdio")
     return 0
 
 

@@ -3,14 +3,15 @@
 Each handler validates its input with pydantic (a bad body or parameter is answered 422
 naming each field), calls one operation and shapes the answer; what an operation refuses
 is answered by :mod:`memstream.http.contract` (404, 501, 503, 507). A search answers
-first and reports the memories it returned as accessed in the background.
+first and reports the memories it returned as accessed in the background. The MCP
+server is mounted at ``/mcp`` (:mod:`memstream.mcp.http`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import asdict
 from importlib.metadata import version
 from typing import Any
@@ -27,6 +28,7 @@ from memstream.http.contract import (
     install_event_body_schema,
     single_valued_parameters,
 )
+from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
 from projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
@@ -66,18 +68,21 @@ def create_app(
     operations: Operations,
     *,
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
+    host: str = "127.0.0.1",
 ) -> FastAPI:
-    """The API over ``operations``; ``lifespan`` wraps the app's life (the server's
-    publisher connection), and the operations are closed when the app stops."""
+    """The API over ``operations``, with the MCP server at ``/mcp``; ``lifespan`` wraps
+    the app's life (the server's publisher connection), and the operations are closed
+    when the app stops. ``host`` is the address it is served on."""
+    mcp, mcp_running = mcp_route(operations, host)
 
     @asynccontextmanager
     async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         try:
-            if lifespan is None:
+            async with AsyncExitStack() as stack:
+                if lifespan is not None:
+                    await stack.enter_async_context(lifespan(app))
+                await stack.enter_async_context(mcp_running())
                 yield
-            else:
-                async with lifespan(app):
-                    yield
         finally:
             await operations.close()
 
@@ -204,4 +209,5 @@ def create_app(
     ) -> dict[str, Any]:
         return await ops.stats(user_id)
 
+    app.router.routes.append(mcp)
     return app

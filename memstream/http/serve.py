@@ -44,7 +44,7 @@ def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
         await sink.start()
         yield
 
-    return create_app(operations, lifespan=connected)
+    return create_app(operations, lifespan=connected, host=settings.api_host)
 
 
 def serve(settings: Settings) -> int:

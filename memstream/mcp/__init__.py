@@ -1,3 +1,4 @@
-"""The MCP front door: ``memstream mcp`` serves memory tools to agents over stdio."""
+"""The MCP front door: memory tools for agents, over stdio (``memstream mcp``) and over
+streamable HTTP on the API (``/mcp``)."""
 
-__all__ = ["server"]
+__all__ = ["http", "server"]

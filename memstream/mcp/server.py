@@ -1,8 +1,13 @@
-"""The MCP server (``memstream mcp``): memory tools and resources for agents, each a thin
-call into :class:`~memstream.operations.Operations`.
+"""The MCP server: memory tools and resources for agents, each a thin call into
+:class:`~memstream.operations.Operations`.
 
-The user (and project) a server acts for is bound when it starts; no tool takes a user
-argument, so a model can never read or write another user's memory. What an operation
+The user (and project) a server acts for is bound outside the model's reach: when it
+starts (``memstream mcp --user ana`` over stdio), or by the URL an agent is configured
+with (``/mcp?user_id=ana`` on the API, see :mod:`memstream.mcp.http`). No tool takes a
+user argument, so a model can never read or write another user's memory. The resources
+are the entity profiles (``memstream://entities/{name}``) and, on a server bound at start,
+the user's statistics (``memstream://stats``; over HTTP the ``memory_stats`` tool answers
+the same, as the SDK gives a static resource no request to read a URL from). What an operation
 refuses (a bad argument, an unknown memory, the log unavailable) comes back as an MCP
 tool error naming the problem, never a traceback.
 """
@@ -10,22 +15,23 @@ tool error naming the problem, never a traceback.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import asdict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from importlib.metadata import version
 from typing import Any, Literal, TypeVar
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
 from memstream.operations import OperationError, Operations
 from projections.codec import problems_of
-from projections.errors import ProjectionError
+from projections.errors import InvalidQuery, ProjectionError
+from projections.scope import valid_identifier
 from queries.search import SearchRequest
 
-__all__ = ["TOOLS", "memory_server"]
+__all__ = ["TOOLS", "Scope", "ScopeOf", "memory_server", "request_scope", "scope_of_request"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +61,35 @@ _INSTRUCTIONS = (
 )
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Whose memory the tools act on."""
+
+    user_id: str
+    project_id: str | None = None
+
+
+#: How a server finds the scope of a call: bound at start, or read off the request.
+ScopeOf = Callable[[Context], Scope]
+
+
+def request_scope(parameters: Mapping[str, str]) -> Scope:
+    """The scope a URL's query names (``user_id``, optional ``project_id``), or
+    InvalidQuery saying what is wrong when it names none or a malformed one."""
+    user_id = parameters.get("user_id")
+    if not user_id:
+        raise InvalidQuery("user_id: the URL must name the user, as in /mcp?user_id=ana")
+    project_id = parameters.get("project_id") or None
+    if project_id is not None:
+        valid_identifier("project_id", project_id)
+    return Scope(valid_identifier("user_id", user_id), project_id)
+
+
+def scope_of_request(ctx: Context) -> Scope:
+    """The scope of a call over HTTP: what its request's URL names."""
+    return request_scope(getattr(ctx.request_context.request, "query_params", {}))
+
+
 async def _answer(call: Awaitable[_T]) -> _T:
     """The operation's answer, or a tool error that says what was wrong."""
     try:
@@ -65,8 +100,9 @@ async def _answer(call: Awaitable[_T]) -> _T:
         raise ToolError("; ".join(problems_of(exc))) from None
 
 
-def memory_server(operations: Operations, user_id: str, project_id: str | None = None) -> MCPServer:
-    """An MCP server over ``operations`` for one user (and project)."""
+def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
+    """An MCP server over ``operations`` acting for ``scope``: one user (and project)
+    bound at start, or a function that finds each call's scope (:func:`scope_of_request`)."""
     server = MCPServer(
         name="memstream",
         title="memstream",
@@ -74,13 +110,20 @@ def memory_server(operations: Operations, user_id: str, project_id: str | None =
         version=version("memstream"),
     )
     ops = operations
-    scope = {"user_id": user_id, "project_id": project_id}
+    scope_of: ScopeOf = (lambda _: scope) if isinstance(scope, Scope) else scope
+
+    def here(ctx: Context) -> Scope:
+        try:
+            return scope_of(ctx)
+        except ProjectionError as exc:
+            raise ToolError(str(exc)) from None
 
     def tool(function: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         return server.tool()(function)
 
     @tool
     async def search_memory(
+        ctx: Context,
         query: str,
         kind: Kind | None = None,
         tag: str | None = None,
@@ -92,11 +135,12 @@ def memory_server(operations: Operations, user_id: str, project_id: str | None =
         """Hybrid search (full text, meaning, entities) of the user's memories, best first.
         Each result has its memory_id, kind, content, date, speaker and entities; an
         archived one is a summary (archived: true)."""
+        at = here(ctx)
         wanted = max(1, min(limit, 50))
         request = await _answer(
             _validated(
-                user_id=user_id,
-                project_id=project_id,
+                user_id=at.user_id,
+                project_id=at.project_id,
                 query=query,
                 k=min(wanted * 5, 200) if entity else wanted,
                 kinds=[kind] if kind else None,
@@ -113,88 +157,99 @@ def memory_server(operations: Operations, user_id: str, project_id: str | None =
         return {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
 
     @tool
-    async def get_context(query: str, budget_tokens: int | None = None) -> dict[str, Any]:
+    async def get_context(
+        ctx: Context, query: str, budget_tokens: int | None = None
+    ) -> dict[str, Any]:
         """The memory block to read before answering ``query``: facts, the people and
         things involved, what happened around then, and the turns it rests on, within
         ``budget_tokens`` (default 1,000, or 3,000 for a complex question). ``context`` is
         null when nothing relevant is known."""
+        at = here(ctx)
         block = await _answer(
-            ops.context(user_id, query, project_id=project_id, budget_tokens=budget_tokens)
+            ops.context(at.user_id, query, project_id=at.project_id, budget_tokens=budget_tokens)
         )
         return asdict(block)
 
     @tool
     async def remember_fact(
-        content: str, entities: list[str] | None = None, tags: list[str] | None = None
+        ctx: Context, content: str, entities: list[str] | None = None, tags: list[str] | None = None
     ) -> dict[str, Any]:
         """Remember something the user stated as true. ``entities``: who or what it is
         about (the first becomes its subject); names in the content are found anyway."""
-        fields: dict[str, Any] = {"content": content, **scope, "tags": tags or []}
+        at = here(ctx)
+        fields: dict[str, Any] = {
+            "content": content,
+            "user_id": at.user_id,
+            "project_id": at.project_id,
+            "tags": tags or [],
+        }
         if entities:
             fields["subject"] = entities[0]
         done = await _answer(ops.remember({k: v for k, v in fields.items() if v is not None}))
         return {"memory_id": done.memory_id, "accepted": done.event_ids}
 
     @tool
-    async def correct_fact(memory_id: str, new_content: str) -> dict[str, Any]:
+    async def correct_fact(ctx: Context, memory_id: str, new_content: str) -> dict[str, Any]:
         """Replace a wrong memory with the corrected content (the old one stays as
         history); answers the new memory's id."""
-        done = await _answer(ops.correct(user_id, memory_id, new_content))
+        done = await _answer(ops.correct(here(ctx).user_id, memory_id, new_content))
         return {"memory_id": done.memory_id, "supersedes": memory_id}
 
     @tool
-    async def confirm_fact(memory_id: str) -> dict[str, Any]:
+    async def confirm_fact(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Confirm a memory: full confidence, it never decays."""
-        await _answer(ops.confirm(user_id, memory_id))
+        await _answer(ops.confirm(here(ctx).user_id, memory_id))
         return {"memory_id": memory_id, "confirmed": True}
 
     @tool
-    async def forget_memory(memory_id: str) -> dict[str, Any]:
+    async def forget_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Forget a memory: never returned again (kept as history)."""
-        await _answer(ops.forget(user_id, memory_id))
+        await _answer(ops.forget(here(ctx).user_id, memory_id))
         return {"memory_id": memory_id, "forgotten": True}
 
     @tool
-    async def get_entity_info(name: str) -> dict[str, Any]:
+    async def get_entity_info(ctx: Context, name: str) -> dict[str, Any]:
         """A person, place or thing the user mentioned: aliases, mentions, first and last
         seen, and the memories about it."""
-        return _jsonable(await _answer(ops.entity(user_id, name)))
+        return _jsonable(await _answer(ops.entity(here(ctx).user_id, name)))
 
     @tool
-    async def explain_memory(memory_id: str) -> dict[str, Any]:
+    async def explain_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Why a memory exists: the turns it came from, the memories it replaced or that
         replaced it, confirmations, entities, and its confidence now."""
-        return _jsonable(await _answer(ops.explain(user_id, memory_id)))
+        return _jsonable(await _answer(ops.explain(here(ctx).user_id, memory_id)))
 
     @tool
-    async def weak_facts(limit: int = 10) -> dict[str, Any]:
+    async def weak_facts(ctx: Context, limit: int = 10) -> dict[str, Any]:
         """Memories close to being forgotten by decay, weakest first (confirm the ones
         that still hold)."""
-        found = await _answer(ops.weak_facts(user_id))
+        found = await _answer(ops.weak_facts(here(ctx).user_id))
         return {"memories": [_jsonable(m) for m in found[: max(1, min(limit, 100))]]}
 
     @tool
-    async def memory_stats() -> dict[str, Any]:
+    async def memory_stats(ctx: Context) -> dict[str, Any]:
         """How many memories of each kind the user has, entities, and the lag behind the
         log."""
-        return _jsonable(await _answer(ops.stats(user_id)))
+        return _jsonable(await _answer(ops.stats(here(ctx).user_id)))
 
     @tool
-    async def consolidate_now() -> dict[str, Any]:
+    async def consolidate_now(ctx: Context) -> dict[str, Any]:
         """Turn the user's finished conversations into facts now (instead of waiting for
         the worker's timer)."""
-        report = await _answer(ops.run_job("consolidate", user_id=user_id))
+        report = await _answer(ops.run_job("consolidate", user_id=here(ctx).user_id))
         return {"events": len(report.events), "failed": report.failed}
 
-    @server.resource("memstream://stats", mime_type="application/json")
-    async def stats_resource() -> dict[str, Any]:
-        """The user's memory statistics."""
-        return _jsonable(await _answer(ops.stats(user_id)))
+    if isinstance(scope, Scope):  # the SDK reads a static resource with no request
+
+        @server.resource("memstream://stats", mime_type="application/json")
+        async def stats_resource() -> dict[str, Any]:
+            """The user's memory statistics."""
+            return _jsonable(await _answer(ops.stats(scope.user_id)))
 
     @server.resource("memstream://entities/{name}", mime_type="application/json")
-    async def entity_resource(name: str) -> dict[str, Any]:
+    async def entity_resource(name: str, ctx: Context) -> dict[str, Any]:
         """An entity's profile."""
-        return _jsonable(await _answer(ops.entity(user_id, name)))
+        return _jsonable(await _answer(ops.entity(here(ctx).user_id, name)))
 
     return server
 
