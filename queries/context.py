@@ -17,13 +17,13 @@ from datetime import datetime
 from typing import Any
 
 from projections.context import ContextLine, SectionName
+from projections.entities import entity_id, normalize_name
 from projections.episodes import memory_id_for
 from projections.memory_state import is_hidden, state_id
 from projections.timephrases import query_range
-from queries.profiles import entity_profile
 from queries.search import Searcher, SearchRequest, SearchResult
 from storage import filters
-from storage.lance_tables import MEMORIES, MEMORY_STATE
+from storage.lance_tables import ENTITIES, MEMORIES, MEMORY_STATE
 
 __all__ = ["FACT_KINDS", "context_candidates"]
 
@@ -47,7 +47,7 @@ def context_candidates(
     facts = [r for r in results if r.kind in FACT_KINDS]
     return {
         "facts": [_line(r) for r in facts],
-        "entities": _entity_lines(searcher, user_id, results),
+        "entities": _entity_lines(searcher, user_id, results, {r.memory_id for r in facts}),
         "temporal": _temporal_lines(searcher, request, results, now),
         "evidence": _evidence_lines(searcher, user_id, facts),
     }
@@ -65,45 +65,88 @@ def _line(result: SearchResult) -> ContextLine:
 
 
 def _entity_lines(
-    searcher: Searcher, user_id: str, results: Sequence[SearchResult]
+    searcher: Searcher, user_id: str, results: Sequence[SearchResult], said: set[str]
 ) -> list[ContextLine]:
+    """Profiles of the first entities the results name, in three reads whatever their
+    number: the entities, the facts linked to any of them, and those facts' states. A
+    profile leaves out the facts ``said`` in the facts section."""
     names: list[str] = []
     for result in results:
         for name in result.entities:
             if name not in names:
                 names.append(name)
-    lines = []
-    for name in names[:_ENTITIES]:
-        profile = entity_profile(searcher.store, user_id, name)
-        if profile is not None:
-            lines.append(_profile_line(profile, _current_facts(searcher, user_id, profile)))
-    return lines
+    keys = [k for k in dict.fromkeys(normalize_name(n) for n in names[:_ENTITIES]) if k]
+    if not keys:
+        return []
+    store = searcher.store
+    user = filters.equals("user_id", user_id)
+    where = filters.all_of(user, filters.has_any("aliases", keys))
+    rows = store.scan(ENTITIES, where=where).to_pylist()
+    entities: list[dict[str, Any]] = []
+    for key in keys:  # as entity_profile resolves a name: the most mentioned owner of it
+        owners = [r for r in rows if key in (r["aliases"] or ())]
+        best = max(owners, key=lambda r: r["mention_count"], default=None)
+        if best is not None and all(e["entity_id"] != best["entity_id"] for e in entities):
+            entities.append(best)
+    ids = {
+        e["entity_id"]: {entity_id(user_id, e["type"], a) for a in e["aliases"] or ()}
+        for e in entities
+    }
+    linked = [i for entity_ids in ids.values() for i in entity_ids]
+    facts = [f for f in _current_facts(searcher, user_id, linked) if f["memory_id"] not in said]
+    return [
+        _profile_line(e, [f for f in facts if ids[e["entity_id"]] & f["links"]][:3])
+        for e in entities
+    ]
 
 
-def _current_facts(searcher: Searcher, user_id: str, profile: dict[str, Any]) -> list[str]:
-    """What the entity's linked facts say now (superseded, forgotten, pruned left out)."""
-    facts = [m for m in profile["memories"] if m["kind"] != "episode"]
-    ids = [state_id(user_id, m["memory_id"]) for m in facts]
+def _current_facts(searcher: Searcher, user_id: str, entity_ids: list[str]) -> list[dict[str, Any]]:
+    """The facts linked to any of ``entity_ids`` that still hold (superseded, forgotten
+    and pruned ones left out), newest first, each with the set of entities it links."""
+    user = filters.equals("user_id", user_id)
+    linked = searcher.store.with_entities(
+        entity_ids,
+        filters.all_of(user, filters.is_null("valid_until"), filters.is_in("kind", FACT_KINDS)),
+        limit=1_000_000,
+        columns=["memory_id", "content", "entity_ids", "source_event_ids", "occurred_at"],
+    )
     states = {
         r["memory_id"]: r
-        for r in searcher.store.by_ids(MEMORY_STATE, ids)
+        for r in searcher.store.by_ids(
+            MEMORY_STATE, [state_id(user_id, m["memory_id"]) for m in linked]
+        )
         if r["user_id"] == user_id
     }
-    return [m["content"] for m in facts if not is_hidden(states.get(m["memory_id"]))][:3]
+    return [
+        {
+            "memory_id": m["memory_id"],
+            "content": m["content"],
+            "links": set(m["entity_ids"] or ()),
+            "sources": tuple(m["source_event_ids"] or ()),
+        }
+        for m in linked
+        if not is_hidden(states.get(m["memory_id"]))
+    ]
 
 
-def _profile_line(profile: dict[str, Any], known: list[str]) -> ContextLine:
-    aliases = [a for a in profile["aliases"] if a.lower() != profile["name"].lower()]
+def _profile_line(profile: dict[str, Any], known: list[dict[str, Any]]) -> ContextLine:
+    """``profile``, an ``entities`` row, as one line with the facts ``known`` of it; the
+    line rests on the turns those facts came from."""
+    name = profile["canonical_name"]
+    aliases = [a for a in profile["aliases"] or () if a.lower() != name.lower()]
     mentions = profile["mention_count"]
-    parts = [f"{profile['name']} ({profile['type']}"]
+    parts = [f"{name} ({profile['type']}"]
     parts.append(f"; also {', '.join(aliases)})" if aliases else ")")
     parts.append(
         f": {mentions} mention{'s' if mentions != 1 else ''}, "
         f"first {profile['first_seen']:%Y-%m-%d}, last {profile['last_seen']:%Y-%m-%d}"
     )
     if known:
-        parts.append(". " + " ".join(known))
-    return ContextLine(profile["entity_id"], "".join(parts), profile["last_seen"], "entity")
+        parts.append(". " + " ".join(f["content"] for f in known))
+    sources = tuple(dict.fromkeys(s for f in known for s in f["sources"]))
+    return ContextLine(
+        profile["entity_id"], "".join(parts), profile["last_seen"], "entity", False, sources
+    )
 
 
 def _temporal_lines(
