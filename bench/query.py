@@ -171,36 +171,36 @@ def main() -> None:
                 for user, size in sizes.items():
                     for _ in range(20):  # warm-up: caches, index pages
                         http.post("/v1/search", json={"user_id": user, "query": "warm up"})
-                    wall, took = [], []
-                    for _ in range(args.queries):
-                        query = rng.choice(QUESTIONS).format(
-                            n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
-                        )
-                        t0 = time.perf_counter()
-                        answer = http.post("/v1/search", json={"user_id": user, "query": query})
-                        wall.append((time.perf_counter() - t0) * 1000)
-                        took.append(answer.json()["took_ms"])
-                        assert answer.status_code == 200 and answer.json()["results"]
-                    report(f"{size:>7,} memories for the user, {args.total:,} in all", wall, took)
-                    if args.context:
-                        wall, took = [], []
-                        for _ in range(args.queries):
-                            query = rng.choice(QUESTIONS).format(
+
+                    def questions() -> list[str]:  # fresh ones each time: no cached embedding
+                        return [
+                            rng.choice(QUESTIONS).format(
                                 n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
                             )
-                            body = {"user_id": user, "query": query}
-                            t0 = time.perf_counter()
-                            answer = http.post("/v1/context", json=body)
-                            wall.append((time.perf_counter() - t0) * 1000)
-                            took.append(answer.json()["took_ms"])
-                            assert answer.status_code == 200 and answer.json()["context"]
-                        report(f"{size:>7,} memories, context block", wall, took)
+                            for _ in range(args.queries)
+                        ]
+
+                    label = f"{size:>7,} memories for the user, {args.total:,} in all"
+                    timed(http, "/v1/search", "results", user, questions(), label)
+                    if args.context:
+                        timed(http, "/v1/context", "context", user, questions(), "context block")
         finally:
             server.terminate()
             server.wait(30)
 
 
-def report(label: str, wall: list[float], took: list[float]) -> None:
+def timed(
+    http: httpx.Client, path: str, answer_field: str, user: str, queries: list[str], label: str
+) -> None:
+    """Ask ``queries`` one at a time and print the latencies; each answer must be 200
+    with something in ``answer_field``."""
+    wall, took = [], []
+    for query in queries:
+        t0 = time.perf_counter()
+        answer = http.post(path, json={"user_id": user, "query": query})
+        wall.append((time.perf_counter() - t0) * 1000)
+        assert answer.status_code == 200 and answer.json()[answer_field], answer.text
+        took.append(answer.json()["took_ms"])
     q = statistics.quantiles(wall, n=100)
     print(
         f"{label}: p50 {statistics.median(wall):.1f} ms, p95 {q[94]:.1f} ms, "

@@ -17,13 +17,13 @@ from datetime import datetime
 from typing import Any
 
 from projections.context import ContextLine, SectionName
-from projections.entities import entity_id, normalize_name
 from projections.episodes import memory_id_for
 from projections.memory_state import is_hidden, state_id
 from projections.timephrases import query_range
+from queries.profiles import linked_ids, resolve_entities
 from queries.search import Searcher, SearchRequest, SearchResult
 from storage import filters
-from storage.lance_tables import ENTITIES, MEMORIES, MEMORY_STATE
+from storage.lance_tables import MEMORIES, MEMORY_STATE
 
 __all__ = ["FACT_KINDS", "context_candidates"]
 
@@ -32,6 +32,9 @@ FACT_KINDS = frozenset({"fact", "preference", "procedure", "opinion", "reflectio
 _DEPTH = 50
 _ENTITIES = 5
 _TEMPORAL = 20
+#: How many facts an entity's profile states, and how many facts' states are read at once.
+_FACTS_PER_ENTITY = 3
+_STATE_SLICE = 64
 
 
 def context_candidates(
@@ -67,66 +70,56 @@ def _line(result: SearchResult) -> ContextLine:
 def _entity_lines(
     searcher: Searcher, user_id: str, results: Sequence[SearchResult], said: set[str]
 ) -> list[ContextLine]:
-    """Profiles of the first entities the results name, in three reads whatever their
-    number: the entities, the facts linked to any of them, and those facts' states. A
+    """Profiles of the first entities the results name, in a few reads whatever their
+    number: the entities, the facts linked to any of them, those facts' states. A
     profile leaves out the facts ``said`` in the facts section."""
     names: list[str] = []
     for result in results:
         for name in result.entities:
             if name not in names:
                 names.append(name)
-    keys = [k for k in dict.fromkeys(normalize_name(n) for n in names[:_ENTITIES]) if k]
-    if not keys:
-        return []
-    store = searcher.store
-    user = filters.equals("user_id", user_id)
-    where = filters.all_of(user, filters.has_any("aliases", keys))
-    rows = store.scan(ENTITIES, where=where).to_pylist()
-    entities: list[dict[str, Any]] = []
-    for key in keys:  # as entity_profile resolves a name: the most mentioned owner of it
-        owners = [r for r in rows if key in (r["aliases"] or ())]
-        best = max(owners, key=lambda r: r["mention_count"], default=None)
-        if best is not None and all(e["entity_id"] != best["entity_id"] for e in entities):
-            entities.append(best)
-    ids = {
-        e["entity_id"]: {entity_id(user_id, e["type"], a) for a in e["aliases"] or ()}
-        for e in entities
-    }
-    linked = [i for entity_ids in ids.values() for i in entity_ids]
-    facts = [f for f in _current_facts(searcher, user_id, linked) if f["memory_id"] not in said]
-    return [
-        _profile_line(e, [f for f in facts if ids[e["entity_id"]] & f["links"]][:3])
-        for e in entities
-    ]
+    entities = resolve_entities(searcher.store, user_id, names[:_ENTITIES])
+    ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
+    known = _current_facts(searcher, user_id, ids, said)
+    return [_profile_line(e, known[e["entity_id"]]) for e in entities]
 
 
-def _current_facts(searcher: Searcher, user_id: str, entity_ids: list[str]) -> list[dict[str, Any]]:
-    """The facts linked to any of ``entity_ids`` that still hold (superseded, forgotten
-    and pruned ones left out), newest first, each with the set of entities it links."""
+def _current_facts(
+    searcher: Searcher, user_id: str, ids: dict[str, set[str]], said: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """For each entity (its id → the ids its memories carry), its newest facts that still
+    hold (superseded, forgotten and pruned ones left out), at most
+    ``_FACTS_PER_ENTITY``, none of those ``said``. States are read for the newest facts
+    first, a slice at a time, only until every entity has its share."""
     user = filters.equals("user_id", user_id)
     linked = searcher.store.with_entities(
-        entity_ids,
+        sorted({i for entity_ids in ids.values() for i in entity_ids}),
         filters.all_of(user, filters.is_null("valid_until"), filters.is_in("kind", FACT_KINDS)),
         limit=1_000_000,
         columns=["memory_id", "content", "entity_ids", "source_event_ids", "occurred_at"],
     )
-    states = {
-        r["memory_id"]: r
-        for r in searcher.store.by_ids(
-            MEMORY_STATE, [state_id(user_id, m["memory_id"]) for m in linked]
-        )
-        if r["user_id"] == user_id
-    }
-    return [
-        {
-            "memory_id": m["memory_id"],
-            "content": m["content"],
-            "links": set(m["entity_ids"] or ()),
-            "sources": tuple(m["source_event_ids"] or ()),
+    pending = [m for m in linked if m["memory_id"] not in said]
+    known: dict[str, list[dict[str, Any]]] = {entity: [] for entity in ids}
+    for start in range(0, len(pending), _STATE_SLICE):
+        if all(len(facts) >= _FACTS_PER_ENTITY for facts in known.values()):
+            break
+        window = pending[start : start + _STATE_SLICE]
+        states = {
+            r["memory_id"]: r
+            for r in searcher.store.by_ids(
+                MEMORY_STATE, [state_id(user_id, m["memory_id"]) for m in window]
+            )
+            if r["user_id"] == user_id
         }
-        for m in linked
-        if not is_hidden(states.get(m["memory_id"]))
-    ]
+        for fact in window:
+            if is_hidden(states.get(fact["memory_id"])):
+                continue
+            for entity, entity_ids in ids.items():
+                if entity_ids & set(fact["entity_ids"] or ()) and (
+                    len(known[entity]) < _FACTS_PER_ENTITY
+                ):
+                    known[entity].append(fact)
+    return known
 
 
 def _profile_line(profile: dict[str, Any], known: list[dict[str, Any]]) -> ContextLine:
@@ -143,7 +136,7 @@ def _profile_line(profile: dict[str, Any], known: list[dict[str, Any]]) -> Conte
     )
     if known:
         parts.append(". " + " ".join(f["content"] for f in known))
-    sources = tuple(dict.fromkeys(s for f in known for s in f["sources"]))
+    sources = tuple(dict.fromkeys(s for f in known for s in f["source_event_ids"] or ()))
     return ContextLine(
         profile["entity_id"], "".join(parts), profile["last_seen"], "entity", False, sources
     )

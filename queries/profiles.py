@@ -10,6 +10,7 @@ and returns the entity with its linked memories and a monthly timeline.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from projections.access import access_id
@@ -20,7 +21,13 @@ from storage.lance_store import ProjectionStore
 from storage.lance_tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
 from storage.schemas import NOT_STATE_COLUMNS
 
-__all__ = ["entity_profile", "memory_document", "memory_history"]
+__all__ = [
+    "entity_profile",
+    "linked_ids",
+    "memory_document",
+    "memory_history",
+    "resolve_entities",
+]
 
 _HIDDEN = {*NOT_STATE_COLUMNS, "search_text"}
 _LINKED_SHOWN = 20
@@ -99,21 +106,45 @@ def _superseded_by(store: ProjectionStore, user_id: str, memory_id: str) -> list
     return rows
 
 
-def entity_profile(store: ProjectionStore, user_id: str, name: str) -> dict[str, Any] | None:
-    """The entity ``name`` (or an alias of it) of ``user_id``, with its memories."""
-    key = normalize_name(name)
-    if not key:
-        return None
+def resolve_entities(
+    store: ProjectionStore, user_id: str, names: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The ``entities`` rows ``names`` resolve to, in one read, in the order of the names
+    (each once): a name, normalized, is an alias of its entity; when several entities
+    share it, the most mentioned one is meant. Names that resolve to nothing are left out."""
+    keys = [k for k in dict.fromkeys(normalize_name(n) for n in names) if k]
+    if not keys:
+        return []
     rows = store.scan(
         ENTITIES,
-        where=filters.all_of(filters.equals("user_id", user_id), filters.has_any("aliases", [key])),
+        where=filters.all_of(filters.equals("user_id", user_id), filters.has_any("aliases", keys)),
     ).to_pylist()
-    if not rows:
+    resolved: dict[str, dict[str, Any]] = {}
+    for key in keys:
+        best = max(
+            (r for r in rows if key in (r["aliases"] or ())),
+            key=lambda r: r["mention_count"],
+            default=None,
+        )
+        if best is not None:
+            resolved.setdefault(best["entity_id"], best)
+    return list(resolved.values())
+
+
+def linked_ids(user_id: str, entity: dict[str, Any]) -> set[str]:
+    """The entity ids a memory linked to ``entity`` (an ``entities`` row) may carry: one
+    per alias."""
+    return {entity_id(user_id, entity["type"], alias) for alias in entity["aliases"] or ()}
+
+
+def entity_profile(store: ProjectionStore, user_id: str, name: str) -> dict[str, Any] | None:
+    """The entity ``name`` (or an alias of it) of ``user_id``, with its memories."""
+    found = resolve_entities(store, user_id, [name])
+    if not found:
         return None
-    entity = max(rows, key=lambda r: r["mention_count"])
-    ids = [entity_id(user_id, entity["type"], alias) for alias in entity["aliases"] or ()]
+    (entity,) = found
     linked = store.with_entities(
-        ids,
+        sorted(linked_ids(user_id, entity)),
         filters.all_of(filters.equals("user_id", user_id), filters.is_null("valid_until")),
         limit=1_000_000,
         columns=["memory_id", "kind", "content", "speaker", "session_id", "occurred_at"],
