@@ -13,13 +13,25 @@ with ``../shared/bench/score.py``.
 The weights were tuned on conversations conv-26, conv-30 and conv-41 only; the table
 is printed for all ten and for the seven held out.
 
+``--lifecycle`` ages the store as a daily worker would have by the time the questions
+are asked: it ingests once (as above), copies the data folder, asks every question of
+the fresh copy, then on the other copy runs ``memstream jobs consolidate``, ``decay``
+and ``archive`` for each conversation with ``--now`` = the time its questions are
+asked, and asks again. It prints recall per category fresh and aged (tuning and
+checking halves), the hot and archived counts, the bytes a hot and an archived memory
+take (table data and indexes on disk, after compaction), and search latency both ways.
+``--data DIR`` keeps the ingested folder and reuses it next time.
+
 Usage: python bench/locomo.py [--bench ../shared/bench] [--out bench-out/locomo-run.jsonl]
+       python bench/locomo.py --lifecycle [--data DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -90,26 +102,22 @@ def main() -> None:
     )
     parser.add_argument("--out", default="bench-out/locomo-run.jsonl")
     parser.add_argument("--facts-stable-seconds", type=float, default=40.0)
+    parser.add_argument("--lifecycle", action="store_true", help="fresh against aged")
+    parser.add_argument("--data", help="keep the ingested data folder here and reuse it")
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     turns = read_jsonl(bench / "locomo10_events.jsonl")
     questions = read_jsonl(bench / "locomo10_questions.jsonl")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if args.lifecycle:
+        aged_against_fresh(args, bench, turns, questions, out)
+        return
 
     with tempfile.TemporaryDirectory(prefix="memstream-locomo-") as tmp:
         worker = WorkerProcess(Path(tmp) / "data", env={"MEMSTREAM_EMBEDDER": "minilm"}).start()
         try:
-            worker.wait_ready()
-            client = MemoryClient(worker.api_url, timeout=120)
-
-            def healthy() -> bool:
-                try:
-                    return bool(client.stats())
-                except Exception:
-                    return False
-
-            wait_until(healthy, timeout=120)
+            client = serving(worker)
             ingest_seconds = publish_and_wait(client, turns)
             print(
                 f"ingested and embedded {len(turns)} turns in {ingest_seconds:.1f} s "
@@ -180,6 +188,224 @@ def wait_for_facts(client: MemoryClient, stable_seconds: float) -> dict[str, int
         if counts != last:
             last, since = counts, time.perf_counter()
     return last
+
+
+# -- --lifecycle: the same questions of a fresh and of an aged store ------------------
+
+
+def aged_against_fresh(
+    args: argparse.Namespace, bench: Path, turns: list[dict], questions: list[dict], out: Path
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="memstream-aging-") as tmp:
+        base = Path(args.data) if args.data else Path(tmp) / "ingested"
+        if not (base / "CURRENT").exists():
+            worker = WorkerProcess(base, env={"MEMSTREAM_EMBEDDER": "minilm"}).start()
+            try:
+                client = serving(worker)
+                seconds = publish_and_wait(client, turns)
+                print(f"ingested and embedded {len(turns)} turns in {seconds:.1f} s", flush=True)
+                print(f"consolidated facts: {wait_for_facts(client, 40.0)}", flush=True)
+            finally:
+                worker.stop()
+        copies = {name: Path(tmp) / name for name in ("fresh", "aged")}
+        for copy in copies.values():
+            shutil.copytree(base, copy)
+        measured = {}
+        for name, data in copies.items():
+            worker = WorkerProcess(data, env=_QUIET).start()
+            try:
+                client = serving(worker)
+                if name == "aged":
+                    age(worker, client, questions)
+                measured[name] = ask(client, questions, out.with_name(f"{out.stem}-{name}.jsonl"))
+            finally:
+                worker.stop()
+            measured[name].update(footprint(data))
+    report(bench, questions, out, measured)
+
+
+#: The worker's own lanes stay quiet while questions are asked (every turn is embedded
+#: and consolidated already): no timer runs the lifecycle, no upkeep compacts.
+_QUIET = {
+    "MEMSTREAM_EMBEDDER": "minilm",
+    "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "86400",
+    "MEMSTREAM_DECAY_EVERY_HOURS": "100000",
+    "MEMSTREAM_ARCHIVE_EVERY_HOURS": "100000",
+    "MEMSTREAM_REFLECT_EVERY_DAYS": "10000",
+}
+
+
+def serving(worker: WorkerProcess) -> MemoryClient:
+    worker.wait_ready()
+    client = MemoryClient(worker.api_url, timeout=120)
+
+    def healthy() -> bool:
+        try:
+            return bool(client.stats())
+        except Exception:
+            return False
+
+    wait_until(healthy, timeout=120)
+    return client
+
+
+def age(worker: WorkerProcess, client: MemoryClient, questions: list[dict]) -> None:
+    """Each conversation's jobs, as of the time its questions are asked."""
+    asked: dict[str, str] = {}
+    for q in questions:
+        asked[q["stream_id"]] = max(asked.get(q["stream_id"], ""), q["asked_at"])
+    env = {
+        **os.environ,
+        **_QUIET,
+        "MEMSTREAM_DATA": str(worker.data),
+        "MEMSTREAM_BROKER_PORT": str(worker.broker_port),
+    }
+    started = time.perf_counter()
+    for user, at in sorted(asked.items()):
+        for job in ("consolidate", "decay", "archive"):
+            before = client.stats(user)
+            done = subprocess.run(
+                [sys.executable, "-m", "memstream", "jobs", job, "--user", user, "--now", at + "Z"],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            published = int(done.stderr.split("published ")[-1].split()[0])
+            if job == "archive":
+                wanted = before["archived"] + published
+                wait_until(
+                    lambda u=user, n=wanted: client.stats(u)["archived"] == n,
+                    timeout=300,
+                )
+            elif published:
+                settle(client, user)
+        now = client.stats(user)
+        print(f"{user} aged as of {at}: hot {now['memories']}, archived {now['archived']}")
+    print(f"jobs for ten conversations took {time.perf_counter() - started:.1f} s", flush=True)
+
+
+def settle(client: MemoryClient, user: str, quiet: float = 3.0) -> None:
+    """Wait until the user's counts have not changed for ``quiet`` seconds."""
+    last, since = client.stats(user), time.perf_counter()
+    while time.perf_counter() - since < quiet:
+        time.sleep(0.5)
+        now = client.stats(user)
+        if now != last:
+            last, since = now, time.perf_counter()
+
+
+def ask(client: MemoryClient, questions: list[dict], run: Path) -> dict:
+    """Every question (``k=50``, ``now = asked_at``); the run file and the latencies."""
+    rows, took, wall = [], [], []
+    for q in questions:
+        t0 = time.perf_counter()
+        answer = client.search(q["stream_id"], q["question"], k=50, now=q["asked_at"] + "Z")
+        wall.append((time.perf_counter() - t0) * 1000)
+        took.append(answer["took_ms"])
+        slots = [
+            r["source_event_ids"][0] if len(r["source_event_ids"]) == 1 else r["source_event_ids"]
+            for r in answer["results"]
+        ]
+        rows.append({"question_id": q["question_id"], "retrieved": slots})
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    stats = client.stats()
+    return {
+        "run": run,
+        "took": took,
+        "wall": wall,
+        "hot": sum(stats["memories"].values()),
+        "archived": stats["archived"],
+    }
+
+
+def footprint(data: Path) -> dict:
+    """Bytes a hot memory (its ``memories`` and ``vectors`` rows) and an archived one
+    (its ``archive_index`` row) take on disk, table data and indexes, once compacted."""
+    from datetime import timedelta
+
+    from memstream.operations.stores import open_store
+    from streams.settings import Settings
+
+    store = open_store(Settings(data=str(data)))
+    store.optimize(timedelta(days=1))  # compacts (the bytes counted are the current version's)
+
+    def on_disk(name: str) -> int:  # the current version's data files and indexes
+        return int(store.table(name).stats()["total_bytes"])
+
+    hot_rows = store.count("memories")
+    archived_rows = store.count("archive_index")
+    return {
+        "hot_bytes": (on_disk("memories") + on_disk("vectors")) / max(hot_rows, 1),
+        "archived_bytes": on_disk("archive_index") / max(archived_rows, 1) if archived_rows else 0,
+    }
+
+
+def scores(bench: Path, questions: list[dict], run: Path) -> dict:
+    """The scorer's figures (``--json``) for these questions."""
+    with tempfile.TemporaryDirectory() as tmp:
+        subset, result = Path(tmp) / "questions.jsonl", Path(tmp) / "scores.json"
+        subset.write_text("".join(json.dumps(q) + "\n" for q in questions))
+        subprocess.run(
+            [
+                sys.executable,
+                str(bench / "score.py"),
+                str(subset),
+                str(bench / "locomo10_events.jsonl"),
+                str(run),
+                "--json",
+                str(result),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        found: dict = json.loads(result.read_text())
+        return found
+
+
+def report(bench: Path, questions: list[dict], out: Path, measured: dict) -> None:
+    halves = {
+        "tuning half (conv-26, 30, 41)": [q for q in questions if q["stream_id"] in TUNED_ON],
+        "checking half (the other seven)": [q for q in questions if q["stream_id"] not in TUNED_ON],
+        "all ten": questions,
+    }
+    groups = [
+        ("ALL(main)", "recall@10"),
+        ("ALL(main)", "recall@50"),
+        ("ALL(main)", "hit@10"),
+        ("multi_hop", "recall@10"),
+        ("temporal", "recall@10"),
+        ("open_domain", "recall@10"),
+        ("single_hop", "recall@10"),
+        ("paper:ALL_incl_adversarial", "recall@10"),
+    ]
+    for label, subset in halves.items():
+        fresh = scores(bench, subset, measured["fresh"]["run"])
+        aged = scores(bench, subset, measured["aged"]["run"])
+        print(f"\n== {label}: {sum(1 for q in subset if q['main'])} main questions ==")
+        print(f"{'':34s} {'fresh':>7s} {'aged':>7s} {'aged-fresh':>10s}")
+        for group, metric in groups:
+            if group in fresh and group in aged:
+                a, b = fresh[group][metric], aged[group][metric]
+                print(f"{group + ' ' + metric:34s} {a:7.3f} {b:7.3f} {b - a:+10.3f}")
+    f, a = measured["fresh"], measured["aged"]
+    total = a["hot"] + a["archived"]
+    print("\n== the store ==")
+    print(
+        f"memories hot: fresh {f['hot']:,}, aged {a['hot']:,} ({a['hot'] / total:.0%} of {total:,})"
+    )
+    print(f"memories archived: fresh {f['archived']:,}, aged {a['archived']:,}")
+    print(
+        f"bytes on disk per hot memory {a['hot_bytes']:,.0f} (fresh {f['hot_bytes']:,.0f}), "
+        f"per archived memory {a['archived_bytes']:,.0f} "
+        f"({a['archived_bytes'] / a['hot_bytes']:.0%} of a hot one)"
+    )
+    for name in ("fresh", "aged"):
+        took, wall = sorted(measured[name]["took"]), sorted(measured[name]["wall"])
+        print(
+            f"search k=50 {name}: server p50 {statistics.median(took):.1f} ms, "
+            f"p95 {took[int(len(took) * 0.95)]:.1f} ms; client p50 {statistics.median(wall):.1f} ms"
+        )
 
 
 if __name__ == "__main__":

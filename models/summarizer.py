@@ -1,11 +1,12 @@
 """Summaries of memories being archived: local and extractive by default (pure,
 deterministic), or by a language model when one is configured.
 
-A memory of at most three sentences that fits is its own summary. A longer one keeps
-its two or three most telling sentences, in their original order: sentences are
-scored by what a later search is likely to ask about (names, dates and times,
-numbers), with a small bonus for the first sentence, and the summary stays under
-``max_chars``.
+A memory of at most ``WHOLE_CHARS`` characters (a chat turn, a short note) is its own
+summary: archiving it loses no word a search could look for. A longer one keeps its
+two or three most telling sentences, in their original order: sentences are scored by
+what a later search is likely to ask about (names, dates and times, numbers), with a
+small bonus for the first sentence, and the summary stays under ``max_chars``. A
+language model, when configured, summarizes only the longer ones.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from pydantic import BaseModel
 from models.language_models import JsonModel, ModelError
 from projections.timephrases import find_spans
 
-__all__ = ["ModelSummarizer", "SummaryAnswer", "local_summaries", "summarize"]
+__all__ = ["WHOLE_CHARS", "ModelSummarizer", "SummaryAnswer", "local_summaries", "summarize"]
 
 log = logging.getLogger(__name__)
 _MAX_SUMMARY = 1000
+#: A memory this short is its own summary.
+WHOLE_CHARS = 600
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
@@ -42,6 +45,8 @@ def _score(sentence: str, first: bool) -> float:
 def summarize(text: str, max_sentences: int = 3, max_chars: int = 320) -> str:
     """Two or three sentences of ``text`` keeping its names, dates and numbers."""
     clean = " ".join(text.split())
+    if len(clean) <= WHOLE_CHARS:
+        return clean
     sentences = [m.group(0).strip() for m in _SENTENCE.finditer(clean) if m.group(0).strip()]
     if len(sentences) <= max_sentences and len(clean) <= max_chars:
         return clean
@@ -82,6 +87,13 @@ class ModelSummarizer:
         self._batch = batch
 
     def __call__(self, texts: Sequence[str]) -> list[str]:
+        out = [summarize(t) for t in texts]  # the short ones are their own summary
+        long = [i for i, t in enumerate(texts) if len(" ".join(t.split())) > WHOLE_CHARS]
+        for i, summary in zip(long, self._by_model([texts[i] for i in long]), strict=True):
+            out[i] = summary
+        return out
+
+    def _by_model(self, texts: Sequence[str]) -> list[str]:
         out: list[str] = []
         for start in range(0, len(texts), self._batch):
             chunk = texts[start : start + self._batch]

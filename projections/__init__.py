@@ -12,6 +12,7 @@ __all__ = [
     "clock",
     "codec",
     "coldness",
+    "compact_vectors",
     "context",
     "decay",
     "derived",

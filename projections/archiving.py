@@ -2,12 +2,14 @@
 
 A row is the memory as archived by its owner, keyed by user and memory
 (:func:`archive_id`): an event naming another user's memory makes a row of its own that
-never touches the owner's. It holds the summary and the storage reference from the
-newest ``MemoryArchived``
-(the checksum stays in the event and in the Parquet row itself),
-the newest archive and restore times, and every expansion time. Times only move
-forward and expansions only accumulate, so folding the events in any order gives the
-same row: a memory is archived while its newest archive is later than its newest
+never touches the owner's. It holds what the newest ``MemoryArchived`` says: the
+summary, speaker first, as the full-text index sees it (:func:`summary_of` gives it
+back), the vector as 4-bit values (:mod:`projections.compact_vectors`), the provenance
+and the storage reference (split so that a batch's rows share one file name:
+:func:`storage_ref_of` joins it back; the checksum stays in the event and in the Parquet
+row itself); the newest archive and restore times, and every expansion time. Times only
+move forward and expansions only accumulate, so folding the events in any order gives
+the same row: a memory is archived while its newest archive is later than its newest
 restore (:func:`is_archived`).
 """
 
@@ -17,9 +19,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from projections.compact_vectors import pack_int4
+from projections.episodes import search_text
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
 from projections.lattice import greatest
 from storage import filters
+from storage.cold_refs import StorageRef
 
 __all__ = [
     "ARCHIVED",
@@ -30,6 +35,8 @@ __all__ = [
     "hot_rows",
     "is_archived",
     "original_of",
+    "storage_ref_of",
+    "summary_of",
 ]
 
 ArchiveEvent = MemoryArchived | MemoryRestored | MemoryExpanded
@@ -58,6 +65,34 @@ ARCHIVED = filters.all_of(
 )
 
 
+def _split_ref(text: str, memory_id: str) -> Row:
+    """``storage_file`` and ``storage_version`` of a storage reference naming
+    ``memory_id``; one naming anything else (never written by the archiver) is kept
+    whole in ``storage_file``, with an empty version."""
+    try:
+        ref = StorageRef.parse(text)
+    except ValueError:
+        ref = None
+    if ref is None or ref.memory_id != memory_id:
+        return {"storage_file": text, "storage_version": ""}
+    return {"storage_file": ref.path, "storage_version": ref.version}
+
+
+def storage_ref_of(row: Mapping[str, Any]) -> str:
+    """An archive index row's storage reference, as its ``MemoryArchived`` gave it."""
+    if row["storage_version"] == "":
+        return str(row["storage_file"])
+    return str(StorageRef(row["storage_file"], row["memory_id"], row["storage_version"]))
+
+
+def summary_of(row: Mapping[str, Any]) -> str:
+    """An archived memory's summary: its ``search_text`` without the speaker in front."""
+    text = str(row["search_text"])
+    speaker = row.get("speaker")
+    prefix = f"{speaker}: " if speaker else ""
+    return text[len(prefix) :] if prefix and text.startswith(prefix) else text
+
+
 def expansions_within(row: Mapping[str, Any], now: datetime, window: timedelta) -> int:
     """How often the original was expanded in ``(now - window, now]``."""
     return sum(1 for t in row.get("expanded_at") or [] if now - window < t <= now)
@@ -69,15 +104,30 @@ _FROM_NEWEST_ARCHIVE = (
     "kind",
     "session_id",
     "speaker",
-    "summary",
     "tags",
     "importance",
     "occurred_at",
-    "storage_ref",
     "reason",
     "hotness",
     "archived_at",
+    "confidence",
+    "source_event_ids",
+    "entity_ids",
 )
+
+
+def _searchable(e: MemoryArchived) -> Row:
+    """The columns search reads of an archived memory, derived from its event."""
+    vector = scale = None
+    if e.summary_vector:
+        vector, scale = pack_int4(e.summary_vector)
+    return {
+        "search_text": search_text(e.speaker, e.summary),  # the inverse of summary_of
+        **_split_ref(e.storage_ref, e.memory_id),
+        "vector": vector,
+        "vector_scale": scale,
+        "vector_model": e.summary_model if vector is not None else None,
+    }
 
 
 def _empty(user_id: str, memory_id: str) -> Row:
@@ -86,9 +136,16 @@ def _empty(user_id: str, memory_id: str) -> Row:
         "archive_id": archive_id(user_id, memory_id),
         "memory_id": memory_id,
         "user_id": user_id,
-        "summary": "",
+        "search_text": "",
         "tags": [],
-        "storage_ref": "",
+        "storage_file": "",
+        "storage_version": None,
+        "confidence": None,
+        "vector": None,
+        "vector_scale": None,
+        "vector_model": None,
+        "source_event_ids": None,
+        "entity_ids": None,
         "restored_at": None,
         "expanded_at": [],
     }
@@ -107,7 +164,11 @@ def fold_archive_events(
         if isinstance(e, MemoryArchived):
             if row["archived_at"] is None or e.archived_at >= row["archived_at"]:
                 row.update({name: getattr(e, name) for name in _FROM_NEWEST_ARCHIVE})
+                row.update(_searchable(e))
                 row["tags"] = list(e.tags)
+                # empty as None: what an event from before provenance was kept gives
+                row["source_event_ids"] = list(e.source_event_ids) or None
+                row["entity_ids"] = list(e.entity_ids) or None
         elif isinstance(e, MemoryRestored):
             row["restored_at"] = greatest(row["restored_at"], e.restored_at)
         else:

@@ -4,7 +4,8 @@ A memory not used for ``days`` keeps ``confidence * exp(-rate * days^0.8)`` of t
 confidence it was written with (a stretched Ebbinghaus curve: steep at first, then
 slow), plus a reinforcement of ``0.05 * ln(1 + access_count / 20)`` for memories that
 searches keep returning; the result is capped at 1. ``days`` counts from the last
-access, or from when the memory occurred if it was never returned. The value is always
+access, or from when the memory occurred if it was never returned (a use recorded after
+the job's time has not happened yet as of it). The value is always
 computed from the written confidence, never from the last decayed one, so running the
 job twice, or daily instead of weekly, gives the same numbers. Episodes do not decay
 (they are the record); confirmed memories never decay; superseded and forgotten ones
@@ -78,9 +79,11 @@ def decay_decisions(
         state = c.state
         if rate is None or is_hidden(state) or (state and state["protected_at"] is not None):
             continue
-        since = c.last_accessed if c.last_accessed is not None else c.occurred_at
+        # a use recorded after ``now`` has not happened yet as of it
+        used = c.last_accessed is not None and c.last_accessed <= now
+        since = c.last_accessed if used and c.last_accessed is not None else c.occurred_at
         days = (now - since).total_seconds() / _SECONDS_PER_DAY
-        value = decayed_confidence(c.confidence, rate, days, c.access_count)
+        value = decayed_confidence(c.confidence, rate, days, c.access_count if used else 0)
         if abs(value - effective_confidence(c.confidence, state)) > 1e-12:
             updates.append(ConfidenceUpdate(memory_id=c.memory_id, confidence=value))
         if value < threshold:

@@ -458,8 +458,13 @@ class MemoryArchived(_EventBase):
     speaker: str | None = Field(default=None, max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=64)
     importance: float | None = Field(default=None, ge=0, le=1)
+    confidence: float | None = Field(default=None, ge=0, le=1)
     occurred_at: UtcDateTime
+    #: the memory's provenance, kept in the archive index so a found summary can be cited
+    source_event_ids: list[str] = Field(default_factory=list, max_length=1000)
+    entity_ids: list[str] = Field(default_factory=list, max_length=1000)
     summary: str = Field(min_length=1, max_length=4000)
+    #: the memory's own vector when it had one, else the summary's
     summary_vector: list[float] | None = Field(default=None, max_length=4096)
     summary_model: str | None = Field(default=None, max_length=200)
     storage_ref: str = Field(min_length=1, max_length=2000)

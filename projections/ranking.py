@@ -48,9 +48,6 @@ class RankingWeights:
     dated_when: float = 0.1
     time_phrase: float = 0.5
     exact_vector_search_below: int = 50_000
-    active_boost: float = 1.2
-    hot_window_days: float = 90.0
-    archive_weak_score: float = 0.1
 
 
 def fuse(lists: Sequence[tuple[float, Sequence[str]]], rrf_k: float) -> dict[str, float]:

@@ -24,15 +24,16 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
 
 from projections.access import access_id
-from projections.archiving import ARCHIVED
+from projections.archiving import ARCHIVED, archive_id, storage_ref_of, summary_of
 from projections.clock import Clock, system_clock
+from projections.compact_vectors import unpack_int4
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.events import Identifier, Tag, UtcDateTime
 from projections.intent import Intent, IntentClassifier
@@ -102,9 +103,8 @@ class SearchRequest(BaseModel):
     tags: list[Tag] | None = Field(default=None, max_length=32)
     #: also return superseded, forgotten and pruned memories (the history)
     include_history: StrictBool = False
-    #: also search the summaries of archived memories (otherwise only when the active
-    #: results are fewer than asked or weak, or the query asks about the past)
-    include_archived: StrictBool = False
+    #: search the archived memories too, ranked with the hot ones (false: hot only)
+    include_archived: StrictBool = True
 
     @field_validator("query")
     @classmethod
@@ -141,6 +141,7 @@ class SearchResult(BaseModel):
     superseded_by: str | None = None
     forgotten: bool = False
     #: an archived memory: ``content`` is its summary, the original is at ``storage_ref``
+    #: (``memstream expand``); its provenance is kept as it was
     archived: bool = False
     storage_ref: str | None = None
 
@@ -189,36 +190,51 @@ class Searcher:
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
 
-        The three retrievers run at once on a small thread pool (LanceDB releases the
-        GIL), and so do the row and access look-ups that follow.
+        The retrievers run at once on a small thread pool (LanceDB releases the GIL), and
+        so do the row and access look-ups that follow. Each retriever looks in the hot
+        tables and in the archive index alike and ranks what it found in both by one
+        score (BM25, cosine, entities matched), so an archived memory competes with the
+        hot ones on equal terms.
         """
         started = time.perf_counter()
         now = request.now or self._clock()
         w = self.weights
         depth = max(w.candidates, request.k)
         where = _filters(request, "memories")
+        cold = self._archive_filter(request)
         pool = self._pool
-        text_job = pool.submit(self._full_text, request.query, where, depth)
-        vector_job = pool.submit(self._vector_ids, request, depth)
-        entity_job = pool.submit(self._entity_rows, request, where, depth, now)
-        query_vector, vector_ids = vector_job.result()
+        text_job = pool.submit(self._full_text, request.query, where, cold, depth)
+        vector_job = pool.submit(self._vector_ids, request, cold, depth)
+        entity_job = pool.submit(self._entity_rows, request, where, cold, depth, now)
+        query_vector, vector_ids, cold_vector_ids = vector_job.result()
         intent = self._intent(request.query, query_vector)
         text_rows, entity_rows = text_job.result(), entity_job.result()
 
         rows: dict[str, dict[str, Any]] = {}
         for found in (text_rows, entity_rows):
-            rows.update((r["memory_id"], r) for r in found)
+            for r in found:
+                if r["memory_id"] not in rows or not r.get("_archived"):
+                    rows[r["memory_id"]] = r
         lists = [
             (w.full_text, [r["memory_id"] for r in text_rows]),
             (w.vector, vector_ids),
             (w.entity, [r["memory_id"] for r in entity_rows]),
         ]
-        fused = fuse([(weight, ids) for weight, ids in lists if ids], w.rrf_k)
+        fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
         missing = [m for m in fused if m not in rows]
-        fetch_job = pool.submit(self.store.by_ids, MEMORIES, missing, _ROW_COLUMNS, where)
+        cold_missing = [m for m in missing if m in cold_vector_ids]
+        fetch_job = pool.submit(
+            self.store.by_ids,
+            MEMORIES,
+            [m for m in missing if m not in cold_vector_ids],
+            _ROW_COLUMNS,
+            where,
+        )
+        cold_job = pool.submit(self._archived_rows, request.user_id, cold_missing)
         access_job = pool.submit(self._access_counts, request.user_id, list(fused))
         state_job = pool.submit(self._states, request.user_id, list(fused))
         rows.update((r["memory_id"], r) for r in fetch_job.result())
+        rows.update((r["memory_id"], r) for r in cold_job.result())
         accesses = access_job.result()
         states = state_job.result()
         if not request.include_history:
@@ -252,85 +268,74 @@ class Searcher:
         )[: request.k]
         names = self._entity_names([rows[m] for _, m in scored])
         results = [_result(rows[m], score, names) for score, m in scored]
-        if self._has_rows(ARCHIVE_INDEX) and self._wants_archive(request, results, span, now):
-            results = self._with_archived(request, results)
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(results=results, intent=intent, took_ms=round(took, 2))
 
-    def _wants_archive(
-        self,
-        request: SearchRequest,
-        found: list[SearchResult],
-        span: tuple[datetime, datetime] | None,
-        now: datetime,
-    ) -> bool:
-        """Look in the archive when asked to, when the active results are fewer than
-        asked, when the best of them is weak (under ``archive_weak_score``: no retriever
-        ranked it near the top), or when the query asks about the past ("did we ever",
-        "back in 2023", a time older than the hot window)."""
-        if request.include_archived or len(found) < request.k:
-            return True
-        if found[0].score < self.weights.archive_weak_score:
-            return True
-        if _ASKS_ABOUT_PAST.search(request.query):
-            return True
-        hot_since = now - timedelta(days=self.weights.hot_window_days)
-        return span is not None and span[0] < hot_since
+    def _archive_filter(self, request: SearchRequest) -> str | None:
+        """The request's filter on the archive index (its archived rows), or None when
+        the archive is not searched (not asked, or the user has nothing archived)."""
+        if not request.include_archived or not self._has_rows(ARCHIVE_INDEX):
+            return None
+        if self._user_count(ARCHIVE_INDEX, request.user_id) == 0:
+            return None
+        return filters.all_of(_filters(request, "archive"), ARCHIVED)
 
-    def _with_archived(
-        self, request: SearchRequest, active: list[SearchResult]
-    ) -> list[SearchResult]:
-        """The active results boosted by ``active_boost``, merged with the best archived
-        summaries (scored by their full-text rank as the fusion would)."""
-        where = filters.all_of(_filters(request, "vectors"), ARCHIVED)
-        try:
-            rows = self.store.full_text(
-                plain_words(request.query), where, request.k, _ARCHIVE_COLUMNS, ARCHIVE_INDEX
-            )
-        except (ValueError, RuntimeError, OSError):  # no summary indexed yet
-            rows = []
-        seen = {r.memory_id for r in active}
-        rows = [r for r in rows if r["memory_id"] not in seen]
-        if not rows:
-            return active
-        w = self.weights
-        merged = [
-            r.model_copy(update={"score": round(r.score * w.active_boost, 6)}) for r in active
-        ]
-        merged += [
-            SearchResult(
-                memory_id=r["memory_id"],
-                kind=r["kind"] or "episode",
-                content=r["summary"],
-                score=round(w.full_text / (w.rrf_k + rank), 6),
-                session_id=r["session_id"],
-                occurred_at=r["occurred_at"],
-                speaker=r["speaker"],
-                source_event_ids=[],
-                entities=[],
-                archived=True,
-                storage_ref=r["storage_ref"],
-            )
-            for rank, r in enumerate(rows, start=1)
-        ]
-        merged.sort(key=lambda r: (-r.score, r.memory_id))
-        return merged[: request.k]
+    def _archived_rows(self, user_id: str, memory_ids: list[str]) -> list[dict[str, Any]]:
+        """The archive index rows of these archived memories, as search rows."""
+        if not memory_ids:
+            return []
+        keys = [archive_id(user_id, m) for m in memory_ids]
+        found = self.store.by_ids(ARCHIVE_INDEX, keys, _ARCHIVE_COLUMNS, ARCHIVED)
+        return [_archived_row(r) for r in found]
 
     def _vector_ids(
-        self, request: SearchRequest, depth: int
-    ) -> tuple[np.ndarray | None, list[str]]:
-        """The query's vector and the ids of the nearest memory vectors of its model."""
+        self, request: SearchRequest, cold: str | None, depth: int
+    ) -> tuple[np.ndarray | None, list[str], set[str]]:
+        """The query's vector, the ids of the memories whose vectors (of the query's
+        model) are nearest it, hot and archived by one cosine, and which of those are
+        archived."""
         if self._embed is None:
-            return None, []
+            return None, [], set()
         query_vector = self._embed(request.query)
-        if self.weights.vector <= 0 or not self._has_rows(VECTORS):
-            return query_vector, []
-        vector_where = filters.all_of(
-            _filters(request, "vectors"), filters.equals("model", self._model or "")
+        if self.weights.vector <= 0:
+            return query_vector, [], set()
+        nearest: list[tuple[str, float]] = []
+        if self._has_rows(VECTORS):
+            vector_where = filters.all_of(
+                _filters(request, "vectors"), filters.equals("model", self._model or "")
+            )
+            exact = (
+                self._user_count(VECTORS, request.user_id) < self.weights.exact_vector_search_below
+            )
+            nearest = self.store.nearest(query_vector.tolist(), vector_where, depth, exact=exact)
+        archived: list[tuple[str, float]] = []
+        if cold is not None:
+            archived = self._nearest_archived(query_vector, cold, depth)
+        merged = sorted([*nearest, *archived], key=lambda pair: pair[1])[:depth]
+        return query_vector, [m for m, _ in merged], {m for m, _ in archived}
+
+    def _nearest_archived(
+        self, query_vector: np.ndarray, cold: str, depth: int
+    ) -> list[tuple[str, float]]:
+        """(memory id, cosine distance) of the archived memories nearest the query, by
+        their 4-bit vectors (exact: the archive is scanned for the user)."""
+        where = filters.all_of(cold, filters.equals("vector_model", self._model or ""))
+        table = self.store.compact_vectors(where)
+        if table.num_rows == 0:
+            return []
+        dimension = len(query_vector)
+        matrix = unpack_int4(
+            table.column("vector").to_pylist(),
+            table.column("vector_scale").to_pylist(),
+            dimension,
         )
-        exact = self._user_count(VECTORS, request.user_id) < self.weights.exact_vector_search_below
-        nearest = self.store.nearest(query_vector.tolist(), vector_where, depth, exact=exact)
-        return query_vector, [memory_id for memory_id, _ in nearest]
+        norms = np.linalg.norm(matrix, axis=1)
+        norms[norms == 0] = 1.0
+        query = np.asarray(query_vector, dtype=np.float32)
+        cosine = (matrix @ query) / (norms * (float(np.linalg.norm(query)) or 1.0))
+        best = np.argsort(-cosine, kind="stable")[:depth]
+        ids = table.column("memory_id").to_pylist()
+        return [(ids[i], float(1.0 - cosine[i])) for i in best]
 
     def _user_count(self, table: str, user_id: str) -> int:
         """How many rows of ``table`` belong to ``user_id`` (remembered for a minute)."""
@@ -343,9 +348,10 @@ class Searcher:
         return cached[0]
 
     def _entity_rows(
-        self, request: SearchRequest, where: str, depth: int, now: datetime
+        self, request: SearchRequest, where: str, cold: str | None, depth: int, now: datetime
     ) -> list[dict[str, Any]]:
-        """Memories linked to the entities the query names, most entities matched first."""
+        """Memories (hot and archived) linked to the entities the query names, most
+        entities matched first, then newest first."""
         if self.weights.entity <= 0:
             return []
         mentions = [m for m in extract_mentions(request.query, None, now) if m.type != "date"]
@@ -353,9 +359,17 @@ class Searcher:
             return []
         ids = self._entity_ids(request.user_id, mentions, self.weights.entity_max_share)
         rows = self.store.with_entities(ids, where, depth, _ROW_COLUMNS)
+        if cold is not None:
+            found = self.store.with_entities(ids, cold, depth, _ARCHIVE_COLUMNS, ARCHIVE_INDEX)
+            rows += [_archived_row(r) for r in found]
         wanted = set(ids)
-        rows.sort(key=lambda r: -len(wanted.intersection(r["entity_ids"] or ())))
-        return rows
+        rows.sort(
+            key=lambda r: (
+                -len(wanted.intersection(r["entity_ids"] or ())),
+                -(r["occurred_at"] or _EPOCH).timestamp(),
+            )
+        )
+        return rows[:depth]
 
     def _access_counts(self, user_id: str, memory_ids: list[str]) -> dict[str, int]:
         """How often ``user_id`` was shown each memory (by memory id)."""
@@ -378,13 +392,27 @@ class Searcher:
             self._non_empty.add(table)
         return table in self._non_empty
 
-    def _full_text(self, query: str, where: str, depth: int) -> list[dict[str, Any]]:
-        if not self._has_rows(MEMORIES):
-            return []
-        try:
-            return self.store.full_text(plain_words(query), where, depth, _ROW_COLUMNS)
-        except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
-            return []
+    def _full_text(
+        self, query: str, where: str, cold: str | None, depth: int
+    ) -> list[dict[str, Any]]:
+        """BM25 over the hot memories and (``cold`` not None) the archived summaries,
+        best score first."""
+        words = plain_words(query)
+        rows: list[dict[str, Any]] = []
+        if self._has_rows(MEMORIES):
+            try:
+                rows = self.store.full_text(words, where, depth, _ROW_COLUMNS)
+            except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
+                rows = []
+        if cold is not None:
+            try:
+                found = self.store.full_text(words, cold, depth, _ARCHIVE_COLUMNS, ARCHIVE_INDEX)
+            except (ValueError, RuntimeError, OSError):  # no summary indexed yet
+                found = []
+            rows = sorted([*rows, *(_archived_row(r) for r in found)], key=lambda r: -r["_score"])[
+                :depth
+            ]
+        return rows
 
     def _entity_ids(
         self, user_id: str, mentions: Sequence[EntityMention], max_share: float
@@ -427,28 +455,38 @@ def search(
     return Searcher(store, weights=weights).search(request).results
 
 
-#: Queries about the past look in the archive too.
-_ASKS_ABOUT_PAST = re.compile(
-    r"\b(did (we|i|you) ever|have (we|i|you) ever|back in|years? ago|long ago|"
-    r"used to|in the past|way back)\b",
-    re.IGNORECASE,
-)
+#: What search reads of an archived memory (see :func:`_archived_row`).
 _ARCHIVE_COLUMNS = [
     "memory_id",
     "kind",
-    "summary",
+    "search_text",
     "session_id",
     "occurred_at",
     "speaker",
-    "storage_ref",
+    "source_event_ids",
+    "entity_ids",
+    "importance",
+    "confidence",
+    "storage_file",
+    "storage_version",
 ]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _archived_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An archive index row in the shape of a hot search row: its summary as content."""
+    out = {**row, "content": summary_of(row), "storage_ref": storage_ref_of(row)}
+    out["_archived"] = True
+    out["kind"] = out["kind"] or "episode"
+    return out
 
 
 def _filters(request: SearchRequest, table: str) -> str:
-    """The scope, kind, tag and time filters of a request for ``memories`` or ``vectors``."""
+    """The scope, kind, tag and time filters of a request for ``memories``, ``vectors``
+    or ``archive`` (the archive index)."""
     if table == "memories":
         scope = scope_filter(request.user_id, request.project_id)
-    else:  # the vectors table has the scope columns, not the lifecycle ones
+    else:  # vectors and the archive have the scope columns, not the lifecycle ones
         user = filters.equals("user_id", request.user_id)
         project = (
             filters.is_null("project_id")
@@ -461,7 +499,7 @@ def _filters(request: SearchRequest, table: str) -> str:
     parts = [scope]
     if request.kinds:
         parts.append(filters.is_in("kind", request.kinds))
-    if request.tags and table == "memories":
+    if request.tags and table != "vectors":
         parts.append(filters.has_any("tags", request.tags))
     if request.after:
         parts.append(filters.at_least("occurred_at", request.after))
@@ -485,4 +523,6 @@ def _result(row: dict[str, Any], score: float, names: dict[str, str]) -> SearchR
         confidence=None if row.get("confidence") is None else round(float(row["confidence"]), 6),
         superseded_by=state["superseded_by"] if state else None,
         forgotten=bool(state and state["forgotten_at"] is not None),
+        archived=bool(row.get("_archived")),
+        storage_ref=row.get("storage_ref"),
     )

@@ -10,10 +10,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from projections.archiving import ARCHIVED
 from projections.scope import valid_identifier
 from storage import filters
 from storage.lance_store import ProjectionStore
-from storage.lance_tables import DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
+from storage.lance_tables import ARCHIVE_INDEX, DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
 from storage.log_records import Checkpoints
 
 __all__ = ["lag", "stats"]
@@ -51,6 +52,9 @@ def stats(
     return {
         "user_id": user_id,
         "memories": dict(sorted(Counter(kinds).items())),
+        "archived": store.count(
+            ARCHIVE_INDEX, ARCHIVED if where is None else filters.all_of(where, ARCHIVED)
+        ),
         "entities": store.count(ENTITIES, where),
         "embedding_lag": max(0, len(kinds) - store.count(VECTORS, where)),
         "dead_letters": store.count(DEAD_LETTERS),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "canonical",
+    "cold_refs",
     "cold_store",
     "errors",
     "event_archive",

@@ -29,7 +29,6 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -37,6 +36,7 @@ import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
 from storage.canonical import canonical
+from storage.cold_refs import StorageRef
 from storage.errors import StorageError
 from storage.filesystems import Location
 
@@ -57,37 +57,6 @@ _NAME_SAFE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 class ColdStoreCorrupt(StorageError):
     """A cold file is missing, unreadable, or holds an original whose checksum differs."""
-
-
-@dataclass(frozen=True)
-class StorageRef:
-    """Where an archived original lives: the file it was written to (relative to the
-    store's location, so the reference survives moving the data; compaction may merge
-    it into another file of the same partition), the memory id, and the start of the
-    original's checksum (which version of the memory; None matches any)."""
-
-    path: str
-    memory_id: str
-    version: str | None = None
-
-    def __str__(self) -> str:
-        suffix = f"@{self.version}" if self.version else ""
-        return f"{self.path}#{self.memory_id}{suffix}"
-
-    @classmethod
-    def parse(cls, text: str) -> StorageRef:
-        path, sep, rest = text.rpartition("#")
-        memory_id, _, version = rest.partition("@")
-        if not sep or not path or not memory_id:
-            raise ValueError(f"not a storage reference: {text!r}")
-        return cls(path, memory_id, version or None)
-
-    def matches(self, row: Mapping[str, Any]) -> bool:
-        """Whether a cold row is the original this reference points at."""
-        return bool(
-            row["memory_id"] == self.memory_id
-            and (self.version is None or str(row["checksum"]).startswith(self.version))
-        )
 
 
 def original_checksum(original: Mapping[str, Any]) -> str:

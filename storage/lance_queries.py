@@ -50,12 +50,11 @@ class ProjectionQueries:
         columns: Sequence[str],
         table_name: str = MEMORIES,
     ) -> list[dict[str, Any]]:
-        """BM25 search over ``search_text`` (``summary`` in the archive index) restricted
-        by ``where`` (a filters expression)."""
+        """BM25 search over ``search_text`` (of ``memories`` or ``archive_index``)
+        restricted by ``where`` (a filters expression)."""
         table = self._tables[table_name]
-        column = "summary" if table_name == ARCHIVE_INDEX else "search_text"
         rows: list[dict[str, Any]] = (
-            table.search(query, query_type="fts", fts_columns=column)
+            table.search(query, query_type="fts", fts_columns="search_text")
             .where(where, prefilter=True)
             .select([*columns, "_score"])
             .limit(limit)
@@ -111,15 +110,30 @@ class ProjectionQueries:
         rows.sort(key=lambda r: r["occurred_at"] or _EPOCH)
         return [r["search_text"] for r in rows]
 
+    def compact_vectors(self, where: str) -> pa.Table:
+        """``memory_id``, ``vector`` (4-bit, packed) and ``vector_scale`` of the archive
+        index rows that pass ``where`` and have a vector."""
+        return self.scan(
+            ARCHIVE_INDEX,
+            ["memory_id", "vector", "vector_scale"],
+            filters.all_of(where, filters.is_not_null("vector")),
+        )
+
     def with_entities(
-        self, entity_ids: Sequence[str], where: str, limit: int, columns: Sequence[str]
+        self,
+        entity_ids: Sequence[str],
+        where: str,
+        limit: int,
+        columns: Sequence[str],
+        table_name: str = MEMORIES,
     ) -> list[dict[str, Any]]:
-        """Memories linked to any of ``entity_ids``, newest first."""
+        """Memories (of ``memories`` or ``archive_index``) linked to any of
+        ``entity_ids``, newest first."""
         if not entity_ids:
             return []
         condition = filters.all_of(filters.has_any("entity_ids", entity_ids), where)
         rows: list[dict[str, Any]] = (
-            self._tables[MEMORIES]
+            self._tables[table_name]
             .search()
             .where(condition)
             .select(list(columns))

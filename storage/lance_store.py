@@ -27,6 +27,8 @@ from storage.lance_tables import (
     DERIVED_COLUMNS,
     FIXED_SCHEMAS,
     KEYS,
+    REPLAY_FILLED_COLUMNS,
+    RETIRED_COLUMNS,
     VECTORS,
     Rows,
 )
@@ -111,6 +113,26 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             if column not in table.schema.names:
                 log.info("adding %s.%s to a store written by an older memstream", name, column)
                 table.add_columns({column: expression})
+        retired = [c for c in RETIRED_COLUMNS.get(name, ()) if c in table.schema.names]
+        if retired:
+            for index in table.list_indices():
+                if set(index.columns) & set(retired):
+                    table.drop_index(index.name)
+            log.info("dropping %s.%s (derived into other columns)", name, ", ".join(retired))
+            table.drop_columns(retired)
+        empty = [
+            self._schemas[name].field(column)
+            for column in REPLAY_FILLED_COLUMNS.get(name, ())
+            if column not in table.schema.names
+        ]
+        if empty:
+            log.warning(
+                "adding %s (empty) to %s of a store written by an older memstream: "
+                "`memstream replay` fills them",
+                ", ".join(f.name for f in empty),
+                name,
+            )
+            table.add_columns(empty)
 
     @classmethod
     def at(cls, location: Location, **options: Any) -> ProjectionStore:

@@ -37,6 +37,8 @@ __all__ = [
     "KEYS",
     "MEMORIES",
     "MEMORY_STATE",
+    "REPLAY_FILLED_COLUMNS",
+    "RETIRED_COLUMNS",
     "SESSIONS",
     "STATE_TABLES",
     "VECTORS",
@@ -82,7 +84,29 @@ KEYS = {
 #: Columns added since a table was first written, and how to fill them from old rows.
 DERIVED_COLUMNS: dict[str, dict[str, str]] = {
     ACCESS: {"access_id": "concat(user_id, '|', memory_id)"},
-    ARCHIVE_INDEX: {"archive_id": "concat(user_id, '|', memory_id)"},
+    ARCHIVE_INDEX: {
+        "archive_id": "concat(user_id, '|', memory_id)",
+        # projections.episodes.search_text of the speaker and the summary
+        "search_text": "concat_ws(': ', nullif(speaker, ''), summary)",
+        # projections.archiving's split of the storage reference
+        "storage_file": "regexp_replace(storage_ref, '#[^#]*$', '')",
+        "storage_version": "nullif(regexp_replace(storage_ref, '^.*#[^@]*@?', ''), '')",
+    },
+}
+#: Columns an older memstream wrote that later ones derive others from and then drop
+#: (with their indexes), after :data:`DERIVED_COLUMNS`.
+RETIRED_COLUMNS: dict[str, tuple[str, ...]] = {ARCHIVE_INDEX: ("summary", "storage_ref")}
+#: Nullable columns added since a table was first written that old rows cannot fill
+#: (they come from events): added empty; a replay fills them.
+REPLAY_FILLED_COLUMNS: dict[str, tuple[str, ...]] = {
+    ARCHIVE_INDEX: (
+        "confidence",
+        "vector",
+        "vector_scale",
+        "vector_model",
+        "source_event_ids",
+        "entity_ids",
+    ),
 }
 
 STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE, ARCHIVE_INDEX)

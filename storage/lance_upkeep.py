@@ -71,10 +71,10 @@ class IndexUpkeep:
             MEMORY_STATE: [("state_id", BTree())],
             SESSIONS: [("session_key", BTree())],
             ARCHIVE_INDEX: [
-                ("summary", _full_text_index()),
+                ("search_text", _full_text_index()),
                 ("archive_id", BTree()),
-                ("memory_id", BTree()),
                 ("user_id", BTree()),
+                ("entity_ids", LabelList()),
             ],
         }
         for name, indexes in wanted.items():

@@ -243,11 +243,25 @@ ARCHIVE_INDEX_SCHEMA = pa.schema(
         pa.field("kind", pa.string()),
         pa.field("session_id", pa.string()),
         pa.field("speaker", pa.string()),
-        pa.field("summary", pa.string(), nullable=False),
+        # the summary as the full-text index sees it: the speaker first, as in
+        # ``memories`` (projections.archiving.summary_of gives the summary back)
+        pa.field("search_text", pa.string(), nullable=False),
         pa.field("tags", pa.list_(pa.string())),
         pa.field("importance", pa.float32()),
         pa.field("occurred_at", _UTC),
-        pa.field("storage_ref", pa.string(), nullable=False),
+        # where the original is: the storage reference without the memory id (which
+        # is this row's), so a batch's rows share one file name and it packs small
+        # (projections.archiving.storage_ref_of gives the reference back)
+        pa.field("storage_file", pa.string(), nullable=False),
+        pa.field("storage_version", pa.string()),
+        # what else search needs of an archived memory: its compact vector (4 bits a
+        # dimension, see projections.compact_vectors) and its provenance
+        pa.field("confidence", pa.float32()),
+        pa.field("vector", pa.binary()),
+        pa.field("vector_scale", pa.float32()),
+        pa.field("vector_model", pa.string()),
+        pa.field("source_event_ids", pa.list_(pa.string())),
+        pa.field("entity_ids", pa.list_(pa.string())),
         pa.field("reason", pa.string()),
         pa.field("hotness", pa.float64()),
         pa.field("archived_at", _UTC),

@@ -2,10 +2,12 @@
 
 :meth:`Archiver.archive` selects cold memories (:mod:`projections.coldness`), and for
 each user-month batch: summarizes each memory (local extractive summary, or a language
-model when one is configured), embeds the summaries (when an embedder is configured),
-writes the full originals (row and vector) to the Parquet cold store under a name
-derived from the batch's memory ids, reads them back and checks their checksums, and
-returns one ``MemoryArchived`` per memory for the caller to publish. The projector
+model when one is configured; a short chat turn is its own summary), keeps each
+memory's vector (or embeds the summary of one without, when an embedder is configured)
+and its provenance, writes the full originals (row and vector) to the Parquet cold
+store under a name derived from the batch's memory ids, reads them back and checks
+their checksums, and returns one ``MemoryArchived`` per memory for the caller to
+publish. The projector
 then moves each memory out of the hot tables. A crash before publishing leaves the
 memories hot (a re-run writes the same file again); after publishing, the projector
 finishes the move however often the events are applied: every memory ends up exactly
@@ -35,6 +37,7 @@ from projections.archiving import (
     expansions_within,
     is_archived,
     original_of,
+    storage_ref_of,
 )
 from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
 from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
@@ -84,31 +87,33 @@ class Archiver:
         self.summarizer = summarizer
 
     def candidates(self, now: datetime, user_id: str | None = None) -> list[ColdDecision]:
-        """The memories the criteria select as of ``now``, oldest first (one user at a
-        time, reading only memories old enough for some rule)."""
+        """The memories the criteria select as of ``now``, coldest first (one user at a
+        time, reading only memories old enough to have been idle long enough for some
+        rule, and counting the user's hot memories for the budget)."""
         self.store.refresh()
         policy = self.policy
-        youngest = min(
-            policy.min_age_days, policy.force_archive_age_days, policy.hotness_min_age_days
-        )
-        old_enough = filters.at_most("occurred_at", now - timedelta(days=youngest))
+        old_enough = filters.at_most("occurred_at", now - timedelta(days=policy.youngest_idle_days))
         users = [user_id] if user_id is not None else self._users(old_enough)
         decisions: list[ColdDecision] = []
         for user in users:
+            mine = filters.equals("user_id", user)
             rows = self.store.scan(
                 MEMORIES,
                 ["memory_id", "user_id", "occurred_at", "importance"],
-                filters.all_of(filters.equals("user_id", user), old_enough),
+                filters.all_of(mine, old_enough),
             ).to_pylist()
-            decisions += self._decide(rows, now)
-        decisions.sort(key=lambda d: (-d.age_days, d.memory_id))
+            hot = {user: self.store.count(MEMORIES, mine)}
+            decisions += self._decide(rows, now, hot)
+        decisions.sort(key=lambda d: (d.hotness, -d.idle_days, d.memory_id))
         return decisions
 
     def _users(self, where: str) -> list[str]:
         column = self.store.scan(MEMORIES, ["user_id"], where).column("user_id")
         return sorted(str(u) for u in pc.unique(column).to_pylist())
 
-    def _decide(self, rows: Sequence[dict[str, Any]], now: datetime) -> list[ColdDecision]:
+    def _decide(
+        self, rows: Sequence[dict[str, Any]], now: datetime, hot: dict[str, int]
+    ) -> list[ColdDecision]:
         used = usage_of(self.store, rows)
         candidates = []
         for r in rows:
@@ -127,7 +132,7 @@ class Archiver:
                     hidden=is_hidden(u.state),
                 )
             )
-        return cold_decisions(candidates, now, self.policy)
+        return cold_decisions(candidates, now, self.policy, hot)
 
     def archive(
         self, now: datetime, user_id: str | None = None, limit: int | None = None
@@ -160,11 +165,10 @@ class Archiver:
         for (user, month), originals in sorted(groups.items()):
             refs = self.cold.write(user, month, originals)
             summaries = self.summarizer([o["content"] for o in originals])
-            summary_vectors = (
-                self.embedder.embed(summaries).tolist() if self.embedder is not None else None
-            )
+            vectors_of = self._summary_vectors(originals, summaries)
             for i, o in enumerate(originals):
                 (ref, checksum), d = refs[o["memory_id"]], decided[o["memory_id"]]
+                vector, model = vectors_of[i]
                 out.append(
                     MemoryArchived(
                         event_id=f"archived|{o['memory_id']}|{now.isoformat()}",
@@ -176,10 +180,13 @@ class Archiver:
                         speaker=o["speaker"],
                         tags=list(o["tags"] or []),
                         importance=o["importance"],
+                        confidence=o["confidence"],
                         occurred_at=o["occurred_at"],
+                        source_event_ids=list(o["source_event_ids"] or []),
+                        entity_ids=list(o["entity_ids"] or []),
                         summary=summaries[i] or o["content"][:320] or "(empty)",
-                        summary_vector=summary_vectors[i] if summary_vectors else None,
-                        summary_model=self.embedder.model if self.embedder is not None else None,
+                        summary_vector=vector,
+                        summary_model=model,
                         storage_ref=str(ref),
                         checksum=checksum,
                         reason=d.reason,
@@ -187,6 +194,27 @@ class Archiver:
                         archived_at=now,
                     )
                 )
+        return out
+
+    def _summary_vectors(
+        self, originals: Sequence[dict[str, Any]], summaries: Sequence[str]
+    ) -> list[tuple[list[float] | None, str | None]]:
+        """The vector each archived memory is found by, and its model: the memory's own
+        vector (it stands for the whole memory, and search compares it with queries
+        embedded by the same model); for a memory without one, its summary's, when an
+        embedder is configured."""
+        wanted = self.embedder.model if self.embedder is not None else None
+        out: list[tuple[list[float] | None, str | None]] = [
+            (o["vector"], o["vector_model"])
+            if o["vector"] is not None and (wanted is None or o["vector_model"] == wanted)
+            else (None, None)
+            for o in originals
+        ]
+        missing = [i for i, (vector, _) in enumerate(out) if vector is None]
+        if missing and self.embedder is not None:
+            embedded = self.embedder.embed([summaries[i] for i in missing]).tolist()
+            for i, vector in zip(missing, embedded, strict=True):
+                out[i] = (vector, wanted)
         return out
 
     def _archived_row(self, user_id: str, memory_id: str) -> dict[str, Any]:
@@ -201,7 +229,7 @@ class Archiver:
         ``MemoryExpanded`` to publish (and a ``MemoryRestored`` when this is its third
         expansion within 30 days)."""
         row = self._archived_row(user_id, memory_id)
-        original = self.cold.read(StorageRef.parse(row["storage_ref"]))
+        original = self.cold.read(StorageRef.parse(storage_ref_of(row)))
         events: list[MemoryExpanded | MemoryRestored] = [
             MemoryExpanded(user_id=user_id, memory_id=memory_id, expanded_at=now)
         ]
@@ -210,7 +238,7 @@ class Archiver:
                 MemoryRestored(
                     user_id=user_id,
                     memory_id=memory_id,
-                    storage_ref=row["storage_ref"],
+                    storage_ref=storage_ref_of(row),
                     reason=f"expanded {PROMOTE_AFTER_EXPANSIONS} times within 30 days",
                     restored_at=now,
                 )
@@ -228,14 +256,14 @@ class Archiver:
             self.store.refresh([ARCHIVE_INDEX])
             rows = self.store.scan(
                 ARCHIVE_INDEX,
-                ["memory_id", "storage_ref"],
+                ["memory_id", "storage_file", "storage_version"],
                 filters.all_of(filters.equals("user_id", user_id), ARCHIVED),
             ).to_pylist()
         return [
             MemoryRestored(
                 user_id=user_id,
                 memory_id=r["memory_id"],
-                storage_ref=r["storage_ref"],
+                storage_ref=storage_ref_of(r),
                 reason=reason,
                 restored_at=now,
             )

@@ -154,14 +154,13 @@ def make_lifecycle(
 def cold_policy(settings: Settings) -> ColdPolicy:
     """Who is cold, from settings."""
     return ColdPolicy(
-        min_age_days=settings.archive_min_age_days,
-        max_importance=settings.archive_max_importance,
-        max_recent_accesses=settings.archive_max_recent_accesses,
-        access_window_days=settings.archive_access_window_days,
-        force_archive_age_days=settings.archive_force_age_days,
+        idle_days=settings.archive_idle_days,
+        keep_importance=settings.archive_keep_importance,
+        keep_accesses=settings.archive_keep_accesses,
+        long_idle_days=settings.archive_long_idle_days,
+        hot_budget=settings.archive_hot_budget,
+        budget_min_idle_days=settings.archive_budget_min_idle_days,
         half_life_days=settings.archive_half_life_days,
-        hotness_threshold=settings.archive_hotness_threshold,
-        hotness_min_age_days=settings.archive_hotness_min_age_days,
     )
 
 

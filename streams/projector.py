@@ -38,6 +38,7 @@ from projections.archiving import (
     fold_archive_events,
     hot_rows,
     is_archived,
+    storage_ref_of,
 )
 from projections.clock import Clock
 from projections.derived import derived_row
@@ -364,7 +365,7 @@ class Projector:
         restored = [
             r
             for r in rows.values()
-            if not is_archived(r) and r["restored_at"] is not None and r["storage_ref"]
+            if not is_archived(r) and r["restored_at"] is not None and r["storage_file"]
         ]
         if restored:
             self._restore_hot(restored)
@@ -388,7 +389,7 @@ class Projector:
             for r in self.store.by_ids(MEMORIES, [str(r["memory_id"]) for r in rows], ["memory_id"])
         }
         originals = self._cold.read_many(
-            [StorageRef.parse(str(r["storage_ref"])) for r in rows if r["memory_id"] not in present]
+            [StorageRef.parse(storage_ref_of(r)) for r in rows if r["memory_id"] not in present]
         )
         owners = {(str(r["memory_id"]), str(r["user_id"])) for r in rows}
         restored = [

@@ -76,12 +76,14 @@ class Settings(BaseSettings):
         decay_every_hours / reflect_every_days: how often the worker decays
             confidences and writes weekly reflections.
         prune_threshold: confidence under which decay soft-deletes a memory.
-        archive_*: who is cold (see :mod:`projections.coldness`): older than
-            ``archive_min_age_days`` with importance at most ``archive_max_importance``
-            and at most ``archive_max_recent_accesses`` accesses in the last
-            ``archive_access_window_days``, or older than ``archive_force_age_days``, or
-            hotness under ``archive_hotness_threshold`` (half life
-            ``archive_half_life_days``, never under ``archive_hotness_min_age_days``).
+        archive_*: who is cold (see :mod:`projections.coldness`): unused (not
+            returned by a search, or never since it happened) for
+            ``archive_idle_days``, or for ``archive_long_idle_days`` when its
+            importance is at least ``archive_keep_importance`` or it was used at least
+            ``archive_keep_accesses`` times; and, beyond ``archive_hot_budget`` hot
+            memories of a user, the coldest of those unused for
+            ``archive_budget_min_idle_days`` (hotness half life
+            ``archive_half_life_days``).
         archive_every_hours: how often the worker archives (first run one interval
             after it starts); ``archive_per_run`` caps one run.
         decay_rate_*: decay rate per kind (per day^0.8).
@@ -148,14 +150,13 @@ class Settings(BaseSettings):
     decay_every_hours: float = Field(default=24.0, gt=0)
     reflect_every_days: float = Field(default=7.0, gt=0)
     prune_threshold: float = Field(default=0.05, ge=0, le=1)
-    archive_min_age_days: float = Field(default=90.0, ge=0)
-    archive_max_importance: float = Field(default=0.3, ge=0, le=1)
-    archive_max_recent_accesses: int = Field(default=2, ge=0)
-    archive_access_window_days: float = Field(default=90.0, ge=0)
-    archive_force_age_days: float = Field(default=365.0, ge=0)
+    archive_idle_days: float = Field(default=30.0, ge=0)
+    archive_keep_importance: float = Field(default=0.8, ge=0, le=1)
+    archive_keep_accesses: int = Field(default=5, ge=1)
+    archive_long_idle_days: float = Field(default=365.0, ge=0)
+    archive_hot_budget: int = Field(default=10_000, ge=0)
+    archive_budget_min_idle_days: float = Field(default=7.0, ge=0)
     archive_half_life_days: float = Field(default=7.0, gt=0)
-    archive_hotness_threshold: float = Field(default=0.1, ge=0, le=1)
-    archive_hotness_min_age_days: float = Field(default=7.0, ge=0)
     archive_every_hours: float = Field(default=24.0, gt=0)
     archive_per_run: int = Field(default=10_000, ge=1)
     decay_rate_fact: float = Field(default=0.02, ge=0)

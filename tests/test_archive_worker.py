@@ -1,6 +1,6 @@
 """Archival in a running worker: messages from two years ago are listed by the dry run,
-moved to Parquet by ``memstream jobs archive``, found by a search with
-``include_archived``, expanded exactly through the API, restored into hot search, and
+moved to Parquet by ``memstream jobs archive``, found by search with their provenance,
+expanded exactly through the API, restored into hot search, and
 rebuilt to the same digest by replaying the event archive;
 with the data in a local folder, and with everything (LanceDB tables, event archive,
 cold store) on a real S3 endpoint on loopback (moto's server)."""
@@ -18,6 +18,7 @@ import pytest
 from conftest import DataPlace
 
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
+from projections.episodes import memory_id_for
 from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -96,14 +97,16 @@ def test_archive_search_expand_restore_in_a_running_worker(
             wait_until(lambda: hot_count() == 3, timeout=60)
             tables = DataLayout(data.location).existing_projections()
             assert tables is not None and tables.uri.startswith(data.uri)  # LanceDB where asked
-            lisbon = next(r for r in _search(url, "Lisbon flights") if "420" in r["content"])
+            # no search yet: a search's results count as used, and used memories stay hot
+            lisbon = {"memory_id": memory_id_for("ana", "old-0")}
             original_row = httpx.get(
                 f"{url}/v1/memories/{lisbon['memory_id']}", params={"user_id": "ana"}
             ).json()
+            assert "420" in original_row["content"]
 
             dry = _cli(data, bootstrap, "jobs", "archive", "--dry-run", "--user", "ana")
             assert dry.returncode == 0, dry.stderr
-            assert lisbon["memory_id"] in dry.stdout and "older than 365 days" in dry.stdout
+            assert lisbon["memory_id"] in dry.stdout and "unused for 730 days" in dry.stdout
             assert "would archive 2 memories" in dry.stderr
             assert hot_count() == 3 and not data.cold_files()
 
@@ -112,10 +115,12 @@ def test_archive_search_expand_restore_in_a_running_worker(
             wait_until(lambda: hot_count() == 1, timeout=60)  # the hot count falls
             assert len(data.cold_files()) == 1
 
-            found = _search(url, "Lisbon flights", include_archived=True)
+            found = _search(url, "Lisbon flights")  # the archive is searched too
             cold = [r for r in found if r["archived"]]
             assert cold[0]["memory_id"] == lisbon["memory_id"] and cold[0]["storage_ref"]
-            assert "420 euros" in cold[0]["content"]  # the summary keeps the numbers
+            assert cold[0]["content"] == OLD[0]  # a short turn is its own summary
+            assert cold[0]["source_event_ids"] == ["old-0"] and cold[0]["session_id"] == "trip"
+            assert not any(r["archived"] for r in _search(url, "Lisbon", include_archived=False))
 
             expanded = httpx.get(
                 f"{url}/v1/memories/{lisbon['memory_id']}",

@@ -3,10 +3,14 @@ store on a local folder and on a real S3 endpoint on loopback (moto's server).""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from random import Random
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.summarizer import summarize
 from projections.coldness import ColdCandidate, ColdPolicy, cold_decisions, hotness
@@ -17,9 +21,11 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 POLICY = ColdPolicy()
 
 
-def _candidate(days: float, importance: float = 0.5, **kw: object) -> ColdCandidate:
+def _candidate(
+    days: float, importance: float = 0.5, memory_id: str = "m", **kw: object
+) -> ColdCandidate:
     return ColdCandidate(
-        memory_id="m",
+        memory_id=memory_id,
         user_id="u",
         occurred_at=NOW - timedelta(days=days),
         importance=importance,
@@ -27,31 +33,37 @@ def _candidate(days: float, importance: float = 0.5, **kw: object) -> ColdCandid
     )
 
 
+def _unused(days: int, importance: float = 0.5, uses: int = 0, limit: int = 30) -> str:
+    matters = "important or often used, " if limit == 365 else ""
+    return (
+        f"unused for {days} days ({matters}importance {importance:.2f}, {uses} uses; "
+        f"limit {limit} days)"
+    )
+
+
 @pytest.mark.parametrize(
     ("candidate", "reason"),
     [
+        # never used: idle since it happened
+        (_candidate(31), _unused(31)),
+        (_candidate(29), None),
+        # used: idle since its last use, however old it is
+        (_candidate(400, access_count=1, last_accessed=NOW - timedelta(days=3)), None),
         (
-            _candidate(400, importance=0.9, access_count=50, last_accessed=NOW),
-            "older than 365 days",
+            _candidate(400, access_count=1, last_accessed=NOW - timedelta(days=45)),
+            _unused(45, uses=1),
         ),
-        (_candidate(100, importance=0.3), "older than 90 days, importance 0.30, 0 recent accesses"),
+        # important, or often used: a year
+        (_candidate(200, importance=0.8), None),
+        (_candidate(366, importance=0.8), _unused(366, 0.8, limit=365)),
+        (_candidate(200, access_count=5, last_accessed=NOW - timedelta(days=100)), None),
         (
-            _candidate(100, importance=0.2, access_count=2, last_accessed=NOW - timedelta(days=5)),
-            "older than 90 days, importance 0.20, 2 recent accesses",
+            _candidate(400, access_count=5, last_accessed=NOW - timedelta(days=370)),
+            _unused(370, uses=5, limit=365),
         ),
-        # old accesses do not count in the 90-day window
-        (
-            _candidate(100, importance=0.2, access_count=9, last_accessed=NOW - timedelta(days=95)),
-            "older than 90 days, importance 0.20, 0 recent accesses",
-        ),
-        # important, used recently: kept by the rules, but cold by hotness once old
-        (
-            _candidate(100, importance=0.8, access_count=9, last_accessed=NOW - timedelta(days=5)),
-            f"hotness {hotness(9, 100, 7):.4f} under 0.1",
-        ),
-        (_candidate(30, importance=0.9), f"hotness {hotness(0, 30, 7):.4f} under 0.1"),
-        (_candidate(6.9, importance=0.0), None),  # never by hotness under 7 days
-        (_candidate(10, importance=0.9, access_count=100), None),  # hotness 0.37
+        # a use after the job's time has not happened yet as of it
+        (_candidate(40, access_count=9, last_accessed=NOW + timedelta(days=1)), _unused(40)),
+        # confirmed, or already hidden (superseded, forgotten, pruned): never
         (_candidate(400, protected=True), None),
         (_candidate(400, hidden=True), None),
     ],
@@ -59,6 +71,75 @@ def _candidate(days: float, importance: float = 0.5, **kw: object) -> ColdCandid
 def test_cold_criteria(candidate: ColdCandidate, reason: str | None) -> None:
     decided = cold_decisions([candidate], NOW, POLICY)
     assert [d.reason for d in decided] == ([reason] if reason else [])
+
+
+def test_the_hot_budget_archives_the_coldest_beyond_it() -> None:
+    policy = ColdPolicy(hot_budget=3)
+    mine = [
+        _candidate(8, memory_id="a"),  # idle 8 days, never used: coldest
+        _candidate(20, memory_id="b", access_count=4, last_accessed=NOW - timedelta(days=8)),
+        _candidate(10, memory_id="c", importance=0.9),  # idle 10 days but important
+        _candidate(6, memory_id="d"),  # idle under 7 days: never by the budget
+        _candidate(40, memory_id="e"),  # archived by the idle rule anyway
+    ]
+    counts = {"u": 5 + 1}  # one more hot memory the job did not read (too young)
+    decided = cold_decisions(mine, NOW, policy, counts)
+    assert [d.memory_id for d in decided] == ["e", "c", "a"]  # coldest first
+    assert decided[0].reason == _unused(40)
+    assert decided[2].reason == f"over the hot budget of 3: hotness {hotness(0, 8, 7):.4f}"
+    # c is colder than a, but more important: a goes first
+    assert [d.memory_id for d in cold_decisions(mine, NOW, policy, {"u": 5})] == ["e", "a"]
+    assert cold_decisions(mine, NOW, policy) == decided[:1]  # no counts: no budget
+
+
+_candidates = st.lists(
+    st.builds(
+        ColdCandidate,
+        memory_id=st.uuids().map(str),
+        user_id=st.sampled_from(["u", "v"]),
+        occurred_at=st.integers(0, 800).map(lambda d: NOW - timedelta(days=d)),
+        importance=st.floats(0, 1),
+        access_count=st.integers(0, 20),
+        last_accessed=st.none() | st.integers(-5, 800).map(lambda d: NOW - timedelta(days=d)),
+        protected=st.booleans(),
+        hidden=st.booleans(),
+    ),
+    max_size=30,
+)
+
+
+@given(_candidates, st.integers(0, 30), st.randoms())
+@settings(max_examples=200, deadline=None)
+def test_what_stays_hot_follows_use_whatever_the_order(
+    candidates: list[ColdCandidate], budget: int, rnd: Random
+) -> None:
+    policy = ColdPolicy(hot_budget=budget)
+    counts = {u: sum(c.user_id == u for c in candidates) for u in ("u", "v")}
+    decided = cold_decisions(candidates, NOW, policy, counts)
+    shuffled = list(candidates)
+    rnd.shuffle(shuffled)
+    assert cold_decisions(shuffled, NOW, policy, counts) == decided  # order-free
+    chosen = {d.memory_id for d in decided}
+    by_id = {c.memory_id: c for c in candidates}
+    assert not any(by_id[m].protected or by_id[m].hidden for m in chosen)
+    for c in candidates:
+        if c.memory_id in chosen:
+            continue
+        # used now, nothing is colder than before
+        used = replace(c, access_count=c.access_count + 1, last_accessed=NOW)
+        assert used.memory_id not in {
+            d.memory_id for d in cold_decisions([used], NOW, policy, None)
+        }
+    for user, count in counts.items():
+        eligible = [
+            c
+            for c in candidates
+            if c.user_id == user
+            and not (c.protected or c.hidden)
+            and (NOW - max(c.occurred_at, c.last_accessed or c.occurred_at)).days >= 7
+        ]
+        left = count - sum(1 for d in decided if d.user_id == user)
+        assert left <= budget or all(c.memory_id in chosen for c in eligible)
 
 
 @pytest.mark.parametrize(
@@ -74,13 +155,16 @@ def test_summary_keeps_names_dates_and_numbers() -> None:
     text = (
         "Well, that was quite a day. Maria flew to Lisbon on 12 May 2023 for the launch. "
         "The weather was nice and everyone was tired. She paid 420 euros for the hotel. "
-        "Nothing else happened really, we just talked about this and that for hours."
+        + "Nothing else happened really, we just talked about this and that for hours. "
+        * 8
     )
     summary = summarize(text)
     assert "Maria flew to Lisbon on 12 May 2023" in summary and "420 euros" in summary
     assert "weather" not in summary and len(summary) <= 320
-    assert summarize("Short note.") == "Short note."
     assert summarize(text) == summary  # deterministic
+    # a chat turn is its own summary, however many sentences it has
+    turn = "Hey Caroline! Good to see you! I'm swamped with the kids & work. What's up? New?"
+    assert summarize(turn) == turn and summarize("Short note.") == "Short note."
 
 
 # -- the cold store, on a local folder and on S3 -----------------------------------------

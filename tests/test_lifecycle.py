@@ -88,6 +88,21 @@ def test_decay_skips_protected_forgotten_superseded_and_episodes() -> None:
     assert abs(values["accessed"] - expected) < 1e-9
 
 
+def test_a_fact_searches_keep_returning_is_not_pruned_and_later_uses_do_not_count() -> None:
+    """Decay counts from the last use: a fact still asked about keeps its confidence
+    while an unused one of the same age is pruned; a job run for an earlier time
+    ignores uses made after it."""
+    now = T0 + timedelta(days=900)
+    asked = _candidate("asked", access_count=3, last_accessed=now - timedelta(days=2))
+    decayed, pruned = decay_decisions("u", [_candidate("unused"), asked], now)
+    assert pruned is not None and pruned.memory_ids == ["unused"]
+    assert decayed is not None
+    assert {u.memory_id: u.confidence for u in decayed.updates}["asked"] > 0.8
+    later = _candidate("later", access_count=3, last_accessed=now + timedelta(days=1))
+    _, pruned = decay_decisions("u", [later], now)
+    assert pruned is not None and pruned.memory_ids == ["later"]
+
+
 def test_protected_memories_never_decay_however_long() -> None:
     for days in (1, 100, 10_000):
         decayed, pruned = decay_decisions(

@@ -254,11 +254,17 @@ def test_a_failed_session_stays_pending_and_is_consolidated_at_the_next_run(
 
 @pytest.mark.parametrize("factory", PROVIDERS)
 def test_model_summaries_and_the_local_fallback(server: str, factory: Factory) -> None:
-    texts = ["Maria flew to Lisbon on 12 May 2024 for the launch party.", "Jonas plays piano."]
+    filler = " It was a long day of meetings and travel." * 16  # over 600 characters
+    texts = [
+        "Maria flew to Lisbon on 12 May 2024 for the launch party." + filler,
+        "Jonas plays piano.",  # short: its own summary, never sent to the model
+        "Jonas plays piano on Tuesdays at the old school." + filler,
+    ]
     summarize = ModelSummarizer(factory(server, []))
     assert summarize(texts) == [
         "Summary 1: Maria flew to Lisbon on",
-        "Summary 2: Jonas plays piano.",
+        "Jonas plays piano.",
+        "Summary 2: Jonas plays piano on Tuesdays",
     ]
     ModelServer.plan = ["malformed"]  # falls back to the local summaries, never blocks
     assert summarize(texts) == local_summaries(texts)

@@ -298,6 +298,64 @@ def test_an_access_table_written_before_rows_were_keyed_by_user_is_migrated(
     assert usage.access_count == 4
 
 
+def test_an_archive_index_written_by_0_4_0_is_migrated_and_searched(tmp_path: Path) -> None:
+    """0.4.0 kept the summary without the speaker, indexed for full text; today the
+    speaker-first text is kept once (the summary read back from it), with provenance and
+    a compact vector that a replay fills."""
+    import json as _json
+
+    import lancedb
+    import pyarrow as pa
+    from lancedb.index import FTS
+
+    from projections.archiving import summary_of
+    from queries.search import Searcher, SearchRequest
+    from storage.lance_tables import ARCHIVE_INDEX
+    from storage.schemas import ARCHIVE_INDEX_SCHEMA
+
+    columns = _json.loads(
+        (Path(__file__).parent / "fixtures" / "log-0.4.0" / "columns.json").read_text()
+    )[ARCHIVE_INDEX]
+    now_fields = {f.name: f for f in ARCHIVE_INDEX_SCHEMA}
+    old_schema = pa.schema(
+        [now_fields.get(c) or pa.field(c, pa.string(), nullable=False) for c in columns]
+    )
+    old_row = {
+        "archive_id": "ana|ep-1",
+        "memory_id": "ep-1",
+        "user_id": "ana",
+        "kind": "episode",
+        "speaker": "Ana",
+        "summary": "We walked the dunes near Comporta.",
+        "tags": [],
+        "occurred_at": T0,
+        "storage_ref": "user=ana/month=2024-05/batch-1.parquet#ep-1@abc",
+        "reason": "older than 365 days",
+        "hotness": 0.0,
+        "archived_at": T0,
+        "expanded_at": [],
+    }
+    folder = tmp_path / "old"
+    unspoken = {**old_row, "archive_id": "ana|ep-2", "memory_id": "ep-2", "speaker": None}
+    unspoken["summary"] = "A note: buy sunscreen."
+    table = lancedb.connect(str(folder)).create_table(
+        ARCHIVE_INDEX, pa.Table.from_pylist([old_row, unspoken], schema=old_schema)
+    )
+    table.create_index("summary", config=FTS(with_position=False))
+    store = ProjectionStore(str(folder))
+    rows = {r["memory_id"]: r for r in store.scan(ARCHIVE_INDEX).to_pylist()}
+    assert rows["ep-1"]["search_text"] == "Ana: We walked the dunes near Comporta."
+    assert rows["ep-2"]["search_text"] == "A note: buy sunscreen."
+    assert all(summary_of(r) == {"ep-1": old_row, "ep-2": unspoken}[m]["summary"]
+               for m, r in rows.items())  # fmt: skip
+    row = rows["ep-1"]
+    assert "summary" not in row and row["vector"] is None and row["source_event_ids"] is None
+    store.ensure_indexes([ARCHIVE_INDEX])
+    request = SearchRequest(user_id="ana", query="dunes Comporta", now=T0)
+    [found] = Searcher(store).search(request).results
+    assert found.archived and found.content == old_row["summary"] and found.speaker == "Ana"
+
+
 def test_a_command_sent_twice_in_one_batch_writes_one_memory(store: ProjectionStore) -> None:
     remember = {
         "type": "remember_fact",

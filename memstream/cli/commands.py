@@ -159,8 +159,10 @@ def _parser() -> argparse.ArgumentParser:
         "--history", action="store_true", help="include superseded and forgotten memories"
     )
     p.add_argument(
-        "--archived", action="store_true", help="also search the summaries of archived memories"
+        "--hot-only", action="store_true", help="leave archived memories out (searched by default)"
     )
+    # archived memories are always searched now; the old flag is accepted and changes nothing
+    p.add_argument("--archived", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
 
@@ -331,7 +333,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
                 "kinds": args.kinds,
                 "tags": args.tags,
                 "include_history": args.history,
-                "include_archived": args.archived,
+                "include_archived": not args.hot_only,
             }
         )
     except ValidationError as exc:

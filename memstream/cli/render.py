@@ -99,7 +99,7 @@ def weak_facts(weak: Sequence[Mapping[str, Any]]) -> str:
 
 def cold_decisions(found: Sequence[ColdDecision]) -> str:
     return "\n".join(
-        f"{d.user_id} {d.memory_id} age {d.age_days:.1f} d hotness {d.hotness:.4f}: {d.reason}"
+        f"{d.user_id} {d.memory_id} idle {d.idle_days:.1f} d hotness {d.hotness:.4f}: {d.reason}"
         for d in found
     )
 
@@ -144,6 +144,7 @@ def stats(document: Mapping[str, Any]) -> str:
     ]
     lag = document["lag"]
     lines += [
+        f"      archived: {document['archived']}",
         f"      entities: {document['entities']}",
         f" embedding lag: {document['embedding_lag']}",
         f"  dead letters: {document['dead_letters']}",
