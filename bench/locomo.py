@@ -373,10 +373,10 @@ def report(bench: Path, questions: list[dict], out: Path, measured: dict) -> Non
         ("ALL(main)", "recall@10"),
         ("ALL(main)", "recall@50"),
         ("ALL(main)", "hit@10"),
-        ("multi_hop", "recall@10"),
+        ("multi-hop", "recall@10"),
         ("temporal", "recall@10"),
-        ("open_domain", "recall@10"),
-        ("single_hop", "recall@10"),
+        ("open-domain", "recall@10"),
+        ("single-hop", "recall@10"),
         ("paper:ALL_incl_adversarial", "recall@10"),
     ]
     for label, subset in halves.items():

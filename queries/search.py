@@ -21,7 +21,9 @@ Superseded and soft-deleted rows are never returned.
 from __future__ import annotations
 
 import re
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -186,6 +188,10 @@ class Searcher:
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memstream-search")
         self._non_empty: set[str] = set()
         self._user_counts: dict[tuple[str, str], tuple[int, float]] = {}
+        self._cold_vectors: OrderedDict[tuple[str, int], tuple[list[str], np.ndarray]] = (
+            OrderedDict()
+        )
+        self._cold_lock = threading.Lock()
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
@@ -318,24 +324,38 @@ class Searcher:
         self, query_vector: np.ndarray, cold: str, depth: int
     ) -> list[tuple[str, float]]:
         """(memory id, cosine distance) of the archived memories nearest the query, by
-        their 4-bit vectors (exact: the archive is scanned for the user)."""
+        their 4-bit vectors (exact: every archived vector the filter lets through)."""
         where = filters.all_of(cold, filters.equals("vector_model", self._model or ""))
-        table = self.store.compact_vectors(where)
-        if table.num_rows == 0:
+        ids, matrix = self._archived_vectors(where, len(query_vector))
+        if not ids:
             return []
-        dimension = len(query_vector)
-        matrix = unpack_int4(
-            table.column("vector").to_pylist(),
-            table.column("vector_scale").to_pylist(),
-            dimension,
-        )
-        norms = np.linalg.norm(matrix, axis=1)
-        norms[norms == 0] = 1.0
         query = np.asarray(query_vector, dtype=np.float32)
-        cosine = (matrix @ query) / (norms * (float(np.linalg.norm(query)) or 1.0))
+        cosine = (matrix @ query) / (float(np.linalg.norm(query)) or 1.0)
         best = np.argsort(-cosine, kind="stable")[:depth]
-        ids = table.column("memory_id").to_pylist()
         return [(ids[i], float(1.0 - cosine[i])) for i in best]
+
+    def _archived_vectors(self, where: str, dimension: int) -> tuple[list[str], np.ndarray]:
+        """The ids and unit vectors of the archived memories ``where`` selects, read
+        once per version of the archive index (it changes only when memories are
+        archived, expanded or restored) and kept for the next searches."""
+        key = (where, self.store.version(ARCHIVE_INDEX))
+        with self._cold_lock:
+            cached = self._cold_vectors.get(key)
+            if cached is not None:
+                self._cold_vectors.move_to_end(key)
+                return cached
+        table = self.store.compact_vectors(where)
+        matrix = unpack_int4(
+            table.column("vector").to_pylist(), table.column("vector_scale").to_pylist(), dimension
+        )
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        found = (table.column("memory_id").to_pylist(), matrix / norms)
+        with self._cold_lock:
+            self._cold_vectors[key] = found
+            while sum(len(ids) for ids, _ in self._cold_vectors.values()) > _COLD_ROWS_KEPT:
+                self._cold_vectors.popitem(last=False)
+        return found
 
     def _user_count(self, table: str, user_id: str) -> int:
         """How many rows of ``table`` belong to ``user_id`` (remembered for a minute)."""
@@ -455,6 +475,8 @@ def search(
     return Searcher(store, weights=weights).search(request).results
 
 
+#: Most archived vectors a searcher keeps decoded (float32: 1.5 kB each at 384 dimensions).
+_COLD_ROWS_KEPT = 100_000
 #: What search reads of an archived memory (see :func:`_archived_row`).
 _ARCHIVE_COLUMNS = [
     "memory_id",

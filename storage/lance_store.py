@@ -252,6 +252,12 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
     def count(self, name: str, where: str | None = None) -> int:
         return int(self._tables[name].count_rows(where))
 
+    def version(self, name: str) -> int:
+        """The newest committed version of a table (it changes with every write)."""
+        table = self._tables[name]
+        table.checkout_latest()
+        return int(table.version)
+
     def refresh(self, names: Sequence[str] | None = None) -> None:
         """See the newest committed version of every table (or of ``names``)."""
         for name in self._tables if names is None else names:

@@ -331,6 +331,30 @@ def test_archived_memories_rank_as_they_did_hot_by_words_entities_and_vectors(
     assert ranked("holiday abroad")[0] == lisbon  # no word in common: found by its vector
 
 
+def test_one_searcher_sees_the_archive_change(world: World) -> None:
+    """The archived vectors a searcher keeps are those of the archive's newest version."""
+    [lisbon_vector] = [
+        np.array(v["vector"])
+        for v in world.store.scan(VECTORS).to_pylist()
+        if world.hot()[v["memory_id"]]["content"] == TEXTS[0]
+    ]
+    searcher = Searcher(
+        world.store, embed=lambda _q: lisbon_vector, model="test-model", clock=lambda: NOW
+    )
+
+    def first() -> Any:
+        request = SearchRequest(user_id="ana", query="holiday abroad", now=NOW, k=1)
+        return searcher.search(request).results[0]
+
+    assert not first().archived
+    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    lisbon = first()
+    assert lisbon.archived and lisbon.content == TEXTS[0]
+    world.apply("memory.lifecycle", world.archiver.restore("ana", lisbon.memory_id, NOW))
+    again = first()
+    assert again.memory_id == lisbon.memory_id and not again.archived
+
+
 def _state_of(w: World, user_id: str) -> dict[str, str]:
     """A digest per state table of the rows a user owns (log positions left out)."""
     from projections.digest import digest_tables
