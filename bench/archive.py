@@ -178,7 +178,7 @@ def main() -> None:
         per_index = index_bytes / archived
         print(
             f"archive index: {index_bytes / 1e6:.1f} MB, {per_index:,.0f} bytes per archived "
-            f"memory = {per_index / per_hot:.1%} of a hot one (target at most 15%)"
+            f"memory = {per_index / per_hot:.1%} of a hot one (target at most 25%)"
         )
         store.refresh()
         print(

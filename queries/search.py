@@ -11,6 +11,11 @@ never into a filter):
 - entities: memories linked to the people, places, dates... the query names, resolved
   through each entity's aliases.
 
+Each looks in the hot tables and in the archive index (archived memories: their
+summary, speaker first; their vector at 4 bits a dimension; their entities) and ranks
+both by one score, so an archived memory is found as it was when hot; it comes back
+with its provenance and storage reference.
+
 The ranked lists are fused by weighted reciprocal rank fusion, then each score is
 adjusted by recency, importance, confidence, access and (for "when" questions) whether
 the memory names a date. Time phrases in the query ("last week", "in May") resolved
@@ -291,7 +296,8 @@ class Searcher:
         if not memory_ids:
             return []
         keys = [archive_id(user_id, m) for m in memory_ids]
-        found = self.store.by_ids(ARCHIVE_INDEX, keys, _ARCHIVE_COLUMNS, ARCHIVED)
+        mine = filters.all_of(filters.equals("user_id", user_id), ARCHIVED)
+        found = self.store.by_ids(ARCHIVE_INDEX, keys, _ARCHIVE_COLUMNS, mine)
         return [_archived_row(r) for r in found]
 
     def _vector_ids(

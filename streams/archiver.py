@@ -219,7 +219,8 @@ class Archiver:
 
     def _archived_row(self, user_id: str, memory_id: str) -> dict[str, Any]:
         self.store.refresh([ARCHIVE_INDEX])
-        found = self.store.by_ids(ARCHIVE_INDEX, [archive_id(user_id, memory_id)])
+        key, mine = archive_id(user_id, memory_id), filters.equals("user_id", user_id)
+        found = self.store.by_ids(ARCHIVE_INDEX, [key], where=mine)
         if not found or not is_archived(found[0]):
             raise NotArchived(f"memory {memory_id} of {user_id} is not archived")
         return found[0]
