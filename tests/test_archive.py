@@ -141,6 +141,17 @@ def test_candidates_of_every_user_coldest_first(
     assert world.archiver.candidates(NOW) == decided
 
 
+def test_the_hot_budget_archives_the_coldest_beyond_it_whatever_their_age(
+    world: World,
+) -> None:
+    world.archiver.policy = ColdPolicy(idle_days=10_000, long_idle_days=10_000, hot_budget=2)
+    decided = world.archiver.candidates(NOW)  # four hot memories, two over the budget
+    assert len(decided) == 2 and {d.memory_id for d in decided} < _old_ids(world)
+    assert all(d.reason.startswith("over the hot budget of 2: hotness") for d in decided)
+    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    assert len(world.hot()) == 2 and world.archiver.candidates(NOW) == []
+
+
 def test_archive_moves_originals_and_search_finds_the_summaries(world: World) -> None:
     before = world.hot()
     old = _old_ids(world)
