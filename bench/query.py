@@ -7,7 +7,9 @@ vector is a random unit vector (384 dimensions, the default embedder's), so the
 vector retriever does its full work (prefiltered by user over the user's rows) but
 its neighbours mean nothing. Then ``memstream serve`` runs on the folder (MiniLM
 embeds each query for real) and questions are sent over loopback HTTP, one at a time;
-p50/p95/p99 are of the client-measured round trip.
+p50/p95/p99 are of the client-measured round trip. Below each, the p50 of every stage
+the search reports in its ``Server-Timing`` header (see ``Searcher.search``) and of the
+time spent outside the search (HTTP, validation, JSON).
 
 With ``--context`` each question is also asked as ``POST /v1/context`` (a block at the
 default budget for the question's complexity) and its latency printed beside search's.
@@ -195,18 +197,35 @@ def timed(
     """Ask ``queries`` one at a time and print the latencies; each answer must be 200
     with something in ``answer_field``."""
     wall, took = [], []
+    stages: dict[str, list[float]] = {}
     for query in queries:
         t0 = time.perf_counter()
         answer = http.post(path, json={"user_id": user, "query": query})
         wall.append((time.perf_counter() - t0) * 1000)
         assert answer.status_code == 200 and answer.json()[answer_field], answer.text
         took.append(answer.json()["took_ms"])
+        for name, ms in server_timing(answer.headers.get("server-timing", "")).items():
+            stages.setdefault(name, []).append(ms)
     q = statistics.quantiles(wall, n=100)
     print(
         f"{label}: p50 {statistics.median(wall):.1f} ms, p95 {q[94]:.1f} ms, "
         f"p99 {q[98]:.1f} ms (server p50 {statistics.median(took):.1f} ms)",
         flush=True,
     )
+    if stages:  # the search's own breakdown (retrievers overlap, and look-ups do)
+        outside = statistics.median(w - t for w, t in zip(wall, stages["total"], strict=True))
+        parts = ", ".join(f"{n} {statistics.median(v):.1f}" for n, v in stages.items())
+        print(f"  where it went, p50 ms: {parts}; outside the search {outside:.1f}", flush=True)
+
+
+def server_timing(header: str) -> dict[str, float]:
+    """``{name: ms}`` of a ``Server-Timing`` header."""
+    found = {}
+    for part in header.split(","):
+        name, _, duration = part.strip().partition(";dur=")
+        if name and duration:
+            found[name] = float(duration)
+    return found
 
 
 if __name__ == "__main__":

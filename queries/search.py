@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
@@ -157,6 +157,9 @@ class SearchResponse(BaseModel):
     results: list[SearchResult]
     intent: Intent
     took_ms: float
+    #: where the time went, in ms, by stage (see :meth:`Searcher.search`); not part of
+    #: the answer's body (the API sends it as a ``Server-Timing`` header)
+    timings: dict[str, float] = Field(default_factory=dict, exclude=True)
 
 
 def plain_words(query: str) -> str:
@@ -206,20 +209,35 @@ class Searcher:
         tables and in the archive index alike and ranks what it found in both by one
         score (BM25, cosine, entities matched), so an archived memory competes with the
         hot ones on equal terms.
+
+        The answer's ``timings`` say where the time went (ms): each retriever
+        (``full_text``, ``vectors`` with its ``embed``, ``entities``; they overlap) and
+        ``retrieve``, the wall time until all three answered; each look-up (``rows``,
+        ``archived_rows``, ``access``, ``state``; they overlap too) and ``look_up``, its
+        wall time; then ``rank`` (fusion, adjustments, entity names).
         """
         started = time.perf_counter()
+        stages: dict[str, float] = {}
         now = request.now or self._clock()
         w = self.weights
         depth = max(w.candidates, request.k)
         where = _filters(request, "memories")
         cold = self._archive_filter(request)
         pool = self._pool
-        text_job = pool.submit(self._full_text, request.query, where, cold, depth)
-        vector_job = pool.submit(self._vector_ids, request, cold, depth)
-        entity_job = pool.submit(self._entity_rows, request, where, cold, depth, now)
+        text_job = pool.submit(
+            _timed, stages, "full_text", self._full_text, request.query, where, cold, depth
+        )
+        vector_job = pool.submit(
+            _timed, stages, "vectors", self._vector_ids, request, cold, depth, stages
+        )
+        entity_job = pool.submit(
+            _timed, stages, "entities", self._entity_rows, request, where, cold, depth, now
+        )
         query_vector, vector_ids, cold_vector_ids = vector_job.result()
         intent = self._intent(request.query, query_vector)
         text_rows, entity_rows = text_job.result(), entity_job.result()
+        retrieved = time.perf_counter()
+        stages["retrieve"] = (retrieved - started) * 1000
 
         rows: dict[str, dict[str, Any]] = {}
         for found in (text_rows, entity_rows):
@@ -234,20 +252,24 @@ class Searcher:
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
         missing = [m for m in fused if m not in rows]
         cold_missing = [m for m in missing if m in cold_vector_ids]
+        hot_missing = [m for m in missing if m not in cold_vector_ids]
         fetch_job = pool.submit(
-            self.store.by_ids,
-            MEMORIES,
-            [m for m in missing if m not in cold_vector_ids],
-            _ROW_COLUMNS,
-            where,
+            _timed, stages, "rows", self.store.by_ids, MEMORIES, hot_missing, _ROW_COLUMNS, where
         )
-        cold_job = pool.submit(self._archived_rows, request.user_id, cold_missing)
-        access_job = pool.submit(self._access_counts, request.user_id, list(fused))
-        state_job = pool.submit(self._states, request.user_id, list(fused))
+        cold_job = pool.submit(
+            _timed, stages, "archived_rows", self._archived_rows, request.user_id, cold_missing
+        )
+        ids = list(fused)
+        access_job = pool.submit(
+            _timed, stages, "access", self._access_counts, request.user_id, ids
+        )
+        state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, ids)
         rows.update((r["memory_id"], r) for r in fetch_job.result())
         rows.update((r["memory_id"], r) for r in cold_job.result())
         accesses = access_job.result()
         states = state_job.result()
+        looked_up = time.perf_counter()
+        stages["look_up"] = (looked_up - retrieved) * 1000
         if not request.include_history:
             fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
         for m, state in states.items():
@@ -279,8 +301,13 @@ class Searcher:
         )[: request.k]
         names = self._entity_names([rows[m] for _, m in scored])
         results = [_result(rows[m], score, names) for score, m in scored]
-        took = (time.perf_counter() - started) * 1000
-        return SearchResponse(results=results, intent=intent, took_ms=round(took, 2))
+        finished = time.perf_counter()
+        stages["rank"] = (finished - looked_up) * 1000
+        took = (finished - started) * 1000
+        timings = {name: round(ms, 2) for name, ms in stages.items()}
+        return SearchResponse(
+            results=results, intent=intent, took_ms=round(took, 2), timings=timings
+        )
 
     def _archive_filter(self, request: SearchRequest) -> str | None:
         """The request's filter on the archive index (its archived rows), or None when
@@ -301,14 +328,14 @@ class Searcher:
         return [_archived_row(r) for r in found]
 
     def _vector_ids(
-        self, request: SearchRequest, cold: str | None, depth: int
+        self, request: SearchRequest, cold: str | None, depth: int, stages: dict[str, float]
     ) -> tuple[np.ndarray | None, list[str], set[str]]:
         """The query's vector, the ids of the memories whose vectors (of the query's
         model) are nearest it, hot and archived by one cosine, and which of those are
         archived."""
         if self._embed is None:
             return None, [], set()
-        query_vector = self._embed(request.query)
+        query_vector = _timed(stages, "embed", self._embed, request.query)
         if self.weights.vector <= 0:
             return query_vector, [], set()
         nearest: list[tuple[str, float]] = []
@@ -499,6 +526,16 @@ _ARCHIVE_COLUMNS = [
     "storage_version",
 ]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+T = TypeVar("T")
+
+
+def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)``, its wall time recorded in ``stages[name]`` (ms)."""
+    started = time.perf_counter()
+    try:
+        return work(*args)
+    finally:
+        stages[name] = (time.perf_counter() - started) * 1000
 
 
 def _archived_row(row: dict[str, Any]) -> dict[str, Any]:

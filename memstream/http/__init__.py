@@ -11,4 +11,5 @@ __all__ = [
     "contract",
     "process",
     "serve",
+    "timing",
 ]

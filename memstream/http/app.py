@@ -16,7 +16,7 @@ from dataclasses import asdict
 from importlib.metadata import version
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +28,7 @@ from memstream.http.contract import (
     install_event_body_schema,
     single_valued_parameters,
 )
+from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
@@ -112,8 +113,11 @@ def create_app(
         return {"accepted": accepted.event_ids}
 
     @app.post("/v1/search", response_model=SearchResponse, responses=errors(422))
-    async def post_search(search_request: SearchRequest) -> SearchResponse:
-        return await ops.search(search_request)
+    async def post_search(search_request: SearchRequest, response: Response) -> SearchResponse:
+        """Hybrid search. The ``Server-Timing`` header says where the time went."""
+        found = await ops.search(search_request)
+        response.headers["Server-Timing"] = server_timing(found.timings, found.took_ms)
+        return found
 
     @app.post("/v1/memories", status_code=202, responses=errors(422, 503, 507))
     async def remember(body: RememberRequest) -> dict[str, Any]:
