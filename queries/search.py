@@ -35,10 +35,11 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, TypeVar
 
 import numpy as np
+import pyarrow as pa
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
 
 from projections.access import access_id
-from projections.archiving import ARCHIVED, archive_id, storage_ref_of, summary_of
+from projections.archiving import ARCHIVED, storage_ref_of, summary_of
 from projections.clock import Clock, system_clock
 from projections.compact_vectors import unpack_int4
 from projections.entities import EntityMention, entity_id, extract_mentions
@@ -196,7 +197,7 @@ class Searcher:
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memstream-search")
         self._non_empty: set[str] = set()
         self._user_counts: dict[tuple[str, str], tuple[int, float]] = {}
-        self._cold_vectors: OrderedDict[tuple[str, int], tuple[list[str], np.ndarray]] = (
+        self._cold_vectors: OrderedDict[tuple[str, int], tuple[pa.Table, np.ndarray]] = (
             OrderedDict()
         )
         self._cold_lock = threading.Lock()
@@ -211,10 +212,10 @@ class Searcher:
         hot ones on equal terms.
 
         The answer's ``timings`` say where the time went (ms): each retriever
-        (``full_text``, ``vectors`` with its ``embed``, ``entities``; they overlap) and
-        ``retrieve``, the wall time until all three answered; each look-up (``rows``,
-        ``archived_rows``, ``access``, ``state``; they overlap too) and ``look_up``, its
-        wall time; then ``rank`` (fusion, adjustments, entity names).
+        (``full_text`` and ``archived_text``, ``vectors`` with its ``embed``, ``entities``;
+        they overlap) and ``retrieve``, the wall time until all answered; each look-up
+        (``rows``, ``access``, ``state``; they overlap too) and ``look_up``, its wall
+        time; then ``rank`` (fusion, adjustments, entity names).
         """
         started = time.perf_counter()
         stages: dict[str, float] = {}
@@ -225,7 +226,16 @@ class Searcher:
         cold = self._archive_filter(request)
         pool = self._pool
         text_job = pool.submit(
-            _timed, stages, "full_text", self._full_text, request.query, where, cold, depth
+            _timed, stages, "full_text", self._full_text, request.query, where, depth
+        )
+        cold_text_job = pool.submit(
+            _timed,
+            stages,
+            "archived_text",
+            self._archived_full_text,
+            request.query,
+            cold,
+            depth,
         )
         vector_job = pool.submit(
             _timed, stages, "vectors", self._vector_ids, request, cold, depth, stages
@@ -233,14 +243,15 @@ class Searcher:
         entity_job = pool.submit(
             _timed, stages, "entities", self._entity_rows, request, where, cold, depth, now
         )
-        query_vector, vector_ids, cold_vector_ids = vector_job.result()
+        query_vector, vector_ids, cold_vector_rows = vector_job.result()
         intent = self._intent(request.query, query_vector)
-        text_rows, entity_rows = text_job.result(), entity_job.result()
+        text_rows = _best_first([*text_job.result(), *cold_text_job.result()], depth)
+        entity_rows = entity_job.result()
         retrieved = time.perf_counter()
         stages["retrieve"] = (retrieved - started) * 1000
 
         rows: dict[str, dict[str, Any]] = {}
-        for found in (text_rows, entity_rows):
+        for found in (text_rows, entity_rows, cold_vector_rows):
             for r in found:
                 if r["memory_id"] not in rows or not r.get("_archived"):
                     rows[r["memory_id"]] = r
@@ -250,14 +261,9 @@ class Searcher:
             (w.entity, [r["memory_id"] for r in entity_rows]),
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
-        missing = [m for m in fused if m not in rows]
-        cold_missing = [m for m in missing if m in cold_vector_ids]
-        hot_missing = [m for m in missing if m not in cold_vector_ids]
+        missing = [m for m in fused if m not in rows]  # hot memories found by vector only
         fetch_job = pool.submit(
-            _timed, stages, "rows", self.store.by_ids, MEMORIES, hot_missing, _ROW_COLUMNS, where
-        )
-        cold_job = pool.submit(
-            _timed, stages, "archived_rows", self._archived_rows, request.user_id, cold_missing
+            _timed, stages, "rows", self.store.by_ids, MEMORIES, missing, _ROW_COLUMNS, where
         )
         ids = list(fused)
         access_job = pool.submit(
@@ -265,7 +271,6 @@ class Searcher:
         )
         state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, ids)
         rows.update((r["memory_id"], r) for r in fetch_job.result())
-        rows.update((r["memory_id"], r) for r in cold_job.result())
         accesses = access_job.result()
         states = state_job.result()
         looked_up = time.perf_counter()
@@ -318,26 +323,17 @@ class Searcher:
             return None
         return filters.all_of(_filters(request, "archive"), ARCHIVED)
 
-    def _archived_rows(self, user_id: str, memory_ids: list[str]) -> list[dict[str, Any]]:
-        """The archive index rows of these archived memories, as search rows."""
-        if not memory_ids:
-            return []
-        keys = [archive_id(user_id, m) for m in memory_ids]
-        mine = filters.all_of(filters.equals("user_id", user_id), ARCHIVED)
-        found = self.store.by_ids(ARCHIVE_INDEX, keys, _ARCHIVE_COLUMNS, mine)
-        return [_archived_row(r) for r in found]
-
     def _vector_ids(
         self, request: SearchRequest, cold: str | None, depth: int, stages: dict[str, float]
-    ) -> tuple[np.ndarray | None, list[str], set[str]]:
+    ) -> tuple[np.ndarray | None, list[str], list[dict[str, Any]]]:
         """The query's vector, the ids of the memories whose vectors (of the query's
-        model) are nearest it, hot and archived by one cosine, and which of those are
-        archived."""
+        model) are nearest it, hot and archived by one cosine, and the rows of the
+        archived ones among them."""
         if self._embed is None:
-            return None, [], set()
+            return None, [], []
         query_vector = _timed(stages, "embed", self._embed, request.query)
         if self.weights.vector <= 0:
-            return query_vector, [], set()
+            return query_vector, [], []
         nearest: list[tuple[str, float]] = []
         if self._has_rows(VECTORS):
             vector_where = filters.all_of(
@@ -347,46 +343,51 @@ class Searcher:
                 self._user_count(VECTORS, request.user_id) < self.weights.exact_vector_search_below
             )
             nearest = self.store.nearest(query_vector.tolist(), vector_where, depth, exact=exact)
-        archived: list[tuple[str, float]] = []
+        archived: dict[str, tuple[float, dict[str, Any]]] = {}
         if cold is not None:
             archived = self._nearest_archived(query_vector, cold, depth)
-        merged = sorted([*nearest, *archived], key=lambda pair: pair[1])[:depth]
-        return query_vector, [m for m, _ in merged], {m for m, _ in archived}
+        ranked = [*nearest, *((m, distance) for m, (distance, _) in archived.items())]
+        merged = [m for m, _ in sorted(ranked, key=lambda pair: pair[1])[:depth]]
+        return query_vector, merged, [archived[m][1] for m in merged if m in archived]
 
     def _nearest_archived(
         self, query_vector: np.ndarray, cold: str, depth: int
-    ) -> list[tuple[str, float]]:
-        """(memory id, cosine distance) of the archived memories nearest the query, by
-        their 4-bit vectors (exact: every archived vector the filter lets through)."""
+    ) -> dict[str, tuple[float, dict[str, Any]]]:
+        """The archived memories nearest the query by their 4-bit vectors (exact: every
+        archived vector the filter lets through): cosine distance and search row by id."""
         where = filters.all_of(cold, filters.equals("vector_model", self._model or ""))
-        ids, matrix = self._archived_vectors(where, len(query_vector))
-        if not ids:
-            return []
+        table, matrix = self._archived_vectors(where, len(query_vector))
+        if table.num_rows == 0:
+            return {}
         query = np.asarray(query_vector, dtype=np.float32)
         cosine = (matrix @ query) / (float(np.linalg.norm(query)) or 1.0)
         best = np.argsort(-cosine, kind="stable")[:depth]
-        return [(ids[i], float(1.0 - cosine[i])) for i in best]
+        rows = table.take(pa.array(best, type=pa.int64())).to_pylist()
+        return {
+            r["memory_id"]: (float(1.0 - cosine[i]), _archived_row(r))
+            for i, r in zip(best, rows, strict=True)
+        }
 
-    def _archived_vectors(self, where: str, dimension: int) -> tuple[list[str], np.ndarray]:
-        """The ids and unit vectors of the archived memories ``where`` selects, read
-        once per version of the archive index (it changes only when memories are
-        archived, expanded or restored) and kept for the next searches."""
+    def _archived_vectors(self, where: str, dimension: int) -> tuple[pa.Table, np.ndarray]:
+        """The search columns and unit vectors of the archived memories ``where``
+        selects, read once per version of the archive index (it changes only when
+        memories are archived, expanded or restored) and kept for the next searches."""
         key = (where, self.store.version(ARCHIVE_INDEX))
         with self._cold_lock:
             cached = self._cold_vectors.get(key)
             if cached is not None:
                 self._cold_vectors.move_to_end(key)
                 return cached
-        table = self.store.compact_vectors(where)
+        table = self.store.compact_vectors(where, _ARCHIVE_COLUMNS)
         matrix = unpack_int4(
             table.column("vector").to_pylist(), table.column("vector_scale").to_pylist(), dimension
         )
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        found = (table.column("memory_id").to_pylist(), matrix / norms)
+        found = (table.drop_columns(["vector", "vector_scale"]), matrix / norms)
         with self._cold_lock:
             self._cold_vectors[key] = found
-            while sum(len(ids) for ids, _ in self._cold_vectors.values()) > _COLD_ROWS_KEPT:
+            while sum(t.num_rows for t, _ in self._cold_vectors.values()) > _COLD_ROWS_KEPT:
                 self._cold_vectors.popitem(last=False)
         return found
 
@@ -445,27 +446,25 @@ class Searcher:
             self._non_empty.add(table)
         return table in self._non_empty
 
-    def _full_text(
-        self, query: str, where: str, cold: str | None, depth: int
-    ) -> list[dict[str, Any]]:
-        """BM25 over the hot memories and (``cold`` not None) the archived summaries,
-        best score first."""
+    def _full_text(self, query: str, where: str, depth: int) -> list[dict[str, Any]]:
+        """BM25 over the hot memories, best first."""
+        if not self._has_rows(MEMORIES):
+            return []
+        try:
+            return self.store.full_text(plain_words(query), where, depth, _ROW_COLUMNS)
+        except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
+            return []
+
+    def _archived_full_text(self, query: str, cold: str | None, depth: int) -> list[dict[str, Any]]:
+        """BM25 over the archived summaries (speaker first), best first."""
+        if cold is None:
+            return []
         words = plain_words(query)
-        rows: list[dict[str, Any]] = []
-        if self._has_rows(MEMORIES):
-            try:
-                rows = self.store.full_text(words, where, depth, _ROW_COLUMNS)
-            except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
-                rows = []
-        if cold is not None:
-            try:
-                found = self.store.full_text(words, cold, depth, _ARCHIVE_COLUMNS, ARCHIVE_INDEX)
-            except (ValueError, RuntimeError, OSError):  # no summary indexed yet
-                found = []
-            rows = sorted([*rows, *(_archived_row(r) for r in found)], key=lambda r: -r["_score"])[
-                :depth
-            ]
-        return rows
+        try:
+            found = self.store.full_text(words, cold, depth, _ARCHIVE_COLUMNS, ARCHIVE_INDEX)
+        except (ValueError, RuntimeError, OSError):  # no summary indexed yet
+            return []
+        return [_archived_row(r) for r in found]
 
     def _entity_ids(
         self, user_id: str, mentions: Sequence[EntityMention], max_share: float
@@ -536,6 +535,11 @@ def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: A
         return work(*args)
     finally:
         stages[name] = (time.perf_counter() - started) * 1000
+
+
+def _best_first(rows: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:
+    """Full-text rows of the hot tables and of the archive as one list, by BM25 score."""
+    return sorted(rows, key=lambda r: -r["_score"])[:depth]
 
 
 def _archived_row(row: dict[str, Any]) -> dict[str, Any]:

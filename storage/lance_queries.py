@@ -110,12 +110,12 @@ class ProjectionQueries:
         rows.sort(key=lambda r: r["occurred_at"] or _EPOCH)
         return [r["search_text"] for r in rows]
 
-    def compact_vectors(self, where: str) -> pa.Table:
-        """``memory_id``, ``vector`` (4-bit, packed) and ``vector_scale`` of the archive
+    def compact_vectors(self, where: str, columns: Sequence[str] = ("memory_id",)) -> pa.Table:
+        """``columns``, ``vector`` (4-bit, packed) and ``vector_scale`` of the archive
         index rows that pass ``where`` and have a vector."""
         return self.scan(
             ARCHIVE_INDEX,
-            ["memory_id", "vector", "vector_scale"],
+            [*columns, "vector", "vector_scale"],
             filters.all_of(where, filters.is_not_null("vector")),
         )
 
