@@ -83,15 +83,16 @@ def score(bench: Path, questions: list[dict], run: Path, label: str) -> None:
     subset = run.with_name(f"{run.stem}-{label}-questions.jsonl")
     subset.write_text("".join(json.dumps(q) + "\n" for q in questions))
     print(f"\n== {label}: {len(questions)} questions ==", flush=True)
+    run_scorer(bench, subset, run)
+
+
+def run_scorer(bench: Path, questions: Path, run: Path, *options: str, quiet: bool = False) -> None:
+    """``../shared/bench/score.py`` on a questions file and a run file."""
+    scorer = [sys.executable, str(bench / "score.py"), str(questions)]
     subprocess.run(
-        [
-            sys.executable,
-            str(bench / "score.py"),
-            str(subset),
-            str(bench / "locomo10_events.jsonl"),
-            str(run),
-        ],
+        [*scorer, str(bench / "locomo10_events.jsonl"), str(run), *options],
         check=True,
+        capture_output=quiet,
     )
 
 
@@ -346,19 +347,7 @@ def scores(bench: Path, questions: list[dict], run: Path) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         subset, result = Path(tmp) / "questions.jsonl", Path(tmp) / "scores.json"
         subset.write_text("".join(json.dumps(q) + "\n" for q in questions))
-        subprocess.run(
-            [
-                sys.executable,
-                str(bench / "score.py"),
-                str(subset),
-                str(bench / "locomo10_events.jsonl"),
-                str(run),
-                "--json",
-                str(result),
-            ],
-            check=True,
-            capture_output=True,
-        )
+        run_scorer(bench, subset, run, "--json", str(result), quiet=True)
         found: dict = json.loads(result.read_text())
         return found
 

@@ -140,12 +140,9 @@ def _empty(user_id: str, memory_id: str) -> Row:
         "tags": [],
         "storage_file": "",
         "storage_version": None,
-        "confidence": None,
         "vector": None,
         "vector_scale": None,
         "vector_model": None,
-        "source_event_ids": None,
-        "entity_ids": None,
         "restored_at": None,
         "expanded_at": [],
     }

@@ -201,6 +201,8 @@ class Searcher:
             OrderedDict()
         )
         self._cold_lock = threading.Lock()
+        #: the archive index's version, and which users have rows in it then
+        self._archive_users: tuple[int, dict[str, bool]] = (-1, {})
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
@@ -319,9 +321,23 @@ class Searcher:
         the archive is not searched (not asked, or the user has nothing archived)."""
         if not request.include_archived or not self._has_rows(ARCHIVE_INDEX):
             return None
-        if self._user_count(ARCHIVE_INDEX, request.user_id) == 0:
+        if not self._has_archived(request.user_id):
             return None
         return filters.all_of(_filters(request, "archive"), ARCHIVED)
+
+    def _has_archived(self, user_id: str) -> bool:
+        """Whether the user has rows in the archive index (asked again once it changes)."""
+        version = self.store.version(ARCHIVE_INDEX)
+        with self._cold_lock:
+            if self._archive_users[0] != version:
+                self._archive_users = (version, {})
+            known = self._archive_users[1].get(user_id)
+        if known is None:
+            known = self.store.count(ARCHIVE_INDEX, filters.equals("user_id", user_id)) > 0
+            with self._cold_lock:
+                if self._archive_users[0] == version:
+                    self._archive_users[1][user_id] = known
+        return known
 
     def _vector_ids(
         self, request: SearchRequest, cold: str | None, depth: int, stages: dict[str, float]

@@ -358,7 +358,14 @@ def test_one_searcher_sees_the_archive_change(world: World) -> None:
         return searcher.search(request).results[0]
 
     assert not first().archived
-    world.apply("memory.lifecycle", world.archiver.archive(NOW))
+    # another user's archive run: the archive index has rows, none of ana's yet
+    world.apply(
+        "memory.messages",
+        [message(event_id="bo-1", user_id="bo", content="x", occurred_at=OLD)],
+    )
+    world.apply("memory.lifecycle", world.archiver.archive(NOW, "bo"))
+    assert not first().archived
+    world.apply("memory.lifecycle", world.archiver.archive(NOW, "ana"))
     lisbon = first()
     assert lisbon.archived and lisbon.content == TEXTS[0]
     world.apply("memory.lifecycle", world.archiver.restore("ana", lisbon.memory_id, NOW))
