@@ -1,5 +1,6 @@
 """Read services over the projections: hybrid search, entity profiles and history, memory
-statistics, access and state look-ups. They read LanceDB tables; they never write.
+statistics, access and state look-ups, and the read model that keeps recently searched
+users in memory. They read LanceDB tables; they never write.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -11,6 +12,8 @@ __all__ = [
     "explain",
     "memory_usage",
     "profiles",
+    "read_model",
     "search",
     "stats",
+    "term_index",
 ]

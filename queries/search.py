@@ -49,6 +49,7 @@ from projections.memory_state import effective_confidence, is_hidden, state_id
 from projections.ranking import RankingWeights, adjusted, fuse
 from projections.scope import scope_filter, without_controls
 from projections.timephrases import query_range
+from queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
 from storage import filters
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import ACCESS, ARCHIVE_INDEX, ENTITIES, MEMORIES, MEMORY_STATE, VECTORS
@@ -64,18 +65,6 @@ __all__ = [
 
 MEMORY_KINDS = ("episode", "fact", "preference", "procedure", "opinion", "reflection", "summary")
 
-_ROW_COLUMNS = (
-    "memory_id",
-    "kind",
-    "content",
-    "session_id",
-    "occurred_at",
-    "speaker",
-    "source_event_ids",
-    "entity_ids",
-    "importance",
-    "confidence",
-)
 #: Characters the full-text query parser treats as syntax; searched as plain words.
 _QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
 
@@ -178,6 +167,8 @@ class Searcher:
         model: that model's name (vectors of other models are not searched).
         weights: fusion and adjustment weights.
         clock: the current time, when a request gives no ``now``.
+        cache_rows: most rows (memories and vectors) of recently searched users kept in
+            memory (:mod:`queries.read_model`); 0 asks the tables for every search.
     """
 
     def __init__(
@@ -187,6 +178,7 @@ class Searcher:
         model: str | None = None,
         weights: RankingWeights | None = None,
         clock: Clock = system_clock,
+        cache_rows: int = 0,
     ) -> None:
         self.store = store
         self._embed = embed
@@ -203,6 +195,7 @@ class Searcher:
         self._cold_lock = threading.Lock()
         #: the archive index's version, and which users have rows in it then
         self._archive_users: tuple[int, dict[str, bool]] = (-1, {})
+        self._read_model = ReadModel(store, model or "", cache_rows) if cache_rows > 0 else None
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
@@ -226,9 +219,10 @@ class Searcher:
         depth = max(w.candidates, request.k)
         where = _filters(request, "memories")
         cold = self._archive_filter(request)
+        view = self._view(request.user_id, stages)
         pool = self._pool
         text_job = pool.submit(
-            _timed, stages, "full_text", self._full_text, request.query, where, depth
+            _timed, stages, "full_text", self._full_text, request, where, depth, view
         )
         cold_text_job = pool.submit(
             _timed,
@@ -240,7 +234,7 @@ class Searcher:
             depth,
         )
         vector_job = pool.submit(
-            _timed, stages, "vectors", self._vector_ids, request, cold, depth, stages
+            _timed, stages, "vectors", self._vector_ids, request, cold, depth, stages, view
         )
         entity_job = pool.submit(
             _timed, stages, "entities", self._entity_rows, request, where, cold, depth, now
@@ -264,17 +258,24 @@ class Searcher:
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
         missing = [m for m in fused if m not in rows]  # hot memories found by vector only
-        fetch_job = pool.submit(
-            _timed, stages, "rows", self.store.by_ids, MEMORIES, missing, _ROW_COLUMNS, where
-        )
         ids = list(fused)
-        access_job = pool.submit(
-            _timed, stages, "access", self._access_counts, request.user_id, ids
-        )
-        state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, ids)
-        rows.update((r["memory_id"], r) for r in fetch_job.result())
-        accesses = access_job.result()
-        states = state_job.result()
+        if view is not None:
+            rows.update(
+                (r["memory_id"], r) for r in view.rows(missing, ROW_COLUMNS, _wanted(request))
+            )
+            accesses = {m: view.access[m] for m in ids if m in view.access}
+            states = {m: view.states[m] for m in ids if m in view.states}
+        else:
+            fetch_job = pool.submit(
+                _timed, stages, "rows", self.store.by_ids, MEMORIES, missing, ROW_COLUMNS, where
+            )
+            access_job = pool.submit(
+                _timed, stages, "access", self._access_counts, request.user_id, ids
+            )
+            state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, ids)
+            rows.update((r["memory_id"], r) for r in fetch_job.result())
+            accesses = access_job.result()
+            states = state_job.result()
         looked_up = time.perf_counter()
         stages["look_up"] = (looked_up - retrieved) * 1000
         if not request.include_history:
@@ -316,6 +317,13 @@ class Searcher:
             results=results, intent=intent, took_ms=round(took, 2), timings=timings
         )
 
+    def _view(self, user_id: str, stages: dict[str, float]) -> UserView | None:
+        """The user's hot memories in memory, up to date, if they fit the read model."""
+        if self._read_model is None or not self._has_rows(MEMORIES):
+            return None
+        expected = self._user_count(MEMORIES, user_id)
+        return _timed(stages, "view", self._read_model.view, user_id, expected)
+
     def _archive_filter(self, request: SearchRequest) -> str | None:
         """The request's filter on the archive index (its archived rows), or None when
         the archive is not searched (not asked, or the user has nothing archived)."""
@@ -340,7 +348,12 @@ class Searcher:
         return known
 
     def _vector_ids(
-        self, request: SearchRequest, cold: str | None, depth: int, stages: dict[str, float]
+        self,
+        request: SearchRequest,
+        cold: str | None,
+        depth: int,
+        stages: dict[str, float],
+        view: UserView | None = None,
     ) -> tuple[np.ndarray | None, list[str], list[dict[str, Any]]]:
         """The query's vector, the ids of the memories whose vectors (of the query's
         model) are nearest it, hot and archived by one cosine, and the rows of the
@@ -351,7 +364,9 @@ class Searcher:
         if self.weights.vector <= 0:
             return query_vector, [], []
         nearest: list[tuple[str, float]] = []
-        if self._has_rows(VECTORS):
+        if view is not None:
+            nearest = view.nearest(query_vector, _wanted(request), depth)
+        elif self._has_rows(VECTORS):
             vector_where = filters.all_of(
                 _filters(request, "vectors"), filters.equals("model", self._model or "")
             )
@@ -428,7 +443,7 @@ class Searcher:
         if not mentions:
             return []
         ids = self._entity_ids(request.user_id, mentions, self.weights.entity_max_share)
-        rows = self.store.with_entities(ids, where, depth, _ROW_COLUMNS)
+        rows = self.store.with_entities(ids, where, depth, ROW_COLUMNS)
         if cold is not None:
             found = self.store.with_entities(ids, cold, depth, _ARCHIVE_COLUMNS, ARCHIVE_INDEX)
             rows += [_archived_row(r) for r in found]
@@ -462,12 +477,19 @@ class Searcher:
             self._non_empty.add(table)
         return table in self._non_empty
 
-    def _full_text(self, query: str, where: str, depth: int) -> list[dict[str, Any]]:
-        """BM25 over the hot memories, best first."""
+    def _full_text(
+        self, request: SearchRequest, where: str, depth: int, view: UserView | None = None
+    ) -> list[dict[str, Any]]:
+        """BM25 over the hot memories, best first: in ``view`` (the user's own word
+        statistics) when given, else in the tables' full-text index."""
+        query = request.query
+        wanted = _wanted(request)
         if not self._has_rows(MEMORIES):
             return []
+        if view is not None:
+            return view.full_text(query, wanted, depth, ROW_COLUMNS)
         try:
-            return self.store.full_text(plain_words(query), where, depth, _ROW_COLUMNS)
+            return self.store.full_text(plain_words(query), where, depth, ROW_COLUMNS)
         except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
             return []
 
@@ -527,16 +549,7 @@ def search(
 _COLD_ROWS_KEPT = 100_000
 #: What search reads of an archived memory (see :func:`_archived_row`).
 _ARCHIVE_COLUMNS = [
-    "memory_id",
-    "kind",
-    "search_text",
-    "session_id",
-    "occurred_at",
-    "speaker",
-    "source_event_ids",
-    "entity_ids",
-    "importance",
-    "confidence",
+    *("search_text" if c == "content" else c for c in ROW_COLUMNS),  # the summary
     "storage_file",
     "storage_version",
 ]
@@ -564,6 +577,17 @@ def _archived_row(row: dict[str, Any]) -> dict[str, Any]:
     out["_archived"] = True
     out["kind"] = out["kind"] or "episode"
     return out
+
+
+def _wanted(request: SearchRequest) -> RequestFilter:
+    """The request's filters besides its user, for the read model's masks."""
+    return RequestFilter(
+        project_id=request.project_id,
+        kinds=tuple(request.kinds) if request.kinds else None,
+        tags=tuple(request.tags) if request.tags else None,
+        after=request.after,
+        before=request.before,
+    )
 
 
 def _filters(request: SearchRequest, table: str) -> str:

@@ -23,4 +23,5 @@ __all__ = [
     "layout",
     "log_records",
     "schemas",
+    "user_rows",
 ]

@@ -88,6 +88,7 @@ def make_searcher(
         model=embedder.model if embedder is not None else None,
         weights=ranking_weights(settings),
         clock=clock,
+        cache_rows=settings.search_cache_rows,
     )
 
 

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
+        search_cache_rows: most rows (memories and vectors) of recently searched users
+            a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
+            vectors); a user who does not fit is searched in the tables; 0 turns it off.
         fusion_*: weights of each retriever in reciprocal rank fusion.
         extractor: what consolidates closed sessions into facts and writes weekly
             reflections: ``local`` (rules, offline, deterministic), ``anthropic``,
@@ -131,6 +134,7 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8787, ge=1, le=65535)
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
+    search_cache_rows: int = Field(default=400_000, ge=0)
     fusion_full_text: float = Field(default=1.0, ge=0)
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)

@@ -40,8 +40,11 @@ MEMORIES = {
 }
 
 
-@pytest.fixture(scope="module")
-def searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
+@pytest.fixture(scope="module", params=[0, 10_000], ids=["tables", "read-model"])
+def searcher(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Searcher]:
+    """A searcher asking the tables for everything, and one keeping users in memory."""
     store = ProjectionStore(str(tmp_path_factory.mktemp("search") / "projections"))
     projector = Projector(store, "test", clock=FakeClock(AT))
     events = [
@@ -71,7 +74,13 @@ def searcher(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
     records = [_record(i, encode(e)) for i, e in enumerate([*events, *computed])]
     projector.apply(records)
     store.ensure_indexes()
-    yield Searcher(store, QueryEmbeddingCache(embedder), embedder.model, clock=FakeClock(AT))
+    yield Searcher(
+        store,
+        QueryEmbeddingCache(embedder),
+        embedder.model,
+        clock=FakeClock(AT),
+        cache_rows=request.param,
+    )
 
 
 def _record(offset: int, value: bytes) -> LogRecord:

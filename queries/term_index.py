@@ -1,0 +1,301 @@
+"""BM25 over one user's memories, in memory, grown a few documents at a time.
+
+The words are what the tables' full-text index makes of a text: split on anything not
+a letter or digit, accents folded, lower case, English stop words dropped, each word
+stemmed (Snowball English, the Porter2 stemmer). Scores are Okapi BM25 (k1 1.2,
+b 0.75) with the statistics of the user's own memories: how common a word is among
+*this user's* memories decides its weight, not how common it is among everyone's.
+
+Documents are added by key; adding a key again retires its older document (a row
+rewritten in the table). The index is safe to search from several threads while one
+thread adds to it.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import threading
+import unicodedata
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import snowballstemmer
+
+__all__ = ["TermIndex", "words"]
+
+K1 = 1.2
+B = 0.75
+_WORD = re.compile(r"[^\W_]+")
+_LONGEST = 40
+#: The Snowball project's English stop words, without apostrophes (split as the text is).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "aren",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "can",
+        "cannot",
+        "could",
+        "couldn",
+        "d",
+        "did",
+        "didn",
+        "do",
+        "does",
+        "doesn",
+        "doing",
+        "don",
+        "down",
+        "during",
+        "each",
+        "few",
+        "for",
+        "from",
+        "further",
+        "had",
+        "hadn",
+        "has",
+        "hasn",
+        "have",
+        "haven",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "isn",
+        "it",
+        "its",
+        "itself",
+        "let",
+        "ll",
+        "m",
+        "me",
+        "more",
+        "most",
+        "mustn",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "not",
+        "of",
+        "off",
+        "on",
+        "once",
+        "only",
+        "or",
+        "other",
+        "ought",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "re",
+        "s",
+        "same",
+        "shan",
+        "she",
+        "should",
+        "shouldn",
+        "so",
+        "some",
+        "such",
+        "t",
+        "than",
+        "that",
+        "the",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "under",
+        "until",
+        "up",
+        "ve",
+        "very",
+        "was",
+        "wasn",
+        "we",
+        "were",
+        "weren",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "with",
+        "won",
+        "would",
+        "wouldn",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+    ]
+)
+_stemmer = snowballstemmer.stemmer("english")
+_stem_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=500_000)
+def _stem(word: str) -> str:
+    with _stem_lock:  # the stemmer object keeps state between calls
+        stem: str = _stemmer.stemWord(word)
+    return stem
+
+
+def _folded(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def words(text: str) -> list[str]:
+    """The index words of ``text``, in order (repeats kept)."""
+    return [
+        _stem(w) for w in _WORD.findall(_folded(text)) if len(w) <= _LONGEST and w not in STOP_WORDS
+    ]
+
+
+class TermIndex:
+    """BM25 over documents added by key (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._doc_of: dict[str, int] = {}
+        self._keys: list[str] = []
+        self._doc_terms: list[tuple[str, ...]] = []
+        self._lengths = array("f")
+        self._live = bytearray()
+        self._postings: dict[str, tuple[array[int], array[float]]] = {}
+        self._df: Counter[str] = Counter()
+        self._live_docs = 0
+        self._live_length = 0.0
+
+    def __len__(self) -> int:
+        """Document numbers handed out so far (live or retired)."""
+        return len(self._keys)
+
+    def doc(self, key: str) -> int | None:
+        """The live document number of ``key``, if it was added."""
+        return self._doc_of.get(key)
+
+    def key(self, doc: int) -> str:
+        return self._keys[doc]
+
+    def add(self, keys: Sequence[str], texts: Sequence[str]) -> None:
+        """Index ``texts`` under ``keys``; a key added before is replaced."""
+        prepared = [Counter(words(t)) for t in texts]  # outside the lock: the slow part
+        with self._lock:
+            for key, counts in zip(keys, prepared, strict=True):
+                old = self._doc_of.get(key)
+                if old is not None:
+                    self._retire(old)
+                doc = len(self._keys)
+                self._doc_of[key] = doc
+                self._keys.append(key)
+                self._doc_terms.append(tuple(counts))
+                length = float(sum(counts.values()))
+                self._lengths.append(length)
+                self._live.append(1)
+                for term, tf in counts.items():
+                    docs, tfs = self._postings.setdefault(term, (array("i"), array("f")))
+                    docs.append(doc)
+                    tfs.append(float(tf))
+                self._df.update(counts.keys())
+                self._live_docs += 1
+                self._live_length += length
+
+    def _retire(self, doc: int) -> None:
+        self._live[doc] = 0
+        self._df.subtract(self._doc_terms[doc])
+        self._live_docs -= 1
+        self._live_length -= self._lengths[doc]
+
+    def search(self, query: str, allowed: np.ndarray | None, limit: int) -> list[tuple[str, float]]:
+        """(key, BM25 score) of the best ``limit`` live documents for ``query`` among
+        those ``allowed`` (a mask by document number; None: all), best first."""
+        terms = list(dict.fromkeys(words(query)))
+        with self._lock:
+            if not terms or not self._live_docs:
+                return []
+            size = len(self._keys)
+            live = np.frombuffer(bytes(self._live), dtype=np.uint8).astype(bool)
+            if allowed is not None:
+                mask = np.zeros(size, dtype=bool)
+                mask[: len(allowed)] = allowed[:size]
+                live &= mask
+            lengths = np.array(self._lengths, dtype=np.float32)
+            average = self._live_length / self._live_docs
+            n = self._live_docs
+            scores = np.zeros(size, dtype=np.float32)
+            touched = np.zeros(size, dtype=bool)
+            for term in terms:
+                posting = self._postings.get(term)
+                df = self._df.get(term, 0)
+                if posting is None or df <= 0:
+                    continue
+                docs = np.array(posting[0], dtype=np.int64)
+                tfs = np.array(posting[1], dtype=np.float32)
+                idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+                norm = K1 * (1.0 - B + B * lengths[docs] / average)
+                scores[docs] += idf * tfs * (K1 + 1.0) / (tfs + norm)
+                touched[docs] = True
+            hits = np.flatnonzero(touched & live)
+            if not len(hits):
+                return []
+            take = min(limit, len(hits))
+            best = hits[np.argpartition(-scores[hits], take - 1)[:take]]
+            best = best[np.argsort(-scores[best], kind="stable")]
+            return [(self._keys[d], float(scores[d])) for d in best]

@@ -1,0 +1,135 @@
+"""One user's rows of one projection table, kept in memory and brought up to date by
+reading only what was written since.
+
+A :class:`UserRows` holds the rows of a table that one user owns (optionally narrowed
+by a fixed filter, such as the vectors of one model). When the table's version moves,
+it reads only the rows whose row address is above the highest it has seen: LanceDB
+writes every insert, every update (a merge writes the new row and marks the old one
+deleted) and every compaction into new fragments, whose addresses are above all older
+ones. A newer row replaces the kept row with the same key. Deletions leave no new row,
+so each refresh also counts the user's rows: when the count differs from what is
+kept, the rows are read whole again. A refresh of a table nobody wrote to costs one
+version check.
+
+The result is the table's rows for the user as of the version it read, in no
+particular order, with the same columns every time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from storage import filters
+
+__all__ = ["UserRows"]
+
+_ROW_ADDRESS = "_rowid"
+
+
+class UserRows:
+    """The rows of ``table_name`` with ``user_id``, kept current (see the module docstring).
+
+    Args:
+        store: the projection store (anything with ``table``, ``version`` and ``count``).
+        table_name: the table.
+        user_id: whose rows.
+        columns: the columns kept (the key among them).
+        key: the column identifying a row.
+        where: a further fixed filter (a filters expression), or "".
+    """
+
+    def __init__(
+        self,
+        store: Any,
+        table_name: str,
+        user_id: str,
+        columns: Sequence[str],
+        key: str,
+        where: str = "",
+    ) -> None:
+        self._store = store
+        self._name = table_name
+        self._key = key
+        self._columns = list(dict.fromkeys([key, *columns]))
+        self._where = filters.all_of(filters.equals("user_id", user_id), where)
+        self._lock = threading.Lock()
+        self._version = -1
+        self._rows: pa.Table | None = None
+        self._addresses = np.zeros(0, dtype=np.uint64)
+        #: full reads and partial reads so far (what a refresh cost)
+        self.full_reads = 0
+        self.partial_reads = 0
+        #: counts refreshes that changed the rows; ``written`` is what the last one
+        #: added or replaced, or None when it read the rows whole
+        self.generation = 0
+        self.written: pa.Table | None = None
+
+    def current(self) -> tuple[pa.Table, int]:
+        """The user's rows as of the table's newest version, and that version."""
+        version = self._store.version(self._name)
+        with self._lock:
+            if self._rows is None or version != self._version:
+                self._refresh(version)
+            assert self._rows is not None
+            return self._rows, self._version
+
+    def __len__(self) -> int:
+        return 0 if self._rows is None else self._rows.num_rows
+
+    def _refresh(self, version: int) -> None:
+        if self._rows is None:
+            self._read_all(version)
+            return
+        since = (
+            filters.all_of(self._where, f"{_ROW_ADDRESS} > {int(self._addresses.max())}")
+            if len(self._addresses)
+            else self._where
+        )
+        written = self._read(since)
+        if written.num_rows:
+            self.partial_reads += 1
+            fresh_keys = pc.is_in(self._rows.column(self._key), value_set=written.column(self._key))
+            kept = pc.invert(fresh_keys)
+            self._addresses = np.concatenate(
+                [
+                    self._addresses[kept.to_numpy(zero_copy_only=False)],
+                    _addresses(written),
+                ]
+            )
+            self._rows = pa.concat_tables(
+                [self._rows.filter(kept), written.drop_columns([_ROW_ADDRESS])]
+            )
+            self.generation += 1
+            self.written = written.drop_columns([_ROW_ADDRESS])
+        if self._store.count(self._name, self._where) != self._rows.num_rows:
+            self._read_all(version)  # rows were deleted
+            return
+        self._version = version
+
+    def _read_all(self, version: int) -> None:
+        self.full_reads += 1
+        rows = self._read(self._where)
+        self._addresses = _addresses(rows)
+        self._rows = rows.drop_columns([_ROW_ADDRESS])
+        self._version = version
+        self.generation += 1
+        self.written = None
+
+    def _read(self, where: str) -> pa.Table:
+        table = self._store.table(self._name)
+        found: pa.Table = (
+            table.search().where(where).select(self._columns).with_row_id(True).limit(None)
+        ).to_arrow()
+        return found.select([*self._columns, _ROW_ADDRESS])
+
+
+def _addresses(rows: pa.Table) -> np.ndarray:
+    column = rows.column(_ROW_ADDRESS)
+    found: np.ndarray = column.to_numpy().astype(np.uint64, copy=False)
+    return found

@@ -1,0 +1,182 @@
+"""The search read model against real LanceDB tables: a user's kept rows always equal
+a fresh read of the table, whatever was written, replaced, deleted or compacted in
+between; its filter masks mean what the tables' filters mean; a searcher keeping users
+in memory sees every write."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstream.testing import FakeClock, message
+from projections.codec import encode
+from projections.events import ForgetMemory
+from queries.read_model import RequestFilter
+from queries.search import Searcher, SearchRequest, _filters, _wanted
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ACCESS, MEMORIES
+from storage.log_records import LogRecord
+from storage.schemas import MEMORIES_SCHEMA
+from storage.user_rows import UserRows
+from streams.projector import Projector
+
+AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
+
+# Writes to the access table: (operation, user, memory number, count).
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["upsert", "delete", "compact", "read"]),
+        st.sampled_from(["u1", "u2"]),
+        st.integers(0, 6),
+        st.integers(1, 9),
+    ),
+    min_size=1,
+    max_size=10,
+)
+
+
+def _access_row(user: str, memory: int, count: int) -> dict[str, Any]:
+    return {
+        "access_id": f"{user}|m{memory}",
+        "memory_id": f"m{memory}",
+        "user_id": user,
+        "access_count": count,
+        "last_accessed": AT,
+    }
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=operations)
+def test_kept_rows_equal_a_fresh_read_after_any_writes(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str, int, int]]
+) -> None:
+    store = ProjectionStore(str(tmp_path_factory.mktemp("rows") / "projections"))
+    store.upsert(ACCESS, [_access_row("u1", 0, 1), _access_row("u2", 0, 1)])
+    kept = UserRows(store, ACCESS, "u1", ("memory_id", "access_count"), "access_id")
+    for operation, user, memory, count in steps:
+        if operation == "upsert":
+            store.upsert(ACCESS, [_access_row(user, memory, count)])
+        elif operation == "delete":
+            store.delete(ACCESS, [f"{user}|m{memory}"])
+        elif operation == "compact":
+            store.optimize_table(ACCESS, timedelta(days=1))
+        rows, _ = kept.current()
+        fresh = store.scan(ACCESS, ["access_id", "access_count"], "user_id = 'u1'")
+        assert _pairs(rows) == _pairs(fresh)
+
+
+def _pairs(rows: pa.Table) -> list[tuple[str, int]]:
+    return sorted(zip(rows["access_id"].to_pylist(), rows["access_count"].to_pylist(), strict=True))
+
+
+def test_a_table_nobody_wrote_to_is_not_read_again(tmp_path: Path) -> None:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    store.upsert(ACCESS, [_access_row("u1", i, 1) for i in range(5)])
+    kept = UserRows(store, ACCESS, "u1", ("access_count",), "access_id")
+    kept.current()
+    kept.current()
+    store.upsert(ACCESS, [_access_row("u1", 9, 1), _access_row("u2", 1, 1)])
+    rows, _ = kept.current()
+    assert (kept.full_reads, kept.partial_reads, rows.num_rows) == (1, 1, 6)
+
+
+# A user's memories of every shape the filters tell apart.
+_PROJECTS = [None, "p1", "p2"]
+_KINDS = ["episode", "fact"]
+_TAGS: list[list[str]] = [[], ["pets"], ["work", "pets"], ["family"]]
+
+
+@pytest.fixture(scope="module")
+def filtered_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProjectionStore]:
+    store = ProjectionStore(str(tmp_path_factory.mktemp("filters") / "projections"))
+    rows = []
+    for i in range(48):
+        rows.append(
+            {
+                "memory_id": f"m{i}",
+                "kind": _KINDS[i % 2],
+                "user_id": "u1",
+                "project_id": _PROJECTS[i % 3],
+                "content": f"memory {i}",
+                "search_text": f"memory {i}",
+                "tags": _TAGS[i % 4],
+                "occurred_at": None if i % 11 == 0 else AT + timedelta(days=i),
+                "valid_until": AT if i % 7 == 0 else None,
+            }
+        )
+    store.append(MEMORIES, pa.Table.from_pylist(rows, schema=MEMORIES_SCHEMA))
+    yield store
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    project=st.sampled_from(_PROJECTS),
+    kinds=st.none() | st.lists(st.sampled_from(_KINDS), min_size=1, max_size=2),
+    tags=st.none() | st.lists(st.sampled_from(["pets", "work", "family"]), min_size=1),
+    after=st.none() | st.integers(0, 50),
+    before=st.none() | st.integers(0, 50),
+)
+def test_masks_mean_what_the_table_filters_mean(
+    filtered_store: ProjectionStore,
+    project: str | None,
+    kinds: list[str] | None,
+    tags: list[str] | None,
+    after: int | None,
+    before: int | None,
+) -> None:
+    request = SearchRequest(
+        user_id="u1",
+        project_id=project,
+        query="memory",
+        kinds=kinds,
+        tags=tags,
+        after=None if after is None else AT + timedelta(days=after),
+        before=None if before is None else AT + timedelta(days=before),
+    )
+    rows = filtered_store.scan(MEMORIES, where="user_id = 'u1'")
+    wanted: RequestFilter = _wanted(request)
+    in_memory = set(rows.filter(pa.array(wanted.memories_mask(rows)))["memory_id"].to_pylist())
+    in_table = filtered_store.scan(MEMORIES, ["memory_id"], _filters(request, "memories"))
+    assert in_memory == set(in_table["memory_id"].to_pylist())
+    vector_view = set(rows.filter(pa.array(wanted.vectors_mask(rows)))["memory_id"].to_pylist())
+    vector_where = _filters(request.model_copy(update={"tags": None}), "vectors")
+    assert vector_view == set(
+        filtered_store.scan(MEMORIES, ["memory_id"], vector_where)["memory_id"].to_pylist()
+    )
+
+
+def test_a_searcher_keeping_users_in_memory_sees_every_write(tmp_path: Path) -> None:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    projector = Projector(store, "test", clock=FakeClock(AT))
+    offsets = iter(range(1000))
+
+    def apply(*events: Any) -> None:
+        projector.apply(
+            [LogRecord("e", "t", 0, next(offsets), AT, None, encode(e)) for e in events]
+        )
+        store.ensure_indexes()
+
+    searcher = Searcher(store, clock=FakeClock(AT), cache_rows=1000)
+
+    def found(query: str) -> list[str]:
+        request = SearchRequest(user_id="alice", query=query)
+        return [r.content for r in searcher.search(request).results]
+
+    apply(message(event_id="e1", content="My cat Tom loves tuna", occurred_at=AT))
+    assert found("cat tuna") == ["My cat Tom loves tuna"]
+    apply(message(event_id="e2", content="The cat sleeps on the piano", occurred_at=AT))
+    assert set(found("cat")) == {"My cat Tom loves tuna", "The cat sleeps on the piano"}
+    [tuna] = [r for r in searcher.search(SearchRequest(user_id="alice", query="tuna")).results]
+    apply(ForgetMemory(event_id="f1", user_id="alice", memory_id=tuna.memory_id, occurred_at=AT))
+    assert found("cat") == ["The cat sleeps on the piano"]
+    store.delete(MEMORIES, [tuna.memory_id])  # as the archiver does
+    assert found("cat") == ["The cat sleeps on the piano"]
