@@ -201,18 +201,14 @@ _STATE_COLUMNS = (
 class _UserTables:
     """The kept tables of one user and the view last made of them."""
 
-    def __init__(self, store: Any, user_id: str, model: str) -> None:
-        self.memories = UserRows(store, MEMORIES, user_id, _MEMORY_COLUMNS, KEYS[MEMORIES])
-        self.vectors = UserRows(
-            store,
-            VECTORS,
-            user_id,
-            _VECTOR_COLUMNS,
-            KEYS[VECTORS],
-            filters.equals("model", model),
-        )
-        self.access = UserRows(store, ACCESS, user_id, ("memory_id", "access_count"), KEYS[ACCESS])
-        self.states = UserRows(store, MEMORY_STATE, user_id, _STATE_COLUMNS, KEYS[MEMORY_STATE])
+    def __init__(self, store: Any, user_id: str, model: str, recheck_seconds: float) -> None:
+        def rows(table: str, columns: tuple[str, ...], where: str = "") -> UserRows:
+            return UserRows(store, table, user_id, columns, KEYS[table], where, recheck_seconds)
+
+        self.memories = rows(MEMORIES, _MEMORY_COLUMNS)
+        self.vectors = rows(VECTORS, _VECTOR_COLUMNS, filters.equals("model", model))
+        self.access = rows(ACCESS, ("memory_id", "access_count"))
+        self.states = rows(MEMORY_STATE, _STATE_COLUMNS)
         self.terms = TermIndex()
         self._terms_generation = 0
         self.view: UserView | None = None
@@ -321,10 +317,15 @@ class ReadModel:
         store: the projection store.
         model: the embedding model whose vectors are kept.
         budget_rows: most rows kept over every user; 0 keeps none.
+        recheck_seconds: how stale a view may be: the tables' versions are asked at
+            most this often per user (0: before every search).
     """
 
-    def __init__(self, store: Any, model: str, budget_rows: int) -> None:
+    def __init__(
+        self, store: Any, model: str, budget_rows: int, recheck_seconds: float = 0.0
+    ) -> None:
         self._store = store
+        self._recheck = recheck_seconds
         self._model = model
         self._budget = budget_rows
         self._users: OrderedDict[str, _UserTables] = OrderedDict()
@@ -338,7 +339,7 @@ class ReadModel:
         with self._lock:
             tables = self._users.get(user_id)
             if tables is None:
-                tables = _UserTables(self._store, user_id, self._model)
+                tables = _UserTables(self._store, user_id, self._model, self._recheck)
                 self._users[user_id] = tables
             self._users.move_to_end(user_id)
         view = tables.view_now()

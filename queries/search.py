@@ -25,6 +25,7 @@ Superseded and soft-deleted rows are never returned.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -169,6 +170,8 @@ class Searcher:
         clock: the current time, when a request gives no ``now``.
         cache_rows: most rows (memories and vectors) of recently searched users kept in
             memory (:mod:`queries.read_model`); 0 asks the tables for every search.
+        stale_seconds: how stale those kept rows may be (the reader's read consistency;
+            0: brought up to date before every search).
     """
 
     def __init__(
@@ -179,6 +182,7 @@ class Searcher:
         weights: RankingWeights | None = None,
         clock: Clock = system_clock,
         cache_rows: int = 0,
+        stale_seconds: float = 0.0,
     ) -> None:
         self.store = store
         self._embed = embed
@@ -195,7 +199,12 @@ class Searcher:
         self._cold_lock = threading.Lock()
         #: the archive index's version, and which users have rows in it then
         self._archive_users: tuple[int, dict[str, bool]] = (-1, {})
-        self._read_model = ReadModel(store, model or "", cache_rows) if cache_rows > 0 else None
+        #: when the archive index's version was last asked, and what it was
+        self._archive_checked: tuple[float, int] = (-math.inf, -1)
+        self._stale_seconds = stale_seconds
+        self._read_model = (
+            ReadModel(store, model or "", cache_rows, stale_seconds) if cache_rows > 0 else None
+        )
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
@@ -217,13 +226,15 @@ class Searcher:
         now = request.now or self._clock()
         w = self.weights
         depth = max(w.candidates, request.k)
+        pool = self._pool
+        embed_job = (  # first: the model runs while the rest is prepared
+            pool.submit(_timed, stages, "embed", self._embed, request.query)
+            if self._embed is not None
+            else None
+        )
         where = _filters(request, "memories")
         cold = self._archive_filter(request)
         view = self._view(request.user_id, stages)
-        pool = self._pool
-        text_job = pool.submit(
-            _timed, stages, "full_text", self._full_text, request, where, depth, view
-        )
         cold_text_job = pool.submit(
             _timed,
             stages,
@@ -233,15 +244,25 @@ class Searcher:
             cold,
             depth,
         )
-        vector_job = pool.submit(
-            _timed, stages, "vectors", self._vector_ids, request, cold, depth, stages, view
-        )
         entity_job = pool.submit(
             _timed, stages, "entities", self._entity_rows, request, where, cold, depth, now
         )
-        query_vector, vector_ids, cold_vector_rows = vector_job.result()
+
+        # A user in memory is searched in this thread: in-memory work handed to other
+        # threads would only wait for the interpreter lock.
+        def hot_full_text() -> list[dict[str, Any]]:
+            return _timed(stages, "full_text", self._full_text, request, where, depth, view)
+
+        text_job = None if view is not None else pool.submit(hot_full_text)
+        hot_text = hot_full_text() if text_job is None else []
+        query_vector = embed_job.result() if embed_job is not None else None
+        vector_ids, cold_vector_rows = _timed(
+            stages, "vectors", self._vector_ids, request, query_vector, cold, depth, view
+        )
         intent = self._intent(request.query, query_vector)
-        text_rows = _best_first([*text_job.result(), *cold_text_job.result()], depth)
+        if text_job is not None:
+            hot_text = text_job.result()
+        text_rows = _best_first([*hot_text, *cold_text_job.result()], depth)
         entity_rows = entity_job.result()
         retrieved = time.perf_counter()
         stages["retrieve"] = (retrieved - started) * 1000
@@ -327,15 +348,17 @@ class Searcher:
     def _archive_filter(self, request: SearchRequest) -> str | None:
         """The request's filter on the archive index (its archived rows), or None when
         the archive is not searched (not asked, or the user has nothing archived)."""
-        if not request.include_archived or not self._has_rows(ARCHIVE_INDEX):
-            return None
-        if not self._has_archived(request.user_id):
+        if not request.include_archived or not self._has_archived(request.user_id):
             return None
         return filters.all_of(_filters(request, "archive"), ARCHIVED)
 
     def _has_archived(self, user_id: str) -> bool:
-        """Whether the user has rows in the archive index (asked again once it changes)."""
-        version = self.store.version(ARCHIVE_INDEX)
+        """Whether the user has rows in the archive index (asked again once it changes;
+        whether it changed, at most every ``stale_seconds``)."""
+        now = time.monotonic()
+        if now - self._archive_checked[0] >= self._stale_seconds:
+            self._archive_checked = (now, self.store.version(ARCHIVE_INDEX))
+        version = self._archive_checked[1]
         with self._cold_lock:
             if self._archive_users[0] != version:
                 self._archive_users = (version, {})
@@ -350,19 +373,16 @@ class Searcher:
     def _vector_ids(
         self,
         request: SearchRequest,
+        query_vector: np.ndarray | None,
         cold: str | None,
         depth: int,
-        stages: dict[str, float],
         view: UserView | None = None,
-    ) -> tuple[np.ndarray | None, list[str], list[dict[str, Any]]]:
-        """The query's vector, the ids of the memories whose vectors (of the query's
-        model) are nearest it, hot and archived by one cosine, and the rows of the
-        archived ones among them."""
-        if self._embed is None:
-            return None, [], []
-        query_vector = _timed(stages, "embed", self._embed, request.query)
-        if self.weights.vector <= 0:
-            return query_vector, [], []
+    ) -> tuple[list[str], list[dict[str, Any]]]:
+        """The ids of the memories whose vectors (of the query's model) are nearest
+        ``query_vector``, hot and archived by one cosine, and the rows of the archived
+        ones among them."""
+        if query_vector is None or self.weights.vector <= 0:
+            return [], []
         nearest: list[tuple[str, float]] = []
         if view is not None:
             nearest = view.nearest(query_vector, _wanted(request), depth)
@@ -379,7 +399,7 @@ class Searcher:
             archived = self._nearest_archived(query_vector, cold, depth)
         ranked = [*nearest, *((m, distance) for m, (distance, _) in archived.items())]
         merged = [m for m, _ in sorted(ranked, key=lambda pair: pair[1])[:depth]]
-        return query_vector, merged, [archived[m][1] for m in merged if m in archived]
+        return merged, [archived[m][1] for m in merged if m in archived]
 
     def _nearest_archived(
         self, query_vector: np.ndarray, cold: str, depth: int

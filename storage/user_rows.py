@@ -17,7 +17,9 @@ particular order, with the same columns every time.
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +44,8 @@ class UserRows:
         columns: the columns kept (the key among them).
         key: the column identifying a row.
         where: a further fixed filter (a filters expression), or "".
+        recheck_seconds: how long the rows may be served without asking whether the
+            table moved (0: ask every time).
     """
 
     def __init__(
@@ -52,6 +56,7 @@ class UserRows:
         columns: Sequence[str],
         key: str,
         where: str = "",
+        recheck_seconds: float = 0.0,
     ) -> None:
         self._store = store
         self._name = table_name
@@ -59,6 +64,8 @@ class UserRows:
         self._columns = list(dict.fromkeys([key, *columns]))
         self._where = filters.all_of(filters.equals("user_id", user_id), where)
         self._lock = threading.Lock()
+        self._recheck = recheck_seconds
+        self._checked = -math.inf
         self._version = -1
         self._rows: pa.Table | None = None
         self._addresses = np.zeros(0, dtype=np.uint64)
@@ -71,8 +78,14 @@ class UserRows:
         self.written: pa.Table | None = None
 
     def current(self) -> tuple[pa.Table, int]:
-        """The user's rows as of the table's newest version, and that version."""
+        """The user's rows as of the table's newest version (or, within
+        ``recheck_seconds`` of the last look, as of the version seen then), and that
+        version."""
+        now = time.monotonic()
+        if self._rows is not None and now - self._checked < self._recheck:
+            return self._rows, self._version
         version = self._store.version(self._name)
+        self._checked = now
         with self._lock:
             if self._rows is None or version != self._version:
                 self._refresh(version)

@@ -79,8 +79,10 @@ def make_searcher(
     store: ProjectionStore,
     embedder: Embedder | None,
     clock: Clock = system_clock,
+    stale_seconds: float = 0.0,
 ) -> Searcher:
-    """A searcher over ``store`` that embeds queries with ``embedder`` (if any)."""
+    """A searcher over ``store`` that embeds queries with ``embedder`` (if any), whose
+    kept rows may be ``stale_seconds`` old (the reader's read consistency)."""
     embed = QueryEmbeddingCache(embedder) if embedder is not None else None
     return Searcher(
         store,
@@ -89,6 +91,7 @@ def make_searcher(
         weights=ranking_weights(settings),
         clock=clock,
         cache_rows=settings.search_cache_rows,
+        stale_seconds=stale_seconds,
     )
 
 

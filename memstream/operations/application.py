@@ -133,7 +133,11 @@ class Operations:
     def searcher(self) -> Searcher:
         if self._searcher is None:
             self._searcher = components.make_searcher(
-                self.settings, self.store, self.embedder, self.clock
+                self.settings,
+                self.store,
+                self.embedder,
+                self.clock,
+                stale_seconds=self._read_consistency or 0.0,
             )
         return self._searcher
 
