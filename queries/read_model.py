@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -34,6 +35,8 @@ from storage.lance_tables import ACCESS, KEYS, MEMORIES, MEMORY_STATE, VECTORS
 from storage.user_rows import UserRows
 
 __all__ = ["ROW_COLUMNS", "ReadModel", "RequestFilter", "UserView"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,19 @@ _STATE_COLUMNS = (
 )
 
 
+class _Made(Generic[T]):
+    """What is made of one table's kept rows, made again only when their version moves."""
+
+    def __init__(self, make: Callable[[pa.Table], T]) -> None:
+        self._make = make
+        self._made: tuple[int, T] | None = None
+
+    def of(self, rows: pa.Table, version: int) -> T:
+        if self._made is None or self._made[0] != version:
+            self._made = (version, self._make(rows))
+        return self._made[1]
+
+
 class _UserTables:
     """The kept tables of one user and the view last made of them."""
 
@@ -211,14 +227,52 @@ class _UserTables:
         self.states = rows(MEMORY_STATE, _STATE_COLUMNS)
         self.terms = TermIndex()
         self._terms_generation = 0
+        self._memories = _Made(self._memory_parts)
+        self._vectors = _Made(
+            lambda t: (t.drop_columns(["vector"]).combine_chunks(), _matrix(t["vector"]))
+        )
+        self._access = _Made(
+            lambda t: dict(
+                zip(t["memory_id"].to_pylist(), t["access_count"].to_pylist(), strict=True)
+            )
+        )
+        self._states = _Made(lambda t: {r["memory_id"]: r for r in t.to_pylist()})
         self.view: UserView | None = None
-        self.versions: tuple[int, ...] = ()
         self._lock = threading.Lock()
 
     def view_now(self) -> UserView:
         """A view as of each table's newest version; what did not change is reused."""
         with self._lock:  # one refresh at a time: the term index follows each one
-            return self._view_now()
+            (memories, m), (vectors, v), (access, a), (states, s) = (
+                self.memories.current(),
+                self.vectors.current(),
+                self.access.current(),
+                self.states.current(),
+            )
+            self._index_terms()
+            table, positions, docs = self._memories.of(memories, m)
+            vector_rows, matrix = self._vectors.of(vectors, v)
+            old = self.view
+            same_rows = old is not None and old.memories is table and old.vector_rows is vector_rows
+            masks = old._masks if old is not None and same_rows else {}  # same rows, same masks
+            self.view = UserView(
+                memories=table,
+                positions=positions,
+                vector_rows=vector_rows,
+                vectors=matrix,
+                access=self._access.of(access, a),
+                states=self._states.of(states, s),
+                terms=self.terms,
+                docs=docs,
+                _masks=masks,
+            )
+            return self.view
+
+    def _memory_parts(self, rows: pa.Table) -> tuple[pa.Table, dict[str, int], np.ndarray]:
+        """The memories, each one's position, and each one's term index document."""
+        ids = rows["memory_id"].to_pylist()
+        docs = np.array([self.terms.doc(k) for k in ids], dtype=np.int64)
+        return rows.combine_chunks(), {m: i for i, m in enumerate(ids)}, docs
 
     def _index_terms(self) -> None:
         """Bring the term index to the memories just read (only what they changed)."""
@@ -231,65 +285,6 @@ class _UserTables:
             written, _ = rows.current()
         self.terms.add(written["memory_id"].to_pylist(), written["search_text"].to_pylist())
         self._terms_generation = rows.generation
-
-    def _view_now(self) -> UserView:
-        (memories, m), (vectors, v), (access, a), (states, s) = (
-            self.memories.current(),
-            self.vectors.current(),
-            self.access.current(),
-            self.states.current(),
-        )
-        old, versions = self.view, (m, v, a, s)
-        if old is not None and versions == self.versions:
-            return old
-        self._index_terms()
-
-        def same(part: int) -> bool:
-            return old is not None and self.versions[part] == versions[part]
-
-        view = UserView(
-            memories=old.memories if old is not None and same(0) else memories.combine_chunks(),
-            positions=(
-                old.positions
-                if old is not None and same(0)
-                else {m: i for i, m in enumerate(memories.column("memory_id").to_pylist())}
-            ),
-            vector_rows=(
-                old.vector_rows
-                if old is not None and same(1)
-                else vectors.drop_columns(["vector"]).combine_chunks()
-            ),
-            vectors=old.vectors if old is not None and same(1) else _matrix(vectors["vector"]),
-            access=(
-                old.access
-                if old is not None and same(2)
-                else dict(
-                    zip(
-                        access.column("memory_id").to_pylist(),
-                        access.column("access_count").to_pylist(),
-                        strict=True,
-                    )
-                )
-            ),
-            states=(
-                old.states
-                if old is not None and same(3)
-                else {r["memory_id"]: r for r in states.to_pylist()}
-            ),
-            terms=self.terms,
-            docs=(
-                old.docs
-                if old is not None and same(0)
-                else np.array(
-                    [self.terms.doc(k) for k in memories["memory_id"].to_pylist()],
-                    dtype=np.int64,
-                )
-            ),
-        )
-        if old is not None and same(0) and same(1):
-            view._masks = old._masks  # the same rows: the same masks
-        self.view, self.versions = view, versions
-        return view
 
     def __len__(self) -> int:
         return len(self.memories) + len(self.vectors)

@@ -25,7 +25,6 @@ Superseded and soft-deleted rows are never returned.
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 import time
@@ -170,8 +169,9 @@ class Searcher:
         clock: the current time, when a request gives no ``now``.
         cache_rows: most rows (memories and vectors) of recently searched users kept in
             memory (:mod:`queries.read_model`); 0 asks the tables for every search.
-        stale_seconds: how stale those kept rows may be (the reader's read consistency;
-            0: brought up to date before every search).
+        stale_seconds: how stale what it keeps (the users in memory, which users have
+            archived memories, their decoded archive vectors) may be: the reader's read
+            consistency; 0 asks the tables whether they moved before every search.
     """
 
     def __init__(
@@ -199,8 +199,6 @@ class Searcher:
         self._cold_lock = threading.Lock()
         #: the archive index's version, and which users have rows in it then
         self._archive_users: tuple[int, dict[str, bool]] = (-1, {})
-        #: when the archive index's version was last asked, and what it was
-        self._archive_checked: tuple[float, int] = (-math.inf, -1)
         self._stale_seconds = stale_seconds
         self._read_model = (
             ReadModel(store, model or "", cache_rows, stale_seconds) if cache_rows > 0 else None
@@ -209,17 +207,22 @@ class Searcher:
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
 
-        The retrievers run at once on a small thread pool (LanceDB releases the GIL), and
-        so do the row and access look-ups that follow. Each retriever looks in the hot
-        tables and in the archive index alike and ranks what it found in both by one
+        The query is embedded on a small thread pool from the start. A user the read
+        model holds (:mod:`queries.read_model`) is searched in this thread meanwhile
+        (BM25, then the vectors once the embedding is there; rows, access counts and
+        states come from memory); the archive's and the entities' retrievers run on the
+        pool (LanceDB releases the GIL), and for a user not held, so do the hot
+        retrievers and the row, access and state look-ups. Each retriever looks in the
+        hot tables and in the archive index alike and ranks what it found in both by one
         score (BM25, cosine, entities matched), so an archived memory competes with the
         hot ones on equal terms.
 
-        The answer's ``timings`` say where the time went (ms): each retriever
-        (``full_text`` and ``archived_text``, ``vectors`` with its ``embed``, ``entities``;
-        they overlap) and ``retrieve``, the wall time until all answered; each look-up
-        (``rows``, ``access``, ``state``; they overlap too) and ``look_up``, its wall
-        time; then ``rank`` (fusion, adjustments, entity names).
+        The answer's ``timings`` say where the time went (ms): ``view`` (bringing the
+        user's rows in memory up to date), ``embed``, each retriever (``full_text`` and
+        ``archived_text``, ``vectors``, ``entities``; they overlap) and ``retrieve``, the
+        wall time until all answered; each look-up (``rows``, ``access``, ``state``, for
+        a user not held; they overlap too) and ``look_up``, its wall time; then ``rank``
+        (fusion, adjustments, entity names).
         """
         started = time.perf_counter()
         stages: dict[str, float] = {}
@@ -233,6 +236,7 @@ class Searcher:
             else None
         )
         where = _filters(request, "memories")
+        wanted = _wanted(request)  # the same, as the read model's masks
         cold = self._archive_filter(request)
         view = self._view(request.user_id, stages)
         cold_text_job = pool.submit(
@@ -251,13 +255,15 @@ class Searcher:
         # A user in memory is searched in this thread: in-memory work handed to other
         # threads would only wait for the interpreter lock.
         def hot_full_text() -> list[dict[str, Any]]:
-            return _timed(stages, "full_text", self._full_text, request, where, depth, view)
+            return _timed(
+                stages, "full_text", self._full_text, request.query, where, wanted, depth, view
+            )
 
         text_job = None if view is not None else pool.submit(hot_full_text)
         hot_text = hot_full_text() if text_job is None else []
         query_vector = embed_job.result() if embed_job is not None else None
         vector_ids, cold_vector_rows = _timed(
-            stages, "vectors", self._vector_ids, request, query_vector, cold, depth, view
+            stages, "vectors", self._vector_ids, request, wanted, query_vector, cold, depth, view
         )
         intent = self._intent(request.query, query_vector)
         if text_job is not None:
@@ -281,9 +287,7 @@ class Searcher:
         missing = [m for m in fused if m not in rows]  # hot memories found by vector only
         ids = list(fused)
         if view is not None:
-            rows.update(
-                (r["memory_id"], r) for r in view.rows(missing, ROW_COLUMNS, _wanted(request))
-            )
+            rows.update((r["memory_id"], r) for r in view.rows(missing, ROW_COLUMNS, wanted))
             accesses = {m: view.access[m] for m in ids if m in view.access}
             states = {m: view.states[m] for m in ids if m in view.states}
         else:
@@ -355,10 +359,7 @@ class Searcher:
     def _has_archived(self, user_id: str) -> bool:
         """Whether the user has rows in the archive index (asked again once it changes;
         whether it changed, at most every ``stale_seconds``)."""
-        now = time.monotonic()
-        if now - self._archive_checked[0] >= self._stale_seconds:
-            self._archive_checked = (now, self.store.version(ARCHIVE_INDEX))
-        version = self._archive_checked[1]
+        version = self.store.version(ARCHIVE_INDEX, self._stale_seconds)
         with self._cold_lock:
             if self._archive_users[0] != version:
                 self._archive_users = (version, {})
@@ -373,6 +374,7 @@ class Searcher:
     def _vector_ids(
         self,
         request: SearchRequest,
+        wanted: RequestFilter,
         query_vector: np.ndarray | None,
         cold: str | None,
         depth: int,
@@ -385,7 +387,7 @@ class Searcher:
             return [], []
         nearest: list[tuple[str, float]] = []
         if view is not None:
-            nearest = view.nearest(query_vector, _wanted(request), depth)
+            nearest = view.nearest(query_vector, wanted, depth)
         elif self._has_rows(VECTORS):
             vector_where = filters.all_of(
                 _filters(request, "vectors"), filters.equals("model", self._model or "")
@@ -423,7 +425,7 @@ class Searcher:
         """The search columns and unit vectors of the archived memories ``where``
         selects, read once per version of the archive index (it changes only when
         memories are archived, expanded or restored) and kept for the next searches."""
-        key = (where, self.store.version(ARCHIVE_INDEX))
+        key = (where, self.store.version(ARCHIVE_INDEX, self._stale_seconds))
         with self._cold_lock:
             cached = self._cold_vectors.get(key)
             if cached is not None:
@@ -498,12 +500,16 @@ class Searcher:
         return table in self._non_empty
 
     def _full_text(
-        self, request: SearchRequest, where: str, depth: int, view: UserView | None = None
+        self,
+        query: str,
+        where: str,
+        wanted: RequestFilter,
+        depth: int,
+        view: UserView | None = None,
     ) -> list[dict[str, Any]]:
         """BM25 over the hot memories, best first: in ``view`` (the user's own word
-        statistics) when given, else in the tables' full-text index."""
-        query = request.query
-        wanted = _wanted(request)
+        statistics; ``wanted`` filters) when given, else in the tables' full-text index
+        (``where`` filters)."""
         if not self._has_rows(MEMORIES):
             return []
         if view is not None:

@@ -10,6 +10,7 @@ mixed in. It knows column names, not events: callers hand it rows.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -86,6 +87,8 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         existing = set(self._db.list_tables().tables)
         self._schemas: dict[str, pa.Schema] = dict(FIXED_SCHEMAS)
         self._tables: dict[str, Any] = {}
+        #: per table, when its version was last asked and what it was
+        self._versions_seen: dict[str, tuple[float, int]] = {}
         if VECTORS in existing:
             self._tables[VECTORS] = self._db.open_table(VECTORS)
             self._schemas[VECTORS] = self._tables[VECTORS].schema
@@ -252,11 +255,19 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
     def count(self, name: str, where: str | None = None) -> int:
         return int(self._tables[name].count_rows(where))
 
-    def version(self, name: str) -> int:
-        """The newest committed version of a table (it changes with every write)."""
+    def version(self, name: str, max_age_seconds: float = 0.0) -> int:
+        """The newest committed version of a table (it changes with every write), or
+        the one seen less than ``max_age_seconds`` ago (a reader allowed that
+        staleness asks the table at most that often)."""
+        now = time.monotonic()
+        seen = self._versions_seen.get(name)
+        if seen is not None and now - seen[0] < max_age_seconds:
+            return seen[1]
         table = self._tables[name]
         table.checkout_latest()
-        return int(table.version)
+        version = int(table.version)
+        self._versions_seen[name] = (now, version)
+        return version
 
     def refresh(self, names: Sequence[str] | None = None) -> None:
         """See the newest committed version of every table (or of ``names``)."""

@@ -17,9 +17,7 @@ particular order, with the same columns every time.
 
 from __future__ import annotations
 
-import math
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,8 +42,8 @@ class UserRows:
         columns: the columns kept (the key among them).
         key: the column identifying a row.
         where: a further fixed filter (a filters expression), or "".
-        recheck_seconds: how long the rows may be served without asking whether the
-            table moved (0: ask every time).
+        recheck_seconds: how stale the rows may be: whether the table moved is asked
+            at most this often (:meth:`ProjectionStore.version`; 0: every time).
     """
 
     def __init__(
@@ -65,7 +63,6 @@ class UserRows:
         self._where = filters.all_of(filters.equals("user_id", user_id), where)
         self._lock = threading.Lock()
         self._recheck = recheck_seconds
-        self._checked = -math.inf
         self._version = -1
         self._rows: pa.Table | None = None
         self._addresses = np.zeros(0, dtype=np.uint64)
@@ -81,11 +78,7 @@ class UserRows:
         """The user's rows as of the table's newest version (or, within
         ``recheck_seconds`` of the last look, as of the version seen then), and that
         version."""
-        now = time.monotonic()
-        if self._rows is not None and now - self._checked < self._recheck:
-            return self._rows, self._version
-        version = self._store.version(self._name)
-        self._checked = now
+        version = self._store.version(self._name, self._recheck)
         with self._lock:
             if self._rows is None or version != self._version:
                 self._refresh(version)
@@ -115,11 +108,9 @@ class UserRows:
                     _addresses(written),
                 ]
             )
-            self._rows = pa.concat_tables(
-                [self._rows.filter(kept), written.drop_columns([_ROW_ADDRESS])]
-            )
-            self.generation += 1
             self.written = written.drop_columns([_ROW_ADDRESS])
+            self._rows = pa.concat_tables([self._rows.filter(kept), self.written])
+            self.generation += 1
         if self._store.count(self._name, self._where) != self._rows.num_rows:
             self._read_all(version)  # rows were deleted
             return

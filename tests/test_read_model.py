@@ -87,6 +87,14 @@ def test_a_table_nobody_wrote_to_is_not_read_again(tmp_path: Path) -> None:
     assert (kept.full_reads, kept.partial_reads, rows.num_rows) == (1, 1, 6)
 
 
+def test_a_reader_allowed_staleness_asks_the_version_at_most_that_often(tmp_path: Path) -> None:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    first = store.version(ACCESS)
+    store.upsert(ACCESS, [_access_row("u1", 1, 1)])
+    assert store.version(ACCESS, max_age_seconds=3600) == first
+    assert store.version(ACCESS) > first
+
+
 # A user's memories of every shape the filters tell apart.
 _PROJECTS = [None, "p1", "p2"]
 _KINDS = ["episode", "fact"]
