@@ -45,8 +45,9 @@ __all__ = [
 ]
 
 
-def make_embedder(settings: Settings) -> Embedder | None:
-    """The embedder ``settings.embedder`` names, or None for ``none``."""
+def make_embedder(settings: Settings, threads: int | None = None) -> Embedder | None:
+    """The embedder ``settings.embedder`` names, or None for ``none``; MiniLM on
+    ``threads`` CPU threads (default ``settings.embed_threads``)."""
     if settings.embedder == "none":
         return None
     if settings.embedder == "openai":
@@ -58,7 +59,7 @@ def make_embedder(settings: Settings) -> Embedder | None:
             dimensions=settings.openai_dimensions,
             base_url=settings.openai_base_url,
         )
-    return MiniLMEmbedder(threads=settings.embed_threads)
+    return MiniLMEmbedder(threads=threads or settings.embed_threads)
 
 
 def vector_dimension(settings: Settings, embedder: Embedder | None) -> int | None:

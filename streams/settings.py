@@ -47,7 +47,9 @@ class Settings(BaseSettings):
         log_level: logging level of ``memstream up``.
         embedder: ``minilm`` (offline, default), ``openai`` (needs ``openai_api_key``),
             or ``none`` (no vectors: full text and entities only).
-        embed_threads: CPU threads the MiniLM model uses.
+        embed_threads: CPU threads the MiniLM model uses for the memories it embeds.
+        query_embed_threads: CPU threads it uses for a search's query (one short text:
+            with 1, the search runs on the other core meanwhile).
         embed_batch_size: most messages embedded in one call.
         embed_within_seconds: longest a partial batch waits to be embedded.
         embed_context_turns: earlier turns of the session embedded with each message
@@ -124,6 +126,7 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     embedder: Literal["minilm", "openai", "none"] = "minilm"
     embed_threads: int = Field(default=2, ge=1, le=64)
+    query_embed_threads: int = Field(default=1, ge=1, le=64)
     embed_batch_size: int = Field(default=64, ge=1, le=2048)
     embed_within_seconds: float = Field(default=0.5, gt=0)
     embed_context_turns: int = Field(default=2, ge=0, le=10)
