@@ -4,7 +4,9 @@ Runs ``memstream up`` with the default MiniLM embedder on a fresh folder, publis
 LoCoMo turns (real conversational text, read from ``../shared/bench``) at a fixed rate
 for a fixed time, one conversation per user, and samples ``embedding_lag`` (memories
 still waiting for a vector) once a second through the API. Prints the lag over time,
-the embedding throughput while publishing, and how long the backlog takes to drain.
+the embedding throughput while publishing, and how long the backlog takes to drain;
+first, the model's own rate on the same turns (MiniLM alone, in this process, batches of
+the agent's size, before the worker starts), so the pipeline's rate can be set beside it.
 
 Usage: python bench/embedding.py [--rate 100] [--seconds 60] [--context-turns 2]
 """
@@ -20,7 +22,9 @@ from pathlib import Path
 
 from memstream.client import MemoryClient
 from memstream.testing import WorkerProcess, wait_until
+from models.embedders import MiniLMEmbedder
 from projections.codec import from_document
+from projections.episodes import search_text
 from streams.publisher import Publisher
 
 
@@ -64,6 +68,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     events = turns(Path(args.bench), int(args.rate * args.seconds))
+    model_rate = model_alone(events[:2000])
+    print(f"the model alone: {model_rate:.0f} turns/s (MiniLM, 2 threads, batches of 64)")
     with tempfile.TemporaryDirectory(prefix="memstream-embed-") as tmp:
         env = {
             "MEMSTREAM_EMBEDDER": "minilm",
@@ -108,6 +114,17 @@ def main() -> None:
         f"max lag {max(s[2] for s in samples)}; all embedded {total:.0f} s after the start "
         f"({total - publish_end:.0f} s after the last publish); overall {len(events) / total:.0f}/s"
     )
+
+
+def model_alone(events: list) -> float:
+    """Turns per second MiniLM embeds by itself (each turn's search text, alone)."""
+    embedder = MiniLMEmbedder(threads=2)
+    texts = [search_text(e.speaker, e.content) for e in events]
+    embedder.embed(texts[:64])  # warm up
+    started = time.perf_counter()
+    for start in range(0, len(texts), 64):
+        embedder.embed(texts[start : start + 64])
+    return len(texts) / (time.perf_counter() - started)
 
 
 def _stats(client: MemoryClient) -> dict | None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from projections.entities import EntityMention, MentionSeen, entity_ids_for, extract_mentions
 from projections.events import MessageEvent
@@ -26,12 +28,12 @@ __all__ = [
     "EPISODE_IMPORTANCE",
     "LoggedEvent",
     "apply",
-    "embedding_text",
     "episode_row",
     "memory_id_for",
     "rows_and_mentions",
     "rows_to_insert",
     "search_text",
+    "turn_in_context",
 ]
 
 #: What a raw turn is worth before any consolidation says more.
@@ -68,17 +70,26 @@ def search_text(speaker: str | None, content: str) -> str:
 CONTEXT_TURNS = 2
 
 
-def embedding_text(current: str, earlier: list[str], turns: int = CONTEXT_TURNS) -> str:
-    """What is embedded for a turn: its search text, then the session's previous
-    ``turns`` turns (oldest first).
+def turn_in_context(turn: np.ndarray, earlier: Sequence[np.ndarray]) -> np.ndarray:
+    """A turn's vector in its conversation: the mean of its own unit vector and those of
+    the session's previous turns (``earlier``, at most :data:`CONTEXT_TURNS` of them),
+    made unit again.
 
     A reply ("Yes, last Friday!") means little alone; with the turns it answers, its
-    vector lands near questions about them. The turn comes first, so the model's token
-    limit cuts context, never the turn. Measured on LoCoMo conversations conv-26, conv-30
-    and conv-41: recall@10 0.68 alone, 0.75 with two earlier turns (0.74 with three).
+    vector lands near questions about them. Each turn is embedded once, alone, and its
+    context is pooled from the vectors already made, instead of embedding each turn
+    with the text of its previous two (three times the model's work). Measured on LoCoMo
+    through the whole search, paper recall@10: 0.659 alone, 0.724 with the text of two
+    earlier turns, 0.721 with two earlier turns' vectors averaged in (tuning half 0.753
+    and 0.752, checking half 0.714 and 0.711; weights 1/0.5/0.25: 0.708, three earlier
+    turns at half weight: 0.717).
     """
-    context = earlier[-turns:] if turns > 0 else []
-    return "\n".join([current, *context])
+    total = np.asarray(turn, dtype=np.float32).copy()
+    for vector in earlier:
+        total += vector
+    norm = float(np.linalg.norm(total))
+    unit: np.ndarray = total / norm if norm > 0 else total
+    return unit
 
 
 def episode_row(

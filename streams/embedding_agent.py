@@ -2,11 +2,12 @@
 
 A faust agent reads ``memory.messages`` in its own consumer group, takes messages in
 batches (``embed_batch_size``, or what arrived within ``embed_within_seconds``), embeds
-their search text with the session's two previous turns
-(:func:`projections.episodes.embedding_text`) on a worker thread, and publishes one
-``EmbeddingComputed`` per memory to ``memory.embeddings``, keyed by user. The previous
-turns come from a bounded in-memory window per session, filled from the ``memories``
-table when a session is not in it (after a restart). The projector then writes the vectors;
+each one's search text once, alone, on a worker thread, pools it with the vectors of the
+session's two previous turns (:func:`projections.episodes.turn_in_context`), and
+publishes one ``EmbeddingComputed`` per memory to ``memory.embeddings``, keyed by user.
+The previous turns and their vectors come from a bounded in-memory window per session;
+when a session is not in it (after a restart) their texts are read from the
+``memories`` table and embedded again. The projector then writes the vectors;
 a replay applies the events and never calls the model. Records that do not decode are
 skipped here (the projector dead-letters them). Delivery is at least once: an event
 published twice has the same id and yields one vector row. A second agent embeds the
@@ -25,12 +26,13 @@ from datetime import datetime
 from typing import Any
 
 import faust
+import numpy as np
 
 from models.embedders import Embedder
 from projections.clock import Clock
 from projections.codec import decode, encode
 from projections.derived import command_memory
-from projections.episodes import CONTEXT_TURNS, embedding_text, memory_id_for, search_text
+from projections.episodes import CONTEXT_TURNS, memory_id_for, search_text, turn_in_context
 from projections.errors import InvalidEvent
 from projections.events import (
     CorrectFact,
@@ -51,14 +53,18 @@ __all__ = [
     "embed_derived_values",
     "embed_values",
     "embedding_records",
+    "vectors_in_context",
 ]
 
 #: (user, session, before) -> the search texts of the session's turns before that time.
 EarlierTurns = Callable[[str, str, datetime], list[str]]
+#: A turn's search text and its own vector (None: not embedded in this process yet).
+Turn = tuple[str, np.ndarray | None]
 
 
 class SessionWindow:
-    """The last few turns of recently active sessions (bounded, least recent evicted)."""
+    """The last few turns of recently active sessions, with their vectors (bounded,
+    least recent evicted)."""
 
     def __init__(
         self,
@@ -69,22 +75,19 @@ class SessionWindow:
         self.turns = turns
         self._lookup = lookup
         self._size = sessions
-        self._turns: OrderedDict[tuple[str, str], list[str]] = OrderedDict()
+        self._turns: OrderedDict[tuple[str, str], list[Turn]] = OrderedDict()
 
-    def earlier(self, message: MessageEvent) -> list[str]:
+    def earlier(self, message: MessageEvent) -> list[Turn]:
         key = (message.user_id, message.session_id)
         turns = self._turns.get(key)
-        if turns is None and self.turns > 0:
-            turns = (
-                self._lookup(message.user_id, message.session_id, message.occurred_at)
-                if self._lookup is not None
-                else []
-            )
+        if turns is None and self.turns > 0 and self._lookup is not None:
+            looked_up = self._lookup(message.user_id, message.session_id, message.occurred_at)
+            turns = [(text, None) for text in looked_up]
         if not turns:
             return []
         return turns[-self.turns :] if self.turns > 0 else []
 
-    def remember(self, user_id: str, session_id: str, turns: list[str]) -> None:
+    def remember(self, user_id: str, session_id: str, turns: list[Turn]) -> None:
         """Keep ``turns`` (oldest first) as the session's latest turns."""
         key = (user_id, session_id)
         self._turns[key] = turns[-self.turns :] if self.turns > 0 else []
@@ -111,14 +114,15 @@ def embed_values(
             messages.append(event)
     if not messages:
         return []
-    texts = []
-    pending: dict[tuple[str, str], list[str]] = {}  # this batch's turns, per session
+    turns: list[tuple[str, list[Turn]]] = []
+    pending: dict[tuple[str, str], list[Turn]] = {}  # this batch's turns, per session
     for m in messages:
         key = (m.user_id, m.session_id)
         earlier = pending[key] if key in pending else window.earlier(m)
         current = search_text(m.speaker, m.content)
-        texts.append(embedding_text(current, earlier, window.turns))
-        pending[key] = [*earlier, current]
+        turns.append((current, earlier[-window.turns :] if window.turns > 0 else []))
+        pending[key] = [*earlier, (current, None)]
+    vectors, own = vectors_in_context(embedder, turns)
     records = embedding_records(
         [
             (
@@ -130,13 +134,31 @@ def embed_values(
             )
             for m in messages
         ],
-        texts,
+        vectors,
         embedder,
         now,
     )
-    for (user_id, session_id), turns in pending.items():  # only once the batch is embedded
-        window.remember(user_id, session_id, turns)
+    for (user_id, session_id), kept in pending.items():  # only once the batch is embedded
+        window.remember(user_id, session_id, [(t, own[t] if v is None else v) for t, v in kept])
     return records
+
+
+def vectors_in_context(
+    embedder: Embedder, turns: list[tuple[str, list[Turn]]]
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Each turn's vector pooled with its earlier turns' (``(text, [earlier turns])``;
+    a memory that stands alone has none), and every text's own vector by text. Each
+    text not yet embedded is embedded once, in one call to the model."""
+    wanted = dict.fromkeys(
+        [t for t, _ in turns] + [t for _, earlier in turns for t, v in earlier if v is None]
+    )
+    own = dict(zip(wanted, embedder.embed(list(wanted)), strict=True))
+    pooled = [
+        turn_in_context(own[text], [own[t] if v is None else v for t, v in earlier])
+        for text, earlier in turns
+    ]
+    vectors = np.vstack(pooled) if pooled else np.zeros((0, embedder.dimension), np.float32)
+    return vectors, own
 
 
 #: (memory id, user, project, kind, time): what an ``EmbeddingComputed`` says of a memory.
@@ -144,11 +166,10 @@ EmbeddedMemory = tuple[str, str, str | None, str, datetime | None]
 
 
 def embedding_records(
-    memories: list[EmbeddedMemory], texts: list[str], embedder: Embedder, now: datetime
+    memories: list[EmbeddedMemory], vectors: np.ndarray, embedder: Embedder, now: datetime
 ) -> list[tuple[bytes, bytes]]:
-    """Embed ``texts`` and return the (key, value) records of one ``EmbeddingComputed``
-    per memory, keyed by user."""
-    vectors = embedder.embed(texts)
+    """The (key, value) records of one ``EmbeddingComputed`` per memory (its vector made
+    by ``embedder``), keyed by user."""
     events = embedding_events(memories, vectors, embedder.model, embedder.version, now)
     return [(e.user_id.encode(), encode(e)) for e in events]
 
@@ -180,7 +201,7 @@ def embed_derived_values(
         return []
     return embedding_records(
         [(m.memory_id, user, project, m.kind, m.occurred_at) for user, project, m in memories],
-        [m.content for _, _, m in memories],
+        embedder.embed([m.content for _, _, m in memories]),
         embedder,
         now,
     )

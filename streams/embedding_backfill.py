@@ -3,9 +3,9 @@
 The embedder agent embeds messages as they pass through the log. After a restart the
 embedded broker's log starts empty, so memories whose messages were applied but not
 yet embedded would wait forever. The backfill looks in the projections instead: every
-memory without a vector row gets one, an episode with the same text the agent would
-have embedded (its search text, then the session's earlier turns), a derived memory by
-its content. It runs while the agent is idle, on the worker that holds partition 0 of
+memory without a vector row gets one, the vector the agent would have made (an
+episode's own, pooled with the session's earlier turns'; a derived memory's content
+alone). It runs while the agent is idle, on the worker that holds partition 0 of
 ``memory.messages``, and publishes ``EmbeddingComputed`` like the agent does (the same
 event ids, so a vector computed twice is one row).
 """
@@ -21,10 +21,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from models.embedders import Embedder
-from projections.episodes import embedding_text
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import MEMORIES, VECTORS
-from streams.embedding_agent import embedding_records
+from streams.embedding_agent import Turn, embedding_records, vectors_in_context
 
 __all__ = ["missing_embeddings"]
 
@@ -60,12 +59,15 @@ def missing_embeddings(
             (m["memory_id"], m["user_id"], m["project_id"], m["kind"], m["occurred_at"])
             for m in chunk
         ]
-        yield embedding_records(described, texts[start : start + batch], embedder, now)
+        vectors, _ = vectors_in_context(embedder, texts[start : start + batch])
+        yield embedding_records(described, vectors, embedder, now)
 
 
-def _texts(missing: list[dict[str, Any]], memories: pa.Table, turns: int) -> list[str]:
-    """What the agent embeds for each memory (episodes with their session's earlier
-    turns, taken from ``memories``, the rows already read)."""
+def _texts(
+    missing: list[dict[str, Any]], memories: pa.Table, turns: int
+) -> list[tuple[str, list[Turn]]]:
+    """Each memory's text and the earlier turns the agent pools it with (an episode's
+    session's, taken from ``memories``, the rows already read; none for the others)."""
     sessions = {(m["user_id"], m["session_id"]) for m in missing if m["kind"] == "episode"}
     earlier: dict[tuple[str, str], list[tuple[datetime, str]]] = defaultdict(list)
     if sessions and turns > 0:
@@ -75,12 +77,12 @@ def _texts(missing: list[dict[str, Any]], memories: pa.Table, turns: int) -> lis
                 earlier[key].append((row["occurred_at"] or _MIN, row["search_text"]))
         for turns_of_session in earlier.values():
             turns_of_session.sort(key=lambda t: t[0])
-    texts = []
+    texts: list[tuple[str, list[Turn]]] = []
     for m in missing:
         if m["kind"] != "episode":
-            texts.append(m["content"])
+            texts.append((m["content"], []))
             continue
         at = m["occurred_at"] or _MIN
         before = [text for when, text in earlier[(m["user_id"], m["session_id"])] if when < at]
-        texts.append(embedding_text(m["search_text"], before[-turns:] if turns else [], turns))
+        texts.append((m["search_text"], [(t, None) for t in before[-turns:]] if turns else []))
     return texts

@@ -52,8 +52,8 @@ class Settings(BaseSettings):
             with 1, the search runs on the other core meanwhile).
         embed_batch_size: most messages embedded in one call.
         embed_within_seconds: longest a partial batch waits to be embedded.
-        embed_context_turns: earlier turns of the session embedded with each message
-            (better recall, at about three times the embedding cost with 2; 0 turns it off).
+        embed_context_turns: earlier turns of the session whose vectors each message's
+            vector is averaged with (better recall; 0 turns it off).
         openai_api_key / openai_base_url: the OpenAI API (base URL for another endpoint
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.

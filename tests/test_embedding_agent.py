@@ -1,4 +1,5 @@
-"""What the embedder agent embeds: each turn with its session's two previous turns."""
+"""What the embedder agent embeds: each turn once, alone, and pooled with the vectors of
+its session's two previous turns."""
 
 from __future__ import annotations
 
@@ -42,25 +43,42 @@ def values(*turns: tuple[str, str, str]) -> list[bytes]:
     ]
 
 
-def test_turns_carry_the_two_previous_turns_of_their_session() -> None:
+def _vectors(records: list[tuple[bytes, bytes]]) -> list[np.ndarray]:
+    events = [decode(value) for _, value in records]
+    return [decode_vector(e.vector) for e in events if isinstance(e, EmbeddingComputed)]
+
+
+def _unit(*texts: str) -> np.ndarray:
+    """The pooled vector of these texts under RecordingEmbedder."""
+    total = np.sum([[len(t), 1, 0, 0] for t in texts], axis=0).astype(np.float32)
+    unit: np.ndarray = total / np.linalg.norm(total)
+    return unit
+
+
+def test_each_turn_is_embedded_once_and_pooled_with_its_two_previous_turns() -> None:
     embedder, window = RecordingEmbedder(), SessionWindow()
-    embed_values(
+    first = embed_values(
         values(("s1", "Ann", "one"), ("s1", "Bo", "two"), ("s2", "Ann", "other")),
         embedder,
         NOW,
         window,
     )
-    embed_values(values(("s1", "Ann", "three"), ("s1", "Bo", "four")), embedder, NOW, window)
-    assert embedder.texts == [
-        "Ann: one",
-        "Bo: two\nAnn: one",
-        "Ann: other",
-        "Ann: three\nAnn: one\nBo: two",
-        "Bo: four\nBo: two\nAnn: three",
+    second = embed_values(
+        values(("s1", "Ann", "three"), ("s1", "Bo", "four")), embedder, NOW, window
+    )
+    assert embedder.texts == ["Ann: one", "Bo: two", "Ann: other", "Ann: three", "Bo: four"]
+    expected = [
+        _unit("Ann: one"),
+        _unit("Bo: two", "Ann: one"),
+        _unit("Ann: other"),
+        _unit("Ann: three", "Ann: one", "Bo: two"),
+        _unit("Bo: four", "Bo: two", "Ann: three"),
     ]
+    for found, wanted in zip(_vectors(first + second), expected, strict=True):
+        np.testing.assert_allclose(found, wanted, rtol=1e-6)
 
 
-def test_a_session_not_in_the_window_is_looked_up() -> None:
+def test_a_session_not_in_the_window_is_looked_up_and_its_turns_embedded() -> None:
     asked = []
 
     def lookup(user: str, session: str, before: datetime) -> list[str]:
@@ -68,9 +86,11 @@ def test_a_session_not_in_the_window_is_looked_up() -> None:
         return ["A: old", "B: older reply", "A: last"]
 
     embedder = RecordingEmbedder()
-    embed_values(values(("s9", "B", "new")), embedder, NOW, SessionWindow(lookup))
+    records = embed_values(values(("s9", "B", "new")), embedder, NOW, SessionWindow(lookup))
     assert asked == [("alice", "s9")]
-    assert embedder.texts == ["B: new\nB: older reply\nA: last"]
+    assert embedder.texts == ["B: new", "B: older reply", "A: last"]
+    [vector] = _vectors(records)
+    np.testing.assert_allclose(vector, _unit("B: new", "B: older reply", "A: last"), rtol=1e-6)
 
 
 def test_events_name_the_model_and_carry_the_exact_vector() -> None:
@@ -78,7 +98,7 @@ def test_events_name_the_model_and_carry_the_exact_vector() -> None:
     event = decode(value)
     assert isinstance(event, EmbeddingComputed) and key == b"alice"
     assert (event.model, event.model_version, event.dimension) == ("recording", "1", 4)
-    assert decode_vector(event.vector).tolist() == [7.0, 1.0, 0.0, 0.0]  # len("Ann: hi")
+    np.testing.assert_allclose(decode_vector(event.vector), _unit("Ann: hi"), rtol=1e-6)
 
 
 def test_a_failed_batch_leaves_the_window_as_it_was() -> None:
@@ -87,7 +107,8 @@ def test_a_failed_batch_leaves_the_window_as_it_was() -> None:
         embed_values(values(("s1", "Ann", "lost?")), RecordingEmbedder(fail=True), NOW, window)
     embedder = RecordingEmbedder()
     embed_values(values(("s1", "Ann", "lost?")), embedder, NOW, window)
-    assert embedder.texts == ["Ann: lost?"]  # not "Ann: lost?\nAnn: lost?"
+    [vector] = _vectors(embed_values(values(("s1", "Ann", "again")), embedder, NOW, window))
+    np.testing.assert_allclose(vector, _unit("Ann: again", "Ann: lost?"), rtol=1e-6)
 
 
 def test_undecodable_values_are_skipped() -> None:
