@@ -6,7 +6,7 @@ for a fixed time, one conversation per user, and samples ``embedding_lag`` (memo
 still waiting for a vector) once a second through the API. Prints the lag over time,
 the embedding throughput while publishing, and how long the backlog takes to drain;
 first, the model's own rate on the same turns (MiniLM alone, in this process, batches of
-the agent's size, before the worker starts), so the pipeline's rate can be set beside it.
+the agent's default size, before the worker starts), so the pipeline's rate can be set beside it.
 
 Usage: python bench/embedding.py [--rate 100] [--seconds 60] [--context-turns 2]
 """
@@ -69,7 +69,7 @@ def main() -> None:
     args = parser.parse_args()
     events = turns(Path(args.bench), int(args.rate * args.seconds))
     model_rate = model_alone(events[:2000])
-    print(f"the model alone: {model_rate:.0f} turns/s (MiniLM, 2 threads, batches of 64)")
+    print(f"the model alone: {model_rate:.0f} turns/s (MiniLM, 2 threads, batches of 256)")
     with tempfile.TemporaryDirectory(prefix="memstream-embed-") as tmp:
         env = {
             "MEMSTREAM_EMBEDDER": "minilm",
@@ -122,8 +122,8 @@ def model_alone(events: list) -> float:
     texts = [search_text(e.speaker, e.content) for e in events]
     embedder.embed(texts[:64])  # warm up
     started = time.perf_counter()
-    for start in range(0, len(texts), 64):
-        embedder.embed(texts[start : start + 64])
+    for start in range(0, len(texts), 256):  # the agent's batch (MEMSTREAM_EMBED_BATCH_SIZE)
+        embedder.embed(texts[start : start + 256])
     return len(texts) / (time.perf_counter() - started)
 
 

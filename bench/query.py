@@ -14,13 +14,18 @@ time spent outside the search (HTTP, validation, JSON).
 With ``--context`` each question is also asked as ``POST /v1/context`` (a block at the
 default budget for the question's complexity) and its latency printed beside search's.
 
-Usage: python bench/query.py [--total 1000000] [--users-sizes 10000,100000] [--queries 300]
-                             [--context]
+With ``--clients N``, N clients then search at once, back to back, for ``--seconds``
+(asyncio, one process): searches answered per second, their p50/p99, and how many
+were refused with 429/503 and ``Retry-After`` (a refused client waits that long).
+
+Usage: python bench/query.py [--total 1000000] [--user-sizes 10000,100000] [--queries 300]
+                             [--context] [--clients 50 --seconds 20]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import random
 import statistics
@@ -141,6 +146,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--data", help="keep the corpus in this folder and reuse it next time")
     parser.add_argument("--context", action="store_true", help="also time POST /v1/context")
+    parser.add_argument(
+        "--clients", type=int, default=0, help="then this many clients at once, each user"
+    )
+    parser.add_argument("--seconds", type=float, default=20, help="how long --clients runs")
     args = parser.parse_args()
     sizes = {f"user{n}": n for n in map(int, args.user_sizes.split(","))}
     rng = random.Random(1)
@@ -183,9 +192,14 @@ def main() -> None:
                         ]
 
                     label = f"{size:>7,} memories for the user, {args.total:,} in all"
-                    timed(http, "/v1/search", "results", user, questions(), label)
+                    if args.queries:
+                        timed(http, "/v1/search", "results", user, questions(), label)
                     if args.context:
                         timed(http, "/v1/context", "context", user, questions(), "context block")
+                    if args.clients:
+                        asyncio.run(
+                            at_once(url, user, questions(), args.clients, args.seconds, label)
+                        )
         finally:
             server.terminate()
             server.wait(30)
@@ -216,6 +230,44 @@ def timed(
         outside = statistics.median(w - t for w, t in zip(wall, stages["total"], strict=True))
         parts = ", ".join(f"{n} {statistics.median(v):.1f}" for n, v in stages.items())
         print(f"  where it went, p50 ms: {parts}; outside the search {outside:.1f}", flush=True)
+
+
+async def at_once(
+    url: str, user: str, queries: list[str], clients: int, seconds: float, label: str
+) -> None:
+    """``clients`` clients searching back to back for ``seconds``: throughput, latency of
+    the answered searches, and how many were refused (429/503, with ``Retry-After``)."""
+    answered: list[float] = []
+    refused: dict[int, int] = {}
+    deadline = time.perf_counter() + seconds
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
+
+        async def client(n: int) -> None:
+            i = n
+            while time.perf_counter() < deadline:
+                query = queries[i % len(queries)]
+                i += clients
+                t0 = time.perf_counter()
+                answer = await http.post("/v1/search", json={"user_id": user, "query": query})
+                if answer.status_code == 200:
+                    answered.append((time.perf_counter() - t0) * 1000)
+                else:
+                    assert answer.status_code in (429, 503), answer.text
+                    assert answer.headers.get("retry-after"), answer.headers
+                    refused[answer.status_code] = refused.get(answer.status_code, 0) + 1
+                    await asyncio.sleep(float(answer.headers["retry-after"]))
+
+        started = time.perf_counter()
+        await asyncio.gather(*(client(n) for n in range(clients)))
+        took = time.perf_counter() - started
+    q = statistics.quantiles(answered, n=100)
+    print(
+        f"{label}, {clients} clients at once for {seconds:.0f} s: "
+        f"{len(answered) / took:.0f} searches/s answered, p50 {statistics.median(answered):.0f} "
+        f"ms, p99 {q[98]:.0f} ms; refused {sum(refused.values())} {refused or ''}",
+        flush=True,
+    )
 
 
 def server_timing(header: str) -> dict[str, float]:

@@ -50,7 +50,9 @@ class Settings(BaseSettings):
         embed_threads: CPU threads the MiniLM model uses for the memories it embeds.
         query_embed_threads: CPU threads it uses for a search's query (one short text:
             with 1, the search runs on the other core meanwhile).
-        embed_batch_size: most messages embedded in one call.
+        embed_batch_size: most messages embedded in one call (the model sorts a call's
+            texts by length, so a backlog taken 256 at a time pads little: MiniLM alone
+            embeds LoCoMo turns at 208/s in calls of 256, 149/s in calls of 64).
         embed_within_seconds: longest a partial batch waits to be embedded.
         embed_context_turns: earlier turns of the session whose vectors each message's
             vector is averaged with (better recall; 0 turns it off).
@@ -127,7 +129,7 @@ class Settings(BaseSettings):
     embedder: Literal["minilm", "openai", "none"] = "minilm"
     embed_threads: int = Field(default=2, ge=1, le=64)
     query_embed_threads: int = Field(default=1, ge=1, le=64)
-    embed_batch_size: int = Field(default=64, ge=1, le=2048)
+    embed_batch_size: int = Field(default=256, ge=1, le=2048)
     embed_within_seconds: float = Field(default=0.5, gt=0)
     embed_context_turns: int = Field(default=2, ge=0, le=10)
     openai_api_key: SecretStr | None = None
