@@ -183,12 +183,12 @@ def main() -> None:
                     for _ in range(20):  # warm-up: caches, index pages
                         http.post("/v1/search", json={"user_id": user, "query": "warm up"})
 
-                    def questions() -> list[str]:  # fresh ones each time: no cached embedding
+                    def questions(count: int = args.queries) -> list[str]:  # fresh: not cached
                         return [
                             rng.choice(QUESTIONS).format(
                                 n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
                             )
-                            for _ in range(args.queries)
+                            for _ in range(count)
                         ]
 
                     label = f"{size:>7,} memories for the user, {args.total:,} in all"
@@ -198,7 +198,7 @@ def main() -> None:
                         timed(http, "/v1/context", "context", user, questions(), "context block")
                     if args.clients:
                         asyncio.run(
-                            at_once(url, user, questions(), args.clients, args.seconds, label)
+                            at_once(url, user, questions(5000), args.clients, args.seconds, label)
                         )
         finally:
             server.terminate()

@@ -60,6 +60,11 @@ class Settings(BaseSettings):
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
+        searches_at_once / searches_waiting: searches (and context blocks) a process
+            answers at once, and how many more may wait; beyond, a search is refused
+            with 503 and ``Retry-After: 1`` (no queue grows without bound). On 2 cores,
+            2 and 16: 50 clients at once are answered at ~92 searches/s, p99 ~270 ms,
+            the others told to come back (bench/query.py --clients 50).
         search_cache_rows: most rows (memories and vectors) of recently searched users
             a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
             vectors); a user who does not fit is searched in the tables; 0 turns it off.
@@ -140,6 +145,8 @@ class Settings(BaseSettings):
     api_port: int = Field(default=8787, ge=1, le=65535)
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
     search_cache_rows: int = Field(default=400_000, ge=0)
+    searches_at_once: int = Field(default=2, ge=1, le=256)
+    searches_waiting: int = Field(default=16, ge=0, le=100_000)
     fusion_full_text: float = Field(default=1.0, ge=0)
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)

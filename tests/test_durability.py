@@ -245,7 +245,7 @@ def test_sigkill_mid_embedding_then_every_memory_gets_its_vector(
         "MEMSTREAM_EMBED_BACKFILL_EVERY_SECONDS": "2",
     }
     up = start(workers, data, port, env)
-    acknowledged = publish_all(up.api_url, "embed", 600)
+    acknowledged = publish_all(up.api_url, "embed", 2000)  # a few seconds of embedding
     store = live_store(data)
     assert_each_once(store, acknowledged)
     wait_until(lambda: store.count(VECTORS) > 0, timeout=60, interval=0.05)

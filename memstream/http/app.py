@@ -112,7 +112,7 @@ def create_app(
         accepted = await ops.publish(body if isinstance(body, list) else [body])
         return {"accepted": accepted.event_ids}
 
-    @app.post("/v1/search", response_model=SearchResponse, responses=errors(422))
+    @app.post("/v1/search", response_model=SearchResponse, responses=errors(422, 503))
     async def post_search(search_request: SearchRequest, response: Response) -> SearchResponse:
         """Hybrid search. The ``Server-Timing`` header says where the time went."""
         found = await ops.search(search_request)
@@ -192,7 +192,7 @@ def create_app(
     ) -> dict[str, Any]:
         return await ops.entity(user_id, name)
 
-    @app.post("/v1/context", responses=errors(422))
+    @app.post("/v1/context", responses=errors(422, 503))
     async def post_context(body: ContextRequest) -> dict[str, Any]:
         """The memory block to put before an agent's answer (``context`` is null when
         nothing relevant is found)."""

@@ -140,7 +140,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def _refused(request: Request, exc: Exception) -> JSONResponse:
         status = next(code for kind, code in _STATUS_OF if isinstance(exc, kind))
-        headers = {"Retry-After": "5"} if status in (503, 507) else None
+        retry_after = getattr(exc, "retry_after", None)
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
         return JSONResponse(status_code=status, content={"detail": str(exc)}, headers=headers)
 
     for kind, _ in _STATUS_OF:

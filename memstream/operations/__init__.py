@@ -10,6 +10,7 @@ from memstream.operations.errors import (
     NotAvailable,
     NotFound,
     OperationError,
+    Overloaded,
     StorageFull,
     Unavailable,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "NotFound",
     "OperationError",
     "Operations",
+    "Overloaded",
     "StorageFull",
     "Unavailable",
     "accepted_event",

@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import ValidationError
 
 from memstream.operations import commands
+from memstream.operations.admission import ReadAdmission
 from memstream.operations.errors import NotAvailable, NotFound, Unavailable
 from memstream.operations.intake import channel_events, door_checked
 from memstream.operations.results import (
@@ -106,6 +107,7 @@ class Operations:
         self._model_loaded = False
         self._searcher: Searcher | None = None
         self._pending: set[asyncio.Task[None]] = set()
+        self._reads = ReadAdmission(settings.searches_at_once, settings.searches_waiting)
 
     # -- parts, opened on first use ------------------------------------------------------
 
@@ -186,7 +188,8 @@ class Operations:
         background, best effort: the answer never waits for the broker)."""
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
-        response = await self._blocking(self.searcher.search, request)
+        async with self._reads.turn():
+            response = await self._blocking(self.searcher.search, request)
         if response.results:
             accessed = MemoryAccessed(
                 user_id=request.user_id,
@@ -262,7 +265,8 @@ class Operations:
             found = context_candidates(self.searcher, request, when)
             return assemble(found, budget, count_tokens)
 
-        assembly = await self._blocking(build)
+        async with self._reads.turn():
+            assembly = await self._blocking(build)
         sections = [
             {
                 "name": s.name,

@@ -6,7 +6,8 @@
     ├── NotFound                    no such memory, entity or archived original (404)
     ├── NotAvailable                this deployment cannot do that here (501)
     └── Unavailable                 the log cannot take events right now (503)
-        └── StorageFull             a disk is nearly full (507)
+        ├── StorageFull             a disk is nearly full (507)
+        └── Overloaded              as many searches as it can answer are under way (503)
 
 Invalid input is :class:`projections.errors.ProjectionError` (422), raised before
 anything is read or published.
@@ -14,7 +15,14 @@ anything is read or published.
 
 from __future__ import annotations
 
-__all__ = ["NotAvailable", "NotFound", "OperationError", "StorageFull", "Unavailable"]
+__all__ = [
+    "NotAvailable",
+    "NotFound",
+    "OperationError",
+    "Overloaded",
+    "StorageFull",
+    "Unavailable",
+]
 
 
 class OperationError(Exception):
@@ -31,6 +39,15 @@ class NotAvailable(OperationError):
 
 class Unavailable(OperationError):
     """The event sink (the broker) cannot take events right now: try again shortly."""
+
+    #: seconds a caller should wait before trying again
+    retry_after = 5
+
+
+class Overloaded(Unavailable):
+    """The process answers as many searches as it can, and as many wait: try again."""
+
+    retry_after = 1
 
 
 class StorageFull(Unavailable):
