@@ -64,6 +64,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=60)
     parser.add_argument("--context-turns", type=int, default=2)
     parser.add_argument(
+        "--lifecycle-off", action="store_true", help="stop the lifecycle timer (consolidation)"
+    )
+    parser.add_argument(
         "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
     )
     args = parser.parse_args()
@@ -76,6 +79,8 @@ def main() -> None:
             "MEMSTREAM_EMBED_CONTEXT_TURNS": str(args.context_turns),
             "MEMSTREAM_OPTIMIZE_EVERY_SECONDS": "30",
         }
+        if args.lifecycle_off:
+            env["MEMSTREAM_LIFECYCLE_EVERY_SECONDS"] = "1000000"
         worker = WorkerProcess(Path(tmp) / "data", env=env).start()
         try:
             worker.wait_ready()
@@ -105,10 +110,17 @@ def main() -> None:
     total = samples[-1][0]
     print(
         f"{len(events)} LoCoMo turns at {args.rate:.0f}/s for {args.seconds} s, "
-        f"{args.context_turns} context turns"
+        f"{args.context_turns} context turns, lifecycle timer "
+        f"{'stopped' if args.lifecycle_off else 'running'}"
     )
     for t, memories, lag in samples[:: max(1, len(samples) // 15)]:
         print(f"  t={t:6.1f} s  memories {memories:6d}  waiting for a vector {lag:6d}")
+    # Seconds behind: what waits for a vector, at the rate it arrives (sampled each second).
+    behind = sorted(lag / args.rate for _, _, lag in during) or [0.0]
+    print(
+        f"embedding lag while publishing (waiting / rate): p50 {behind[len(behind) // 2]:.1f} s, "
+        f"p99 {behind[min(len(behind) - 1, int(len(behind) * 0.99))]:.1f} s"
+    )
     print(
         f"embedded while publishing: {embedded_at_end / publish_end:.0f}/s; "
         f"max lag {max(s[2] for s in samples)}; all embedded {total:.0f} s after the start "
