@@ -25,7 +25,11 @@ medians, and for the runs with it on how long after the last message was searcha
 every closed session was consolidated. (The data has 25,000 two-turn sessions per
 50,000 messages, 100 users: all but each user's last session close at once.)
 
-Usage: python bench/ingest.py [--messages 100000] [--rate 1000] [--seconds 20]
+By default the worker's background lanes (the embedder, the lifecycle timer) run beside
+the measurement, as in a deployment; ``--lanes-stopped`` switches them off, so what is
+measured is ingest alone.
+
+Usage: python bench/ingest.py [--messages 100000] [--rate 1000] [--seconds 20] [--lanes-stopped]
        python bench/ingest.py --messages 50000 --compare-lifecycle 3
        python bench/ingest.py --acks [--messages 50000]
 """
@@ -312,7 +316,7 @@ def publisher_acks(settings: Settings, mode: str, n: int) -> None:
 
 
 def acks(n: int) -> None:
-    quiet = {"MEMSTREAM_EMBEDDER": "none", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1000000"}
+    quiet = QUIET_LANES
     print("background lanes: embedder stopped, lifecycle timer stopped")
     for mode in ("off", "on"):
         with tempfile.TemporaryDirectory() as folder:
@@ -333,6 +337,10 @@ def acks(n: int) -> None:
                 worker.stop()
 
 
+#: The worker's background lanes switched off: no embedder, no lifecycle timer.
+QUIET_LANES = {"MEMSTREAM_EMBEDDER": "none", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1000000"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=100_000)
@@ -340,6 +348,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--compare-lifecycle", type=int, default=0, metavar="ROUNDS")
     parser.add_argument("--acks", action="store_true", help="publish-to-acknowledged only")
+    parser.add_argument(
+        "--lanes-stopped",
+        action="store_true",
+        help="stop the embedder and the lifecycle timer (they share the cores)",
+    )
     args = parser.parse_args()
     if args.acks:
         acks(args.messages)
@@ -347,9 +360,12 @@ def main() -> None:
     if args.compare_lifecycle:
         compare_lifecycle(args.messages, args.compare_lifecycle)
         return
+    lanes = QUIET_LANES if args.lanes_stopped else {}
+    state = "stopped" if lanes else "running"
+    print(f"background lanes: embedder and lifecycle timer {state}", flush=True)
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        worker = WorkerProcess(tmp / "data").start()
+        worker = WorkerProcess(tmp / "data", env=lanes).start()
         try:
             worker.wait_ready(timeout=60)
             store = open_store(tmp / "data")
