@@ -7,11 +7,14 @@
         hits = memory.search("alice", "where do I live?")
 
 Errors the API reports (422 with the fields that were wrong, 404) are raised as
-:class:`MemstreamAPIError` with the server's explanation.
+:class:`MemstreamAPIError` with the server's explanation. A server beyond its capacity
+answers 503 with ``Retry-After``; ``retries`` says how many times the client waits that
+long and asks again (none by default).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any
@@ -33,8 +36,11 @@ class MemstreamAPIError(Exception):
 class MemoryClient:
     """Calls a memstream HTTP API (``memstream up`` or ``memstream serve``)."""
 
-    def __init__(self, url: str = "http://127.0.0.1:8787", timeout: float = 30.0) -> None:
+    def __init__(
+        self, url: str = "http://127.0.0.1:8787", timeout: float = 30.0, retries: int = 0
+    ) -> None:
         self._http = httpx.Client(base_url=url, timeout=timeout)
+        self._retries = retries
 
     def __enter__(self) -> MemoryClient:
         return self
@@ -88,6 +94,31 @@ class MemoryClient:
         )
         return result
 
+    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        """The memories that replaced one another through this one, oldest first."""
+        body = self._call("GET", f"/v1/memories/{memory_id}/history", params={"user_id": user_id})
+        return list(body["history"])
+
+    def remember(self, user_id: str, content: str, **options: Any) -> str:
+        """Store a memory stated by the user or an agent; return its id. ``options``:
+        project_id, kind, tags."""
+        body = self._call(
+            "POST", "/v1/memories", json={"user_id": user_id, "content": content, **options}
+        )
+        return str(body["memory_id"])
+
+    def correct(self, user_id: str, memory_id: str, content: str) -> str:
+        """Replace a memory with corrected content; return the new memory's id."""
+        payload = {"user_id": user_id, "content": content}
+        body = self._call("POST", f"/v1/memories/{memory_id}/correct", json=payload)
+        return str(body["memory_id"])
+
+    def confirm(self, user_id: str, memory_id: str) -> None:
+        self._call("POST", f"/v1/memories/{memory_id}/confirm", json={"user_id": user_id})
+
+    def forget(self, user_id: str, memory_id: str) -> None:
+        self._call("POST", f"/v1/memories/{memory_id}/forget", json={"user_id": user_id})
+
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         params = {"user_id": user_id} if user_id else {}
         result: dict[str, Any] = self._call("GET", "/v1/stats", params=params)
@@ -95,6 +126,12 @@ class MemoryClient:
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         response = self._http.request(method, path, **kwargs)
+        for _ in range(self._retries):
+            wait = _retry_after(response)
+            if wait is None:
+                break
+            time.sleep(wait)
+            response = self._http.request(method, path, **kwargs)
         if response.status_code >= 400:
             try:
                 detail = response.json().get("detail")
@@ -102,3 +139,18 @@ class MemoryClient:
                 detail = response.text
             raise MemstreamAPIError(response.status_code, detail)
         return response.json()
+
+
+#: The longest ``Retry-After`` the client waits out; a longer one is reported at once.
+MAX_RETRY_AFTER = 10.0
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds to wait before asking again, when the server said to (503 only)."""
+    if response.status_code != 503:
+        return None
+    try:
+        seconds = float(response.headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= MAX_RETRY_AFTER else None

@@ -14,6 +14,7 @@ __all__ = [
     "profiles",
     "read_model",
     "search",
+    "search_documents",
     "stats",
     "term_index",
 ]

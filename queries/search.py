@@ -25,31 +25,34 @@ Superseded and soft-deleted rows are never returned.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
 
 from projections.access import access_id
 from projections.archiving import ARCHIVED, storage_ref_of, summary_of
 from projections.clock import Clock, system_clock
 from projections.compact_vectors import unpack_int4
 from projections.entities import EntityMention, entity_id, extract_mentions
-from projections.events import Identifier, Tag, UtcDateTime
-from projections.intent import Intent, IntentClassifier
+from projections.intent import IntentClassifier
 from projections.memory_state import effective_confidence, is_hidden, state_id
 from projections.ranking import RankingWeights, adjusted, fuse
-from projections.scope import scope_filter, without_controls
+from projections.scope import scope_filter
 from projections.timephrases import query_range
 from queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
+from queries.search_documents import (
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+    plain_words,
+)
 from storage import filters
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import ACCESS, ARCHIVE_INDEX, ENTITIES, MEMORIES, MEMORY_STATE, VECTORS
@@ -62,99 +65,6 @@ __all__ = [
     "plain_words",
     "search",
 ]
-
-MEMORY_KINDS = ("episode", "fact", "preference", "procedure", "opinion", "reflection", "summary")
-
-#: Characters the full-text query parser treats as syntax; searched as plain words.
-_QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
-
-
-_KIND_PATTERN = "^(" + "|".join(MEMORY_KINDS) + ")$"
-
-
-def _whole_number(value: object) -> object:
-    """A JSON number without a fraction (``5`` or ``5.0``), never text or a boolean."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("must be a whole number")
-    if isinstance(value, float) and not value.is_integer():
-        raise ValueError("must be a whole number")
-    return int(value)
-
-
-class SearchRequest(BaseModel):
-    """What a caller asks: validated before anything reads the store."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    user_id: Identifier
-    project_id: Identifier | None = None
-    #: any text with at least one word (letters or digits) in it
-    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
-    k: Annotated[int, BeforeValidator(_whole_number)] = Field(default=10, ge=1, le=200)
-    now: UtcDateTime | None = None
-    after: UtcDateTime | None = None
-    before: UtcDateTime | None = None
-    kinds: list[Annotated[str, Field(pattern=_KIND_PATTERN)]] | None = Field(
-        default=None, max_length=len(MEMORY_KINDS)
-    )
-    tags: list[Tag] | None = Field(default=None, max_length=32)
-    #: also return superseded, forgotten and pruned memories (the history)
-    include_history: StrictBool = False
-    #: search the archived memories too, ranked with the hot ones (false: hot only)
-    include_archived: StrictBool = True
-
-    @field_validator("query")
-    @classmethod
-    def _has_words(cls, value: str) -> str:
-        value = without_controls(value)  # a pasted NUL or tab is no part of a question
-        if not plain_words(value):
-            raise ValueError("must contain at least one word")
-        return value
-
-    @field_validator("kinds")
-    @classmethod
-    def _known_kinds(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        unknown = sorted(set(value) - set(MEMORY_KINDS))
-        if unknown:
-            raise ValueError(f"unknown kind {unknown[0]!r} (known: {', '.join(MEMORY_KINDS)})")
-        return value
-
-
-class SearchResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    memory_id: str
-    kind: str
-    content: str
-    score: float
-    session_id: str | None
-    occurred_at: datetime | None
-    speaker: str | None
-    source_event_ids: list[str]
-    entities: list[str]
-    confidence: float | None = None
-    superseded_by: str | None = None
-    forgotten: bool = False
-    #: an archived memory: ``content`` is its summary, the original is at ``storage_ref``
-    #: (``memstream expand``); its provenance is kept as it was
-    archived: bool = False
-    storage_ref: str | None = None
-
-
-class SearchResponse(BaseModel):
-    results: list[SearchResult]
-    intent: Intent
-    took_ms: float
-    #: where the time went, in ms, by stage (see :meth:`Searcher.search`); not part of
-    #: the answer's body (the API sends it as a ``Server-Timing`` header)
-    timings: dict[str, float] = Field(default_factory=dict, exclude=True)
-
-
-def plain_words(query: str) -> str:
-    """The query with parser syntax removed, so any user text searches as words."""
-    return " ".join(_QUERY_SYNTAX.sub(" ", query).split())
 
 
 class Searcher:

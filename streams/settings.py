@@ -60,6 +60,8 @@ class Settings(BaseSettings):
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
+        api_url: the server client commands (search, context, stats...) ask; empty: the
+            one running for the data folder, if any, else they open the data folder.
         searches_at_once / searches_waiting: searches (and context blocks) a process
             answers at once, and how many more may wait; beyond, a search is refused
             with 503 and ``Retry-After: 1`` (no queue grows without bound). On 2 cores,
@@ -143,6 +145,7 @@ class Settings(BaseSettings):
     openai_dimensions: int = Field(default=256, ge=1, le=3072)
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8787, ge=1, le=65535)
+    api_url: str = Field(default="", pattern=r"^(https?://\S+)?$")
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
     search_cache_rows: int = Field(default=400_000, ge=0)
     searches_at_once: int = Field(default=2, ge=1, le=256)

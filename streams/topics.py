@@ -125,7 +125,11 @@ async def read_epoch(bootstrap: str, now: datetime, *, create: bool = True) -> s
 
 
 async def _first_meta_record(bootstrap: str) -> str | None:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    # Tansu holds a fetch for its whole wait even when the record is there: 50 ms, not
+    # the default 500, so reading the epoch does not take half a second.
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_wait_ms=50
+    )
     await _start(consumer)
     try:
         partition = TopicPartition(META, 0)

@@ -3,11 +3,13 @@
 One worker runs with the default (MiniLM) embedder and its API; the tests publish
 through the API, wait for embeddings, search, read memories, entities and stats, check
 access reinforcement, and finally replay the log into new folders and compare digests
-with the live state (vectors, entities and access counts included).
+with the live state (vectors, entities and access counts included). The command line,
+run beside the worker, asks its API instead of opening the data folder.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -68,6 +70,53 @@ def _healthy(url: str) -> bool:
 def stats(url: str, user: str) -> dict[str, Any]:
     document: dict[str, Any] = httpx.get(f"{url}/v1/stats", params={"user_id": user}).json()
     return document
+
+
+def test_the_command_line_asks_the_server_running_for_its_data_folder(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    from memstream.http.address import ADDRESS_FILE, running_api
+
+    worker, data = running
+    where = ("--data", str(data), "--kafka", worker.bootstrap)
+    said = "I keep my passport in the blue drawer of the desk"
+    published = _cli("publish", *where, "--user", "carla", "--session", "s1", said)
+    assert published.returncode == 0, published.stderr
+    wait_until(lambda: stats(worker.api_url, "carla")["memories"].get("episode") == 1, timeout=60)
+
+    # The server announced itself in the data folder; the command asks it, and so never
+    # opens the store (no LanceDB import) nor loads the model.
+    assert running_api(data) == worker.api_url
+    asked = _cli("-X", "importtime", "search", *where, "--user", "carla", "--json", "passport")
+    assert asked.returncode == 0, asked.stderr
+    assert " lancedb" not in asked.stderr and " onnxruntime" not in asked.stderr
+    here = _cli("search", *where, "--in-process", "--user", "carla", "--json", "passport")
+    assert here.returncode == 0, here.stderr
+    answers = [json.loads(a.stdout[a.stdout.index("{") :])["results"] for a in (asked, here)]
+    assert [r["content"] for r in answers[0]] == [r["content"] for r in answers[1]] == [said]
+    counted = _cli("stats", *where, "--user", "carla", "--json")
+    assert json.loads(counted.stdout)["memories"] == {"episode": 1}
+
+    # What the server refuses is one error line, as when the command answers itself.
+    for how in ((), ("--in-process",)):
+        missing = _cli("history", *where, *how, "--user", "carla", "ep-nothing")
+        assert missing.returncode == 2
+        assert missing.stderr.strip() == "error: no memory ep-nothing for user carla"
+
+    # A file left by a server that is gone, or a port another server now answers on,
+    # is not trusted: the command opens the data folder itself.
+    announced = json.loads((data / ADDRESS_FILE).read_text())
+    elsewhere = data.parent / "elsewhere"
+    elsewhere.mkdir()
+    for changed in ({"instance": "another-run"}, {"pid": _gone_pid()}):
+        (elsewhere / ADDRESS_FILE).write_text(json.dumps({**announced, **changed}))
+        assert running_api(elsewhere) is None
+
+
+def _gone_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
 
 
 def test_publish_search_entities_stats_access_and_replay(
@@ -174,12 +223,14 @@ def test_publish_search_entities_stats_access_and_replay(
         )
         assert done.returncode == 0, done.stderr
         assert _cli("digest", "--data", str(target)).stdout.strip() == live, source
+    assert not (data / "api.json").exists()  # the server took its address with it
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memstream", *args], capture_output=True, text=True, timeout=120
-    )
+    """``memstream ARGS``; interpreter options (``-X importtime``) may come first."""
+    options: tuple[str, ...] = args[:2] if args[:1] == ("-X",) else ()
+    command = [sys.executable, *options, "-m", "memstream", *args[len(options) :]]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
 def test_serve_without_a_broker_searches_and_refuses_to_publish(tmp_path: Path) -> None:

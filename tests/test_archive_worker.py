@@ -135,8 +135,14 @@ def test_archive_search_expand_restore_in_a_running_worker(
             )
             assert answer.status_code == 202
             wait_until(lambda: hot_count() == 2, timeout=60)
-            back = _search(url, "Lisbon flights")
-            assert any(r["memory_id"] == lisbon["memory_id"] and not r["archived"] for r in back)
+
+            def restored_found() -> bool:  # the API's view lags by up to its read consistency
+                back = _search(url, "Lisbon flights")
+                return any(
+                    r["memory_id"] == lisbon["memory_id"] and not r["archived"] for r in back
+                )
+
+            wait_until(restored_found, timeout=10)
             missing = httpx.post(
                 f"{url}/v1/memories/{lisbon['memory_id']}/restore", json={"user_id": "ana"}
             )

@@ -7,34 +7,42 @@ commands (remember, correct, confirm, forget) and a memory's history.
 Settings are built here once, from flags and then ``MEMSTREAM_*`` variables, and passed
 down. Every failure the user can fix is printed as one ``error:`` line (exit code 2);
 no traceback is an error message.
+
+Reads and memory commands are answered by the server running for the data folder when
+there is one, else in this process (:mod:`memstream.cli.backends`). Modules are imported
+by the commands that need them: ``publish`` loads no store, a command a server answers
+loads neither the store nor the model.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
 from memstream.cli import render
-from memstream.operations import OperationError, Operations
+from memstream.cli.backends import MemoryAccess, ServerRefused, memory_access, run_closing
+from memstream.operations.errors import OperationError
 from projections.clock import system_clock
 from projections.codec import problems_of
 from projections.errors import InvalidQuery, ProjectionError
 from projections.events import in_time_range
-from queries.search import SearchRequest
+from queries.search_documents import SearchRequest
 from storage.errors import StorageError
 from streams.errors import StreamsError
 from streams.settings import Settings
+
+if TYPE_CHECKING:
+    from memstream.operations import Operations
+    from memstream.operations.sinks import BrokerSink
 
 __all__ = ["UsageError", "main"]
 
@@ -62,7 +70,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args, settings))
     except ValidationError as exc:
         _error("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
-    except (UsageError, OperationError, StreamsError, ProjectionError, StorageError) as exc:
+    except (
+        UsageError,
+        OperationError,
+        ServerRefused,
+        StreamsError,
+        ProjectionError,
+        StorageError,
+    ) as exc:
         _error(str(exc))
     except KeyboardInterrupt:
         return 130
@@ -110,6 +125,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         "kafka": getattr(args, "kafka", None),
         "embedder": getattr(args, "embedder", None),
         "api_port": getattr(args, "port", None),
+        "api_url": getattr(args, "api", None),
     }
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
@@ -118,11 +134,24 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="memstream", description="Durable memory for AI agents.")
     sub = parser.add_subparsers(dest="command")
 
-    def command(name: str, handler: Any, help_: str) -> argparse.ArgumentParser:
+    def command(
+        name: str, handler: Any, help_: str, asks_server: bool = False
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
         p.add_argument("--data", help="data folder (default ./memstream-data, or MEMSTREAM_DATA)")
         p.add_argument("--kafka", help="Kafka bootstrap address (default: the embedded broker)")
-        p.set_defaults(handler=handler)
+        if asks_server:
+            p.add_argument(
+                "--api",
+                help="the HTTP API to ask (default: the server running for the data folder, "
+                "if any, or MEMSTREAM_API_URL)",
+            )
+            p.add_argument(
+                "--in-process",
+                action="store_true",
+                help="open the data folder in this process, even when a server runs for it",
+            )
+        p.set_defaults(handler=handler, in_process=False)
         return p
 
     p = command("up", _up, "run the broker (when embedded), the worker and the HTTP API")
@@ -145,7 +174,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--at", help="when it was said (ISO 8601; default now)")
     p.add_argument("text", nargs="?")
 
-    p = command("search", _search, "hybrid search of a user's memories")
+    p = command("search", _search, "hybrid search of a user's memories", asks_server=True)
     p.add_argument("--user", required=True)
     p.add_argument("--project")
     p.add_argument("-k", type=int, default=10)
@@ -182,14 +211,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="every archived memory of the user")
     p.add_argument("memory_id", nargs="?")
 
-    p = command("remember", _remember, "remember a fact (a remember_fact command)")
+    p = command("remember", _remember, "remember a fact (a remember_fact command)", True)
     p.add_argument("--user", required=True)
     p.add_argument("--project")
     p.add_argument("--kind", choices=("fact", "preference", "procedure", "opinion"))
     p.add_argument("--tag", action="append", dest="tags")
     p.add_argument("text")
 
-    p = command("correct", _correct, "replace a memory with corrected content")
+    p = command("correct", _correct, "replace a memory with corrected content", True)
     p.add_argument("--user", required=True)
     p.add_argument("memory_id")
     p.add_argument("text")
@@ -199,12 +228,12 @@ def _parser() -> argparse.ArgumentParser:
         ("forget", "forget a memory: never returned by search, kept for history"),
         ("history", "the memories that replaced one another through this one"),
     ):
-        p = command(name, _memory_command, help_)
+        p = command(name, _memory_command, help_, asks_server=True)
         p.add_argument("--user", required=True)
         p.add_argument("--json", action="store_true")
         p.add_argument("memory_id")
 
-    p = command("entity", _entity, "an entity's profile: aliases, mentions, memories")
+    p = command("entity", _entity, "an entity's profile: aliases, mentions, memories", True)
     p.add_argument("--user", required=True)
     p.add_argument("--json", action="store_true")
     p.add_argument("name")
@@ -213,7 +242,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--user", required=True, help="the user every tool acts for")
     p.add_argument("--project")
 
-    p = command("context", _context, "the memory block for an agent about to answer QUERY")
+    p = command("context", _context, "the memory block for an agent about to answer QUERY", True)
     p.add_argument("--user", required=True)
     p.add_argument("--project")
     p.add_argument("--budget", type=int, help="tokens (default: 1,000 simple, 3,000 complex)")
@@ -221,12 +250,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
 
-    p = command("explain", _explain, "why a memory exists and how its confidence got there")
+    p = command("explain", _explain, "why a memory exists and how its confidence got there", True)
     p.add_argument("--user", required=True)
     p.add_argument("--json", action="store_true")
     p.add_argument("memory_id")
 
-    p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag")
+    p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag", True)
     p.add_argument("--user")
     p.add_argument("--json", action="store_true")
 
@@ -261,35 +290,44 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     return serve(settings)
 
 
-def _operations(settings: Settings) -> Operations:
-    return Operations(settings)
+def _access(args: argparse.Namespace, settings: Settings) -> MemoryAccess:
+    """Who answers this command (a server, or this process; see the module docstring).
+    A search with ``--embedder`` is answered here: the server embeds with its own."""
+    here = args.in_process or getattr(args, "embedder", None) is not None
+    return memory_access(settings, in_process=here)
 
 
 def _run(settings: Settings, call: Callable[[Operations], Awaitable[_T]]) -> _T:
-    """Run one operation, then let its background reports finish (briefly)."""
+    """Run one operation in this process, then let its background reports finish
+    (briefly)."""
+    from memstream.operations import Operations
 
-    async def run() -> _T:
-        operations = _operations(settings)
-        try:
-            return await call(operations)
-        finally:
-            await operations.close()
-
-    return asyncio.run(run())
+    return run_closing(lambda: Operations(settings), call)
 
 
 def _publish(args: argparse.Namespace, settings: Settings) -> int:
+    """Publish to the broker straight away (no store is opened, no server asked)."""
+    from memstream.operations.intake import channel_events
+    from streams.publisher import check_lines
+
     if args.text and not args.jsonl:  # one message: refused whole if it is invalid
-        message = _message_document(args)
-        _run(settings, lambda ops: ops.publish([message]))
+        events = channel_events([_message_document(args)])
+        _publishing(settings, lambda sink: sink.publish(events))
         print("accepted 1 of 1")
         return 0
     if not args.jsonl:
         raise UsageError("give --jsonl FILE, or --user, --session and the message text")
-    lines = _read_lines(args.jsonl)
-    checked = _run(settings, lambda ops: ops.publish_lines(lines))
+    checked = check_lines(_read_lines(args.jsonl))
+    _publishing(settings, lambda sink: sink.publish_lines(checked))
     _say(render.published(checked))
     return 0 if all(c.event is not None for c in checked) else 1
+
+
+def _publishing(settings: Settings, call: Callable[[BrokerSink], Awaitable[_T]]) -> _T:
+    """Publish through a sink of this process's own, closed after."""
+    from memstream.operations.sinks import BrokerSink
+
+    return run_closing(lambda: BrokerSink(settings), call)
 
 
 def _message_document(args: argparse.Namespace) -> dict[str, Any]:
@@ -338,7 +376,7 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
         )
     except ValidationError as exc:
         raise InvalidQuery("; ".join(problems_of(exc))) from None
-    response = _run(settings, lambda ops: ops.search(request))
+    response = _access(args, settings).search(request)
     print(response.model_dump_json(indent=2) if args.json else render.search_results(response))
     return 0
 
@@ -416,38 +454,38 @@ def _remember(args: argparse.Namespace, settings: Settings) -> int:
         fields["kind"] = args.kind
     if args.tags:
         fields["tags"] = args.tags
-    done = _run(settings, lambda ops: ops.remember(fields))
-    print(f"remembered {done.memory_id}")
+    print(f"remembered {_access(args, settings).remember(fields)}")
     return 0
 
 
 def _correct(args: argparse.Namespace, settings: Settings) -> int:
-    done = _run(settings, lambda ops: ops.correct(args.user, args.memory_id, args.text))
-    print(f"corrected {args.memory_id}: now {done.memory_id}")
+    now_id = _access(args, settings).correct(args.user, args.memory_id, args.text)
+    print(f"corrected {args.memory_id}: now {now_id}")
     return 0
 
 
 def _memory_command(args: argparse.Namespace, settings: Settings) -> int:
+    access = _access(args, settings)
     if args.command == "history":
-        chain = _run(settings, lambda ops: ops.history(args.user, args.memory_id))
-        _show(args, chain, render.history)
+        _show(args, access.history(args.user, args.memory_id), render.history)
         return 0
     if args.command == "confirm":
-        _run(settings, lambda ops: ops.confirm(args.user, args.memory_id))
+        access.confirm(args.user, args.memory_id)
         print(f"confirmed {args.memory_id}")
     else:
-        _run(settings, lambda ops: ops.forget(args.user, args.memory_id))
+        access.forget(args.user, args.memory_id)
         print(f"forgot {args.memory_id}")
     return 0
 
 
 def _entity(args: argparse.Namespace, settings: Settings) -> int:
-    _show(args, _run(settings, lambda ops: ops.entity(args.user, args.name)), render.entity)
+    _show(args, _access(args, settings).entity(args.user, args.name), render.entity)
     return 0
 
 
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.mcp.server import Scope, memory_server
+    from memstream.operations import Operations
     from streams.lifeline import die_with_parent
 
     die_with_parent(os.getppid())  # the agent that started it owns its life
@@ -462,27 +500,25 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 def _context(args: argparse.Namespace, settings: Settings) -> int:
     now = _time_arg(args.now, "--now")
-    block = _run(
-        settings, lambda ops: ops.context(args.user, args.query, args.project, args.budget, now)
-    )
+    block = _access(args, settings).context(args.user, args.query, args.project, args.budget, now)
     if args.json:
-        print(json.dumps(asdict(block), indent=2, default=str, ensure_ascii=False))
+        print(json.dumps(block, indent=2, ensure_ascii=False))
         return 0
-    print(block.context or "(nothing relevant)")
+    print(block["context"] or "(nothing relevant)")
     print(
-        f"{block.tokens} of {block.budget_tokens} tokens ({block.complexity} query)",
+        f"{block['tokens']} of {block['budget_tokens']} tokens ({block['complexity']} query)",
         file=sys.stderr,
     )
     return 0
 
 
 def _explain(args: argparse.Namespace, settings: Settings) -> int:
-    _show(args, _run(settings, lambda ops: ops.explain(args.user, args.memory_id)), render.why)
+    _show(args, _access(args, settings).explain(args.user, args.memory_id), render.why)
     return 0
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:
-    document = _run(settings, lambda ops: ops.stats(args.user))
+    document = _access(args, settings).stats(args.user)
     print(json.dumps(document, indent=2) if args.json else render.stats(document))
     return 0
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from projections.codec import encode
-from projections.coldness import ColdDecision
 from projections.events import (
     ConfidenceDecayed,
     Event,
@@ -18,8 +17,11 @@ from projections.events import (
     ReflectionWritten,
     SessionClosed,
 )
-from queries.search import SearchResponse
-from streams.publisher import CheckedLine
+from queries.search_documents import SearchResponse
+
+if TYPE_CHECKING:
+    from projections.coldness import ColdDecision
+    from streams.publisher import CheckedLine
 
 __all__ = [
     "archived",

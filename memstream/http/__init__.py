@@ -7,6 +7,7 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
+    "address",
     "app",
     "contract",
     "process",

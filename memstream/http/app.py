@@ -70,10 +70,12 @@ def create_app(
     *,
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
     host: str = "127.0.0.1",
+    instance: str | None = None,
 ) -> FastAPI:
     """The API over ``operations``, with the MCP server at ``/mcp``; ``lifespan`` wraps
     the app's life (the server's publisher connection), and the operations are closed
-    when the app stops. ``host`` is the address it is served on."""
+    when the app stops. ``host`` is the address it is served on; ``instance`` names this
+    run of the server in ``/healthz`` (see :mod:`memstream.http.address`)."""
     mcp, mcp_running = mcp_route(operations, host)
 
     @asynccontextmanager
@@ -100,7 +102,7 @@ def create_app(
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+        return {"status": "ok"} if instance is None else {"status": "ok", "instance": instance}
 
     @app.post("/v1/events", status_code=202, responses=errors(422, 503, 507))
     async def post_events(request: Request) -> dict[str, Any]:

@@ -4,7 +4,9 @@
 The API process opens the projections read-only with a read-consistency interval, so
 it sees what the worker writes, embeds queries with the configured embedder, and
 publishes events with its own Kafka producer (journaled with the embedded broker). It
-runs uvicorn on ``api_host:api_port`` (loopback by default). Publishes are refused with
+runs uvicorn on ``api_host:api_port`` (loopback by default) and, while it runs, says so
+in the data folder's local state (:mod:`memstream.http.address`), so the command line
+asks it instead of opening the store itself. Publishes are refused with
 503 while memstream stops and with 507 while a disk it writes to is nearly full;
 searches go on.
 """
@@ -17,6 +19,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from memstream.http.address import announced, api_url_of, new_instance
 from memstream.http.app import create_app
 from memstream.operations import BrokerSink, DrainState, Operations
 from streams.settings import Settings
@@ -38,13 +41,16 @@ def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
         settings, sink=sink, read_consistency_seconds=settings.api_read_consistency_seconds
     )
     operations.searcher  # noqa: B018 (opens the store and loads the embedder now)
+    instance = new_instance()
+    url = api_url_of(settings.api_host, settings.api_port)
 
     @asynccontextmanager
     async def connected(app: FastAPI) -> AsyncIterator[None]:
         await sink.start()
-        yield
+        with announced(settings.local_dir, url, instance):
+            yield
 
-    return create_app(operations, lifespan=connected, host=settings.api_host)
+    return create_app(operations, lifespan=connected, host=settings.api_host, instance=instance)
 
 
 def serve(settings: Settings) -> int:

@@ -3,27 +3,59 @@
 Build one :class:`Operations` from settings (with the event sink and the clock), call its
 methods, render what they answer. :mod:`memstream.operations.errors` says what they can
 refuse.
+
+Names are imported from their modules when first used: a command that only publishes,
+or only talks to a running server, never loads the store or the model.
 """
 
-from memstream.operations.application import Operations
-from memstream.operations.errors import (
-    NotAvailable,
-    NotFound,
-    OperationError,
-    Overloaded,
-    StorageFull,
-    Unavailable,
-)
-from memstream.operations.intake import InvalidEvents, accepted_event
-from memstream.operations.results import (
-    Accepted,
-    ArchiveReport,
-    ContextBlock,
-    Expanded,
-    JobReport,
-)
-from memstream.operations.sinks import BrokerSink, DrainState, EventSink
-from memstream.operations.stores import open_store, state_digest
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memstream.operations.application import Operations
+    from memstream.operations.errors import (
+        NotAvailable,
+        NotFound,
+        OperationError,
+        Overloaded,
+        StorageFull,
+        Unavailable,
+    )
+    from memstream.operations.intake import InvalidEvents, accepted_event
+    from memstream.operations.results import (
+        Accepted,
+        ArchiveReport,
+        ContextBlock,
+        Expanded,
+        JobReport,
+    )
+    from memstream.operations.sinks import BrokerSink, DrainState, EventSink
+    from memstream.operations.stores import open_store, state_digest
+
+#: The module that defines each name of ``__all__``.
+_HOMES = {
+    "Operations": "application",
+    "NotAvailable": "errors",
+    "NotFound": "errors",
+    "OperationError": "errors",
+    "Overloaded": "errors",
+    "StorageFull": "errors",
+    "Unavailable": "errors",
+    "InvalidEvents": "intake",
+    "accepted_event": "intake",
+    "Accepted": "results",
+    "ArchiveReport": "results",
+    "ContextBlock": "results",
+    "Expanded": "results",
+    "JobReport": "results",
+    "BrokerSink": "sinks",
+    "DrainState": "sinks",
+    "EventSink": "sinks",
+    "open_store": "stores",
+    "state_digest": "stores",
+}
 
 __all__ = [
     "Accepted",
@@ -46,3 +78,12 @@ __all__ = [
     "open_store",
     "state_digest",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,251 @@
+"""Who answers a command's reads and memory commands: a running server, or this process.
+
+When ``memstream up`` or ``memstream serve`` runs for the data folder (it says so in
+the folder's local state, :mod:`memstream.http.address`), or ``--api URL``
+(``MEMSTREAM_API_URL``) names a server, the command asks it over HTTP: the server has
+the store open and the model loaded, so the command answers in a few milliseconds after
+Python starts. Otherwise (or with ``--in-process``) the command opens the data folder
+itself, as a server would, which takes a second or two before the first answer.
+
+Both answer the same documents (dates as ISO 8601 text), so what a command prints does
+not depend on who answered it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from queries.search_documents import SearchRequest, SearchResponse
+from streams.settings import Settings
+
+if TYPE_CHECKING:
+    from memstream.client import MemoryClient
+    from memstream.operations import Operations
+
+__all__ = [
+    "InProcess",
+    "MemoryAccess",
+    "OverHttp",
+    "ServerRefused",
+    "memory_access",
+    "plain",
+    "run_closing",
+]
+
+_T = TypeVar("_T")
+
+#: How many times a command asks a busy server again (it answers 503 with Retry-After).
+BUSY_RETRIES = 3
+
+
+class ServerRefused(Exception):
+    """The server answered with an error; the message is its explanation."""
+
+
+class MemoryAccess(Protocol):
+    """What the command line reads and changes, whoever answers it."""
+
+    def search(self, request: SearchRequest) -> SearchResponse: ...
+
+    def context(
+        self,
+        user_id: str,
+        query: str,
+        project_id: str | None,
+        budget_tokens: int | None,
+        now: datetime | None,
+    ) -> dict[str, Any]: ...
+
+    def stats(self, user_id: str | None) -> dict[str, Any]: ...
+
+    def entity(self, user_id: str, name: str) -> dict[str, Any]: ...
+
+    def explain(self, user_id: str, memory_id: str) -> dict[str, Any]: ...
+
+    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]: ...
+
+    def remember(self, fields: dict[str, Any]) -> str: ...
+
+    def correct(self, user_id: str, memory_id: str, content: str) -> str: ...
+
+    def confirm(self, user_id: str, memory_id: str) -> None: ...
+
+    def forget(self, user_id: str, memory_id: str) -> None: ...
+
+
+def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
+    """The server to ask (``settings.api_url``, else the one running for the data
+    folder), or this process when there is none or ``in_process`` is asked for."""
+    if in_process:
+        return InProcess(settings)
+    url = settings.api_url
+    if not url:
+        from memstream.http.address import running_api
+
+        url = running_api(settings.local_dir) or ""
+    return OverHttp(url) if url else InProcess(settings)
+
+
+class _Closable(Protocol):
+    async def close(self) -> None: ...
+
+
+_C = TypeVar("_C", bound=_Closable)
+
+
+def run_closing(open_: Callable[[], _C], call: Callable[[_C], Awaitable[_T]]) -> _T:
+    """Run ``call`` on what ``open_`` makes, in an event loop of its own; close it after
+    (an operations layer lets its background reports finish, briefly)."""
+
+    async def run() -> _T:
+        opened = open_()
+        try:
+            return await call(opened)
+        finally:
+            await opened.close()
+
+    return asyncio.run(run())
+
+
+def plain(document: _T) -> _T:
+    """``document`` as JSON would carry it (dates as ISO 8601 text)."""
+    result: _T = json.loads(json.dumps(document, default=_json_value, ensure_ascii=False))
+    return result
+
+
+def _json_value(value: object) -> object:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+class InProcess:
+    """The data folder opened in this process (see the module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def _run(self, call: Callable[[Operations], Awaitable[_T]]) -> _T:
+        """Run one operation, then let its background reports finish (briefly)."""
+        from memstream.operations import Operations
+
+        return run_closing(lambda: Operations(self.settings), call)
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        return self._run(lambda ops: ops.search(request))
+
+    def context(
+        self,
+        user_id: str,
+        query: str,
+        project_id: str | None,
+        budget_tokens: int | None,
+        now: datetime | None,
+    ) -> dict[str, Any]:
+        block = self._run(lambda ops: ops.context(user_id, query, project_id, budget_tokens, now))
+        return plain(asdict(block))
+
+    def stats(self, user_id: str | None) -> dict[str, Any]:
+        return plain(self._run(lambda ops: ops.stats(user_id)))
+
+    def entity(self, user_id: str, name: str) -> dict[str, Any]:
+        return plain(self._run(lambda ops: ops.entity(user_id, name)))
+
+    def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        return plain(self._run(lambda ops: ops.explain(user_id, memory_id)))
+
+    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        return plain(self._run(lambda ops: ops.history(user_id, memory_id)))
+
+    def remember(self, fields: dict[str, Any]) -> str:
+        done = self._run(lambda ops: ops.remember(fields))
+        return str(done.memory_id)
+
+    def correct(self, user_id: str, memory_id: str, content: str) -> str:
+        done = self._run(lambda ops: ops.correct(user_id, memory_id, content))
+        return str(done.memory_id)
+
+    def confirm(self, user_id: str, memory_id: str) -> None:
+        self._run(lambda ops: ops.confirm(user_id, memory_id))
+
+    def forget(self, user_id: str, memory_id: str) -> None:
+        self._run(lambda ops: ops.forget(user_id, memory_id))
+
+
+class OverHttp:
+    """A running server, asked over its HTTP API (see the module docstring)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def _ask(self, call: Callable[[MemoryClient], _T]) -> _T:
+        import httpx
+
+        from memstream.client import MemoryClient, MemstreamAPIError
+
+        try:
+            with MemoryClient(self.url, retries=BUSY_RETRIES) as client:
+                return call(client)
+        except MemstreamAPIError as exc:
+            raise ServerRefused(_explanation(exc.detail)) from None
+        except httpx.HTTPError as exc:
+            raise ServerRefused(f"the API at {self.url} did not answer: {exc}") from None
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        options = request.model_dump(mode="json", exclude={"user_id", "query"})
+        found = self._ask(lambda api: api.search(request.user_id, request.query, **options))
+        return SearchResponse.model_validate(found)
+
+    def context(
+        self,
+        user_id: str,
+        query: str,
+        project_id: str | None,
+        budget_tokens: int | None,
+        now: datetime | None,
+    ) -> dict[str, Any]:
+        options = {
+            "project_id": project_id,
+            "budget_tokens": budget_tokens,
+            "now": now.isoformat() if now else None,
+        }
+        given = {name: value for name, value in options.items() if value is not None}
+        return self._ask(lambda api: api.context(user_id, query, **given))
+
+    def stats(self, user_id: str | None) -> dict[str, Any]:
+        return self._ask(lambda api: api.stats(user_id))
+
+    def entity(self, user_id: str, name: str) -> dict[str, Any]:
+        return self._ask(lambda api: api.entity(user_id, name))
+
+    def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        return self._ask(lambda api: api.explain(user_id, memory_id))
+
+    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        return self._ask(lambda api: api.history(user_id, memory_id))
+
+    def remember(self, fields: dict[str, Any]) -> str:
+        rest = {name: value for name, value in fields.items() if name not in ("user_id", "content")}
+        return self._ask(lambda api: api.remember(fields["user_id"], fields["content"], **rest))
+
+    def correct(self, user_id: str, memory_id: str, content: str) -> str:
+        return self._ask(lambda api: api.correct(user_id, memory_id, content))
+
+    def confirm(self, user_id: str, memory_id: str) -> None:
+        self._ask(lambda api: api.confirm(user_id, memory_id))
+
+    def forget(self, user_id: str, memory_id: str) -> None:
+        self._ask(lambda api: api.forget(user_id, memory_id))
+
+
+def _explanation(detail: Any) -> str:
+    """The server's ``detail`` (a sentence or a list of ``field: problem`` lines) as one
+    line."""
+    if isinstance(detail, list):
+        return "; ".join(str(item) for item in detail)
+    return str(detail)

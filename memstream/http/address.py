@@ -1,0 +1,86 @@
+"""Where the HTTP API of a data folder answers, for the command line on the same machine.
+
+A server (``memstream up`` or ``memstream serve``) writes ``api.json`` into the data
+folder's local state folder while it runs: its URL, its process id and an instance token
+that its ``/healthz`` answers with. A client command (``memstream search``, ``stats``...)
+reads the file and asks that server instead of opening the store and loading the model
+itself, which takes longer than the search. The file is trusted only while the process is
+alive and the server at the URL answers with the same token (a port reused by another
+server, or a file left by a killed one, is ignored).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["ADDRESS_FILE", "announced", "api_url_of", "new_instance", "running_api"]
+
+ADDRESS_FILE = "api.json"
+#: How long a client waits for ``/healthz`` before it opens the data folder itself.
+HEALTH_SECONDS = 1.0
+
+
+def new_instance() -> str:
+    """A token naming one run of a server."""
+    return secrets.token_hex(8)
+
+
+def api_url_of(host: str, port: int) -> str:
+    """The URL a client on this machine reaches a server bound to ``host:port`` at."""
+    if host in ("", "0.0.0.0"):
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+@contextlib.contextmanager
+def announced(folder: Path, url: str, instance: str) -> Iterator[Path]:
+    """Write the address file into ``folder`` for the block's duration; remove it after,
+    unless another server has announced itself there since."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / ADDRESS_FILE
+    document = {"url": url, "pid": os.getpid(), "instance": instance}
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(document))
+    os.replace(temporary, path)
+    try:
+        yield path
+    finally:
+        if _read(path).get("instance") == instance:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+
+def running_api(folder: Path) -> str | None:
+    """The URL of the server announced in ``folder``, if it runs and answers as itself."""
+    document = _read(folder / ADDRESS_FILE)
+    url, pid, instance = document.get("url"), document.get("pid"), document.get("instance")
+    if not isinstance(url, str) or not isinstance(pid, int) or not isinstance(instance, str):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, but another user's: not ours to ask
+        return None
+    import httpx
+
+    try:
+        answer = httpx.get(f"{url}/healthz", timeout=HEALTH_SECONDS).json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    return url if isinstance(answer, dict) and answer.get("instance") == instance else None
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}

@@ -1,0 +1,120 @@
+"""What a search is asked and what it answers: the request, validated before anything
+reads the store, and the ranked results.
+
+Kept apart from the searcher (:mod:`queries.search`) so that a client of the HTTP API, the
+``memstream search`` command talking to a running server, validates and renders a
+search without loading the store or the model.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
+
+from projections.events import Identifier, Tag, UtcDateTime
+from projections.intent import Intent
+from projections.scope import without_controls
+
+__all__ = [
+    "MEMORY_KINDS",
+    "SearchRequest",
+    "SearchResponse",
+    "SearchResult",
+    "plain_words",
+]
+
+MEMORY_KINDS = ("episode", "fact", "preference", "procedure", "opinion", "reflection", "summary")
+
+#: Characters the full-text query parser treats as syntax; searched as plain words.
+_QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
+
+
+_KIND_PATTERN = "^(" + "|".join(MEMORY_KINDS) + ")$"
+
+
+def _whole_number(value: object) -> object:
+    """A JSON number without a fraction (``5`` or ``5.0``), never text or a boolean."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a whole number")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("must be a whole number")
+    return int(value)
+
+
+class SearchRequest(BaseModel):
+    """What a caller asks: validated before anything reads the store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user_id: Identifier
+    project_id: Identifier | None = None
+    #: any text with at least one word (letters or digits) in it
+    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
+    k: Annotated[int, BeforeValidator(_whole_number)] = Field(default=10, ge=1, le=200)
+    now: UtcDateTime | None = None
+    after: UtcDateTime | None = None
+    before: UtcDateTime | None = None
+    kinds: list[Annotated[str, Field(pattern=_KIND_PATTERN)]] | None = Field(
+        default=None, max_length=len(MEMORY_KINDS)
+    )
+    tags: list[Tag] | None = Field(default=None, max_length=32)
+    #: also return superseded, forgotten and pruned memories (the history)
+    include_history: StrictBool = False
+    #: search the archived memories too, ranked with the hot ones (false: hot only)
+    include_archived: StrictBool = True
+
+    @field_validator("query")
+    @classmethod
+    def _has_words(cls, value: str) -> str:
+        value = without_controls(value)  # a pasted NUL or tab is no part of a question
+        if not plain_words(value):
+            raise ValueError("must contain at least one word")
+        return value
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        unknown = sorted(set(value) - set(MEMORY_KINDS))
+        if unknown:
+            raise ValueError(f"unknown kind {unknown[0]!r} (known: {', '.join(MEMORY_KINDS)})")
+        return value
+
+
+class SearchResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    kind: str
+    content: str
+    score: float
+    session_id: str | None
+    occurred_at: datetime | None
+    speaker: str | None
+    source_event_ids: list[str]
+    entities: list[str]
+    confidence: float | None = None
+    superseded_by: str | None = None
+    forgotten: bool = False
+    #: an archived memory: ``content`` is its summary, the original is at ``storage_ref``
+    #: (``memstream expand``); its provenance is kept as it was
+    archived: bool = False
+    storage_ref: str | None = None
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult]
+    intent: Intent
+    took_ms: float
+    #: where the time went, in ms, by stage (see :meth:`Searcher.search`); not part of
+    #: the answer's body (the API sends it as a ``Server-Timing`` header)
+    timings: dict[str, float] = Field(default_factory=dict, exclude=True)
+
+
+def plain_words(query: str) -> str:
+    """The query with parser syntax removed, so any user text searches as words."""
+    return " ".join(_QUERY_SYNTAX.sub(" ", query).split())
