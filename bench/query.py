@@ -18,8 +18,14 @@ With ``--clients N``, N clients then search at once, back to back, for ``--secon
 (asyncio, one process): searches answered per second, their p50/p99, and how many
 were refused with 429/503 and ``Retry-After`` (a refused client waits that long).
 
+With ``--publish-rate R``, ``memstream up`` (embedded broker, worker with the MiniLM
+embedder, its API) runs on the folder instead of ``memstream serve``, and while the
+clients search, R messages a second are published through the broker (one in ten to the
+user searched, the rest to 100 other users), applied and embedded beside the searches.
+It prints the rate published and what still waited for the worker at the end.
+
 Usage: python bench/query.py [--total 1000000] [--user-sizes 10000,100000] [--queries 300]
-                             [--context] [--clients 50 --seconds 20]
+                             [--context] [--clients 50 --seconds 20] [--publish-rate 500]
 """
 
 from __future__ import annotations
@@ -40,12 +46,13 @@ import httpx
 import numpy as np
 import pyarrow as pa
 
-from memstream.testing import free_port, wait_until
+from memstream.testing import free_port, message, wait_until
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import MEMORIES, VECTORS
 from storage.layout import DataLayout
 from storage.schemas import MEMORIES_SCHEMA
+from streams.publisher import Publisher
 
 NAMES = ["Alice", "Bob", "Maria", "Chen", "Priya", "Omar", "Lisbon", "Porto", "Kyoto"]
 QUESTIONS = [
@@ -150,6 +157,9 @@ def main() -> None:
         "--clients", type=int, default=0, help="then this many clients at once, each user"
     )
     parser.add_argument("--seconds", type=float, default=20, help="how long --clients runs")
+    parser.add_argument(
+        "--publish-rate", type=float, default=0, help="messages/s published while --clients run"
+    )
     args = parser.parse_args()
     sizes = {f"user{n}": n for n in map(int, args.user_sizes.split(","))}
     rng = random.Random(1)
@@ -160,14 +170,22 @@ def main() -> None:
         else:
             words = vocabulary(random.Random(7))
             print(f"reusing the corpus in {data}", flush=True)
-        port = free_port()
-        env = {**os.environ, "MEMSTREAM_API_PORT": str(port), "MEMSTREAM_KAFKA": "127.0.0.1:1"}
+        port, broker_port = free_port(), free_port()
+        env = {**os.environ, "MEMSTREAM_API_PORT": str(port)}
+        if args.publish_rate:  # the whole of memstream: broker, worker, embedder, API
+            env["MEMSTREAM_BROKER_PORT"] = str(broker_port)
+            command = ["up", "--data", str(data)]
+        else:  # the API alone; no broker (searches report access in the background)
+            env["MEMSTREAM_KAFKA"] = "127.0.0.1:1"
+            command = ["serve", "--data", str(data)]
         server = subprocess.Popen(
-            [sys.executable, "-m", "memstream", "serve", "--data", str(data)],
+            [sys.executable, "-m", "memstream", *command],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
+        bootstrap = f"127.0.0.1:{broker_port}" if args.publish_rate else None
         try:
             url = f"http://127.0.0.1:{port}"
 
@@ -197,12 +215,32 @@ def main() -> None:
                     if args.context:
                         timed(http, "/v1/context", "context", user, questions(), "context block")
                     if args.clients:
+                        publishing = None
+                        if bootstrap is not None:
+                            publishing = Publishing(bootstrap, args.publish_rate, user, words)
                         asyncio.run(
-                            at_once(url, user, questions(5000), args.clients, args.seconds, label)
+                            at_once(
+                                url,
+                                user,
+                                questions(5000),
+                                args.clients,
+                                args.seconds,
+                                label,
+                                publishing,
+                            )
                         )
+                        if publishing is not None:
+                            lag = http.get("/v1/stats").json()
+                            print(
+                                f"  published {publishing.sent:,} messages in "
+                                f"{args.seconds:.0f} s ({publishing.sent / args.seconds:.0f}/s); "
+                                f"at the end, {lag['lag']} not yet applied and "
+                                f"{lag['embedding_lag']} waiting for a vector",
+                                flush=True,
+                            )
         finally:
-            server.terminate()
-            server.wait(30)
+            server.terminate()  # memstream up drains, then stops its broker and API
+            server.wait(60)
 
 
 def timed(
@@ -232,11 +270,49 @@ def timed(
         print(f"  where it went, p50 ms: {parts}; outside the search {outside:.1f}", flush=True)
 
 
+class Publishing:
+    """Messages published at ``rate`` a second through the broker while searches run:
+    one in ten to ``user``, the others to 100 other users."""
+
+    def __init__(self, bootstrap: str, rate: float, user: str, words: list[str]) -> None:
+        self.bootstrap, self.rate, self.user, self.words = bootstrap, rate, user, words
+        self.sent = 0
+
+    async def run(self, seconds: float) -> None:
+        rng = random.Random(3)
+        run = os.urandom(4).hex()  # new event ids each run: a reused folder stores them too
+        step = max(1, round(self.rate / 10))  # ten sends a second
+        async with Publisher(self.bootstrap) as publisher:
+            started = time.perf_counter()
+            while time.perf_counter() - started < seconds:
+                batch = [
+                    message(
+                        event_id=f"live-{run}-{self.sent + i}",
+                        user_id=self.user if rng.random() < 0.1 else f"pub{rng.randrange(100)}",
+                        session_id=f"live{rng.randrange(50)}",
+                        content=" ".join(rng.choices(self.words, k=rng.randint(8, 20))),
+                    )
+                    for i in range(step)
+                ]
+                await publisher.publish(batch)
+                self.sent += len(batch)
+                delay = started + self.sent / self.rate - time.perf_counter()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+
+
 async def at_once(
-    url: str, user: str, queries: list[str], clients: int, seconds: float, label: str
+    url: str,
+    user: str,
+    queries: list[str],
+    clients: int,
+    seconds: float,
+    label: str,
+    publishing: Publishing | None = None,
 ) -> None:
-    """``clients`` clients searching back to back for ``seconds``: throughput, latency of
-    the answered searches, and how many were refused (429/503, with ``Retry-After``)."""
+    """``clients`` clients searching back to back for ``seconds`` (while ``publishing``
+    publishes): throughput, latency of the answered searches, and how many were refused
+    (429/503, with ``Retry-After``)."""
     answered: list[float] = []
     refused: dict[int, int] = {}
     deadline = time.perf_counter() + seconds
@@ -259,7 +335,8 @@ async def at_once(
                     await asyncio.sleep(float(answer.headers["retry-after"]))
 
         started = time.perf_counter()
-        await asyncio.gather(*(client(n) for n in range(clients)))
+        background = [] if publishing is None else [publishing.run(seconds)]
+        await asyncio.gather(*(client(n) for n in range(clients)), *background)
         took = time.perf_counter() - started
     q = statistics.quantiles(answered, n=100)
     print(

@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -37,6 +38,9 @@ from streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
 __all__ = ["DLQ_VALUE_LIMIT", "EpisodeConsumer", "dead_letter_headers", "dead_letter_value"]
 
 log = logging.getLogger(__name__)
+
+#: What one ``getmany`` answers: records by partition, in offset order.
+Batches = dict[TopicPartition, list[Any]]
 
 #: Tansu answers a fetch only when its wait runs out: keep the wait short.
 FETCH_MAX_WAIT_MS = 50
@@ -193,6 +197,7 @@ class EpisodeConsumer:
                 batches = await self._consumer.getmany(
                     timeout_ms=wait_ms, max_records=self._settings.batch_size
                 )
+                batches = await self._filled(batches)
             except ConsumerStoppedError:  # the worker is shutting down
                 return
             fetched = sum(len(messages) for messages in batches.values())
@@ -220,6 +225,34 @@ class EpisodeConsumer:
                     continue
             if result.applied and self._on_applied is not None:
                 await self._on_applied(result)
+
+    async def _filled(self, batches: Batches) -> Batches:
+        """``batches`` with what arrives until they hold ``batch_size`` records or their
+        oldest record was published ``batch_within_seconds`` ago.
+
+        A write costs LanceDB about as much for ten rows as for a few hundred (each table
+        written is a new version), so at a modest rate, batches of whatever arrived
+        since the last one spend the cores on versions the embedder needs.
+        """
+        assert self._consumer is not None
+        fetched = sum(len(messages) for messages in batches.values())
+        if not fetched:
+            return batches
+        oldest = min(m.timestamp for messages in batches.values() for m in messages) / 1000
+        linger = self._settings.batch_within_seconds
+        while fetched < self._settings.batch_size:
+            remaining = min(linger, oldest + linger - time.time())
+            if remaining <= 0:
+                break
+            more = await self._consumer.getmany(
+                timeout_ms=max(1, round(remaining * 1000)),
+                max_records=self._settings.batch_size - fetched,
+            )
+            for tp, messages in more.items():
+                batches.setdefault(tp, []).extend(messages)
+                fetched += len(messages)
+        owned = self._consumer.assignment()  # a rebalance meanwhile took some away
+        return {tp: messages for tp, messages in batches.items() if tp in owned}
 
     async def _wait_for_space(
         self, batches: dict[TopicPartition, list[Any]], exc: Exception

@@ -26,6 +26,16 @@ from streams.projector import Projector
 from streams.settings import Settings
 
 
+@pytest.fixture(scope="session", autouse=True)
+def short_batch_wait() -> Iterator[None]:
+    """Workers the tests start apply a partial batch after 0.1 s, not the default 0.5 s:
+    the tests publish a few messages and wait for each, so the wait would only add up.
+    How the consumer fills batches is tested on its own (test_batch_consumer)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMSTREAM_BATCH_WITHIN_SECONDS", "0.1")
+        yield
+
+
 @pytest.fixture(scope="session")
 def broker() -> Iterator[str]:
     """Bootstrap address of a real Tansu broker shared by the session's broker tests."""
