@@ -289,7 +289,7 @@ class Publishing:
                     message(
                         event_id=f"live-{run}-{self.sent + i}",
                         user_id=self.user if rng.random() < 0.1 else f"pub{rng.randrange(100)}",
-                        session_id=f"live{rng.randrange(50)}",
+                        session_id="live",  # one conversation at a time per user
                         content=" ".join(rng.choices(self.words, k=rng.randint(8, 20))),
                     )
                     for i in range(step)

@@ -202,15 +202,16 @@ _STATE_COLUMNS = (
 
 
 class _Made(Generic[T]):
-    """What is made of one table's kept rows, made again only when their version moves."""
+    """What is made of one table's kept rows, made again only when they change (their
+    generation moves)."""
 
     def __init__(self, make: Callable[[pa.Table], T]) -> None:
         self._make = make
         self._made: tuple[int, T] | None = None
 
-    def of(self, rows: pa.Table, version: int) -> T:
-        if self._made is None or self._made[0] != version:
-            self._made = (version, self._make(rows))
+    def of(self, rows: pa.Table, generation: int) -> T:
+        if self._made is None or self._made[0] != generation:
+            self._made = (generation, self._make(rows))
         return self._made[1]
 
 
@@ -241,13 +242,23 @@ class _UserTables:
         self._lock = threading.Lock()
 
     def view_now(self) -> UserView:
-        """A view as of each table's newest version; what did not change is reused."""
+        """A view as of each table's newest version; what did not change is reused.
+
+        What is made of a table's rows is made again when the user's rows changed (their
+        generation), not when the table did: other users' writes move the table's
+        version every few hundred milliseconds while they publish."""
         with self._lock:  # one refresh at a time: the term index follows each one
-            (memories, m), (vectors, v), (access, a), (states, s) = (
+            (memories, _), (vectors, _), (access, _), (states, _) = (
                 self.memories.current(),
                 self.vectors.current(),
                 self.access.current(),
                 self.states.current(),
+            )
+            m, v, a, s = (
+                self.memories.generation,
+                self.vectors.generation,
+                self.access.generation,
+                self.states.generation,
             )
             self._index_terms()
             table, positions, docs = self._memories.of(memories, m)

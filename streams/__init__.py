@@ -19,6 +19,7 @@ __all__ = [
     "errors",
     "journal_lane",
     "journal_sweeper",
+    "lanes",
     "lifecycle",
     "lifecycle_schedule",
     "lifecycle_timer",

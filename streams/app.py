@@ -17,6 +17,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,11 @@ def build_app(
     *,
     sweeper: JournalSweeper | None = None,
     headroom: Headroom | None = None,
+    embedding_lane: Executor | None = None,
 ) -> tuple[faust.App, EpisodeConsumer]:
     """A faust app that folds the projected topics into ``projector``'s store and, with
-    an ``embedder``, embeds new messages; and its episodes consumer (to drain it)."""
+    an ``embedder``, embeds new messages (on ``embedding_lane``, default a thread of the
+    loop's pool); and its episodes consumer (to drain it)."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -115,8 +118,11 @@ def build_app(
             embedder,
             system_clock,
             earlier_turns=projector.store.session_texts,
+            lane=embedding_lane,
         )
-        _add_embedding_backfill(app, settings, projector, episodes, embedder, embedder_active)
+        _add_embedding_backfill(
+            app, settings, projector, episodes, embedder, embedder_active, embedding_lane
+        )
 
     if sweeper is not None:
 
@@ -173,6 +179,7 @@ def _add_embedding_backfill(
     episodes: EpisodeConsumer,
     embedder: Embedder,
     embedder_active: Callable[[], float],
+    lane: Executor | None,
 ) -> None:
     """Embed memories without a vector (see :mod:`streams.embedding_backfill`)."""
     sink = app.topic(
@@ -194,7 +201,8 @@ def _add_embedding_backfill(
         )
         sent = 0
         try:
-            while (records := await asyncio.to_thread(next, batches, None)) is not None:
+            loop = asyncio.get_running_loop()
+            while (records := await loop.run_in_executor(lane, next, batches, None)) is not None:
                 futures = [await sink.send(key=key, value=value) for key, value in records]
                 await asyncio.gather(*futures)
                 sent += len(records)

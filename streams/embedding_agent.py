@@ -22,6 +22,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Executor
 from datetime import datetime
 from typing import Any
 
@@ -216,13 +217,16 @@ async def _embed_until_done(
     clock: Clock,
     window: SessionWindow,
     embed: Embed = embed_values,
+    lane: Executor | None = None,
 ) -> list[tuple[bytes, bytes]]:
-    """Embed a batch, retrying with backoff while the embedder fails (an API down, a
-    malformed answer): a batch is never skipped, the embedding lag grows meanwhile."""
+    """Embed a batch on ``lane`` (default: a thread of the loop's pool), retrying with
+    backoff while the embedder fails (an API down, a malformed answer): a batch is never
+    skipped, the embedding lag grows meanwhile."""
     delay = 1.0
+    loop = asyncio.get_running_loop()
     while True:
         try:
-            return await asyncio.to_thread(embed, values, embedder, clock(), window)
+            return await loop.run_in_executor(lane, embed, values, embedder, clock(), window)
         except Exception:
             log.exception("embedding a batch of %d failed; retrying in %.0f s", len(values), delay)
             await asyncio.sleep(delay)
@@ -235,9 +239,11 @@ def add_embedder_agent(
     embedder: Embedder,
     clock: Clock,
     earlier_turns: EarlierTurns | None = None,
+    lane: Executor | None = None,
 ) -> Callable[[], float]:
-    """Register the embedder agents on ``app``; return a function giving the monotonic
-    time the agents last took a batch."""
+    """Register the embedder agents on ``app``, embedding on ``lane`` (see
+    :mod:`streams.lanes`); return a function giving the monotonic time the agents last
+    took a batch."""
     window = SessionWindow(earlier_turns, turns=settings.embed_context_turns)
     source = app.topic(
         MESSAGES,
@@ -269,7 +275,7 @@ def add_embedder_agent(
             ):
                 last_active[0] = time.monotonic()
                 records = await _embed_until_done(
-                    [bytes(v) for v in values], embedder, clock, window, embed
+                    [bytes(v) for v in values], embedder, clock, window, embed, lane
                 )
                 sent = [await sink.send(key=key, value=value) for key, value in records]
                 await asyncio.gather(*sent)

@@ -55,6 +55,9 @@ class Settings(BaseSettings):
         embed_threads: CPU threads the MiniLM model uses for the memories it embeds.
         query_embed_threads: CPU threads it uses for a search's query (one short text:
             with 1, the search runs on the other core meanwhile).
+        embed_niceness: how much lower than the rest of the worker the embedding lane's
+            CPU priority is (its thread's nice value, :mod:`streams.lanes`); 0 leaves it
+            equal. The lane then takes the cycles searches and ingest leave idle.
         embed_batch_size: most messages embedded in one call (the model sorts a call's
             texts by length, so a backlog taken 256 at a time pads little: MiniLM alone
             embeds LoCoMo turns at 208/s in calls of 256, 149/s in calls of 64).
@@ -141,6 +144,7 @@ class Settings(BaseSettings):
     embedder: Literal["minilm", "openai", "none"] = "minilm"
     embed_threads: int = Field(default=2, ge=1, le=64)
     query_embed_threads: int = Field(default=1, ge=1, le=64)
+    embed_niceness: int = Field(default=10, ge=0, le=19)
     embed_batch_size: int = Field(default=256, ge=1, le=2048)
     embed_within_seconds: float = Field(default=0.5, gt=0)
     embed_context_turns: int = Field(default=2, ge=0, le=10)

@@ -29,6 +29,7 @@ from streams.app import build_app
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
 from streams.journal_sweeper import JournalSweeper
+from streams.lanes import background_lane
 from streams.projector import Projector
 from streams.publisher import headroom_of
 from streams.recovery import catch_up_from_archive
@@ -169,7 +170,10 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
     try:
         epoch = asyncio.run(prepare_log(settings))
         layout = DataLayout(settings.data_location)
-        embedder = make_embedder(settings)
+        # Made on the embedding lane's thread, so the model's own threads share its low
+        # priority (see streams.lanes).
+        lane = background_lane("memstream-embedder", settings.embed_niceness)
+        embedder = lane.submit(make_embedder, settings).result()
         store = ProjectionStore.at(
             layout.projections(),
             vector_dimension=embedder.dimension if embedder is not None else None,
@@ -201,6 +205,7 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             embedder,
             sweeper=sweeper,
             headroom=headroom_of(settings),
+            embedding_lane=lane,
         )
         if api is not None:
             api_process = api(settings)

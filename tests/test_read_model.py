@@ -188,3 +188,29 @@ def test_a_searcher_keeping_users_in_memory_sees_every_write(tmp_path: Path) -> 
     assert found("cat") == ["The cat sleeps on the piano"]
     store.delete(MEMORIES, [tuna.memory_id])  # as the archiver does
     assert found("cat") == ["The cat sleeps on the piano"]
+
+
+def test_other_users_writes_remake_nothing_of_a_users_view(tmp_path: Path) -> None:
+    """A user's view is made again when the user's rows change, not whenever the table
+    moves: while others publish, the tables move every few hundred milliseconds."""
+    from queries.read_model import ReadModel
+
+    store = ProjectionStore(str(tmp_path / "projections"))
+    projector = Projector(store, "test", clock=FakeClock(AT))
+    offsets = iter(range(1000))
+
+    def apply(user: str, text: str) -> None:
+        event = message(user_id=user, content=text, occurred_at=AT)
+        projector.apply([LogRecord("e", "t", 0, next(offsets), AT, None, encode(event))])
+
+    apply("alice", "My cat Tom loves tuna")
+    model = ReadModel(store, "model", budget_rows=1000)
+    first = model.view("alice", 1)
+    assert first is not None
+    apply("bob", "Bob's own words")  # the memories table moves; alice's rows do not
+    again = model.view("alice", 1)
+    assert again is not None and again.memories is first.memories
+    apply("alice", "The cat sleeps on the piano")
+    changed = model.view("alice", 2)
+    assert changed is not None and changed.memories is not first.memories
+    assert changed.memories.num_rows == 2

@@ -1,0 +1,59 @@
+"""The embedding lane's thread runs at a lower CPU priority, and so do the threads it
+starts (the model's own), while the rest of the process keeps its priority."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from models.embedders import MiniLMEmbedder
+from streams.lanes import background_lane
+
+
+def _nice(tid: int | None = None) -> int:
+    return os.getpriority(os.PRIO_PROCESS, tid or threading.get_native_id())
+
+
+def _nice_values() -> dict[int, int]:
+    """Each thread of this process and its nice value (from /proc)."""
+    found = {}
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except FileNotFoundError:  # a thread that just ended
+            continue
+        found[int(task.name)] = int(stat[stat.rindex(")") + 2 :].split()[16])
+    return found
+
+
+def test_the_lane_and_the_threads_it_starts_run_at_a_lower_priority() -> None:
+    base = _nice()
+    lane = background_lane("test-lane", 5)
+
+    def own_and_child() -> tuple[int, int]:
+        child: list[int] = []
+        started = threading.Thread(target=lambda: child.append(_nice()))
+        started.start()
+        started.join()
+        return _nice(), child[0]
+
+    try:
+        assert lane.submit(own_and_child).result() == (base + 5, base + 5)
+        assert _nice() == base  # the caller keeps its own
+
+        before = set(_nice_values())
+        model = lane.submit(MiniLMEmbedder, 2).result()
+        lane.submit(model.embed, ["a turn of a conversation"] * 8).result()
+        made = {tid: nice for tid, nice in _nice_values().items() if tid not in before}
+        assert made and set(made.values()) == {base + 5}  # the model's threads, niced too
+    finally:
+        lane.shutdown()
+
+
+def test_no_lowering_leaves_the_lane_as_it_is() -> None:
+    lane = background_lane("test-lane", 0)
+    try:
+        assert lane.submit(_nice).result() == _nice()
+    finally:
+        lane.shutdown()
