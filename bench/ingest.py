@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import subprocess
 import sys
@@ -216,10 +217,25 @@ def check_search(store: ProjectionStore) -> None:
     print(f"search check: {found}/10 sampled messages found first by a full-text search")
 
 
-def replay(data: Path, bootstrap: str, tmp: Path) -> None:
+def cpu_seconds(pids: set[int]) -> float:
+    """User + system CPU time the processes ``pids`` have used so far (from /proc)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def replay(data: Path, worker: WorkerProcess, tmp: Path) -> None:
     archive = EventArchive(DataLayout(resolve_location(str(data))).events)
     print(f"event archive: {len(archive.files())} files (the live worker keeps running)")
+    assert worker.process is not None
+    live = {worker.process.pid, *worker.children()}
     for source in ("archive", "kafka"):
+        before, started = cpu_seconds(live), time.perf_counter()
         done = subprocess.run(
             [
                 sys.executable,
@@ -229,7 +245,7 @@ def replay(data: Path, bootstrap: str, tmp: Path) -> None:
                 "--data",
                 str(data),
                 "--kafka",
-                bootstrap,
+                worker.bootstrap,
                 "--source",
                 source,
                 "--into",
@@ -239,7 +255,9 @@ def replay(data: Path, bootstrap: str, tmp: Path) -> None:
             text=True,
             check=False,
         )
+        busy = (cpu_seconds(live) - before) / (time.perf_counter() - started)
         print(f"replay from {source}: {done.stdout.strip() or done.stderr.strip()}")
+        print(f"  the live worker and its broker meanwhile used {busy:.0%} of a core")
 
 
 def _quantiles(seconds: list[float]) -> str:
@@ -337,8 +355,15 @@ def acks(n: int) -> None:
                 worker.stop()
 
 
+#: Table upkeep (compaction, index refresh) at the deployment's pace, not the test
+#: harness's five seconds.
+DEPLOYED_UPKEEP = {
+    "MEMSTREAM_OPTIMIZE_EVERY_SECONDS": str(Settings.model_fields["optimize_every_seconds"].default)
+}
 #: The worker's background lanes switched off: no embedder, no lifecycle timer.
 QUIET_LANES = {"MEMSTREAM_EMBEDDER": "none", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1000000"}
+#: The worker's background lanes as deployed: the MiniLM embedder and the lifecycle timer.
+RUNNING_LANES = {"MEMSTREAM_EMBEDDER": "minilm"}
 
 
 def main() -> None:
@@ -360,19 +385,23 @@ def main() -> None:
     if args.compare_lifecycle:
         compare_lifecycle(args.messages, args.compare_lifecycle)
         return
-    lanes = QUIET_LANES if args.lanes_stopped else {}
-    state = "stopped" if lanes else "running"
-    print(f"background lanes: embedder and lifecycle timer {state}", flush=True)
+    lanes = QUIET_LANES if args.lanes_stopped else RUNNING_LANES
+    state = "stopped" if args.lanes_stopped else "running"
+    print(
+        f"background lanes: embedder and lifecycle timer {state}; table upkeep every "
+        f"{DEPLOYED_UPKEEP['MEMSTREAM_OPTIMIZE_EVERY_SECONDS']} s",
+        flush=True,
+    )
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        worker = WorkerProcess(tmp / "data", env=lanes).start()
+        worker = WorkerProcess(tmp / "data", env={**DEPLOYED_UPKEEP, **lanes}).start()
         try:
             worker.wait_ready(timeout=60)
             store = open_store(tmp / "data")
             throughput(worker, store, args.messages)
             latency(worker, store, args.rate, args.seconds)
             check_search(store)
-            replay(tmp / "data", worker.bootstrap, tmp)  # the embedded broker lives with `up`
+            replay(tmp / "data", worker, tmp)  # the embedded broker lives with `up`
         finally:
             worker.stop()
 

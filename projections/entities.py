@@ -105,6 +105,7 @@ _MONEY = re.compile(
     r"(?P<word>dollars?|euros?|pounds?|bucks|usd|eur|gbp)\b",
     re.I,
 )
+_DIGIT = re.compile(r"\d")
 _TIME = re.compile(
     r"\b(?P<hour>[01]?\d|2[0-3])(?::(?P<minute>[0-5]\d))?\s?(?P<ampm>[ap]\.?m\.?)(?!\w)"
     r"|\b(?P<hour2>[01]?\d|2[0-3]):(?P<minute2>[0-5]\d)\b",
@@ -226,7 +227,7 @@ def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> l
     if speaker and normalize_name(speaker):
         found.append(EntityMention("person", speaker.strip(), normalize_name(speaker)))
     masked = text
-    has_at, has_digit = "@" in text, any(ch.isdigit() for ch in text)
+    has_at, has_digit = "@" in text, _DIGIT.search(text) is not None
     for pattern, kind, present in (
         (_URL, "url", "http" in text or "www." in text),
         (_EMAIL, "email", has_at),

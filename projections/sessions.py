@@ -36,6 +36,7 @@ from projections.lattice import greatest, least
 __all__ = [
     "SessionTouch",
     "accept_consolidations",
+    "coalesce_touches",
     "is_open",
     "merge_session_rows",
     "merge_sessions",
@@ -131,6 +132,18 @@ def merge_sessions(existing: Mapping[str, Row], touches: Iterable[SessionTouch])
         base = changed.get(key) or existing.get(key)
         changed[key] = row if base is None else merge_session_rows(base, row)
     return changed
+
+
+def coalesce_touches(touches: Iterable[SessionTouch]) -> list[SessionTouch]:
+    """One touch per session saying what all of ``touches`` say about it (pure).
+
+    Merging rows is a join, so merging the coalesced touches gives the same rows as
+    merging every touch: a batch of thousands of turns carries one touch per session.
+    """
+    return [
+        SessionTouch(**{k: v for k, v in row.items() if k != "session_key"})
+        for row in merge_sessions({}, touches).values()
+    ]
 
 
 def is_open(row: Mapping[str, Any]) -> bool:

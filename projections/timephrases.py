@@ -15,6 +15,7 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
 from typing import Literal
 
 __all__ = ["TimeSpan", "find_spans", "query_range"]
@@ -171,14 +172,14 @@ class TimeSpan:
 def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
     """The dates and time phrases in ``text``, resolved against ``reference`` (UTC)."""
     reference = reference.astimezone(UTC) if reference.tzinfo else reference.replace(tzinfo=UTC)
-    triggers = {"digit" if word.isdigit() else word.lower() for word in _TRIGGER.findall(text)}
+    triggers = frozenset(
+        "digit" if word.isdigit() else word.lower() for word in _TRIGGER.findall(text)
+    )
     if not triggers:
         return []
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, TimeSpan]] = []
-    for kind, pattern in _PATTERNS:
-        if not _may_match(kind, triggers):
-            continue
+    for kind, pattern in _patterns_for(triggers):
         for match in pattern.finditer(text):
             a, b = match.span()
             if any(a < end and start < b for start, end in taken):
@@ -190,7 +191,14 @@ def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
     return [span for _, span in sorted(found, key=lambda item: item[0])]
 
 
-def _may_match(kind: str, triggers: set[str]) -> bool:
+@lru_cache(maxsize=4096)
+def _patterns_for(triggers: frozenset[str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """The patterns a text with these trigger words may match, in order (few distinct
+    sets occur, so each is worked out once)."""
+    return tuple((kind, pattern) for kind, pattern in _PATTERNS if _may_match(kind, triggers))
+
+
+def _may_match(kind: str, triggers: frozenset[str]) -> bool:
     required = _NEEDS_ALL.get(kind)
     if required is not None:
         return all(triggers & group for group in required)

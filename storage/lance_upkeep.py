@@ -99,11 +99,14 @@ class IndexUpkeep:
             self.optimize_table(name, retain)
 
     def optimize_table(self, name: str, retain: timedelta) -> None:
-        """``optimize`` for one table (the caller keeps writers away meanwhile)."""
+        """``optimize`` for one table (the caller keeps writers away meanwhile).
+
+        Fragments are compacted before a missing index is built, so a table a replay
+        just wrote is indexed once, over its compacted fragments, not indexed and then
+        re-indexed by the compaction."""
+        table = self._tables[name]
+        if table.count_rows() > 0:
+            table.optimize(cleanup_older_than=retain)
+            log.debug("optimized %s", name)
         if name in (MEMORIES, VECTORS):
             self.ensure_indexes()
-        table = self._tables[name]
-        if table.count_rows() == 0:
-            return
-        table.optimize(cleanup_older_than=retain)
-        log.debug("optimized %s", name)

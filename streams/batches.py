@@ -43,7 +43,7 @@ from projections.events import (
     SessionEnded,
 )
 from projections.memory_state import StateChange
-from projections.sessions import SessionTouch
+from projections.sessions import SessionTouch, coalesce_touches
 from projections.vectors import vectors_table
 from storage.event_archive import records_from_table
 from storage.log_records import Checkpoints, LogPosition, LogRecord
@@ -224,7 +224,7 @@ def _prepare(
         accesses=accesses,
         derived=lifecycle.derived,
         consolidations=lifecycle.consolidations,
-        sessions=lifecycle.sessions,
+        sessions=coalesce_touches(lifecycle.sessions),
         states=lifecycle.states,
         watermarks=lifecycle.watermarks,
         archive=lifecycle.archive,

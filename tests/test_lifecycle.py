@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,7 @@ from projections.memory_state import (
 from projections.sessions import (
     SessionTouch,
     accept_consolidations,
+    coalesce_touches,
     merge_sessions,
     sessions_to_close,
 )
@@ -160,21 +162,16 @@ def test_state_rows_do_not_depend_on_event_order_or_repeats(
     assert once == other == twice
 
 
-_TOUCHES = st.lists(
-    st.one_of(
-        st.builds(
-            lambda at: SessionTouch("u", "s", first_at=at, last_at=at, log_partition=1), _TIMES
-        ),
-        st.builds(lambda at: SessionTouch("u", "s", ended_at=at), _TIMES),
-        st.builds(
-            lambda at, why: SessionTouch("u", "s", closed_through=at, closed_reason=why),
-            _TIMES,
-            st.sampled_from(["gap", "idle"]),
-        ),
+_TOUCH = st.one_of(
+    st.builds(lambda at: SessionTouch("u", "s", first_at=at, last_at=at, log_partition=1), _TIMES),
+    st.builds(lambda at: SessionTouch("u", "s", ended_at=at), _TIMES),
+    st.builds(
+        lambda at, why: SessionTouch("u", "s", closed_through=at, closed_reason=why),
+        _TIMES,
+        st.sampled_from(["gap", "idle"]),
     ),
-    min_size=1,
-    max_size=8,
 )
+_TOUCHES = st.lists(_TOUCH, min_size=1, max_size=8)
 
 
 @given(_TOUCHES, st.randoms())
@@ -184,6 +181,26 @@ def test_session_rows_do_not_depend_on_event_order_or_repeats(
     shuffled = list(touches)
     rnd.shuffle(shuffled)
     assert merge_sessions({}, touches) == merge_sessions({}, shuffled + shuffled[:3])
+
+
+_TWO_SESSIONS = st.lists(
+    st.builds(
+        lambda touch, session: dataclasses.replace(touch, session_id=session),
+        _TOUCH,
+        st.sampled_from(["s1", "s2"]),
+    ),
+    max_size=12,
+)
+
+
+@given(_TWO_SESSIONS, _TWO_SESSIONS)
+def test_coalesced_touches_merge_to_the_rows_every_touch_gives(
+    earlier: list[SessionTouch], touches: list[SessionTouch]
+) -> None:
+    stored = merge_sessions({}, earlier)
+    coalesced = coalesce_touches(touches)
+    assert len(coalesced) == len({t.session_id for t in touches})
+    assert merge_sessions(stored, coalesced) == merge_sessions(stored, touches)
 
 
 def test_slot_supersession_follows_event_time_not_arrival() -> None:
