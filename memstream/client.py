@@ -8,8 +8,9 @@
 
 Errors the API reports (422 with the fields that were wrong, 404) are raised as
 :class:`MemstreamAPIError` with the server's explanation. A server beyond its capacity
-answers 503 with ``Retry-After``; ``retries`` says how many times the client waits that
-long and asks again (none by default).
+answers 503 with ``Retry-After`` (and a key over its rate, 429); ``retries`` says how
+many times the client waits that long and asks again (none by default). ``api_key`` is
+sent as ``Authorization: Bearer`` to a server that requires keys.
 """
 
 from __future__ import annotations
@@ -37,9 +38,14 @@ class MemoryClient:
     """Calls a memstream HTTP API (``memstream up`` or ``memstream serve``)."""
 
     def __init__(
-        self, url: str = "http://127.0.0.1:8787", timeout: float = 30.0, retries: int = 0
+        self,
+        url: str = "http://127.0.0.1:8787",
+        timeout: float = 30.0,
+        retries: int = 0,
+        api_key: str | None = None,
     ) -> None:
-        self._http = httpx.Client(base_url=url, timeout=timeout)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        self._http = httpx.Client(base_url=url, timeout=timeout, headers=headers)
         self._retries = retries
 
     def __enter__(self) -> MemoryClient:
@@ -146,8 +152,8 @@ MAX_RETRY_AFTER = 10.0
 
 
 def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds to wait before asking again, when the server said to (503 only)."""
-    if response.status_code != 503:
+    """Seconds to wait before asking again, when the server said to (429, 503)."""
+    if response.status_code not in (429, 503):
         return None
     try:
         seconds = float(response.headers.get("Retry-After", ""))

@@ -75,6 +75,14 @@ class Settings(BaseSettings):
             with 503 and ``Retry-After: 1`` (no queue grows without bound). On 2 cores,
             2 and 16: 50 clients at once are answered at ~92 searches/s, p99 ~270 ms,
             the others told to come back (bench/query.py --clients 50).
+        api_key: the key client commands send to the API (``Authorization: Bearer``), where
+            the server requires keys (``memstream keys``).
+        key_searches_per_second / key_searches_burst: reads (searches, context blocks,
+            memories, entities, stats) one API key may make a second, and at once;
+            beyond, 429 with ``Retry-After``. 0: no limit.
+        key_events_per_second / key_events_burst: events (and memory commands) one key
+            may publish a second, and at once.
+        max_body_bytes: a request body larger than this is refused with 413.
         search_cache_rows: most rows (memories and vectors) of recently searched users
             a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
             vectors); a user who does not fit is searched in the tables; 0 turns it off.
@@ -159,6 +167,12 @@ class Settings(BaseSettings):
     search_cache_rows: int = Field(default=400_000, ge=0)
     searches_at_once: int = Field(default=2, ge=1, le=256)
     searches_waiting: int = Field(default=16, ge=0, le=100_000)
+    api_key: SecretStr | None = None
+    key_searches_per_second: float = Field(default=50.0, ge=0)
+    key_searches_burst: float = Field(default=100.0, ge=1)
+    key_events_per_second: float = Field(default=2000.0, ge=0)
+    key_events_burst: float = Field(default=10_000.0, ge=1)
+    max_body_bytes: int = Field(default=4_000_000, ge=1024)
     fusion_full_text: float = Field(default=1.0, ge=0)
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)
@@ -271,7 +285,7 @@ class Settings(BaseSettings):
 
 
 #: The settings whose values are secrets (shown as ``**********``).
-_SECRETS = ("openai_api_key", "anthropic_api_key")
+_SECRETS = ("openai_api_key", "anthropic_api_key", "api_key")
 
 
 def _given(secret: SecretStr | None) -> bool:

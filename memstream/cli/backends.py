@@ -88,7 +88,8 @@ def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
         from memstream.http.address import running_api
 
         url = running_api(settings.local_dir) or ""
-    return OverHttp(url) if url else InProcess(settings)
+    key = settings.api_key.get_secret_value() if settings.api_key else None
+    return OverHttp(url, key) if url else InProcess(settings)
 
 
 class _Closable(Protocol):
@@ -180,8 +181,9 @@ class InProcess:
 class OverHttp:
     """A running server, asked over its HTTP API (see the module docstring)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, api_key: str | None = None) -> None:
         self.url = url
+        self._api_key = api_key
 
     def _ask(self, call: Callable[[MemoryClient], _T]) -> _T:
         import httpx
@@ -189,7 +191,7 @@ class OverHttp:
         from memstream.client import MemoryClient, MemstreamAPIError
 
         try:
-            with MemoryClient(self.url, retries=BUSY_RETRIES) as client:
+            with MemoryClient(self.url, retries=BUSY_RETRIES, api_key=self._api_key) as client:
                 return call(client)
         except MemstreamAPIError as exc:
             raise ServerRefused(_explanation(exc.detail)) from None

@@ -264,29 +264,110 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--into", required=True, help="an empty folder for the rebuilt projections")
     p.add_argument("--swap", action="store_true", help="then switch the data folder to them")
 
+    p = command("keys", _keys, "create, list and revoke API keys (the data folder's)")
+    actions = p.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="a new key of a tenant (shown once)")
+    create.add_argument("--tenant", required=True, help="owns the user ids TENANT:...")
+    create.add_argument("--role", choices=("read", "write", "admin"), default="write")
+    create.add_argument("--name", default="", help="what the key is for")
+    create.add_argument(
+        "--key-file", help="write the key to this file (mode 600) instead of printing it"
+    )
+    create.add_argument(
+        "--if-none",
+        action="store_true",
+        help="create nothing when the tenant already has an active key of this role",
+    )
+    listing = actions.add_parser("list", help="the keys: id, tenant, role, created, revoked")
+    listing.add_argument("--json", action="store_true")
+    revoke = actions.add_parser("revoke", help="revoke a key: refused from the next request on")
+    revoke.add_argument("key_id")
+    for action in (create, listing, revoke):  # `keys create --data D` as well as `keys --data D`
+        action.add_argument("--data", default=argparse.SUPPRESS, help="data folder")
+
     p = command("digest", _digest, "print a digest of the projected state")
     p.add_argument("--tables", action="store_true", help="also one digest per table")
     return parser
 
 
+def _keys(args: argparse.Namespace, settings: Settings) -> int:
+    """The key store of the data folder, changed here (an operator's command)."""
+    from memstream.tenancy.audit import AuditLog
+    from memstream.tenancy.keys import KeyStore, KeyStoreError
+
+    store, audit = KeyStore(settings.local_dir), AuditLog(settings.log_dir)
+    try:
+        if args.action == "list":
+            keys = [key.public() for key in store.records()]
+            _show(args, {"keys": keys}, render.keys_table)
+        elif args.action == "revoke":
+            revoked = store.revoke(args.key_id)
+            audit.record(
+                "key_revoke",
+                key_id=None,
+                tenant=revoked.tenant,
+                detail={"revoked_key": revoked.key_id},
+            )
+            print(f"revoked {revoked.key_id} ({revoked.tenant}, {revoked.role})")
+        else:
+            return _create_key(args, store, audit)
+    except KeyStoreError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
+def _create_key(args: argparse.Namespace, store: Any, audit: Any) -> int:
+    existing = [
+        k for k in store.records() if k.tenant == args.tenant and k.role == args.role and k.active
+    ]
+    if args.if_none and existing:
+        print(f"{args.tenant} already has an active {args.role} key ({existing[0].key_id})")
+        return 0
+    record, token = store.create(args.tenant, args.role, args.name)
+    audit.record(
+        "key_create",
+        key_id=None,
+        tenant=record.tenant,
+        detail={"created_key": record.key_id, "role": record.role},
+    )
+    if args.key_file:
+        path = Path(args.key_file)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(token + "\n")
+        print(f"created {record.key_id} ({record.tenant}, {record.role}); the key is in {path}")
+    else:
+        print(f"created {record.key_id} ({record.tenant}, {record.role}); the key, shown once:")
+        print(token)
+    return 0
+
+
 def _up(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.http.guard import serving_rule
     from memstream.http.process import ApiProcess
     from streams.worker import run
 
+    rule = None if args.no_api else serving_rule(settings)
     logging.basicConfig(
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if rule is not None:
+        logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return run(settings, api=None if args.no_api else ApiProcess)
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.http.guard import serving_rule
     from memstream.http.serve import serve
 
+    rule = serving_rule(settings)
     logging.basicConfig(
         level=settings.log_level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return serve(settings)
 
 

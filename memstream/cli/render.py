@@ -31,6 +31,7 @@ __all__ = [
     "entity",
     "events_json",
     "history",
+    "keys_table",
     "published",
     "search_results",
     "stats",
@@ -177,3 +178,16 @@ def why(explained: Mapping[str, Any]) -> str:
     confidence = explained["confidence"]
     lines.append(f"  confidence now {confidence['now']:.3f}: {confidence['rule']}")
     return "\n".join(lines)
+
+
+def keys_table(document: Mapping[str, Any]) -> str:
+    """One line per API key: id, tenant, role, name, created, revoked."""
+    keys = document["keys"]
+    if not keys:
+        return "no API keys: the API serves on loopback only, without keys"
+    return "\n".join(
+        f"{k['key_id']}  {k['tenant']:<20} {k['role']:<6} created {k['created_at'][:19]}"
+        + (f"  revoked {k['revoked_at'][:19]}" if k["revoked_at"] else "  active")
+        + (f"  {k['name']}" if k["name"] else "")
+        for k in keys
+    )

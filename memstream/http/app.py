@@ -28,14 +28,19 @@ from memstream.http.contract import (
     install_event_body_schema,
     single_valued_parameters,
 )
+from memstream.http.guard import Guard, Principal
 from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
+from memstream.tenancy.audit import AuditLog
+from memstream.tenancy.keys import KeyStore, KeyStoreError, Role
+from memstream.tenancy.limits import Buckets, Limit
 from projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
 from queries.search import SearchRequest, SearchResponse
+from streams.settings import Settings
 
-__all__ = ["ContextRequest", "create_app"]
+__all__ = ["ContextRequest", "create_app", "guard_for"]
 
 USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
 MEMORY = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
@@ -49,6 +54,13 @@ class _Owner(BaseModel):
 
 class _Correction(_Owner):
     content: str = Field(min_length=1, max_length=4000)
+
+
+class _NewKey(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Role = "write"
+    name: str = Field(default="", max_length=200, pattern=CONTROL_FREE_PATTERN + "|^$")
 
 
 class ContextRequest(BaseModel):
@@ -65,18 +77,31 @@ class ContextRequest(BaseModel):
     now: UtcDateTime | None = None
 
 
+def guard_for(settings: Settings) -> Guard:
+    """The keys, per-key limits and audit log of the data folder ``settings`` name."""
+    limits = {
+        "search": Limit(settings.key_searches_per_second, settings.key_searches_burst),
+        "publish": Limit(settings.key_events_per_second, settings.key_events_burst),
+    }
+    return Guard(KeyStore(settings.local_dir), Buckets(limits), AuditLog(settings.log_dir))
+
+
 def create_app(
     operations: Operations,
     *,
     lifespan: Callable[[FastAPI], AbstractAsyncContextManager[None]] | None = None,
     host: str = "127.0.0.1",
     instance: str | None = None,
+    guard: Guard | None = None,
 ) -> FastAPI:
     """The API over ``operations``, with the MCP server at ``/mcp``; ``lifespan`` wraps
     the app's life (the server's publisher connection), and the operations are closed
     when the app stops. ``host`` is the address it is served on; ``instance`` names this
-    run of the server in ``/healthz`` (see :mod:`memstream.http.address`)."""
-    mcp, mcp_running = mcp_route(operations, host)
+    run of the server in ``/healthz`` (see :mod:`memstream.http.address`); ``guard``
+    checks keys, limits and writes the audit log (default: the data folder's)."""
+    settings = operations.settings
+    guard = guard or guard_for(settings)
+    mcp, mcp_running = mcp_route(operations, host, guard)
 
     @asynccontextmanager
     async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -95,49 +120,67 @@ def create_app(
         description="Durable memory for AI agents: publish events, search memories.",
         lifespan=_lifespan,
         dependencies=[Depends(single_valued_parameters)],
+        max_body_size=settings.max_body_bytes,
     )
     install_error_handlers(app)
     install_event_body_schema(app, "/v1/events", MAX_EVENTS_PER_PUBLISH)
     ops = operations
+    WHO = Depends(guard)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"} if instance is None else {"status": "ok", "instance": instance}
 
-    @app.post("/v1/events", status_code=202, responses=errors(422, 503, 507))
-    async def post_events(request: Request) -> dict[str, Any]:
+    @app.post("/v1/events", status_code=202, responses=errors(401, 403, 413, 422, 429, 503, 507))
+    async def post_events(request: Request, who: Principal = WHO) -> dict[str, Any]:
         """Validate one event or a list of them, publish them, answer their ids."""
         try:
             body = json.loads(await request.body())
         except ValueError as exc:
             raise HTTPException(422, detail=f"the body is not JSON: {exc}") from None
-        accepted = await ops.publish(body if isinstance(body, list) else [body])
+        items = body if isinstance(body, list) else [body]
+        users = [item["user_id"] for item in items if isinstance(item, dict) and "user_id" in item]
+        who.reach_all(users, write=True)
+        who.limit("publish", len(items))
+        accepted = await ops.publish(items)
+        for user_id in dict.fromkeys(u for u in users if isinstance(u, str)):
+            who.audit("publish", user_id, 202, events=users.count(user_id))
         return {"accepted": accepted.event_ids}
 
-    @app.post("/v1/search", response_model=SearchResponse, responses=errors(422, 503))
-    async def post_search(search_request: SearchRequest, response: Response) -> SearchResponse:
+    @app.post("/v1/search", response_model=SearchResponse, responses=errors(*_READ, 503))
+    async def post_search(
+        search_request: SearchRequest, response: Response, who: Principal = WHO
+    ) -> SearchResponse:
         """Hybrid search. The ``Server-Timing`` header says where the time went."""
+        who.reads(search_request.user_id)
         found = await ops.search(search_request)
         response.headers["Server-Timing"] = server_timing(found.timings, found.took_ms)
         return found
 
-    @app.post("/v1/memories", status_code=202, responses=errors(422, 503, 507))
-    async def remember(body: RememberRequest) -> dict[str, Any]:
+    @app.post("/v1/memories", status_code=202, responses=errors(*_WRITE))
+    async def remember(body: RememberRequest, who: Principal = WHO) -> dict[str, Any]:
         """``remember_fact``: store a memory stated by the user or an agent."""
+        who.writes(body.user_id)
         done = await ops.remember(body.model_dump(exclude_none=True))
+        who.audit("remember", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": done.memory_id}
 
-    @app.get("/v1/memories/weak", responses=errors(422, 503))
-    async def weak_memories(user_id: str = USER) -> dict[str, Any]:
+    @app.get("/v1/memories/weak", responses=errors(*_READ, 503))
+    async def weak_memories(user_id: str = USER, who: Principal = WHO) -> dict[str, Any]:
         """Memories near the prune threshold, weakest first."""
+        who.reads(user_id)
         return {"memories": await ops.weak_facts(user_id)}
 
-    @app.get("/v1/memories/{memory_id}", responses=errors(404, 422, 501, 503, 507))
+    @app.get("/v1/memories/{memory_id}", responses=errors(*_READ, 404, 501, 503, 507))
     async def get_memory(
-        memory_id: str = MEMORY, user_id: str = USER, expand: bool = Query(False)
+        memory_id: str = MEMORY,
+        user_id: str = USER,
+        expand: bool = Query(False),
+        who: Principal = WHO,
     ) -> dict[str, Any]:
         """A memory; with ``expand=true`` an archived memory's original, read from cold
         storage exactly as it was archived (three expansions in 30 days restore it)."""
+        who.reads(user_id)
         if not expand:
             return await ops.memory(user_id, memory_id)
         expanded = await ops.expand(user_id, memory_id)
@@ -151,69 +194,124 @@ def create_app(
     @app.post(
         "/v1/memories/{memory_id}/restore",
         status_code=202,
-        responses=errors(404, 422, 501, 503, 507),
+        responses=errors(*_WRITE, 404, 501),
     )
-    async def restore(body: _Owner, memory_id: str = MEMORY) -> dict[str, Any]:
+    async def restore(
+        body: _Owner, memory_id: str = MEMORY, who: Principal = WHO
+    ) -> dict[str, Any]:
         """Bring an archived memory back to the hot tables, with its vector."""
+        who.writes(body.user_id)
         done = await ops.restore(body.user_id, memory_id)
+        who.audit("restore", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
-    @app.get("/v1/memories/{memory_id}/history", responses=errors(404, 422))
-    async def get_history(memory_id: str = MEMORY, user_id: str = USER) -> dict[str, Any]:
+    @app.get("/v1/memories/{memory_id}/history", responses=errors(*_READ, 404))
+    async def get_history(
+        memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
+    ) -> dict[str, Any]:
         """The memories that replaced one another through this one, oldest first."""
+        who.reads(user_id)
         return {"memory_id": memory_id, "history": await ops.history(user_id, memory_id)}
 
-    @app.post(
-        "/v1/memories/{memory_id}/correct", status_code=202, responses=errors(404, 422, 503, 507)
-    )
-    async def correct(body: _Correction, memory_id: str = MEMORY) -> dict[str, Any]:
+    @app.post("/v1/memories/{memory_id}/correct", status_code=202, responses=errors(*_WRITE, 404))
+    async def correct(
+        body: _Correction, memory_id: str = MEMORY, who: Principal = WHO
+    ) -> dict[str, Any]:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
+        who.writes(body.user_id)
         done = await ops.correct(body.user_id, memory_id, body.content)
+        who.audit("correct", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": done.memory_id, "supersedes": memory_id}
 
-    @app.post(
-        "/v1/memories/{memory_id}/confirm", status_code=202, responses=errors(404, 422, 503, 507)
-    )
-    async def confirm(body: _Owner, memory_id: str = MEMORY) -> dict[str, Any]:
+    @app.post("/v1/memories/{memory_id}/confirm", status_code=202, responses=errors(*_WRITE, 404))
+    async def confirm(
+        body: _Owner, memory_id: str = MEMORY, who: Principal = WHO
+    ) -> dict[str, Any]:
         """``confirm_fact``: full confidence, never decays."""
+        who.writes(body.user_id)
         done = await ops.confirm(body.user_id, memory_id)
+        who.audit("confirm", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
-    @app.post(
-        "/v1/memories/{memory_id}/forget", status_code=202, responses=errors(404, 422, 503, 507)
-    )
-    async def forget(body: _Owner, memory_id: str = MEMORY) -> dict[str, Any]:
+    @app.post("/v1/memories/{memory_id}/forget", status_code=202, responses=errors(*_WRITE, 404))
+    async def forget(body: _Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
+        who.writes(body.user_id)
         done = await ops.forget(body.user_id, memory_id)
+        who.audit("forget", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
-    @app.get("/v1/entities", responses=errors(404, 422))
+    @app.get("/v1/entities", responses=errors(*_READ, 404))
     async def get_entity(
         user_id: str = USER,
         name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),
+        who: Principal = WHO,
     ) -> dict[str, Any]:
+        who.reads(user_id)
         return await ops.entity(user_id, name)
 
-    @app.post("/v1/context", responses=errors(422, 503))
-    async def post_context(body: ContextRequest) -> dict[str, Any]:
+    @app.post("/v1/context", responses=errors(*_READ, 503))
+    async def post_context(body: ContextRequest, who: Principal = WHO) -> dict[str, Any]:
         """The memory block to put before an agent's answer (``context`` is null when
         nothing relevant is found)."""
+        who.reads(body.user_id)
         block = await ops.context(
             body.user_id, body.query, body.project_id, body.budget_tokens, body.now
         )
         return asdict(block)
 
-    @app.get("/v1/memories/{memory_id}/explain", responses=errors(404, 422))
-    async def explain(memory_id: str = MEMORY, user_id: str = USER) -> dict[str, Any]:
+    @app.get("/v1/memories/{memory_id}/explain", responses=errors(*_READ, 404))
+    async def explain(
+        memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
+    ) -> dict[str, Any]:
         """Why a memory exists: the turns it came from, what replaced what, commands,
         entities, and how its confidence got where it is."""
+        who.reads(user_id)
         return await ops.explain(user_id, memory_id)
 
-    @app.get("/v1/stats", responses=errors(422))
+    @app.get("/v1/stats", responses=errors(*_READ))
     async def get_stats(
         user_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        who: Principal = WHO,
     ) -> dict[str, Any]:
+        if user_id is None:
+            who.need_tenant_view()
+        else:
+            who.reads(user_id)
         return await ops.stats(user_id)
+
+    @app.post("/v1/keys", status_code=201, responses=errors(401, 403, 422))
+    async def create_key(body: _NewKey, who: Principal = WHO) -> dict[str, Any]:
+        """A new key of the admin key's tenant; the key itself is in this answer only."""
+        admin = who.admin()
+        try:
+            record, token = guard.keys.create(admin.tenant, body.role, body.name)
+        except KeyStoreError as exc:
+            raise HTTPException(422, detail=str(exc)) from None
+        who.audit("key_create", None, 201, created_key=record.key_id, role=record.role)
+        return {**record.public(), "key": token}
+
+    @app.get("/v1/keys", responses=errors(401, 403))
+    async def list_keys(who: Principal = WHO) -> dict[str, Any]:
+        """The admin key's tenant's keys (never the keys themselves, nor their hashes)."""
+        admin = who.admin()
+        return {"keys": [k.public() for k in guard.keys.records() if k.tenant == admin.tenant]}
+
+    @app.delete("/v1/keys/{key_id}", responses=errors(401, 403, 404, 422))
+    async def revoke_key(key_id: str = Path(max_length=40), who: Principal = WHO) -> dict[str, Any]:
+        """Revoke one of the tenant's keys: it is refused from the next request on."""
+        admin = who.admin()
+        try:
+            record = guard.keys.revoke(key_id, tenant=admin.tenant)
+        except KeyStoreError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+        who.audit("key_revoke", None, 200, revoked_key=record.key_id)
+        return record.public()
 
     app.router.routes.append(mcp)
     return app
+
+
+#: What a read can answer besides its own codes; a write adds the log's refusals.
+_READ = (401, 403, 422, 429)
+_WRITE = (*_READ, 503, 507)

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from memstream.operations import (
     InvalidEvents,
@@ -28,6 +29,7 @@ from memstream.operations import (
     StorageFull,
     Unavailable,
 )
+from memstream.tenancy.limits import RateLimited
 from projections.errors import ProjectionError
 from projections.events import (
     ConfirmFact,
@@ -87,6 +89,10 @@ class RememberRequest(RememberFields):
 
 
 _DESCRIPTIONS = {
+    401: "Keys are required and the request carries none, or one unknown or revoked.",
+    403: "The key cannot act on that user, is read-only, or is not an admin key.",
+    413: "The request body is larger than the server takes (MEMSTREAM_MAX_BODY_BYTES).",
+    429: "The key is over its rate (see Retry-After).",
     404: "No such memory or entity for this user.",
     422: "The request is malformed: each problem is named.",
     501: "This server has no cold store.",
@@ -126,6 +132,7 @@ _STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (NotAvailable, 501),
     (StorageFull, 507),
     (Unavailable, 503),
+    (RateLimited, 429),
 )
 
 
@@ -155,9 +162,23 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 400:  # a body FastAPI could not parse
             return JSONResponse(status_code=422, content={"detail": [f"body: {exc.detail}"]})
+        headers = exc.headers
+        if exc.status_code == 405:  # Starlette names the first route's methods only
+            headers = {"Allow": ", ".join(_methods_at(request))}
         return JSONResponse(
-            status_code=exc.status_code, content={"detail": exc.detail}, headers=exc.headers
+            status_code=exc.status_code, content={"detail": exc.detail}, headers=headers
         )
+
+
+def _methods_at(request: Request) -> list[str]:
+    """Every method some route serves at the request's path."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        route_methods = getattr(route, "methods", None)
+        if match is not Match.NONE and route_methods:
+            methods |= set(route_methods)
+    return sorted(methods)
 
 
 def install_event_body_schema(app: FastAPI, path: str, max_events: int) -> None:

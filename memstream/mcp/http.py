@@ -7,22 +7,29 @@ is answered 422 before any MCP message is read.
 
 The server is stateless (each POST is one JSON-RPC exchange answered as JSON): nothing is
 kept between calls, so any API process can answer any call and a restart loses no
-session. On a loopback address the SDK's DNS-rebinding protection is on.
+session. On a loopback address the SDK's DNS-rebinding protection is on. Where the
+server requires API keys, the request carries one (``Authorization: Bearer``) and the
+URL's user must be in its tenant; a read-only key's calls to tools that change memory
+are tool errors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 
+from fastapi import HTTPException
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memstream.mcp.server import memory_server, request_scope, scope_of_request
+from memstream.http.guard import Guard
+from memstream.mcp.server import CHECKED_SCOPE, memory_server, request_scope, scope_of_request
 from memstream.operations import Operations
+from memstream.tenancy.limits import RateLimited
 from projections.errors import ProjectionError
 
 __all__ = ["MCP_PATH", "mcp_route"]
@@ -31,31 +38,53 @@ MCP_PATH = "/mcp"
 
 
 def mcp_route(
-    operations: Operations, host: str
+    operations: Operations, host: str, guard: Guard
 ) -> tuple[Route, Callable[[], AbstractAsyncContextManager[None]]]:
     """The ``/mcp`` route over ``operations``, and what must run while it serves (the
     SDK's session manager, entered by the API's lifespan); ``host`` is the address the
-    API listens on."""
+    API listens on; ``guard`` checks each request's key."""
     server = memory_server(operations, scope_of_request)
     server.streamable_http_app(
         streamable_http_path=MCP_PATH, stateless_http=True, json_response=True, host=host
     )
     manager = server.session_manager
-    endpoint = _ScopedToTheUrl(StreamableHTTPASGIApp(manager))
+    endpoint = _ScopedToTheUrl(StreamableHTTPASGIApp(manager), guard)
     route = Route(MCP_PATH, endpoint=endpoint, methods=["GET", "POST", "DELETE"])
     return route, manager.run
 
 
 class _ScopedToTheUrl:
-    """Refuses a request whose URL names no valid user before the MCP server reads it."""
+    """Checks a request before the MCP server reads it: its API key (401), the user its
+    URL names (422 when none or malformed, 403 outside the key's tenant) and the key's
+    rate (429); then leaves the checked scope, with the key's rights, for the tools."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, guard: Guard) -> None:
         self.app = app
+        self.guard = guard
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
         try:
-            request_scope(Request(scope).query_params)
+            who = self.guard.principal(request.headers.get("authorization"))
+            url_scope = request_scope(request.query_params)
+            who.reach(url_scope.user_id)
+            who.limit("search")
+        except HTTPException as exc:
+            answer = JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)
+            await answer(scope, receive, send)
+            return
+        except RateLimited as exc:
+            headers = {"Retry-After": str(exc.retry_after)}
+            await JSONResponse({"detail": str(exc)}, 429, headers=headers)(scope, receive, send)
+            return
         except ProjectionError as exc:
             await JSONResponse({"detail": [str(exc)]}, status_code=422)(scope, receive, send)
             return
+        user_id = url_scope.user_id
+        checked = replace(
+            url_scope,
+            read_only=who.key is not None and not who.key.may_write,
+            audit=lambda operation: who.audit(operation, user_id, 200, via_mcp=1),
+        )
+        scope.setdefault("state", {})[CHECKED_SCOPE] = checked
         await self.app(scope, receive, send)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from importlib.metadata import version
 from typing import Any, Literal, TypeVar
@@ -31,7 +31,15 @@ from projections.errors import InvalidQuery, ProjectionError
 from projections.scope import valid_identifier
 from queries.search import SearchRequest
 
-__all__ = ["TOOLS", "Scope", "ScopeOf", "memory_server", "request_scope", "scope_of_request"]
+__all__ = [
+    "CHECKED_SCOPE",
+    "TOOLS",
+    "Scope",
+    "ScopeOf",
+    "memory_server",
+    "request_scope",
+    "scope_of_request",
+]
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +71,17 @@ _INSTRUCTIONS = (
 
 @dataclass(frozen=True)
 class Scope:
-    """Whose memory the tools act on."""
+    """Whose memory the tools act on; ``read_only`` when the caller's API key may not
+    change it, and ``audit`` to call with the operation after each change."""
 
     user_id: str
     project_id: str | None = None
+    read_only: bool = False
+    audit: Callable[[str], None] | None = field(default=None, compare=False)
+
+    def changed(self, operation: str) -> None:
+        if self.audit is not None:
+            self.audit(operation)
 
 
 #: How a server finds the scope of a call: bound at start, or read off the request.
@@ -85,9 +100,18 @@ def request_scope(parameters: Mapping[str, str]) -> Scope:
     return Scope(valid_identifier("user_id", user_id), project_id)
 
 
+#: Where the HTTP front door leaves the scope it checked (in the request's state).
+CHECKED_SCOPE = "memstream_scope"
+
+
 def scope_of_request(ctx: Context) -> Scope:
-    """The scope of a call over HTTP: what its request's URL names."""
-    return request_scope(getattr(ctx.request_context.request, "query_params", {}))
+    """The scope of a call over HTTP: the one the front door checked (its key's rights
+    included), else what the request's URL names."""
+    request = ctx.request_context.request
+    checked = getattr(request, "scope", {}).get("state", {}).get(CHECKED_SCOPE)
+    if isinstance(checked, Scope):
+        return checked
+    return request_scope(getattr(request, "query_params", {}))
 
 
 async def _answer(call: Awaitable[_T]) -> _T:
@@ -117,6 +141,13 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
             return scope_of(ctx)
         except ProjectionError as exc:
             raise ToolError(str(exc)) from None
+
+    def changing(ctx: Context) -> Scope:
+        """The scope of a tool that changes memory (a tool error for a read-only key)."""
+        at = here(ctx)
+        if at.read_only:
+            raise ToolError("this API key is read-only: it cannot change memory")
+        return at
 
     def tool(function: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         return server.tool()(function)
@@ -176,7 +207,7 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
     ) -> dict[str, Any]:
         """Remember something the user stated as true. ``entities``: who or what it is
         about (the first becomes its subject); names in the content are found anyway."""
-        at = here(ctx)
+        at = changing(ctx)
         fields: dict[str, Any] = {
             "content": content,
             "user_id": at.user_id,
@@ -186,25 +217,32 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         if entities:
             fields["subject"] = entities[0]
         done = await _answer(ops.remember({k: v for k, v in fields.items() if v is not None}))
+        at.changed("remember")
         return {"memory_id": done.memory_id, "accepted": done.event_ids}
 
     @tool
     async def correct_fact(ctx: Context, memory_id: str, new_content: str) -> dict[str, Any]:
         """Replace a wrong memory with the corrected content (the old one stays as
         history); answers the new memory's id."""
-        done = await _answer(ops.correct(here(ctx).user_id, memory_id, new_content))
+        at = changing(ctx)
+        done = await _answer(ops.correct(at.user_id, memory_id, new_content))
+        at.changed("correct")
         return {"memory_id": done.memory_id, "supersedes": memory_id}
 
     @tool
     async def confirm_fact(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Confirm a memory: full confidence, it never decays."""
-        await _answer(ops.confirm(here(ctx).user_id, memory_id))
+        at = changing(ctx)
+        await _answer(ops.confirm(at.user_id, memory_id))
+        at.changed("confirm")
         return {"memory_id": memory_id, "confirmed": True}
 
     @tool
     async def forget_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Forget a memory: never returned again (kept as history)."""
-        await _answer(ops.forget(here(ctx).user_id, memory_id))
+        at = changing(ctx)
+        await _answer(ops.forget(at.user_id, memory_id))
+        at.changed("forget")
         return {"memory_id": memory_id, "forgotten": True}
 
     @tool
@@ -236,7 +274,9 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
     async def consolidate_now(ctx: Context) -> dict[str, Any]:
         """Turn the user's finished conversations into facts now (instead of waiting for
         the worker's timer)."""
-        report = await _answer(ops.run_job("consolidate", user_id=here(ctx).user_id))
+        at = changing(ctx)
+        report = await _answer(ops.run_job("consolidate", user_id=at.user_id))
+        at.changed("consolidate")
         return {"events": len(report.events), "failed": report.failed}
 
     if isinstance(scope, Scope):  # the SDK reads a static resource with no request

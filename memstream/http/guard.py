@@ -1,0 +1,156 @@
+"""Who is asking, and whether they may: API keys, tenants, rate limits and the audit
+log at the HTTP front door (:mod:`memstream.tenancy`).
+
+With keys configured, every request but ``/healthz`` and the API's documents carries
+``Authorization: Bearer <key>``: none, or a key unknown or revoked, is answered 401; a
+key reaching a user outside its tenant, or writing with a read key, 403 with the same
+words whether that user exists or not; a key over its rate, 429 with ``Retry-After``.
+Without keys the server is served on loopback only (``serve`` refuses anything else)
+and every request acts as the operator.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from fastapi import HTTPException, Request
+
+from memstream.tenancy.audit import AuditLog
+from memstream.tenancy.keys import ApiKey, KeyStore
+from memstream.tenancy.limits import Buckets
+from streams.errors import StreamsError
+from streams.settings import Settings
+
+__all__ = ["FORBIDDEN", "Guard", "Principal", "is_loopback", "serving_rule"]
+
+#: What a key is told about a user it cannot reach: never whether the user exists.
+FORBIDDEN = "this API key cannot act on that user"
+
+
+@dataclass
+class Principal:
+    """Whoever a request acts as: a key, or the operator (no keys configured)."""
+
+    key: ApiKey | None
+    guard: Guard
+
+    @property
+    def key_id(self) -> str | None:
+        return self.key.key_id if self.key is not None else None
+
+    @property
+    def tenant(self) -> str | None:
+        return self.key.tenant if self.key is not None else None
+
+    def reach(self, user_id: object, write: bool = False) -> None:
+        """Refuse (403) unless this principal may act on ``user_id`` (``write``: change
+        its memory). A malformed id is refused like a foreign one; a valid one is then
+        checked by the operation (422)."""
+        if self.key is None:
+            return
+        if not isinstance(user_id, str) or not self.key.reaches(user_id):
+            raise HTTPException(403, detail=FORBIDDEN)
+        if write and not self.key.may_write:
+            raise HTTPException(403, detail="this API key is read-only")
+
+    def reads(self, user_id: object) -> None:
+        """A read of ``user_id``'s memory: reach it, and count one search."""
+        self.reach(user_id)
+        self.limit("search")
+
+    def writes(self, user_id: object) -> None:
+        """A change of ``user_id``'s memory: reach it to write, and count one event."""
+        self.reach(user_id, write=True)
+        self.limit("publish")
+
+    def reach_all(self, user_ids: Iterable[object], write: bool = False) -> None:
+        for user_id in user_ids:
+            self.reach(user_id, write)
+
+    def need_tenant_view(self) -> None:
+        """Refuse (403) a request over every tenant's memory (stats of all users) to a key."""
+        if self.key is not None:
+            raise HTTPException(403, detail="name a user of this key's tenant (user_id)")
+
+    def admin(self) -> ApiKey:
+        """The key, if it is its tenant's admin key; else 403."""
+        if self.key is None:
+            raise HTTPException(403, detail="key management needs an admin key")
+        if not self.key.is_admin:
+            raise HTTPException(403, detail="key management needs an admin key")
+        return self.key
+
+    def limit(self, kind: str, units: int = 1) -> None:
+        """Count ``units`` against this key's ``kind`` rate (429 beyond it)."""
+        if self.key is not None:
+            self.guard.buckets.take(self.key.key_id, kind, units, self.guard.clock())
+
+    def audit(self, operation: str, user_id: str | None, status: int, **detail: str | int) -> None:
+        self.guard.audit.record(
+            operation,
+            key_id=self.key_id,
+            tenant=self.tenant,
+            user_id=user_id,
+            status=status,
+            detail=detail,
+        )
+
+
+@dataclass(eq=False)  # hashed by identity: FastAPI caches a dependency by it
+class Guard:
+    """The key store, the rate buckets and the audit log of one API process."""
+
+    keys: KeyStore
+    buckets: Buckets
+    audit: AuditLog
+    clock: Callable[[], float] = time.monotonic
+
+    def principal(self, authorization: str | None) -> Principal:
+        """Who an ``Authorization`` header makes the caller (401 when keys are required
+        and it names no active key)."""
+        if not self.keys.configured:
+            return Principal(None, self)
+        scheme, _, token = (authorization or "").partition(" ")
+        key = self.keys.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+        if key is None:
+            raise HTTPException(
+                401,
+                detail="an API key is required: Authorization: Bearer <key>"
+                if not authorization
+                else "this API key is unknown or revoked",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        return Principal(key, self)
+
+    async def __call__(self, request: Request) -> Principal:
+        """The FastAPI dependency: the request's principal."""
+        return self.principal(request.headers.get("authorization"))
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (only this machine can connect)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def serving_rule(settings: Settings) -> str:
+    """How the API of ``settings`` will be guarded, as a sentence for the log; a
+    StreamsError when it would serve beyond loopback without keys."""
+    keys = KeyStore(settings.local_dir)
+    if keys.configured:
+        active = sum(key.active for key in keys.records())
+        return f"API keys required ({active} active)"
+    if not is_loopback(settings.api_host):
+        raise StreamsError(
+            f"refusing to serve the API on {settings.api_host} without API keys: anyone who "
+            "can reach it could read and change every user's memory. Create a key first "
+            "(memstream keys create --tenant NAME), or serve on 127.0.0.1"
+        )
+    return "no API keys: serving on loopback only, every request acts as the operator"

@@ -1,0 +1,225 @@
+"""Tenants kept apart, against a real worker, broker and LanceDB: every endpoint and the
+MCP server, called with one tenant's keys on another tenant's user (existing or not),
+and with hostile identifiers and filters; then the other tenant's memory is checked
+unchanged and the audit log checked for what was changed, without content."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from memstream.http.guard import FORBIDDEN
+from memstream.tenancy.keys import KeyStore
+from memstream.testing import WorkerProcess, wait_until
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+#: A word only globex's user said, and the words around it no acme answer may contain
+#: (a refusal may repeat the word when the request itself named it).
+SECRET = "wombat"
+SAID = "secret pet is a"
+
+
+class Deployment:
+    def __init__(self, worker: WorkerProcess, data: Path, tokens: dict[str, str]) -> None:
+        self.worker, self.data, self.tokens = worker, data, tokens
+        self.bob_memory = ""
+
+    def call(
+        self, who: str | None, method: str, path: str, body: Any = None, **params: Any
+    ) -> httpx.Response:
+        headers = {"Authorization": f"Bearer {self.tokens[who]}"} if who else {}
+        return httpx.request(
+            method,
+            f"{self.worker.api_url}{path}",
+            json=body,
+            params=params or None,
+            headers=headers,
+            timeout=30,
+        )
+
+
+def _event(user: str, i: int, text: str) -> dict[str, Any]:
+    return {
+        "event_id": f"{user}-{i}",
+        "user_id": user,
+        "session_id": "s1",
+        "role": "user",
+        "speaker": "Bob",
+        "content": text,
+        "occurred_at": f"2024-05-01T10:0{i}:00Z",
+    }
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    data = tmp_path_factory.mktemp("tenancy") / "data"
+    keys = KeyStore(data)
+    tokens = {
+        "acme": keys.create("acme", "write")[1],
+        "acme-read": keys.create("acme", "read")[1],
+        "globex": keys.create("globex", "write")[1],
+    }
+    worker = WorkerProcess(data).start()
+    try:
+        worker.wait_serving()
+        d = Deployment(worker, data, tokens)
+        said = [_event("globex:bob", 1, f"My secret pet is a {SECRET} called Fig.")]
+        said.append(_event("acme:ana", 2, "I drink quokka tea every morning."))
+        assert d.call("globex", "POST", "/v1/events", said[:1]).status_code == 202
+        assert d.call("acme", "POST", "/v1/events", said[1:]).status_code == 202
+
+        def bob_found() -> list[dict[str, Any]]:
+            ask = {"user_id": "globex:bob", "query": f"{SECRET} pet"}
+            found: list[dict[str, Any]] = d.call("globex", "POST", "/v1/search", ask).json()[
+                "results"
+            ]
+            return found
+
+        d.bob_memory = wait_until(bob_found, timeout=60)[0]["memory_id"]
+        yield d
+    finally:
+        worker.stop(timeout=60)
+
+
+def _endpoints(user: str, memory: str) -> list[tuple[str, str, Any, dict[str, Any]]]:
+    """(method, path, body, query parameters) of every endpoint, acting on ``user``."""
+    q = {"user_id": user}
+    return [
+        ("POST", "/v1/search", {"user_id": user, "query": f"{SECRET} pet"}, {}),
+        ("POST", "/v1/context", {"user_id": user, "query": f"what is my {SECRET}?"}, {}),
+        ("GET", "/v1/entities", None, {**q, "name": "Fig"}),
+        ("GET", f"/v1/memories/{memory}", None, q),
+        ("GET", f"/v1/memories/{memory}", None, {**q, "expand": "true"}),
+        ("GET", f"/v1/memories/{memory}/history", None, q),
+        ("GET", f"/v1/memories/{memory}/explain", None, q),
+        ("GET", "/v1/memories/weak", None, q),
+        ("GET", "/v1/stats", None, q),
+        ("POST", f"/v1/memories/{memory}/restore", {"user_id": user}, {}),
+        ("POST", f"/v1/memories/{memory}/correct", {"user_id": user, "content": "a cat"}, {}),
+        ("POST", f"/v1/memories/{memory}/confirm", {"user_id": user}, {}),
+        ("POST", f"/v1/memories/{memory}/forget", {"user_id": user}, {}),
+        ("POST", "/v1/memories", {"user_id": user, "content": "Bob owns nothing."}, {}),
+        ("POST", "/v1/events", [_event(user, 9, "I gave my pet away.")], {}),
+    ]
+
+
+def test_a_key_of_one_tenant_gets_403_on_every_endpoint_of_another_alike(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+    for user in ("globex:bob", "globex:ghost"):  # one exists, one does not: same answer
+        for method, path, body, params in _endpoints(user, d.bob_memory):
+            for who in ("acme", "acme-read"):
+                answer = d.call(who, method, path, body, **params)
+                assert (answer.status_code, answer.json()) == (403, {"detail": FORBIDDEN}), (
+                    who,
+                    method,
+                    path,
+                    user,
+                )
+            anonymous = d.call(None, method, path, body, **params)
+            assert anonymous.status_code == 401, (method, path)
+    assert d.call("acme", "GET", "/v1/stats").status_code == 403  # every tenant's counts
+    mcp = httpx.post(
+        f"{d.worker.api_url}/mcp",
+        params={"user_id": "globex:bob"},
+        headers={"Authorization": f"Bearer {d.tokens['acme']}"},
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    )
+    assert (mcp.status_code, mcp.json()) == (403, {"detail": FORBIDDEN})
+    no_key = httpx.post(f"{d.worker.api_url}/mcp", params={"user_id": "acme:ana"}, json={})
+    assert no_key.status_code == 401
+
+
+HOSTILE = [
+    "globex:bob' OR '1'='1",
+    "acme:ana' OR user_id = 'globex:bob",
+    'acme:ana"; DROP TABLE memories; --',
+    "acme:%",
+    "acme:*",
+    "acme:ana%",
+    "acme:_",
+    "acme:ana\x00globex:bob",
+    "\u0430cme:ana",  # a Cyrillic a
+    "acme\uff1aana",  # a full-width colon
+    "acme:ana/../globex:bob",
+    "acme:" + "x" * 10_000,
+    "globex:bob\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("user", HOSTILE)
+def test_hostile_identifiers_and_filters_leak_nothing_and_break_nothing(
+    deployment: Deployment, user: str
+) -> None:
+    d = deployment
+    for method, path, body, params in _endpoints(user, d.bob_memory):
+        if method == "POST" and path != "/v1/search" and path != "/v1/context":
+            continue  # writes: below, with the read key, so nothing is written
+        answer = d.call("acme", method, path, body, **params)
+        assert answer.status_code in (200, 403, 404, 422), (path, user, answer.text)
+        assert SAID not in answer.text.lower(), (path, user)
+    for method, path, body, params in _endpoints(user, d.bob_memory):
+        if method == "POST" and path not in ("/v1/search", "/v1/context"):
+            answer = d.call("acme-read", method, path, body, **params)
+            assert answer.status_code in (403, 422), (path, user, answer.text)
+    for text in (f"{SECRET}' OR 1=1 --", "*", "%", "user_id:globex*", "\x00", "w" * 2000):
+        ask = {"user_id": "acme:ana", "query": text}
+        answer = d.call("acme", "POST", "/v1/search", ask)
+        assert answer.status_code in (200, 422) and SAID not in answer.text.lower(), text
+        entity = d.call("acme", "GET", "/v1/entities", user_id="acme:ana", name=text)
+        assert entity.status_code in (404, 422) and SAID not in entity.text.lower(), text
+
+
+def test_the_other_tenants_memory_is_unchanged_and_changes_are_audited(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+    test_a_key_of_one_tenant_gets_403_on_every_endpoint_of_another_alike(d)
+    memory = d.call("globex", "GET", f"/v1/memories/{d.bob_memory}", user_id="globex:bob").json()
+    assert SECRET in memory["content"] and memory.get("state", {}).get("forgotten") is not True
+    stats = d.call("globex", "GET", "/v1/stats", user_id="globex:bob").json()
+    assert stats["memories"]["episode"] == 1, stats
+    lines = [
+        json.loads(line) for line in (d.data / "logs" / "audit.jsonl").read_text().splitlines()
+    ]
+    published = [(a["tenant"], a["operation"], a["user_id"]) for a in lines]
+    assert ("globex", "publish", "globex:bob") in published
+    assert ("acme", "publish", "acme:ana") in published
+    assert all(a["user_id"] is None or a["user_id"].startswith(f"{a['tenant']}:") for a in lines)
+    text = (d.data / "logs" / "audit.jsonl").read_text()
+    assert SECRET not in text and "quokka" not in text
+
+
+def test_mcp_with_a_key_reaches_its_user_and_a_read_key_cannot_write(
+    deployment: Deployment,
+) -> None:
+    d = deployment
+
+    async def session(who: str) -> tuple[list[str], bool, str]:
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {d.tokens[who]}"})
+        url = f"{d.worker.api_url}/mcp?user_id=acme:ana"
+        async with http, Client(streamable_http_client(url, http_client=http)) as client:
+            found = await client.call_tool("search_memory", {"query": "quokka tea"})
+            contents = [r["content"] for r in (found.structured_content or {})["results"]]
+            wrote = await client.call_tool("remember_fact", {"content": "Ana likes figs."})
+            return contents, wrote.is_error, str(wrote.content[0].text)  # type: ignore[union-attr]
+
+    contents, refused, why = asyncio.run(session("acme-read"))
+    assert any("quokka" in c for c in contents) and all(SAID not in c for c in contents)
+    assert refused and "read-only" in why
+    _, refused, _ = asyncio.run(session("acme"))
+    assert not refused
+    lines = (d.data / "logs" / "audit.jsonl").read_text().splitlines()
+    assert any('"operation": "remember"' in line and '"via_mcp": 1' in line for line in lines)
