@@ -125,6 +125,12 @@ class MemoryClient:
     def forget(self, user_id: str, memory_id: str) -> None:
         self._call("POST", f"/v1/memories/{memory_id}/forget", json={"user_id": user_id})
 
+    def erase(self, user_id: str) -> dict[str, Any]:
+        """Erase everything memstream keeps of ``user_id`` (a tenant admin key's call);
+        the answer says whether every copy is gone yet (``complete``)."""
+        result: dict[str, Any] = self._call("DELETE", f"/v1/users/{user_id}", timeout=300.0)
+        return result
+
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         params = {"user_id": user_id} if user_id else {}
         result: dict[str, Any] = self._call("GET", "/v1/stats", params=params)

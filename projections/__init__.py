@@ -28,6 +28,7 @@ __all__ = [
     "memory_state",
     "ranking",
     "scope",
+    "sealing",
     "sessions",
     "timephrases",
     "vectors",

@@ -51,6 +51,7 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
     ev.MemoryRestored,
     ev.MemoryExpanded,
     ev.ForgetMemory,
+    ev.UserErased,
 )
 #: (type, from_version) -> function returning the document at from_version + 1.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}

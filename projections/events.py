@@ -29,6 +29,7 @@ from pydantic import (
 __all__ = [
     "COMMAND_TYPES",
     "DERIVED_KINDS",
+    "ERASURE_TYPES",
     "IDENTIFIER_PATTERN",
     "LIFECYCLE_TYPES",
     "TAG_PATTERN",
@@ -59,6 +60,7 @@ __all__ = [
     "SessionEnded",
     "Tag",
     "TokenUsage",
+    "UserErased",
     "as_utc",
     "in_time_range",
 ]
@@ -442,6 +444,22 @@ class ForgetMemory(_Command):
     memory_id: MemoryId
 
 
+class UserErased(_EventBase):
+    """Everything of ``user_id`` is erased: every projection drops the user's rows, the
+    cold store the user's originals, and the records sealed under ``key_ids`` (destroyed
+    before this event was published) can no longer be opened by anyone, so no replay
+    brings them back. Carries nothing of what the user said."""
+
+    type: Literal["user_erased"] = "user_erased"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    key_ids: list[Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]] = Field(
+        default_factory=list, max_length=1000
+    )
+    requested_at: UtcDateTime
+
+
 class MemoryArchived(_EventBase):
     """A memory moved to cold storage: its original is in the Parquet file ``storage_ref``
     points at (checked by ``checksum``); the hot row gives way to an ``archive_index``
@@ -511,6 +529,9 @@ LIFECYCLE_TYPES = (
 )
 #: Commands (``memory.commands``).
 COMMAND_TYPES = ("remember_fact", "correct_fact", "confirm_fact", "forget")
+#: The erasure of a user (``memory.commands`` too, but only the erase operation
+#: publishes it: it follows the destruction of the user's keys).
+ERASURE_TYPES = ("user_erased",)
 
 #: Every event type the log may carry. New types are added here and in the codec.
 Event = (
@@ -527,6 +548,7 @@ Event = (
     | CorrectFact
     | ConfirmFact
     | ForgetMemory
+    | UserErased
     | MemoryArchived
     | MemoryRestored
     | MemoryExpanded

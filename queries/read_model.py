@@ -337,6 +337,11 @@ class ReadModel:
         self._users: OrderedDict[str, _UserTables] = OrderedDict()
         self._lock = threading.Lock()
 
+    def forget(self, user_id: str) -> None:
+        """Keep nothing of ``user_id`` (the next search reads the tables again)."""
+        with self._lock:
+            self._users.pop(user_id, None)
+
     def view(self, user_id: str, expected_rows: int) -> UserView | None:
         """The user's view as of now, or None when the user (``expected_rows`` memories,
         about as many vectors) would not fit the budget."""

@@ -114,6 +114,18 @@ class Searcher:
             ReadModel(store, model or "", cache_rows, stale_seconds) if cache_rows > 0 else None
         )
 
+    def forget(self, user_id: str) -> None:
+        """Drop what is kept of ``user_id`` in memory (the user was erased)."""
+        if self._read_model is not None:
+            self._read_model.forget(user_id)
+        self._non_empty.discard(user_id)
+        for key in [k for k in self._user_counts if user_id in k]:
+            self._user_counts.pop(key, None)
+        with self._cold_lock:
+            for cold in [k for k in self._cold_vectors if k[0] == user_id]:
+                self._cold_vectors.pop(cold, None)
+        self._archive_users = (-1, {})
+
     def search(self, request: SearchRequest) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
 

@@ -10,6 +10,8 @@ __all__ = [
     "canonical",
     "cold_refs",
     "cold_store",
+    "data_keys",
+    "durable",
     "errors",
     "event_archive",
     "filesystems",

@@ -220,6 +220,20 @@ class ColdStore:
                     removed += 1
         return removed
 
+    def erase_user(self, user_id: str) -> int:
+        """Delete every original of ``user_id`` (its months' folders); how many files.
+
+        Only ``month=`` folders directly under the user's are removed: a user whose id
+        continues this one's after a ``/`` keeps its own folder inside it."""
+        user_folder = self.full_path(f"user={user_id}")
+        selector = pafs.FileSelector(user_folder, recursive=False, allow_not_found=True)
+        removed = 0
+        for info in self._fs.get_file_info(selector):
+            if info.type == pafs.FileType.Directory and info.base_name.startswith("month="):
+                removed += len(self._parquet_files(info.path, recursive=True))
+                self._fs.delete_dir(info.path)
+        return removed
+
     def _exists(self, full: str) -> bool:
         return bool(self._fs.get_file_info(full).type == pafs.FileType.File)
 

@@ -38,6 +38,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from storage.durable import fsync_folder
+
 __all__ = [
     "Appended",
     "Journal",
@@ -215,7 +217,7 @@ class _OpenSegment:
         self.fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
         fcntl.flock(self.fd, fcntl.LOCK_EX)  # before the sweeper can see it
         os.rename(temporary, path)
-        _fsync_folder(path.parent)
+        fsync_folder(path.parent)
         self.segment = Segment(path)
         self.epoch = epoch
         self.opened = time.monotonic()
@@ -353,12 +355,4 @@ def write_atomically(path: Path, data: bytes) -> None:
         out.flush()
         os.fsync(out.fileno())
     os.replace(temporary, path)
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_folder(path.parent)

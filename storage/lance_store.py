@@ -25,11 +25,13 @@ from storage.filesystems import Location
 from storage.lance_queries import ProjectionQueries
 from storage.lance_tables import (
     CHECKPOINTS,
+    DEAD_LETTERS,
     DERIVED_COLUMNS,
     FIXED_SCHEMAS,
     KEYS,
     REPLAY_FILLED_COLUMNS,
     RETIRED_COLUMNS,
+    STATE_TABLES,
     VECTORS,
     Rows,
 )
@@ -277,6 +279,14 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
     @property
     def table_names(self) -> list[str]:
         return list(self._tables)
+
+    def erase_user(self, user_id: str) -> dict[str, int]:
+        """Remove every row of ``user_id`` from every table (and the user's dead letters,
+        keyed by the user), leaving nothing of them in the files; the rows removed per
+        table."""
+        where = {name: filters.equals("user_id", user_id) for name in STATE_TABLES}
+        where[DEAD_LETTERS] = f"key = X'{user_id.encode('utf-8').hex()}'"
+        return self.purge(where)
 
     def delete(self, name: str, ids: Sequence[str]) -> None:
         """Remove the rows of ``name`` whose key is one of ``ids``."""

@@ -6,7 +6,9 @@ fragments and old versions. Mixed into :class:`storage.lance_store.ProjectionSto
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -54,9 +56,9 @@ class IndexUpkeep:
     def vector_dimension(self) -> int:
         raise NotImplementedError  # the table gateway's
 
-    def ensure_indexes(self, names: Sequence[str] | None = None) -> None:
+    def ensure_indexes(self, names: Sequence[str] | None = None, ann: bool = True) -> None:
         """Create the full-text, key, scope and label indexes of tables (all, or
-        ``names``) that have rows."""
+        ``names``) that have rows, and (``ann``) the vector index of a large table."""
         wanted: dict[str, list[tuple[str, Any]]] = {
             MEMORIES: [
                 ("search_text", _full_text_index()),
@@ -86,7 +88,7 @@ class IndexUpkeep:
             if rows == 0:
                 continue
             present = {tuple(index.columns) for index in table.list_indices()}
-            if name == VECTORS and rows >= ANN_INDEX_MIN_ROWS:
+            if name == VECTORS and rows >= ANN_INDEX_MIN_ROWS and ann:
                 indexes.append(("vector", _ann_index(rows, self.vector_dimension)))
             for column, config in indexes:
                 if (column,) not in present:
@@ -110,3 +112,69 @@ class IndexUpkeep:
             log.debug("optimized %s", name)
         if name in (MEMORIES, VECTORS):
             self.ensure_indexes()
+
+    def purge(self, where: Mapping[str, str]) -> dict[str, int]:
+        """Delete the rows matching ``where[name]`` from each named table and leave no
+        byte of them in its files: no older version, no deletion vector over a data
+        file that still holds them, no full-text index that still lists their words.
+        Returns the rows removed per table.
+
+        Old versions are removed at once, so a reader of another process still on one
+        fails its read (and reads again); erasures are rare, and this is what they cost.
+        """
+        removed: dict[str, int] = {}
+        for name, condition in where.items():
+            table = self._tables[name]
+            count = table.count_rows(condition)
+            if count == 0:
+                continue
+            started = time.perf_counter()
+            _retrying(table.delete, condition)
+            removed[name] = count
+            _retrying(self._rewrite_without_deleted, name)
+            took = time.perf_counter() - started
+            log.info("purged %d rows of %s in %.2f s", count, name, took)
+        return removed
+
+    def _rewrite_without_deleted(self, name: str) -> None:
+        with warnings.catch_warnings():  # that older versions go at once is the point
+            warnings.simplefilter("ignore", UserWarning)
+            self._rewrite(name)
+
+    def _rewrite(self, name: str) -> None:
+        table = self._tables[name]
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        if _holds_deleted_rows(table):
+            # Compaction keeps a large fragment with few deletions as it is (a deletion
+            # vector over the old file): write the rows that remain anew.
+            # The vector index is trained again by the next upkeep, not here: search
+            # compares a user's vectors exactly meanwhile (a minute for 200,000 vectors).
+            log.info("erasure: rewriting %s (%d rows)", name, table.count_rows())
+            table.add(table.to_arrow(), mode="overwrite")
+        for index in table.list_indices():
+            if index.index_type.upper() in ("FTS", "INVERTED"):  # its terms list the words
+                table.drop_index(index.name)
+        self.ensure_indexes([name], ann=False)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        table.checkout_latest()
+
+
+def _retrying(step: Callable[[str], object], argument: str, attempts: int = 8) -> None:
+    """Run ``step``, again while LanceDB reports a commit another writer preempted
+    (another process compacting the same table): every step here is idempotent."""
+    for attempt in range(attempts):
+        try:
+            step(argument)
+            return
+        except RuntimeError as exc:
+            if "Retryable commit conflict" not in str(exc) or attempt == attempts - 1:
+                raise
+            log.info("erasure: a concurrent commit; trying again")
+            time.sleep(0.2 * (attempt + 1))
+
+
+def _holds_deleted_rows(table: Any) -> bool:
+    """Whether the table's data files hold more rows than it has (deleted ones)."""
+    fragments = table.stats()["fragment_stats"]
+    held = round(fragments["lengths"]["mean"] * fragments["num_fragments"])
+    return bool(held != table.count_rows())

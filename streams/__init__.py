@@ -29,6 +29,7 @@ __all__ = [
     "publisher",
     "recovery",
     "replay",
+    "sealing",
     "settings",
     "topics",
     "worker",

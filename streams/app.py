@@ -33,6 +33,7 @@ from streams.embedding_backfill import missing_embeddings
 from streams.journal_sweeper import JournalSweeper
 from streams.lifecycle_timer import add_lifecycle_timer
 from streams.projector import BatchResult, Projector
+from streams.sealing import sealed_records
 from streams.settings import Settings
 from streams.topics import EMBEDDINGS, MESSAGES, META
 
@@ -119,6 +120,7 @@ def build_app(
             system_clock,
             earlier_turns=projector.store.session_texts,
             lane=embedding_lane,
+            keys=projector.keys,
         )
         _add_embedding_backfill(
             app, settings, projector, episodes, embedder, embedder_active, embedding_lane
@@ -203,6 +205,7 @@ def _add_embedding_backfill(
         try:
             loop = asyncio.get_running_loop()
             while (records := await loop.run_in_executor(lane, next, batches, None)) is not None:
+                records = sealed_records(projector.keys, records)
                 futures = [await sink.send(key=key, value=value) for key, value in records]
                 await asyncio.gather(*futures)
                 sent += len(records)

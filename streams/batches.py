@@ -15,6 +15,7 @@ import gc
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -41,6 +42,7 @@ from projections.events import (
     RememberFact,
     SessionClosed,
     SessionEnded,
+    UserErased,
 )
 from projections.memory_state import StateChange
 from projections.sessions import SessionTouch, coalesce_touches
@@ -48,6 +50,9 @@ from projections.vectors import vectors_table
 from storage.event_archive import records_from_table
 from storage.log_records import Checkpoints, LogPosition, LogRecord
 from storage.schemas import DEFAULT_VECTOR_DIMENSION, MEMORIES_SCHEMA, vectors_schema
+
+if TYPE_CHECKING:
+    from streams.sealing import RecordKeys
 
 __all__ = [
     "BatchResult",
@@ -93,7 +98,13 @@ class PreparedBatch:
         watermarks: the newest message event time per (topic, partition).
         archive: archive, restore and expansion events, in log order.
         dead_letters: the records that did not decode.
-        valid_records: the records that did (kept only when they are to be archived).
+        valid_records: the records that did (kept only when they are to be archived),
+            sealed as the archive keeps them.
+        erasures: ``UserErased`` events, applied after everything else of the batch.
+        erased: records skipped because their user was erased (sealed under a
+            destroyed key, or plaintext the log had before the erasure).
+        keys_generation: the record keys' generation when the batch was opened (a
+            batch opened before an erasure is opened again before it is written).
         newest: the last offset seen per (topic, partition): the checkpoints to store.
         skipped: records at or below an earlier checkpoint.
         applied: events decoded.
@@ -114,6 +125,9 @@ class PreparedBatch:
     newest: dict[tuple[str, int], LogPosition]
     skipped: int
     applied: int
+    erasures: list[UserErased] = field(default_factory=list)
+    erased: int = 0
+    keys_generation: int = 0
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,7 @@ class _Options:
     keep_valid_records: bool = True
     rows_as_table: bool = False
     vector_dimension: int = DEFAULT_VECTOR_DIMENSION
+    keys: RecordKeys | None = None
 
 
 def prepare_batch(
@@ -130,13 +145,16 @@ def prepare_batch(
     keep_valid_records: bool = True,
     rows_as_table: bool = False,
     vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
+    keys: RecordKeys | None = None,
 ) -> PreparedBatch:
-    """Skip what ``checkpoints`` cover, decode the rest and build their rows (pure).
+    """Skip what ``checkpoints`` cover, open (``keys``) and decode the rest and build
+    their rows (pure, but for reading data keys).
 
     A record that decodes but cannot be folded (a value no rule expected) becomes a
     dead letter like one that does not decode: the rest of the batch is applied.
+    Without ``keys``, a sealed record is a dead letter.
     """
-    options = _Options(keep_valid_records, rows_as_table, vector_dimension)
+    options = _Options(keep_valid_records, rows_as_table, vector_dimension, keys)
     try:
         return _prepare(records, checkpoints, options)
     except Exception:
@@ -196,14 +214,25 @@ def _prepare(
     embeddings: list[EmbeddingComputed] = []
     accesses: list[tuple[MemoryAccessed, LogPosition]] = []
     lifecycle = _Lifecycle()
+    keys = options.keys
+    generation = keys.generation if keys is not None else 0
+    erased = 0
     for record in fresh:
         try:
-            event = decode(record.value)
+            opened = keys.open_naming_user(record.value) if keys else (record.value, None)
+            if opened is None:
+                erased += 1
+                continue
+            event = decode(opened[0])
+            kept = keys.admit(record, event.user_id, opened[1]) if keys is not None else record
         except InvalidEvent as exc:
             dead_letters.append(DeadLetter(record, str(exc)))
             continue
+        if kept is None:
+            erased += 1
+            continue
         if options.keep_valid_records:
-            valid_records.append(record)
+            valid_records.append(kept)
         if isinstance(event, MessageEvent):
             logged.append(episodes.LoggedEvent(event, record.position))
             lifecycle.message(event, record)
@@ -211,6 +240,8 @@ def _prepare(
             embeddings.append(event)
         elif isinstance(event, MemoryAccessed):
             accesses.append((event, record.position))
+        elif isinstance(event, UserErased):
+            lifecycle.erasures.append(event)
         else:
             lifecycle.add(event, record.position)
     newest: dict[tuple[str, int], LogPosition] = {}
@@ -232,7 +263,10 @@ def _prepare(
         valid_records=valid_records,
         newest=newest,
         skipped=len(records) - len(fresh),
-        applied=len(fresh) - len(dead_letters),
+        applied=len(fresh) - len(dead_letters) - erased,
+        erasures=lifecycle.erasures,
+        erased=erased,
+        keys_generation=generation,
     )
 
 
@@ -246,6 +280,7 @@ class _Lifecycle:
         self.states: list[StateChange] = []
         self.watermarks: dict[tuple[str, int], datetime] = {}
         self.archive: list[ArchiveEvent] = []
+        self.erasures: list[UserErased] = []
 
     def message(self, event: MessageEvent, record: LogRecord) -> None:
         at = event.occurred_at
@@ -299,7 +334,9 @@ class _Lifecycle:
 
 
 def prepare_table(
-    table: pa.Table, vector_dimension: int = DEFAULT_VECTOR_DIMENSION
+    table: pa.Table,
+    vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
+    keys: RecordKeys | None = None,
 ) -> PreparedBatch:
     """``prepare_batch`` for a replay: records as an Arrow table (cheap to send to a
     worker process), no checkpoints yet, rows returned as an Arrow table.
@@ -316,6 +353,7 @@ def prepare_table(
             keep_valid_records=False,
             rows_as_table=True,
             vector_dimension=vector_dimension,
+            keys=keys,
         )
     finally:
         gc.enable()

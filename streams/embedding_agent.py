@@ -44,6 +44,7 @@ from projections.events import (
     RememberFact,
 )
 from projections.vectors import embedding_events
+from streams.sealing import RecordKeys, opened_values, sealed_records
 from streams.settings import Settings
 from streams.topics import COMMANDS, EMBEDDINGS, LIFECYCLE, MESSAGES
 
@@ -240,6 +241,7 @@ def add_embedder_agent(
     clock: Clock,
     earlier_turns: EarlierTurns | None = None,
     lane: Executor | None = None,
+    keys: RecordKeys | None = None,
 ) -> Callable[[], float]:
     """Register the embedder agents on ``app``, embedding on ``lane`` (see
     :mod:`streams.lanes`); return a function giving the monotonic time the agents last
@@ -275,8 +277,14 @@ def add_embedder_agent(
             ):
                 last_active[0] = time.monotonic()
                 records = await _embed_until_done(
-                    [bytes(v) for v in values], embedder, clock, window, embed, lane
+                    opened_values(keys, [bytes(v) for v in values]),
+                    embedder,
+                    clock,
+                    window,
+                    embed,
+                    lane,
                 )
+                records = sealed_records(keys, records)
                 sent = [await sink.send(key=key, value=value) for key, value in records]
                 await asyncio.gather(*sent)
                 log.debug("%s: embedded %d memories", name, len(records))

@@ -39,6 +39,7 @@ from streams.components import make_archiver, make_lifecycle, make_model
 from streams.lifecycle import closure_key
 from streams.lifecycle_schedule import Cadence, LifecycleSchedule
 from streams.projector import Projector
+from streams.sealing import sealed_records
 from streams.settings import Settings
 from streams.topics import LIFECYCLE, MESSAGES
 
@@ -122,7 +123,10 @@ def add_lifecycle_timer(
                     "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds
                 )
                 return
-            sent = [await sink.send(key=e.user_id.encode(), value=encode(e)) for e in events]
+            records = sealed_records(
+                projector.keys, [(e.user_id.encode(), encode(e)) for e in events]
+            )
+            sent = [await sink.send(key=key, value=value) for key, value in records]
             await asyncio.gather(*sent)
             for e in events:
                 if isinstance(e, SessionClosed | FactsConsolidated):

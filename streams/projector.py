@@ -43,6 +43,7 @@ from projections.archiving import (
 from projections.clock import Clock
 from projections.derived import derived_row
 from projections.entities import fold_mentions
+from projections.events import UserErased
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
 from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
 from storage import filters
@@ -72,6 +73,7 @@ from streams.batches import (
     prepare_batch,
     unappliable,
 )
+from streams.sealing import RecordKeys
 
 __all__ = [
     "BatchResult",
@@ -110,6 +112,8 @@ class Projector:
         flush_every_seconds: how often session rows, watermarks and checkpoints are
             written (0: with every batch); see the module docstring.
         cold_store: where archived originals are (read when a memory is restored).
+        keys: opens sealed records (None: a sealed record is dead-lettered); the
+            erasures a batch carries forget the user's keys here.
     """
 
     def __init__(
@@ -122,8 +126,10 @@ class Projector:
         sole_writer_of_empty_store: bool = False,
         flush_every_seconds: float = 0.0,
         cold_store: ColdStore | None = None,
+        keys: RecordKeys | None = None,
     ) -> None:
         self.store = store
+        self.keys = keys
         # A replay into a new folder is the only writer: it remembers the ids it wrote
         # and appends, instead of asking the table about every key.
         self._written: set[str] | None = set() if sole_writer_of_empty_store else None
@@ -132,6 +138,9 @@ class Projector:
         self._clock = clock
         self._checkpoints: dict[tuple[str, int], LogPosition] = store.load_checkpoints(consumer)
         self._writing = threading.Lock()
+        #: held while a table is compacted or an erasure rewrites tables (after
+        #: ``_writing`` when both are held)
+        self._compacting = threading.Lock()
         self._watermarks: dict[tuple[str, int], datetime] | None = None
         self._flush_every = flush_every_seconds
         self._cold = cold_store
@@ -152,7 +161,8 @@ class Projector:
         """
         self.flush()
         for name in self.store.table_names:
-            with contextlib.nullcontext() if name in INSERT_ONLY else self._writing:
+            writing = contextlib.nullcontext() if name in INSERT_ONLY else self._writing
+            with writing, self._compacting:  # never beside an erasure's rewrite
                 self.store.optimize_table(name, retain)
         if self._archive is not None:
             removed = self._archive.compact()
@@ -251,13 +261,20 @@ class Projector:
         records: Sequence[LogRecord],
         send_dead_letters: Callable[[list[DeadLetter]], None] | None,
     ) -> BatchResult:
-        prepared = prepare_batch(
-            records,
-            self._checkpoints,
-            keep_valid_records=self._archive is not None,
-            vector_dimension=self.store.vector_dimension,
-        )
-        return self.commit(prepared, send_dead_letters)
+        def prepare() -> PreparedBatch:
+            return prepare_batch(
+                records,
+                self._checkpoints,
+                keep_valid_records=self._archive is not None,
+                vector_dimension=self.store.vector_dimension,
+                keys=self.keys,
+            )
+
+        prepared = prepare()
+        with self._writing:
+            if self.keys is not None and prepared.keys_generation != self.keys.generation:
+                prepared = prepare()  # a user was erased meanwhile: open the records again
+            return self._commit(prepared, send_dead_letters)
 
     def commit(
         self,
@@ -297,6 +314,8 @@ class Projector:
         self._apply_lifecycle(prepared)
         if prepared.archive:
             self._apply_archive(prepared.archive)
+        for erasure in prepared.erasures:
+            self._erase(erasure)
         if send_dead_letters is not None and prepared.dead_letters:
             send_dead_letters(prepared.dead_letters)
         self._checkpoints.update(prepared.newest)
@@ -304,6 +323,25 @@ class Projector:
         if time.monotonic() - self._flushed_at >= self._flush_every:
             self._flush()
         return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
+
+    def _erase(self, erasure: UserErased) -> None:
+        """Drop everything of the user: the projections' rows (and their bytes in the
+        files) and the cold store's originals; then the erasure is finished."""
+        user_id = erasure.user_id
+        if self.keys is not None:
+            self.keys.forget(user_id)
+        self._flush()  # the deferred session rows of the user go with the rest
+        with self._compacting:
+            removed = self.store.erase_user(user_id)
+        originals = self._cold.erase_user(user_id) if self._cold is not None else 0
+        if self.keys is not None:
+            self.keys.keys.finish(user_id)
+        log.info(
+            "erased a user: %d rows (%s), %d cold files",
+            sum(removed.values()),
+            ", ".join(f"{name} {count}" for name, count in sorted(removed.items())) or "none",
+            originals,
+        )
 
     def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
         """Sessions, derived memories, supersession and memory state, watermarks.

@@ -25,11 +25,12 @@ from aiokafka.errors import KafkaError
 
 from projections.codec import decode, encode, size_problem
 from projections.errors import InvalidEvent
-from projections.events import Event
+from projections.events import ERASURE_TYPES, Event
 from storage.headroom import Headroom
 from storage.journal import Journal, JournalRecord, Positions
 from streams.errors import BrokerError, DiskFull, PublishError
 from streams.journal_lane import JournalLane
+from streams.sealing import RecordKeys, record_keys_of
 from streams.settings import Settings
 from streams.topics import ACCESS, MESSAGES, topic_for
 
@@ -95,7 +96,7 @@ def publisher_for(settings: Settings) -> Publisher:
                 f"no intake journal in {journal.folder}: start `memstream up` with this data "
                 "folder first, or pass the --data it uses"
             )
-    return Publisher(settings.bootstrap, journal=journal)
+    return Publisher(settings.bootstrap, journal=journal, keys=record_keys_of(settings))
 
 
 class Publisher:
@@ -105,10 +106,15 @@ class Publisher:
         bootstrap: the Kafka bootstrap address.
         journal: the intake journal to fsync records to before producing them (None:
             the broker's acknowledgement is the durability, as on a Kafka cluster).
+        keys: seals each user's records under the user's data key before they are
+            journaled or produced (None: plaintext).
     """
 
-    def __init__(self, bootstrap: str, journal: Journal | None = None) -> None:
+    def __init__(
+        self, bootstrap: str, journal: Journal | None = None, keys: RecordKeys | None = None
+    ) -> None:
         self._bootstrap = bootstrap
+        self._keys = keys
         self._lane = JournalLane(journal) if journal is not None else None
         self._producer = AIOKafkaProducer(
             bootstrap_servers=bootstrap,
@@ -143,23 +149,50 @@ class Publisher:
         """Publish events (each to its type's topic); return their ids once the broker has
         them all."""
         await self._send(
-            [JournalRecord(topic_for(e.type), e.user_id.encode(), encode(e)) for e in events]
+            self._records(
+                [(topic_for(e.type), e.user_id.encode(), encode(e)) for e in events],
+                sealed=[e.type not in ERASURE_TYPES for e in events],
+            )
         )
         return [e.event_id for e in events]
+
+    def _records(
+        self,
+        records: Sequence[tuple[str, bytes | None, bytes]],
+        sealed: Sequence[bool] | None = None,
+    ) -> list[JournalRecord]:
+        """The records to journal and produce, each sealed under its user's key (but an
+        erasure, which says nothing of the user: sealing it would make the erased user
+        a new key)."""
+        values = [value for _, _, value in records]
+        if self._keys is not None:
+            keep = sealed or [True] * len(records)
+            values = self._keys.seal_all(
+                [
+                    (key if seal else None, value)
+                    for (_, key, value), seal in zip(records, keep, strict=True)
+                ]
+            )
+        return [
+            JournalRecord(topic, key, value)
+            for (topic, key, _), value in zip(records, values, strict=True)
+        ]
 
     async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:
         """Publish checked lines as written (invalid ones too: the worker dead-letters them;
         lines too large for the log are not sent)."""
         await self._send(
-            [
-                JournalRecord(
-                    topic_for(line.event.type) if line.event else MESSAGES,
-                    line.event.user_id.encode() if line.event else None,
-                    line.raw,
-                )
-                for line in lines
-                if line.sendable
-            ]
+            self._records(
+                [
+                    (
+                        topic_for(line.event.type) if line.event else MESSAGES,
+                        line.event.user_id.encode() if line.event else None,
+                        line.raw,
+                    )
+                    for line in lines
+                    if line.sendable
+                ]
+            )
         )
 
     async def republish(self, records: Sequence[JournalRecord]) -> Positions:

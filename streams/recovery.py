@@ -19,6 +19,7 @@ from storage.cold_store import ColdStore
 from storage.event_archive import EventArchive, records_from_table
 from storage.lance_store import ProjectionStore
 from streams.projector import Projector
+from streams.sealing import RecordKeys
 
 __all__ = ["catch_up_from_archive"]
 
@@ -32,6 +33,7 @@ def catch_up_from_archive(
     consumer: str,
     clock: Clock,
     cold_store: ColdStore | None = None,
+    keys: RecordKeys | None = None,
 ) -> int:
     """Apply the archived records of the newest earlier log epoch that lie beyond the
     stored checkpoints; return how many records were read. Nothing is listed when the
@@ -49,7 +51,7 @@ def catch_up_from_archive(
         if at.log_epoch == previous
     }
     # The records are archived already: this projector does not archive them again.
-    projector = Projector(store, consumer, clock, cold_store=cold_store)
+    projector = Projector(store, consumer, clock, cold_store=cold_store, keys=keys)
     read = 0
     for table in archive.read_tables(epoch=previous, after=after):
         records = records_from_table(table)

@@ -32,6 +32,7 @@ from streams.batches import BatchResult, PreparedBatch, prepare_table, ready
 from streams.errors import StreamsError
 from streams.lifeline import die_with_parent
 from streams.projector import Projector
+from streams.sealing import RecordKeys
 from streams.topics import PROJECTED_TOPICS
 
 #: A replay writes its bookkeeping (session rows, watermarks, checkpoints) this often;
@@ -80,6 +81,7 @@ def rebuild(
     workers: int | None = None,
     vector_dimension: int | None = None,
     cold_store: ColdStore | None = None,
+    keys: RecordKeys | None = None,
 ) -> ReplayReport:
     """Apply record ``batches`` to a new projection generation under the folder ``into``.
 
@@ -88,6 +90,7 @@ def rebuild(
     Restored memories are read back from ``cold_store`` (the data folder's). At the
     end, every memory the archive index says is archived leaves the hot tables (the
     topics' interleaving may have applied an archiving before the message it archives).
+    Sealed records are opened with ``keys``; those of erased users are left out.
     """
     layout = DataLayout(into)
     if layout.current_generation() is not None:
@@ -102,6 +105,7 @@ def rebuild(
         sole_writer_of_empty_store=True,
         flush_every_seconds=_FLUSH_EVERY_SECONDS,
         cold_store=cold_store,
+        keys=keys,
     )
     results: list[BatchResult] = []
     total = 0
@@ -118,7 +122,7 @@ def rebuild(
         pending: deque[Future[PreparedBatch]] = deque()
         for batch in batches:
             total += batch.num_rows
-            pending.append(pool.submit(prepare_table, batch, store.vector_dimension))
+            pending.append(pool.submit(prepare_table, batch, store.vector_dimension, keys))
             while len(pending) > count:
                 results.append(projector.commit(pending.popleft().result()))
         while pending:

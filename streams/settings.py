@@ -83,6 +83,12 @@ class Settings(BaseSettings):
         key_events_per_second / key_events_burst: events (and memory commands) one key
             may publish a second, and at once.
         max_body_bytes: a request body larger than this is refused with 413.
+        seal_events: seal every record memstream writes for a user under the user's data
+            key (AES-256-GCM) before it enters the journal, the log or the event archive,
+            so erasing the user (destroying the key) reaches every copy; off writes
+            plaintext (sealed records are still read).
+        data_keys_dir: the data key store (default ``data-keys`` in the local state). Keep
+            it, and its backups, apart from the log and archive it protects.
         search_cache_rows: most rows (memories and vectors) of recently searched users
             a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
             vectors); a user who does not fit is searched in the tables; 0 turns it off.
@@ -173,6 +179,8 @@ class Settings(BaseSettings):
     key_events_per_second: float = Field(default=2000.0, ge=0)
     key_events_burst: float = Field(default=10_000.0, ge=1)
     max_body_bytes: int = Field(default=4_000_000, ge=1024)
+    seal_events: bool = True
+    data_keys_dir: str = ""
     fusion_full_text: float = Field(default=1.0, ge=0)
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)

@@ -20,7 +20,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 
-from projections.events import COMMAND_TYPES, LIFECYCLE_TYPES
+from projections.events import COMMAND_TYPES, ERASURE_TYPES, LIFECYCLE_TYPES
 from streams.errors import BrokerError
 
 __all__ = [
@@ -55,7 +55,7 @@ _TOPIC_OF_TYPE = {
     "embedding_computed": EMBEDDINGS,
     "memory_accessed": ACCESS,
     **{t: LIFECYCLE for t in LIFECYCLE_TYPES},
-    **{t: COMMANDS for t in COMMAND_TYPES},
+    **{t: COMMANDS for t in (*COMMAND_TYPES, *ERASURE_TYPES)},
 }
 
 

@@ -31,8 +31,9 @@ from streams.components import make_cold_store, make_embedder
 from streams.journal_sweeper import JournalSweeper
 from streams.lanes import background_lane
 from streams.projector import Projector
-from streams.publisher import headroom_of
+from streams.publisher import Publisher, headroom_of
 from streams.recovery import catch_up_from_archive
+from streams.sealing import data_keys_of, erasure_event, record_keys_of
 from streams.settings import Settings
 from streams.topics import (
     ACCESS,
@@ -65,10 +66,16 @@ def topic_specs(settings: Settings) -> list[TopicSpec]:
 
 
 async def prepare_log(settings: Settings) -> str:
-    """Create the topics if needed and return the log's epoch."""
+    """Create the topics if needed, publish again the erasures a crash left unfinished
+    (the worker then applies them), and return the log's epoch."""
     await ensure_topics(settings.bootstrap, topic_specs(settings))
     epoch = await read_epoch(settings.bootstrap, system_clock())
     assert epoch is not None
+    pending = data_keys_of(settings).pending()
+    if pending:
+        async with Publisher(settings.bootstrap) as publisher:
+            await publisher.publish([erasure_event(e) for e in pending])
+        log.info("%d unfinished erasures published again", len(pending))
     return epoch
 
 
@@ -186,6 +193,7 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             settings.consumer_group,
             system_clock,
             make_cold_store(settings),
+            keys=record_keys_of(settings),
         )
         sweeper = _recover_journal(settings, store, epoch)
         projector = Projector(
@@ -195,6 +203,7 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             archive=archive,
             flush_every_seconds=settings.checkpoint_every_seconds,
             cold_store=make_cold_store(settings),
+            keys=record_keys_of(settings),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app, episodes = build_app(

@@ -80,6 +80,8 @@ def test_publish_sends_the_good_lines_beside_one_too_large_for_the_log(
 
     from aiokafka import AIOKafkaConsumer
 
+    from storage.data_keys import DataKeys
+    from streams.sealing import RecordKeys
     from streams.topics import MESSAGES, TopicSpec, ensure_topics
 
     asyncio.run(ensure_topics(broker, [TopicSpec(MESSAGES, 8)]))
@@ -89,9 +91,11 @@ def test_publish_sends_the_good_lines_beside_one_too_large_for_the_log(
     huge = json.dumps({**line, "content": "x", "metadata": {"blob": "y" * 2_000_000}})
     source = tmp_path / "lines.jsonl"
     source.write_text("\n".join([*good[:10], huge, *good[10:]]) + "\n")
-    done = run("publish", "--kafka", broker, "--jsonl", str(source))
+    data = tmp_path / "data"
+    done = run("publish", "--data", str(data), "--kafka", broker, "--jsonl", str(source))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert "accepted 20 of 21" in done.stdout
+    keys = RecordKeys(DataKeys(data / "data-keys"))  # each line is sealed for its user
     assert "line 11: rejected (not sent): event: 2,000,1" in done.stdout
 
     async def count() -> int:
@@ -102,7 +106,9 @@ def test_publish_sends_the_good_lines_beside_one_too_large_for_the_log(
         try:
             found = 0
             while batch := await consumer.getmany(timeout_ms=2000):
-                found += sum(tag.encode() in r.value for rs in batch.values() for r in rs)
+                values = [r.value for rs in batch.values() for r in rs]
+                assert not any(tag.encode() in v for v in values)  # nothing readable
+                found += sum(tag.encode() in (keys.open(v) or b"") for v in values)
             return found
         finally:
             await consumer.stop()

@@ -90,8 +90,9 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
             outputs.append(done.stdout)
     finally:
         worker.stop(timeout=60)
-    tour, http, client, agents, mcp_over_http, keys, commands = outputs
+    tour, http, client, agents, mcp_over_http, keys, erasure, commands = outputs
     assert "acme" in keys and "support bot" in keys and "admin" in keys
+    assert "erased zoe" in erasure and "ZX81" not in erasure
     assert "accepted 1 of 2" in tour and "line 2: rejected (sent to memory.dlq)" in tour
     assert "I moved to Porto last week" in tour and "replayed " in tour
     assert '"accepted":["sha256:' in http and "I moved to Porto" in http

@@ -77,6 +77,8 @@ class MemoryAccess(Protocol):
 
     def forget(self, user_id: str, memory_id: str) -> None: ...
 
+    def erase(self, user_id: str) -> dict[str, Any]: ...
+
 
 def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
     """The server to ask (``settings.api_url``, else the one running for the data
@@ -177,6 +179,11 @@ class InProcess:
     def forget(self, user_id: str, memory_id: str) -> None:
         self._run(lambda ops: ops.forget(user_id, memory_id))
 
+    def erase(self, user_id: str) -> dict[str, Any]:
+        from memstream.operations.results import erasure_document
+
+        return plain(erasure_document(self._run(lambda ops: ops.erase(user_id))))
+
 
 class OverHttp:
     """A running server, asked over its HTTP API (see the module docstring)."""
@@ -243,6 +250,9 @@ class OverHttp:
 
     def forget(self, user_id: str, memory_id: str) -> None:
         self._ask(lambda api: api.forget(user_id, memory_id))
+
+    def erase(self, user_id: str) -> dict[str, Any]:
+        return self._ask(lambda api: api.erase(user_id))
 
 
 def _explanation(detail: Any) -> str:

@@ -29,7 +29,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 
 from memstream.cli import render
-from memstream.cli.backends import MemoryAccess, ServerRefused, memory_access, run_closing
+from memstream.cli.backends import (
+    InProcess,
+    MemoryAccess,
+    ServerRefused,
+    memory_access,
+    run_closing,
+)
 from memstream.operations.errors import OperationError
 from projections.clock import system_clock
 from projections.codec import problems_of
@@ -232,6 +238,16 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--user", required=True)
         p.add_argument("--json", action="store_true")
         p.add_argument("memory_id")
+
+    p = command(
+        "erase",
+        _erase,
+        "erase a user for good: destroy the user's data keys, then drop every row, "
+        "vector, entity and archived original of the user",
+        asks_server=True,
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true")
 
     p = command("entity", _entity, "an entity's profile: aliases, mentions, memories", True)
     p.add_argument("--user", required=True)
@@ -557,6 +573,23 @@ def _memory_command(args: argparse.Namespace, settings: Settings) -> int:
         access.forget(args.user, args.memory_id)
         print(f"forgot {args.memory_id}")
     return 0
+
+
+def _erase(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.tenancy.audit import AuditLog
+
+    access = _access(args, settings)
+    done = access.erase(args.user)
+    if isinstance(access, InProcess):  # a server audits what it is asked
+        AuditLog(settings.log_dir).record(
+            "erase",
+            key_id=None,
+            tenant=None,
+            user_id=args.user,
+            status=200 if done["complete"] else 202,
+        )
+    _show(args, done, render.erasure)
+    return 0 if done["complete"] else 3
 
 
 def _entity(args: argparse.Namespace, settings: Settings) -> int:

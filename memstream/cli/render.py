@@ -29,6 +29,7 @@ __all__ = [
     "decision",
     "decisions",
     "entity",
+    "erasure",
     "events_json",
     "history",
     "keys_table",
@@ -178,6 +179,22 @@ def why(explained: Mapping[str, Any]) -> str:
     confidence = explained["confidence"]
     lines.append(f"  confidence now {confidence['now']:.3f}: {confidence['rule']}")
     return "\n".join(lines)
+
+
+def erasure(document: Mapping[str, Any]) -> str:
+    """What an erasure did, and whether it is finished."""
+    keys = len(document["keys_destroyed"])
+    if document["complete"]:
+        return (
+            f"erased {document['user_id']}: {keys} data key(s) destroyed; no projection, "
+            f"vector, entity or archived original of the user is left "
+            f"({document['took_seconds']:.1f} s)"
+        )
+    return (
+        f"erasing {document['user_id']}: {keys} data key(s) destroyed, so nothing sealed for "
+        "the user opens any more; the worker has not dropped the user's rows yet (it does "
+        "when it runs: `memstream erase` again waits for it)"
+    )
 
 
 def keys_table(document: Mapping[str, Any]) -> str:

@@ -33,6 +33,7 @@ from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
+from memstream.operations.results import erasure_document
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import KeyStore, KeyStoreError, Role
 from memstream.tenancy.limits import Buckets, Limit
@@ -279,6 +280,32 @@ def create_app(
         else:
             who.reads(user_id)
         return await ops.stats(user_id)
+
+    @app.delete(
+        "/v1/users/{user_id}",
+        responses={
+            **errors(*_WRITE),
+            202: {"description": "The keys are destroyed; the rows are still being dropped"},
+        },
+    )
+    async def erase_user(
+        response: Response,
+        user_id: str = Path(pattern=IDENTIFIER_PATTERN, max_length=200),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """Erase everything memstream keeps of a user, for good (a tenant admin key): the
+        user's data keys are destroyed, so nothing sealed for the user in the log, the
+        journal or the event archive can be read again, and every projection and the
+        cold store drop the user. 200 when all of it is done; 202 when the keys are gone
+        and the worker has not dropped the rows yet (asking again waits for it)."""
+        if who.key is not None:
+            who.admin()
+        who.writes(user_id)
+        done = await ops.erase(user_id)
+        status = 200 if done.complete else 202
+        response.status_code = status
+        who.audit("erase", user_id, status)
+        return erasure_document(done)
 
     @app.post("/v1/keys", status_code=201, responses=errors(401, 403, 422))
     async def create_key(body: _NewKey, who: Principal = WHO) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from memstream.operations.results import (
     Accepted,
     ArchiveReport,
     ContextBlock,
+    Erased,
     Expanded,
     JobReport,
 )
@@ -57,6 +58,7 @@ from streams import components, replay
 from streams.archiver import Archiver, NotArchived
 from streams.lifecycle import LifecycleJobs
 from streams.publisher import CheckedLine, check_lines
+from streams.sealing import data_keys_of, erasure_event, record_keys_of
 from streams.settings import Settings
 from streams.topics import MESSAGES, end_offsets, read_epoch
 
@@ -379,6 +381,29 @@ class Operations:
         except commands.UnknownMemory as exc:
             raise NotFound(str(exc)) from None
 
+    # -- erasure ---------------------------------------------------------------------------
+
+    async def erase(self, user_id: str, wait_seconds: float = 120.0) -> Erased:
+        """Erase everything of ``user_id``: destroy the user's data keys (from then on
+        nothing sealed under them opens, in the log, the journal or the event archive),
+        publish ``UserErased`` so every projection and the cold store drop the user, and
+        wait up to ``wait_seconds`` for the worker to finish (``complete``). Asking
+        again finishes an erasure a crash interrupted."""
+        valid_identifier("user_id", user_id)
+        started = time.perf_counter()
+        keys = data_keys_of(self.settings)
+        erasure = await self._blocking(keys.erase, user_id, self.clock())
+        await self.sink.publish([erasure_event(erasure)])
+        deadline = time.monotonic() + wait_seconds
+        while keys.is_pending(user_id) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        complete = not keys.is_pending(user_id)
+        if self._searcher is not None:
+            self._searcher.forget(user_id)
+        return Erased(
+            user_id, erasure.key_ids, erasure.requested_at, complete, time.perf_counter() - started
+        )
+
     # -- cold storage ----------------------------------------------------------------------
 
     async def expand(self, user_id: str, memory_id: str) -> Expanded:
@@ -489,6 +514,7 @@ class Operations:
                 target,
                 self.settings.consumer_group,
                 cold_store=components.make_cold_store(self.settings),
+                keys=record_keys_of(self.settings),
             )
         )
         generation = replay.switch_generation(target, self.settings.data_location) if swap else None

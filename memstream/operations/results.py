@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from projections.events import Event
 
-__all__ = ["Accepted", "ArchiveReport", "ContextBlock", "Expanded", "JobReport"]
+__all__ = [
+    "Accepted",
+    "ArchiveReport",
+    "ContextBlock",
+    "Erased",
+    "Expanded",
+    "JobReport",
+    "erasure_document",
+]
 
 
 @dataclass(frozen=True)
@@ -16,6 +25,29 @@ class Accepted:
 
     event_ids: list[str]
     memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Erased:
+    """A user's erasure: the keys destroyed, and whether every projection and the cold
+    store have dropped the user yet (``complete``)."""
+
+    user_id: str
+    key_ids: tuple[str, ...]
+    requested_at: datetime
+    complete: bool
+    took_seconds: float
+
+
+def erasure_document(erased: Erased) -> dict[str, Any]:
+    """An erasure as the front doors answer it (no key material, ids only)."""
+    return {
+        "user_id": erased.user_id,
+        "complete": erased.complete,
+        "keys_destroyed": list(erased.key_ids),
+        "requested_at": erased.requested_at.isoformat(),
+        "took_seconds": round(erased.took_seconds, 3),
+    }
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from memstream.operations.errors import NotFound
 from projections.digest import digest_tables
+from storage.filters import equals
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import STATE_TABLES
 from storage.layout import DataLayout
@@ -32,7 +33,9 @@ def open_store(
     return ProjectionStore.at(location, read_consistency_interval=interval)
 
 
-def state_digest(store: ProjectionStore) -> str:
-    """The digest of a store's state tables, ignoring log positions."""
-    tables = {name: store.scan(name).to_pylist() for name in STATE_TABLES}
+def state_digest(store: ProjectionStore, user_id: str | None = None) -> str:
+    """The digest of a store's state tables (of one user's rows, if given), ignoring log
+    positions."""
+    where = equals("user_id", user_id) if user_id is not None else None
+    tables = {name: store.scan(name, where=where).to_pylist() for name in STATE_TABLES}
     return digest_tables(tables, ignore=NOT_STATE_COLUMNS)

@@ -1,0 +1,214 @@
+"""Sealing what memstream writes to the log and opening what it reads back.
+
+Every record memstream produces for a user (a publish through the API, the CLI or the
+client; the embedder's vectors; the lifecycle jobs' facts, decisions and archive
+events) is sealed under the user's data key before it enters the intake journal or
+the log (:mod:`projections.sealing`, :mod:`storage.data_keys`). A record a channel
+wrote to Kafka itself arrives as plaintext: the worker seals it before the event
+archive keeps it, so the archive holds nothing readable without the keys.
+
+When the worker reads a record back, a sealed one is opened with its key; one whose
+key was destroyed (its user erased) is skipped as if it had never been written, and so
+is a plaintext record of an erased user that the log received before the erasure.
+A record sealed under a key the store never had is dead-lettered (its bytes kept),
+because that means the wrong key store, not an erasure.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from projections.codec import encode
+from projections.errors import InvalidEvent
+from projections.events import Event, UserErased
+from projections.sealing import (
+    NONCE_BYTES,
+    cipher_of,
+    envelope_of,
+    is_sealed,
+    open_envelope,
+    seal,
+)
+from storage.data_keys import DataKey, DataKeys, Erasure, MissingDataKey
+from storage.log_records import LogRecord
+from streams.settings import Settings
+
+__all__ = [
+    "RecordKeys",
+    "data_keys_of",
+    "erasure_event",
+    "opened_values",
+    "record_keys_of",
+    "sealed_records",
+]
+
+
+def data_keys_of(settings: Settings) -> DataKeys:
+    """The data key store of a deployment (``MEMSTREAM_DATA_KEYS_DIR``, by default
+    ``data-keys`` in the local state)."""
+    return DataKeys(
+        Path(settings.data_keys_dir) if settings.data_keys_dir else settings.local_dir / "data-keys"
+    )
+
+
+class RecordKeys:
+    """Seals records for the log and opens records from it, with one data key store.
+
+    Args:
+        keys: the store.
+        sealing: whether records produced here are sealed (off: written as plaintext,
+            still opened when sealed).
+    """
+
+    def __init__(self, keys: DataKeys, sealing: bool = True) -> None:
+        self.keys = keys
+        self.sealing = sealing
+        self._ciphers: dict[tuple[str, str], AESGCM] = {}  # (user, key id) -> cipher
+        #: moves whenever a user's keys are forgotten here: a batch opened before an
+        #: erasure and written after it is opened again.
+        self.generation = 0
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # A replay's worker process unpickles one per batch: it keeps one per store.
+        return (_record_keys_at, (self.keys.folder, self.sealing))
+
+    # -- sealing ------------------------------------------------------------------
+
+    def seal(self, key: bytes | None, value: bytes) -> bytes:
+        """``value`` sealed under the data key of the user ``key`` names (a record
+        without a user key, or one sealed already, is returned as it is)."""
+        return self.seal_all([(key, value)])[0]
+
+    def seal_all(self, records: Sequence[tuple[bytes | None, bytes]]) -> list[bytes]:
+        """``seal`` for many records, each user's key looked up once."""
+        if not self.sealing:
+            return [value for _, value in records]
+        found: dict[bytes, tuple[str, str, AESGCM]] = {}
+        sealed = []
+        for key, value in records:
+            if key is None or is_sealed(value):
+                sealed.append(value)
+                continue
+            if key not in found:
+                user_id = key.decode("utf-8")
+                data_key = self.keys.key_for(user_id)
+                found[key] = (user_id, data_key.key_id, self._cipher(data_key))
+            user_id, key_id, cipher = found[key]
+            sealed.append(seal(value, user_id, key_id, cipher, os.urandom(NONCE_BYTES)))
+        return sealed
+
+    def _cipher(self, data_key: DataKey) -> AESGCM:
+        at = (data_key.user_id, data_key.key_id)
+        cipher = self._ciphers.get(at)
+        if cipher is None:
+            cipher = self._ciphers[at] = cipher_of(data_key.key)
+        return cipher
+
+    def seal_event(self, event: Event) -> bytes:
+        return self.seal(event.user_id.encode(), encode(event))
+
+    # -- opening ------------------------------------------------------------------
+
+    def open(self, value: bytes) -> bytes | None:
+        """The event bytes in ``value``: itself if plaintext, opened if sealed, None if
+        sealed under an erased key.
+
+        Raises:
+            InvalidEvent: a malformed envelope, or a key this store never had.
+        """
+        opened = self.open_naming_user(value)
+        return opened[0] if opened is not None else None
+
+    def open_naming_user(self, value: bytes) -> tuple[bytes, str | None] | None:
+        """``open``, with the user the record was sealed for (None: plaintext)."""
+        if not is_sealed(value):
+            return value, None
+        envelope = envelope_of(value)
+        at = (envelope.user_id, envelope.key_id)
+        cipher = self._ciphers.get(at)
+        if cipher is None:
+            try:
+                key = self.keys.lookup(envelope.user_id, envelope.key_id)
+            except MissingDataKey as exc:
+                raise InvalidEvent([f"sealed: {exc}"]) from None
+            if key is None:
+                return None
+            cipher = self._ciphers[at] = cipher_of(key)
+        return open_envelope(envelope, cipher), envelope.user_id
+
+    def admit(self, record: LogRecord, user_id: str, sealed_for: str | None) -> LogRecord | None:
+        """The record to archive for a decoded event of ``user_id`` (``sealed_for``: the
+        user the record was sealed for, None for plaintext): sealed, if it came as
+        plaintext and sealing is on; None when it is a plaintext record the log received
+        before the user was erased.
+
+        Raises:
+            InvalidEvent: a sealed record whose event names another user.
+        """
+        if sealed_for is not None:
+            if sealed_for != user_id:
+                raise InvalidEvent(["sealed: the event's user_id is not the envelope's"])
+            return record
+        erased_at = self.keys.erased_at(user_id)
+        if erased_at is not None and record.timestamp <= erased_at:
+            return None
+        if not self.sealing:
+            return record
+        return replace(record, value=self.seal(user_id.encode(), record.value))
+
+    def forget(self, user_id: str) -> None:
+        """Read ``user_id``'s keys from the store again (it was erased)."""
+        self.keys.forget_cached(user_id)
+        for at in [at for at in self._ciphers if at[0] == user_id]:
+            del self._ciphers[at]
+        self.generation += 1
+
+
+def sealed_records(
+    keys: RecordKeys | None, records: list[tuple[bytes, bytes]]
+) -> list[tuple[bytes, bytes]]:
+    """(key, value) records to produce, each value sealed under its user's key."""
+    if keys is None:
+        return records
+    return [(key, keys.seal(key, value)) for key, value in records]
+
+
+def opened_values(keys: RecordKeys | None, values: list[bytes]) -> list[bytes]:
+    """The event bytes of log values, leaving out the erased and the unopenable (the
+    projector dead-letters those)."""
+    if keys is None:
+        return values
+    found = []
+    for value in values:
+        try:
+            plain = keys.open(value)
+        except InvalidEvent:
+            continue
+        if plain is not None:
+            found.append(plain)
+    return found
+
+
+def erasure_event(erasure: Erasure) -> UserErased:
+    """The ``UserErased`` event of an erasure (the same id however often it is sent)."""
+    return UserErased(
+        event_id=f"erase:{erasure.user_id}:{erasure.requested_at.isoformat()}",
+        user_id=erasure.user_id,
+        key_ids=list(erasure.key_ids),
+        requested_at=erasure.requested_at,
+    )
+
+
+@functools.lru_cache(maxsize=8)
+def _record_keys_at(folder: Path, sealing: bool) -> RecordKeys:
+    return RecordKeys(DataKeys(folder), sealing)
+
+
+def record_keys_of(settings: Settings) -> RecordKeys:
+    return RecordKeys(data_keys_of(settings), sealing=settings.seal_events)
