@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -110,6 +111,7 @@ def _endpoints(user: str, memory: str) -> list[tuple[str, str, Any, dict[str, An
         ("POST", f"/v1/memories/{memory}/forget", {"user_id": user}, {}),
         ("POST", "/v1/memories", {"user_id": user, "content": "Bob owns nothing."}, {}),
         ("POST", "/v1/events", [_event(user, 9, "I gave my pet away.")], {}),
+        ("DELETE", f"/v1/users/{quote(user, safe='')}", None, {}),
     ]
 
 
@@ -130,6 +132,8 @@ def test_a_key_of_one_tenant_gets_403_on_every_endpoint_of_another_alike(
             anonymous = d.call(None, method, path, body, **params)
             assert anonymous.status_code == 401, (method, path)
     assert d.call("acme", "GET", "/v1/stats").status_code == 403  # every tenant's counts
+    own = d.call("acme", "DELETE", "/v1/users/acme:ana")  # a write key erases no one
+    assert own.status_code == 403 and "admin key" in own.json()["detail"]
     mcp = httpx.post(
         f"{d.worker.api_url}/mcp",
         params={"user_id": "globex:bob"},
@@ -171,9 +175,9 @@ def test_hostile_identifiers_and_filters_leak_nothing_and_break_nothing(
         assert answer.status_code in (200, 403, 404, 422), (path, user, answer.text)
         assert SAID not in answer.text.lower(), (path, user)
     for method, path, body, params in _endpoints(user, d.bob_memory):
-        if method == "POST" and path not in ("/v1/search", "/v1/context"):
+        if method in ("POST", "DELETE") and path not in ("/v1/search", "/v1/context"):
             answer = d.call("acme-read", method, path, body, **params)
-            assert answer.status_code in (403, 422), (path, user, answer.text)
+            assert answer.status_code in (403, 404, 422), (path, user, answer.text)
     for text in (f"{SECRET}' OR 1=1 --", "*", "%", "user_id:globex*", "\x00", "w" * 2000):
         ask = {"user_id": "acme:ana", "query": text}
         answer = d.call("acme", "POST", "/v1/search", ask)

@@ -298,9 +298,9 @@ def create_app(
         journal or the event archive can be read again, and every projection and the
         cold store drop the user. 200 when all of it is done; 202 when the keys are gone
         and the worker has not dropped the rows yet (asking again waits for it)."""
+        who.writes(user_id)  # first: a foreign user gets the answer every route gives
         if who.key is not None:
-            who.admin()
-        who.writes(user_id)
+            who.admin("erasing a user")
         done = await ops.erase(user_id)
         status = 200 if done.complete else 202
         response.status_code = status

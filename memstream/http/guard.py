@@ -75,12 +75,10 @@ class Principal:
         if self.key is not None:
             raise HTTPException(403, detail="name a user of this key's tenant (user_id)")
 
-    def admin(self) -> ApiKey:
+    def admin(self, what: str = "key management") -> ApiKey:
         """The key, if it is its tenant's admin key; else 403."""
-        if self.key is None:
-            raise HTTPException(403, detail="key management needs an admin key")
-        if not self.key.is_admin:
-            raise HTTPException(403, detail="key management needs an admin key")
+        if self.key is None or not self.key.is_admin:
+            raise HTTPException(403, detail=f"{what} needs an admin key")
         return self.key
 
     def limit(self, kind: str, units: int = 1) -> None:
