@@ -78,8 +78,9 @@ class DataKeys:
 
     # -- sealing side -------------------------------------------------------------
 
-    def key_for(self, user_id: str) -> DataKey:
-        """The user's live key, made (and made durable) if the user has none."""
+    def key_for(self, user_id: str, create: bool = True) -> DataKey | None:
+        """The user's live key, made (and made durable) if the user has none and
+        ``create`` (else None)."""
         path = self.folder / "live" / _name(user_id)
         cached = self._live.get(user_id)
         if cached is not None:
@@ -90,7 +91,9 @@ class DataKeys:
                 pass
         with self._lock:
             self._erased.pop(user_id, None)
-            key = self._read_live(user_id) or self._create(user_id)
+            key = self._read_live(user_id)
+            if key is None and create:
+                key = self._create(user_id)
             return key
 
     def _read_live(self, user_id: str) -> DataKey | None:

@@ -102,7 +102,8 @@ def add_lifecycle_timer(
             if not reflected.failed:  # a failed week is tried again at the next tick
                 schedule.ran("reflect")
         if schedule.due("archive", leader):
-            events.extend(archiver.archive(now, limit=settings.archive_per_run))
+            with projector.erasing:  # never the originals of a user being erased
+                events.extend(archiver.archive(now, limit=settings.archive_per_run))
             merged = archiver.cold.compact()  # small files of earlier runs, per partition
             if merged:
                 log.info("cold store: %d small files merged", merged)

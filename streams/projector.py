@@ -141,6 +141,9 @@ class Projector:
         #: held while a table is compacted or an erasure rewrites tables (after
         #: ``_writing`` when both are held)
         self._compacting = threading.Lock()
+        #: held by an erasure and by an archive run: an archive run that read a user's
+        #: rows before the erasure must not write their originals after it
+        self.erasing = threading.Lock()
         self._watermarks: dict[tuple[str, int], datetime] | None = None
         self._flush_every = flush_every_seconds
         self._cold = cold_store
@@ -331,9 +334,9 @@ class Projector:
         if self.keys is not None:
             self.keys.forget(user_id)
         self._flush()  # the deferred session rows of the user go with the rest
-        with self._compacting:
+        with self.erasing, self._compacting:
             removed = self.store.erase_user(user_id)
-        originals = self._cold.erase_user(user_id) if self._cold is not None else 0
+            originals = self._cold.erase_user(user_id) if self._cold is not None else 0
         if self.keys is not None:
             self.keys.keys.finish(user_id)
         log.info(

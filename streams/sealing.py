@@ -87,21 +87,43 @@ class RecordKeys:
 
     def seal_all(self, records: Sequence[tuple[bytes | None, bytes]]) -> list[bytes]:
         """``seal`` for many records, each user's key looked up once."""
+        return [v for v in self._seal_all(records, derived=False) if v is not None]
+
+    def seal_derived(self, records: Sequence[tuple[bytes | None, bytes]]) -> list[bytes | None]:
+        """``seal`` for records the worker derived from what it holds (vectors, facts,
+        archive events): None for a user erased since (no live key, an erasure noted),
+        whose records must not be published: they were made from erased data."""
+        return self._seal_all(records, derived=True)
+
+    def _seal_all(
+        self, records: Sequence[tuple[bytes | None, bytes]], derived: bool
+    ) -> list[bytes | None]:
         if not self.sealing:
             return [value for _, value in records]
-        found: dict[bytes, tuple[str, str, AESGCM]] = {}
-        sealed = []
+        found: dict[bytes, tuple[str, str, AESGCM] | None] = {}
+        sealed: list[bytes | None] = []
         for key, value in records:
             if key is None or is_sealed(value):
                 sealed.append(value)
                 continue
             if key not in found:
-                user_id = key.decode("utf-8")
-                data_key = self.keys.key_for(user_id)
-                found[key] = (user_id, data_key.key_id, self._cipher(data_key))
-            user_id, key_id, cipher = found[key]
+                found[key] = self._sealing_key(key.decode("utf-8"), derived)
+            using = found[key]
+            if using is None:
+                sealed.append(None)
+                continue
+            user_id, key_id, cipher = using
             sealed.append(seal(value, user_id, key_id, cipher, os.urandom(NONCE_BYTES)))
         return sealed
+
+    def _sealing_key(self, user_id: str, derived: bool) -> tuple[str, str, AESGCM] | None:
+        data_key = self.keys.key_for(user_id, create=not derived)
+        if data_key is None:
+            if self.keys.erased_at(user_id) is not None:
+                return None
+            data_key = self.keys.key_for(user_id)  # a user whose events came as plaintext
+            assert data_key is not None
+        return user_id, data_key.key_id, self._cipher(data_key)
 
     def _cipher(self, data_key: DataKey) -> AESGCM:
         at = (data_key.user_id, data_key.key_id)
@@ -173,10 +195,12 @@ class RecordKeys:
 def sealed_records(
     keys: RecordKeys | None, records: list[tuple[bytes, bytes]]
 ) -> list[tuple[bytes, bytes]]:
-    """(key, value) records to produce, each value sealed under its user's key."""
+    """(key, value) records the worker derived, to produce, each value sealed under its
+    user's key; the records of users erased since they were made are left out."""
     if keys is None:
         return records
-    return [(key, keys.seal(key, value)) for key, value in records]
+    sealed = keys.seal_derived(records)
+    return [(key, value) for (key, _), value in zip(records, sealed, strict=True) if value]
 
 
 def opened_values(keys: RecordKeys | None, values: list[bytes]) -> list[bytes]:

@@ -129,7 +129,7 @@ def filtered_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Project
 @given(
     project=st.sampled_from(_PROJECTS),
     kinds=st.none() | st.lists(st.sampled_from(_KINDS), min_size=1, max_size=2),
-    tags=st.none() | st.lists(st.sampled_from(["pets", "work", "family"]), min_size=1),
+    tags=st.none() | st.lists(st.sampled_from(["pets", "work", "family"]), min_size=1, max_size=32),
     after=st.none() | st.integers(0, 50),
     before=st.none() | st.integers(0, 50),
 )

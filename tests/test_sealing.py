@@ -142,3 +142,15 @@ def test_a_record_sealed_under_a_key_the_store_never_had_is_dead_lettered(
     batch = prepare_batch([_record(elsewhere.seal_event(_message("ana", 1)), 0)], {}, keys=here)
     assert batch.erased == 0 and len(batch.dead_letters) == 1
     assert "no data key" in batch.dead_letters[0].reason
+
+
+def test_what_the_worker_derived_from_an_erased_user_is_not_sealed_again(
+    tmp_path: Path,
+) -> None:
+    keys = RecordKeys(DataKeys(tmp_path))
+    vector = (b"ana", encode(_message("ana", 1)))
+    assert keys.seal_derived([vector])[0] is not None
+    DataKeys(tmp_path).erase("ana", T0)  # by another process
+    assert keys.seal_derived([vector, (b"bob", vector[1])])[0] is None  # no new key for it
+    assert not (tmp_path / "live").exists() or len(list((tmp_path / "live").iterdir())) == 1
+    assert keys.seal_all([vector])[0] is not None  # what ana publishes anew gets a new key
