@@ -29,6 +29,7 @@ import lancedb
 import pyarrow.parquet as pq
 import pytest
 
+from memstream.client import MemoryClient
 from memstream.operations.stores import state_digest
 from memstream.testing import WorkerProcess, wait_until
 from storage.data_keys import DataKeys
@@ -168,9 +169,9 @@ def test_an_erased_user_leaves_nothing_readable_and_replays_rebuild_the_other(
         # ...and in none of the log's copies: the journal and the event archive are sealed.
         assert not [p for p in before if p.startswith(("journal", "events"))], before
 
-        erased = httpx.delete(f"{worker.api_url}/v1/users/ana", timeout=300)
-        assert erased.status_code == 200, erased.text
-        assert erased.json()["complete"] and erased.json()["keys_destroyed"]
+        with MemoryClient(worker.api_url) as client:  # DELETE /v1/users/ana: 200 when done
+            erased = client.erase("ana")
+        assert erased["complete"] and erased["keys_destroyed"], erased
         assert _rows_of(store, "ana") == {}
         assert readable_copies(data, SECRETS) == []
         found = httpx.post(
