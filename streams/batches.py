@@ -224,7 +224,9 @@ def _prepare(
                 erased += 1
                 continue
             event = decode(opened[0])
-            kept = keys.admit(record, event.user_id, opened[1]) if keys is not None else record
+            kept: LogRecord | None = record
+            if keys is not None and not isinstance(event, UserErased):  # it says nothing
+                kept = keys.admit(record, event.user_id, opened[1])
         except InvalidEvent as exc:
             dead_letters.append(DeadLetter(record, str(exc)))
             continue

@@ -18,7 +18,7 @@ from projections.sealing import cipher_of, envelope_of, is_sealed, open_envelope
 from storage.data_keys import DataKeys, MissingDataKey
 from storage.log_records import LogRecord
 from streams.batches import prepare_batch
-from streams.sealing import RecordKeys
+from streams.sealing import RecordKeys, erasure_event
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
 KEY = cipher_of(bytes(range(32)))
@@ -154,3 +154,13 @@ def test_what_the_worker_derived_from_an_erased_user_is_not_sealed_again(
     assert keys.seal_derived([vector, (b"bob", vector[1])])[0] is None  # no new key for it
     assert not (tmp_path / "live").exists() or len(list((tmp_path / "live").iterdir())) == 1
     assert keys.seal_all([vector])[0] is not None  # what ana publishes anew gets a new key
+
+
+def test_an_erasure_is_applied_as_it_came_and_makes_no_key(tmp_path: Path) -> None:
+    keys = RecordKeys(DataKeys(tmp_path))
+    keys.seal_event(_message("ana", 1))
+    erasure = keys.keys.erase("ana", T0 + timedelta(hours=1))
+    record = _record(encode(erasure_event(erasure)), 0, at=T0)  # a clock behind the eraser's
+    batch = prepare_batch([record], {}, keys=keys)
+    assert [e.user_id for e in batch.erasures] == ["ana"] and batch.valid_records == [record]
+    assert keys.keys.key_for("ana", create=False) is None
