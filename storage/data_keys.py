@@ -73,9 +73,6 @@ class DataKeys:
         self._live: dict[str, tuple[DataKey, int]] = {}  # user -> (key, inode of its file)
         self._erased: dict[str, tuple[frozenset[str], datetime | None]] = {}
 
-    def __reduce__(self) -> tuple[Any, ...]:  # sent to replay processes: the folder only
-        return (DataKeys, (self.folder,))
-
     # -- sealing side -------------------------------------------------------------
 
     def key_for(self, user_id: str, create: bool = True) -> DataKey | None:
@@ -185,14 +182,12 @@ class DataKeys:
         pending erasure is returned as it was asked)."""
         with self._lock:
             name = _name(user_id)
-            pending = self._pending_of(user_id)
-            if pending is not None and (self.folder / "live" / name).exists() is False:
-                return pending
-            erased, _ = self._erasures_of(user_id, fresh=True)
             live = self._read_live(user_id)
+            pending = self._pending_of(user_id)
+            if pending is not None and live is None:
+                return pending  # asked again before it finished: the same erasure
+            erased, _ = self._erasures_of(user_id, fresh=True)
             key_ids = {*erased, *((live.key_id,) if live else ())}
-            if pending is not None:
-                key_ids |= set(pending.key_ids)
             erasure = Erasure(user_id, tuple(sorted(key_ids)), now)
             self._write(
                 "erasing",
