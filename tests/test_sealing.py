@@ -3,6 +3,7 @@ batch treats the records of an erased user (real files for the key store)."""
 
 from __future__ import annotations
 
+import tempfile
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -11,13 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memstream.operations.stores import state_digest
+from memstream.testing import FakeClock
 from projections.codec import encode
 from projections.errors import InvalidEvent
 from projections.events import MessageEvent
 from projections.sealing import cipher_of, envelope_of, is_sealed, open_envelope, seal
 from storage.data_keys import DataKeys, MissingDataKey
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import STATE_TABLES
 from storage.log_records import LogRecord
 from streams.batches import prepare_batch
+from streams.projector import Projector
 from streams.sealing import RecordKeys, erasure_event
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
@@ -164,3 +170,46 @@ def test_an_erasure_is_applied_as_it_came_and_makes_no_key(tmp_path: Path) -> No
     batch = prepare_batch([record], {}, keys=keys)
     assert [e.user_id for e in batch.erasures] == ["ana"] and batch.valid_records == [record]
     assert keys.keys.key_for("ana", create=False) is None
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    said=st.lists(
+        st.tuples(st.sampled_from(["ana", "bob"]), st.sampled_from(["tea", "Porto", "a cat"])),
+        min_size=1,
+        max_size=12,
+    ),
+    erased_at_position=st.integers(0, 12),
+    batch=st.integers(1, 5),
+)
+def test_whenever_the_erasure_is_applied_the_other_user_is_as_if_it_never_happened(
+    said: list[tuple[str, str]], erased_at_position: int, batch: int
+) -> None:
+    """Everything ana said was published before her erasure; the log delivers the
+    erasure anywhere among the records (another topic) and the worker applies them in
+    batches of any size: ana ends with no row, and bob's rows are those of a store that
+    only ever saw bob."""
+    with tempfile.TemporaryDirectory() as folder:
+        keys = RecordKeys(DataKeys(Path(folder) / "keys"))
+        messages = [_message(user, n, text) for n, (user, text) in enumerate(said)]
+        records = [
+            LogRecord("e1", "memory.messages", 0, n, T0, m.user_id.encode(), keys.seal_event(m))
+            for n, m in enumerate(messages)
+        ]
+        erasure = erasure_event(keys.keys.erase("ana", T0 + timedelta(hours=1)))
+        at = min(erased_at_position, len(records))
+        erased = LogRecord("e1", "memory.commands", 0, 0, T0, b"ana", encode(erasure))
+        log = [*records[:at], erased, *records[at:]]
+
+        def applied(store_name: str, chosen: list[LogRecord]) -> ProjectionStore:
+            store = ProjectionStore(str(Path(folder) / store_name))
+            projector = Projector(store, "test", FakeClock(T0), keys=RecordKeys(keys.keys))
+            for start in range(0, len(chosen), batch):
+                projector.apply(chosen[start : start + batch])
+            projector.flush()
+            return store
+
+        live = applied("live", log)
+        bob_only = applied("bob", [r for r in records if r.key == b"bob"])
+        assert all(live.count(name, "user_id = 'ana'") == 0 for name in STATE_TABLES)
+        assert state_digest(live, "bob") == state_digest(bob_only, "bob")
