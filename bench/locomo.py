@@ -10,8 +10,10 @@ consolidation stops adding facts; asks every question through ``POST /v1/search`
 the turns it came from) and with episodes only; writes the run files and scores them
 with ``../shared/bench/score.py``.
 
-The weights were tuned on conversations conv-26, conv-30 and conv-41 only; the table
-is printed for all ten and for the seven held out.
+The ten conversations are split in two fixed halves: weights are tuned on the tuning
+half (conv-26, 30, 41, 42, 43) and a change is kept only if it also helps the
+checking half (conv-44, 47, 48, 49, 50). Tables are printed for each half and for all
+ten.
 
 ``--lifecycle`` ages the store as a daily worker would have by the time the questions
 are asked: it ingests once (as above), copies the data folder, asks every question of
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -42,7 +45,18 @@ from pathlib import Path
 from memstream.client import MemoryClient
 from memstream.testing import WorkerProcess, wait_until
 
-TUNED_ON = {"conv-26", "conv-30", "conv-41"}
+TUNED_ON = {"conv-26", "conv-30", "conv-41", "conv-42", "conv-43"}
+TUNING_HALF = "tuning half (conv-26, 30, 41, 42, 43)"
+CHECKING_HALF = "checking half (conv-44, 47, 48, 49, 50)"
+
+
+def halves(questions: list[dict]) -> dict[str, list[dict]]:
+    """The questions of the tuning half, of the checking half, and all of them."""
+    return {
+        TUNING_HALF: [q for q in questions if q["stream_id"] in TUNED_ON],
+        CHECKING_HALF: [q for q in questions if q["stream_id"] not in TUNED_ON],
+        "all ten": questions,
+    }
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -80,7 +94,7 @@ def session_ends(turns: list[dict]) -> list[dict]:
 
 
 def score(bench: Path, questions: list[dict], run: Path, label: str) -> None:
-    subset = run.with_name(f"{run.stem}-{label}-questions.jsonl")
+    subset = run.with_name(f"{run.stem}-{re.sub(r'[^a-z0-9]+', '-', label)}-questions.jsonl")
     subset.write_text("".join(json.dumps(q) + "\n" for q in questions))
     print(f"\n== {label}: {len(questions)} questions ==", flush=True)
     run_scorer(bench, subset, run)
@@ -158,9 +172,8 @@ def main() -> None:
 
     for label in runs:
         run = out.with_name(f"{out.stem}-{label.replace(' ', '-')}.jsonl")
-        score(bench, questions, run, f"{label}, all ten conversations")
-        held_out = [q for q in questions if q["stream_id"] not in TUNED_ON]
-        score(bench, held_out, run, f"{label}, seven held out")
+        for half, subset in halves(questions).items():
+            score(bench, subset, run, f"{label}, {half}")
 
 
 def publish_and_wait(client: MemoryClient, turns: list[dict]) -> float:
@@ -353,11 +366,6 @@ def scores(bench: Path, questions: list[dict], run: Path) -> dict:
 
 
 def report(bench: Path, questions: list[dict], out: Path, measured: dict) -> None:
-    halves = {
-        "tuning half (conv-26, 30, 41)": [q for q in questions if q["stream_id"] in TUNED_ON],
-        "checking half (the other seven)": [q for q in questions if q["stream_id"] not in TUNED_ON],
-        "all ten": questions,
-    }
     groups = [
         ("ALL(main)", "recall@10"),
         ("ALL(main)", "recall@50"),
@@ -368,7 +376,7 @@ def report(bench: Path, questions: list[dict], out: Path, measured: dict) -> Non
         ("single-hop", "recall@10"),
         ("paper:ALL_incl_adversarial", "recall@10"),
     ]
-    for label, subset in halves.items():
+    for label, subset in halves(questions).items():
         fresh = scores(bench, subset, measured["fresh"]["run"])
         aged = scores(bench, subset, measured["aged"]["run"])
         print(f"\n== {label}: {sum(1 for q in subset if q['main'])} main questions ==")

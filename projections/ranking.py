@@ -31,6 +31,9 @@ class RankingWeights:
         access: weight of ``log1p(access_count)``.
         dated_when: bonus for memories naming a date, on "when" questions.
         time_phrase: bonus for memories inside the time a query phrase names.
+        speaker: bonus for memories said by the one speaker the query names.
+        neighbour_share: share of a found turn's fused score given to each of the turns
+            just before and after it in its session (:mod:`projections.neighbours`).
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """
@@ -47,6 +50,8 @@ class RankingWeights:
     access: float = 0.02
     dated_when: float = 0.1
     time_phrase: float = 0.5
+    speaker: float = 0.3
+    neighbour_share: float = 0.3
     exact_vector_search_below: int = 50_000
 
 
@@ -68,8 +73,10 @@ def adjusted(
     intent: Intent,
     access_count: int,
     time_range: tuple[datetime, datetime] | None,
+    speaker: str | None = None,
 ) -> float:
-    """A fused score after recency, importance, confidence, access and time bonuses."""
+    """A fused score after recency, importance, confidence, access, time and speaker
+    bonuses (``speaker``: the one the query names, if any)."""
     factor = 1.0
     occurred = row.get("occurred_at")
     if weights.recency and occurred is not None:
@@ -91,5 +98,7 @@ def adjusted(
         and time_range[0] <= occurred < time_range[1]
     ):
         factor += weights.time_phrase
+    if speaker is not None and row.get("speaker") == speaker:
+        factor += weights.speaker
     confidence = row.get("confidence")
     return score * factor * (1.0 if confidence is None else float(confidence))

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from projections.neighbours import SessionOrder
 from queries.term_index import TermIndex
 from storage import filters
 from storage.lance_tables import ACCESS, KEYS, MEMORIES, MEMORY_STATE, VECTORS
@@ -104,6 +105,8 @@ class UserView:
     terms: TermIndex
     #: the term index's document number of each row of ``memories``
     docs: np.ndarray
+    #: the order of the user's hot turns within their sessions
+    order: SessionOrder
     _masks: dict[tuple[str, RequestFilter], np.ndarray] = field(default_factory=dict)
 
     def nearest(
@@ -139,6 +142,19 @@ class UserView:
         return [
             {**r, "_score": scores[r["memory_id"]]} for r in self.rows(list(scores), columns, None)
         ]
+
+    def session_turns(self, sessions: list[str]) -> list[dict[str, Any]]:
+        """The turns (episodes) of these sessions: memory id, session and time."""
+        chosen = pc.and_(
+            pc.is_in(self.memories["session_id"], value_set=pa.array(sessions, pa.string())),
+            pc.equal(self.memories["kind"], "episode"),
+        )
+        turns: list[dict[str, Any]] = (
+            self.memories.select(["memory_id", "session_id", "occurred_at"])
+            .filter(chosen)
+            .to_pylist()
+        )
+        return turns
 
     def rows(
         self, memory_ids: list[str], columns: tuple[str, ...], wanted: RequestFilter | None
@@ -229,6 +245,7 @@ class _UserTables:
         self.terms = TermIndex()
         self._terms_generation = 0
         self._memories = _Made(self._memory_parts)
+        self._order = _Made(_session_order)
         self._vectors = _Made(
             lambda t: (t.drop_columns(["vector"]).combine_chunks(), _matrix(t["vector"]))
         )
@@ -262,6 +279,7 @@ class _UserTables:
             )
             self._index_terms()
             table, positions, docs = self._memories.of(memories, m)
+            order = self._order.of(table, m)
             vector_rows, matrix = self._vectors.of(vectors, v)
             old = self.view
             same_rows = old is not None and old.memories is table and old.vector_rows is vector_rows
@@ -275,6 +293,7 @@ class _UserTables:
                 states=self._states.of(states, s),
                 terms=self.terms,
                 docs=docs,
+                order=order,
                 _masks=masks,
             )
             return self.view
@@ -299,6 +318,14 @@ class _UserTables:
 
     def __len__(self) -> int:
         return len(self.memories) + len(self.vectors)
+
+
+def _session_order(memories: pa.Table) -> SessionOrder:
+    """The order of the turns (episodes) among ``memories`` within their sessions."""
+    turns = memories.filter(pc.equal(memories["kind"], "episode")).sort_by(
+        [("session_id", "ascending"), ("occurred_at", "ascending"), ("memory_id", "ascending")]
+    )
+    return SessionOrder.of_sorted(turns["memory_id"].to_pylist(), turns["session_id"].to_pylist())
 
 
 def _matrix(column: pa.ChunkedArray) -> np.ndarray:

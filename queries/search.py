@@ -43,6 +43,7 @@ from projections.compact_vectors import unpack_int4
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.intent import IntentClassifier
 from projections.memory_state import effective_confidence, is_hidden, state_id
+from projections.neighbours import SessionOrder, named_speaker, spread
 from projections.ranking import RankingWeights, adjusted, fuse
 from projections.scope import scope_filter
 from projections.timephrases import query_range
@@ -206,7 +207,11 @@ class Searcher:
             (w.entity, [r["memory_id"] for r in entity_rows]),
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
-        missing = [m for m in fused if m not in rows]  # hot memories found by vector only
+        if w.neighbour_share > 0 and fused:
+            order, archived_turns = self._session_order(request, fused, rows, where, cold, view)
+            rows.update((r["memory_id"], r) for r in archived_turns if r["memory_id"] not in rows)
+            fused = spread(fused, order, w.neighbour_share)
+        missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:
             rows.update((r["memory_id"], r) for r in view.rows(missing, ROW_COLUMNS, wanted))
@@ -235,6 +240,7 @@ class Searcher:
                     "_state": state,
                 }
         span = query_range(request.query, now)
+        speaker = named_speaker(request.query, {r["speaker"] for r in rows.values()})
         scored = sorted(
             (
                 (
@@ -246,6 +252,7 @@ class Searcher:
                         intent=intent,
                         access_count=accesses.get(m, 0),
                         time_range=span,
+                        speaker=speaker,
                     ),
                     m,
                 )
@@ -263,6 +270,40 @@ class Searcher:
         return SearchResponse(
             results=results, intent=intent, took_ms=round(took, 2), timings=timings
         )
+
+    def _session_order(
+        self,
+        request: SearchRequest,
+        fused: dict[str, float],
+        rows: dict[str, dict[str, Any]],
+        where: str,
+        cold: str | None,
+        view: UserView | None,
+    ) -> tuple[SessionOrder, list[dict[str, Any]]]:
+        """The order of the turns of the sessions the fused memories belong to, hot and
+        archived, and the search rows of those turns that are archived."""
+        if view is not None and cold is None:
+            return view.order, []
+        sessions = sorted({rows[m]["session_id"] for m in fused if m in rows} - {None})
+        if not sessions:
+            return SessionOrder.of(()), []
+        if view is not None:
+            hot = view.session_turns(sessions)
+        else:
+            hot = self.store.scan(
+                MEMORIES,
+                ["memory_id", "session_id", "occurred_at"],
+                filters.all_of(
+                    where, filters.equals("kind", "episode"), filters.is_in("session_id", sessions)
+                ),
+            ).to_pylist()
+        archived: list[dict[str, Any]] = []
+        if cold is not None:
+            turns = filters.any_of(filters.equals("kind", "episode"), filters.is_null("kind"))
+            in_sessions = filters.all_of(cold, turns, filters.is_in("session_id", sessions))
+            found = self.store.scan(ARCHIVE_INDEX, _ARCHIVE_COLUMNS, in_sessions).to_pylist()
+            archived = [_archived_row(r) for r in found]
+        return SessionOrder.of([*hot, *archived]), archived
 
     def _view(self, user_id: str, stages: dict[str, float]) -> UserView | None:
         """The user's hot memories in memory, up to date, if they fit the read model."""

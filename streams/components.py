@@ -72,6 +72,8 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         vector=settings.fusion_vector,
         entity=settings.fusion_entity,
         rrf_k=settings.fusion_rrf_k,
+        neighbour_share=settings.neighbour_share,
+        speaker=settings.speaker_bonus,
     )
 
 

@@ -93,6 +93,10 @@ class Settings(BaseSettings):
             a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
             vectors); a user who does not fit is searched in the tables; 0 turns it off.
         fusion_*: weights of each retriever in reciprocal rank fusion.
+        neighbour_share: share of a found turn's fused score each turn beside it in its
+            session gets (0 turns it off).
+        speaker_bonus: ranking bonus of the memories said by the one speaker a query
+            names (0 turns it off).
         extractor: what consolidates closed sessions into facts and writes weekly
             reflections: ``local`` (rules, offline, deterministic), ``anthropic``,
             ``openai``, or ``auto`` (default: Anthropic when ``anthropic_api_key`` is set,
@@ -185,6 +189,8 @@ class Settings(BaseSettings):
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)
     fusion_rrf_k: float = Field(default=5.0, gt=0)
+    neighbour_share: float = Field(default=0.3, ge=0, le=1)
+    speaker_bonus: float = Field(default=0.3, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = None

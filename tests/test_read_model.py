@@ -181,7 +181,8 @@ def test_a_searcher_keeping_users_in_memory_sees_every_write(tmp_path: Path) -> 
 
     apply(message(event_id="e1", content="My cat Tom loves tuna", occurred_at=AT))
     assert found("cat tuna") == ["My cat Tom loves tuna"]
-    apply(message(event_id="e2", content="The cat sleeps on the piano", occurred_at=AT))
+    piano = "The cat sleeps on the piano"  # another session: not the tuna's neighbour
+    apply(message(event_id="e2", session_id="s2", content=piano, occurred_at=AT))
     assert set(found("cat")) == {"My cat Tom loves tuna", "The cat sleeps on the piano"}
     [tuna] = [r for r in searcher.search(SearchRequest(user_id="alice", query="tuna")).results]
     apply(ForgetMemory(event_id="f1", user_id="alice", memory_id=tuna.memory_id, occurred_at=AT))

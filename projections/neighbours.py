@@ -1,0 +1,94 @@
+"""Where a turn stands in its session, and a search score shared with the turns beside
+it (pure).
+
+A conversation answers across turns: a question is asked in one turn and answered in
+the next, a story is told over three. A search that finds one of them has found the
+place, so each found turn passes a share of its score to the turns just before and
+after it in its session ("spreading"). A turn found on its own and as a neighbour adds
+both; a neighbour that was not found at all enters the ranking with its share alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+__all__ = ["SessionOrder", "named_speaker", "spread"]
+
+
+@dataclass(frozen=True)
+class SessionOrder:
+    """The turns of some sessions in the order they were said.
+
+    Attributes:
+        position: each turn's memory id -> (session id, index in the session).
+        at: (session id, index) -> that turn's memory id.
+    """
+
+    position: Mapping[str, tuple[str, int]]
+    at: Mapping[tuple[str, int], str]
+
+    @classmethod
+    def of(cls, turns: Iterable[Mapping[str, Any]]) -> SessionOrder:
+        """The order of ``turns`` (rows with ``memory_id``, ``session_id`` and
+        ``occurred_at``) within each session: by time, then by memory id. Rows without
+        a session are left out."""
+        ordered = sorted(
+            (r for r in turns if r.get("session_id")),
+            key=lambda r: (r["session_id"], _seconds(r["occurred_at"]), r["memory_id"]),
+        )
+        return cls.of_sorted([r["memory_id"] for r in ordered], [r["session_id"] for r in ordered])
+
+    @classmethod
+    def of_sorted(cls, memory_ids: Sequence[str], sessions: Sequence[str | None]) -> SessionOrder:
+        """The order of turns given already sorted by session, then as said."""
+        position: dict[str, tuple[str, int]] = {}
+        at: dict[tuple[str, int], str] = {}
+        current, index = None, 0
+        for memory_id, session in zip(memory_ids, sessions, strict=True):
+            if session is None:
+                continue
+            if session != current:
+                current, index = session, 0
+            position[memory_id] = (session, index)
+            at[(session, index)] = memory_id
+            index += 1
+        return cls(position, at)
+
+    def neighbours(self, memory_id: str) -> list[str]:
+        """The turns just before and after ``memory_id`` in its session (none when it
+        is not a turn of these sessions)."""
+        place = self.position.get(memory_id)
+        if place is None:
+            return []
+        session, index = place
+        return [m for d in (-1, 1) if (m := self.at.get((session, index + d))) is not None]
+
+
+def spread(scores: Mapping[str, float], order: SessionOrder, share: float) -> dict[str, float]:
+    """``scores`` after each turn gave ``share`` of its own score to each of its
+    neighbours (``share`` 0 changes nothing). Only the scores found are spread: a
+    neighbour's new score does not spread again."""
+    out = dict(scores)
+    if share <= 0:
+        return out
+    for memory_id, score in scores.items():
+        for neighbour in order.neighbours(memory_id):
+            out[neighbour] = out.get(neighbour, 0.0) + share * score
+    return out
+
+
+def named_speaker(query: str, speakers: Iterable[str | None]) -> str | None:
+    """The one speaker among ``speakers`` the query names (as whole words, any case;
+    a hyphen joins a name), or None when it names none or several."""
+    named = {
+        s for s in speakers if s and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", query, re.I)
+    }
+    return named.pop() if len(named) == 1 else None
+
+
+def _seconds(at: datetime | None) -> float:
+    return at.timestamp() if at is not None else float("-inf")

@@ -1,0 +1,120 @@
+"""A found turn lifts the turns beside it in its session: the order of turns, spreading
+a score and the speaker a query names are pure; then through a real searcher."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstream.testing import FakeClock, message
+from projections.codec import encode
+from projections.neighbours import SessionOrder, named_speaker, spread
+from queries.search import Searcher, SearchRequest
+from storage.lance_store import ProjectionStore
+from storage.log_records import LogRecord
+from streams.projector import Projector
+
+AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
+
+
+def _turn(memory_id: str, session: str | None, seconds: int) -> dict[str, object]:
+    return {
+        "memory_id": memory_id,
+        "session_id": session,
+        "occurred_at": AT + timedelta(0, seconds),
+    }
+
+
+def test_turns_are_ordered_by_time_within_their_session() -> None:
+    order = SessionOrder.of(
+        [_turn("c", "s1", 2), _turn("a", "s1", 0), _turn("x", "s2", 0), _turn("b", "s1", 1)]
+    )
+    assert order.neighbours("a") == ["b"]
+    assert order.neighbours("b") == ["a", "c"]
+    assert order.neighbours("c") == ["b"]
+    assert order.neighbours("x") == []  # alone in its session
+    assert order.neighbours("unknown") == []
+    assert SessionOrder.of([_turn("n", None, 0)]).neighbours("n") == []
+
+
+@given(st.permutations([_turn(f"m{i}", f"s{i % 3}", i // 3) for i in range(9)]))
+def test_the_order_does_not_depend_on_the_order_rows_come_in(rows: list[dict[str, object]]) -> None:
+    order = SessionOrder.of(rows)
+    assert order.position["m0"] == ("s0", 0) and order.position["m6"] == ("s0", 2)
+    assert order.neighbours("m3") == ["m0", "m6"]
+
+
+def test_a_score_is_shared_with_the_turns_beside_it_once() -> None:
+    order = SessionOrder.of([_turn("a", "s", 0), _turn("b", "s", 1), _turn("c", "s", 2)])
+    spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2)
+    assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.1})
+    assert spread({"a": 1.0}, order, share=0.0) == {"a": 1.0}
+
+
+def test_the_speaker_a_query_names() -> None:
+    speakers = {"Caroline", "Melanie", None}
+    assert named_speaker("What did caroline research?", speakers) == "Caroline"
+    assert named_speaker("How did Caroline help Melanie?", speakers) is None
+    assert named_speaker("What did Carol research?", speakers) is None
+    assert named_speaker("What did Ann say?", {"Anna"}) is None
+    assert named_speaker("Where does Mary-Jo live?", {"Mary-Jo", "Jo"}) == "Mary-Jo"
+
+
+SESSION = [
+    ("Alice", "What did you name the new puppy you adopted?"),
+    ("Bob", "We called him Biscuit, after his colour."),
+    ("Alice", "I painted the fence on Sunday."),
+]
+
+
+@pytest.fixture(params=[0, 10_000], ids=["tables", "read-model"])
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[ProjectionStore, int]]:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    events = [
+        message(event_id=f"e{i}", speaker=who, content=text, occurred_at=AT + timedelta(0, i))
+        for i, (who, text) in enumerate(SESSION)
+    ]
+    events.append(
+        message(event_id="other", session_id="s2", content="Biscuit recipes", occurred_at=AT)
+    )
+    Projector(store, "test", clock=FakeClock(AT)).apply(
+        [LogRecord("e", "t", 0, n, AT, None, encode(e)) for n, e in enumerate(events)]
+    )
+    store.ensure_indexes()
+    yield store, request.param
+
+
+def test_the_answer_beside_a_found_question_is_found(store: tuple[ProjectionStore, int]) -> None:
+    """Full text alone finds the question turn; the answer after it shares no word
+    with the query and comes with it, after it, and only through spreading."""
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+
+    def found(share: float) -> list[str]:
+        searcher.weights = replace(searcher.weights, neighbour_share=share)
+        request = SearchRequest(user_id="alice", query="new puppy adopted")
+        return [r.content for r in searcher.search(request).results]
+
+    assert found(0.0) == [SESSION[0][1]]
+    assert found(0.3) == [SESSION[0][1], SESSION[1][1]]  # not the turn of another session
+
+
+def test_the_speaker_named_comes_first(store: tuple[ProjectionStore, int]) -> None:
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+    searcher.weights = replace(searcher.weights, neighbour_share=0.0)
+
+    def first(query: str) -> str | None:
+        results = searcher.search(SearchRequest(user_id="alice", query=query)).results
+        return results[0].speaker
+
+    question = "What did Bob say of the puppy they adopted?"  # Alice's turn has more words
+    assert first(question) == "Bob"
+    searcher.weights = replace(searcher.weights, speaker=0.0)
+    assert first(question) == "Alice"
