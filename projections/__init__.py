@@ -26,6 +26,7 @@ __all__ = [
     "local_extractor",
     "memory_rows",
     "memory_state",
+    "neighbours",
     "ranking",
     "scope",
     "sealing",

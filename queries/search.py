@@ -208,6 +208,15 @@ class Searcher:
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
         if w.neighbour_share > 0 and fused:
+            found_by_vector = [m for m in fused if m not in rows]  # their sessions are needed
+            rows.update(
+                (r["memory_id"], r)
+                for r in (
+                    view.rows(found_by_vector, ROW_COLUMNS, wanted)
+                    if view is not None
+                    else self.store.by_ids(MEMORIES, found_by_vector, ROW_COLUMNS, where)
+                )
+            )
             order, archived_turns = self._session_order(request, fused, rows, where, cold, view)
             rows.update((r["memory_id"], r) for r in archived_turns if r["memory_id"] not in rows)
             fused = spread(fused, order, w.neighbour_share)

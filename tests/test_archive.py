@@ -17,6 +17,7 @@ from projections.archiving import is_archived, storage_ref_of
 from projections.codec import encode
 from projections.coldness import ColdPolicy
 from projections.events import MemoryArchived, MemoryExpanded
+from projections.ranking import RankingWeights
 from projections.vectors import embedding_events
 from queries import memory_usage
 from queries.search import Searcher, SearchRequest
@@ -68,6 +69,11 @@ class World:
     def search(self, query: str, **kw: Any) -> list[Any]:
         request = SearchRequest(user_id="ana", query=query, now=NOW, **kw)
         return Searcher(self.store, clock=lambda: NOW).search(request).results
+
+
+#: These tests compare memories one by one, hot against archived, with no share of a
+#: score spread to a memory's neighbours in its session (all these memories share one).
+ONE_BY_ONE = RankingWeights(neighbour_share=0.0)
 
 
 @pytest.fixture
@@ -324,7 +330,11 @@ def test_archived_memories_rank_as_they_did_hot_by_words_entities_and_vectors(
 
     def searcher() -> Searcher:
         return Searcher(
-            world.store, embed=lambda _q: near_lisbon, model="test-model", clock=lambda: NOW
+            world.store,
+            embed=lambda _q: near_lisbon,
+            model="test-model",
+            clock=lambda: NOW,
+            weights=ONE_BY_ONE,
         )
 
     def ranked(query: str) -> list[str]:
@@ -350,7 +360,11 @@ def test_one_searcher_sees_the_archive_change(world: World) -> None:
         if world.hot()[v["memory_id"]]["content"] == TEXTS[0]
     ]
     searcher = Searcher(
-        world.store, embed=lambda _q: lisbon_vector, model="test-model", clock=lambda: NOW
+        world.store,
+        embed=lambda _q: lisbon_vector,
+        model="test-model",
+        clock=lambda: NOW,
+        weights=ONE_BY_ONE,
     )
 
     def first() -> Any:
