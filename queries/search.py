@@ -208,27 +208,17 @@ class Searcher:
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
         if w.neighbour_share > 0 and fused:
-            found_by_vector = [m for m in fused if m not in rows]  # their sessions are needed
-            rows.update(
-                (r["memory_id"], r)
-                for r in (
-                    view.rows(found_by_vector, ROW_COLUMNS, wanted)
-                    if view is not None
-                    else self.store.by_ids(MEMORIES, found_by_vector, ROW_COLUMNS, where)
-                )
-            )
-            order, archived_turns = self._session_order(request, fused, rows, where, cold, view)
-            rows.update((r["memory_id"], r) for r in archived_turns if r["memory_id"] not in rows)
+            order = self._session_order(fused, rows, where, wanted, cold, view)
             fused = spread(fused, order, w.neighbour_share)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:
-            rows.update((r["memory_id"], r) for r in view.rows(missing, ROW_COLUMNS, wanted))
+            rows.update((r["memory_id"], r) for r in self._hot_rows(missing, where, wanted, view))
             accesses = {m: view.access[m] for m in ids if m in view.access}
             states = {m: view.states[m] for m in ids if m in view.states}
         else:
             fetch_job = pool.submit(
-                _timed, stages, "rows", self.store.by_ids, MEMORIES, missing, ROW_COLUMNS, where
+                _timed, stages, "rows", self._hot_rows, missing, where, wanted, None
             )
             access_job = pool.submit(
                 _timed, stages, "access", self._access_counts, request.user_id, ids
@@ -282,20 +272,25 @@ class Searcher:
 
     def _session_order(
         self,
-        request: SearchRequest,
         fused: dict[str, float],
         rows: dict[str, dict[str, Any]],
         where: str,
+        wanted: RequestFilter,
         cold: str | None,
         view: UserView | None,
-    ) -> tuple[SessionOrder, list[dict[str, Any]]]:
+    ) -> SessionOrder:
         """The order of the turns of the sessions the fused memories belong to, hot and
-        archived, and the search rows of those turns that are archived."""
+        archived. The rows it had to read (hot memories found by vector alone, whose
+        sessions it needs; the archived turns of those sessions) are added to ``rows``."""
         if view is not None and cold is None:
-            return view.order, []
+            return view.order  # every hot turn of the user, in order
+        found_by_vector = [m for m in fused if m not in rows]
+        rows.update(
+            (r["memory_id"], r) for r in self._hot_rows(found_by_vector, where, wanted, view)
+        )
         sessions = sorted({rows[m]["session_id"] for m in fused if m in rows} - {None})
         if not sessions:
-            return SessionOrder.of(()), []
+            return SessionOrder.of(())
         if view is not None:
             hot = view.session_turns(sessions)
         else:
@@ -312,7 +307,17 @@ class Searcher:
             in_sessions = filters.all_of(cold, turns, filters.is_in("session_id", sessions))
             found = self.store.scan(ARCHIVE_INDEX, _ARCHIVE_COLUMNS, in_sessions).to_pylist()
             archived = [_archived_row(r) for r in found]
-        return SessionOrder.of([*hot, *archived]), archived
+            rows.update((r["memory_id"], r) for r in archived if r["memory_id"] not in rows)
+        return SessionOrder.of([*hot, *archived])
+
+    def _hot_rows(
+        self, memory_ids: list[str], where: str, wanted: RequestFilter, view: UserView | None
+    ) -> list[dict[str, Any]]:
+        """The search rows of these hot memories that the request may see: from the
+        view when there is one, else from the table."""
+        if view is not None:
+            return view.rows(memory_ids, ROW_COLUMNS, wanted)
+        return self.store.by_ids(MEMORIES, memory_ids, ROW_COLUMNS, where)
 
     def _view(self, user_id: str, stages: dict[str, float]) -> UserView | None:
         """The user's hot memories in memory, up to date, if they fit the read model."""
