@@ -191,7 +191,10 @@ class Searcher:
         intent = self._intent(request.query, query_vector)
         if text_job is not None:
             hot_text = text_job.result()
-        text_rows = _best_first([*hot_text, *cold_text_job.result()], depth)
+        cold_text = cold_text_job.result()
+        if view is not None and cold_text:
+            cold_text = _scored_as_hot(cold_text, request.query, view)
+        text_rows = _best_first([*hot_text, *cold_text], depth)
         entity_rows = entity_job.result()
         retrieved = time.perf_counter()
         stages["retrieve"] = (retrieved - started) * 1000
@@ -567,6 +570,20 @@ def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: A
         return work(*args)
     finally:
         stages[name] = (time.perf_counter() - started) * 1000
+
+
+def _scored_as_hot(
+    archived: list[dict[str, Any]], query: str, view: UserView
+) -> list[dict[str, Any]]:
+    """The archive's full-text hits with the BM25 score their summaries have by the
+    word statistics of the user's hot memories, the statistics the hot hits were scored
+    by: scores of two indexes (the archive's weighs words among everyone's summaries)
+    are not on one scale, and the hot and archived hits are ranked in one list. Left as
+    they are for a user with no hot memory."""
+    if not view.terms.live:
+        return archived
+    scores = view.terms.score(query, [r["search_text"] for r in archived])
+    return [{**r, "_score": score} for r, score in zip(archived, scores, strict=True)]
 
 
 def _best_first(rows: list[dict[str, Any]], depth: int) -> list[dict[str, Any]]:

@@ -85,6 +85,11 @@ class TermIndex:
         """Document numbers handed out so far (live or retired)."""
         return len(self._keys)
 
+    @property
+    def live(self) -> int:
+        """Documents searched (added and not replaced)."""
+        return self._live_docs
+
     def doc(self, key: str) -> int | None:
         """The live document number of ``key``, if it was added."""
         return self._doc_of.get(key)
@@ -157,3 +162,28 @@ class TermIndex:
             best = hits[np.argpartition(-scores[hits], take - 1)[:take]]
             best = best[np.argsort(-scores[best], kind="stable")]
             return [(self._keys[d], float(scores[d])) for d in best]
+
+    def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        """The BM25 score each of ``texts`` (documents not in the index) would have for
+        ``query`` with this index's statistics: a word's weight and the average length
+        are the indexed documents' (a word none of them has weighs the most)."""
+        terms = list(dict.fromkeys(words(query)))
+        if not terms or not texts:
+            return [0.0] * len(texts)
+        with self._lock:
+            n = max(self._live_docs, 1)
+            average = self._live_length / self._live_docs if self._live_docs else 1.0
+            df = {t: max(self._df.get(t, 0), 0) for t in terms}
+        idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+        out = []
+        for text in texts:
+            counts = Counter(words(text))
+            norm = K1 * (1.0 - B + B * sum(counts.values()) / average)
+            out.append(
+                sum(
+                    idf[t] * counts[t] * (K1 + 1.0) / (counts[t] + norm)
+                    for t in terms
+                    if t in counts
+                )
+            )
+        return out

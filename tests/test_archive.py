@@ -16,6 +16,7 @@ from memstream.testing import FakeClock, message
 from projections.archiving import is_archived, storage_ref_of
 from projections.codec import encode
 from projections.coldness import ColdPolicy
+from projections.episodes import memory_id_for
 from projections.events import MemoryArchived, MemoryExpanded
 from projections.ranking import RankingWeights
 from projections.vectors import embedding_events
@@ -525,3 +526,52 @@ def test_a_forged_archive_event_cannot_claim_a_memory_before_its_owner_archives_
         if r["user_id"] == "ana" and is_archived(r)
     }
     assert hot_id in owned and hot_id not in world.hot()
+
+
+def test_archived_and_hot_full_text_hits_are_scored_on_one_scale(
+    tmp_path: Path, cold_location: Location
+) -> None:
+    """A word rare among the user's memories but common among everyone's archived
+    summaries: the user's archived memory that has it is scored by the user's own word
+    statistics, as the hot hits are, and outranks hot memories matching a common word."""
+    w = World(
+        ProjectionStore(str(tmp_path / "projections")),
+        ColdStore(cold_location, COLD_ORIGINAL_SCHEMA),
+    )
+    said = [
+        message(
+            event_id=f"bob-{i}",
+            user_id="bob",
+            content=f"bob heard about lisbon again, note {i}",
+            occurred_at=OLD + timedelta(minutes=i),
+        )
+        for i in range(40)
+    ]
+    said.append(
+        message(
+            event_id="ana-old",
+            user_id="ana",
+            content="we walked all around lisbon",
+            occurred_at=OLD,
+        )
+    )
+    said += [
+        message(
+            event_id=f"ana-{i}",
+            user_id="ana",
+            content=f"the tram was late again, day {i}",
+            occurred_at=NOW - timedelta(hours=i + 1),
+        )
+        for i in range(8)
+    ]
+    w.apply("memory.messages", said)
+    w.apply("memory.lifecycle", w.archiver.archive(NOW))
+    assert memory_id_for("ana", "ana-old") in w.archived()
+    searcher = Searcher(
+        w.store,
+        clock=lambda: NOW,
+        weights=RankingWeights(entity=0.0, neighbour_share=0.0),
+        cache_rows=10_000,
+    )
+    found = searcher.search(SearchRequest(user_id="ana", query="lisbon tram", now=NOW)).results
+    assert found[0].memory_id == memory_id_for("ana", "ana-old") and found[0].archived

@@ -34,6 +34,19 @@ def test_scores_are_okapi_bm25_over_the_users_own_documents() -> None:
     assert math.isclose(score, expected, rel_tol=1e-5)
 
 
+def test_texts_outside_the_index_are_scored_by_its_statistics() -> None:
+    index = TermIndex()
+    index.add(["a", "b", "c"], ["cat cat dog", "dog bird", "fish"])
+    # an indexed document's text scores as the document does
+    [(_, indexed)] = index.search("cats", None, 10)
+    assert math.isclose(index.score("cats", ["cat cat dog"])[0], indexed, rel_tol=1e-5)
+    # a word the index holds rarely weighs more than a common one; one it lacks, most
+    rare, common, absent = index.score("bird dog zebra", ["bird", "dog", "zebra"])
+    assert absent > rare > common > 0
+    assert index.score("cats", ["no such words", ""]) == [0.0, 0.0]
+    assert index.score("", ["cat"]) == [0.0]
+
+
 def test_a_key_added_again_replaces_its_text() -> None:
     index = TermIndex()
     index.add(["a", "b"], ["I live in Lisbon", "Lisbon is sunny"])
