@@ -119,6 +119,9 @@ def main() -> None:
     parser.add_argument("--facts-stable-seconds", type=float, default=40.0)
     parser.add_argument("--lifecycle", action="store_true", help="fresh against aged")
     parser.add_argument("--data", help="keep the ingested data folder here and reuse it")
+    parser.add_argument(
+        "--embedder", choices=("minilm", "e5-small"), default="minilm", help="the worker's"
+    )
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     turns = read_jsonl(bench / "locomo10_events.jsonl")
@@ -130,7 +133,7 @@ def main() -> None:
         return
 
     with tempfile.TemporaryDirectory(prefix="memstream-locomo-") as tmp:
-        worker = WorkerProcess(Path(tmp) / "data", env={"MEMSTREAM_EMBEDDER": "minilm"}).start()
+        worker = WorkerProcess(Path(tmp) / "data", env=quiet(args.embedder, lanes=True)).start()
         try:
             client = serving(worker)
             ingest_seconds = publish_and_wait(client, turns)
@@ -213,7 +216,7 @@ def aged_against_fresh(
     with tempfile.TemporaryDirectory(prefix="memstream-aging-") as tmp:
         base = Path(args.data) if args.data else Path(tmp) / "ingested"
         if not (base / "CURRENT").exists():
-            worker = WorkerProcess(base, env={"MEMSTREAM_EMBEDDER": "minilm"}).start()
+            worker = WorkerProcess(base, env=quiet(args.embedder, lanes=True)).start()
             try:
                 client = serving(worker)
                 seconds = publish_and_wait(client, turns)
@@ -226,11 +229,11 @@ def aged_against_fresh(
             shutil.copytree(base, copy)
         measured = {}
         for name, data in copies.items():
-            worker = WorkerProcess(data, env=_QUIET).start()
+            worker = WorkerProcess(data, env=quiet(args.embedder)).start()
             try:
                 client = serving(worker)
                 if name == "aged":
-                    age(worker, client, questions)
+                    age(worker, client, questions, args.embedder)
                 measured[name] = ask(client, questions, out.with_name(f"{out.stem}-{name}.jsonl"))
             finally:
                 worker.stop()
@@ -238,15 +241,19 @@ def aged_against_fresh(
     report(bench, questions, out, measured)
 
 
-#: The worker's own lanes stay quiet while questions are asked (every turn is embedded
-#: and consolidated already): no timer runs the lifecycle, no upkeep compacts.
-_QUIET = {
-    "MEMSTREAM_EMBEDDER": "minilm",
-    "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "86400",
-    "MEMSTREAM_DECAY_EVERY_HOURS": "100000",
-    "MEMSTREAM_ARCHIVE_EVERY_HOURS": "100000",
-    "MEMSTREAM_REFLECT_EVERY_DAYS": "10000",
-}
+def quiet(embedder: str, lanes: bool = False) -> dict[str, str]:
+    """The worker's settings: ``embedder``, and unless ``lanes``, its own lanes quiet
+    while questions are asked (every turn is embedded and consolidated already): no
+    timer runs the lifecycle, no upkeep compacts."""
+    if lanes:
+        return {"MEMSTREAM_EMBEDDER": embedder}
+    return {
+        "MEMSTREAM_EMBEDDER": embedder,
+        "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "86400",
+        "MEMSTREAM_DECAY_EVERY_HOURS": "100000",
+        "MEMSTREAM_ARCHIVE_EVERY_HOURS": "100000",
+        "MEMSTREAM_REFLECT_EVERY_DAYS": "10000",
+    }
 
 
 def serving(worker: WorkerProcess) -> MemoryClient:
@@ -263,14 +270,14 @@ def serving(worker: WorkerProcess) -> MemoryClient:
     return client
 
 
-def age(worker: WorkerProcess, client: MemoryClient, questions: list[dict]) -> None:
+def age(worker: WorkerProcess, client: MemoryClient, questions: list[dict], embedder: str) -> None:
     """Each conversation's jobs, as of the time its questions are asked."""
     asked: dict[str, str] = {}
     for q in questions:
         asked[q["stream_id"]] = max(asked.get(q["stream_id"], ""), q["asked_at"])
     env = {
         **os.environ,
-        **_QUIET,
+        **quiet(embedder),
         "MEMSTREAM_DATA": str(worker.data),
         "MEMSTREAM_BROKER_PORT": str(worker.broker_port),
     }

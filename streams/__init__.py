@@ -1,6 +1,6 @@
 """The write side: the embedded broker, topics, the durable publisher and its journal,
 the batch consumer and projector, the embedding lane, lifecycle jobs and their timer,
-replay, and the worker process of ``memstream up``.
+replay and re-embedding, and the worker process of ``memstream up``.
 
 Its modules, named in ``__all__``, are imported by name (``from streams import
 replay``); importing the package alone loads none of them."""
@@ -28,6 +28,7 @@ __all__ = [
     "projector",
     "publisher",
     "recovery",
+    "reembedding",
     "replay",
     "sealing",
     "settings",

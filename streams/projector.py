@@ -34,6 +34,7 @@ from projections.access import access_id, fold_accesses
 from projections.archiving import (
     ARCHIVED,
     ArchiveEvent,
+    adopt_vectors,
     archive_id,
     fold_archive_events,
     hot_rows,
@@ -43,7 +44,7 @@ from projections.archiving import (
 from projections.clock import Clock
 from projections.derived import derived_row
 from projections.entities import fold_mentions
-from projections.events import UserErased
+from projections.events import MemoryArchived, UserErased
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
 from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
 from storage import filters
@@ -114,6 +115,9 @@ class Projector:
         cold_store: where archived originals are (read when a memory is restored).
         keys: opens sealed records (None: a sealed record is dead-lettered); the
             erasures a batch carries forget the user's keys here.
+        vector_model: the embedding model whose vectors the store holds (None: the
+            first vector of each memory, whatever its model); archived memories take
+            its vectors in place of another model's (:func:`adopt_vectors`).
     """
 
     def __init__(
@@ -127,9 +131,11 @@ class Projector:
         flush_every_seconds: float = 0.0,
         cold_store: ColdStore | None = None,
         keys: RecordKeys | None = None,
+        vector_model: str | None = None,
     ) -> None:
         self.store = store
         self.keys = keys
+        self.vector_model = vector_model
         # A replay into a new folder is the only writer: it remembers the ids it wrote
         # and appends, instead of asking the table about every key.
         self._written: set[str] | None = set() if sole_writer_of_empty_store else None
@@ -271,6 +277,7 @@ class Projector:
                 keep_valid_records=self._archive is not None,
                 vector_dimension=self.store.vector_dimension,
                 keys=self.keys,
+                vector_model=self.vector_model,
             )
 
         prepared = prepare()
@@ -300,8 +307,7 @@ class Projector:
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
         )
         self._insert(prepared.rows)
-        if prepared.vectors.num_rows:
-            self.store.insert_absent(VECTORS, prepared.vectors)
+        self._add_vectors(prepared.vectors)
         if prepared.mentions:
             self._fold(
                 ENTITIES,
@@ -326,6 +332,67 @@ class Projector:
         if time.monotonic() - self._flushed_at >= self._flush_every:
             self._flush()
         return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
+
+    def add_vectors(self, vectors: pa.Table) -> None:
+        """Store ``vectors`` rows computed outside the log's order (a re-embedding)."""
+        with self._writing:
+            self._add_vectors(vectors)
+
+    def _add_vectors(self, vectors: pa.Table) -> None:
+        """Insert vector rows; those of memories archived meanwhile go to the archive
+        index instead (where its row holds another model's vector), not to ``vectors``."""
+        if not vectors.num_rows:
+            return
+        self.store.insert_absent(VECTORS, vectors)
+        if self.vector_model is None or not self.store.count(ARCHIVE_INDEX):
+            return
+        pairs = zip(
+            vectors.column("user_id").to_pylist(),
+            vectors.column("memory_id").to_pylist(),
+            strict=True,
+        )
+        archived = [
+            r
+            for r in self.store.rows_by_key(
+                ARCHIVE_INDEX, sorted({archive_id(u, m) for u, m in pairs})
+            ).values()
+            if is_archived(r)
+        ]
+        if not archived:
+            return
+        by_memory = dict(
+            zip(
+                vectors.column("memory_id").to_pylist(),
+                vectors.column("vector").to_numpy(zero_copy_only=False),
+                strict=True,
+            )
+        )
+        mine = {r["archive_id"]: r for r in archived}
+        self.store.upsert(
+            ARCHIVE_INDEX, list(adopt_vectors(mine, by_memory, self.vector_model).values())
+        )
+        self._drop_hot_vectors(archived)
+
+    def _hot_vectors(self, events: Sequence[ArchiveEvent]) -> dict[str, Any]:
+        """The store model's vectors of the memories ``events`` archive with another
+        model's vector (or none), by memory id."""
+        if self.vector_model is None:
+            return {}
+        archived = [
+            e
+            for e in events
+            if isinstance(e, MemoryArchived)
+            and not (e.summary_vector and e.summary_model == self.vector_model)
+        ]
+        out: dict[str, Any] = {}
+        for user_id in sorted({e.user_id for e in archived}):
+            ids = sorted({e.memory_id for e in archived if e.user_id == user_id})
+            where = filters.all_of(
+                filters.equals("user_id", user_id), filters.equals("model", self.vector_model)
+            )
+            for row in self.store.by_ids(VECTORS, ids, ["memory_id", "vector"], where=where):
+                out[row["memory_id"]] = row["vector"]
+        return out
 
     def _erase(self, erasure: UserErased) -> None:
         """Drop everything of the user: the projections' rows (and their bytes in the
@@ -395,10 +462,16 @@ class Projector:
         an archived memory leaves ``memories`` and ``vectors``; a restored one comes
         back from its original. The index row is written first, so a crash in between
         re-applies the batch and finishes the move."""
+        hot_vectors = self._hot_vectors(events)
+
+        def fold(found: dict[str, Row]) -> dict[str, Row]:
+            rows = fold_archive_events(found, events)
+            if hot_vectors and self.vector_model is not None:
+                rows.update(adopt_vectors(rows, hot_vectors, self.vector_model))
+            return rows
+
         existing, rows = self._fold(
-            ARCHIVE_INDEX,
-            (archive_id(e.user_id, e.memory_id) for e in events),
-            lambda found: fold_archive_events(found, events),
+            ARCHIVE_INDEX, (archive_id(e.user_id, e.memory_id) for e in events), fold
         )
         if len(existing) < len(rows):  # new summaries: make sure they can be searched
             self.store.ensure_indexes([ARCHIVE_INDEX])
@@ -422,6 +495,13 @@ class Projector:
             for name in (MEMORIES, VECTORS):
                 self.store.table(name).delete(where)
 
+    def _drop_hot_vectors(self, archived: Sequence[Mapping[str, Any]]) -> None:
+        for user_id in sorted({r["user_id"] for r in archived}):
+            ids = [r["memory_id"] for r in archived if r["user_id"] == user_id]
+            self.store.table(VECTORS).delete(
+                filters.all_of(filters.is_in("memory_id", ids), filters.equals("user_id", user_id))
+            )
+
     def _restore_hot(self, rows: list[dict[str, object]]) -> None:
         if self._cold is None:
             raise RuntimeError("restoring archived memories needs the cold store")
@@ -440,10 +520,12 @@ class Projector:
         ]
         if restored:
             self.store.insert_absent(MEMORIES, [memory for memory, _ in restored])
-        vectors = [
+        vectors = [  # another model's vector is left for the embedder to make again
             v
             for _, v in restored
-            if v is not None and len(v["vector"]) == self.store.vector_dimension
+            if v is not None
+            and len(v["vector"]) == self.store.vector_dimension
+            and (self.vector_model is None or v["model"] == self.vector_model)
         ]
         if vectors:
             schema = vectors_schema(self.store.vector_dimension)

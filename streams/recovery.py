@@ -34,6 +34,7 @@ def catch_up_from_archive(
     clock: Clock,
     cold_store: ColdStore | None = None,
     keys: RecordKeys | None = None,
+    vector_model: str | None = None,
 ) -> int:
     """Apply the archived records of the newest earlier log epoch that lie beyond the
     stored checkpoints; return how many records were read. Nothing is listed when the
@@ -51,7 +52,9 @@ def catch_up_from_archive(
         if at.log_epoch == previous
     }
     # The records are archived already: this projector does not archive them again.
-    projector = Projector(store, consumer, clock, cold_store=cold_store, keys=keys)
+    projector = Projector(
+        store, consumer, clock, cold_store=cold_store, keys=keys, vector_model=vector_model
+    )
     read = 0
     for table in archive.read_tables(epoch=previous, after=after):
         records = records_from_table(table)

@@ -82,6 +82,7 @@ def rebuild(
     vector_dimension: int | None = None,
     cold_store: ColdStore | None = None,
     keys: RecordKeys | None = None,
+    vector_model: str | None = None,
 ) -> ReplayReport:
     """Apply record ``batches`` to a new projection generation under the folder ``into``.
 
@@ -90,7 +91,8 @@ def rebuild(
     Restored memories are read back from ``cold_store`` (the data folder's). At the
     end, every memory the archive index says is archived leaves the hot tables (the
     topics' interleaving may have applied an archiving before the message it archives).
-    Sealed records are opened with ``keys``; those of erased users are left out.
+    Sealed records are opened with ``keys``; those of erased users are left out. The
+    vectors kept are those of ``vector_model`` (None: each memory's first vector).
     """
     layout = DataLayout(into)
     if layout.current_generation() is not None:
@@ -106,6 +108,7 @@ def rebuild(
         flush_every_seconds=_FLUSH_EVERY_SECONDS,
         cold_store=cold_store,
         keys=keys,
+        vector_model=vector_model,
     )
     results: list[BatchResult] = []
     total = 0
@@ -122,7 +125,9 @@ def rebuild(
         pending: deque[Future[PreparedBatch]] = deque()
         for batch in batches:
             total += batch.num_rows
-            pending.append(pool.submit(prepare_table, batch, store.vector_dimension, keys))
+            pending.append(
+                pool.submit(prepare_table, batch, store.vector_dimension, keys, vector_model)
+            )
             while len(pending) > count:
                 results.append(projector.commit(pending.popleft().result()))
         while pending:

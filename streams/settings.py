@@ -10,14 +10,18 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from storage.filesystems import Location, resolve_location
 
-__all__ = ["Settings"]
+__all__ = ["EMBEDDERS", "EmbedderName", "Settings"]
+
+#: The embedders a deployment can name (:func:`streams.components.make_embedder`).
+EmbedderName = Literal["minilm", "e5-small", "openai", "none"]
+EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 
 
 class Settings(BaseSettings):
@@ -50,8 +54,10 @@ class Settings(BaseSettings):
         retain_versions_seconds: table versions older than this are removed on compaction.
         consumer_group: the faust application id (one consumer group per deployment).
         log_level: logging level of ``memstream up``.
-        embedder: ``minilm`` (offline, default), ``openai`` (needs ``openai_api_key``),
-            or ``none`` (no vectors: full text and entities only).
+        embedder: ``minilm`` (offline, default), ``e5-small`` (offline, better recall,
+            slower; the ``e5`` extra), ``openai`` (needs ``openai_api_key``), or
+            ``none`` (no vectors: full text and entities only). Changing it on a store
+            that has vectors: ``memstream reembed``.
         embed_threads: CPU threads the MiniLM model uses for the memories it embeds.
         query_embed_threads: CPU threads it uses for a search's query (one short text:
             with 1, the search runs on the other core meanwhile).
@@ -159,7 +165,7 @@ class Settings(BaseSettings):
     retain_versions_seconds: float = Field(default=300.0, ge=0)
     consumer_group: str = "memstream"
     log_level: str = "INFO"
-    embedder: Literal["minilm", "openai", "none"] = "minilm"
+    embedder: EmbedderName = "minilm"
     embed_threads: int = Field(default=2, ge=1, le=64)
     query_embed_threads: int = Field(default=1, ge=1, le=64)
     embed_niceness: int = Field(default=10, ge=0, le=19)

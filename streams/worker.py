@@ -21,9 +21,11 @@ import faust
 from mode.utils.futures import maybe_cancel
 
 from projections.clock import system_clock
+from storage import filters
 from storage.event_archive import EventArchive
 from storage.journal import Journal
 from storage.lance_store import ProjectionStore
+from storage.lance_tables import VECTORS
 from storage.layout import DataLayout
 from streams.app import build_app
 from streams.broker import EmbeddedBroker
@@ -186,6 +188,8 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             vector_dimension=embedder.dimension if embedder is not None else None,
         )
         archive = EventArchive(layout.events)
+        vector_model = embedder.model if embedder is not None else None
+        _warn_of_other_vectors(store, vector_model)
         catch_up_from_archive(
             store,
             archive,
@@ -194,6 +198,7 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             system_clock,
             make_cold_store(settings),
             keys=record_keys_of(settings),
+            vector_model=vector_model,
         )
         sweeper = _recover_journal(settings, store, epoch)
         projector = Projector(
@@ -204,6 +209,7 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             flush_every_seconds=settings.checkpoint_every_seconds,
             cold_store=make_cold_store(settings),
             keys=record_keys_of(settings),
+            vector_model=vector_model,
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app, episodes = build_app(
@@ -263,3 +269,16 @@ def _recover_journal(
         report.republished_records,
     )
     return sweeper
+
+
+def _warn_of_other_vectors(store: ProjectionStore, model: str | None) -> None:
+    """Say so when the store's vectors are another model's: its queries would find none."""
+    if model is None or not store.count(VECTORS):
+        return
+    if not store.count(VECTORS, filters.equals("model", model)):
+        log.warning(
+            "the stored vectors are not of %s, the configured embedder's model: vector "
+            "search finds nothing until `memstream reembed` (or the embedder they were made "
+            "with) is used",
+            model,
+        )

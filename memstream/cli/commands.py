@@ -44,7 +44,7 @@ from projections.events import in_time_range
 from queries.search_documents import SearchRequest
 from storage.errors import StorageError
 from streams.errors import StreamsError
-from streams.settings import Settings
+from streams.settings import EMBEDDERS, Settings
 
 if TYPE_CHECKING:
     from memstream.operations import Operations
@@ -161,12 +161,12 @@ def _parser() -> argparse.ArgumentParser:
         return p
 
     p = command("up", _up, "run the broker (when embedded), the worker and the HTTP API")
-    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--embedder", choices=EMBEDDERS)
     p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
     p.add_argument("--no-api", action="store_true", help="run the worker without the HTTP API")
 
     p = command("serve", _serve, "serve the HTTP API alone (the worker runs elsewhere)")
-    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--embedder", choices=EMBEDDERS)
     p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
 
     p = command("publish", _publish, "publish messages from a JSONL file or from the arguments")
@@ -189,7 +189,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--before", help="only memories before this time (ISO 8601)")
     p.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable)")
     p.add_argument("--tag", action="append", dest="tags", help="only with this tag (repeatable)")
-    p.add_argument("--embedder", choices=("minilm", "openai", "none"))
+    p.add_argument("--embedder", choices=EMBEDDERS)
     p.add_argument(
         "--history", action="store_true", help="include superseded and forgotten memories"
     )
@@ -279,6 +279,26 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--source", choices=("kafka", "archive"), default="archive")
     p.add_argument("--into", required=True, help="an empty folder for the rebuilt projections")
     p.add_argument("--swap", action="store_true", help="then switch the data folder to them")
+
+    p = command(
+        "reembed",
+        _reembed,
+        "rebuild the projections with another embedder's vectors, published to the log "
+        "(the live projections keep serving; then stop the worker and `switch`)",
+    )
+    p.add_argument(
+        "embedder_name", metavar="EMBEDDER", choices=[e for e in EMBEDDERS if e != "none"]
+    )
+    p.add_argument("--source", choices=("kafka", "archive"), default="archive")
+    p.add_argument("--into", required=True, help="an empty folder for the new projections")
+
+    p = command(
+        "switch",
+        _switch,
+        "switch the data folder to the projections `replay` or `reembed` built (stop the "
+        "worker first)",
+    )
+    p.add_argument("folder", help="the folder given to --into")
 
     p = command("keys", _keys, "create, list and revoke API keys (the data folder's)")
     actions = p.add_subparsers(dest="action", required=True)
@@ -646,6 +666,36 @@ def _replay(args: argparse.Namespace, settings: Settings) -> int:
     )
     if generation is not None:
         print(f"{settings.data} now uses {generation}")
+    return 0
+
+
+def _reembed(args: argparse.Namespace, settings: Settings) -> int:
+    def progress(embedded: int) -> None:
+        print(f"\rembedded {embedded} memories", end="", file=sys.stderr, flush=True)
+
+    report, embedded = _run(
+        settings,
+        lambda ops: ops.reembed(args.embedder_name, args.source, args.into, progress),
+    )
+    if embedded:
+        print(file=sys.stderr)
+    print(
+        f"replayed {report.records} records in {report.seconds:.2f} s, then embedded "
+        f"{embedded} memories with {args.embedder_name} (published to the log) into "
+        f"{report.projections_uri}"
+    )
+    print(
+        f"to use them: stop the worker, `memstream switch {args.into}`, and run with "
+        f"MEMSTREAM_EMBEDDER={args.embedder_name}"
+    )
+    return 0
+
+
+def _switch(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.operations import Operations
+
+    generation = Operations(settings, sink=None).switch(args.folder)
+    print(f"{settings.data} now uses {generation}")
     return 0
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+import pyarrow as pa
 from pydantic import ValidationError
 
 from memstream.operations import commands
@@ -46,6 +47,7 @@ from projections.digest import digest_tables
 from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import Event, MemoryAccessed, MemoryRestored
 from projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
+from projections.vectors import vectors_table
 from queries.context import context_candidates
 from queries.explain import explanation
 from queries.profiles import entity_profile, memory_document, memory_history
@@ -53,13 +55,16 @@ from queries.search import Searcher, SearchRequest, SearchResponse
 from queries.stats import stats as compute_stats
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import STATE_TABLES
-from storage.schemas import NOT_STATE_COLUMNS
-from streams import components, replay
+from storage.layout import DataLayout
+from storage.schemas import NOT_STATE_COLUMNS, vectors_schema
+from streams import components, reembedding, replay
 from streams.archiver import Archiver, NotArchived
 from streams.lifecycle import LifecycleJobs
+from streams.projector import Projector
 from streams.publisher import CheckedLine, check_lines
+from streams.replay import ReplayReport
 from streams.sealing import data_keys_of, erasure_event, record_keys_of
-from streams.settings import Settings
+from streams.settings import EmbedderName, Settings
 from streams.topics import MESSAGES, end_offsets, read_epoch
 
 __all__ = ["LogEnd", "Operations"]
@@ -500,13 +505,7 @@ class Operations:
         """Rebuild the projections into ``into`` from the log or the event archive; with
         ``swap`` switch the data folder to them. Answers the report and the generation
         switched to, if any."""
-        if source == "archive":
-            records = replay.archive_batches(self.settings.data_location)
-        else:
-            epoch = await read_epoch(self.settings.bootstrap, self.clock(), create=False)
-            if epoch is None:
-                raise NotAvailable(f"the log at {self.settings.bootstrap} has no memstream topics")
-            records = replay.kafka_batches(self.settings.bootstrap, epoch)
+        records = await self._log_records(source)
         target = self.settings.location_of(into)
         report = await self._blocking(
             lambda: replay.rebuild(
@@ -515,10 +514,80 @@ class Operations:
                 self.settings.consumer_group,
                 cold_store=components.make_cold_store(self.settings),
                 keys=record_keys_of(self.settings),
+                vector_model=components.embedder_model(self.settings),
             )
         )
         generation = replay.switch_generation(target, self.settings.data_location) if swap else None
         return report, generation
+
+    async def reembed(
+        self,
+        embedder: EmbedderName,
+        source: Literal["kafka", "archive"],
+        into: str,
+        progress: Callable[[int], None] | None = None,
+    ) -> tuple[ReplayReport, int]:
+        """Rebuild the projections into ``into`` with the vectors of ``embedder``: the log
+        replayed keeping that model's vectors, then every memory without one embedded,
+        published (acknowledged before it is stored) and stored (:mod:`streams.reembedding`).
+        The data folder's projections keep serving; ``switch`` moves to the new ones.
+        Answers the replay's report and how many memories were embedded (``progress``
+        hears the running count after each batch)."""
+        settings = self.settings.model_copy(update={"embedder": embedder})
+        model = await self._blocking(components.make_embedder, settings)
+        if model is None:
+            raise InvalidQuery("reembed needs an embedder, not none")
+        records = await self._log_records(source)
+        target = settings.location_of(into)
+        report = await self._blocking(
+            lambda: replay.rebuild(
+                records,
+                target,
+                settings.consumer_group,
+                vector_dimension=model.dimension,
+                cold_store=components.make_cold_store(settings),
+                keys=record_keys_of(settings),
+                vector_model=model.model,
+            )
+        )
+        store = ProjectionStore.at(
+            DataLayout(target).projections(), vector_dimension=model.dimension
+        )
+        projector = Projector(
+            store,
+            settings.consumer_group,
+            self.clock,
+            cold_store=components.make_cold_store(settings),
+            vector_model=model.model,
+        )
+        batches = reembedding.missing_vectors(
+            store, model, self.clock(), settings.embed_context_turns, settings.embed_batch_size
+        )
+        embedded = 0
+        schema = vectors_schema(model.dimension)
+        while (events := await self._blocking(next, batches, None)) is not None:
+            await self.sink.publish(events)  # in the log before the store has them
+            await self._blocking(projector.add_vectors, vectors_table(events, schema, model.model))
+            embedded += len(events)
+            if progress is not None:
+                progress(embedded)
+        await self._blocking(store.optimize, timedelta(minutes=1))
+        return report, embedded
+
+    async def _log_records(self, source: Literal["kafka", "archive"]) -> Iterator[pa.Table]:
+        if source == "archive":
+            return replay.archive_batches(self.settings.data_location)
+        epoch = await read_epoch(self.settings.bootstrap, self.clock(), create=False)
+        if epoch is None:
+            raise NotAvailable(f"the log at {self.settings.bootstrap} has no memstream topics")
+        return replay.kafka_batches(self.settings.bootstrap, epoch)
+
+    def switch(self, into: str) -> str:
+        """Switch the data folder to the projections a replay or re-embedding built in
+        ``into`` (the worker stopped); answers the generation now in use."""
+        return replay.switch_generation(
+            self.settings.location_of(into), self.settings.data_location
+        )
 
 
 def _owner(user_id: str, memory_id: str) -> None:
