@@ -31,6 +31,7 @@ __all__ = [
     "scope",
     "sealing",
     "sessions",
+    "speakers",
     "timephrases",
     "vectors",
 ]

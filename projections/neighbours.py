@@ -10,13 +10,12 @@ both; a neighbour that was not found at all enters the ranking with its share al
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["SessionOrder", "named_speaker", "spread"]
+__all__ = ["SessionOrder", "spread"]
 
 
 @dataclass(frozen=True)
@@ -79,15 +78,6 @@ def spread(scores: Mapping[str, float], order: SessionOrder, share: float) -> di
         for neighbour in order.neighbours(memory_id):
             out[neighbour] = out.get(neighbour, 0.0) + share * score
     return out
-
-
-def named_speaker(query: str, speakers: Iterable[str | None]) -> str | None:
-    """The one speaker among ``speakers`` the query names (as whole words, any case;
-    a hyphen joins a name), or None when it names none or several."""
-    named = {
-        s for s in speakers if s and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", query, re.I)
-    }
-    return named.pop() if len(named) == 1 else None
 
 
 def _seconds(at: datetime | None) -> float:

@@ -107,6 +107,8 @@ class UserView:
     docs: np.ndarray
     #: the order of the user's hot turns within their sessions
     order: SessionOrder
+    #: who said the user's hot memories
+    speakers: frozenset[str] = frozenset()
     _masks: dict[tuple[str, RequestFilter], np.ndarray] = field(default_factory=dict)
 
     def nearest(
@@ -246,6 +248,9 @@ class _UserTables:
         self._terms_generation = 0
         self._memories = _Made(self._memory_parts)
         self._order = _Made(_session_order)
+        self._speakers = _Made(
+            lambda t: frozenset(s for s in t["speaker"].unique().to_pylist() if s)
+        )
         self._vectors = _Made(
             lambda t: (t.drop_columns(["vector"]).combine_chunks(), _matrix(t["vector"]))
         )
@@ -294,6 +299,7 @@ class _UserTables:
                 terms=self.terms,
                 docs=docs,
                 order=order,
+                speakers=self._speakers.of(table, m),
                 _masks=masks,
             )
             return self.view

@@ -43,9 +43,10 @@ from projections.compact_vectors import unpack_int4
 from projections.entities import EntityMention, entity_id, extract_mentions
 from projections.intent import IntentClassifier
 from projections.memory_state import effective_confidence, is_hidden, state_id
-from projections.neighbours import SessionOrder, named_speaker, spread
+from projections.neighbours import SessionOrder, spread
 from projections.ranking import RankingWeights, adjusted, fuse
 from projections.scope import scope_filter
+from projections.speakers import named_speaker, without_speaker
 from projections.timephrases import query_range
 from queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
 from queries.search_documents import (
@@ -114,11 +115,17 @@ class Searcher:
         self._read_model = (
             ReadModel(store, model or "", cache_rows, stale_seconds) if cache_rows > 0 else None
         )
+        #: the speakers of each user's view last made, so that the query is embedded
+        #: without the name it says before the view is brought up to date
+        self._speakers: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._speakers_lock = threading.Lock()
 
     def forget(self, user_id: str) -> None:
         """Drop what is kept of ``user_id`` in memory (the user was erased)."""
         if self._read_model is not None:
             self._read_model.forget(user_id)
+        with self._speakers_lock:
+            self._speakers.pop(user_id, None)
         self._non_empty.discard(user_id)
         for key in [k for k in self._user_counts if user_id in k]:
             self._user_counts.pop(key, None)
@@ -153,15 +160,23 @@ class Searcher:
         w = self.weights
         depth = max(w.candidates, request.k)
         pool = self._pool
-        embed_job = (  # first: the model runs while the rest is prepared
-            pool.submit(_timed, stages, "embed", self._embed, request.query)
+        # First: the model runs while the rest is prepared. It embeds the query without
+        # the name of a speaker it says (the speakers as of the user's last view); when
+        # the view brought up to date says otherwise, the query is embedded again.
+        embedded = _embedded_query(request.query, self._speakers.get(request.user_id))
+        embed_job = (
+            pool.submit(_timed, stages, "embed", self._embed, embedded)
             if self._embed is not None
             else None
         )
+        view = self._view(request.user_id, stages)
+        speakers = self._remember_speakers(request.user_id, view)
+        if self._embed is not None and _embedded_query(request.query, speakers) != embedded:
+            embedded = _embedded_query(request.query, speakers)
+            embed_job = pool.submit(_timed, stages, "embed", self._embed, embedded)
         where = _filters(request, "memories")
         wanted = _wanted(request)  # the same, as the read model's masks
         cold = self._archive_filter(request)
-        view = self._view(request.user_id, stages)
         cold_text_job = pool.submit(
             _timed,
             stages,
@@ -321,6 +336,18 @@ class Searcher:
         if view is not None:
             return view.rows(memory_ids, ROW_COLUMNS, wanted)
         return self.store.by_ids(MEMORIES, memory_ids, ROW_COLUMNS, where)
+
+    def _remember_speakers(self, user_id: str, view: UserView | None) -> frozenset[str] | None:
+        """The speakers of ``view`` (None without one), kept for the user's next search."""
+        with self._speakers_lock:
+            if view is None:
+                self._speakers.pop(user_id, None)
+                return None
+            self._speakers[user_id] = view.speakers
+            self._speakers.move_to_end(user_id)
+            while len(self._speakers) > _SPEAKERS_KEPT:
+                self._speakers.popitem(last=False)
+            return view.speakers
 
     def _view(self, user_id: str, stages: dict[str, float]) -> UserView | None:
         """The user's hot memories in memory, up to date, if they fit the read model."""
@@ -560,6 +587,8 @@ _ARCHIVE_COLUMNS = [
     "storage_version",
 ]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: How many users' speakers a searcher keeps between searches.
+_SPEAKERS_KEPT = 10_000
 T = TypeVar("T")
 
 
@@ -570,6 +599,14 @@ def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: A
         return work(*args)
     finally:
         stages[name] = (time.perf_counter() - started) * 1000
+
+
+def _embedded_query(query: str, speakers: frozenset[str] | None) -> str:
+    """The text the query vector is made of: the query without the name of the one
+    speaker among ``speakers`` (the user's hot memories') it names
+    (:mod:`projections.speakers`); the query itself when the speakers are not known."""
+    speaker = named_speaker(query, speakers) if speakers else None
+    return without_speaker(query, speaker) if speaker else query
 
 
 def _scored_as_hot(

@@ -1,5 +1,6 @@
-"""A found turn lifts the turns beside it in its session: the order of turns, spreading
-a score and the speaker a query names are pure; then through a real searcher."""
+"""A found turn lifts the turns beside it in its session, and a query is about the
+speaker it names: the order of turns, spreading a score, the speaker a query names and
+the query without that name are pure; then through a real searcher."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memstream.testing import FakeClock, message
 from projections.codec import encode
-from projections.neighbours import SessionOrder, named_speaker, spread
+from projections.neighbours import SessionOrder, spread
+from projections.speakers import named_speaker, without_speaker
 from queries.search import Searcher, SearchRequest
 from storage.lance_store import ProjectionStore
 from storage.log_records import LogRecord
@@ -64,6 +67,19 @@ def test_the_speaker_a_query_names() -> None:
     assert named_speaker("What did Carol research?", speakers) is None
     assert named_speaker("What did Ann say?", {"Anna"}) is None
     assert named_speaker("Where does Mary-Jo live?", {"Mary-Jo", "Jo"}) == "Mary-Jo"
+
+
+def test_the_query_without_the_speakers_name() -> None:
+    assert without_speaker("What activities does Melanie partake in?", "Melanie") == (
+        "What activities does partake in?"
+    )
+    assert without_speaker("What is melanie's favourite book?", "Melanie") == (
+        "What is favourite book?"
+    )
+    assert without_speaker("Why did Melanie\u2019s dog bark?", "Melanie") == "Why did dog bark?"
+    assert without_speaker("Where does Mary-Jo live?", "Jo") == "Where does Mary-Jo live?"
+    assert without_speaker("Melanie?", "Melanie") == "Melanie?"  # nothing would be left
+    assert without_speaker("Melanie painting", "Melanie") == "Melanie painting"
 
 
 SESSION = [
@@ -118,3 +134,29 @@ def test_the_speaker_named_comes_first(store: tuple[ProjectionStore, int]) -> No
     assert first(question) == "Bob"
     searcher.weights = replace(searcher.weights, speaker=0.0)
     assert first(question) == "Alice"
+
+
+def test_the_query_is_embedded_without_the_speaker_it_names(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """The user's speakers are known where the user is held in memory: there the query
+    vector is made of the query without the name; the tables alone embed it whole."""
+    projections, cache_rows = store
+    embedded: list[str] = []
+
+    def embed(text: str) -> np.ndarray:
+        embedded.append(text)
+        return np.ones(384, dtype=np.float32) / np.sqrt(384)
+
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows, embed=embed)
+
+    def vector_of(query: str) -> str:
+        searcher.search(SearchRequest(user_id="alice", query=query))
+        return embedded[-1]
+
+    named = "What did name the puppy?" if cache_rows else "What did Bob name the puppy?"
+    assert vector_of("What did Bob name the puppy?") == named
+    both = "How did Alice and Bob meet?"
+    assert vector_of(both) == both  # two named: neither left out
+    embedded.clear()  # the speakers are known from the first search on: one embedding
+    assert vector_of("What did Bob name the puppy?") == named and len(embedded) == 1
