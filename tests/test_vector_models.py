@@ -102,12 +102,23 @@ def _store(
     return store, Projector(store, "memstream", FakeClock(NOW), cold_store=cold, vector_model=model)
 
 
-def _archive_rows(store: ProjectionStore) -> dict[str, dict[str, Any]]:
+def _applied(log: Log, tmp_path: Path, cold: ColdStore, vectors_first: bool) -> ProjectionStore:
+    """A store of model ``new`` that applied the messages, then both models' vectors and
+    the archiving, in one order or the other."""
+    store, projector = _store(tmp_path, f"vectors-first-{vectors_first}", cold, "new")
+    projector.apply(_records("memory.messages", log.messages, 0))
+    embeddings = _records("memory.embeddings", [*log.old_vectors, *log.new_vectors], 0)
+    lifecycle = _records("memory.lifecycle", log.archived, 0)
+    for batch in (embeddings, lifecycle) if vectors_first else (lifecycle, embeddings):
+        projector.apply(batch)
+    projector.flush()
     store.refresh()
-    return {r["memory_id"]: r for r in store.scan(ARCHIVE_INDEX).to_pylist() if is_archived(r)}
+    return store
 
 
-def test_vectors_of_another_model_are_left_out(log: Log, tmp_path: Path, cold_location: Location):
+def test_vectors_of_another_model_are_left_out(
+    log: Log, tmp_path: Path, cold_location: Location
+) -> None:
     cold = ColdStore(cold_location, COLD_ORIGINAL_SCHEMA)
     store, projector = _store(tmp_path, "new-only", cold, "new")
     projector.apply(_records("memory.messages", log.messages, 0))
@@ -127,14 +138,8 @@ def test_vectors_of_another_model_are_left_out(log: Log, tmp_path: Path, cold_lo
 def test_archived_memories_take_the_store_models_vector_in_either_order(
     log: Log, tmp_path: Path, cold_location: Location, vectors_first: bool
 ) -> None:
-    cold = ColdStore(cold_location, COLD_ORIGINAL_SCHEMA)
-    store, projector = _store(tmp_path, "new", cold, "new")
-    projector.apply(_records("memory.messages", log.messages, 0))
-    embeddings = _records("memory.embeddings", [*log.old_vectors, *log.new_vectors], 0)
-    lifecycle = _records("memory.lifecycle", log.archived, 0)
-    for batch in (embeddings, lifecycle) if vectors_first else (lifecycle, embeddings):
-        projector.apply(batch)
-    archived = _archive_rows(store)
+    store = _applied(log, tmp_path, ColdStore(cold_location, COLD_ORIGINAL_SCHEMA), vectors_first)
+    archived = {r["memory_id"]: r for r in store.scan(ARCHIVE_INDEX).to_pylist() if is_archived(r)}
     assert set(archived) == {e.memory_id for e in log.archived}
     new_by_memory = {e.memory_id: e for e in log.new_vectors}
     for memory_id, row in archived.items():
@@ -147,17 +152,7 @@ def test_archived_memories_take_the_store_models_vector_in_either_order(
     assert {r["model"] for r in hot_vectors} == {"new"}
 
 
-def test_both_orders_give_the_same_state(log: Log, tmp_path: Path, cold_location: Location):
+def test_both_orders_give_the_same_state(log: Log, tmp_path: Path, cold_location: Location) -> None:
     cold = ColdStore(cold_location, COLD_ORIGINAL_SCHEMA)
-    digests = []
-    for vectors_first in (True, False):
-        store, projector = _store(tmp_path, f"order-{vectors_first}", cold, "new")
-        projector.apply(_records("memory.messages", log.messages, 0))
-        embeddings = _records("memory.embeddings", [*log.old_vectors, *log.new_vectors], 0)
-        lifecycle = _records("memory.lifecycle", log.archived, 0)
-        for batch in (embeddings, lifecycle) if vectors_first else (lifecycle, embeddings):
-            projector.apply(batch)
-        projector.flush()
-        store.refresh()
-        digests.append(state_digest(store))
-    assert digests[0] == digests[1]
+    digests = {state_digest(_applied(log, tmp_path, cold, first)) for first in (True, False)}
+    assert len(digests) == 1
