@@ -1,7 +1,8 @@
 """Changing the embedder of a store with hot and archived memories: ``memstream reembed``
 builds projections with the new model's vectors while the live ones keep serving with
 the old, the new vectors reach the log, ``memstream switch`` moves the data folder to
-them, and a replay of the log under the new embedder rebuilds the same store (no model
+them (whose searcher, with the new embedder, finds archived memories by meaning), and
+a replay of the log under the new embedder rebuilds the same store (no model
 called: the vectors come from the log) while one under the old embedder still finds the
 old vectors."""
 
@@ -20,11 +21,12 @@ import pytest
 from memstream.operations import state_digest
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
 from projections.episodes import memory_id_for
+from queries.search_documents import SearchRequest
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import ARCHIVE_INDEX, VECTORS
 from storage.layout import DataLayout
-from streams.components import embedder_model
+from streams.components import embedder_model, make_embedder, make_searcher
 from streams.settings import Settings
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -89,6 +91,11 @@ def _hot(url: str) -> int:
     return int(stats["memories"].get("episode", 0)) if stats["embedding_lag"] == 0 else -1
 
 
+def _lag(url: str) -> int | None:
+    lag: int | None = httpx.get(f"{url}/v1/stats").json()["lag"]
+    return lag
+
+
 def _found(url: str, query: str) -> list[str]:
     body = {"user_id": "ana", "query": query, "k": 5}
     return [r["memory_id"] for r in httpx.post(f"{url}/v1/search", json=body).json()["results"]]
@@ -118,12 +125,14 @@ def test_reembed_serves_old_vectors_until_switched_and_replays_with_the_new(
             wait_until(lambda: _hot(url) == 2, timeout=60)
             assert _models(data) == ({MINILM}, {MINILM})
 
+            assert lisbon in _found(url, "Portugal holiday airfare")  # by meaning
+            wait_until(lambda: _lag(url) == 0, timeout=30)  # its access report too
+
             said = _cli(data, bootstrap, "reembed", "e5-small", "--into", str(built))
             assert "embedded 4 memories with e5-small" in said, said
             assert _models(built) == ({E5}, {E5})  # hot and archived: all of the new model
-            # the live store keeps its vectors (the new ones it reads from the log are not
-            # its model's) and keeps finding by meaning
-            assert lisbon in _found(url, "Portugal holiday airfare")
+            # the live store reads the new vectors from the log and keeps its own
+            wait_until(lambda: _lag(url) == 0, timeout=30)
             assert _models(data) == ({MINILM}, {MINILM})
             assert worker.stop(timeout=60) == 0
         finally:
@@ -131,18 +140,13 @@ def test_reembed_serves_old_vectors_until_switched_and_replays_with_the_new(
 
         assert "now uses projections-" in _cli(data, bootstrap, "switch", str(built))
         assert _models(data) == ({E5}, {E5})
-        switched = WorkerProcess(
-            data, kafka=bootstrap, env={"MEMSTREAM_EMBEDDER": "e5-small"}
-        ).start()
-        try:
-            switched.wait_ready()
-            url = switched.api_url
-            wait_until(lambda: _hot(url) == 2, timeout=60)
-            assert lisbon in _found(url, "Portugal holiday airfare")  # the archived, by e5
-            assert switched.stop(timeout=60) == 0  # a clean stop writes all bookkeeping
-        finally:
-            switched.stop()
-        live = state_digest(_store(data))
+        # what a worker with e5-small serves: the archived memory found by meaning
+        settings = Settings(data=str(data), embedder="e5-small")
+        switched = _store(data)
+        searcher = make_searcher(settings, switched, make_embedder(settings, threads=1))
+        request = SearchRequest(user_id="ana", query="Portugal holiday airfare", k=5)
+        assert lisbon in [r.memory_id for r in searcher.search(request).results]
+        live = state_digest(switched)
 
         # The log holds both models' vectors: a replay under e5 rebuilds the switched
         # store; one under MiniLM finds the MiniLM vectors of every memory again.
