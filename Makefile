@@ -19,9 +19,10 @@ $(STAMP): pyproject.toml
 run: setup
 	$(BIN)/memstream up
 
-# Two workers, each test file on one of them: the broker-backed tests mostly wait.
+# Three workers on two cores, each test file on one of them: the broker-backed tests
+# mostly wait for processes and the broker, so a third worker fills the waits.
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 3 --dist loadfile
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"

@@ -91,6 +91,11 @@ def _hot(url: str) -> int:
     return int(stats["memories"].get("episode", 0)) if stats["embedding_lag"] == 0 else -1
 
 
+def _accesses(url: str, memory_id: str) -> int:
+    memory = httpx.get(f"{url}/v1/memories/{memory_id}", params={"user_id": "ana"}).json()
+    return int(memory["access_count"])
+
+
 def _lag(url: str) -> int | None:
     lag: int | None = httpx.get(f"{url}/v1/stats").json()["lag"]
     return lag
@@ -126,7 +131,9 @@ def test_reembed_serves_old_vectors_until_switched_and_replays_with_the_new(
             assert _models(data) == ({MINILM}, {MINILM})
 
             assert lisbon in _found(url, "Portugal holiday airfare")  # by meaning
-            wait_until(lambda: _lag(url) == 0, timeout=30)  # its access report too
+            hot = memory_id_for("ana", "new-0")  # returned too: the report names both
+            wait_until(lambda: _accesses(url, hot) == 1, timeout=30)  # the search's report
+            wait_until(lambda: _lag(url) == 0, timeout=30)
 
             said = _cli(data, bootstrap, "reembed", "e5-small", "--into", str(built))
             assert "embedded 4 memories with e5-small" in said, said
