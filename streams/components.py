@@ -67,7 +67,7 @@ def make_embedder(settings: Settings, threads: int | None = None) -> Embedder | 
             base_url=settings.openai_base_url,
         )
     if settings.embedder == "e5-small":
-        return E5SmallEmbedder(threads=threads or settings.embed_threads)
+        return E5SmallEmbedder()
     return MiniLMEmbedder(threads=threads or settings.embed_threads)
 
 

@@ -371,7 +371,7 @@ class Projector:
         self.store.upsert(
             ARCHIVE_INDEX, list(adopt_vectors(mine, by_memory, self.vector_model).values())
         )
-        self._drop_hot_vectors(archived)
+        self._drop_hot(archived, tables=(VECTORS,))
 
     def _hot_vectors(self, events: Sequence[ArchiveEvent]) -> dict[str, Any]:
         """The store model's vectors of the memories ``events`` archive with another
@@ -484,23 +484,19 @@ class Projector:
         if restored:
             self._restore_hot(restored)
 
-    def _drop_hot(self, archived: Sequence[Mapping[str, Any]]) -> None:
-        """Delete the hot rows and vectors of archived memories (each only under its
-        own user: an index row never removes another user's memory)."""
+    def _drop_hot(
+        self, archived: Sequence[Mapping[str, Any]], tables: Sequence[str] = (MEMORIES, VECTORS)
+    ) -> None:
+        """Delete the hot rows and vectors (or the rows of ``tables``) of archived
+        memories, each only under its own user: an index row never removes another
+        user's memory."""
         for user_id in sorted({r["user_id"] for r in archived}):
             ids = [r["memory_id"] for r in archived if r["user_id"] == user_id]
             where = filters.all_of(
                 filters.is_in("memory_id", ids), filters.equals("user_id", user_id)
             )
-            for name in (MEMORIES, VECTORS):
+            for name in tables:
                 self.store.table(name).delete(where)
-
-    def _drop_hot_vectors(self, archived: Sequence[Mapping[str, Any]]) -> None:
-        for user_id in sorted({r["user_id"] for r in archived}):
-            ids = [r["memory_id"] for r in archived if r["user_id"] == user_id]
-            self.store.table(VECTORS).delete(
-                filters.all_of(filters.is_in("memory_id", ids), filters.equals("user_id", user_id))
-            )
 
     def _restore_hot(self, rows: list[dict[str, object]]) -> None:
         if self._cold is None:

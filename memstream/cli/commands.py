@@ -694,7 +694,7 @@ def _reembed(args: argparse.Namespace, settings: Settings) -> int:
 def _switch(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.operations import Operations
 
-    generation = Operations(settings, sink=None).switch(args.folder)
+    generation = Operations(settings).switch(args.folder)
     print(f"{settings.data} now uses {generation}")
     return 0
 
