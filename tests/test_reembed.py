@@ -112,7 +112,10 @@ def test_reembed_serves_old_vectors_until_switched_and_replays_with_the_new(
     data, built = tmp_path / "data", tmp_path / "e5"
     lisbon = memory_id_for("ana", "old-0")
     with embedded_broker() as bootstrap:
-        worker = WorkerProcess(data, kafka=bootstrap, env={"MEMSTREAM_EMBEDDER": "minilm"}).start()
+        # No lifecycle tick during the test: a session closed after the re-embedding read
+        # the log would reach the replay and not the switched store.
+        quiet = {"MEMSTREAM_EMBEDDER": "minilm", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "100000"}
+        worker = WorkerProcess(data, kafka=bootstrap, env=quiet).start()
         try:
             worker.wait_ready()
             url = worker.api_url
