@@ -29,7 +29,7 @@ def test_scores_are_okapi_bm25_over_the_users_own_documents() -> None:
     [(key, score)] = index.search("cats", None, 10)
     n, df, average = 3, 1, (3 + 2 + 1) / 3
     idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-    expected = idf * 2 * 2.2 / (2 + 1.2 * (1 - 0.75 + 0.75 * 3 / average))
+    expected = idf * 2 * 2.2 / (2 + 1.2 * (1 - 0.3 + 0.3 * 3 / average))  # k1 1.2, b 0.3
     assert key == "a"
     assert math.isclose(score, expected, rel_tol=1e-5)
 
