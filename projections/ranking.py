@@ -33,7 +33,8 @@ class RankingWeights:
         time_phrase: bonus for memories inside the time a query phrase names.
         speaker: bonus for memories said by the one speaker the query names.
         neighbour_share: share of a found turn's fused score given to each of the turns
-            just before and after it in its session (:mod:`projections.neighbours`).
+            up to ``neighbour_reach`` before and after it in its session
+            (:mod:`projections.neighbours`).
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """
@@ -52,6 +53,7 @@ class RankingWeights:
     time_phrase: float = 0.5
     speaker: float = 0.3
     neighbour_share: float = 0.3
+    neighbour_reach: int = 2
     exact_vector_search_below: int = 50_000
 
 

@@ -225,9 +225,9 @@ class Searcher:
             (w.entity, [r["memory_id"] for r in entity_rows]),
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
-        if w.neighbour_share > 0 and fused:
+        if w.neighbour_share > 0 and w.neighbour_reach > 0 and fused:
             order = self._session_order(fused, rows, where, wanted, cold, view)
-            fused = spread(fused, order, w.neighbour_share)
+            fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:

@@ -96,6 +96,7 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         entity=settings.fusion_entity,
         rrf_k=settings.fusion_rrf_k,
         neighbour_share=settings.neighbour_share,
+        neighbour_reach=settings.neighbour_reach,
         speaker=settings.speaker_bonus,
     )
 

@@ -42,6 +42,8 @@ def test_turns_are_ordered_by_time_within_their_session() -> None:
     assert order.neighbours("b") == ["a", "c"]
     assert order.neighbours("c") == ["b"]
     assert order.neighbours("x") == []  # alone in its session
+    assert order.neighbours("a", reach=2) == ["b", "c"]
+    assert order.neighbours("b", reach=2) == ["a", "c"]
     assert order.neighbours("unknown") == []
     assert SessionOrder.of([_turn("n", None, 0)]).neighbours("n") == []
 
@@ -54,10 +56,13 @@ def test_the_order_does_not_depend_on_the_order_rows_come_in(rows: list[dict[str
 
 
 def test_a_score_is_shared_with_the_turns_beside_it_once() -> None:
-    order = SessionOrder.of([_turn("a", "s", 0), _turn("b", "s", 1), _turn("c", "s", 2)])
-    spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2)
+    order = SessionOrder.of([_turn(m, "s", i) for i, m in enumerate("abcd")])
+    spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2, reach=1)
     assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.1})
+    spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2)  # two turns either side
+    assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.3, "d": 0.1})
     assert spread({"a": 1.0}, order, share=0.0) == {"a": 1.0}
+    assert spread({"a": 1.0}, order, share=0.2, reach=0) == {"a": 1.0}
 
 
 def test_the_speaker_a_query_names() -> None:
@@ -112,13 +117,15 @@ def test_the_answer_beside_a_found_question_is_found(store: tuple[ProjectionStor
     projections, cache_rows = store
     searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
 
-    def found(share: float) -> list[str]:
-        searcher.weights = replace(searcher.weights, neighbour_share=share)
+    def found(share: float, reach: int = 2) -> list[str]:
+        searcher.weights = replace(searcher.weights, neighbour_share=share, neighbour_reach=reach)
         request = SearchRequest(user_id="alice", query="new puppy adopted")
         return [r.content for r in searcher.search(request).results]
 
     assert found(0.0) == [SESSION[0][1]]
-    assert found(0.3) == [SESSION[0][1], SESSION[1][1]]  # not the turn of another session
+    # not the turn of another session; the one two turns on only with a reach of two
+    assert found(0.3, reach=1) == [SESSION[0][1], SESSION[1][1]]
+    assert found(0.3) == [SESSION[0][1], SESSION[1][1], SESSION[2][1]]
 
 
 def test_the_speaker_named_comes_first(store: tuple[ProjectionStore, int]) -> None:
