@@ -53,7 +53,7 @@ class RankingWeights:
     time_phrase: float = 0.5
     speaker: float = 0.3
     neighbour_share: float = 0.3
-    neighbour_reach: int = 2
+    neighbour_reach: int = 1
     exact_vector_search_below: int = 50_000
 
 

@@ -197,7 +197,7 @@ class Settings(BaseSettings):
     fusion_entity: float = Field(default=0.3, ge=0)
     fusion_rrf_k: float = Field(default=5.0, gt=0)
     neighbour_share: float = Field(default=0.3, ge=0, le=1)
-    neighbour_reach: int = Field(default=2, ge=0, le=10)
+    neighbour_reach: int = Field(default=1, ge=0, le=10)
     speaker_bonus: float = Field(default=0.3, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None

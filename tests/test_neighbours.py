@@ -59,7 +59,7 @@ def test_a_score_is_shared_with_the_turns_beside_it_once() -> None:
     order = SessionOrder.of([_turn(m, "s", i) for i, m in enumerate("abcd")])
     spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2, reach=1)
     assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.1})
-    spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2)  # two turns either side
+    spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2, reach=2)
     assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.3, "d": 0.1})
     assert spread({"a": 1.0}, order, share=0.0) == {"a": 1.0}
     assert spread({"a": 1.0}, order, share=0.2, reach=0) == {"a": 1.0}
@@ -117,15 +117,15 @@ def test_the_answer_beside_a_found_question_is_found(store: tuple[ProjectionStor
     projections, cache_rows = store
     searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
 
-    def found(share: float, reach: int = 2) -> list[str]:
+    def found(share: float, reach: int = 1) -> list[str]:
         searcher.weights = replace(searcher.weights, neighbour_share=share, neighbour_reach=reach)
         request = SearchRequest(user_id="alice", query="new puppy adopted")
         return [r.content for r in searcher.search(request).results]
 
     assert found(0.0) == [SESSION[0][1]]
     # not the turn of another session; the one two turns on only with a reach of two
-    assert found(0.3, reach=1) == [SESSION[0][1], SESSION[1][1]]
-    assert found(0.3) == [SESSION[0][1], SESSION[1][1], SESSION[2][1]]
+    assert found(0.3) == [SESSION[0][1], SESSION[1][1]]
+    assert found(0.3, reach=2) == [SESSION[0][1], SESSION[1][1], SESSION[2][1]]
 
 
 def test_the_speaker_named_comes_first(store: tuple[ProjectionStore, int]) -> None:
