@@ -32,9 +32,9 @@ class RankingWeights:
         dated_when: bonus for memories naming a date, on "when" questions.
         time_phrase: bonus for memories inside the time a query phrase names.
         speaker: bonus for memories said by the one speaker the query names.
-        neighbour_share: share of a found turn's fused score given to each of the turns
-            up to ``neighbour_reach`` before and after it in its session
-            (:mod:`projections.neighbours`).
+        neighbour_share, neighbour_reach: each turn gets this share of the best fused
+            score among the ``neighbour_reach`` turns before it in its session, and of
+            the best among those after it (:mod:`projections.neighbours`).
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """
@@ -53,7 +53,7 @@ class RankingWeights:
     time_phrase: float = 0.5
     speaker: float = 0.3
     neighbour_share: float = 0.3
-    neighbour_reach: int = 1
+    neighbour_reach: int = 2
     exact_vector_search_below: int = 50_000
 
 

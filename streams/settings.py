@@ -99,9 +99,9 @@ class Settings(BaseSettings):
             a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
             vectors); a user who does not fit is searched in the tables; 0 turns it off.
         fusion_*: weights of each retriever in reciprocal rank fusion.
-        neighbour_share: share of a found turn's fused score each turn beside it in its
-            session gets (0 turns it off).
-        neighbour_reach: how many turns before and after a found turn get that share.
+        neighbour_share: share of the best fused score among the turns before a turn in
+            its session (and among those after it) the turn gets (0 turns it off).
+        neighbour_reach: how many turns before and after count.
         speaker_bonus: ranking bonus of the memories said by the one speaker a query
             names (0 turns it off).
         extractor: what consolidates closed sessions into facts and writes weekly
@@ -197,7 +197,7 @@ class Settings(BaseSettings):
     fusion_entity: float = Field(default=0.3, ge=0)
     fusion_rrf_k: float = Field(default=5.0, gt=0)
     neighbour_share: float = Field(default=0.3, ge=0, le=1)
-    neighbour_reach: int = Field(default=1, ge=0, le=10)
+    neighbour_reach: int = Field(default=2, ge=0, le=10)
     speaker_bonus: float = Field(default=0.3, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None

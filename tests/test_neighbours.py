@@ -60,9 +60,30 @@ def test_a_score_is_shared_with_the_turns_beside_it_once() -> None:
     spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2, reach=1)
     assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.1})
     spread_out = spread({"a": 1.0, "b": 0.5}, order, share=0.2, reach=2)
-    assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.3, "d": 0.1})
+    # c has a and b before it: the best of them counts, once
+    assert spread_out == pytest.approx({"a": 1.1, "b": 0.7, "c": 0.2, "d": 0.1})
     assert spread({"a": 1.0}, order, share=0.0) == {"a": 1.0}
     assert spread({"a": 1.0}, order, share=0.2, reach=0) == {"a": 1.0}
+
+
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=7, max_size=7),
+    st.integers(0, 6),
+    st.integers(1, 4),
+)
+def test_a_turn_gets_at_most_one_share_from_each_side(
+    found: list[float], middle: int, reach: int
+) -> None:
+    """However many turns around it were found, a turn gets at most a share of the
+    best before it and of the best after it: in a small store, where most turns are
+    found, a turn amid found ones does not outgrow the best match."""
+    order = SessionOrder.of([_turn(f"t{i}", "s", i) for i in range(7)])
+    scores = {f"t{i}": s for i, s in enumerate(found) if i != middle}
+    spread_out = spread(scores, order, share=0.3, reach=reach)
+    before = [found[i] for i in range(max(0, middle - reach), middle)]
+    after = [found[i] for i in range(middle + 1, min(7, middle + reach + 1))]
+    expected = 0.3 * (max(before, default=0.0) + max(after, default=0.0))
+    assert spread_out.get(f"t{middle}", 0.0) == pytest.approx(expected)
 
 
 def test_the_speaker_a_query_names() -> None:
@@ -117,15 +138,15 @@ def test_the_answer_beside_a_found_question_is_found(store: tuple[ProjectionStor
     projections, cache_rows = store
     searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
 
-    def found(share: float, reach: int = 1) -> list[str]:
+    def found(share: float, reach: int = 2) -> list[str]:
         searcher.weights = replace(searcher.weights, neighbour_share=share, neighbour_reach=reach)
         request = SearchRequest(user_id="alice", query="new puppy adopted")
         return [r.content for r in searcher.search(request).results]
 
     assert found(0.0) == [SESSION[0][1]]
     # not the turn of another session; the one two turns on only with a reach of two
-    assert found(0.3) == [SESSION[0][1], SESSION[1][1]]
-    assert found(0.3, reach=2) == [SESSION[0][1], SESSION[1][1], SESSION[2][1]]
+    assert found(0.3, reach=1) == [SESSION[0][1], SESSION[1][1]]
+    assert found(0.3) == [SESSION[0][1], SESSION[1][1], SESSION[2][1]]
 
 
 def test_the_speaker_named_comes_first(store: tuple[ProjectionStore, int]) -> None:
