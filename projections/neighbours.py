@@ -87,18 +87,11 @@ def spread(
     out = dict(scores)
     if share <= 0:
         return out
-    best: dict[tuple[str, int], float] = {}  # (turn, side the score came from) -> best
+    best: dict[tuple[str, bool], float] = {}  # (turn, whether it came from before) -> best
     for memory_id, score in scores.items():
-        place = order.position.get(memory_id)
-        if place is None:
-            continue
-        session, index = place
-        for distance in range(1, reach + 1):
-            for side in (-1, 1):  # the turn ``distance`` after it has it before (-1)
-                neighbour = order.at.get((session, index - side * distance))
-                if neighbour is not None:
-                    key = (neighbour, side)
-                    best[key] = max(best.get(key, 0.0), score)
+        for neighbour in order.neighbours(memory_id, reach):
+            key = (neighbour, order.position[neighbour] > order.position[memory_id])
+            best[key] = max(best.get(key, 0.0), score)
     for (neighbour, _), score in best.items():
         out[neighbour] = out.get(neighbour, 0.0) + share * score
     return out
