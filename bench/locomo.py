@@ -133,7 +133,9 @@ def main() -> None:
         return
 
     with tempfile.TemporaryDirectory(prefix="memstream-locomo-") as tmp:
-        worker = WorkerProcess(Path(tmp) / "data", env=quiet(args.embedder, lanes=True)).start()
+        worker = WorkerProcess(
+            Path(tmp) / "data", env=worker_env(args.embedder, quiet=False)
+        ).start()
         try:
             client = serving(worker)
             ingest_seconds = publish_and_wait(client, turns)
@@ -216,7 +218,7 @@ def aged_against_fresh(
     with tempfile.TemporaryDirectory(prefix="memstream-aging-") as tmp:
         base = Path(args.data) if args.data else Path(tmp) / "ingested"
         if not (base / "CURRENT").exists():
-            worker = WorkerProcess(base, env=quiet(args.embedder, lanes=True)).start()
+            worker = WorkerProcess(base, env=worker_env(args.embedder, quiet=False)).start()
             try:
                 client = serving(worker)
                 seconds = publish_and_wait(client, turns)
@@ -229,7 +231,7 @@ def aged_against_fresh(
             shutil.copytree(base, copy)
         measured = {}
         for name, data in copies.items():
-            worker = WorkerProcess(data, env=quiet(args.embedder)).start()
+            worker = WorkerProcess(data, env=worker_env(args.embedder)).start()
             try:
                 client = serving(worker)
                 if name == "aged":
@@ -241,11 +243,11 @@ def aged_against_fresh(
     report(bench, questions, out, measured)
 
 
-def quiet(embedder: str, lanes: bool = False) -> dict[str, str]:
-    """The worker's settings: ``embedder``, and unless ``lanes``, its own lanes quiet
+def worker_env(embedder: str, quiet: bool = True) -> dict[str, str]:
+    """The worker's settings: ``embedder`` and, when ``quiet``, its own lanes quiet
     while questions are asked (every turn is embedded and consolidated already): no
     timer runs the lifecycle, no upkeep compacts."""
-    if lanes:
+    if not quiet:
         return {"MEMSTREAM_EMBEDDER": embedder}
     return {
         "MEMSTREAM_EMBEDDER": embedder,
@@ -277,7 +279,7 @@ def age(worker: WorkerProcess, client: MemoryClient, questions: list[dict], embe
         asked[q["stream_id"]] = max(asked.get(q["stream_id"], ""), q["asked_at"])
     env = {
         **os.environ,
-        **quiet(embedder),
+        **worker_env(embedder),
         "MEMSTREAM_DATA": str(worker.data),
         "MEMSTREAM_BROKER_PORT": str(worker.broker_port),
     }

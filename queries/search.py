@@ -171,9 +171,9 @@ class Searcher:
         )
         view = self._view(request.user_id, stages)
         speakers = self._remember_speakers(request.user_id, view)
-        if self._embed is not None and _embedded_query(request.query, speakers) != embedded:
-            embedded = _embedded_query(request.query, speakers)
-            embed_job = pool.submit(_timed, stages, "embed", self._embed, embedded)
+        with_known_speakers = _embedded_query(request.query, speakers)
+        if self._embed is not None and with_known_speakers != embedded:
+            embed_job = pool.submit(_timed, stages, "embed", self._embed, with_known_speakers)
         where = _filters(request, "memories")
         wanted = _wanted(request)  # the same, as the read model's masks
         cold = self._archive_filter(request)

@@ -2,9 +2,9 @@
 
 The words are what the tables' full-text index makes of a text: split on anything not
 a letter or digit, accents folded, lower case, English stop words dropped, each word
-stemmed (Snowball English, the Porter2 stemmer). Scores are Okapi BM25 (k1 1.2,
-b 0.3, see :data:`B`) with the statistics of the user's own memories: how common a word is among
-*this user's* memories decides its weight, not how common it is among everyone's.
+stemmed (Snowball English, the Porter2 stemmer). Scores are Okapi BM25 (k1 1.2, b 0.3,
+see :data:`B`) with the statistics of the user's own memories: how common a word is
+among *this user's* memories decides its weight, not how common it is among everyone's.
 
 Documents are added by key; adding a key again retires its older document (a row
 rewritten in the table). The index is safe to search from several threads while one
@@ -21,6 +21,7 @@ import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import snowballstemmer
@@ -155,9 +156,7 @@ class TermIndex:
                     continue
                 docs = np.array(posting[0], dtype=np.int64)
                 tfs = np.array(posting[1], dtype=np.float32)
-                idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-                norm = K1 * (1.0 - B + B * lengths[docs] / average)
-                scores[docs] += idf * tfs * (K1 + 1.0) / (tfs + norm)
+                scores[docs] += _idf(n, df) * _saturated(tfs, lengths[docs] / average)
                 touched[docs] = True
             hits = np.flatnonzero(touched & live)
             if not len(hits):
@@ -177,17 +176,21 @@ class TermIndex:
         with self._lock:
             n = max(self._live_docs, 1)
             average = self._live_length / self._live_docs if self._live_docs else 1.0
-            df = {t: max(self._df.get(t, 0), 0) for t in terms}
-        idf = {t: math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+            idf = {t: _idf(n, self._df.get(t, 0)) for t in terms}
         out = []
         for text in texts:
             counts = Counter(words(text))
-            norm = K1 * (1.0 - B + B * sum(counts.values()) / average)
-            out.append(
-                sum(
-                    idf[t] * counts[t] * (K1 + 1.0) / (counts[t] + norm)
-                    for t in terms
-                    if t in counts
-                )
-            )
+            relative = sum(counts.values()) / average
+            out.append(sum(idf[t] * _saturated(counts[t], relative) for t in terms if t in counts))
         return out
+
+
+def _idf(documents: int, with_term: int) -> float:
+    """BM25's weight of a word in ``with_term`` of ``documents`` documents."""
+    return math.log(1.0 + (documents - with_term + 0.5) / (with_term + 0.5))
+
+
+def _saturated(tf: Any, relative_length: Any) -> Any:
+    """BM25's term-frequency factor of ``tf`` occurrences in a document
+    ``relative_length`` times the average length (numbers or arrays alike)."""
+    return tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * relative_length))

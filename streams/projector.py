@@ -346,27 +346,18 @@ class Projector:
         self.store.insert_absent(VECTORS, vectors)
         if self.vector_model is None or not self.store.count(ARCHIVE_INDEX):
             return
-        pairs = zip(
-            vectors.column("user_id").to_pylist(),
-            vectors.column("memory_id").to_pylist(),
-            strict=True,
-        )
+        memory_ids = vectors.column("memory_id").to_pylist()
+        keys = {
+            archive_id(u, m)
+            for u, m in zip(vectors.column("user_id").to_pylist(), memory_ids, strict=True)
+        }
         archived = [
-            r
-            for r in self.store.rows_by_key(
-                ARCHIVE_INDEX, sorted({archive_id(u, m) for u, m in pairs})
-            ).values()
-            if is_archived(r)
+            r for r in self.store.rows_by_key(ARCHIVE_INDEX, keys).values() if is_archived(r)
         ]
         if not archived:
             return
-        by_memory = dict(
-            zip(
-                vectors.column("memory_id").to_pylist(),
-                vectors.column("vector").to_numpy(zero_copy_only=False),
-                strict=True,
-            )
-        )
+        vector_column = vectors.column("vector").to_numpy(zero_copy_only=False)
+        by_memory = dict(zip(memory_ids, vector_column, strict=True))
         mine = {r["archive_id"]: r for r in archived}
         self.store.upsert(
             ARCHIVE_INDEX, list(adopt_vectors(mine, by_memory, self.vector_model).values())

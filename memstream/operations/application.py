@@ -539,13 +539,14 @@ class Operations:
             raise InvalidQuery("reembed needs an embedder, not none")
         records = await self._log_records(source)
         target = settings.location_of(into)
+        cold_store = components.make_cold_store(settings)
         report = await self._blocking(
             lambda: replay.rebuild(
                 records,
                 target,
                 settings.consumer_group,
                 vector_dimension=model.dimension,
-                cold_store=components.make_cold_store(settings),
+                cold_store=cold_store,
                 keys=record_keys_of(settings),
                 vector_model=model.model,
             )
@@ -557,7 +558,7 @@ class Operations:
             store,
             settings.consumer_group,
             self.clock,
-            cold_store=components.make_cold_store(settings),
+            cold_store=cold_store,
             vector_model=model.model,
         )
         batches = reembedding.missing_vectors(
