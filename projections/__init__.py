@@ -22,6 +22,7 @@ __all__ = [
     "errors",
     "events",
     "intent",
+    "json_text",
     "lattice",
     "local_extractor",
     "memory_rows",

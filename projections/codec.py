@@ -14,11 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import from_json
 
 from projections import events as ev
 from projections.errors import InvalidEvent
-from projections.events import Event
+from projections.events import CHANNEL_TYPES, IDENTIFIER_PATTERN, Event
+from projections.json_text import JsonProblem, document_problems, parse_json
 
 __all__ = [
     "MAX_EVENT_BYTES",
@@ -57,8 +57,15 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 
 
-#: The most bytes one event may take in the log (Kafka's default record limit is 1 MB).
+#: The most bytes one channel event may take in the log (Kafka's default record limit
+#: is 1 MB), as :func:`encode` writes it: the doors refuse a larger one and the worker
+#: dead-letters one a producer wrote to the log itself.
 MAX_EVENT_BYTES = 900_000
+#: More than what encoding adds to a document's own bytes (the defaults it fills in):
+#: bytes this far under the limit need not be encoded again to be measured.
+_ENCODING_SLACK = 4096
+#: What a value that breaks a field's pattern is told, by pattern.
+_RULES = {IDENTIFIER_PATTERN: ev.IDENTIFIER_RULE, ev.TAG_PATTERN: ev.TAG_RULE}
 
 
 def size_problem(raw: bytes) -> str | None:
@@ -81,6 +88,8 @@ def problems_of(error: ValidationError) -> list[str]:
         message = item["msg"].removeprefix("Value error, ")
         if item["type"] == "extra_forbidden":
             message = "unknown field"
+        elif item["type"] == "string_pattern_mismatch":
+            message = _RULES.get(str(item.get("ctx", {}).get("pattern")), message)
         lines.append(f"{where}: {message}")
     return lines
 
@@ -107,22 +116,27 @@ class EventCodec:
     def decode(self, raw: bytes) -> Event:
         """Parse and validate bytes from the log.
 
+        A channel's event is held to every rule a front door keeps (its identifiers,
+        its JSON, its size), so what a producer writes to the log itself is refused
+        exactly when a door would have refused it.
+
         Raises:
             InvalidEvent: the bytes are not UTF-8 JSON, or the document is not a valid event.
         """
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise InvalidEvent([f"not UTF-8 text: {exc.reason} at byte {exc.start}"]) from None
-        try:
-            document = from_json(text)  # pydantic-core's parser: a third of json.loads' time
-        except ValueError as exc:
-            raise InvalidEvent([f"not JSON: {exc}"]) from None
+            document = parse_json(raw)
+        except JsonProblem as exc:
+            raise InvalidEvent([str(exc) if exc.path else exc.problem]) from None
         if isinstance(document, dict) and not document.get("event_id"):
             # A producer that left out the idempotency key still gets a deterministic one,
             # so replaying the same bytes yields the same memory.
             document["event_id"] = "sha256:" + hashlib.sha256(raw).hexdigest()[:32]
-        return self.from_document(document)
+        event = self.from_document(document)
+        if len(raw) + _ENCODING_SLACK > MAX_EVENT_BYTES and event.type in CHANNEL_TYPES:
+            too_large = size_problem(encode(event))
+            if too_large is not None:
+                raise InvalidEvent([too_large])
+        return event
 
     def from_document(self, document: Any) -> Event:
         """Validate a decoded JSON document (a dict) as an event, upcasting old versions.
@@ -134,6 +148,9 @@ class EventCodec:
         """
         if not isinstance(document, dict):
             raise InvalidEvent([f"an event must be a JSON object, got {type(document).__name__}"])
+        problems = document_problems(document)
+        if problems:
+            raise InvalidEvent(problems)
         document = dict(document)
         event_type = document.setdefault("type", "message")
         model = self._models.get(event_type) if isinstance(event_type, str) else None

@@ -27,12 +27,15 @@ from pydantic import (
 )
 
 __all__ = [
+    "CHANNEL_TYPES",
     "COMMAND_TYPES",
     "DERIVED_KINDS",
     "ERASURE_TYPES",
     "IDENTIFIER_PATTERN",
+    "IDENTIFIER_RULE",
     "LIFECYCLE_TYPES",
     "TAG_PATTERN",
+    "TAG_RULE",
     "ConfidenceDecayed",
     "ConfidenceUpdate",
     "ConfirmFact",
@@ -65,10 +68,14 @@ __all__ = [
     "in_time_range",
 ]
 
-#: Identifiers (users, projects, sessions, channels) are plain tokens: letters, digits
-#: and ``_ . : @ + / -``. Scope filters are built from them, so they never hold quotes,
-#: spaces or operators.
-IDENTIFIER_PATTERN = r"^[\w.:@+/-]{1,200}$"
+#: Identifiers (users, projects, sessions, channels) are plain tokens: ASCII letters,
+#: digits and ``_ . : @ + / -``. Scope filters are built from them, so they never hold
+#: quotes, spaces or operators; the front doors and the worker share this one rule (an
+#: event with another identifier is refused at a door and dead-lettered by the worker),
+#: spelled out rather than ``\w`` so that every regex dialect reads it alike.
+IDENTIFIER_PATTERN = r"^[A-Za-z0-9_.:@+/-]{1,200}$"
+#: What an identifier that breaks the rule is told.
+IDENTIFIER_RULE = "must be 1-200 characters of ASCII letters, digits and _ . : @ + / -"
 
 Role = Literal["user", "assistant", "system", "tool"]
 
@@ -79,8 +86,29 @@ Identifier = Annotated[str, StringConstraints(pattern=IDENTIFIER_PATTERN)]
 #: an event can never carry a value no store filter can hold.
 MemoryId = Identifier
 #: A tag: a short lowercase token ("travel", "work-project").
-TAG_PATTERN = r"^[\w.:+/-]{1,64}$"
+TAG_PATTERN = r"^[A-Za-z0-9_.:+/-]{1,64}$"
+#: What a tag that breaks the rule is told.
+TAG_RULE = "must be 1-64 characters of ASCII letters, digits and _ . : + / -"
 Tag = Annotated[str, StringConstraints(to_lower=True, strip_whitespace=True, pattern=TAG_PATTERN)]
+
+
+def _inside_the_store(value: str) -> str:
+    """A storage reference names a file inside the cold store: a relative path of
+    plain steps (no empty, ``.`` or ``..`` step, no backslash, no NUL), ``#``, an id."""
+    path, _, memory = value.rpartition("#")
+    steps = path.split("/")
+    if not path or not memory or any(step in ("", ".", "..") for step in steps):
+        raise ValueError("must be a path inside the cold store, '#' and a memory id")
+    if "\\" in value or "\x00" in value:
+        raise ValueError("must not hold a backslash or a NUL")
+    return value
+
+
+#: Where an archived original lives (see ``storage.cold_refs.StorageRef``): never a path
+#: that could lead out of the cold store, whoever wrote the event.
+StorageRefText = Annotated[
+    str, StringConstraints(min_length=1, max_length=2000), AfterValidator(_inside_the_store)
+]
 
 
 def as_utc(value: datetime) -> datetime:
@@ -485,7 +513,7 @@ class MemoryArchived(_EventBase):
     #: the memory's own vector when it had one, else the summary's
     summary_vector: list[float] | None = Field(default=None, max_length=4096)
     summary_model: str | None = Field(default=None, max_length=200)
-    storage_ref: str = Field(min_length=1, max_length=2000)
+    storage_ref: StorageRefText
     checksum: str = Field(pattern=r"^[0-9a-f]{64}$")
     reason: str = Field(min_length=1, max_length=500)
     hotness: float = Field(ge=0, le=1)
@@ -500,7 +528,7 @@ class MemoryRestored(_EventBase):
     event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=600)
     user_id: Identifier
     memory_id: MemoryId
-    storage_ref: str = Field(min_length=1, max_length=2000)
+    storage_ref: StorageRefText
     reason: str = Field(min_length=1, max_length=500)
     restored_at: UtcDateTime
 
@@ -529,6 +557,9 @@ LIFECYCLE_TYPES = (
 )
 #: Commands (``memory.commands``).
 COMMAND_TYPES = ("remember_fact", "correct_fact", "confirm_fact", "forget")
+#: Event types channels may publish (the lifecycle, embedding and access events are
+#: memstream's own).
+CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
 #: The erasure of a user (``memory.commands`` too, but only the erase operation
 #: publishes it: it follows the destruction of the user's keys).
 ERASURE_TYPES = ("user_erased",)

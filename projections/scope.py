@@ -10,15 +10,13 @@ from __future__ import annotations
 import re
 
 from projections.errors import InvalidQuery
-from projections.events import IDENTIFIER_PATTERN, TAG_PATTERN
+from projections.events import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
 from storage import filters
 
 __all__ = ["plain_text", "scope_filter", "valid_identifier", "valid_tag", "without_controls"]
 
-#: What a front door accepts as an identifier or a tag: ASCII word characters, the
-#: meaning ``\w`` has in the OpenAPI document's regex dialect (ECMA-262), so every reader
-#: of the rule agrees. Events already in a log may hold other letters (the event models
-#: take any Unicode word character): they replay as before.
+#: The identifier and tag rules of the event models (the worker's too), for values that
+#: arrive outside an event (a query's user, a path parameter).
 _IDENTIFIER = re.compile(IDENTIFIER_PATTERN, re.ASCII)
 _TAG = re.compile(TAG_PATTERN, re.ASCII)
 
@@ -26,18 +24,14 @@ _TAG = re.compile(TAG_PATTERN, re.ASCII)
 def valid_identifier(name: str, value: str) -> str:
     """``value`` if it is a valid identifier, else InvalidQuery naming ``name``."""
     if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
-        raise InvalidQuery(
-            f"{name}: must be 1-200 characters of ASCII letters, digits and _ . : @ + / -"
-        )
+        raise InvalidQuery(f"{name}: {IDENTIFIER_RULE}")
     return value
 
 
 def valid_tag(name: str, value: str) -> str:
     """``value`` if it is a valid tag, else InvalidQuery naming ``name``."""
     if not _TAG.fullmatch(value):
-        raise InvalidQuery(
-            f"{name}: must be 1-64 characters of ASCII letters, digits and _ . : + / -"
-        )
+        raise InvalidQuery(f"{name}: {TAG_RULE}")
     return value
 
 

@@ -1,7 +1,10 @@
 """Counts that describe the projected state: memories by kind, dead letters, offsets, lag.
 
 ``stats`` reads the store; the log's end offsets are passed in by the caller (the
-broker may be down, in which case lag is unknown and reported as None).
+broker may be down, in which case lag is unknown and reported as None). A user's stats
+say only what is that user's (the user's memories, entities and the dead letters keyed
+by the user); the log's offsets and lag, and every user's dead letters, are the
+deployment's and are in the stats of no user.
 """
 
 from __future__ import annotations
@@ -42,14 +45,14 @@ def stats(
     end_offsets: Mapping[tuple[str, int], int] | None = None,
     log_epoch: str | None = None,
 ) -> dict[str, Any]:
-    """The stats document (``memstream stats --json``).
+    """The stats document (``memstream stats --json``): of one user, or (``user_id``
+    None) of the deployment, with the log's offsets and lag.
 
     ``embedding_lag`` counts the memories that have no vector yet.
     """
     where = filters.equals("user_id", valid_identifier("user_id", user_id)) if user_id else None
     kinds = store.scan(MEMORIES, columns=["kind"], where=where).column("kind").to_pylist()
-    checkpoints = store.load_checkpoints()
-    return {
+    counts = {
         "user_id": user_id,
         "memories": dict(sorted(Counter(kinds).items())),
         "archived": store.count(
@@ -57,6 +60,13 @@ def stats(
         ),
         "entities": store.count(ENTITIES, where),
         "embedding_lag": max(0, len(kinds) - store.count(VECTORS, where)),
+    }
+    if user_id is not None:
+        keyed = filters.bytes_equal("key", user_id.encode("utf-8"))
+        return {**counts, "dead_letters": store.count(DEAD_LETTERS, keyed)}
+    checkpoints = store.load_checkpoints()
+    return {
+        **counts,
         "dead_letters": store.count(DEAD_LETTERS),
         "lag": None if end_offsets is None else lag(checkpoints, end_offsets, log_epoch),
         "log_epoch": log_epoch,

@@ -24,6 +24,7 @@ __all__ = [
     "lance_upkeep",
     "layout",
     "log_records",
+    "path_names",
     "schemas",
     "user_rows",
 ]

@@ -1,7 +1,9 @@
 """The Parquet cold store: the full originals of archived memories.
 
 Files are partitioned by user and month (of the memory's ``occurred_at``). An archive
-batch writes ``user=U/month=YYYY-MM/batch-<digest>.parquet``, the digest taken over the
+batch writes ``user=U/month=YYYY-MM/batch-<digest>.parquet`` (``U`` the user id made one
+safe folder name by :func:`~storage.path_names.path_segment`: an id is never a path),
+the digest taken over the
 batch's memory ids and checksums: re-running an interrupted batch writes the same file
 with the same bytes instead of a second copy, and archiving a memory again after it was
 restored and changed writes a new file instead of overwriting the old version. Parquet
@@ -39,6 +41,7 @@ from storage.canonical import canonical
 from storage.cold_refs import StorageRef
 from storage.errors import StorageError
 from storage.filesystems import Location
+from storage.path_names import OutsideLocation, confined, path_segment
 
 __all__ = ["PART_ROWS", "ColdStore", "ColdStoreCorrupt", "StorageRef", "original_checksum"]
 
@@ -96,7 +99,7 @@ class ColdStore:
         checksums = [original_checksum(row) for row in body.to_pylist()]
         table = body.append_column(self.schema.field("checksum"), pa.array(checksums, pa.string()))
         path = posixpath.join(
-            f"user={user_id}", f"month={month}", f"batch-{_digest(table)}.parquet"
+            _user_folder(user_id), f"month={month}", f"batch-{_digest(table)}.parquet"
         )
         full = self.full_path(path)
         self._write_file(full, table)
@@ -173,8 +176,16 @@ class ColdStore:
                 yield full
 
     def full_path(self, path: str) -> str:
-        """A reference's file path inside the filesystem."""
-        return posixpath.join(self.location.path, path)
+        """A reference's file path inside the filesystem.
+
+        Raises:
+            ColdStoreCorrupt: ``path`` leads out of the cold store (a reference comes
+                from an event, which anyone who can produce to the log may write).
+        """
+        try:
+            return confined(self.location.path, path)
+        except OutsideLocation as exc:
+            raise ColdStoreCorrupt(f"a reference outside the cold store: {exc}") from None
 
     def files(self) -> list[str]:
         """Every Parquet file of the cold store."""
@@ -223,15 +234,19 @@ class ColdStore:
     def erase_user(self, user_id: str) -> int:
         """Delete every original of ``user_id`` (its months' folders); how many files.
 
-        Only ``month=`` folders directly under the user's are removed: a user whose id
-        continues this one's after a ``/`` keeps its own folder inside it."""
-        user_folder = self.full_path(f"user={user_id}")
-        selector = pafs.FileSelector(user_folder, recursive=False, allow_not_found=True)
+        Only ``month=`` folders directly under the user's folder are removed, and only
+        inside the cold store. Stores written before user folders were escaped named
+        them by the raw id: that folder is emptied too when the id names one inside
+        the store (an id continuing this one's after a ``/`` keeps its own folder)."""
         removed = 0
-        for info in self._fs.get_file_info(selector):
-            if info.type == pafs.FileType.Directory and info.base_name.startswith("month="):
-                removed += len(self._parquet_files(info.path, recursive=True))
-                self._fs.delete_dir(info.path)
+        for folder in dict.fromkeys([_user_folder(user_id), *_legacy_user_folder(user_id)]):
+            selector = pafs.FileSelector(
+                self.full_path(folder), recursive=False, allow_not_found=True
+            )
+            for info in self._fs.get_file_info(selector):
+                if info.type == pafs.FileType.Directory and info.base_name.startswith("month="):
+                    removed += len(self._parquet_files(info.path, recursive=True))
+                    self._fs.delete_dir(info.path)
         return removed
 
     def _exists(self, full: str) -> bool:
@@ -270,6 +285,20 @@ class ColdStore:
             )
         except (OSError, pa.ArrowInvalid) as exc:
             raise ColdStoreCorrupt(f"cannot read {full}: {exc}") from exc
+
+
+def _user_folder(user_id: str) -> str:
+    """The one folder name of a user's partitions."""
+    return f"user={path_segment(user_id)}"
+
+
+def _legacy_user_folder(user_id: str) -> list[str]:
+    """The folder an older store wrote ``user_id``'s files to (the raw id), if that
+    names a folder inside the store: no empty, ``.`` or ``..`` step."""
+    steps = f"user={user_id}".split("/")
+    if any(step in ("", ".", "..") for step in steps) or "\\" in user_id or "\x00" in user_id:
+        return []
+    return ["/".join(steps)]
 
 
 def _keys(table: pa.Table) -> list[tuple[str, str]]:

@@ -18,6 +18,7 @@ __all__ = [
     "at_least",
     "at_most",
     "before",
+    "bytes_equal",
     "column_greater",
     "equals",
     "has_any",
@@ -53,6 +54,11 @@ def literal(value: str | int | float | datetime) -> str:
 
 def equals(column: str, value: str | int | float) -> str:
     return f"{_column(column)} = {literal(value)}"
+
+
+def bytes_equal(column: str, value: bytes) -> str:
+    """``column`` (binary) holds exactly ``value``, written as a hex literal."""
+    return f"{_column(column)} = X'{value.hex()}'"
 
 
 def is_in(column: str, values: Iterable[str]) -> str:

@@ -285,7 +285,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         keyed by the user), leaving nothing of them in the files; the rows removed per
         table."""
         where = {name: filters.equals("user_id", user_id) for name in STATE_TABLES}
-        where[DEAD_LETTERS] = f"key = X'{user_id.encode('utf-8').hex()}'"
+        where[DEAD_LETTERS] = filters.bytes_equal("key", user_id.encode("utf-8"))
         return self.purge(where)
 
     def delete(self, name: str, ids: Sequence[str]) -> None:

@@ -223,3 +223,109 @@ def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applie
 
     wait_until(settled, timeout=30)
     worker.check_alive()
+
+
+def _raw_event(**fields: str) -> bytes:
+    """A message body as raw JSON text, its fields given as JSON text (so that it can
+    hold what ``json.dumps`` would refuse or change)."""
+    base = {
+        "user_id": '"ana"',
+        "session_id": '"s1"',
+        "role": '"user"',
+        "content": '"a note"',
+        "occurred_at": '"2024-05-01T10:00:00Z"',
+    }
+    return ("{" + ", ".join(f'"{k}": {v}' for k, v in {**base, **fields}.items()) + "}").encode()
+
+
+def _nested(depth: int) -> str:
+    return '{"a": ' * (depth - 1) + "{}" + "}" * (depth - 1)
+
+
+#: (raw body, the field its 422 names): each answered 500 or was altered before.
+REFUSED_BODIES = [
+    (_raw_event(content='"\\ud800"'), "content"),
+    (_raw_event(metadata='{"k": "\\ud800"}'), "metadata.k"),
+    (_raw_event(metadata='{"\\ud800": 1}'), "metadata"),
+    (_raw_event(metadata=_nested(200)), "metadata.a"),
+    (_raw_event(metadata=_nested(300)), "metadata.a"),
+    (_raw_event(metadata=_nested(900)), "metadata.a"),
+    (_raw_event(metadata="[" * 10_000 + "]" * 10_000), "metadata.0"),
+    (_raw_event(metadata='{"x": NaN}'), "metadata.x"),
+    (_raw_event(metadata='{"x": 1e400}'), "metadata.x"),
+    (_raw_event(metadata='{"x": [-Infinity]}'), "metadata.x.0"),
+]
+
+
+def test_what_cannot_be_stored_faithfully_is_refused_naming_the_field(
+    worker: WorkerProcess,
+) -> None:
+    """422 with the event and the field named, and the connection goes on serving."""
+    with httpx.Client(base_url=worker.api_url, timeout=30) as client:
+        for body, field in REFUSED_BODIES:
+            for wrapped in (body, b"[" + body + b"]"):
+                answer = client.post(
+                    "/v1/events", content=wrapped, headers={"content-type": "application/json"}
+                )
+                assert answer.status_code == 422, (body[:120], answer.text)
+                (refusal,) = answer.json()["detail"]
+                assert refusal["index"] == 0
+                assert refusal["problems"][0].startswith(field), (field, refusal)
+        fine = client.post("/v1/events", json=message(700, metadata={"deep": [[{"ok": 1.5}]]}))
+        assert fine.status_code == 202, fine.text
+    worker.check_alive()
+
+
+def test_records_the_doors_refuse_are_dead_lettered_when_produced_to_the_log(
+    worker: WorkerProcess,
+) -> None:
+    """One rule for the doors and the worker: an id a door refuses, an event over the
+    size limit, metadata nested past the limit, produced straight to the topic, are
+    dead-lettered with the reason; the good record beside them is applied."""
+    import asyncio
+    import json
+
+    from aiokafka import AIOKafkaProducer
+
+    from storage.lance_tables import DEAD_LETTERS
+    from streams.topics import MESSAGES
+
+    def event(i: int, **fields: Any) -> bytes:
+        return json.dumps(message(800 + i, **{"user_id": "rule", **fields})).encode()
+
+    refused = {
+        "p\u043eison": event(0, user_id="p\u043eison"),
+        "size": event(1, content="x" * 99_000, metadata={"pad": "y" * 850_000}),
+        "nesting": event(2, metadata=json.loads(_nested(70))),
+    }
+    good = event(3)
+
+    async def produce() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=worker.bootstrap, max_request_size=4 << 20)
+        await producer.start()
+        try:
+            for value in [*refused.values(), good]:
+                await producer.send_and_wait(MESSAGES, value, key=b"rule")
+        finally:
+            await producer.stop()
+
+    asyncio.run(produce())
+    uri = DataLayout(resolve_location(str(worker.data))).existing_projections()
+    assert uri is not None
+    store = ProjectionStore.at(uri)
+
+    def settled() -> list[str] | None:
+        store.refresh()
+        ids = set(store.scan(MEMORIES, columns=["memory_id"]).column("memory_id").to_pylist())
+        reasons = [
+            r["reason"]
+            for r in store.scan(DEAD_LETTERS, columns=["reason", "value"]).to_pylist()
+            if bytes(r["value"]) in refused.values()
+        ]
+        return reasons if memory_id_for("rule", "good-803") in ids and len(reasons) == 3 else None
+
+    reasons = wait_until(settled, timeout=30)
+    assert any(r.startswith("user_id: must be 1-200 characters of ASCII") for r in reasons)
+    assert any("more than the 900,000 an event may take" in r for r in reasons)
+    assert any("nested more than 64 levels deep" in r for r in reasons)
+    worker.check_alive()

@@ -69,6 +69,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
         "acme": keys.create("acme", "write")[1],
         "acme-read": keys.create("acme", "read")[1],
         "globex": keys.create("globex", "write")[1],
+        "acme-admin": keys.create("acme", "admin")[1],
     }
     worker = WorkerProcess(data).start()
     try:
@@ -201,7 +202,9 @@ def test_the_other_tenants_memory_is_unchanged_and_changes_are_audited(
     published = [(a["tenant"], a["operation"], a["user_id"]) for a in lines]
     assert ("globex", "publish", "globex:bob") in published
     assert ("acme", "publish", "acme:ana") in published
-    assert all(a["user_id"] is None or a["user_id"].startswith(f"{a['tenant']}:") for a in lines)
+    changes = [a for a in lines if a["operation"] != "refused"]
+    assert all(a["user_id"] is None or a["user_id"].startswith(f"{a['tenant']}:") for a in changes)
+    assert ("acme", "refused", "globex:bob") in published  # the probe is on record
     text = (d.data / "logs" / "audit.jsonl").read_text()
     assert SECRET not in text and "quokka" not in text
 
@@ -227,3 +230,101 @@ def test_mcp_with_a_key_reaches_its_user_and_a_read_key_cannot_write(
     assert not refused
     lines = (d.data / "logs" / "audit.jsonl").read_text().splitlines()
     assert any('"operation": "remember"' in line and '"via_mcp": 1' in line for line in lines)
+
+
+def _audit_lines(d: Deployment) -> list[dict[str, Any]]:
+    text = (d.data / "logs" / "audit.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_refusals_are_audited_without_content_and_rate_limited(deployment: Deployment) -> None:
+    d = deployment
+    made = d.call("acme-admin", "POST", "/v1/keys", {"role": "read", "name": "probe"})
+    assert made.status_code == 201, made.text
+    d.tokens["probe"], probe_id = made.json()["key"], made.json()["key_id"]
+    before = len(_audit_lines(d))
+    for _ in range(3):
+        ask = {"user_id": "globex:bob", "query": f"{SECRET} pet"}
+        assert d.call("probe", "POST", "/v1/search", ask).status_code == 403
+    refused = [a for a in _audit_lines(d)[before:] if a["operation"] == "refused"]
+    assert len(refused) == 3
+    assert refused[0]["tenant"] == "acme" and refused[0]["key_id"] == probe_id
+    assert refused[0]["status"] == 403 and refused[0]["reason"] == FORBIDDEN
+    assert refused[0]["user_id"] == "globex:bob" and refused[0]["route"] == "POST /v1/search"
+
+    before = len(_audit_lines(d))
+    with httpx.Client(base_url=d.worker.api_url, timeout=30) as client:
+        headers = {"Authorization": f"Bearer {d.tokens['probe']}"}
+        for i in range(200):  # a probe: one line each at first, then only counted
+            answer = client.get(
+                f"/v1/memories/m-{i}", params={"user_id": "globex:bob"}, headers=headers
+            )
+            assert answer.status_code == 403
+    lines = [a for a in _audit_lines(d)[before:] if a["operation"] == "refused"]
+    assert len(lines) == 20 - 3  # REFUSALS_PER_MINUTE, three of them used above
+    assert SECRET not in json.dumps(lines)
+
+
+def test_a_tenants_stats_say_only_what_is_its_users(deployment: Deployment) -> None:
+    """No offsets, lag or dead letters of the deployment: another tenant's traffic and
+    bad records leave a user's stats as they were."""
+    d = deployment
+    ana = d.call("acme-read", "GET", "/v1/stats", user_id="acme:ana")
+    assert ana.status_code == 200, ana.text
+    before = ana.json()
+    assert set(before) == {
+        "user_id",
+        "memories",
+        "archived",
+        "entities",
+        "embedding_lag",
+        "dead_letters",
+    }
+    said = [
+        {**_event("globex:bob", 0, f"Note {i} about the garden."), "event_id": f"garden-{i}"}
+        for i in range(50)
+    ]
+    assert d.call("globex", "POST", "/v1/events", said).status_code == 202
+    bad = {**_event("globex:bob", 99, "x"), "occurred_at": "yesterday"}
+    assert d.call("globex", "POST", "/v1/events", [bad]).status_code == 422
+
+    def globex_applied() -> bool:
+        stats = d.call("globex", "GET", "/v1/stats", user_id="globex:bob").json()
+        return bool(stats["memories"].get("episode", 0) >= 51)
+
+    wait_until(globex_applied, timeout=60)
+    assert d.call("acme-read", "GET", "/v1/stats", user_id="acme:ana").json() == before
+
+
+def test_a_user_whose_id_holds_a_slash_can_be_erased(deployment: Deployment) -> None:
+    """Every spelling of the path reaches the route; keys are checked before anything."""
+    from memstream.client import MemoryClient
+
+    d = deployment
+    users = ["acme:support/bob", "acme:support/carol/x", "acme:a.b/../c"]
+    said = [_event(u, i, "My locker code is 5512.") for i, u in enumerate(users)]
+    assert d.call("acme", "POST", "/v1/events", said).status_code == 202
+
+    def found(user: str) -> bool:
+        ask = {"user_id": user, "query": "locker code"}
+        return bool(d.call("acme", "POST", "/v1/search", ask).json()["results"])
+
+    for user in users:
+        wait_until(lambda user=user: found(user), timeout=60)
+    encoded = f"/v1/users/{quote(users[0], safe='')}"
+    assert d.call(None, "DELETE", encoded).status_code == 401
+    assert d.call("globex", "DELETE", encoded).status_code == 403
+    assert d.call("acme", "DELETE", encoded).status_code == 403  # not an admin key
+    erased = d.call("acme-admin", "DELETE", encoded)
+    assert erased.status_code in (200, 202), erased.text
+    with MemoryClient(d.worker.api_url, api_key=d.tokens["acme-admin"]) as client:
+        assert client.erase(users[1])["user_id"] == users[1]  # the slash sent as it is
+    raw = httpx.request(
+        "DELETE",
+        f"{d.worker.api_url}/v1/users/{quote(users[2], safe='')}",  # '..' kept, not resolved
+        headers={"Authorization": f"Bearer {d.tokens['acme-admin']}"},
+        timeout=60,
+    )
+    assert raw.status_code in (200, 202), raw.text
+    for user in users:
+        wait_until(lambda user=user: not found(user), timeout=60)

@@ -146,14 +146,15 @@ def stats(document: Mapping[str, Any]) -> str:
     lines = [
         f"{kind:>14}: {count}" for kind, count in document["memories"].items() or [("memories", 0)]
     ]
-    lag = document["lag"]
     lines += [
         f"      archived: {document['archived']}",
         f"      entities: {document['entities']}",
         f" embedding lag: {document['embedding_lag']}",
         f"  dead letters: {document['dead_letters']}",
-        f"           lag: {'unknown (broker unreachable)' if lag is None else lag}",
     ]
+    if "lag" in document:  # the deployment's stats, not a user's
+        lag = document["lag"]
+        lines.append(f"           lag: {'unknown (broker unreachable)' if lag is None else lag}")
     return "\n".join(lines)
 
 

@@ -9,7 +9,6 @@ server is mounted at ``/mcp`` (:mod:`memstream.mcp.http`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import asdict
@@ -32,11 +31,12 @@ from memstream.http.guard import Guard, Principal
 from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
-from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH
+from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH, parse_body
 from memstream.operations.results import erasure_document
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import KeyStore, KeyStoreError, Role
 from memstream.tenancy.limits import Buckets, Limit
+from projections.errors import InvalidEvent
 from projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
 from queries.search import SearchRequest, SearchResponse
 from streams.settings import Settings
@@ -44,6 +44,8 @@ from streams.settings import Settings
 __all__ = ["ContextRequest", "create_app", "guard_for"]
 
 USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
+#: A memory id in a path: ``{memory_id:path}`` in the route, so an id holding ``/`` (which
+#: the identifier rule allows, sent as ``%2F`` or as it is) reaches its route.
 MEMORY = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
 
 
@@ -136,10 +138,9 @@ def create_app(
     async def post_events(request: Request, who: Principal = WHO) -> dict[str, Any]:
         """Validate one event or a list of them, publish them, answer their ids."""
         try:
-            body = json.loads(await request.body())
-        except ValueError as exc:
-            raise HTTPException(422, detail=f"the body is not JSON: {exc}") from None
-        items = body if isinstance(body, list) else [body]
+            items = parse_body(await request.body())
+        except InvalidEvent as exc:
+            raise HTTPException(422, detail=f"the body is {'; '.join(exc.problems)}") from None
         users = [item["user_id"] for item in items if isinstance(item, dict) and "user_id" in item]
         who.reach_all(users, write=True)
         who.limit("publish", len(items))
@@ -172,28 +173,8 @@ def create_app(
         who.reads(user_id)
         return {"memories": await ops.weak_facts(user_id)}
 
-    @app.get("/v1/memories/{memory_id}", responses=errors(*_READ, 404, 501, 503, 507))
-    async def get_memory(
-        memory_id: str = MEMORY,
-        user_id: str = USER,
-        expand: bool = Query(False),
-        who: Principal = WHO,
-    ) -> dict[str, Any]:
-        """A memory; with ``expand=true`` an archived memory's original, read from cold
-        storage exactly as it was archived (three expansions in 30 days restore it)."""
-        who.reads(user_id)
-        if not expand:
-            return await ops.memory(user_id, memory_id)
-        expanded = await ops.expand(user_id, memory_id)
-        return {
-            "memory_id": expanded.memory_id,
-            "archived": True,
-            "original": jsonable_encoder(expanded.original),
-            "restoring": expanded.restoring,
-        }
-
     @app.post(
-        "/v1/memories/{memory_id}/restore",
+        "/v1/memories/{memory_id:path}/restore",
         status_code=202,
         responses=errors(*_WRITE, 404, 501),
     )
@@ -206,7 +187,7 @@ def create_app(
         who.audit("restore", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
-    @app.get("/v1/memories/{memory_id}/history", responses=errors(*_READ, 404))
+    @app.get("/v1/memories/{memory_id:path}/history", responses=errors(*_READ, 404))
     async def get_history(
         memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
     ) -> dict[str, Any]:
@@ -214,7 +195,9 @@ def create_app(
         who.reads(user_id)
         return {"memory_id": memory_id, "history": await ops.history(user_id, memory_id)}
 
-    @app.post("/v1/memories/{memory_id}/correct", status_code=202, responses=errors(*_WRITE, 404))
+    @app.post(
+        "/v1/memories/{memory_id:path}/correct", status_code=202, responses=errors(*_WRITE, 404)
+    )
     async def correct(
         body: _Correction, memory_id: str = MEMORY, who: Principal = WHO
     ) -> dict[str, Any]:
@@ -224,7 +207,9 @@ def create_app(
         who.audit("correct", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": done.memory_id, "supersedes": memory_id}
 
-    @app.post("/v1/memories/{memory_id}/confirm", status_code=202, responses=errors(*_WRITE, 404))
+    @app.post(
+        "/v1/memories/{memory_id:path}/confirm", status_code=202, responses=errors(*_WRITE, 404)
+    )
     async def confirm(
         body: _Owner, memory_id: str = MEMORY, who: Principal = WHO
     ) -> dict[str, Any]:
@@ -234,7 +219,9 @@ def create_app(
         who.audit("confirm", body.user_id, 202)
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
-    @app.post("/v1/memories/{memory_id}/forget", status_code=202, responses=errors(*_WRITE, 404))
+    @app.post(
+        "/v1/memories/{memory_id:path}/forget", status_code=202, responses=errors(*_WRITE, 404)
+    )
     async def forget(body: _Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
         who.writes(body.user_id)
@@ -261,7 +248,7 @@ def create_app(
         )
         return asdict(block)
 
-    @app.get("/v1/memories/{memory_id}/explain", responses=errors(*_READ, 404))
+    @app.get("/v1/memories/{memory_id:path}/explain", responses=errors(*_READ, 404))
     async def explain(
         memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
     ) -> dict[str, Any]:
@@ -269,6 +256,27 @@ def create_app(
         entities, and how its confidence got where it is."""
         who.reads(user_id)
         return await ops.explain(user_id, memory_id)
+
+    # after the routes whose paths continue a memory id: this one takes any rest
+    @app.get("/v1/memories/{memory_id:path}", responses=errors(*_READ, 404, 501, 503, 507))
+    async def get_memory(
+        memory_id: str = MEMORY,
+        user_id: str = USER,
+        expand: bool = Query(False),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """A memory; with ``expand=true`` an archived memory's original, read from cold
+        storage exactly as it was archived (three expansions in 30 days restore it)."""
+        who.reads(user_id)
+        if not expand:
+            return await ops.memory(user_id, memory_id)
+        expanded = await ops.expand(user_id, memory_id)
+        return {
+            "memory_id": expanded.memory_id,
+            "archived": True,
+            "original": jsonable_encoder(expanded.original),
+            "restoring": expanded.restoring,
+        }
 
     @app.get("/v1/stats", responses=errors(*_READ))
     async def get_stats(
@@ -282,7 +290,7 @@ def create_app(
         return await ops.stats(user_id)
 
     @app.delete(
-        "/v1/users/{user_id}",
+        "/v1/users/{user_id:path}",
         responses={
             **errors(*_WRITE),
             202: {"description": "The keys are destroyed; the rows are still being dropped"},

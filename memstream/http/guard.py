@@ -12,6 +12,7 @@ and every request acts as the operator.
 from __future__ import annotations
 
 import ipaddress
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from fastapi import HTTPException, Request
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import ApiKey, KeyStore
 from memstream.tenancy.limits import Buckets
+from projections.events import IDENTIFIER_PATTERN
 from streams.errors import StreamsError
 from streams.settings import Settings
 
@@ -28,6 +30,7 @@ __all__ = ["FORBIDDEN", "Guard", "Principal", "is_loopback", "serving_rule"]
 
 #: What a key is told about a user it cannot reach: never whether the user exists.
 FORBIDDEN = "this API key cannot act on that user"
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 
 
 @dataclass
@@ -36,6 +39,8 @@ class Principal:
 
     key: ApiKey | None
     guard: Guard
+    #: the request's method and path, for the audit line of a refusal
+    where: str = ""
 
     @property
     def key_id(self) -> str | None:
@@ -52,9 +57,9 @@ class Principal:
         if self.key is None:
             return
         if not isinstance(user_id, str) or not self.key.reaches(user_id):
-            raise HTTPException(403, detail=FORBIDDEN)
+            raise self.refuse(FORBIDDEN, user_id)
         if write and not self.key.may_write:
-            raise HTTPException(403, detail="this API key is read-only")
+            raise self.refuse("this API key is read-only", user_id)
 
     def reads(self, user_id: object) -> None:
         """A read of ``user_id``'s memory: reach it, and count one search."""
@@ -73,13 +78,27 @@ class Principal:
     def need_tenant_view(self) -> None:
         """Refuse (403) a request over every tenant's memory (stats of all users) to a key."""
         if self.key is not None:
-            raise HTTPException(403, detail="name a user of this key's tenant (user_id)")
+            raise self.refuse("name a user of this key's tenant (user_id)")
 
     def admin(self, what: str = "key management") -> ApiKey:
         """The key, if it is its tenant's admin key; else 403."""
         if self.key is None or not self.key.is_admin:
-            raise HTTPException(403, detail=f"{what} needs an admin key")
+            raise self.refuse(f"{what} needs an admin key")
         return self.key
+
+    def refuse(self, why: str, user_id: object = None) -> HTTPException:
+        """A 403 saying ``why``, recorded in the audit log (without content: the user
+        only when it is a well-formed id)."""
+        shown = user_id if isinstance(user_id, str) and _IDENTIFIER.fullmatch(user_id) else None
+        self.guard.audit.refused(
+            key_id=self.key_id,
+            tenant=self.tenant,
+            status=403,
+            reason=why,
+            where=self.where,
+            user_id=shown,
+        )
+        return HTTPException(403, detail=why)
 
     def limit(self, kind: str, units: int = 1) -> None:
         """Count ``units`` against this key's ``kind`` rate (429 beyond it)."""
@@ -106,26 +125,28 @@ class Guard:
     audit: AuditLog
     clock: Callable[[], float] = time.monotonic
 
-    def principal(self, authorization: str | None) -> Principal:
+    def principal(self, authorization: str | None, where: str = "") -> Principal:
         """Who an ``Authorization`` header makes the caller (401 when keys are required
-        and it names no active key)."""
+        and it names no active key, recorded in the audit log); ``where``: the request's
+        method and path."""
         if not self.keys.configured:
-            return Principal(None, self)
+            return Principal(None, self, where)
         scheme, _, token = (authorization or "").partition(" ")
         key = self.keys.authenticate(token.strip()) if scheme.lower() == "bearer" else None
         if key is None:
-            raise HTTPException(
-                401,
-                detail="an API key is required: Authorization: Bearer <key>"
+            why = (
+                "an API key is required: Authorization: Bearer <key>"
                 if not authorization
-                else "this API key is unknown or revoked",
-                headers={"WWW-Authenticate": "Bearer"},
+                else "this API key is unknown or revoked"
             )
-        return Principal(key, self)
+            self.audit.refused(key_id=None, tenant=None, status=401, reason=why, where=where)
+            raise HTTPException(401, detail=why, headers={"WWW-Authenticate": "Bearer"})
+        return Principal(key, self, where)
 
     async def __call__(self, request: Request) -> Principal:
         """The FastAPI dependency: the request's principal."""
-        return self.principal(request.headers.get("authorization"))
+        where = f"{request.method} {request.url.path}"
+        return self.principal(request.headers.get("authorization"), where)
 
 
 def is_loopback(host: str) -> bool:

@@ -65,7 +65,9 @@ class _ScopedToTheUrl:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
         try:
-            who = self.guard.principal(request.headers.get("authorization"))
+            who = self.guard.principal(
+                request.headers.get("authorization"), f"{request.method} {request.url.path}"
+            )
             url_scope = request_scope(request.query_params)
             who.reach(url_scope.user_id)
             who.limit("search")

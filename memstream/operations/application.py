@@ -310,10 +310,13 @@ class Operations:
         return found
 
     async def stats(self, user_id: str | None = None) -> dict[str, Any]:
-        """Memory counts, dead letters, applied offsets and the lag behind the log."""
+        """Memory counts and dead letters: of one user, or of the deployment, with the
+        applied offsets and the lag behind the log (see :func:`queries.stats.stats`)."""
+        offsets, epoch = None, None
         if user_id is not None:
             valid_identifier("user_id", user_id)
-        offsets, epoch = await self.log_position()
+        else:
+            offsets, epoch = await self.log_position()
         document: dict[str, Any] = await self._blocking(
             lambda: compute_stats(self.store, user_id, end_offsets=offsets, log_epoch=epoch)
         )

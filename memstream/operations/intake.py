@@ -11,7 +11,8 @@ from typing import Any
 from memstream.operations.errors import OperationError
 from projections.codec import encode, from_document, size_problem
 from projections.errors import InvalidEvent, InvalidQuery
-from projections.events import COMMAND_TYPES, Event
+from projections.events import CHANNEL_TYPES, Event
+from projections.json_text import JsonProblem, document_problems, parse_json
 from projections.scope import valid_identifier, valid_tag
 
 __all__ = [
@@ -21,11 +22,9 @@ __all__ = [
     "accepted_event",
     "channel_events",
     "door_checked",
+    "parse_body",
 ]
 
-#: Event types channels may publish (the lifecycle, embedding and access events are
-#: memstream's own).
-CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
 #: Most events one publish may carry.
 MAX_EVENTS_PER_PUBLISH = 1000
 
@@ -39,6 +38,9 @@ def accepted_event(document: Any) -> Event:
     Raises:
         InvalidEvent: naming what is wrong.
     """
+    problems = document_problems(document)  # first: the id below is made of its JSON
+    if problems:
+        raise InvalidEvent(problems)
     if isinstance(document, dict) and "event_id" not in document:
         canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
         digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
@@ -94,6 +96,26 @@ class InvalidEvents(OperationError):
             "; ".join(lines) if len(problems) > 1 else "; ".join(problems[0]["problems"])
         )
         self.problems = problems
+
+
+def parse_body(raw: bytes) -> list[Any]:
+    """The documents of a publish's body (one JSON object, or a list of them), read by
+    the parser the worker reads the log with.
+
+    Raises:
+        InvalidEvents: the JSON holds what no event may (a lone surrogate, nesting deeper
+            than any event may), named by event index and field.
+        InvalidEvent: the body is not JSON at all.
+    """
+    try:
+        body = parse_json(raw)
+    except JsonProblem as exc:
+        if not exc.path:
+            raise InvalidEvent([exc.problem]) from None
+        index, field = (exc.path[0], exc.path[1:]) if raw.lstrip()[:1] == b"[" else (0, exc.path)
+        where = ".".join(str(p) for p in field[:6]) or "event"
+        raise InvalidEvents([{"index": index, "problems": [f"{where}: {exc.problem}"]}]) from None
+    return body if isinstance(body, list) else [body]
 
 
 def channel_events(documents: Sequence[Any]) -> list[Event]:
