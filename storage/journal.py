@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import struct
 import threading
@@ -51,6 +52,8 @@ __all__ = [
     "read_frames",
     "write_atomically",
 ]
+
+log = logging.getLogger(__name__)
 
 _FRAME = struct.Struct(">II")  # payload length, crc32 of the payload
 _RECORD = struct.Struct(">HI")  # topic length, key length (NO_KEY: no key)
@@ -282,7 +285,10 @@ class JournalWriter:
                 _write_all(current.fd, data)
                 os.fsync(current.fd)
             except OSError:
-                current.failed = True  # a torn frame may end it: start a new one
+                # None of these batches was taken: cut what of them reached the file, so
+                # no sweep ever produces part of a refused publish.
+                _cut_back(current.fd, current.size)
+                current.failed = True  # start a new segment for later appends
                 self._retire()
                 self._close_settled()
                 raise
@@ -339,6 +345,16 @@ class JournalWriter:
             else:
                 still.append(segment)
         self._retired = still
+
+
+def _cut_back(fd: int, size: int) -> None:
+    """Truncate the file to ``size`` bytes (what was there before a failed write) and
+    make that durable; a failure to do so is logged, and the frames written stay."""
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    except OSError as exc:
+        log.error("could not cut a failed journal write back to %d bytes: %s", size, exc)
 
 
 def _write_all(fd: int, data: bytes) -> None:

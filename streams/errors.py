@@ -22,7 +22,15 @@ class BrokerError(StreamsError):
 
 
 class PublishError(StreamsError):
-    """The broker did not accept events."""
+    """The broker did not accept events.
+
+    Attributes:
+        taken: the indexes (in the order given) of the records that were taken all the
+            same (fsync'd to the intake journal, or acknowledged by the broker): they
+            reach the log and are applied. The rest were not.
+    """
+
+    taken: tuple[int, ...] = ()
 
 
 class DiskFull(PublishError):

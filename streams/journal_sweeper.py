@@ -11,7 +11,10 @@ seconds. For each segment:
   produced again into the current log and the segment is sealed for it.
 
 Producing a record again is harmless: events carry their idempotency key, so the
-projections change only for records that never reached them.
+projections change only for records that never reached them. But a segment is produced
+again once per sweeper: when its seal cannot be written (a full disk), the sweeper keeps
+the positions it produced the segment at and tries only the seal on later sweeps, so a
+disk that stays full never multiplies the log.
 """
 
 from __future__ import annotations
@@ -19,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 
-from storage.journal import Journal, Seal, Segment
+from storage.journal import Journal, Positions, Seal, Segment
 from storage.lance_store import ProjectionStore
 from storage.log_records import Checkpoints
 from streams.publisher import Publisher
@@ -68,6 +72,9 @@ class JournalSweeper:
         self._store = store
         self._consumer = consumer
         self._epoch = epoch
+        #: segments produced again whose seal could not be written yet, with where
+        #: they went (tried again each sweep; never produced a second time)
+        self._unsealed: dict[Path, Positions] = {}
 
     async def sweep(self) -> SweepReport:
         """One pass over the journal (see the module docstring)."""
@@ -97,8 +104,11 @@ class JournalSweeper:
 
     async def _republish(self, segments: list[Segment]) -> tuple[int, int]:
         done = records_sent = 0
+        fresh = [s for s in segments if not self._sealed_again(s)]
+        if not fresh:
+            return 0, 0
         async with Publisher(self._bootstrap) as publisher:
-            for segment in segments:
+            for segment in fresh:
                 with segment.claimed() as ours:
                     if not ours:  # its writer is still at it
                         continue
@@ -110,7 +120,29 @@ class JournalSweeper:
                         segment.remove()
                         continue
                     positions = await publisher.republish(records)
-                    segment.seal(self._epoch, positions)
                     done += 1
                     records_sent += len(records)
+                    self._unsealed[segment.path] = positions
+                    self._sealed_again(segment, first=True)
         return done, records_sent
+
+    def _sealed_again(self, segment: Segment, first: bool = False) -> bool:
+        """Whether ``segment`` was produced again by this sweeper (sealing it now if its
+        seal is still unwritten); False for a segment it has not produced. Says so the
+        ``first`` time a seal fails, not at every sweep."""
+        positions = self._unsealed.get(segment.path)
+        if positions is None:
+            return False
+        try:
+            segment.seal(self._epoch, positions)
+        except OSError as exc:
+            if not first:
+                return True
+            log.warning(
+                "intake journal: cannot seal %s yet (%s); it is not produced again",
+                segment.path.name,
+                exc.strerror or exc,
+            )
+            return True
+        del self._unsealed[segment.path]
+        return True

@@ -15,10 +15,12 @@ best effort and follow every search.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
@@ -147,7 +149,11 @@ class Publisher:
 
     async def publish(self, events: Sequence[Event]) -> list[str]:
         """Publish events (each to its type's topic); return their ids once the broker has
-        them all."""
+        them all.
+
+        Raises:
+            PublishError: naming in ``taken`` the events that were taken all the same.
+        """
         await self._send(
             self._records(
                 [(topic_for(e.type), e.user_id.encode(), encode(e)) for e in events],
@@ -202,35 +208,69 @@ class Publisher:
 
     async def _send(self, records: Sequence[JournalRecord], journaled: bool = True) -> Positions:
         """Produce ``records`` topic by topic (each topic journaled first, unless told not
-        to or it is ``memory.access``); return the highest offset per partition."""
-        by_topic: dict[str, list[JournalRecord]] = {}
-        for r in records:
-            by_topic.setdefault(r.topic, []).append(r)
+        to or it is ``memory.access``); return the highest offset per partition.
+
+        Raises:
+            PublishError: with ``taken``, the indexes of the records that were taken
+                (journaled, or acknowledged by the broker) before it failed.
+        """
+        by_topic: dict[str, list[int]] = {}
+        for index, r in enumerate(records):
+            by_topic.setdefault(r.topic, []).append(index)
         positions: dict[tuple[str, int], int] = {}
-        for topic, batch in by_topic.items():
-            if not journaled or topic == ACCESS or self._lane is None:
-                positions.update(await self._produce(batch, topic))
-                continue
-            appended = await self._lane.append(batch)
+        taken: set[int] = set()
+        for topic, indexes in by_topic.items():
+            batch = [records[i] for i in indexes]
+            appended = None
             try:
+                if journaled and topic != ACCESS and self._lane is not None:
+                    appended = await self._lane.append(batch)
+                    taken.update(indexes)  # on disk: a sweep produces them if this fails
                 produced = await self._produce(batch, topic)
-            except BaseException:
-                self._lane.acknowledge(appended, None)
+            except PublishError as exc:
+                if appended is not None:
+                    self._lane.acknowledge(appended, None)  # type: ignore[union-attr]
+                taken.update(indexes[i] for i in exc.taken)
+                exc.taken = tuple(sorted(taken))
                 raise
-            self._lane.acknowledge(appended, produced)
+            except BaseException:
+                if appended is not None:
+                    self._lane.acknowledge(appended, None)  # type: ignore[union-attr]
+                raise
+            if appended is not None:
+                self._lane.acknowledge(appended, produced)  # type: ignore[union-attr]
+            taken.update(indexes)
             positions.update(produced)
         return positions
 
     async def _produce(
         self, records: Sequence[JournalRecord], topic: str
     ) -> dict[tuple[str, int], int]:
-        positions: dict[tuple[str, int], int] = {}
+        """Produce ``records``; the highest offset each partition got.
+
+        Raises:
+            PublishError: a record was not acknowledged (``taken``: the indexes of those
+                that were).
+        """
+        futures: list[asyncio.Future[Any]] = []
+        failure: BaseException | None = None
         try:
-            futures = [await self._producer.send(topic, value=r.value, key=r.key) for r in records]
-            for future in futures:
-                metadata = await future
-                at = (topic, metadata.partition)
-                positions[at] = max(metadata.offset, positions.get(at, -1))
+            for r in records:
+                futures.append(await self._producer.send(topic, value=r.value, key=r.key))
         except KafkaError as exc:
-            raise PublishError(f"the broker did not accept the events: {exc}") from exc
+            failure = exc
+        positions: dict[tuple[str, int], int] = {}
+        acknowledged: list[int] = []
+        outcomes = await asyncio.gather(*futures, return_exceptions=True)
+        for index, outcome in enumerate(outcomes):
+            if isinstance(outcome, BaseException):
+                failure = failure or outcome
+                continue
+            acknowledged.append(index)
+            at = (topic, outcome.partition)
+            positions[at] = max(outcome.offset, positions.get(at, -1))
+        if failure is not None:
+            error = PublishError(f"the broker did not accept the events: {failure}")
+            error.taken = tuple(acknowledged)
+            raise error from failure
         return positions

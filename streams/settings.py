@@ -12,12 +12,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from storage.filesystems import Location, resolve_location
 
-__all__ = ["EMBEDDERS", "EmbedderName", "Settings"]
+__all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings"]
+
+#: The least free space (MB) a deployment may be told to keep (``min_free_mb``).
+MIN_RESERVE_MB = 16.0
 
 #: The embedders a deployment can name (:func:`streams.components.make_embedder`).
 EmbedderName = Literal["minilm", "e5-small", "openai", "none"]
@@ -141,7 +144,9 @@ class Settings(BaseSettings):
             apply and archive what was acknowledged before it stops anyway (the
             journal keeps the rest for the next start).
         min_free_mb: free space the data location and the state folder must keep:
-            below it publishes are refused (507) and upkeep does not write.
+            below it publishes are refused (507) and upkeep does not write. At least
+            16: a smaller reserve is refused at start (a full disk must leave room to
+            seal journal segments and store checkpoints).
         context_simple_tokens / context_complex_tokens: the default budget of a context
             block for a simple and for a complex query.
         embed_backfill_every_seconds: how often the worker looks in the projections for
@@ -230,10 +235,22 @@ class Settings(BaseSettings):
     decay_rate_reflection: float = Field(default=0.02, ge=0)
     journal: Literal["auto", "on", "off"] = "auto"
     stop_timeout_seconds: float = Field(default=30.0, gt=0)
-    min_free_mb: float = Field(default=256.0, ge=0)
+    #: at least 16 MB: below that, a full disk leaves no room to seal journal segments
+    #: and store checkpoints, and the journal would be produced again and again
+    min_free_mb: float = 256.0
     embed_backfill_every_seconds: float = Field(default=60.0, gt=0)
     context_simple_tokens: int = Field(default=1000, ge=50, le=32_000)
     context_complex_tokens: int = Field(default=3000, ge=50, le=32_000)
+
+    @field_validator("min_free_mb")
+    @classmethod
+    def _room_to_seal(cls, value: float) -> float:
+        if value < MIN_RESERVE_MB:
+            raise ValueError(
+                f"must be at least {MIN_RESERVE_MB:.0f} (MB, MEMSTREAM_MIN_FREE_MB): a full "
+                "disk must leave room to seal the intake journal and store checkpoints"
+            )
+        return value
 
     @property
     def chosen_extractor(self) -> Literal["local", "anthropic", "openai"]:

@@ -5,6 +5,8 @@ crash left, and a full disk reported as such."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -191,3 +193,56 @@ def test_publisher_without_a_journal_folder_says_what_to_do(tmp_path: Path) -> N
 
     with pytest.raises(BrokerError, match="start `memstream up`"):
         asyncio.run(make(Settings(data=str(tmp_path / "nowhere"))))
+
+
+def test_a_write_refused_by_a_full_disk_leaves_none_of_its_records(
+    small_filesystem: Callable[[str], Path],
+) -> None:
+    """A 507 takes nothing: the frames of a refused batch that did reach the file are
+    cut away, so no sweep ever produces part of it."""
+    journal = Journal(small_filesystem("1m") / "journal").create()
+    writer = journal.writer()
+    kept = writer.append([batch(3)], epoch=lambda: "E1")
+    writer.acknowledge(kept, None)  # an orphan for the sweeper, as after a crash
+    refused = [JournalRecord(MESSAGES, None, bytes([i % 256]) * 1000) for i in range(2000)]
+    with pytest.raises(OSError):
+        writer.append([refused], epoch=lambda: "E1")
+    writer.close()
+    values = [r.value for s in journal.segments() for r in s.records()]
+    assert values == [b"e0", b"e1", b"e2"]
+
+
+@pytest.mark.broker
+def test_a_segment_whose_seal_cannot_be_written_is_produced_once(
+    tmp_path: Path, broker: str, small_filesystem: Callable[[str], Path]
+) -> None:
+    """On a disk too full to write a seal, sweep after sweep produces nothing more; once
+    space is back, the seal is written."""
+    topic = f"journal-full-{tmp_path.name[-12:]}"
+    asyncio.run(ensure_topics(broker, [TopicSpec(topic, 2)]))
+    disk = small_filesystem("1m")
+    journal = Journal(disk / "journal").create()
+    writer = journal.writer()
+    orphan = writer.append([[JournalRecord(topic, b"k", b"orphan")]], epoch=lambda: "E1")
+    writer.acknowledge(orphan, None)
+    writer.close()
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+    try:  # fill the disk to the last byte
+        for size in (1 << 16, 1 << 10, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    os.write(fd, b"\0" * size)
+    finally:
+        os.close(fd)
+    store = ProjectionStore(str(tmp_path / "projections"))
+    sweeper = JournalSweeper(journal, broker, store, "memstream", "E3")
+    reports = [asyncio.run(sweeper.sweep()) for _ in range(4)]
+    assert [r.republished_records for r in reports] == [1, 0, 0, 0]
+    assert asyncio.run(_values(broker, topic)) == [b"orphan"]
+    assert all(s.sealed() is None for s in journal.segments())
+    filler.unlink()
+    asyncio.run(sweeper.sweep())
+    (seal,) = [s.sealed() for s in journal.segments()]
+    assert seal is not None and seal.epoch == "E3"
+    assert asyncio.run(_values(broker, topic)) == [b"orphan"]

@@ -239,7 +239,9 @@ def test_a_key_reaches_its_tenant_only_and_a_read_key_cannot_write(
     mixed = [event, {**event, "event_id": "e2", "user_id": "globex:bob"}]
     assert http.post("/v1/events", json=mixed, headers=_as(tokens["write"])).status_code == 403
     assert http.get("/v1/stats", headers=_as(tokens["admin"])).status_code == 403
-    assert not audit.exists()  # nothing was changed
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert {line["operation"] for line in lines} == {"refused"}  # nothing was changed
+    assert all(line["status"] == 403 and "quokka" not in json.dumps(line) for line in lines)
 
 
 def test_an_admin_key_manages_its_tenants_keys_over_the_api(
@@ -263,11 +265,14 @@ def test_an_admin_key_manages_its_tenants_keys_over_the_api(
     )
     assert gone.status_code == 401
     admin_id = tokens["admin"].split("_")[1]
-    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    every = [json.loads(line) for line in audit.read_text().splitlines()]
+    lines = [a for a in every if a["operation"] != "refused"]
     assert [(a["operation"], a["key_id"], a["tenant"]) for a in lines] == [
         ("key_create", admin_id, "acme"),
         ("key_revoke", admin_id, "acme"),
     ]
+    refused = [(a["status"], a["tenant"], a["route"]) for a in every if a not in lines]
+    assert refused == [(403, "acme", "POST /v1/keys"), (401, None, "POST /v1/search")]
     assert lines[0]["created_key"] == lines[1]["revoked_key"] == new["key_id"]
     assert "msk_" not in audit.read_text()
 

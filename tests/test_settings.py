@@ -22,3 +22,12 @@ def test_a_child_process_gets_the_keys_themselves() -> None:
     assert child.openai_api_key.get_secret_value() == "sk-openai-very-secret"
     assert child.anthropic_api_key is None and child.api_port == 9999
     assert child == settings
+
+
+def test_a_reserve_too_small_to_seal_the_journal_is_refused() -> None:
+    """With no reserve a full disk leaves no room to seal journal segments: refused."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="must be at least 16"):
+        Settings(min_free_mb=0)
+    assert Settings(min_free_mb=16).min_free_bytes == 16 << 20

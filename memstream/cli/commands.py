@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings(args)
         return int(args.handler(args, settings))
     except ValidationError as exc:
-        _error("; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()))
+        _error("; ".join(problems_of(exc)))
     except (
         UsageError,
         OperationError,

@@ -78,6 +78,10 @@ class ErrorBody(BaseModel):
     """The body of every error answer."""
 
     detail: str | list[str] | list[EventProblems]
+    #: of a publish refused part-way (503, 507): the ids of the events that were taken
+    #: all the same and will be applied (the others were not); sending every event again
+    #: with the same ids is safe
+    accepted: list[str] | None = None
 
 
 class RememberRequest(RememberFields):
@@ -96,8 +100,10 @@ _DESCRIPTIONS = {
     404: "No such memory or entity for this user.",
     422: "The request is malformed: each problem is named.",
     501: "This server has no cold store.",
-    503: "The broker cannot take events now, or memstream is stopping (see Retry-After).",
-    507: "A disk memstream writes to is nearly full (see Retry-After).",
+    503: "The broker cannot take events now, or memstream is stopping (see Retry-After); "
+    "`accepted` lists the events of a publish taken before the refusal, if any.",
+    507: "A disk memstream writes to is nearly full (see Retry-After); "
+    "`accepted` lists the events of a publish taken before the refusal, if any.",
 }
 
 
@@ -149,7 +155,10 @@ def install_error_handlers(app: FastAPI) -> None:
         status = next(code for kind, code in _STATUS_OF if isinstance(exc, kind))
         retry_after = getattr(exc, "retry_after", None)
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
-        return JSONResponse(status_code=status, content={"detail": str(exc)}, headers=headers)
+        content: dict[str, Any] = {"detail": str(exc)}
+        if getattr(exc, "taken", ()):
+            content["accepted"] = list(exc.taken)  # type: ignore[attr-defined]
+        return JSONResponse(status_code=status, content=content, headers=headers)
 
     for kind, _ in _STATUS_OF:
         app.add_exception_handler(kind, _refused)

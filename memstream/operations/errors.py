@@ -38,10 +38,20 @@ class NotAvailable(OperationError):
 
 
 class Unavailable(OperationError):
-    """The event sink (the broker) cannot take events right now: try again shortly."""
+    """The event sink (the broker) cannot take events right now: try again shortly.
+
+    Attributes:
+        taken: of a publish refused part-way, the ids of the events that were taken all
+            the same (durable: they will be applied); the others were not. Publishing
+            them all again with the same event ids is safe either way.
+    """
 
     #: seconds a caller should wait before trying again
     retry_after = 5
+
+    def __init__(self, message: str = "", taken: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.taken = taken
 
 
 class Overloaded(Unavailable):

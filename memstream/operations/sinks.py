@@ -118,19 +118,41 @@ class BrokerSink:
             raise StorageFull(shortage)
         with self._drain.publishing():
             publisher = await self._connect()
-            try:
-                yield publisher
-            except DiskFull as exc:
-                raise StorageFull(str(exc)) from None
-            except StreamsError as exc:
-                raise Unavailable(str(exc)) from None
+            yield publisher
 
     async def publish(self, events: Sequence[Event]) -> list[str]:
-        """Append ``events`` to the log durably; their ids once acknowledged."""
+        """Append ``events`` to the log durably; their ids once acknowledged.
+
+        Raises:
+            Unavailable: (StorageFull for a full disk) naming in ``taken`` the events
+                that were taken before the refusal.
+        """
         async with self._publishing() as publisher:
-            return await publisher.publish(events)
+            try:
+                return await publisher.publish(events)
+            except StreamsError as exc:
+                raise _refusal(exc, [e.event_id for e in events]) from None
 
     async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:
         """Publish checked input lines: events to their topics, the rest dead-lettered."""
         async with self._publishing() as publisher:
-            await publisher.publish_lines(lines)
+            try:
+                await publisher.publish_lines(lines)
+            except StreamsError as exc:
+                names = [f"line {line.number}" for line in lines if line.sendable]
+                raise _refusal(exc, names) from None
+
+
+def _refusal(exc: StreamsError, names: Sequence[str]) -> Unavailable:
+    """The operations' refusal for a publisher's error; ``names``: of the records it was
+    given, in order (what its ``taken`` indexes point at)."""
+    taken = tuple(names[i] for i in getattr(exc, "taken", ()))
+    message = str(exc)
+    if taken:
+        message += (
+            f"; {len(taken)} of the {len(names)} were taken all the same and will be applied "
+            "(listed in 'accepted'): publishing all of them again with the same event ids "
+            "is safe"
+        )
+    kind = StorageFull if isinstance(exc, DiskFull) else Unavailable
+    return kind(message, taken)
