@@ -24,6 +24,7 @@ __all__ = [
     "lifecycle_schedule",
     "lifecycle_timer",
     "lifeline",
+    "log_lines",
     "log_reader",
     "projector",
     "publisher",

@@ -15,7 +15,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -144,6 +146,25 @@ class EmbeddedBroker:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+    def watch(self, on_exit: Callable[[int], None], every: float = 0.25) -> None:
+        """Call ``on_exit(returncode)`` from a thread of its own if the broker exits
+        while it is not being stopped (it crashed, or someone killed it); reaping it
+        means no zombie is left."""
+        process = self._process
+        if process is None:
+            return
+
+        def watch() -> None:
+            while self._process is process:
+                code = process.poll()
+                if code is not None:
+                    if self._process is process:  # not stopped meanwhile
+                        on_exit(code)
+                    return
+                time.sleep(every)
+
+        threading.Thread(target=watch, name="broker-watch", daemon=True).start()
 
     def kill(self) -> None:
         """SIGKILL the broker (a forced stop)."""

@@ -176,6 +176,9 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
         if broker is not None:
             broker.kill()
 
+    if broker is not None:
+        broker.watch(lambda code: _broker_died(code, force))
+
     try:
         epoch = asyncio.run(prepare_log(settings))
         layout = DataLayout(settings.data_location)
@@ -250,6 +253,29 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             api_process.stop()
         if broker is not None:
             broker.stop()
+
+
+#: What ``memstream up`` exits with when its embedded broker died under it.
+BROKER_DIED_EXIT = 3
+
+
+def _broker_died(code: int, force: Callable[[], None]) -> None:
+    """The embedded broker exited while ``up`` ran: its log (held in memory) is gone,
+    so no publish or worker can go on. Say so once and exit at once, non-zero, so a
+    supervisor starts ``up`` again: the intake journal holds every accepted event, and
+    the next start publishes again what the new log lacks (as after a SIGKILL)."""
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    log.error(
+        "the embedded broker %s: its log is gone, so memstream up stops now (exit %d). "
+        "Every accepted event is in the intake journal: start memstream up again and it "
+        "publishes them again",
+        how,
+        BROKER_DIED_EXIT,
+    )
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    force()
+    os._exit(BROKER_DIED_EXIT)
 
 
 def _recover_journal(

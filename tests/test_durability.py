@@ -332,3 +332,42 @@ def _publish_to_broker(bootstrap: str, count: int) -> list[tuple[str, str]]:
 
     asyncio.run(send())
     return [(e.user_id, e.event_id) for e in events]
+
+
+def _broker_pid(worker: WorkerProcess) -> int:
+    for pid in worker.children():
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"--storage-engine" in command:  # the Tansu broker, not setpriv's wrapper
+            return pid
+    raise AssertionError("no embedded broker among the children of memstream up")
+
+
+def test_a_dead_broker_stops_up_at_once_and_the_next_start_loses_nothing(
+    tmp_path: Path, workers: list[WorkerProcess]
+) -> None:
+    """SIGKILL of the embedded broker alone: ``up`` says so in one line and exits
+    non-zero within seconds (so a supervisor restarts it), leaving no process and no
+    flood of errors; every acknowledged event is applied after the restart."""
+    data, port = tmp_path / "data", free_port()
+    worker = start(workers, data, port)
+    acknowledged = publish_all(worker.api_url, "before", 300)
+    children = worker.children()
+    killed_at = time.monotonic()
+    import os
+
+    os.kill(_broker_pid(worker), signal.SIGKILL)
+    code = worker.wait(timeout=15)
+    took = time.monotonic() - killed_at
+    assert code == 3, worker.log()[-3000:]
+    assert took < 10, took
+    assert WorkerProcess.wait_gone(children) == set(), "a child outlived memstream up"
+    lines = worker.log().splitlines()
+    assert sum("the embedded broker was killed by signal 9" in line for line in lines) == 1
+    assert sum("ERROR" in line for line in lines) < 20, "\n".join(lines[-40:])
+
+    again = start(workers, data, port)
+    acknowledged += publish_all(again.api_url, "after", 100)
+    assert_each_once(live_store(data), acknowledged)

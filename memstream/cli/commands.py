@@ -382,13 +382,11 @@ def _create_key(args: argparse.Namespace, store: Any, audit: Any) -> int:
 def _up(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.guard import serving_rule
     from memstream.http.process import ApiProcess
+    from streams.log_lines import configure_logging
     from streams.worker import run
 
     rule = None if args.no_api else serving_rule(settings)
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(settings.log_level)
     if rule is not None:
         logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return run(settings, api=None if args.no_api else ApiProcess)
@@ -397,12 +395,10 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.guard import serving_rule
     from memstream.http.serve import serve
+    from streams.log_lines import configure_logging
 
     rule = serving_rule(settings)
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(settings.log_level)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return serve(settings)
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from memstream.operations import DrainState
 from streams.lifeline import die_with_parent
+from streams.log_lines import configure_logging
 from streams.settings import Settings
 
 __all__ = ["ApiProcess"]
@@ -52,7 +53,7 @@ def _listen(conn: Connection, state: DrainState, server: Any) -> None:
 
 def _child(settings_json: str, conn: Connection, parent_pid: int) -> None:
     die_with_parent(parent_pid)
-    logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging("INFO")
     import uvicorn
 
     from memstream.http.serve import build_api

@@ -1,6 +1,12 @@
 """Where operations publish: the durable publisher of :mod:`streams.publisher`, opened on
 first use, refusing events while memstream stops or a disk is nearly full.
 
+When the broker stops answering, the publisher is closed (so no client library retries
+and logs in the background) and publishes are refused at once (503, in well under a
+second: a TCP connect to the bootstrap addresses says whether anything listens) until a
+broker answers again. The first refusal is logged; the rest are counted and summed up in
+one line a minute.
+
 Every front door publishes through a :class:`BrokerSink`; the HTTP API's child of
 ``memstream up`` gives it the :class:`DrainState` its parent drives.
 """
@@ -12,12 +18,13 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Protocol
 
 from memstream.operations.errors import StorageFull, Unavailable
 from projections.events import Event
 from storage.headroom import Headroom
+from streams.broker import is_listening
 from streams.errors import DiskFull, StreamsError
 from streams.publisher import CheckedLine, Publisher, headroom_of, publisher_for
 from streams.settings import Settings
@@ -83,6 +90,7 @@ class BrokerSink:
         self._headroom = headroom if headroom is not None else headroom_of(settings)
         self._publisher: Publisher | None = None
         self._connecting = asyncio.Lock()
+        self._outage = _Outage()
 
     async def start(self) -> None:
         """Connect now if the broker is there; otherwise at the first publish."""
@@ -116,9 +124,25 @@ class BrokerSink:
         shortage = self._headroom.shortage() if self._headroom is not None else None
         if shortage is not None:
             raise StorageFull(shortage)
+        if self._outage.reason is not None:
+            bootstrap = self._settings.bootstrap
+            if not await asyncio.to_thread(_anything_listens, bootstrap):
+                self._outage.refused()
+                raise Unavailable(f"no broker answers at {bootstrap}: {self._outage.reason}")
         with self._drain.publishing():
-            publisher = await self._connect()
-            yield publisher
+            try:
+                publisher = await self._connect()
+                yield publisher
+            except StorageFull:
+                raise
+            except Unavailable as exc:
+                if self._outage.reason is None:
+                    self._outage.began(str(exc))
+                    await self.close()  # no background reconnects while it is gone
+                else:
+                    self._outage.refused()
+                raise
+        self._outage.ended()
 
     async def publish(self, events: Sequence[Event]) -> list[str]:
         """Append ``events`` to the log durably; their ids once acknowledged.
@@ -156,3 +180,42 @@ def _refusal(exc: StreamsError, names: Sequence[str]) -> Unavailable:
         )
     kind = StorageFull if isinstance(exc, DiskFull) else Unavailable
     return kind(message, taken)
+
+
+def _anything_listens(bootstrap: str) -> bool:
+    """Whether a TCP connect to any of the bootstrap addresses succeeds (0.3 s each)."""
+    for address in bootstrap.split(","):
+        host, _, port = address.strip().rpartition(":")
+        if host and port.isdigit() and is_listening(host.strip("[]"), int(port), timeout=0.3):
+            return True
+    return False
+
+
+class _Outage:
+    """Whether the broker is known to be gone, and the logging of it: one line when it
+    goes, one a minute summing up the refusals while it stays gone, one when it is back."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.reason: str | None = None
+        self._clock = clock
+        self._count = 0
+        self._summed_at = 0.0
+
+    def began(self, reason: str) -> None:
+        self.reason, self._count, self._summed_at = reason, 1, self._clock()
+        log.warning("publishing refused: %s; refusing at once until a broker answers", reason)
+
+    def refused(self) -> None:
+        self._count += 1
+        if self._clock() - self._summed_at >= 60:
+            log.warning(
+                "the broker is still gone: %d publishes refused since %s",
+                self._count,
+                self.reason,
+            )
+            self._summed_at = self._clock()
+
+    def ended(self) -> None:
+        if self.reason is not None:
+            log.info("the broker answers again (%d publishes were refused)", self._count)
+            self.reason = None

@@ -1,0 +1,57 @@
+"""A broker that goes away: publishes are refused at once, logged once, and taken again
+as soon as a broker answers on the same address (a real embedded broker, stopped and
+started again)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+
+import pytest
+
+from memstream.operations.errors import Unavailable
+from memstream.operations.sinks import BrokerSink
+from memstream.testing import embedded_broker, free_port, message
+from streams.log_lines import RepeatSummary
+from streams.settings import Settings
+
+pytestmark = [pytest.mark.broker]
+
+
+def test_while_no_broker_answers_publishes_fail_fast_and_are_logged_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    port = free_port()
+    settings = Settings(
+        data=str(tmp_path / "data"), kafka=f"127.0.0.1:{port}", journal="off", min_free_mb=16
+    )
+    caplog.set_level(logging.INFO)
+    caplog.handler.addFilter(RepeatSummary())  # as memstream up and serve log
+
+    async def run() -> list[float]:
+        sink = BrokerSink(settings)
+        with embedded_broker(port):
+            assert await sink.publish([message(event_id="before")]) == ["before"]
+        took = []
+        for i in range(12):  # the first notices the outage; the others are refused at once
+            started = time.monotonic()
+            with pytest.raises(Unavailable):
+                await sink.publish([message(event_id=f"during-{i}")])
+            took.append(time.monotonic() - started)
+        with embedded_broker(port):
+            assert await sink.publish([message(event_id="after")]) == ["after"]
+        await sink.close()
+        return took
+
+    took = asyncio.run(run())
+    assert max(took[1:]) < 1.0, took
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    ours = [r for r in warnings if r.name == "memstream.operations.sinks"]
+    assert len(ours) == 1 and "refusing at once" in ours[0].getMessage()
+    kinds = {(r.name, r.levelno, r.msg) for r in warnings}
+    assert len(warnings) == len(kinds) < 15, [r.getMessage() for r in warnings]  # no flood
+    assert any(
+        "answers again (12 publishes were refused)" in r.getMessage() for r in caplog.records
+    )
