@@ -62,9 +62,8 @@ def test_archive_search_expand_restore_in_a_running_worker(
             data.uri, kafka=bootstrap, env=data.env, log_path=tmp_path / "worker.log"
         ).start()
         try:
-            worker.wait_ready()
+            worker.wait_serving()  # the API may answer after the worker is ready
             url = worker.api_url
-            wait_until(lambda: httpx.get(f"{url}/healthz").status_code == 200, timeout=60)
             events = [
                 {
                     "type": "message",

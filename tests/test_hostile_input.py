@@ -189,27 +189,14 @@ def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applie
 ) -> None:
     """Produced straight to the topic (not through the API): the worker's dead letter is
     larger than the topic takes, so it carries a reference; nothing else is lost."""
-    import asyncio
     import json
 
-    from aiokafka import AIOKafkaProducer
-
     from storage.lance_tables import DEAD_LETTERS
-    from streams.topics import MESSAGES
 
     good = [message(500 + i, user_id="big") for i in range(2)]
     huge = b'{"user_id": "big", "content": "' + b"x" * 2_000_000 + b'"}'  # no session: invalid
 
-    async def produce() -> None:
-        producer = AIOKafkaProducer(bootstrap_servers=worker.bootstrap, max_request_size=4 << 20)
-        await producer.start()
-        try:
-            for value in (json.dumps(good[0]).encode(), huge, json.dumps(good[1]).encode()):
-                await producer.send_and_wait(MESSAGES, value, key=b"big")
-        finally:
-            await producer.stop()
-
-    asyncio.run(produce())
+    produce_raw(worker, [json.dumps(good[0]).encode(), huge, json.dumps(good[1]).encode()], b"big")
     uri = DataLayout(resolve_location(str(worker.data))).existing_projections()
     assert uri is not None
     store = ProjectionStore.at(uri)
@@ -223,6 +210,26 @@ def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applie
 
     wait_until(settled, timeout=30)
     worker.check_alive()
+
+
+def produce_raw(worker: WorkerProcess, values: list[bytes], key: bytes) -> None:
+    """Produce ``values`` straight to ``memory.messages``, past every front door."""
+    import asyncio
+
+    from aiokafka import AIOKafkaProducer
+
+    from streams.topics import MESSAGES
+
+    async def produce() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=worker.bootstrap, max_request_size=4 << 20)
+        await producer.start()
+        try:
+            for value in values:
+                await producer.send_and_wait(MESSAGES, value, key=key)
+        finally:
+            await producer.stop()
+
+    asyncio.run(produce())
 
 
 def _raw_event(**fields: str) -> bytes:
@@ -282,13 +289,9 @@ def test_records_the_doors_refuse_are_dead_lettered_when_produced_to_the_log(
     """One rule for the doors and the worker: an id a door refuses, an event over the
     size limit, metadata nested past the limit, produced straight to the topic, are
     dead-lettered with the reason; the good record beside them is applied."""
-    import asyncio
     import json
 
-    from aiokafka import AIOKafkaProducer
-
     from storage.lance_tables import DEAD_LETTERS
-    from streams.topics import MESSAGES
 
     def event(i: int, **fields: Any) -> bytes:
         return json.dumps(message(800 + i, **{"user_id": "rule", **fields})).encode()
@@ -300,16 +303,7 @@ def test_records_the_doors_refuse_are_dead_lettered_when_produced_to_the_log(
     }
     good = event(3)
 
-    async def produce() -> None:
-        producer = AIOKafkaProducer(bootstrap_servers=worker.bootstrap, max_request_size=4 << 20)
-        await producer.start()
-        try:
-            for value in [*refused.values(), good]:
-                await producer.send_and_wait(MESSAGES, value, key=b"rule")
-        finally:
-            await producer.stop()
-
-    asyncio.run(produce())
+    produce_raw(worker, [*refused.values(), good], b"rule")
     uri = DataLayout(resolve_location(str(worker.data))).existing_projections()
     assert uri is not None
     store = ProjectionStore.at(uri)

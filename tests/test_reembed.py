@@ -117,7 +117,7 @@ def test_reembed_serves_old_vectors_until_switched_and_replays_with_the_new(
         quiet = {"MEMSTREAM_EMBEDDER": "minilm", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "100000"}
         worker = WorkerProcess(data, kafka=bootstrap, env=quiet).start()
         try:
-            worker.wait_ready()
+            worker.wait_serving()  # the API may answer after the worker is ready
             url = worker.api_url
             long_ago = NOW - timedelta(days=730)
             events = [

@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.convertors import PathConvertor, register_url_convertor
 
 from memstream.http.contract import (
     CONTROL_FREE_PATTERN,
@@ -47,6 +48,18 @@ USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
 #: A memory id in a path: ``{memory_id:path}`` in the route, so an id holding ``/`` (which
 #: the identifier rule allows, sent as ``%2F`` or as it is) reaches its route.
 MEMORY = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
+#: The actions a path can name after a memory id.
+_ACTIONS = ("history", "explain", "confirm", "correct", "forget", "restore")
+
+
+class _MemoryIdConvertor(PathConvertor):
+    """A memory id that may hold ``/`` but does not end in ``/<action>``: the path of
+    an action on a memory is that action's alone (its ``Allow`` lists its methods)."""
+
+    regex = r"(?:(?!/(?:" + "|".join(_ACTIONS) + r")$).)+"
+
+
+register_url_convertor("memory_id", _MemoryIdConvertor())
 
 
 class _Owner(BaseModel):
@@ -258,7 +271,7 @@ def create_app(
         return await ops.explain(user_id, memory_id)
 
     # after the routes whose paths continue a memory id: this one takes any rest
-    @app.get("/v1/memories/{memory_id:path}", responses=errors(*_READ, 404, 501, 503, 507))
+    @app.get("/v1/memories/{memory_id:memory_id}", responses=errors(*_READ, 404, 501, 503, 507))
     async def get_memory(
         memory_id: str = MEMORY,
         user_id: str = USER,
