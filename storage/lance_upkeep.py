@@ -47,6 +47,29 @@ def _full_text_index() -> FTS:
     return FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True)
 
 
+#: Tries of an index creation that lost a commit race (another creation of it, or a
+#: concurrent commit), with a doubling pause from the first.
+_INDEX_TRIES, _INDEX_PAUSE_SECONDS = 4, 0.05
+
+
+def _create_index(table: Any, column: str, config: Any) -> None:
+    """Create one index; when a concurrent commit preempts it (two upkeeps indexing
+    the same new table, in one process or several), look again: the other may have
+    created it, else try again."""
+    for attempt in range(_INDEX_TRIES):
+        try:
+            table.create_index(column, config=config)
+            return
+        except RuntimeError as exc:
+            if "commit conflict" not in str(exc) or attempt == _INDEX_TRIES - 1:
+                raise
+            log.info("indexing %s lost a commit race; looking again", column)
+        time.sleep(_INDEX_PAUSE_SECONDS * 2**attempt)
+        table.checkout_latest()
+        if (column,) in {tuple(index.columns) for index in table.list_indices()}:
+            return
+
+
 class IndexUpkeep:
     """Index and compaction upkeep over the store's tables."""
 
@@ -93,7 +116,7 @@ class IndexUpkeep:
             for column, config in indexes:
                 if (column,) not in present:
                     log.info("indexing %s.%s (%d rows)", name, column, rows)
-                    table.create_index(column, config=config)
+                    _create_index(table, column, config)
 
     def optimize(self, retain: timedelta) -> None:
         """Compact fragments, index new rows, drop versions older than ``retain``."""

@@ -84,9 +84,16 @@ def build_app(
     indexed = asyncio.Event()
 
     async def index_once(result: BatchResult) -> None:
+        """Index the tables after the first batch. Indexes only speed reads up, so a
+        failure here is logged and left to the upkeep timer, never the consumer's end."""
         if not indexed.is_set():
-            await asyncio.to_thread(projector.store.ensure_indexes)
             indexed.set()
+            try:
+                await asyncio.to_thread(projector.store.ensure_indexes)
+            except Exception:
+                log.warning(
+                    "indexing after the first batch failed; upkeep retries it", exc_info=True
+                )
 
     episodes = EpisodeConsumer(
         settings, projector, log_epoch, on_applied=index_once, headroom=headroom
