@@ -46,7 +46,7 @@ def test_while_no_broker_answers_publishes_fail_fast_and_are_logged_once(
         return took
 
     took = asyncio.run(run())
-    assert max(took[1:]) < 1.0, took
+    assert max(took[1:]) < 5.0, took  # against the 15 s a producer waits: refused at once
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
     ours = [r for r in warnings if r.name == "memstream.operations.sinks"]
     assert len(ours) == 1 and "refusing at once" in ours[0].getMessage()
