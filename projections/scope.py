@@ -13,7 +13,14 @@ from projections.errors import InvalidQuery
 from projections.events import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
 from storage import filters
 
-__all__ = ["plain_text", "scope_filter", "valid_identifier", "valid_tag", "without_controls"]
+__all__ = [
+    "is_identifier",
+    "plain_text",
+    "scope_filter",
+    "valid_identifier",
+    "valid_tag",
+    "without_controls",
+]
 
 #: The identifier and tag rules of the event models (the worker's too), for values that
 #: arrive outside an event (a query's user, a path parameter).
@@ -21,9 +28,14 @@ _IDENTIFIER = re.compile(IDENTIFIER_PATTERN, re.ASCII)
 _TAG = re.compile(TAG_PATTERN, re.ASCII)
 
 
+def is_identifier(value: object) -> bool:
+    """Whether ``value`` is a string that keeps the identifier rule."""
+    return isinstance(value, str) and _IDENTIFIER.fullmatch(value) is not None
+
+
 def valid_identifier(name: str, value: str) -> str:
     """``value`` if it is a valid identifier, else InvalidQuery naming ``name``."""
-    if not isinstance(value, str) or not _IDENTIFIER.fullmatch(value):
+    if not is_identifier(value):
         raise InvalidQuery(f"{name}: {IDENTIFIER_RULE}")
     return value
 

@@ -219,26 +219,24 @@ class Publisher:
             by_topic.setdefault(r.topic, []).append(index)
         positions: dict[tuple[str, int], int] = {}
         taken: set[int] = set()
+        lane = self._lane
         for topic, indexes in by_topic.items():
             batch = [records[i] for i in indexes]
             appended = None
             try:
-                if journaled and topic != ACCESS and self._lane is not None:
-                    appended = await self._lane.append(batch)
+                if journaled and topic != ACCESS and lane is not None:
+                    appended = await lane.append(batch)
                     taken.update(indexes)  # on disk: a sweep produces them if this fails
                 produced = await self._produce(batch, topic)
-            except PublishError as exc:
-                if appended is not None:
-                    self._lane.acknowledge(appended, None)  # type: ignore[union-attr]
-                taken.update(indexes[i] for i in exc.taken)
-                exc.taken = tuple(sorted(taken))
+            except BaseException as exc:
+                if appended is not None and lane is not None:
+                    lane.acknowledge(appended, None)
+                if isinstance(exc, PublishError):
+                    taken.update(indexes[i] for i in exc.taken)
+                    exc.taken = tuple(sorted(taken))
                 raise
-            except BaseException:
-                if appended is not None:
-                    self._lane.acknowledge(appended, None)  # type: ignore[union-attr]
-                raise
-            if appended is not None:
-                self._lane.acknowledge(appended, produced)  # type: ignore[union-attr]
+            if appended is not None and lane is not None:
+                lane.acknowledge(appended, produced)
             taken.update(indexes)
             positions.update(produced)
         return positions

@@ -156,8 +156,8 @@ def install_error_handlers(app: FastAPI) -> None:
         retry_after = getattr(exc, "retry_after", None)
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
         content: dict[str, Any] = {"detail": str(exc)}
-        if getattr(exc, "taken", ()):
-            content["accepted"] = list(exc.taken)  # type: ignore[attr-defined]
+        if isinstance(exc, Unavailable) and exc.taken:
+            content["accepted"] = list(exc.taken)
         return JSONResponse(status_code=status, content=content, headers=headers)
 
     for kind, _ in _STATUS_OF:

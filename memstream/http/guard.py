@@ -12,7 +12,6 @@ and every request acts as the operator.
 from __future__ import annotations
 
 import ipaddress
-import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from fastapi import HTTPException, Request
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import ApiKey, KeyStore
 from memstream.tenancy.limits import Buckets
-from projections.events import IDENTIFIER_PATTERN
+from projections.scope import is_identifier
 from streams.errors import StreamsError
 from streams.settings import Settings
 
@@ -30,7 +29,6 @@ __all__ = ["FORBIDDEN", "Guard", "Principal", "is_loopback", "serving_rule"]
 
 #: What a key is told about a user it cannot reach: never whether the user exists.
 FORBIDDEN = "this API key cannot act on that user"
-_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 
 
 @dataclass
@@ -89,7 +87,7 @@ class Principal:
     def refuse(self, why: str, user_id: object = None) -> HTTPException:
         """A 403 saying ``why``, recorded in the audit log (without content: the user
         only when it is a well-formed id)."""
-        shown = user_id if isinstance(user_id, str) and _IDENTIFIER.fullmatch(user_id) else None
+        shown = user_id if isinstance(user_id, str) and is_identifier(user_id) else None
         self.guard.audit.refused(
             key_id=self.key_id,
             tenant=self.tenant,

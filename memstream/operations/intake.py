@@ -12,7 +12,7 @@ from memstream.operations.errors import OperationError
 from projections.codec import encode, from_document, size_problem
 from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import CHANNEL_TYPES, Event
-from projections.json_text import JsonProblem, document_problems, parse_json
+from projections.json_text import JsonProblem, document_problems, dotted, parse_json
 from projections.scope import valid_identifier, valid_tag
 
 __all__ = [
@@ -113,7 +113,7 @@ def parse_body(raw: bytes) -> list[Any]:
         if not exc.path:
             raise InvalidEvent([exc.problem]) from None
         index, field = (exc.path[0], exc.path[1:]) if raw.lstrip()[:1] == b"[" else (0, exc.path)
-        where = ".".join(str(p) for p in field[:6]) or "event"
+        where = dotted(field) or "event"
         raise InvalidEvents([{"index": index, "problems": [f"{where}: {exc.problem}"]}]) from None
     return body if isinstance(body, list) else [body]
 
