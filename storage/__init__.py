@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "canonical",
+    "claims",
     "cold_refs",
     "cold_store",
     "data_keys",

@@ -10,6 +10,7 @@ mixed in. It knows column names, not events: callers hand it rows.
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -29,9 +30,11 @@ from storage.lance_tables import (
     DERIVED_COLUMNS,
     FIXED_SCHEMAS,
     KEYS,
+    NEW_EMPTY_COLUMNS,
     REPLAY_FILLED_COLUMNS,
     RETIRED_COLUMNS,
     STATE_TABLES,
+    UPDATE_GUARDS,
     VECTORS,
     Rows,
 )
@@ -43,9 +46,30 @@ from storage.schemas import (
     vectors_schema,
 )
 
-__all__ = ["DEFAULT_VECTOR_DIMENSION", "ProjectionStore"]
+__all__ = ["DEFAULT_VECTOR_DIMENSION", "ProjectionStore", "is_commit_conflict"]
 
 log = logging.getLogger(__name__)
+
+#: The metadata prefix LanceDB marks primary-key columns with.
+_PRIMARY_KEY = b"lance-schema:unenforced-primary-key"
+#: Retries of a write that kept losing commit races after LanceDB's own retries, with
+#: the backoff between them (seconds, doubling, with jitter).
+CONFLICT_RETRIES = 6
+CONFLICT_BACKOFF = (0.05, 2.0)
+
+
+def is_commit_conflict(exc: BaseException) -> bool:
+    """True when ``exc`` is LanceDB saying another writer committed first (worth
+    trying again), not that the write itself is wrong."""
+    text = str(exc)
+    return "onflict" in text and ("etryable" in text or "commit" in text.lower())
+
+
+def _merge_counts(result: Any) -> int:
+    """Rows a merge inserted or updated (0 when LanceDB does not say)."""
+    return int(getattr(result, "num_inserted_rows", 0) or 0) + int(
+        getattr(result, "num_updated_rows", 0) or 0
+    )
 
 
 def _first_of_each_key(table: pa.Table, key: str) -> pa.Table:
@@ -91,6 +115,8 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         self._tables: dict[str, Any] = {}
         #: per table, when its version was last asked and what it was
         self._versions_seen: dict[str, tuple[float, int]] = {}
+        #: writes tried again after losing commit races (beyond LanceDB's own retries)
+        self.conflicts_retried = 0
         if VECTORS in existing:
             self._tables[VECTORS] = self._db.open_table(VECTORS)
             self._schemas[VECTORS] = self._tables[VECTORS].schema
@@ -110,6 +136,41 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
                     )
             else:
                 self._tables[name] = self._db.create_table(name, schema=schema, exist_ok=True)
+        for name in self._tables:
+            self._mark_primary_key(name)
+
+    def _mark_primary_key(self, name: str) -> None:
+        """Mark the table's key column as its primary key (once per table): without it
+        two writers inserting the same new key at once both succeed (lance#4585)."""
+        table = self._tables[name]
+        field = table.schema.field(KEYS[name])
+        if any(key.startswith(_PRIMARY_KEY) for key in field.metadata or {}):
+            return
+        if field.nullable:  # a key column an older memstream added to existing rows
+            log.warning(
+                "%s.%s cannot be marked as the primary key (it was added to an older "
+                "store): run one worker on this store, or rebuild it with `memstream "
+                "replay`, before running several",
+                name,
+                KEYS[name],
+            )
+        else:
+            self.retrying(lambda: table.set_unenforced_primary_key(KEYS[name]))
+
+    def retrying(self, write: Any) -> Any:
+        """Run ``write``; when it loses commit races LanceDB did not resolve itself, try
+        again after a bounded, growing, jittered wait (many writers on one table)."""
+        delay, cap = CONFLICT_BACKOFF
+        for attempt in range(CONFLICT_RETRIES + 1):
+            try:
+                return write()
+            except Exception as exc:
+                if attempt == CONFLICT_RETRIES or not is_commit_conflict(exc):
+                    raise
+                self.conflicts_retried += 1
+                time.sleep(random.uniform(delay / 2, delay))
+                delay = min(cap, delay * 2)
+        raise AssertionError("unreachable")
 
     def _migrate(self, name: str) -> None:
         """Add the columns later versions derive from existing ones (in place)."""
@@ -118,6 +179,13 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             if column not in table.schema.names:
                 log.info("adding %s.%s to a store written by an older memstream", name, column)
                 table.add_columns({column: expression})
+        quiet = [
+            self._schemas[name].field(column)
+            for column in NEW_EMPTY_COLUMNS.get(name, ())
+            if column not in table.schema.names
+        ]
+        if quiet:
+            table.add_columns(quiet)
         retired = [c for c in RETIRED_COLUMNS.get(name, ()) if c in table.schema.names]
         if retired:
             for index in table.list_indices():
@@ -167,24 +235,32 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             return
         key = KEYS[name]
         data = _first_of_each_key(self._as_table(name, rows), key)
-        self._tables[name].merge_insert(key).when_not_matched_insert_all().execute(data)
+        table = self._tables[name]
+        self.retrying(lambda: table.merge_insert(key).when_not_matched_insert_all().execute(data))
 
     def append(self, name: str, rows: Rows) -> None:
         """Append rows without a key check (for a writer that knows the keys are new)."""
         if len(rows):
             self._tables[name].add(self._as_table(name, rows))
 
-    def upsert(self, name: str, rows: Rows) -> None:
-        """Insert the rows, replacing those whose key is already there."""
+    def upsert(self, name: str, rows: Rows, *, guarded: bool = False) -> int:
+        """Insert the rows, replacing those whose key is already there (``guarded``:
+        only where the table's :data:`~storage.lance_tables.UPDATE_GUARDS` condition
+        allows); answers how many rows were inserted or replaced."""
         if not len(rows):
-            return
-        (
-            self._tables[name]
-            .merge_insert(KEYS[name])
-            .when_matched_update_all()
-            .when_not_matched_insert_all()
-            .execute(self._as_table(name, rows))
-        )
+            return 0
+        table, data = self._tables[name], self._as_table(name, rows)
+        where = UPDATE_GUARDS[name] if guarded else None
+
+        def merge() -> Any:
+            return (
+                table.merge_insert(KEYS[name])
+                .when_matched_update_all(where=where)
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
+
+        return _merge_counts(self.retrying(merge))
 
     def by_ids(
         self,
@@ -213,8 +289,16 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             return rows
         return pa.Table.from_pylist(list(rows), schema=self._schemas[name])
 
-    def save_checkpoints(self, consumer: str, positions: Checkpoints, now: datetime) -> None:
-        """Record the last applied position per (topic, partition) for ``consumer``."""
+    def save_checkpoints(
+        self,
+        consumer: str,
+        positions: Checkpoints,
+        now: datetime,
+        owner_epochs: Mapping[int, int] | None = None,
+    ) -> None:
+        """Record the last applied position per (topic, partition) for ``consumer``;
+        with ``owner_epochs`` (the writer's ownership epoch per partition), a stored
+        checkpoint of a later epoch is kept (its writer owns the partition now)."""
         if not positions:
             return
         rows = [
@@ -226,10 +310,15 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
                 "log_epoch": at.log_epoch,
                 "offset": at.offset,
                 "updated_at": now,
+                "owner_epoch": (owner_epochs or {}).get(at.partition),
             }
             for at in positions.values()
         ]
-        self.upsert(CHECKPOINTS, pa.Table.from_pylist(rows, schema=CHECKPOINTS_SCHEMA))
+        self.upsert(
+            CHECKPOINTS,
+            pa.Table.from_pylist(rows, schema=CHECKPOINTS_SCHEMA),
+            guarded=owner_epochs is not None,
+        )
 
     def load_checkpoints(self, consumer: str | None = None) -> dict[tuple[str, int], LogPosition]:
         """The stored position per (topic, partition), for one consumer or all."""

@@ -3,7 +3,11 @@
 ``memories`` (one row per memory, insert-only), ``vectors`` (one embedding per memory,
 insert-only, with the memory's scope columns), ``entities``, ``access``, ``sessions``,
 ``memory_state``, ``archive_index`` and ``watermarks`` (small rows updated in place),
-``checkpoints`` and ``dead_letters``.
+``checkpoints`` and ``dead_letters``; ``partition_owners`` and ``leases``, who may write
+what now (:mod:`storage.claims`).
+
+Every table's key column is marked as its primary key, so that two writers inserting
+the same new key at once conflict (and one retries) instead of both adding the row.
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ from storage.schemas import (
     CHECKPOINTS_SCHEMA,
     DEAD_LETTERS_SCHEMA,
     ENTITIES_SCHEMA,
+    LEASES_SCHEMA,
     MEMORIES_SCHEMA,
     MEMORY_STATE_SCHEMA,
+    PARTITION_OWNERS_SCHEMA,
     SESSIONS_SCHEMA,
     WATERMARKS_SCHEMA,
 )
@@ -35,12 +41,16 @@ __all__ = [
     "FIXED_SCHEMAS",
     "INSERT_ONLY",
     "KEYS",
+    "LEASES",
     "MEMORIES",
     "MEMORY_STATE",
+    "NEW_EMPTY_COLUMNS",
+    "PARTITION_OWNERS",
     "REPLAY_FILLED_COLUMNS",
     "RETIRED_COLUMNS",
     "SESSIONS",
     "STATE_TABLES",
+    "UPDATE_GUARDS",
     "VECTORS",
     "WATERMARKS",
     "Rows",
@@ -56,6 +66,8 @@ SESSIONS = "sessions"
 MEMORY_STATE = "memory_state"
 WATERMARKS = "watermarks"
 ARCHIVE_INDEX = "archive_index"
+PARTITION_OWNERS = "partition_owners"
+LEASES = "leases"
 
 FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
@@ -67,6 +79,8 @@ FIXED_SCHEMAS = {
     MEMORY_STATE: MEMORY_STATE_SCHEMA,
     WATERMARKS: WATERMARKS_SCHEMA,
     ARCHIVE_INDEX: ARCHIVE_INDEX_SCHEMA,
+    PARTITION_OWNERS: PARTITION_OWNERS_SCHEMA,
+    LEASES: LEASES_SCHEMA,
 }
 KEYS = {
     MEMORIES: "memory_id",
@@ -79,6 +93,8 @@ KEYS = {
     MEMORY_STATE: "state_id",
     WATERMARKS: "watermark_id",
     ARCHIVE_INDEX: "archive_id",
+    PARTITION_OWNERS: "owner_key",
+    LEASES: "lease",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
 #: Columns added since a table was first written, and how to fill them from old rows.
@@ -106,6 +122,31 @@ REPLAY_FILLED_COLUMNS: dict[str, tuple[str, ...]] = {
         "vector_model",
         "source_event_ids",
         "entity_ids",
+    ),
+}
+
+#: Nullable columns added since a table was first written that old rows leave empty
+#: (their meaning starts with the next write).
+NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {CHECKPOINTS: ("owner_epoch",)}
+
+#: Conditions (LanceDB merge ``where``, ``target`` the stored row, ``source`` the new
+#: one) under which a guarded upsert replaces a stored row: a row folded from the log
+#: only by a later position in its partition, a checkpoint only by its partition's
+#: current owner or a later one. A writer that lost a partition while it was frozen
+#: therefore cannot put an older state back (see :mod:`streams.fencing`).
+_LATER_POSITION = (
+    "target.applied_epoch IS NULL OR source.applied_epoch IS NULL"
+    " OR target.applied_partition <> source.applied_partition"
+    " OR source.applied_epoch > target.applied_epoch"
+    " OR (source.applied_epoch = target.applied_epoch"
+    " AND source.applied_offset > target.applied_offset)"
+)
+UPDATE_GUARDS: dict[str, str] = {
+    ENTITIES: _LATER_POSITION,
+    ACCESS: _LATER_POSITION,
+    CHECKPOINTS: (
+        "target.owner_epoch IS NULL OR source.owner_epoch IS NULL"
+        " OR source.owner_epoch >= target.owner_epoch"
     ),
 }
 

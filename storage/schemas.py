@@ -18,9 +18,11 @@ __all__ = [
     "DEAD_LETTERS_SCHEMA",
     "DEFAULT_VECTOR_DIMENSION",
     "ENTITIES_SCHEMA",
+    "LEASES_SCHEMA",
     "MEMORIES_SCHEMA",
     "MEMORY_STATE_SCHEMA",
     "NOT_STATE_COLUMNS",
+    "PARTITION_OWNERS_SCHEMA",
     "POSITION_COLUMNS",
     "SESSIONS_SCHEMA",
     "WATERMARKS_SCHEMA",
@@ -198,6 +200,32 @@ CHECKPOINTS_SCHEMA = pa.schema(
         pa.field("log_epoch", pa.string(), nullable=False),
         pa.field("offset", pa.int64(), nullable=False),
         pa.field("updated_at", _UTC),
+        # the ownership epoch of the partition's writer (storage.claims): a checkpoint
+        # is never replaced by one of an older epoch (a worker that lost the partition)
+        pa.field("owner_epoch", pa.int64()),
+    ]
+)
+
+#: Who writes each partition of a consumer now (storage.claims): the epoch rises with
+#: every claim, and the writer checks it is still its own before it commits.
+PARTITION_OWNERS_SCHEMA = pa.schema(
+    [
+        pa.field("owner_key", pa.string(), nullable=False),
+        pa.field("consumer", pa.string(), nullable=False),
+        pa.field("partition", pa.int32(), nullable=False),
+        pa.field("epoch", pa.int64(), nullable=False),
+        pa.field("owner", pa.string(), nullable=False),
+        pa.field("claimed_at", _UTC),
+    ]
+)
+
+#: Leases on work one process at a time may do (storage.claims), such as upkeep.
+LEASES_SCHEMA = pa.schema(
+    [
+        pa.field("lease", pa.string(), nullable=False),
+        pa.field("holder", pa.string(), nullable=False),
+        # nanoseconds since the epoch (compared in the lease's compare-and-set)
+        pa.field("expires_ns", pa.int64(), nullable=False),
     ]
 )
 

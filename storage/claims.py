@@ -1,0 +1,193 @@
+"""Who may write what now: partition ownership epochs and leases, kept in LanceDB.
+
+Both are compare-and-set writes: a LanceDB merge whose update carries a condition on
+the stored row. When two processes race, LanceDB commits one and makes the other
+re-run its merge against the new row, where the condition no longer holds, so exactly
+one wins and each learns which from the rows the merge changed. That holds on a local
+folder and on S3 alike (S3 commits are conditional PUTs), so no lock service is needed.
+
+- :class:`PartitionClaims`: every partition of a consumer has an ownership epoch that
+  rises with each claim. A worker claims the partitions Kafka assigns it, and before it
+  commits it checks that the stored epoch is still its own: a worker that was frozen
+  past its session timeout (or lost a rebalance it did not hear of) finds a later epoch
+  and drops its batch (:mod:`streams.fencing`).
+- :class:`Lease`: work one process at a time may do (compaction, index upkeep, version
+  cleanup). It is held until it expires unless renewed, so it outlives no holder's death
+  by more than its time to live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+import pyarrow as pa
+
+from storage import filters
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import LEASES, PARTITION_OWNERS
+from storage.schemas import LEASES_SCHEMA, PARTITION_OWNERS_SCHEMA
+
+__all__ = ["Lease", "Owner", "PartitionClaims"]
+
+#: Conditions of the compare-and-set merges (``target``: the stored row).
+_LATER_EPOCH = "source.epoch > target.epoch"
+#: How many times a claim that lost a race to another claim of the same partition
+#: claims again (Kafka gave the partition to one of them: the last claim must win).
+_CLAIM_ATTEMPTS = 8
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A partition's current owner: who and under which epoch."""
+
+    epoch: int
+    owner: str
+
+
+def _owner_key(consumer: str, partition: int) -> str:
+    return f"{consumer}|{partition}"
+
+
+class PartitionClaims:
+    """The ownership epochs of one consumer's partitions."""
+
+    def __init__(self, store: ProjectionStore, consumer: str) -> None:
+        self._table = store.table(PARTITION_OWNERS)
+        self._store = store
+        self.consumer = consumer
+
+    def owners(self, partitions: Iterable[int]) -> dict[int, Owner]:
+        """The stored owner of each of ``partitions`` that has one, read fresh."""
+        wanted = sorted(set(partitions))
+        if not wanted:
+            return {}
+        self._table.checkout_latest()
+        keys = [_owner_key(self.consumer, p) for p in wanted]
+        rows = (
+            self._table.search()
+            .where(filters.is_in("owner_key", keys))
+            .select(["partition", "epoch", "owner"])
+            .limit(len(keys))
+            .to_list()
+        )
+        return {int(r["partition"]): Owner(int(r["epoch"]), str(r["owner"])) for r in rows}
+
+    def claim(self, partitions: Iterable[int], owner: str, now: datetime) -> dict[int, int]:
+        """Take ``partitions`` for ``owner``: each gets an epoch above every earlier one
+        (which fences their previous owners). Answers the epoch per partition."""
+        wanted = sorted(set(partitions))
+        epochs: dict[int, int] = {}
+        for _ in range(_CLAIM_ATTEMPTS):
+            if not wanted:
+                return epochs
+            current = self.owners(wanted)
+            asked = {p: (current[p].epoch if p in current else 0) + 1 for p in wanted}
+            rows: list[dict[str, object]] = [
+                {
+                    "owner_key": _owner_key(self.consumer, p),
+                    "consumer": self.consumer,
+                    "partition": p,
+                    "epoch": asked[p],
+                    "owner": owner,
+                    "claimed_at": now,
+                }
+                for p in wanted
+            ]
+            self._merge(rows)
+            after = self.owners(wanted)
+            for p, epoch in asked.items():
+                if after.get(p) == Owner(epoch, owner):
+                    epochs[p] = epoch
+            wanted = [p for p in wanted if p not in epochs]
+        if wanted:
+            raise RuntimeError(f"could not claim partitions {wanted}: other claims keep winning")
+        return epochs
+
+    def _merge(self, rows: list[dict[str, object]]) -> None:
+        data = pa.Table.from_pylist(rows, schema=PARTITION_OWNERS_SCHEMA)
+        table = self._table
+        self._store.retrying(
+            lambda: (
+                table.merge_insert("owner_key")
+                .when_matched_update_all(where=_LATER_EPOCH)
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
+        )
+
+    def lost(self, held: dict[int, int]) -> set[int]:
+        """The partitions of ``held`` (epoch by partition) whose stored epoch is not
+        the one held any more: claimed by another worker since."""
+        if not held:
+            return set()
+        stored = self.owners(held)
+        return {p for p, epoch in held.items() if p not in stored or stored[p].epoch != epoch}
+
+
+class Lease:
+    """A named lease one holder at a time has, until it expires or is released.
+
+    Time is wall-clock nanoseconds, passed in: holders on different hosts must keep
+    their clocks within a small part of ``ttl`` of each other (NTP does).
+    """
+
+    def __init__(self, store: ProjectionStore, name: str, holder: str, ttl: timedelta) -> None:
+        self._store = store
+        self._table = store.table(LEASES)
+        self.name = name
+        self.holder = holder
+        self.ttl_ns = int(ttl.total_seconds() * 1e9)
+
+    def acquire(self, now_ns: int) -> bool:
+        """Take (or renew) the lease until ``now_ns + ttl``; False while another holds it."""
+        data = pa.Table.from_pylist(
+            [{"lease": self.name, "holder": self.holder, "expires_ns": now_ns + self.ttl_ns}],
+            schema=LEASES_SCHEMA,
+        )
+        free_or_mine = (
+            f"target.expires_ns < {int(now_ns)} OR target.holder = {filters.literal(self.holder)}"
+        )
+        self._cas(data, free_or_mine, insert=True)
+        return self.held(now_ns)
+
+    def held(self, now_ns: int) -> bool:
+        """True while this holder has the lease and it has not expired at ``now_ns``."""
+        row = self._row()
+        return row is not None and row["holder"] == self.holder and row["expires_ns"] > now_ns
+
+    def holder_now(self) -> str | None:
+        """Who holds (or last held) the lease, read fresh."""
+        row = self._row()
+        return None if row is None else str(row["holder"])
+
+    def release(self) -> None:
+        """Give the lease up now (if held), so another process need not wait it out."""
+        data = pa.Table.from_pylist(
+            [{"lease": self.name, "holder": self.holder, "expires_ns": 0}], schema=LEASES_SCHEMA
+        )
+        self._cas(data, f"target.holder = {filters.literal(self.holder)}", insert=False)
+
+    def _row(self) -> dict[str, Any] | None:
+        self._table.checkout_latest()
+        rows = (
+            self._table.search()
+            .where(filters.equals("lease", self.name))
+            .select(["holder", "expires_ns"])
+            .limit(1)
+            .to_list()
+        )
+        return dict(rows[0]) if rows else None
+
+    def _cas(self, data: pa.Table, where: str, *, insert: bool) -> None:
+        table = self._table
+
+        def merge() -> object:
+            builder = table.merge_insert("lease").when_matched_update_all(where=where)
+            if insert:
+                builder = builder.when_not_matched_insert_all()
+            return builder.execute(data)
+
+        self._store.retrying(merge)
