@@ -58,6 +58,9 @@ class PartitionClaims:
         self._table = store.table(PARTITION_OWNERS)
         self._store = store
         self.consumer = consumer
+        #: the table version at which ``_verified`` (epoch by partition) was last read
+        self._verified_at: int | None = None
+        self._verified: dict[int, int] = {}
 
     def owners(self, partitions: Iterable[int]) -> dict[int, Owner]:
         """The stored owner of each of ``partitions`` that has one, read fresh."""
@@ -123,8 +126,17 @@ class PartitionClaims:
         the one held any more: claimed by another worker since."""
         if not held:
             return set()
+        self._table.checkout_latest()
+        version = int(self._table.version)
+        if version == self._verified_at and all(
+            self._verified.get(p) == epoch for p, epoch in held.items()
+        ):
+            return set()  # no claim since the last look (any claim makes a version)
         stored = self.owners(held)
-        return {p for p, epoch in held.items() if p not in stored or stored[p].epoch != epoch}
+        lost = {p for p, epoch in held.items() if p not in stored or stored[p].epoch != epoch}
+        if not lost:
+            self._verified_at, self._verified = version, dict(held)
+        return lost
 
 
 class Lease:

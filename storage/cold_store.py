@@ -30,7 +30,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -41,7 +41,7 @@ from storage.canonical import canonical
 from storage.cold_refs import StorageRef
 from storage.errors import StorageError
 from storage.filesystems import Location
-from storage.path_names import OutsideLocation, confined, path_segment
+from storage.path_names import OutsideLocation, confined, identifier_of, path_segment
 
 __all__ = ["PART_ROWS", "ColdStore", "ColdStoreCorrupt", "StorageRef", "original_checksum"]
 
@@ -191,15 +191,21 @@ class ColdStore:
         """Every Parquet file of the cold store."""
         return self._parquet_files(self.location.path, recursive=True)
 
-    def compact(self, min_files: int = 2) -> int:
+    def compact(self, min_files: int = 2, owns: Callable[[str], bool] | None = None) -> int:
         """Merge the small files of each partition holding ``min_files`` or more of them
         (batches, and parts under ``part_rows``) into parts; returns how many files
         were removed. Originals a full part already holds are left out, so compacting
         again after a crash between writing the parts and removing the small files
-        finishes the job without copies."""
+        finishes the job without copies. With ``owns``, only the folders of the users
+        it accepts are compacted (those whose folder name tells the user)."""
         partitions: dict[str, list[str]] = {}
         for full in self.files():
-            partitions.setdefault(posixpath.dirname(full), []).append(full)
+            folder = posixpath.dirname(full)
+            if owns is not None:
+                user = _user_of_folder(folder)
+                if user is None or not owns(user):
+                    continue
+            partitions.setdefault(folder, []).append(full)
         removed = 0
         for folder, files in sorted(partitions.items()):
             full_parts = [
@@ -290,6 +296,14 @@ class ColdStore:
 def _user_folder(user_id: str) -> str:
     """The one folder name of a user's partitions."""
     return f"user={path_segment(user_id)}"
+
+
+def _user_of_folder(folder: str) -> str | None:
+    """The user whose ``user=…/month=…`` folder ``folder`` is, when its name tells."""
+    step = posixpath.basename(posixpath.dirname(folder))
+    if not step.startswith("user="):
+        return None
+    return identifier_of(step.removeprefix("user="))
 
 
 def _legacy_user_folder(user_id: str) -> list[str]:

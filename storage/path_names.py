@@ -16,7 +16,7 @@ import re
 
 from storage.errors import StorageError
 
-__all__ = ["MAX_SEGMENT", "OutsideLocation", "confined", "path_segment"]
+__all__ = ["MAX_SEGMENT", "OutsideLocation", "confined", "identifier_of", "path_segment"]
 
 #: Characters kept as they are: they carry no meaning in a local path or an S3 key,
 #: and no run of them is ``.`` or ``..``.
@@ -46,6 +46,21 @@ def path_segment(identifier: str) -> str:
     if escaped and len(escaped) <= MAX_SEGMENT:
         return escaped
     return _DIGEST_MARK + hashlib.blake2b(raw, digest_size=20).hexdigest()
+
+
+def identifier_of(segment: str) -> str | None:
+    """The identifier :func:`path_segment` made ``segment`` from, or None when it cannot
+    be told (a name made from a digest, or not one of its names)."""
+    if segment.startswith(_DIGEST_MARK):
+        return None
+    try:
+        raw = re.sub(
+            rb"%([0-9A-F]{2})", lambda m: bytes([int(m.group(1), 16)]), segment.encode("ascii")
+        )
+        identifier = raw.decode("utf-8", "surrogatepass")
+    except (UnicodeError, ValueError):
+        return None
+    return identifier if path_segment(identifier) == segment else None
 
 
 def confined(root: str, relative: str) -> str:

@@ -6,7 +6,8 @@ a service faust starts and stops with the app (see that module for why it is not
 per-event agent); an agent watches ``memory.meta`` and stops the worker when the log it
 was started on is replaced (its offsets would mean nothing in the new one); a timer
 compacts the tables, folds new rows into the indexes and merges the event archive's
-small files, when the disk has room for it. With the intake journal, a timer sweeps it
+small files, when the disk has room for it and this worker holds the upkeep lease (one
+process at a time, whichever worker takes it first). With the intake journal, a timer sweeps it
 (:mod:`streams.journal_sweeper`); with an embedder, a timer embeds the memories that
 have no vector while the embedder agent is idle (:mod:`streams.embedding_backfill`).
 """
@@ -18,6 +19,7 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,13 @@ from mode import Service
 
 from models.embedders import Embedder
 from projections.clock import system_clock
+from storage.claims import Lease
 from storage.headroom import Headroom
+from storage.lance_store import ProjectionStore
 from streams.batch_consumer import EpisodeConsumer
 from streams.embedding_agent import add_embedder_agent
 from streams.embedding_backfill import missing_embeddings
+from streams.fencing import writer_name
 from streams.journal_sweeper import JournalSweeper
 from streams.lifecycle_timer import add_lifecycle_timer
 from streams.projector import BatchResult, Projector
@@ -37,7 +42,7 @@ from streams.sealing import sealed_records
 from streams.settings import Settings
 from streams.topics import EMBEDDINGS, MESSAGES, META
 
-__all__ = ["FAUST_BROKER_SETTINGS", "build_app"]
+__all__ = ["FAUST_BROKER_SETTINGS", "UPKEEP_LEASE_SECONDS", "build_app", "upkeep_lease"]
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +70,13 @@ def build_app(
     sweeper: JournalSweeper | None = None,
     headroom: Headroom | None = None,
     embedding_lane: Executor | None = None,
+    embed: bool = True,
 ) -> tuple[faust.App, EpisodeConsumer]:
     """A faust app that folds the projected topics into ``projector``'s store and, with
-    an ``embedder``, embeds new messages (on ``embedding_lane``, default a thread of the
-    loop's pool); and its episodes consumer (to drain it)."""
+    an ``embedder`` and ``embed``, embeds new messages (on ``embedding_lane``, default a
+    thread of the loop's pool; without ``embed`` the embedder only makes the archive's
+    summary vectors, and ``memstream embed`` processes embed); and its episodes
+    consumer (to drain it)."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -119,7 +127,7 @@ def build_app(
         async def on_stop(self) -> None:
             await episodes.stop()
 
-    if embedder is not None:
+    if embedder is not None and embed:
         embedder_active = add_embedder_agent(
             app,
             settings,
@@ -159,6 +167,8 @@ def build_app(
 
     add_lifecycle_timer(app, settings, projector, episodes, embedder)
 
+    lease = upkeep_lease(projector.store, settings)
+
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def upkeep() -> None:
         shortage = await asyncio.to_thread(_upkeep_shortage, headroom, projector)
@@ -166,11 +176,34 @@ def build_app(
             log.warning("upkeep skipped (compaction writes a copy first): %s", shortage)
             return
         try:
-            await asyncio.to_thread(projector.upkeep, settings.retain_versions)
+            if not await asyncio.to_thread(lease.acquire, time.time_ns()):
+                return  # another worker does the upkeep now
+            try:
+                await asyncio.to_thread(
+                    projector.upkeep,
+                    settings.retain_versions,
+                    lambda: lease.acquire(time.time_ns()),
+                )
+            finally:
+                await asyncio.to_thread(lease.release)
         except Exception:  # upkeep is retried at the next tick; ingest goes on
             log.exception("upkeep failed; retrying in %.0f s", settings.optimize_every_seconds)
 
     return app, episodes
+
+
+#: The least time an upkeep lease lasts unless renewed (it is renewed before each
+#: table): what upkeep waits after its holder dies.
+UPKEEP_LEASE_SECONDS = 120.0
+
+
+def upkeep_lease(store: ProjectionStore, settings: Settings) -> Lease:
+    """The lease that lets one process at a time compact the tables, fold rows into the
+    indexes, remove old versions and merge the event archive's files: concurrent
+    compactions of one table waste their rewrites and leave orphaned files
+    (lance#7207)."""
+    ttl = max(UPKEEP_LEASE_SECONDS, 2 * settings.optimize_every_seconds)
+    return Lease(store, "upkeep", writer_name(), timedelta(seconds=ttl))
 
 
 def _upkeep_shortage(headroom: Headroom | None, projector: Projector) -> str | None:

@@ -135,11 +135,18 @@ class Archiver:
         return cold_decisions(candidates, now, self.policy, hot)
 
     def archive(
-        self, now: datetime, user_id: str | None = None, limit: int | None = None
+        self,
+        now: datetime,
+        user_id: str | None = None,
+        limit: int | None = None,
+        owns: Callable[[str], bool] | None = None,
     ) -> list[MemoryArchived]:
-        """Write the originals of the cold memories (at most ``limit``) to the cold
-        store and return the ``MemoryArchived`` events."""
-        decisions = self.candidates(now, user_id)[:limit]
+        """Write the originals of the cold memories (at most ``limit``, of the users
+        ``owns`` accepts, if given) to the cold store and return the
+        ``MemoryArchived`` events."""
+        decisions = [d for d in self.candidates(now, user_id) if owns is None or owns(d.user_id)][
+            :limit
+        ]
         out: list[MemoryArchived] = []
         for start in range(0, len(decisions), _BATCH):
             out.extend(self._archive_batch(decisions[start : start + _BATCH], now))

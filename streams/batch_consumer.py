@@ -9,10 +9,17 @@ worker thread while the fetcher reads ahead, dead letters published to ``memory.
 before the batch's checkpoints are stored.
 
 Offsets live with the rows (the projector's checkpoints), not in the consumer group: on
-every assignment the consumer reloads the checkpoints and seeks each partition to just
-after them (or to the start of the log), and it commits nothing to Kafka. A rebalance
-waits for the batch in flight and writes the projector's deferred bookkeeping, so a
-revoked partition is never half applied; so does going idle or stopping.
+every assignment the consumer claims the partitions (:mod:`streams.fencing`), reloads
+the checkpoints and seeks each partition to just after them (or to the start of the
+log), and it commits nothing to Kafka. A rebalance waits for the batch in flight and
+writes the projector's deferred bookkeeping, so a revoked partition is never half
+applied; so does going idle or stopping. The range assignor gives a worker the same
+partition numbers of every projected topic: a user's events all reach one worker.
+
+A batch whose partition another worker has claimed meanwhile (this one was frozen past
+its session timeout, or missed a rebalance) is dropped: the partitions it lost are
+paused until Kafka assigns them again, and the records of those it still owns are read
+again.
 """
 
 from __future__ import annotations
@@ -26,11 +33,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import TopicPartition
 
 from storage.headroom import Headroom, is_disk_full
 from storage.log_records import LogRecord, log_record
+from streams.fencing import Fenced
 from streams.projector import BatchResult, DeadLetter, Projector
 from streams.settings import Settings
 from streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
@@ -94,6 +103,7 @@ class _SeekToCheckpoints(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_revoked(self, revoked: Sequence[TopicPartition]) -> None:
         await self._service.flush()  # after the batch in flight
+        self._service.give_up(revoked)
 
     async def on_partitions_assigned(self, assigned: Sequence[TopicPartition]) -> None:
         await self._service.seek_to_checkpoints(assigned)
@@ -144,6 +154,7 @@ class EpisodeConsumer:
             fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
             max_partition_fetch_bytes=4 << 20,
             fetch_max_bytes=32 << 20,
+            partition_assignment_strategy=(RangePartitionAssignor,),
             **GROUP_TIMEOUTS_MS,
         )
         await self._producer.start()
@@ -155,7 +166,29 @@ class EpisodeConsumer:
         the batch in flight)."""
         async with self.applying:
             if self._projector.unflushed:
-                await asyncio.to_thread(self._projector.flush)
+                try:
+                    await asyncio.to_thread(self._projector.flush)
+                except Fenced as fenced:
+                    self._fenced(fenced, {})
+
+    def give_up(self, revoked: Sequence[TopicPartition]) -> None:
+        """Stop writing the partitions Kafka took away."""
+        fence = self._projector.fence
+        if fence is not None:
+            fence.give_up({tp.partition for tp in revoked})
+
+    def _fenced(self, fenced: Fenced, batches: Batches) -> None:
+        """Another worker claimed some of this worker's partitions: forget them, pause
+        them until Kafka assigns them again, and read again the batch's records of the
+        partitions still owned (applying is idempotent)."""
+        assert self._consumer is not None
+        self._projector.forget(fenced.partitions)
+        paused = [tp for tp in self._consumer.assignment() if tp.partition in fenced.partitions]
+        self._consumer.pause(*paused)
+        for tp, messages in batches.items():
+            if tp.partition not in fenced.partitions:
+                self._consumer.seek(tp, messages[0].offset)
+        log.warning("%s: their records here are dropped, not written", fenced)
 
     async def stop(self) -> None:
         if self._consumer is not None:
@@ -164,6 +197,8 @@ class EpisodeConsumer:
             # Directly, not on a thread: the loop's executor may be shutting down.
             try:
                 self._projector.flush()
+            except Fenced as fenced:  # the new owner applies these partitions again
+                log.warning("on stopping: %s", fenced)
             except Exception as exc:
                 if not is_disk_full(exc):
                     raise
@@ -181,8 +216,15 @@ class EpisodeConsumer:
     async def seek_to_checkpoints(self, assigned: Sequence[TopicPartition]) -> None:
         """Seek each assigned partition to just after the checkpoint stored with the rows."""
         assert self._consumer is not None
-        # Another worker may have applied these partitions since we last looked.
-        await asyncio.to_thread(self._projector.reload_checkpoints)
+        # Another worker may have applied these partitions since we last looked: claim
+        # them first (fencing it), then read where it got to.
+        # No batch is applied meanwhile: one fetched before the claim would find its
+        # partitions unclaimed.
+        fence = self._projector.fence
+        async with self.applying:
+            if fence is not None:
+                await asyncio.to_thread(fence.take, {tp.partition for tp in assigned})
+            await asyncio.to_thread(self._projector.reload_checkpoints)
         for tp in assigned:
             offset = self._projector.resume_offset(tp.topic, tp.partition, self._log_epoch)
             log.info("%s/%d resumes at offset %d", tp.topic, tp.partition, offset or 0)
@@ -218,6 +260,9 @@ class EpisodeConsumer:
                     result = await asyncio.to_thread(
                         self._projector.apply, records, self._dead_letter_sender()
                     )
+                except Fenced as fenced:
+                    self._fenced(fenced, batches)
+                    continue
                 except Exception as exc:
                     if not is_disk_full(exc):
                         raise

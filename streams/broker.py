@@ -10,6 +10,7 @@ before the worker has drained its log: its parent stops it last.
 from __future__ import annotations
 
 import ctypes
+import logging
 import shutil
 import signal
 import socket
@@ -24,7 +25,9 @@ from typing import Any
 
 from streams.errors import BrokerError
 
-__all__ = ["EmbeddedBroker", "is_listening"]
+__all__ = ["EmbeddedBroker", "is_listening", "run_broker"]
+
+log = logging.getLogger(__name__)
 
 _PR_SET_PDEATHSIG = 1
 
@@ -182,3 +185,28 @@ class EmbeddedBroker:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def run_broker(host: str, port: int, log_file: Path | None = None) -> int:
+    """``memstream broker``: run the embedded broker in the foreground until SIGINT or
+    SIGTERM (or until it exits by itself: its exit code is returned). Its log lives in
+    memory, so this is for development and tests; deployments use a Kafka cluster."""
+    broker = EmbeddedBroker(host, port, log_file=log_file)
+    broker.start()
+    log.info("broker listening on %s (its log is held in memory)", broker.bootstrap)
+    stop = threading.Event()
+    died: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+    def exited(code: int) -> None:
+        died.append(code)
+        stop.set()
+
+    broker.watch(exited)
+    stop.wait()
+    broker.stop()
+    if died:
+        log.error("the broker exited by itself (code %d)", died[0])
+        return 1
+    return 0

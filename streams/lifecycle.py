@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -58,11 +58,15 @@ __all__ = [
     "LifecycleJobs",
     "LifecyclePolicy",
     "Reflector",
+    "UserFilter",
     "closure_key",
     "week_before",
 ]
 
 log = logging.getLogger(__name__)
+
+#: Whether a job works on a user here (the users of the partitions a worker owns).
+UserFilter = Callable[[str], bool]
 
 #: Sessions whose turns are read in one scan.
 _SESSIONS_PER_READ = 500
@@ -260,12 +264,15 @@ class LifecycleJobs:
     # -- decay ---------------------------------------------------------------------
 
     def decay(
-        self, now: datetime, user_id: str | None = None
+        self, now: datetime, user_id: str | None = None, owns: UserFilter | None = None
     ) -> list[ConfidenceDecayed | MemoryPruned]:
-        """New confidences as of ``now`` and the memories to prune, per user."""
+        """New confidences as of ``now`` and the memories to prune, per user (of those
+        ``owns`` accepts, if given)."""
         self.store.refresh()
         out: list[ConfidenceDecayed | MemoryPruned] = []
         for user, candidates in sorted(self._decay_candidates(user_id).items()):
+            if owns is not None and not owns(user):
+                continue
             decayed, pruned = decay_decisions(
                 user, candidates, now, self.policy.decay_rates, self.policy.prune_threshold
             )
@@ -317,9 +324,12 @@ class LifecycleJobs:
 
     # -- reflection ----------------------------------------------------------------
 
-    def reflect(self, now: datetime, user_id: str | None = None) -> JobResult:
+    def reflect(
+        self, now: datetime, user_id: str | None = None, owns: UserFilter | None = None
+    ) -> JobResult:
         """A reflection per user on the last whole week before ``now`` (users with new
-        facts that week only); users whose reflection failed are in ``failed``."""
+        facts that week only, of those ``owns`` accepts, if given); users whose
+        reflection failed are in ``failed``."""
         self.store.refresh()
         start, end = week_before(now)
         week = filters.all_of(
@@ -338,6 +348,8 @@ class LifecycleJobs:
         out: list[Event] = []
         failed: dict[str, str] = {}
         for user, user_facts in sorted(by_user.items()):
+            if owns is not None and not owns(user):
+                continue
             learned = Week(user, start, end, user_facts, self._mentions(user, week))
             try:
                 event = self.reflector.reflect(learned, now)

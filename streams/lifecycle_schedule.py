@@ -96,7 +96,8 @@ class LifecycleSchedule:
         self._failures.pop(closure, None)
 
     def due(self, job: PeriodicJob, leader: bool) -> bool:
-        """Whether ``job`` should run now (only the leading worker runs these)."""
+        """Whether ``job`` should run now (never where ``leader`` is False: a worker
+        without partitions has no users to run it for)."""
         if not leader:
             return False
         last = self._last_run[job]

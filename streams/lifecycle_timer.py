@@ -10,8 +10,14 @@ the episodes consumer came back full) the timer waits, for up to
 ``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and yields
 them to the hot path, then catches up. Decay runs every ``decay_every_hours``,
 reflection every ``reflect_every_days``, archiving (then merging the cold store's small
-files) every ``archive_every_hours`` (first one interval after the worker starts), on
-the worker holding partition 0 only.
+files) every ``archive_every_hours`` (first one interval after the worker starts).
+
+The work is sharded, not led: every job works on the users of the partitions this
+worker owns (:func:`streams.partitioning.partition_of`), so it spreads with the
+partitions and no user is worked on by two workers at once. A run a rebalance cuts off
+is done again by the partitions' next owner; its events are idempotent (a closure is
+consolidated once, whoever publishes it; an archived original is written under the
+same name again).
 
 Closures published but not applied yet are remembered for a while so that the next
 tick does not extract them again (the projector would ignore the duplicate anyway). A
@@ -38,6 +44,7 @@ from streams.batch_consumer import EpisodeConsumer
 from streams.components import make_archiver, make_lifecycle, make_model
 from streams.lifecycle import closure_key
 from streams.lifecycle_schedule import Cadence, LifecycleSchedule
+from streams.partitioning import partition_of
 from streams.projector import Projector
 from streams.sealing import sealed_records
 from streams.settings import Settings
@@ -80,7 +87,12 @@ def add_lifecycle_timer(
     )
     schedule = schedule_for(settings, clock)
 
-    def decide(now: datetime, partitions: set[int], leader: bool) -> list[Event]:
+    def decide(now: datetime, partitions: set[int]) -> list[Event]:
+        count = settings.messages_partitions
+
+        def owns(user_id: str) -> bool:
+            return partition_of(user_id, count) in partitions
+
         result = jobs.consolidate(
             now,
             skip=schedule.skipped(),
@@ -93,18 +105,19 @@ def add_lifecycle_timer(
                 "closure %s: attempt %d failed (%s); next in %.0f s", key, attempts, reason, delay
             )
         events = result.events
-        if schedule.due("decay", leader):
-            events.extend(jobs.decay(now))
+        if schedule.due("decay", True):
+            events.extend(jobs.decay(now, owns=owns))
             schedule.ran("decay")
-        if schedule.due("reflect", leader):
-            reflected = jobs.reflect(now)
+        if schedule.due("reflect", True):
+            reflected = jobs.reflect(now, owns=owns)
             events.extend(reflected.events)
             if not reflected.failed:  # a failed week is tried again at the next tick
                 schedule.ran("reflect")
-        if schedule.due("archive", leader):
+        if schedule.due("archive", True):
             with projector.erasing:  # never the originals of a user being erased
-                events.extend(archiver.archive(now, limit=settings.archive_per_run))
-            merged = archiver.cold.compact()  # small files of earlier runs, per partition
+                events.extend(archiver.archive(now, limit=settings.archive_per_run, owns=owns))
+                # small files of earlier runs, in the folders of this worker's users
+                merged = archiver.cold.compact(owns=owns)
             if merged:
                 log.info("cold store: %d small files merged", merged)
             schedule.ran("archive")
@@ -118,7 +131,7 @@ def add_lifecycle_timer(
         while True:  # more rounds while there is more to do and ingest is quiet
             started = time.perf_counter()
             try:
-                events = await asyncio.to_thread(decide, clock(), partitions, 0 in partitions)
+                events = await asyncio.to_thread(decide, clock(), partitions)
             except Exception:
                 log.exception(
                     "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds

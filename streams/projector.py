@@ -61,6 +61,7 @@ from storage.lance_tables import (
     MEMORIES,
     MEMORY_STATE,
     SESSIONS,
+    UPDATE_GUARDS,
     VECTORS,
     WATERMARKS,
 )
@@ -74,6 +75,8 @@ from streams.batches import (
     prepare_batch,
     unappliable,
 )
+from streams.fencing import Fence
+from streams.partitioning import partition_of
 from streams.sealing import RecordKeys
 
 __all__ = [
@@ -118,6 +121,10 @@ class Projector:
         vector_model: the embedding model whose vectors the store holds (None: the
             first vector of each memory, whatever its model); archived memories take
             its vectors in place of another model's (:func:`adopt_vectors`).
+        fence: the partitions this worker owns (:mod:`streams.fencing`), checked before
+            each write; None for the only writer (a replay, a test).
+        partitions: how many partitions the projected topics have (with a fence: which
+            partition a user's deferred session rows belong to).
     """
 
     def __init__(
@@ -132,8 +139,16 @@ class Projector:
         cold_store: ColdStore | None = None,
         keys: RecordKeys | None = None,
         vector_model: str | None = None,
+        fence: Fence | None = None,
+        partitions: int | None = None,
     ) -> None:
+        if fence is not None and partitions is None:
+            raise ValueError("a fenced projector needs the topics' partition count")
         self.store = store
+        self.fence = fence
+        self._partitions = partitions
+        #: the partitions of the batch being written
+        self._batch_partitions: frozenset[int] = frozenset()
         self.keys = keys
         self.vector_model = vector_model
         # A replay into a new folder is the only writer: it remembers the ids it wrote
@@ -158,8 +173,9 @@ class Projector:
         self._unsaved_watermarks: dict[tuple[str, int], datetime] = {}
         self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
 
-    def upkeep(self, retain: timedelta) -> None:
-        """Compact the tables (dropping versions older than ``retain``) and the archive.
+    def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
+        """Compact the tables (dropping versions older than ``retain``) and the archive;
+        with ``still_mine`` (renewing the upkeep lease), stop as soon as it says False.
 
         LanceDB rejects a compaction preempted by a concurrent update of the same rows:
         the small tables whose rows the worker updates (checkpoints, entities, access)
@@ -170,10 +186,13 @@ class Projector:
         """
         self.flush()
         for name in self.store.table_names:
+            if still_mine is not None and not still_mine():
+                log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
+                return
             writing = contextlib.nullcontext() if name in INSERT_ONLY else self._writing
             with writing, self._compacting:  # never beside an erasure's rewrite
                 self.store.optimize_table(name, retain)
-        if self._archive is not None:
+        if self._archive is not None and (still_mine is None or still_mine()):
             removed = self._archive.compact()
             if removed:
                 log.info("event archive: %d small files merged", removed)
@@ -182,6 +201,7 @@ class Projector:
         """Read the checkpoints again (another worker may have advanced them, and its
         partitions' watermarks), after writing what is still unwritten."""
         self.flush()
+        self.store.refresh()  # the rows another worker wrote for them, too
         self._checkpoints = self.store.load_checkpoints(self.consumer)
         self._watermarks = None
 
@@ -195,9 +215,44 @@ class Projector:
         with self._writing:
             self._flush()
 
+    def _pending_partitions(self) -> set[int]:
+        """The partitions with writes in flight: the batch's, and the deferred ones'."""
+        return set(self._batch_partitions) | {p for _, p in self._unsaved_checkpoints}
+
+    def _guard(self) -> None:
+        """Raise :class:`~streams.fencing.Fenced` when another worker has claimed a
+        partition whose rows are about to be written."""
+        if self.fence is not None:
+            self.fence.check(self._pending_partitions())
+
+    def forget(self, partitions: frozenset[int] | set[int]) -> None:
+        """Drop what is held in memory for ``partitions`` (another worker owns them now):
+        deferred bookkeeping, checkpoints and watermarks; the owner has its own."""
+        with self._writing:
+            self._forget(partitions)
+
+    def _forget(self, partitions: frozenset[int] | set[int]) -> None:
+        for positions in (self._checkpoints, self._unsaved_checkpoints):
+            for at in [at for at in positions if at[1] in partitions]:
+                del positions[at]
+        for at in [at for at in self._unsaved_watermarks if at[1] in partitions]:
+            del self._unsaved_watermarks[at]
+        if self._partitions is not None:
+            count = self._partitions
+            self._touches = [
+                t for t in self._touches if partition_of(t.user_id, count) not in partitions
+            ]
+        self._watermarks = None
+        self._batch_partitions = frozenset()
+
     def _flush(self) -> None:
+        if self.fence is not None:
+            lost = self.fence.lost(self._pending_partitions())
+            if lost:
+                self._forget(lost)
         self._flush_sessions()
         if self._unsaved_watermarks:
+            self._guard()
             self.store.upsert(
                 WATERMARKS,
                 [
@@ -212,7 +267,13 @@ class Projector:
             )
             self._unsaved_watermarks.clear()
         if self._unsaved_checkpoints:
-            self.store.save_checkpoints(self.consumer, self._unsaved_checkpoints, self._clock())
+            self._guard()
+            self.store.save_checkpoints(
+                self.consumer,
+                self._unsaved_checkpoints,
+                self._clock(),
+                owner_epochs=None if self.fence is None else dict(self.fence.held),
+            )
             self._unsaved_checkpoints.clear()
         self._flushed_at = time.monotonic()
 
@@ -301,6 +362,8 @@ class Projector:
         send_dead_letters: Callable[[list[DeadLetter]], None] | None,
     ) -> BatchResult:
         now = self._clock()
+        self._batch_partitions = frozenset(p for _, p in prepared.newest)
+        self._guard()
         if self._archive is not None and prepared.valid_records:
             self._archive.write(prepared.valid_records)
         self.store.insert_absent(
@@ -329,6 +392,7 @@ class Projector:
             send_dead_letters(prepared.dead_letters)
         self._checkpoints.update(prepared.newest)
         self._unsaved_checkpoints.update(prepared.newest)
+        self._batch_partitions = frozenset()
         if time.monotonic() - self._flushed_at >= self._flush_every:
             self._flush()
         return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
@@ -389,6 +453,7 @@ class Projector:
         """Drop everything of the user: the projections' rows (and their bytes in the
         files) and the cold store's originals; then the erasure is finished."""
         user_id = erasure.user_id
+        self._guard()
         if self.keys is not None:
             self.keys.forget(user_id)
         self._flush()  # the deferred session rows of the user go with the rest
@@ -541,10 +606,14 @@ class Projector:
     ) -> tuple[dict[str, Row], Mapping[str, Row]]:
         """The one read-fold-upsert step of every folded table: read the rows ``keys``
         name, ``fold`` them (a pure function answering the rows it changed, by key), write
-        those back. Answers the rows read and the rows written."""
+        those back (tables with a guard only over an older state; see
+        :data:`~storage.lance_tables.UPDATE_GUARDS`). Answers the rows read and the rows
+        written."""
+        if table not in UPDATE_GUARDS:  # guarded tables refuse an older state themselves
+            self._guard()
         existing = self.store.rows_by_key(table, keys)
         changed = fold(existing)
-        self.store.upsert(table, list(changed.values()))
+        self.store.upsert(table, list(changed.values()), guarded=table in UPDATE_GUARDS)
         return existing, changed
 
     def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:

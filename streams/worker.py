@@ -22,6 +22,7 @@ from mode.utils.futures import maybe_cancel
 
 from projections.clock import system_clock
 from storage import filters
+from storage.claims import PartitionClaims
 from storage.event_archive import EventArchive
 from storage.journal import Journal
 from storage.lance_store import ProjectionStore
@@ -30,6 +31,7 @@ from storage.layout import DataLayout
 from streams.app import build_app
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
+from streams.fencing import Fence
 from streams.journal_sweeper import JournalSweeper
 from streams.lanes import background_lane
 from streams.projector import Projector
@@ -151,9 +153,11 @@ class ApiChild(Protocol):
     def kill(self) -> None: ...
 
 
-def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None) -> int:
-    """Run the worker (and the HTTP API that ``api`` starts, if given) until stopped;
-    return an exit code.
+def run(
+    settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None, embed: bool = True
+) -> int:
+    """Run the worker (and the HTTP API that ``api`` starts, if given; and the embedding
+    lane, with ``embed``) until stopped; return an exit code.
 
     A first SIGINT or SIGTERM (to the process or its group) drains: the API stops
     taking publishes (503), the worker applies and archives what the log holds, then
@@ -213,6 +217,8 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             cold_store=make_cold_store(settings),
             keys=record_keys_of(settings),
             vector_model=vector_model,
+            fence=Fence(PartitionClaims(store, settings.consumer_group), system_clock),
+            partitions=settings.messages_partitions,
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app, episodes = build_app(
@@ -224,6 +230,7 @@ def run(settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None
             sweeper=sweeper,
             headroom=headroom_of(settings),
             embedding_lane=lane,
+            embed=embed,
         )
         if api is not None:
             api_process = api(settings)

@@ -169,6 +169,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--embedder", choices=EMBEDDERS)
     p.add_argument("--port", type=int, help="HTTP API port (default 8787)")
 
+    p = command(
+        "worker",
+        _worker,
+        "run one worker of a deployment (no API): it applies the partitions Kafka gives it",
+    )
+    p.add_argument("--embedder", choices=EMBEDDERS)
+    p.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="leave embedding to `memstream embed` processes",
+    )
+
+    p = command("embed", _embed, "run one embedding process of a deployment (needs --kafka)")
+    p.add_argument("--embedder", choices=EMBEDDERS)
+
+    p = command("broker", _broker, "run the embedded Kafka-compatible broker alone")
+    p.add_argument("--port", type=int, help="port to listen on (default MEMSTREAM_BROKER_PORT)")
+
     p = command("publish", _publish, "publish messages from a JSONL file or from the arguments")
     p.add_argument("--jsonl", help="file with one event per line, or - for standard input")
     p.add_argument("--user")
@@ -380,16 +398,53 @@ def _create_key(args: argparse.Namespace, store: Any, audit: Any) -> int:
 
 
 def _up(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.http.address import running_api
     from memstream.http.guard import serving_rule
     from memstream.http.process import ApiProcess
     from streams.log_lines import configure_logging
     from streams.worker import run
 
     rule = None if args.no_api else serving_rule(settings)
+    served = running_api(settings.local_dir) if not args.no_api else None
+    if served is not None:
+        _error(
+            f"memstream already serves this data folder at {served}: stop it first, or add "
+            "a worker to it with `memstream worker --kafka ADDRESS` (its broker's address)"
+        )
+        return 2
     configure_logging(settings.log_level)
     if rule is not None:
         logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return run(settings, api=None if args.no_api else ApiProcess)
+
+
+def _worker(args: argparse.Namespace, settings: Settings) -> int:
+    from streams.log_lines import configure_logging
+    from streams.worker import run
+
+    configure_logging(settings.log_level)
+    if args.no_embed:
+        logging.getLogger("streams.worker").info(
+            "this worker does not embed: run `memstream embed` beside it"
+        )
+    return run(settings, api=None, embed=not args.no_embed)
+
+
+def _embed(args: argparse.Namespace, settings: Settings) -> int:
+    from streams.embedder_process import run_embedder
+    from streams.log_lines import configure_logging
+
+    configure_logging(settings.log_level)
+    return run_embedder(settings)
+
+
+def _broker(args: argparse.Namespace, settings: Settings) -> int:
+    from streams.broker import run_broker
+    from streams.log_lines import configure_logging
+
+    configure_logging(settings.log_level)
+    port = args.port if args.port is not None else settings.broker_port
+    return run_broker(settings.broker_host, port, settings.log_dir / "broker.log")
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

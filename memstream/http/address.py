@@ -40,11 +40,16 @@ def api_url_of(host: str, port: int) -> str:
 
 
 @contextlib.contextmanager
-def announced(folder: Path, url: str, instance: str) -> Iterator[Path]:
+def announced(folder: Path, url: str, instance: str) -> Iterator[Path | None]:
     """Write the address file into ``folder`` for the block's duration; remove it after,
-    unless another server has announced itself there since."""
+    unless another server has announced itself there since. A live server already
+    announced there keeps its file (this block then yields None): several replicas of
+    the API may share a folder, and clients need only one of them."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / ADDRESS_FILE
+    if running_api(folder) is not None:
+        yield None
+        return
     document = {"url": url, "pid": os.getpid(), "instance": instance}
     temporary = path.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps(document))

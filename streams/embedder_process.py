@@ -1,0 +1,89 @@
+"""``memstream embed``: the embedding lane as a process of its own.
+
+Embedding is the CPU-bound lane (the MiniLM model needs about half of a 2-core machine
+at 100 messages/s), so a deployment scales it apart from the workers: any number of
+``memstream embed`` processes form their own consumer group (``<group>.embedder``),
+Kafka spreads the partitions of ``memory.messages`` (and of the topics carrying derived
+memories) over them, and each publishes ``EmbeddingComputed`` events, which the worker
+owning the user's partition writes. An embedder writes no table: it reads the earlier
+turns of a session it has not seen from the projections (read-only) and the data keys
+to open and seal records. Workers then run with ``--no-embed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+
+import faust
+
+from projections.clock import system_clock
+from storage.lance_store import ProjectionStore
+from storage.layout import DataLayout
+from streams.app import FAUST_BROKER_SETTINGS
+from streams.components import make_embedder
+from streams.embedding_agent import add_embedder_agent
+from streams.errors import StreamsError
+from streams.lanes import background_lane
+from streams.sealing import record_keys_of
+from streams.settings import Settings
+from streams.topics import ensure_topics
+
+__all__ = ["embedder_group", "run_embedder"]
+
+log = logging.getLogger(__name__)
+
+
+def embedder_group(settings: Settings) -> str:
+    """The consumer group the embedding processes share."""
+    return f"{settings.consumer_group}.embedder"
+
+
+def run_embedder(settings: Settings) -> int:
+    """Embed new messages and derived memories until stopped; return an exit code."""
+    from streams.worker import topic_specs
+
+    if settings.embedded:
+        raise StreamsError(
+            "memstream embed joins a running deployment: give its Kafka address with "
+            "--kafka (or MEMSTREAM_KAFKA)"
+        )
+    asyncio.run(ensure_topics(settings.bootstrap, topic_specs(settings)))
+    lane = background_lane("memstream-embedder", settings.embed_niceness)
+    embedder = lane.submit(make_embedder, settings).result()
+    if embedder is None:
+        raise StreamsError("memstream embed needs an embedder (MEMSTREAM_EMBEDDER is none)")
+    store = ProjectionStore.at(
+        DataLayout(settings.data_location).projections(),
+        vector_dimension=embedder.dimension,
+        read_consistency_interval=timedelta(seconds=settings.api_read_consistency_seconds),
+    )
+    app = faust.App(
+        embedder_group(settings),
+        broker=f"kafka://{settings.bootstrap}",
+        datadir=str(settings.local_dir / "faust-embedder"),
+        web_enabled=False,
+        store="memory://",
+        consumer_auto_offset_reset="earliest",
+        topic_disable_leader=True,
+        topic_allow_declare=False,
+        producer_acks=-1,
+        **FAUST_BROKER_SETTINGS,
+    )
+    add_embedder_agent(
+        app,
+        settings,
+        embedder,
+        system_clock,
+        earlier_turns=store.session_texts,
+        lane=lane,
+        keys=record_keys_of(settings),
+    )
+    log.info("embedding with %s in group %s", embedder.model, embedder_group(settings))
+    worker = faust.Worker(app, loglevel=settings.log_level, override_logging=False)
+    try:
+        worker.execute_from_commandline()
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    return 0
