@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -145,6 +145,7 @@ class WorkerProcess:
         env: extra ``MEMSTREAM_*`` settings (the embedder is off unless they set
             ``MEMSTREAM_EMBEDDER``; the HTTP API gets a free port, ``api_port``).
         log_path: where the worker's output goes (default: next to the data folder).
+        command: the subcommand and its options (default ``up``; ``worker``, ``serve``...).
     """
 
     def __init__(
@@ -154,7 +155,9 @@ class WorkerProcess:
         broker_port: int | None = None,
         env: dict[str, str] | None = None,
         log_path: Path | None = None,
+        command: Sequence[str] = ("up",),
     ) -> None:
+        self.command = list(command)
         self.data = data
         self.kafka = kafka
         self.broker_port = broker_port or free_port()
@@ -185,7 +188,7 @@ class WorkerProcess:
             "MEMSTREAM_API_PORT": str(self.api_port),
             **self.env,
         }
-        command = [sys.executable, "-m", "memstream", "up", "--data", str(self.data)]
+        command = [sys.executable, "-m", "memstream", *self.command, "--data", str(self.data)]
         if self.kafka:
             command += ["--kafka", self.kafka]
         self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0

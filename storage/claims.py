@@ -152,9 +152,16 @@ class Lease:
         self.name = name
         self.holder = holder
         self.ttl_ns = int(ttl.total_seconds() * 1e9)
+        #: the leases table's version when the row was last read, and the row
+        self._seen: tuple[int, dict[str, Any] | None] | None = None
 
     def acquire(self, now_ns: int) -> bool:
-        """Take (or renew) the lease until ``now_ns + ttl``; False while another holds it."""
+        """Take (or renew) the lease until ``now_ns + ttl``; False while another holds it.
+        Nothing is written while another holder's lease runs (a write would be a new
+        version of the table for nothing)."""
+        row = self._row()
+        if row is not None and row["holder"] != self.holder and row["expires_ns"] > now_ns:
+            return False
         data = pa.Table.from_pylist(
             [{"lease": self.name, "holder": self.holder, "expires_ns": now_ns + self.ttl_ns}],
             schema=LEASES_SCHEMA,
@@ -169,6 +176,16 @@ class Lease:
         """True while this holder has the lease and it has not expired at ``now_ns``."""
         row = self._row()
         return row is not None and row["holder"] == self.holder and row["expires_ns"] > now_ns
+
+    def held_by_another(self, now_ns: int) -> bool:
+        """True while another holder has the lease (cheap when the leases table has not
+        changed since the last look: one version check)."""
+        self._table.checkout_latest()
+        version = int(self._table.version)
+        if self._seen is None or self._seen[0] != version:
+            self._seen = (version, self._row())
+        row = self._seen[1]
+        return row is not None and row["holder"] != self.holder and row["expires_ns"] > now_ns
 
     def holder_now(self) -> str | None:
         """Who holds (or last held) the lease, read fresh."""

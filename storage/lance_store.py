@@ -65,6 +65,14 @@ def is_commit_conflict(exc: BaseException) -> bool:
     return "onflict" in text and ("etryable" in text or "commit" in text.lower())
 
 
+def _keyed(schema: pa.Schema, key: str) -> pa.Schema:
+    """``schema`` with ``key`` marked as the primary key (as LanceDB marks it)."""
+    index = schema.get_field_index(key)
+    field = schema.field(index)
+    metadata = {**(field.metadata or {}), _PRIMARY_KEY + b":position": b"1"}
+    return schema.set(index, field.with_metadata(metadata))
+
+
 def _merge_counts(result: Any) -> int:
     """Rows a merge inserted or updated (0 when LanceDB does not say)."""
     return int(getattr(result, "num_inserted_rows", 0) or 0) + int(
@@ -135,9 +143,16 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
                         f"{', '.join(sorted(missing))}): rebuild it with `memstream replay`"
                     )
             else:
-                self._tables[name] = self._db.create_table(name, schema=schema, exist_ok=True)
+                self._tables[name] = self._create(name, _keyed(schema, KEYS[name]))
         for name in self._tables:
             self._mark_primary_key(name)
+
+    def _create(self, name: str, schema: pa.Schema) -> Any:
+        """Create a table, or open it if another process created it meanwhile."""
+        try:
+            return self._db.create_table(name, schema=schema, exist_ok=True)
+        except ValueError:  # created meanwhile, its key already marked (other metadata)
+            return self._db.open_table(name)
 
     def _mark_primary_key(self, name: str) -> None:
         """Mark the table's key column as its primary key (once per table): without it
@@ -155,7 +170,13 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
                 KEYS[name],
             )
         else:
-            self.retrying(lambda: table.set_unenforced_primary_key(KEYS[name]))
+            try:
+                self.retrying(lambda: table.set_unenforced_primary_key(KEYS[name]))
+            except Exception:  # another process opening the store marked it first?
+                table.checkout_latest()
+                marked = table.schema.field(KEYS[name]).metadata or {}
+                if not any(key.startswith(_PRIMARY_KEY) for key in marked):
+                    raise
 
     def retrying(self, write: Any) -> Any:
         """Run ``write``; when it loses commit races LanceDB did not resolve itself, try

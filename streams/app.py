@@ -42,7 +42,14 @@ from streams.sealing import sealed_records
 from streams.settings import Settings
 from streams.topics import EMBEDDINGS, MESSAGES, META
 
-__all__ = ["FAUST_BROKER_SETTINGS", "UPKEEP_LEASE_SECONDS", "build_app", "upkeep_lease"]
+__all__ = [
+    "FAUST_BROKER_SETTINGS",
+    "UPKEEP_LEASE_SECONDS",
+    "WINDOW_LEASE_SECONDS",
+    "build_app",
+    "compaction_window",
+    "upkeep_lease",
+]
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +211,16 @@ def upkeep_lease(store: ProjectionStore, settings: Settings) -> Lease:
     (lance#7207)."""
     ttl = max(UPKEEP_LEASE_SECONDS, 2 * settings.optimize_every_seconds)
     return Lease(store, "upkeep", writer_name(), timedelta(seconds=ttl))
+
+
+#: How long the compaction window lasts unless released (its holder died meanwhile).
+WINDOW_LEASE_SECONDS = 60.0
+
+
+def compaction_window(store: ProjectionStore) -> Lease:
+    """The window in which one process compacts the tables whose rows are updated,
+    while the other workers hold back their updates (see ``Projector.upkeep``)."""
+    return Lease(store, "compaction-window", writer_name(), timedelta(seconds=WINDOW_LEASE_SECONDS))
 
 
 def _upkeep_shortage(headroom: Headroom | None, projector: Projector) -> str | None:

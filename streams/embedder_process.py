@@ -49,6 +49,7 @@ def run_embedder(settings: Settings) -> int:
             "memstream embed joins a running deployment: give its Kafka address with "
             "--kafka (or MEMSTREAM_KAFKA)"
         )
+    settings.local_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(ensure_topics(settings.bootstrap, topic_specs(settings)))
     lane = background_lane("memstream-embedder", settings.embed_niceness)
     embedder = lane.submit(make_embedder, settings).result()

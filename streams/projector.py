@@ -20,7 +20,6 @@ records are applied again on restart.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -48,10 +47,11 @@ from projections.events import MemoryArchived, UserErased
 from projections.memory_state import StateChange, merge_states, slot_links, state_id
 from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
 from storage import filters
+from storage.claims import Lease
 from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
 from storage.event_archive import EventArchive
 from storage.headroom import is_disk_full
-from storage.lance_store import ProjectionStore
+from storage.lance_store import ProjectionStore, is_commit_conflict
 from storage.lance_tables import (
     ACCESS,
     ARCHIVE_INDEX,
@@ -80,6 +80,7 @@ from streams.partitioning import partition_of
 from streams.sealing import RecordKeys
 
 __all__ = [
+    "WINDOW_GRACE_SECONDS",
     "BatchResult",
     "DeadLetter",
     "PreparedBatch",
@@ -91,6 +92,12 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Row = dict[str, Any]
+
+#: How long the compaction window waits, once taken, for updates already under way in
+#: other workers (they check the window before each update) before compacting.
+WINDOW_GRACE_SECONDS = 1.0
+#: Longest a writer waits for the window to close (longer: its holder is stuck).
+_WINDOW_WAIT_SECONDS = 60.0
 
 
 def is_data_error(exc: BaseException) -> bool:
@@ -125,6 +132,9 @@ class Projector:
             each write; None for the only writer (a replay, a test).
         partitions: how many partitions the projected topics have (with a fence: which
             partition a user's deferred session rows belong to).
+        window: the compaction window shared by the workers of a store: while another
+            process holds it (compacting the tables whose rows are updated), this one
+            waits before updating rows; while this one runs upkeep, it holds it.
     """
 
     def __init__(
@@ -141,11 +151,13 @@ class Projector:
         vector_model: str | None = None,
         fence: Fence | None = None,
         partitions: int | None = None,
+        window: Lease | None = None,
     ) -> None:
         if fence is not None and partitions is None:
             raise ValueError("a fenced projector needs the topics' partition count")
         self.store = store
         self.fence = fence
+        self.window = window
         self._partitions = partitions
         #: the partitions of the batch being written
         self._batch_partitions: frozenset[int] = frozenset()
@@ -172,30 +184,58 @@ class Projector:
         self._touches: list[SessionTouch] = []
         self._unsaved_watermarks: dict[tuple[str, int], datetime] = {}
         self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
+        #: compactions that lost a commit race to a writer (each leaves files behind)
+        self.compactions_preempted = 0
 
     def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive;
         with ``still_mine`` (renewing the upkeep lease), stop as soon as it says False.
 
-        LanceDB rejects a compaction preempted by a concurrent update of the same rows:
-        the small tables whose rows the worker updates (checkpoints, entities, access)
-        are compacted between two batches, holding the write lock. ``memories`` and
-        ``vectors`` only ever get new rows, which do not conflict with compaction, so
-        they are compacted and their indexes refreshed (seconds) while batches keep
-        flowing.
+        LanceDB rejects a compaction preempted by a concurrent update of the same rows
+        (and leaves the rewrite's files behind). ``memories``, ``vectors`` and
+        ``dead_letters`` only ever get new rows, which do not conflict with compaction,
+        so they are compacted and their indexes refreshed (seconds) while batches keep
+        flowing. The small tables whose rows are updated are compacted together, holding
+        this process's write lock and, with several workers, the compaction window: the
+        other workers wait before their next update, and the window opens only after
+        :data:`WINDOW_GRACE_SECONDS`, so that updates already under way land first.
         """
         self.flush()
-        for name in self.store.table_names:
+        updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
+        for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
             if still_mine is not None and not still_mine():
                 log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
                 return
-            writing = contextlib.nullcontext() if name in INSERT_ONLY else self._writing
-            with writing, self._compacting:  # never beside an erasure's rewrite
-                self.store.optimize_table(name, retain)
+            with self._compacting:  # never beside an erasure's rewrite
+                self._optimize(name, retain)
+        if still_mine is not None and not still_mine():
+            return
+        with self._writing, self._compacting:
+            if self.window is not None:
+                if not self.window.acquire(time.time_ns()):
+                    log.warning("another process holds the compaction window: skipping")
+                    return
+                time.sleep(WINDOW_GRACE_SECONDS)
+            try:
+                for name in updated:
+                    self._optimize(name, retain)
+            finally:
+                if self.window is not None:
+                    self.window.release()
         if self._archive is not None and (still_mine is None or still_mine()):
             removed = self._archive.compact()
             if removed:
                 log.info("event archive: %d small files merged", removed)
+
+    def _optimize(self, name: str, retain: timedelta) -> None:
+        """Compact one table; one that lost a commit race is left to the next upkeep."""
+        try:
+            self.store.optimize_table(name, retain)
+        except Exception as exc:
+            if not is_commit_conflict(exc):
+                raise
+            self.compactions_preempted += 1
+            log.warning("compacting %s lost a commit race (%s): the next upkeep retries", name, exc)
 
     def reload_checkpoints(self) -> None:
         """Read the checkpoints again (another worker may have advanced them, and its
@@ -218,6 +258,19 @@ class Projector:
     def _pending_partitions(self) -> set[int]:
         """The partitions with writes in flight: the batch's, and the deferred ones'."""
         return set(self._batch_partitions) | {p for _, p in self._unsaved_checkpoints}
+
+    def _wait_for_window(self) -> None:
+        """Wait while another process compacts the updated tables: an update beside a
+        compaction preempts it, and the preempted rewrite's files stay behind as
+        orphans (lance#7207)."""
+        if self.window is None:
+            return
+        waited = time.monotonic()
+        while self.window.held_by_another(time.time_ns()):
+            if time.monotonic() - waited > _WINDOW_WAIT_SECONDS:
+                log.warning("the compaction window is held too long: writing anyway")
+                return
+            time.sleep(0.05)
 
     def _guard(self) -> None:
         """Raise :class:`~streams.fencing.Fenced` when another worker has claimed a
@@ -251,6 +304,8 @@ class Projector:
             if lost:
                 self._forget(lost)
         self._flush_sessions()
+        if self._unsaved_watermarks or self._unsaved_checkpoints:
+            self._wait_for_window()
         if self._unsaved_watermarks:
             self._guard()
             self.store.upsert(
@@ -611,6 +666,7 @@ class Projector:
         written."""
         if table not in UPDATE_GUARDS:  # guarded tables refuse an older state themselves
             self._guard()
+        self._wait_for_window()
         existing = self.store.rows_by_key(table, keys)
         changed = fold(existing)
         self.store.upsert(table, list(changed.values()), guarded=table in UPDATE_GUARDS)

@@ -28,7 +28,7 @@ from storage.journal import Journal
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import VECTORS
 from storage.layout import DataLayout
-from streams.app import build_app
+from streams.app import build_app, compaction_window
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
 from streams.fencing import Fence
@@ -167,6 +167,7 @@ def run(
     """
     broker = None
     api_process: ApiChild | None = None
+    settings.local_dir.mkdir(parents=True, exist_ok=True)
     if settings.embedded:
         broker = EmbeddedBroker(
             settings.broker_host, settings.broker_port, log_file=settings.log_dir / "broker.log"
@@ -219,6 +220,7 @@ def run(
             vector_model=vector_model,
             fence=Fence(PartitionClaims(store, settings.consumer_group), system_clock),
             partitions=settings.messages_partitions,
+            window=compaction_window(store),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app, episodes = build_app(

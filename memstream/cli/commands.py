@@ -60,13 +60,17 @@ class UsageError(Exception):
     """A command was given something it cannot use."""
 
 
+#: The commands that run until stopped: they log what they do.
+_SERVICES = frozenset({"up", "serve", "worker", "embed", "broker"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    if args.command != "up":
+    if args.command not in _SERVICES:
         # Library log lines (aiokafka's connection errors) are not messages for the user:
         # failures reach them as one `error:` line.
         logging.getLogger().addHandler(logging.NullHandler())
