@@ -242,7 +242,7 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
     first = wait_until(lambda: results(replicas[0]) or None)
     wait_until(lambda: results(replicas[1]) == first)
 
-    erased = httpx.delete(f"{replicas[0].api_url}/v1/users/acme:user-7", timeout=30)
+    erased = httpx.delete(f"{replicas[0].api_url}/v1/users/acme:user-7", timeout=180)
     assert erased.status_code in (200, 202), erased.text
     wait_until(lambda: results(replicas[1]) == [], timeout=60)
 

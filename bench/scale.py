@@ -1,0 +1,272 @@
+"""Scale-out figures: ingest with 1 and 2 workers pinned to cores, a partition's move
+after a SIGKILL, and LanceDB commits with 1-4 concurrent writers on S3 (moto).
+
+    python bench/scale.py [--messages 20000] [--users 200]
+
+Everything runs as separate processes on this machine, as a deployment runs them: a
+``memstream broker``, ``memstream worker --no-embed`` processes (no embedder: the
+embedding lane is measured by bench/embedding.py), data on a local folder (the
+commit figures: moto's S3 server). Background lanes: each worker runs its lifecycle
+timer and upkeep (as deployed); nothing else runs beside the measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from memstream.testing import free_port, wait_until
+from projections.events import MessageEvent, from_document
+from storage.lance_store import ProjectionStore
+from storage.lance_tables import ENTITIES, MEMORIES
+from storage.layout import DataLayout
+from streams.broker import is_listening
+from streams.partitioning import partition_of
+from streams.publisher import Publisher
+
+PARTITIONS = 8
+
+
+def _events(users: int, count: int, tag: str) -> list[MessageEvent]:
+    start = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    out = []
+    for n in range(count):
+        user = n % users
+        document = {
+            "event_id": f"{tag}-{n}",
+            "user_id": f"acme:user-{user}",
+            "session_id": "s1",
+            "role": "user",
+            "speaker": f"Person{user}",
+            "content": f"Person{user} met Friend{n % 7} in Lisbon about topic {n}.",
+            "occurred_at": (start + timedelta(seconds=n)).isoformat(),
+        }
+        event = from_document(document)
+        assert isinstance(event, MessageEvent)
+        out.append(event)
+    return out
+
+
+class Topology:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.data = root / "data"
+        self.port = free_port()
+        self.bootstrap = f"127.0.0.1:{self.port}"
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def env(self, name: str) -> dict[str, str]:
+        return {
+            **os.environ,
+            "MEMSTREAM_STATE_DIR": str(self.root / f"state-{name}"),
+            "MEMSTREAM_DATA_KEYS_DIR": str(self.root / "data-keys"),
+            "MEMSTREAM_MESSAGES_PARTITIONS": str(PARTITIONS),
+            "MEMSTREAM_EMBEDDER": "none",
+        }
+
+    def spawn(self, name: str, args: list[str], cpus: set[int] | None = None) -> Any:
+        command = [sys.executable, "-m", "memstream", *args, "--data", str(self.data)]
+        log = open(self.root / f"{name}.log", "ab")  # noqa: SIM115 (the process's)
+        process = subprocess.Popen(
+            command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=self.env(name),
+            start_new_session=True,
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+        )
+        self.processes.append(process)
+        return process
+
+    def broker(self) -> None:
+        self.spawn("broker", ["broker", "--port", str(self.port)], cpus={0, 1})
+        wait_until(lambda: is_listening("127.0.0.1", self.port), timeout=30)
+
+    def worker(self, name: str, cpus: set[int]) -> Any:
+        process = self.spawn(name, ["worker", "--no-embed", "--kafka", self.bootstrap], cpus)
+        log = self.root / f"{name}.log"
+        wait_until(lambda: "writing partitions" in log.read_text(errors="replace"), 120)
+        return process
+
+    def close(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        for process in self.processes:
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def _episodes(data: Path) -> int:
+    store = ProjectionStore.at(DataLayout(str(data)).projections())
+    return store.count(MEMORIES, "kind = 'episode'")
+
+
+def _publish(bootstrap: str, events: list[MessageEvent]) -> None:
+    async def send() -> None:
+        async with Publisher(bootstrap) as publisher:
+            for start in range(0, len(events), 1000):
+                await publisher.publish(events[start : start + 1000])
+
+    asyncio.run(send())
+
+
+def ingest(workers: int, messages: int, users: int) -> float:
+    """Messages/s applied by ``workers`` workers, each pinned to its own core, from a
+    log that already holds ``messages`` (so the figure is the workers', not the
+    publisher's)."""
+    root = Path(tempfile.mkdtemp(prefix="scale-"))
+    topology = Topology(root)
+    try:
+        topology.broker()
+        first = topology.worker("w0", {0})  # creates the topics and the store
+        first.send_signal(signal.SIGINT)
+        first.wait(60)
+        _publish(topology.bootstrap, _events(users, messages, "m"))
+        started = time.perf_counter()
+        for i in range(workers):
+            topology.spawn(
+                f"w{i + 1}", ["worker", "--no-embed", "--kafka", topology.bootstrap], {i}
+            )
+        wait_until(lambda: _episodes(topology.data) >= messages, timeout=900, interval=0.5)
+        return messages / (time.perf_counter() - started)
+    finally:
+        topology.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def partition_move(users: int) -> float:
+    """Seconds from SIGKILLing the worker that owns a user's partition until a message
+    of that user, published right after the kill, is an episode (applied by the other
+    worker)."""
+    root = Path(tempfile.mkdtemp(prefix="scale-"))
+    topology = Topology(root)
+    try:
+        topology.broker()
+        a = topology.worker("a", {0})
+        topology.worker("b", {1})
+        time.sleep(5)  # both in the group
+        log_a = (root / "a.log").read_text()
+        owned = {int(p) for p in log_a.split("writing partitions [")[-1].split("]")[0].split(",")}
+        user = next(u for u in range(10_000) if partition_of(f"acme:user-{u}", PARTITIONS) in owned)
+        probe = _events(users, 1, "probe")[0].model_copy(update={"user_id": f"acme:user-{user}"})
+        a.send_signal(signal.SIGKILL)
+        killed = time.perf_counter()
+        _publish(topology.bootstrap, [probe])
+        wait_until(lambda: _episodes(topology.data) >= 1, timeout=120, interval=0.1)
+        return time.perf_counter() - killed
+    finally:
+        topology.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _writer(uri: str, options: dict[str, str], me: int, seconds: float, out: Any) -> None:
+    store = ProjectionStore(uri, storage_options=options)
+    commits = 0
+    deadline = time.perf_counter() + seconds
+    n = 0
+    while time.perf_counter() < deadline:
+        rows = []
+        for i in range(50):
+            n += 1
+            rows.append(
+                {
+                    "entity_id": f"w{me}|{n % 500}",
+                    "user_id": f"u{me}",
+                    "type": "person",
+                    "canonical_name": "x",
+                    "key": "x",
+                    "mention_count": n,
+                }
+            )
+            del i
+        store.upsert(ENTITIES, rows)
+        commits += 1
+    out.put((commits, store.conflicts_retried))
+
+
+def commits_on_s3(writers: int, seconds: float = 15.0) -> tuple[float, int]:
+    """Commits/s of ``writers`` processes upserting into one table on moto's S3, and
+    how many writes were retried after losing commit races beyond LanceDB's own."""
+    from moto.server import ThreadedMotoServer
+    from pyarrow import fs as pafs
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")
+    try:
+        pafs.S3FileSystem(
+            endpoint_override=f"127.0.0.1:{port}",
+            scheme="http",
+            region="us-east-1",
+            allow_bucket_creation=True,
+        ).create_dir("bench")
+        options = {
+            "endpoint": f"http://127.0.0.1:{port}",
+            "region": "us-east-1",
+            "allow_http": "true",
+            "aws_access_key_id": "testing",
+            "aws_secret_access_key": "testing",
+        }
+        uri = "s3://bench/tables"
+        ProjectionStore(uri, storage_options=options)
+        context = multiprocessing.get_context("spawn")
+        out = context.Queue()
+        processes = [
+            context.Process(target=_writer, args=(uri, options, i, seconds, out))
+            for i in range(writers)
+        ]
+        for p in processes:
+            p.start()
+        results = [out.get() for _ in processes]
+        for p in processes:
+            p.join()
+        return sum(c for c, _ in results) / seconds, sum(r for _, r in results)
+    finally:
+        server.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=20_000)
+    parser.add_argument("--users", type=int, default=200)
+    args = parser.parse_args()
+    print(f"cores: {os.cpu_count()}; {args.messages} messages of {args.users} users")
+    one = ingest(1, args.messages, args.users)
+    print(f"ingest, 1 worker on 1 core:  {one:,.0f} messages/s")
+    two = ingest(2, args.messages, args.users)
+    print(
+        f"ingest, 2 workers on 2 cores: {two:,.0f} messages/s "
+        f"(scaling efficiency {two / (2 * one):.2f})"
+    )
+    moves = [partition_move(args.users) for _ in range(3)]
+    print(
+        "partition move after SIGKILL (kill -> applied by the other worker): "
+        + ", ".join(f"{m:.1f} s" for m in moves)
+    )
+    for writers in (1, 2, 3, 4):
+        rate, retried = commits_on_s3(writers)
+        print(
+            f"LanceDB on moto S3, {writers} writer(s) upserting one table: "
+            f"{rate:.1f} commits/s, {retried} writes retried after lost races"
+        )
+
+
+if __name__ == "__main__":
+    main()
