@@ -46,9 +46,10 @@ def test_every_command_is_a_subcommand_with_its_options() -> None:
 
 def test_workers_embedders_and_api_replicas_are_separate_services() -> None:
     commands = {name: s["command"][1] for name, s in _memstream_services().items()}
-    assert commands["worker"] == "worker" and "--no-embed" in _compose()["services"]["worker"][
-        "command"
-    ]
+    assert (
+        commands["worker"] == "worker"
+        and "--no-embed" in _compose()["services"]["worker"]["command"]
+    )
     assert commands["embed"] == "embed"
     assert commands["api"] == "serve"
     services = _compose()["services"]
