@@ -130,6 +130,9 @@ class IndexUpkeep:
         just wrote is indexed once, over its compacted fragments, not indexed and then
         re-indexed by the compaction."""
         table = self._tables[name]
+        # Compact from the newest version: a plan made on an older one conflicts with
+        # every commit since (another worker's update, the last holder's compaction).
+        table.checkout_latest()
         if table.count_rows() > 0:
             table.optimize(cleanup_older_than=retain)
             log.debug("optimized %s", name)
