@@ -27,5 +27,6 @@ __all__ = [
     "log_records",
     "path_names",
     "schemas",
+    "shared_folder",
     "user_rows",
 ]

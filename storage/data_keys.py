@@ -1,23 +1,33 @@
 """Per-user data keys: the keys every personal record is sealed under, and their erasure.
 
-Each user has one live 256-bit data key at a time, created at the user's first event.
-Erasing the user destroys it: whatever was sealed under it (log records, archive
-rows) can no longer be read by anyone, wherever the copies are. The store keeps, per
-user (a file named by the SHA-256 of the id, so the folder lists no ids):
+Each user has a live 256-bit data key, created at the user's first event. Erasing the
+user destroys it: whatever was sealed under it (log records, archive rows) can no
+longer be read by anyone, wherever the copies are. The store is a
+:class:`~storage.shared_folder.SharedFolder`, so it lives where every host of a
+deployment reaches it: a local folder, or the data location on S3. Per user (named by
+the SHA-256 of the id, so the store lists no ids) it keeps:
 
-- ``live/<h>.json``: the live key (its id, the key, when it was made);
+- ``live/<h>/<key id>.json``: the live key (its id, the key, when it was made);
+  a store written by an older memstream may hold one ``live/<h>.json`` instead;
 - ``erased/<h>.json``: the ids of the user's destroyed keys and when the last erasure
   happened (no key material), so a record sealed under a destroyed key is known to be
   erased rather than missing, and a plaintext record older than the erasure is dropped;
 - ``erasing/<h>.json``: an erasure asked for and not yet finished (the projections
   still to purge); it is what makes an erasure survive a crash.
 
-Every write goes to a temporary file, is fsync'd and renamed (or linked, so that two
-processes creating the same user's key agree on one); the folder is fsync'd after. The
-store must not live in the log or the archive it protects, and its backups are what an
-erasure must also reach. A key is cached in memory; the cache is checked against the
-file (one ``stat``) before a key seals anything, so a key destroyed by another process
-is never used to seal again.
+No document is changed in place and no lock is needed. Two processes that make a new
+user's key at once each write a key of their own and then list the user's keys: every
+process takes the least key id it finds, so they agree from then on, and a record
+sealed under the other key still opens (it is live too). An erasure lists and destroys
+every live key. With a secret (``MEMSTREAM_DATA_KEYS_SECRET``) the key material is
+sealed at rest (AES-GCM under a key derived from the secret), so the store may sit
+beside the data it protects, on S3, without opening it to whoever can read the bucket.
+The store must not live in the log or the archive it protects, and its backups (or a
+versioned bucket's old versions) are what an erasure must also reach.
+
+A key is cached in memory; the cache is checked against the store (one ``stat`` or
+HEAD) before a key seals anything, so a key destroyed by another process is never used
+to seal again.
 """
 
 from __future__ import annotations
@@ -33,15 +43,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from storage.durable import fsync_folder, write_new_file
-from storage.errors import StorageError
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-__all__ = ["DataKey", "DataKeys", "Erasure", "MissingDataKey"]
+from storage.errors import StorageError
+from storage.shared_folder import SharedFolder
+
+__all__ = ["DataKey", "DataKeys", "Erasure", "MissingDataKey", "SealedKeyStore"]
 
 
 class MissingDataKey(StorageError):
     """A record is sealed under a key this store never held (nor erased): the wrong
     store, or a lost one. The record is kept (dead-lettered), not dropped."""
+
+
+class SealedKeyStore(StorageError):
+    """The store's keys are sealed under a secret this process was not given (or
+    another one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,32 +80,66 @@ class Erasure:
     requested_at: datetime
 
 
+def _hashed(user_id: str) -> str:
+    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:40]
+
+
 def _name(user_id: str) -> str:
-    return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:40] + ".json"
+    return _hashed(user_id) + ".json"
+
+
+class _Wrapping:
+    """Seals key material at rest under a key derived from the deployment's secret."""
+
+    def __init__(self, secret: bytes) -> None:
+        derived = HKDF(
+            algorithm=hashes.SHA256(), length=32, salt=None, info=b"memstream data keys"
+        ).derive(secret)
+        self._cipher = AESGCM(derived)
+
+    def seal(self, key: bytes, where: str) -> str:
+        nonce = os.urandom(12)
+        return base64.b64encode(nonce + self._cipher.encrypt(nonce, key, where.encode())).decode()
+
+    def open(self, sealed: str, where: str) -> bytes:
+        raw = base64.b64decode(sealed)
+        try:
+            return self._cipher.decrypt(raw[:12], raw[12:], where.encode())
+        except InvalidTag:
+            raise SealedKeyStore(
+                "the data keys are sealed under another secret than "
+                "MEMSTREAM_DATA_KEYS_SECRET: give the secret the store was made with"
+            ) from None
 
 
 class DataKeys:
-    """The data key store in ``folder`` (created when first needed)."""
+    """The data key store in ``folder`` (a local folder, or a shared folder on S3).
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = Path(folder)
+    Args:
+        folder: where the store lives (created when first needed).
+        secret: seals key material at rest; a store made with one needs it to be read.
+    """
+
+    def __init__(self, folder: Path | SharedFolder, secret: bytes | None = None) -> None:
+        self.store = folder if isinstance(folder, SharedFolder) else SharedFolder.local(folder)
+        self.secret = secret
+        self._wrapping = _Wrapping(secret) if secret else None
         self._lock = threading.Lock()
-        self._live: dict[str, tuple[DataKey, int]] = {}  # user -> (key, inode of its file)
+        self._live: dict[str, tuple[DataKey, str]] = {}  # user -> (key, its document)
         self._erased: dict[str, tuple[frozenset[str], datetime | None]] = {}
+
+    @property
+    def uri(self) -> str:
+        return self.store.uri
 
     # -- sealing side -------------------------------------------------------------
 
     def key_for(self, user_id: str, create: bool = True) -> DataKey | None:
         """The user's live key, made (and made durable) if the user has none and
         ``create`` (else None)."""
-        path = self.folder / "live" / _name(user_id)
         cached = self._live.get(user_id)
-        if cached is not None:
-            try:
-                if path.stat().st_ino == cached[1]:
-                    return cached[0]
-            except FileNotFoundError:
-                pass
+        if cached is not None and self.store.exists(cached[1]):
+            return cached[0]
         with self._lock:
             self._erased.pop(user_id, None)
             key = self._read_live(user_id)
@@ -93,37 +147,51 @@ class DataKeys:
                 key = self._create(user_id)
             return key
 
-    def _read_live(self, user_id: str) -> DataKey | None:
-        path = self.folder / "live" / _name(user_id)
-        try:
-            with path.open("rb") as file:
-                inode = os.fstat(file.fileno()).st_ino
-                document = json.loads(file.read())
-        except FileNotFoundError:
+    def _live_documents(self, user_id: str) -> list[str]:
+        """The user's live key documents, the one to seal under first."""
+        folder = f"live/{_hashed(user_id)}"
+        found = [f"{folder}/{name}" for name in self.store.names(folder)]
+        legacy = f"live/{_name(user_id)}"
+        return found + ([legacy] if self.store.exists(legacy) else [])
+
+    def _read_live(self, user_id: str, key_id: str | None = None) -> DataKey | None:
+        for document in self._live_documents(user_id):
+            key = self._read_key(user_id, document)
+            if key is not None and (key_id is None or key.key_id == key_id):
+                if key_id is None:
+                    self._live[user_id] = (key, document)
+                return key
+        return None
+
+    def _read_key(self, user_id: str, document: str) -> DataKey | None:
+        content = _parse(self.store, document)
+        if content is None:
             return None
-        key = DataKey(user_id, document["key_id"], base64.b64decode(document["key"]))
-        self._live[user_id] = (key, inode)
-        return key
+        if "sealed" in content:
+            if self._wrapping is None:
+                raise SealedKeyStore(
+                    f"the data keys in {self.uri} are sealed: set MEMSTREAM_DATA_KEYS_SECRET "
+                    "to the secret they were made with"
+                )
+            key = self._wrapping.open(content["sealed"], f"{_hashed(user_id)}/{content['key_id']}")
+        else:
+            key = base64.b64decode(content["key"])
+        return DataKey(user_id, content["key_id"], key)
 
     def _create(self, user_id: str) -> DataKey:
-        folder = self.folder / "live"
-        folder.mkdir(parents=True, exist_ok=True)
         key = DataKey(user_id, secrets.token_hex(8), secrets.token_bytes(32))
-        document = {
+        document: dict[str, str] = {
             "key_id": key.key_id,
-            "key": base64.b64encode(key.key).decode("ascii"),
             "created_at": datetime.now(UTC).isoformat(),
         }
-        temporary = folder / f".{_name(user_id)}.{secrets.token_hex(4)}"
-        write_new_file(temporary, json.dumps(document).encode())
-        try:
-            os.link(temporary, folder / _name(user_id))  # the first process to link wins
-        except FileExistsError:
-            pass
-        finally:
-            temporary.unlink()
-        fsync_folder(folder)
-        found = self._read_live(user_id)
+        if self._wrapping is not None:
+            document["sealed"] = self._wrapping.seal(key.key, f"{_hashed(user_id)}/{key.key_id}")
+        else:
+            document["key"] = base64.b64encode(key.key).decode("ascii")
+        self.store.write(
+            f"live/{_hashed(user_id)}/{key.key_id}.json", json.dumps(document).encode()
+        )
+        found = self._read_live(user_id)  # another process's key, made at once, may win
         assert found is not None
         return found
 
@@ -141,14 +209,14 @@ class DataKeys:
         erased, _ = self._erasures_of(user_id)
         if key_id in erased:
             return None
-        live = self._read_live(user_id)
-        if live is not None and live.key_id == key_id:
+        live = self._read_live(user_id, key_id)
+        if live is not None:
             return live.key
         erased, _ = self._erasures_of(user_id, fresh=True)
         if key_id in erased:
             return None
         raise MissingDataKey(
-            f"no data key {key_id} for user {user_id} in {self.folder}: is this the data "
+            f"no data key {key_id} for user {user_id} in {self.uri}: is this the data "
             "key store the record was sealed for?"
         )
 
@@ -161,7 +229,7 @@ class DataKeys:
     ) -> tuple[frozenset[str], datetime | None]:
         if not fresh and user_id in self._erased:
             return self._erased[user_id]
-        document = _read_json(self.folder / "erased" / _name(user_id)) or {}
+        document = _parse(self.store, f"erased/{_name(user_id)}") or {}
         at = document.get("erased_at")
         found = (
             frozenset(document.get("key_ids", ())),
@@ -171,27 +239,27 @@ class DataKeys:
         return found
 
     def forget_cached(self, user_id: str) -> None:
-        """Read the user's keys from the folder next time (another process erased it)."""
+        """Read the user's keys from the store next time (another process erased it)."""
         self._live.pop(user_id, None)
         self._erased.pop(user_id, None)
 
     # -- erasure -------------------------------------------------------------------
 
     def erase(self, user_id: str, now: datetime) -> Erasure:
-        """Destroy the user's live key and note the erasure as pending (idempotent: a
+        """Destroy the user's live keys and note the erasure as pending (idempotent: a
         pending erasure is returned as it was asked)."""
         with self._lock:
             name = _name(user_id)
-            live = self._read_live(user_id)
+            live = self._live_documents(user_id)
             pending = self._pending_of(user_id)
-            if pending is not None and live is None:
+            if pending is not None and not live:
                 return pending  # asked again before it finished: the same erasure
             erased, _ = self._erasures_of(user_id, fresh=True)
-            key_ids = {*erased, *((live.key_id,) if live else ())}
+            live_ids = {_key_id_of(self.store, document) for document in live}
+            key_ids = {*erased, *(k for k in live_ids if k)}
             erasure = Erasure(user_id, tuple(sorted(key_ids)), now)
             self._write(
-                "erasing",
-                name,
+                f"erasing/{name}",
                 {
                     "user_id": user_id,
                     "key_ids": list(erasure.key_ids),
@@ -199,52 +267,40 @@ class DataKeys:
                 },
             )
             self._write(
-                "erased", name, {"key_ids": list(erasure.key_ids), "erased_at": now.isoformat()}
+                f"erased/{name}", {"key_ids": list(erasure.key_ids), "erased_at": now.isoformat()}
             )
-            try:
-                (self.folder / "live" / name).unlink()
-            except FileNotFoundError:
-                pass
-            else:
-                fsync_folder(self.folder / "live")
+            for document in live:
+                self.store.remove(document)
             self.forget_cached(user_id)
             return erasure
 
     def pending(self) -> list[Erasure]:
         """The erasures asked for and not finished."""
-        folder = self.folder / "erasing"
-        if not folder.is_dir():
-            return []
         found = []
-        for path in sorted(folder.glob("*.json")):
-            document = _read_json(path)
+        for name in self.store.names("erasing"):
+            document = _parse(self.store, f"erasing/{name}")
             if document is not None:
                 found.append(_erasure(document))
         return found
 
     def _pending_of(self, user_id: str) -> Erasure | None:
-        document = _read_json(self.folder / "erasing" / _name(user_id))
+        document = _parse(self.store, f"erasing/{_name(user_id)}")
         return _erasure(document) if document is not None else None
 
     def is_pending(self, user_id: str) -> bool:
-        return (self.folder / "erasing" / _name(user_id)).exists()
+        return self.store.exists(f"erasing/{_name(user_id)}")
 
     def finish(self, user_id: str) -> None:
         """The user's erasure reached every projection: no longer pending."""
-        path = self.folder / "erasing" / _name(user_id)
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            return
-        fsync_folder(path.parent)
+        self.store.remove(f"erasing/{_name(user_id)}")
 
-    def _write(self, kind: str, name: str, document: dict[str, Any]) -> None:
-        folder = self.folder / kind
-        folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{name}.{secrets.token_hex(4)}"
-        write_new_file(temporary, json.dumps(document).encode())
-        os.replace(temporary, folder / name)
-        fsync_folder(folder)
+    def _write(self, name: str, document: dict[str, Any]) -> None:
+        self.store.write(name, json.dumps(document).encode())
+
+
+def _key_id_of(store: SharedFolder, document: str) -> str | None:
+    content = _parse(store, document)
+    return None if content is None else str(content["key_id"])
 
 
 def _erasure(document: dict[str, Any]) -> Erasure:
@@ -255,11 +311,15 @@ def _erasure(document: dict[str, Any]) -> Erasure:
     )
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def _parse(store: SharedFolder, name: str) -> dict[str, Any] | None:
     try:
-        document = json.loads(path.read_bytes())
-    except FileNotFoundError:
+        raw = store.read(name)
+    except OSError as exc:
+        raise StorageError(f"{store.uri}/{name} cannot be read: {exc}") from exc
+    if raw is None:
         return None
-    except (OSError, ValueError) as exc:
-        raise StorageError(f"{path} cannot be read: {exc}") from exc
+    try:
+        document = json.loads(raw)
+    except ValueError as exc:
+        raise StorageError(f"{store.uri}/{name} cannot be read: {exc}") from exc
     return document if isinstance(document, dict) else None

@@ -16,11 +16,9 @@ because that means the wrong key store, not an erasure.
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
@@ -36,7 +34,10 @@ from projections.sealing import (
     seal,
 )
 from storage.data_keys import DataKey, DataKeys, Erasure, MissingDataKey
+from storage.errors import StorageError
+from storage.filesystems import Location
 from storage.log_records import LogRecord
+from storage.shared_folder import SharedFolder
 from streams.settings import Settings
 
 __all__ = [
@@ -51,10 +52,21 @@ __all__ = [
 
 def data_keys_of(settings: Settings) -> DataKeys:
     """The data key store of a deployment (``MEMSTREAM_DATA_KEYS_DIR``, by default
-    ``data-keys`` in the local state)."""
-    return DataKeys(
-        Path(settings.data_keys_dir) if settings.data_keys_dir else settings.local_dir / "data-keys"
-    )
+    ``data-keys`` in the data location), its keys sealed under
+    ``MEMSTREAM_DATA_KEYS_SECRET`` when one is given.
+
+    Raises:
+        StorageError: a store on S3 without a secret (whoever reads the bucket would
+            read the keys and, with them, every record sealed under them).
+    """
+    location = settings.data_keys_location
+    secret = settings.data_keys_secret.get_secret_value() if settings.data_keys_secret else ""
+    if not location.is_local and not secret and settings.seal_events:
+        raise StorageError(
+            f"the data keys would lie unsealed in {location.uri}: set "
+            "MEMSTREAM_DATA_KEYS_SECRET (a long random string, the same on every host)"
+        )
+    return DataKeys(SharedFolder(location), secret.encode() or None)
 
 
 class RecordKeys:
@@ -76,7 +88,7 @@ class RecordKeys:
 
     def __reduce__(self) -> tuple[object, ...]:
         # A replay's worker process unpickles one per batch: it keeps one per store.
-        return (_record_keys_at, (self.keys.folder, self.sealing))
+        return (_record_keys_at, (self.keys.store.location, self.keys.secret, self.sealing))
 
     # -- sealing ------------------------------------------------------------------
 
@@ -229,9 +241,15 @@ def erasure_event(erasure: Erasure) -> UserErased:
     )
 
 
-@functools.lru_cache(maxsize=8)
-def _record_keys_at(folder: Path, sealing: bool) -> RecordKeys:
-    return RecordKeys(DataKeys(folder), sealing)
+#: The record keys a replay's worker process made, by store, secret and sealing.
+_MADE: dict[tuple[str, bytes | None, bool], RecordKeys] = {}
+
+
+def _record_keys_at(location: Location, secret: bytes | None, sealing: bool) -> RecordKeys:
+    at = (location.uri, secret, sealing)
+    if at not in _MADE:
+        _MADE[at] = RecordKeys(DataKeys(SharedFolder(location), secret), sealing)
+    return _MADE[at]
 
 
 def record_keys_of(settings: Settings) -> RecordKeys:

@@ -96,8 +96,13 @@ class Settings(BaseSettings):
             key (AES-256-GCM) before it enters the journal, the log or the event archive,
             so erasing the user (destroying the key) reaches every copy; off writes
             plaintext (sealed records are still read).
-        data_keys_dir: the data key store (default ``data-keys`` in the local state). Keep
-            it, and its backups, apart from the log and archive it protects.
+        data_keys_dir: the data key store, a folder or ``s3://`` prefix (default:
+            ``data-keys`` in the data location, where every host reaches it; a store an
+            older memstream made in the local state is used while it is there). Its
+            backups, or a versioned bucket's old versions, are what an erasure must also
+            reach.
+        data_keys_secret: seals the data keys at rest (needed for a key store on S3, so
+            that reading the bucket does not open the records sealed under them).
         search_cache_rows: most rows (memories and vectors) of recently searched users
             a searching process keeps in memory (about 1.6 kB a memory with 384-dimension
             vectors); a user who does not fit is searched in the tables; 0 turns it off.
@@ -197,6 +202,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=4_000_000, ge=1024)
     seal_events: bool = True
     data_keys_dir: str = ""
+    data_keys_secret: SecretStr | None = None
     fusion_full_text: float = Field(default=1.0, ge=0)
     fusion_vector: float = Field(default=1.0, ge=0)
     fusion_entity: float = Field(default=0.3, ge=0)
@@ -305,6 +311,21 @@ class Settings(BaseSettings):
         return Path("./memstream-state") if self.data.startswith("s3://") else Path(self.data)
 
     @property
+    def data_keys_location(self) -> Location:
+        """Where the per-user data keys live (see ``data_keys_dir``)."""
+        if self.data_keys_dir:
+            return self.location_of(self.data_keys_dir)
+        legacy = self.local_dir / "data-keys"  # where an older memstream kept them
+        if legacy.is_dir():
+            return self.location_of(str(legacy))
+        return self.data_location.child("data-keys")
+
+    @property
+    def api_keys_location(self) -> Location:
+        """Where the API keys live: ``api-keys`` in the data location."""
+        return self.data_location.child("api-keys")
+
+    @property
     def log_dir(self) -> Path:
         return self.local_dir / "logs"
 
@@ -324,7 +345,7 @@ class Settings(BaseSettings):
 
 
 #: The settings whose values are secrets (shown as ``**********``).
-_SECRETS = ("openai_api_key", "anthropic_api_key", "api_key")
+_SECRETS = ("openai_api_key", "anthropic_api_key", "api_key", "data_keys_secret")
 
 
 def _given(secret: SecretStr | None) -> bool:

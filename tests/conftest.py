@@ -79,6 +79,8 @@ def s3_endpoint() -> Iterator[str]:
 
 
 _CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+#: What seals the data keys of a deployment on S3 in the tests.
+DATA_KEYS_SECRET = "a-test-secret-that-seals-the-data-keys"
 
 
 @pytest.fixture
@@ -159,6 +161,7 @@ def data_place(request: pytest.FixtureRequest, tmp_path: Path) -> DataPlace:
         "MEMSTREAM_S3_ENDPOINT": endpoint,
         "MEMSTREAM_S3_REGION": "us-east-1",
         "MEMSTREAM_STATE_DIR": str(state),
+        "MEMSTREAM_DATA_KEYS_SECRET": DATA_KEYS_SECRET,
     }
     location = resolve_location(uri, s3_endpoint=endpoint, s3_region="us-east-1")
     return DataPlace(uri, location, state, env)

@@ -59,6 +59,17 @@ def test_workers_embedders_and_api_replicas_are_separate_services() -> None:
         assert services[name]["environment"]["MEMSTREAM_KAFKA"] == "kafka:9092"
 
 
+def test_every_host_reaches_the_keys_without_a_shared_file_system() -> None:
+    """The data keys and API keys live in the data location (S3), the data keys sealed
+    under a secret the deployment must give; no service mounts a key folder."""
+    for name, service in _memstream_services().items():
+        environment = service["environment"]
+        assert environment["MEMSTREAM_DATA"].startswith("s3://"), name
+        assert "MEMSTREAM_DATA_KEYS_DIR" not in environment, name
+        assert environment["MEMSTREAM_DATA_KEYS_SECRET"].startswith("${"), name
+        assert all("/data-keys" not in v for v in service.get("volumes", [])), name
+
+
 def test_the_image_installs_the_package_without_the_checkout_state() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "COPY . ." not in dockerfile

@@ -29,10 +29,11 @@ def test_a_key_is_shown_once_and_only_its_hash_is_kept(tmp_path: Path) -> None:
     store = KeyStore(tmp_path)
     assert not store.configured
     record, token = store.create("acme", "read", name="support bot")
-    kept = (tmp_path / "keys.json").read_text()
+    document = tmp_path / "api-keys" / f"{record.key_id}.json"
+    kept = document.read_text()
     assert token not in kept and token.split("_")[-1] not in kept
     assert record.sha256 in kept
-    assert (tmp_path / "keys.json").stat().st_mode & 0o777 == 0o600
+    assert document.stat().st_mode & 0o777 == 0o600
     assert store.configured
     assert KeyStore(tmp_path).authenticate(token) == record  # another process sees it
     assert "sha256" not in record.public()

@@ -18,7 +18,7 @@ from projections.codec import encode
 from projections.errors import InvalidEvent
 from projections.events import MessageEvent
 from projections.sealing import cipher_of, envelope_of, is_sealed, open_envelope, seal
-from storage.data_keys import DataKeys, MissingDataKey
+from storage.data_keys import DataKey, DataKeys, MissingDataKey
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import STATE_TABLES
 from storage.log_records import LogRecord
@@ -79,20 +79,29 @@ def test_a_sealed_record_does_not_open_with_another_key_user_or_a_changed_byte()
         envelope_of(sealed[:20])
 
 
-def test_a_user_has_one_live_key_however_many_processes_make_it(tmp_path: Path) -> None:
+def test_keys_made_at_once_by_many_processes_all_open_and_all_die_in_an_erasure(
+    tmp_path: Path,
+) -> None:
     stores = [DataKeys(tmp_path) for _ in range(8)]
-    made: list[str] = []
-    threads = [
-        threading.Thread(target=lambda s=s: made.append(s.key_for("ana").key_id)) for s in stores
-    ]
+    made: list[DataKey] = []
+    threads = [threading.Thread(target=lambda s=s: made.append(s.key_for("ana"))) for s in stores]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(set(made)) == 1
-    for path in (tmp_path / "live").iterdir():
+    fresh = DataKeys(tmp_path)  # a process started afterwards takes the least key id
+    assert fresh.key_for("ana", create=False).key_id == min(k.key_id for k in made)
+    for key in made:  # whatever a process sealed under opens everywhere
+        assert DataKeys(tmp_path).lookup("ana", key.key_id) == key.key
+    files = [p for p in (tmp_path / "live").rglob("*") if p.is_file()]
+    for path in files:
         assert path.stat().st_mode & 0o077 == 0, "a key file others can read"
-        assert b"ana" not in path.name.encode()
+        assert b"ana" not in str(path.relative_to(tmp_path)).encode()
+    written = {p.stem for p in files}  # every process that lost the race wrote one too
+    erasure = fresh.erase("ana", T0)
+    assert set(erasure.key_ids) == written >= {k.key_id for k in made}
+    assert all(DataKeys(tmp_path).lookup("ana", k.key_id) is None for k in made)
+    assert not [p for p in (tmp_path / "live").rglob("*") if p.is_file()]
 
 
 def test_erasing_destroys_the_key_and_tells_erased_from_missing(tmp_path: Path) -> None:
@@ -158,7 +167,7 @@ def test_what_the_worker_derived_from_an_erased_user_is_not_sealed_again(
     assert keys.seal_derived([vector])[0] is not None
     DataKeys(tmp_path).erase("ana", T0)  # by another process
     assert keys.seal_derived([vector, (b"bob", vector[1])])[0] is None  # no new key for it
-    assert not (tmp_path / "live").exists() or len(list((tmp_path / "live").iterdir())) == 1
+    assert len([p for p in (tmp_path / "live").rglob("*") if p.is_file()]) == 1  # bob's
     assert keys.seal_all([vector])[0] is not None  # what ana publishes anew gets a new key
 
 

@@ -351,9 +351,9 @@ def _parser() -> argparse.ArgumentParser:
 def _keys(args: argparse.Namespace, settings: Settings) -> int:
     """The key store of the data folder, changed here (an operator's command)."""
     from memstream.tenancy.audit import AuditLog
-    from memstream.tenancy.keys import KeyStore, KeyStoreError
+    from memstream.tenancy.keys import KeyStoreError, key_store_of
 
-    store, audit = KeyStore(settings.local_dir), AuditLog(settings.log_dir)
+    store, audit = key_store_of(settings), AuditLog(settings.log_dir)
     try:
         if args.action == "list":
             keys = [key.public() for key in store.records()]

@@ -35,7 +35,7 @@ from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH, parse_body
 from memstream.operations.results import erasure_document
 from memstream.tenancy.audit import AuditLog
-from memstream.tenancy.keys import KeyStore, KeyStoreError, Role
+from memstream.tenancy.keys import KeyStoreError, Role, key_store_of
 from memstream.tenancy.limits import Buckets, Limit
 from projections.errors import InvalidEvent
 from projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
@@ -99,7 +99,7 @@ def guard_for(settings: Settings) -> Guard:
         "search": Limit(settings.key_searches_per_second, settings.key_searches_burst),
         "publish": Limit(settings.key_events_per_second, settings.key_events_burst),
     }
-    return Guard(KeyStore(settings.local_dir), Buckets(limits), AuditLog(settings.log_dir))
+    return Guard(key_store_of(settings), Buckets(limits), AuditLog(settings.log_dir))
 
 
 def create_app(

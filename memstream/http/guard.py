@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fastapi import HTTPException, Request
 
 from memstream.tenancy.audit import AuditLog
-from memstream.tenancy.keys import ApiKey, KeyStore
+from memstream.tenancy.keys import ApiKey, KeyStore, key_store_of
 from memstream.tenancy.limits import Buckets
 from projections.scope import is_identifier
 from streams.errors import StreamsError
@@ -160,7 +160,7 @@ def is_loopback(host: str) -> bool:
 def serving_rule(settings: Settings) -> str:
     """How the API of ``settings`` will be guarded, as a sentence for the log; a
     StreamsError when it would serve beyond loopback without keys."""
-    keys = KeyStore(settings.local_dir)
+    keys = key_store_of(settings)
     if keys.configured:
         active = sum(key.active for key in keys.records())
         return f"API keys required ({active} active)"

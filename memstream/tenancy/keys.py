@@ -12,41 +12,49 @@ SHA-256 of the whole key, never the key (it is shown once, when created). Roles:
 ``read`` (search, context, memories, entities, stats), ``write`` (also publish and the
 memory commands) and ``admin`` (also the tenant's keys over the API).
 
-The store is ``keys.json`` in the data folder's local state, written whole and renamed
-into place, and read again whenever it changes, so a revoked key stops working at the
-next request of every process. Once a key has been created, keys are required: a store
-whose keys are all revoked refuses every request rather than opening the API again.
+The store is a folder of the data location (``api-keys``, on S3 when the data is), one
+document a key (``<key id>.json``), so every API replica on every host reaches it and
+no two writers ever write the same document but to revoke. A process lists the folder
+before each request (on S3 at most once a second) and reads only the documents that
+changed, so a revoked key stops working at the next request of every process (within a
+second on S3). A ``keys.json`` an older memstream kept in the local state is still
+read. Once a key has been created, keys are required: a store whose keys are all
+revoked refuses every request rather than opening the API again.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+import time
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from storage.shared_folder import SharedFolder
+from streams.settings import Settings
+
 __all__ = [
+    "API_KEYS_FOLDER",
     "KEYS_FILE",
     "ROLES",
     "ApiKey",
     "KeyStore",
     "KeyStoreError",
     "Role",
+    "key_store_of",
     "owns",
     "valid_tenant",
 ]
 
-#: The key store's file in the data folder's local state.
+#: The file an older memstream kept the keys in (in the data folder's local state).
 KEYS_FILE = "keys.json"
+#: The store's folder in the data location.
+API_KEYS_FOLDER = "api-keys"
 
 Role = Literal["read", "write", "admin"]
 ROLES: tuple[Role, ...] = ("read", "write", "admin")
@@ -115,12 +123,36 @@ class ApiKey:
 
 
 class KeyStore:
-    """The API keys of a data folder (see the module docstring)."""
+    """The API keys of a deployment (see the module docstring).
 
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / KEYS_FILE
-        self._seen: tuple[int, int] | None = None
-        self._keys: dict[str, ApiKey] = {}
+    Args:
+        where: the store's folder (a shared folder of the data location), or a local
+            folder holding it as ``api-keys`` beside an older ``keys.json``.
+        legacy: a ``keys.json`` an older memstream wrote, read beside the folder.
+        refresh_seconds: how long a listing of the folder is trusted.
+    """
+
+    def __init__(
+        self,
+        where: Path | SharedFolder,
+        legacy: Path | None = None,
+        refresh_seconds: float | None = None,
+    ) -> None:
+        if isinstance(where, Path):
+            legacy = where / KEYS_FILE
+            where = SharedFolder.local(where / API_KEYS_FOLDER)
+        self.folder = where
+        self.legacy = legacy
+        self.refresh_seconds = (
+            refresh_seconds
+            if refresh_seconds is not None
+            else (0.0 if where.location.is_local else 1.0)
+        )
+        self._listed_at = -float("inf")
+        self._stamps: dict[str, tuple[int, int]] = {}
+        self._documents: dict[str, ApiKey] = {}
+        self._legacy_seen: tuple[int, int] | None = None
+        self._legacy_keys: dict[str, ApiKey] = {}
 
     @property
     def configured(self) -> bool:
@@ -147,62 +179,67 @@ class KeyStore:
         valid_tenant(tenant)
         if role not in ROLES:
             raise KeyStoreError(f"role {role!r}: one of {', '.join(ROLES)}")
-        with self._locked():
-            keys = dict(self._current())
+        keys = self._current(fresh=True)
+        key_id = secrets.token_hex(6)  # 48 random bits: a name no other writer takes
+        while key_id in keys:
             key_id = secrets.token_hex(6)
-            while key_id in keys:
-                key_id = secrets.token_hex(6)
-            token = f"msk_{key_id}_{secrets.token_urlsafe(32)}"
-            at = (now or datetime.now(UTC)).isoformat()
-            record = ApiKey(key_id, tenant, role, at, _digest(token), name[:200])
-            keys[key_id] = record
-            self._write(keys.values())
+        token = f"msk_{key_id}_{secrets.token_urlsafe(32)}"
+        at = (now or datetime.now(UTC)).isoformat()
+        record = ApiKey(key_id, tenant, role, at, _digest(token), name[:200])
+        self._write(record)
         return record, token
 
     def revoke(self, key_id: str, tenant: str | None = None, now: datetime | None = None) -> ApiKey:
         """Revoke ``key_id`` (of ``tenant`` only, when given); KeyStoreError when there is no
         such key."""
-        with self._locked():
-            keys = dict(self._current())
-            found = keys.get(key_id)
-            if found is None or (tenant is not None and found.tenant != tenant):
-                raise KeyStoreError(f"no key {key_id[:40]!r}")
-            if found.active:
-                found = replace(found, revoked_at=(now or datetime.now(UTC)).isoformat())
-                keys[key_id] = found
-                self._write(keys.values())
+        found = self._current(fresh=True).get(key_id)
+        if found is None or (tenant is not None and found.tenant != tenant):
+            raise KeyStoreError(f"no key {key_id[:40]!r}")
+        if found.active:
+            found = replace(found, revoked_at=(now or datetime.now(UTC)).isoformat())
+            self._write(found)
         return found
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
-        """One change of the store at a time, across processes."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_suffix(".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            self._seen = None  # read the file again under the lock
-            yield
+    def _current(self, fresh: bool = False) -> dict[str, ApiKey]:
+        """The keys as the store holds them now (documents read again only when they
+        changed)."""
+        now = time.monotonic()
+        if fresh or now - self._listed_at >= self.refresh_seconds:
+            stamps = self.folder.stamps()
+            for name, stamp in stamps.items():
+                if self._stamps.get(name) != stamp:
+                    raw = self.folder.read(name)
+                    if raw is not None:
+                        self._documents[name] = ApiKey(**json.loads(raw))
+            for gone in set(self._documents) - set(stamps):
+                del self._documents[gone]
+            self._stamps, self._listed_at = stamps, now
+        keys = dict(self._legacy())
+        keys.update((k.key_id, k) for k in self._documents.values())
+        return keys
 
-    def _current(self) -> dict[str, ApiKey]:
-        """The keys as the file holds them now (read again only when it changed)."""
+    def _legacy(self) -> dict[str, ApiKey]:
+        """The keys of an older memstream's ``keys.json`` (revoking one writes its
+        document in the folder, which wins)."""
+        if self.legacy is None:
+            return {}
         try:
-            stat = self.path.stat()
+            stat = self.legacy.stat()
         except FileNotFoundError:
-            self._seen, self._keys = None, {}
-            return self._keys
+            return {}
         seen = (stat.st_mtime_ns, stat.st_size)
-        if seen != self._seen:
-            document = json.loads(self.path.read_text())
-            self._keys = {k["key_id"]: ApiKey(**k) for k in document["keys"]}
-            self._seen = seen
-        return self._keys
+        if seen != self._legacy_seen:
+            document = json.loads(self.legacy.read_text())
+            self._legacy_keys = {k["key_id"]: ApiKey(**k) for k in document["keys"]}
+            self._legacy_seen = seen
+        return self._legacy_keys
 
-    def _write(self, keys: Iterable[ApiKey]) -> None:
-        document = {"keys": [asdict(k) for k in keys]}
-        temporary = self.path.with_suffix(".tmp")
-        with open(temporary, "w") as out:
-            json.dump(document, out, indent=1)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, self.path)
-        self._seen = None
+    def _write(self, key: ApiKey) -> None:
+        self.folder.write(f"{key.key_id}.json", json.dumps(asdict(key), indent=1).encode())
+        self._listed_at = -float("inf")
+
+
+def key_store_of(settings: Settings) -> KeyStore:
+    """The API keys of a deployment: ``api-keys`` in its data location (beside an
+    older memstream's ``keys.json`` in the local state)."""
+    return KeyStore(SharedFolder(settings.api_keys_location), settings.local_dir / KEYS_FILE)
