@@ -14,7 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 
@@ -66,14 +66,21 @@ class EventArchive:
             self._write_table(_to_table(sorted(g, key=lambda r: r.offset))) for g in groups.values()
         ]
 
-    def files(self, topic: str | None = None, epoch: str | None = None) -> list[ArchiveFile]:
-        """Every archive file (of a topic, of a log epoch), in replay order (epoch, topic,
-        partition, first offset)."""
+    def files(
+        self,
+        topic: str | None = None,
+        epoch: str | None = None,
+        partitions: Collection[int] | None = None,
+    ) -> list[ArchiveFile]:
+        """Every archive file (of a topic, of a log epoch, of some partitions), in replay
+        order (epoch, topic, partition, first offset)."""
         selector = pafs.FileSelector(self._location.path, recursive=True, allow_not_found=True)
         found = []
         for info in self._fs.get_file_info(selector):
             parsed = self._parse(info)
             if parsed is None or (topic is not None and parsed.topic != topic):
+                continue
+            if partitions is not None and parsed.partition not in partitions:
                 continue
             if epoch is None or parsed.log_epoch == epoch:
                 found.append(parsed)
@@ -93,18 +100,19 @@ class EventArchive:
         size: int = 20_000,
         epoch: str | None = None,
         after: Mapping[tuple[str, str, int], int] | None = None,
+        partitions: Collection[int] | None = None,
     ) -> Iterator[pa.Table]:
         """Every archived record once, in log order within each partition, as Arrow tables
         of at least ``size`` rows but the last (whole files: a file is never split).
         ``epoch`` keeps one log epoch; ``after`` skips, per (epoch, topic, partition),
-        the offsets up to the one given.
+        the offsets up to the one given; ``partitions`` keeps those partitions.
 
         Which offsets each file contributes follows from the file names alone, so files
         are read several at a time (Parquet reads release the GIL).
         """
         plan: list[tuple[ArchiveFile, int]] = []  # (file, offsets above this are new)
         last_seen: dict[tuple[str, str, int], int] = dict(after or {})
-        for archive_file in self.files(topic, epoch):
+        for archive_file in self.files(topic, epoch, partitions):
             key = (archive_file.log_epoch, archive_file.topic, archive_file.partition)
             seen = last_seen.get(key, -1)
             if archive_file.last_offset > seen:

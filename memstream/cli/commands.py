@@ -301,6 +301,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--source", choices=("kafka", "archive"), default="archive")
     p.add_argument("--into", required=True, help="an empty folder for the rebuilt projections")
     p.add_argument("--swap", action="store_true", help="then switch the data folder to them")
+    p.add_argument(
+        "--writers",
+        type=int,
+        choices=range(1, 65),
+        metavar="N",
+        default=1,
+        help="processes that each rebuild a group of partitions (from the archive)",
+    )
 
     p = command(
         "reembed",
@@ -713,7 +721,9 @@ def _stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:
-    report, generation = _run(settings, lambda ops: ops.replay(args.source, args.into, args.swap))
+    report, generation = _run(
+        settings, lambda ops: ops.replay(args.source, args.into, args.swap, args.writers)
+    )
     print(
         f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
         f"dead letters) in {report.seconds:.2f} s, {report.rate:,.0f}/s "

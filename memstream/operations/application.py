@@ -503,23 +503,48 @@ class Operations:
     # -- rebuilding ------------------------------------------------------------------------
 
     async def replay(
-        self, source: Literal["kafka", "archive"], into: str, swap: bool = False
+        self,
+        source: Literal["kafka", "archive"],
+        into: str,
+        swap: bool = False,
+        writers: int = 1,
     ) -> tuple[replay.ReplayReport, str | None]:
         """Rebuild the projections into ``into`` from the log or the event archive; with
-        ``swap`` switch the data folder to them. Answers the report and the generation
-        switched to, if any."""
-        records = await self._log_records(source)
-        target = self.settings.location_of(into)
-        report = await self._blocking(
-            lambda: replay.rebuild(
-                records,
-                target,
-                self.settings.consumer_group,
-                cold_store=components.make_cold_store(self.settings),
-                keys=record_keys_of(self.settings),
-                vector_model=components.embedder_model(self.settings),
+        ``swap`` switch the data folder to them; with ``writers`` above one, from the
+        archive by that many processes, each writing a group of partitions. Answers the
+        report and the generation switched to, if any."""
+        if writers > 1 and source != "archive":
+            raise InvalidQuery(
+                "replay with several writers reads the event archive: --source archive"
             )
-        )
+        target = self.settings.location_of(into)
+        cold_store = components.make_cold_store(self.settings)
+        keys = record_keys_of(self.settings)
+        vector_model = components.embedder_model(self.settings)
+        if writers > 1:
+            report = await self._blocking(
+                lambda: replay.rebuild_by_partitions(
+                    self.settings.data_location,
+                    target,
+                    self.settings.consumer_group,
+                    writers,
+                    cold_store=cold_store,
+                    keys=keys,
+                    vector_model=vector_model,
+                )
+            )
+        else:
+            records = await self._log_records(source)
+            report = await self._blocking(
+                lambda: replay.rebuild(
+                    records,
+                    target,
+                    self.settings.consumer_group,
+                    cold_store=cold_store,
+                    keys=keys,
+                    vector_model=vector_model,
+                )
+            )
         generation = replay.switch_generation(target, self.settings.data_location) if swap else None
         return report, generation
 
