@@ -25,8 +25,9 @@ beside the data it protects, on S3, without opening it to whoever can read the b
 The store must not live in the log or the archive it protects, and its backups (or a
 versioned bucket's old versions) are what an erasure must also reach.
 
-A key is cached in memory; the cache is checked against the store (one ``stat`` or
-HEAD) before a key seals anything, so a key destroyed by another process is never used
+A key is cached in memory. Every erasure also writes a new ``erasure-stamp`` (a random
+token), and the cache is checked against it (one small read, however many users a batch
+holds) before keys seal anything, so a key destroyed by another process is never used
 to seal again.
 """
 
@@ -80,6 +81,10 @@ class Erasure:
     requested_at: datetime
 
 
+#: Rewritten (a new random token) by every erasure: what key caches are checked against.
+_STAMP = "erasure-stamp"
+
+
 def _hashed(user_id: str) -> str:
     return hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:40]
 
@@ -127,6 +132,7 @@ class DataKeys:
         self._lock = threading.Lock()
         self._live: dict[str, tuple[DataKey, str]] = {}  # user -> (key, its document)
         self._erased: dict[str, tuple[frozenset[str], datetime | None]] = {}
+        self._stamp: bytes | None = None  # the erasure stamp the cache was checked against
 
     @property
     def uri(self) -> str:
@@ -134,11 +140,21 @@ class DataKeys:
 
     # -- sealing side -------------------------------------------------------------
 
-    def key_for(self, user_id: str, create: bool = True) -> DataKey | None:
+    def check_cache(self) -> None:
+        """Forget the cached keys if any process erased a user since the last check."""
+        stamp = self.store.read(_STAMP)
+        if stamp != self._stamp:
+            self._live.clear()
+            self._erased.clear()
+            self._stamp = stamp
+
+    def key_for(self, user_id: str, create: bool = True, checked: bool = False) -> DataKey | None:
         """The user's live key, made (and made durable) if the user has none and
-        ``create`` (else None)."""
+        ``create`` (else None); ``checked``: :meth:`check_cache` was just called."""
+        if not checked:
+            self.check_cache()
         cached = self._live.get(user_id)
-        if cached is not None and self.store.exists(cached[1]):
+        if cached is not None:
             return cached[0]
         with self._lock:
             self._erased.pop(user_id, None)
@@ -271,6 +287,7 @@ class DataKeys:
             )
             for document in live:
                 self.store.remove(document)
+            self.store.write(_STAMP, secrets.token_bytes(16))  # every cache checks it
             self.forget_cached(user_id)
             return erasure
 

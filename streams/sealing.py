@@ -114,6 +114,7 @@ class RecordKeys:
             return [value for _, value in records]
         found: dict[bytes, tuple[str, str, AESGCM] | None] = {}
         sealed: list[bytes | None] = []
+        self.keys.check_cache()  # once for the batch: no key erased since is used
         for key, value in records:
             if key is None or is_sealed(value):
                 sealed.append(value)
@@ -129,11 +130,11 @@ class RecordKeys:
         return sealed
 
     def _sealing_key(self, user_id: str, derived: bool) -> tuple[str, str, AESGCM] | None:
-        data_key = self.keys.key_for(user_id, create=not derived)
+        data_key = self.keys.key_for(user_id, create=not derived, checked=True)
         if data_key is None:
             if self.keys.erased_at(user_id) is not None:
                 return None
-            data_key = self.keys.key_for(user_id)  # a user whose events came as plaintext
+            data_key = self.keys.key_for(user_id, checked=True)  # came as plaintext
             assert data_key is not None
         return user_id, data_key.key_id, self._cipher(data_key)
 
