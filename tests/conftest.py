@@ -31,7 +31,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     this order: the long files then run side by side from the start and the short ones
     fill the end, instead of one worker finishing a long file alone."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: file order kept
+    # the many-process scenarios, the longest files, start first of all
+    items.sort(key=lambda item: (item.path not in slow_files, "scale_out" not in item.path.name))
 
 
 @pytest.fixture(scope="session", autouse=True)
