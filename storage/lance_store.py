@@ -62,6 +62,8 @@ def is_commit_conflict(exc: BaseException) -> bool:
     """True when ``exc`` is LanceDB saying another writer committed first (worth
     trying again), not that the write itself is wrong."""
     text = str(exc)
+    if "Too many concurrent writers" in text:  # LanceDB's own retries ran out
+        return True
     return "onflict" in text and ("etryable" in text or "commit" in text.lower())
 
 

@@ -174,7 +174,7 @@ def build_app(
 
     add_lifecycle_timer(app, settings, projector, episodes, embedder)
 
-    lease = upkeep_lease(projector.store, settings)
+    lease = projector.upkeep_lease or upkeep_lease(projector.store, settings)
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def upkeep() -> None:

@@ -23,7 +23,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -152,12 +153,14 @@ class Projector:
         fence: Fence | None = None,
         partitions: int | None = None,
         window: Lease | None = None,
+        upkeep: Lease | None = None,
     ) -> None:
         if fence is not None and partitions is None:
             raise ValueError("a fenced projector needs the topics' partition count")
         self.store = store
         self.fence = fence
         self.window = window
+        self.upkeep_lease = upkeep
         self._partitions = partitions
         #: the partitions of the batch being written
         self._batch_partitions: frozenset[int] = frozenset()
@@ -421,6 +424,9 @@ class Projector:
         self._guard()
         if self._archive is not None and prepared.valid_records:
             self._archive.write(prepared.valid_records)
+        # Nothing new is begun inside another process's compaction window (its
+        # compaction or erasure rewrites the tables, and may drop unreferenced files).
+        self._wait_for_window()
         self.store.insert_absent(
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
         )
@@ -512,7 +518,7 @@ class Projector:
         if self.keys is not None:
             self.keys.forget(user_id)
         self._flush()  # the deferred session rows of the user go with the rest
-        with self.erasing, self._compacting:
+        with self.erasing, self._compacting, self._rewriting_alone():
             removed = self.store.erase_user(user_id)
             originals = self._cold.erase_user(user_id) if self._cold is not None else 0
         if self.keys is not None:
@@ -523,6 +529,32 @@ class Projector:
             ", ".join(f"{name} {count}" for name, count in sorted(removed.items())) or "none",
             originals,
         )
+
+    @contextmanager
+    def _rewriting_alone(self) -> Iterator[None]:
+        """Hold the upkeep lease and the compaction window for an erasure's rewrite of
+        the tables, as upkeep does for a compaction: another process compacting or
+        updating beside it would preempt one of the rewrites and leave its files
+        behind. Waits for the lease at most its time to live (its holder died)."""
+        if self.upkeep_lease is None:
+            yield
+            return
+        lease = self.upkeep_lease
+        waited = time.monotonic()
+        while not lease.acquire(time.time_ns()):
+            if time.monotonic() - waited > lease.ttl_ns / 1e9:
+                log.warning("the upkeep lease is held too long: erasing beside its holder")
+                break
+            time.sleep(0.2)
+        window = self.window is not None and self.window.acquire(time.time_ns())
+        if window:
+            time.sleep(WINDOW_GRACE_SECONDS)  # updates already under way land first
+        try:
+            yield
+        finally:
+            if window and self.window is not None:
+                self.window.release()
+            lease.release()
 
     def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
         """Sessions, derived memories, supersession and memory state, watermarks.

@@ -28,7 +28,7 @@ from storage.journal import Journal
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import VECTORS
 from storage.layout import DataLayout
-from streams.app import build_app, compaction_window
+from streams.app import build_app, compaction_window, upkeep_lease
 from streams.broker import EmbeddedBroker
 from streams.components import make_cold_store, make_embedder
 from streams.fencing import Fence
@@ -221,6 +221,7 @@ def run(
             fence=Fence(PartitionClaims(store, settings.consumer_group), system_clock),
             partitions=settings.messages_partitions,
             window=compaction_window(store),
+            upkeep=upkeep_lease(store, settings),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         app, episodes = build_app(
