@@ -1,13 +1,16 @@
-"""Scale-out figures: ingest with 1 and 2 workers pinned to cores, a partition's move
-after a SIGKILL, and LanceDB commits with 1-4 concurrent writers on S3 (moto).
+"""Scale-out figures: ingest with 1 and 2 workers pinned to cores, replay from the
+archive with 1 and 2 writer processes, the embedding lane with 1 and 2 ``memstream
+embed`` processes, a partition's move after a SIGKILL, and LanceDB commits with 1-4
+concurrent writers on S3 (moto).
 
-    python bench/scale.py [--messages 20000] [--users 200]
+    python bench/scale.py [--messages 20000] [--users 200] [--only ingest|embed|move|commits]
 
 Everything runs as separate processes on this machine, as a deployment runs them: a
-``memstream broker``, ``memstream worker --no-embed`` processes (no embedder: the
-embedding lane is measured by bench/embedding.py), data on a local folder (the
-commit figures: moto's S3 server). Background lanes: each worker runs its lifecycle
-timer and upkeep (as deployed); nothing else runs beside the measurement.
+``memstream broker``, ``memstream worker --no-embed`` processes, ``memstream embed``
+processes, data on a local folder (the commit figures: moto's S3 server). Background
+lanes: each worker runs its lifecycle timer and upkeep (as deployed); no embedder runs
+beside the ingest figures and no worker beside the embedding figures; the replays run
+alone.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from storage.layout import DataLayout
 from streams.broker import is_listening
 from streams.partitioning import partition_of
 from streams.publisher import Publisher
+from streams.topics import EMBEDDINGS, end_offsets
 
 PARTITIONS = 8
 
@@ -78,7 +82,13 @@ class Topology:
             "MEMSTREAM_EMBEDDER": "none",
         }
 
-    def spawn(self, name: str, args: list[str], cpus: set[int] | None = None) -> Any:
+    def spawn(
+        self,
+        name: str,
+        args: list[str],
+        cpus: set[int] | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Any:
         command = [sys.executable, "-m", "memstream", *args, "--data", str(self.data)]
         if cpus:  # pinned (taskset: no Python runs between fork and exec)
             command = ["taskset", "-c", ",".join(map(str, sorted(cpus))), *command]
@@ -87,7 +97,7 @@ class Topology:
             command,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=self.env(name),
+            env={**self.env(name), **(env or {})},
             start_new_session=True,
         )
         self.processes.append(process)
@@ -128,29 +138,102 @@ def _publish(bootstrap: str, events: list[MessageEvent]) -> None:
     asyncio.run(send())
 
 
-def ingest(workers: int, messages: int, users: int) -> float:
+def ingest(workers: int, messages: int, users: int, replays: tuple[int, ...] = ()) -> float:
     """Messages/s applied by ``workers`` workers, each pinned to its own core, from a
     log that already holds ``messages`` (so the figure is the workers', not the
-    publisher's)."""
+    publisher's). Then, for each of ``replays``, the data folder replayed from its
+    event archive by that many writer processes (printed)."""
+    root = Path(tempfile.mkdtemp(prefix="scale-"))
+    topology = Topology(root)
+    try:
+        rate = _ingest(topology, workers, messages, users)
+        topology.close()  # nothing runs beside the replays
+        for writers in replays:
+            print(
+                f"replay from the archive, {writers} writer process(es): "
+                + _replay(topology, writers)
+            )
+        return rate
+    finally:
+        topology.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _replay(topology: Topology, writers: int) -> str:
+    into = topology.root / f"replayed-{writers}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "memstream",
+            "replay",
+            "--source",
+            "archive",
+            "--into",
+            str(into),
+            "--writers",
+            str(writers),
+            "--data",
+            str(topology.data),
+        ],
+        capture_output=True,
+        text=True,
+        env=topology.env("replay"),
+        timeout=900,
+    )
+    if done.returncode != 0:
+        return f"failed: {done.stderr.strip()[-400:]}"
+    return done.stdout.strip().split(" into ")[0]
+
+
+def _ingest(topology: Topology, workers: int, messages: int, users: int) -> float:
+    topology.broker()
+    creator = topology.worker("w0", {0})  # creates the topics and the store
+    creator.send_signal(signal.SIGINT)
+    creator.wait(60)
+    _publish(topology.bootstrap, _events(users, messages, "m"))
+    for i in range(workers):
+        topology.spawn(f"w{i + 1}", ["worker", "--no-embed", "--kafka", topology.bootstrap], {i})
+    # Timed from the first tenth applied to the last, so the figure leaves out the
+    # processes' start and the group's first rebalance.
+    first = messages // 10
+    wait_until(lambda: _episodes(topology.data) >= first, timeout=900, interval=0.2)
+    started = time.perf_counter()
+    wait_until(lambda: _episodes(topology.data) >= messages, timeout=900, interval=0.2)
+    return (messages - first) / (time.perf_counter() - started)
+
+
+def embedding(processes: int, messages: int, users: int) -> float:
+    """Messages/s embedded by ``processes`` ``memstream embed`` processes (the MiniLM
+    model), each pinned to its own core, from a log that already holds ``messages``:
+    counted as EmbeddingComputed records on the log, timed from the first tenth to the
+    last. No worker runs meanwhile, so the embedders find no earlier turns in the
+    projections (each turn is embedded with its own text only)."""
     root = Path(tempfile.mkdtemp(prefix="scale-"))
     topology = Topology(root)
     try:
         topology.broker()
-        first = topology.worker("w0", {0})  # creates the topics and the store
-        first.send_signal(signal.SIGINT)
-        first.wait(60)
-        _publish(topology.bootstrap, _events(users, messages, "m"))
-        for i in range(workers):
+        creator = topology.worker("w0", {0})  # creates the topics and the store
+        creator.send_signal(signal.SIGINT)
+        creator.wait(60)
+        _publish(topology.bootstrap, _events(users, messages, "e"))
+        for i in range(processes):
             topology.spawn(
-                f"w{i + 1}", ["worker", "--no-embed", "--kafka", topology.bootstrap], {i}
+                f"e{i}",
+                ["embed", "--kafka", topology.bootstrap],
+                {i},
+                env={"MEMSTREAM_EMBEDDER": "minilm"},
             )
-        # Timed from the first tenth applied to the last, so the figure leaves out the
-        # processes' start and the group's first rebalance.
-        first = messages // 10
-        wait_until(lambda: _episodes(topology.data) >= first, timeout=900, interval=0.2)
-        started = time.perf_counter()
-        wait_until(lambda: _episodes(topology.data) >= messages, timeout=900, interval=0.2)
-        return (messages - first) / (time.perf_counter() - started)
+
+        def embedded() -> int:
+            ends = asyncio.run(end_offsets(topology.bootstrap, EMBEDDINGS))
+            return sum(ends.values())
+
+        tenth = messages // 10
+        wait_until(lambda: embedded() >= tenth, timeout=900, interval=0.5)
+        started, at_start = time.perf_counter(), embedded()
+        wait_until(lambda: embedded() >= messages, timeout=900, interval=0.5)
+        return (messages - at_start) / (time.perf_counter() - started)
     finally:
         topology.close()
         shutil.rmtree(root, ignore_errors=True)
@@ -252,26 +335,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=20_000)
     parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--embed-messages", type=int, default=3_000)
+    parser.add_argument("--only", choices=("ingest", "embed", "move", "commits"), action="append")
     args = parser.parse_args()
+    parts = set(args.only or ("ingest", "embed", "move", "commits"))
     print(f"cores: {os.cpu_count()}; {args.messages} messages of {args.users} users")
-    one = ingest(1, args.messages, args.users)
-    print(f"ingest, 1 worker on 1 core:  {one:,.0f} messages/s")
-    two = ingest(2, args.messages, args.users)
-    print(
-        f"ingest, 2 workers on 2 cores: {two:,.0f} messages/s "
-        f"(scaling efficiency {two / (2 * one):.2f})"
-    )
-    moves = [partition_move(args.users) for _ in range(3)]
-    print(
-        "partition move after SIGKILL (kill -> applied by the other worker): "
-        + ", ".join(f"{m:.1f} s" for m in moves)
-    )
-    for writers in (1, 2, 3, 4):
-        rate, retried = commits_on_s3(writers)
+    if "ingest" in parts:
+        one = ingest(1, args.messages, args.users, replays=(1, 2))
+        print(f"ingest, 1 worker on 1 core:  {one:,.0f} messages/s")
+        two = ingest(2, args.messages, args.users)
         print(
-            f"LanceDB on moto S3, {writers} writer(s) upserting one table: "
-            f"{rate:.1f} commits/s, {retried} writes retried after lost races"
+            f"ingest, 2 workers on 2 cores: {two:,.0f} messages/s "
+            f"(scaling efficiency {two / (2 * one):.2f})"
         )
+    if "embed" in parts:
+        alone = embedding(1, args.embed_messages, args.users)
+        print(f"embedding, 1 embed process on 1 core:  {alone:,.1f} messages/s")
+        pair = embedding(2, args.embed_messages, args.users)
+        print(
+            f"embedding, 2 embed processes on 2 cores: {pair:,.1f} messages/s "
+            f"({pair / alone:.2f}x one)"
+        )
+    if "move" in parts:
+        moves = [partition_move(args.users) for _ in range(3)]
+        print(
+            "partition move after SIGKILL (kill -> applied by the other worker): "
+            + ", ".join(f"{m:.1f} s" for m in moves)
+        )
+    if "commits" in parts:
+        for writers in (1, 2, 3, 4):
+            rate, retried = commits_on_s3(writers)
+            print(
+                f"LanceDB on moto S3, {writers} writer(s) upserting one table: "
+                f"{rate:.1f} commits/s, {retried} writes retried after lost races"
+            )
 
 
 if __name__ == "__main__":
