@@ -38,7 +38,7 @@ from storage.layout import DataLayout
 from streams.broker import is_listening
 from tests.conftest import DataPlace
 
-pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(900)]
 
 USERS = 300
 PER_USER = 100
@@ -210,7 +210,7 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
     # One reader, polled once a second: on moto's S3 (in this process) each look is
     # dozens of requests, which would otherwise take the workers' cores.
     reader = _store(place)
-    wait_until(lambda: _episodes(reader) == total, timeout=300, interval=1.0)
+    wait_until(lambda: _episodes(reader) == total, timeout=420, interval=1.0)
     assert joined is not None
     for worker in (workers[1], workers[2], joined):
         worker.check_alive()
@@ -226,7 +226,7 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
             for r in rows
         )
 
-    wait_until(consolidated, timeout=240, interval=1.0)
+    wait_until(consolidated, timeout=420, interval=1.0)
     time.sleep(3)  # the last checkpoints and bookkeeping
 
     store = _store(place)
