@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -203,6 +204,73 @@ def _ingest(topology: Topology, workers: int, messages: int, users: int) -> floa
     return (messages - first) / (time.perf_counter() - started)
 
 
+def latency(workers: int, rate: int, seconds: int, users: int) -> tuple[float, float, float]:
+    """Publish-to-searchable at a fixed ``rate`` (messages/s, for ``seconds``) with
+    ``workers`` workers (pinned round robin to the cores): answers p50 and p99 in
+    seconds and the rate applied. A message counts as searchable when the episodes in
+    the tables first number as many as had been published up to it (one reader counts
+    them every 50 ms): partitions apply side by side, so this is the lag of the log
+    as a whole rather than of each message."""
+    root = Path(tempfile.mkdtemp(prefix="scale-"))
+    topology = Topology(root)
+    try:
+        topology.broker()
+        creator = topology.worker("w0", {0})  # creates the topics and the store
+        creator.send_signal(signal.SIGINT)
+        creator.wait(60)
+        names = [f"w{i + 1}" for i in range(workers)]
+        for i, name in enumerate(names):
+            topology.spawn(name, ["worker", "--no-embed", "--kafka", topology.bootstrap], {i % 2})
+        wait_until(
+            lambda: all(
+                "writing partitions" in (root / f"{n}.log").read_text(errors="replace")
+                for n in names
+            ),
+            120,
+        )
+        time.sleep(8)  # the group's last rebalance settles
+        counts: list[tuple[float, int]] = []
+        done = threading.Event()
+        store = ProjectionStore.at(DataLayout(resolve_location(str(topology.data))).projections())
+
+        def count() -> None:
+            while not done.is_set():
+                store.refresh([MEMORIES])
+                counts.append((time.perf_counter(), store.count(MEMORIES, "kind = 'episode'")))
+                time.sleep(0.05)
+
+        reader = threading.Thread(target=count, daemon=True)
+        reader.start()
+        events = _events(users, rate * seconds, "l")
+        step = max(1, rate // 10)
+        acked: list[float] = []
+
+        async def send() -> None:
+            async with Publisher(topology.bootstrap) as publisher:
+                started = time.perf_counter()
+                for n, start in enumerate(range(0, len(events), step)):
+                    await asyncio.sleep(max(0.0, started + n * step / rate - time.perf_counter()))
+                    batch = events[start : start + step]
+                    await publisher.publish(batch)
+                    acked.extend([time.perf_counter()] * len(batch))
+
+        asyncio.run(send())
+        wait_until(lambda: counts and counts[-1][1] >= len(events), timeout=300, interval=0.2)
+        done.set()
+        reader.join()
+        waits, at = [], 0
+        for i, published in enumerate(acked, start=1):
+            while counts[at][1] < i:
+                at += 1
+            waits.append(max(0.0, counts[at][0] - published))
+        waits.sort()
+        applied = len(events) / (counts[at][0] - acked[0])
+        return waits[len(waits) // 2], waits[int(len(waits) * 0.99)], applied
+    finally:
+        topology.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def embedding(processes: int, messages: int, users: int) -> float:
     """Messages/s embedded by ``processes`` ``memstream embed`` processes (the MiniLM
     model), each pinned to its own core, from a log that already holds ``messages``:
@@ -336,9 +404,12 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=20_000)
     parser.add_argument("--users", type=int, default=200)
     parser.add_argument("--embed-messages", type=int, default=3_000)
-    parser.add_argument("--only", choices=("ingest", "embed", "move", "commits"), action="append")
+    parser.add_argument(
+        "--only", choices=("ingest", "latency", "embed", "move", "commits"), action="append"
+    )
+    parser.add_argument("--rate", type=int, default=1_000, help="latency: messages/s")
     args = parser.parse_args()
-    parts = set(args.only or ("ingest", "embed", "move", "commits"))
+    parts = set(args.only or ("ingest", "latency", "embed", "move", "commits"))
     print(f"cores: {os.cpu_count()}; {args.messages} messages of {args.users} users")
     if "ingest" in parts:
         one = ingest(1, args.messages, args.users, replays=(1, 2))
@@ -348,6 +419,13 @@ def main() -> None:
             f"ingest, 2 workers on 2 cores: {two:,.0f} messages/s "
             f"(scaling efficiency {two / (2 * one):.2f})"
         )
+    if "latency" in parts:
+        for workers in (1, 2, 3):
+            p50, p99, applied = latency(workers, args.rate, 20, args.users)
+            print(
+                f"publish -> searchable at {args.rate:,} messages/s, {workers} worker(s): "
+                f"p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms ({applied:,.0f}/s applied)"
+            )
     if "embed" in parts:
         alone = embedding(1, args.embed_messages, args.users)
         print(f"embedding, 1 embed process on 1 core:  {alone:,.1f} messages/s")
