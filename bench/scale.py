@@ -108,6 +108,14 @@ class Topology:
         self.spawn("broker", ["broker", "--port", str(self.port)], cpus={0, 1})
         wait_until(lambda: is_listening("127.0.0.1", self.port), timeout=30)
 
+    def start_empty(self) -> None:
+        """The broker, and a first worker that creates the topics and the store, then
+        stops: what a measurement starts from."""
+        self.broker()
+        creator = self.worker("w0", {0})
+        creator.send_signal(signal.SIGINT)
+        creator.wait(60)
+
     def worker(self, name: str, cpus: set[int]) -> Any:
         process = self.spawn(name, ["worker", "--no-embed", "--kafka", self.bootstrap], cpus)
         log = self.root / f"{name}.log"
@@ -188,10 +196,7 @@ def _replay(topology: Topology, writers: int) -> str:
 
 
 def _ingest(topology: Topology, workers: int, messages: int, users: int) -> float:
-    topology.broker()
-    creator = topology.worker("w0", {0})  # creates the topics and the store
-    creator.send_signal(signal.SIGINT)
-    creator.wait(60)
+    topology.start_empty()
     _publish(topology.bootstrap, _events(users, messages, "m"))
     for i in range(workers):
         topology.spawn(f"w{i + 1}", ["worker", "--no-embed", "--kafka", topology.bootstrap], {i})
@@ -214,10 +219,7 @@ def latency(workers: int, rate: int, seconds: int, users: int) -> tuple[float, f
     root = Path(tempfile.mkdtemp(prefix="scale-"))
     topology = Topology(root)
     try:
-        topology.broker()
-        creator = topology.worker("w0", {0})  # creates the topics and the store
-        creator.send_signal(signal.SIGINT)
-        creator.wait(60)
+        topology.start_empty()
         names = [f"w{i + 1}" for i in range(workers)]
         for i, name in enumerate(names):
             topology.spawn(name, ["worker", "--no-embed", "--kafka", topology.bootstrap], {i % 2})
@@ -280,10 +282,7 @@ def embedding(processes: int, messages: int, users: int) -> float:
     root = Path(tempfile.mkdtemp(prefix="scale-"))
     topology = Topology(root)
     try:
-        topology.broker()
-        creator = topology.worker("w0", {0})  # creates the topics and the store
-        creator.send_signal(signal.SIGINT)
-        creator.wait(60)
+        topology.start_empty()
         _publish(topology.bootstrap, _events(users, messages, "e"))
         for i in range(processes):
             topology.spawn(
