@@ -12,12 +12,15 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 from lancedb.index import FTS, BTree, IvfPq, LabelList
 
 from storage.lance_tables import (
     ACCESS,
     ARCHIVE_INDEX,
     ENTITIES,
+    KEYS,
     MEMORIES,
     MEMORY_STATE,
     SESSIONS,
@@ -139,7 +142,7 @@ class IndexUpkeep:
         if name in (MEMORIES, VECTORS):
             self.ensure_indexes()
 
-    def purge(self, where: Mapping[str, str]) -> dict[str, int]:
+    def purge(self, where: Mapping[str, str], others_may_write: bool = False) -> dict[str, int]:
         """Delete the rows matching ``where[name]`` from each named table and leave no
         byte of them in its files: no older version, no deletion vector over a data
         file that still holds them, no full-text index that still lists their words.
@@ -147,7 +150,11 @@ class IndexUpkeep:
 
         Old versions are removed at once, so a reader of another process still on one
         fails its read (and reads again); erasures are rare, and this is what they cost.
+        Files no version refers to (a failed write's) go at once too, unless
+        ``others_may_write``: then one could be another process's write not committed
+        yet, so they are left to the regular cleanup, which removes them at 7 days.
         """
+        unverified = not others_may_write
         removed: dict[str, int] = {}
         for name, condition in where.items():
             table = self._tables[name]
@@ -157,32 +164,60 @@ class IndexUpkeep:
             started = time.perf_counter()
             _retrying(table.delete, condition)
             removed[name] = count
-            _retrying(self._rewrite_without_deleted, name)
+            _retrying(lambda n: self._rewrite_without_deleted(n, unverified), name)
             took = time.perf_counter() - started
             log.info("purged %d rows of %s in %.2f s", count, name, took)
         return removed
 
-    def _rewrite_without_deleted(self, name: str) -> None:
+    def _rewrite_without_deleted(self, name: str, unverified: bool) -> None:
         with warnings.catch_warnings():  # that older versions go at once is the point
             warnings.simplefilter("ignore", UserWarning)
-            self._rewrite(name)
+            self._rewrite(name, unverified)
 
-    def _rewrite(self, name: str) -> None:
+    def _rewrite(self, name: str, unverified: bool) -> None:
         table = self._tables[name]
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unverified)
         if _holds_deleted_rows(table):
             # Compaction keeps a large fragment with few deletions as it is (a deletion
             # vector over the old file): write the rows that remain anew.
             # The vector index is trained again by the next upkeep, not here: search
             # compares a user's vectors exactly meanwhile (a minute for 200,000 vectors).
             log.info("erasure: rewriting %s (%d rows)", name, table.count_rows())
-            table.add(table.to_arrow(), mode="overwrite")
+            read_at = int(table.version)
+            written = table.add(table.to_arrow(), mode="overwrite")
+            self.put_back_rows_written_meanwhile(name, read_at, int(written.version))
         for index in table.list_indices():
             if index.index_type.upper() in ("FTS", "INVERTED"):  # its terms list the words
                 table.drop_index(index.name)
         self.ensure_indexes([name], ann=False)
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unverified)
         table.checkout_latest()
+
+    def put_back_rows_written_meanwhile(self, name: str, read_at: int, overwritten_at: int) -> int:
+        """After an overwrite of table ``name`` (committed as version ``overwritten_at``)
+        with the rows it held at version ``read_at``: insert again the rows other
+        writers committed between that read and the overwrite (an overwrite wins over
+        them, and would drop them). Answers how many rows were put back."""
+        table = self._tables[name]
+        if overwritten_at <= read_at + 1:
+            return 0  # nothing was committed in between
+        table.checkout(overwritten_at - 1)
+        try:
+            before = table.to_arrow()
+        finally:
+            table.checkout_latest()
+        key = KEYS[name]
+        kept = set(table.to_arrow().column(key).to_pylist())
+        kept_keys = pa.array(list(kept), type=before.schema.field(key).type)
+        missing = before.filter(pc.invert(pc.is_in(before.column(key), kept_keys)))
+        if missing.num_rows:
+            log.warning(
+                "%s: %d rows another writer committed during the rewrite put back",
+                name,
+                missing.num_rows,
+            )
+            table.merge_insert(key).when_not_matched_insert_all().execute(missing)
+        return int(missing.num_rows)
 
 
 def _retrying(step: Callable[[str], object], argument: str, attempts: int = 8) -> None:

@@ -150,3 +150,25 @@ def test_a_guarded_write_never_puts_back_an_older_state(tmp_path: Path) -> None:
     store.save_checkpoints("g", later, NOW, owner_epochs={3: 2})
     assert store.load_checkpoints("g")[("memory.messages", 3)].offset == 95
     assert pa.types.is_int64(store.table("checkpoints").schema.field("owner_epoch").type)
+
+
+def test_an_erasures_overwrite_puts_back_what_another_writer_committed_meanwhile(
+    tmp_path: Path,
+) -> None:
+    """The erasure rewrites a table by overwriting it with the rows it read; a row
+    another worker committed between that read and the overwrite is put back."""
+    folder = str(tmp_path / "db")
+    eraser, other = ProjectionStore(folder), ProjectionStore(folder)
+    eraser.insert_absent(MEMORIES, [_memory("a"), _memory("b")])
+    table = eraser.table(MEMORIES)
+    read_at, rows = int(table.version), table.to_arrow()
+    other.insert_absent(MEMORIES, [_memory("c")])  # committed during the rewrite
+    written = table.add(rows, mode="overwrite")
+    assert sorted(eraser.scan(MEMORIES, ["memory_id"]).column(0).to_pylist()) == ["a", "b"]
+    assert eraser.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 1
+    ids = sorted(eraser.scan(MEMORIES, ["memory_id"]).column(0).to_pylist())
+    assert ids == ["a", "b", "c"]
+    # with nothing committed in between, nothing is put back
+    read_at, rows = int(table.version), table.to_arrow()
+    written = table.add(rows, mode="overwrite")
+    assert eraser.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 0
