@@ -392,13 +392,13 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
     def table_names(self) -> list[str]:
         return list(self._tables)
 
-    def erase_user(self, user_id: str, others_may_write: bool = False) -> dict[str, int]:
+    def erase_user(self, user_id: str) -> dict[str, int]:
         """Remove every row of ``user_id`` from every table (and the user's dead letters,
         keyed by the user), leaving nothing of them in the files; the rows removed per
-        table (``others_may_write``: see :meth:`purge`)."""
+        table."""
         where = {name: filters.equals("user_id", user_id) for name in STATE_TABLES}
         where[DEAD_LETTERS] = filters.bytes_equal("key", user_id.encode("utf-8"))
-        return self.purge(where, others_may_write)
+        return self.purge(where)
 
     def delete(self, name: str, ids: Sequence[str]) -> None:
         """Remove the rows of ``name`` whose key is one of ``ids``."""

@@ -142,7 +142,7 @@ class IndexUpkeep:
         if name in (MEMORIES, VECTORS):
             self.ensure_indexes()
 
-    def purge(self, where: Mapping[str, str], others_may_write: bool = False) -> dict[str, int]:
+    def purge(self, where: Mapping[str, str]) -> dict[str, int]:
         """Delete the rows matching ``where[name]`` from each named table and leave no
         byte of them in its files: no older version, no deletion vector over a data
         file that still holds them, no full-text index that still lists their words.
@@ -150,11 +150,10 @@ class IndexUpkeep:
 
         Old versions are removed at once, so a reader of another process still on one
         fails its read (and reads again); erasures are rare, and this is what they cost.
-        Files no version refers to (a failed write's) go at once too, unless
-        ``others_may_write``: then one could be another process's write not committed
-        yet, so they are left to the regular cleanup, which removes them at 7 days.
+        Files no version refers to go at once too (a failed write's may hold the rows):
+        with several workers, the caller holds the compaction window, so that no other
+        write is under way.
         """
-        unverified = not others_may_write
         removed: dict[str, int] = {}
         for name, condition in where.items():
             table = self._tables[name]
@@ -164,19 +163,19 @@ class IndexUpkeep:
             started = time.perf_counter()
             _retrying(table.delete, condition)
             removed[name] = count
-            _retrying(lambda n: self._rewrite_without_deleted(n, unverified), name)
+            _retrying(self._rewrite_without_deleted, name)
             took = time.perf_counter() - started
             log.info("purged %d rows of %s in %.2f s", count, name, took)
         return removed
 
-    def _rewrite_without_deleted(self, name: str, unverified: bool) -> None:
+    def _rewrite_without_deleted(self, name: str) -> None:
         with warnings.catch_warnings():  # that older versions go at once is the point
             warnings.simplefilter("ignore", UserWarning)
-            self._rewrite(name, unverified)
+            self._rewrite(name)
 
-    def _rewrite(self, name: str, unverified: bool) -> None:
+    def _rewrite(self, name: str) -> None:
         table = self._tables[name]
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unverified)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
         if _holds_deleted_rows(table):
             # Compaction keeps a large fragment with few deletions as it is (a deletion
             # vector over the old file): write the rows that remain anew.
@@ -190,7 +189,7 @@ class IndexUpkeep:
             if index.index_type.upper() in ("FTS", "INVERTED"):  # its terms list the words
                 table.drop_index(index.name)
         self.ensure_indexes([name], ann=False)
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=unverified)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
         table.checkout_latest()
 
     def put_back_rows_written_meanwhile(self, name: str, read_at: int, overwritten_at: int) -> int:

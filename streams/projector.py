@@ -519,7 +519,7 @@ class Projector:
             self.keys.forget(user_id)
         self._flush()  # the deferred session rows of the user go with the rest
         with self.erasing, self._compacting, self._rewriting_alone():
-            removed = self.store.erase_user(user_id, others_may_write=self._others_may_write())
+            removed = self.store.erase_user(user_id)
             originals = self._cold.erase_user(user_id) if self._cold is not None else 0
         if self.keys is not None:
             self.keys.keys.finish(user_id)
@@ -529,13 +529,6 @@ class Projector:
             ", ".join(f"{name} {count}" for name, count in sorted(removed.items())) or "none",
             originals,
         )
-
-    def _others_may_write(self) -> bool:
-        """Whether another worker may be writing these tables now: this one is fenced
-        and does not hold every partition."""
-        if self.fence is None or self._partitions is None:
-            return False
-        return set(self.fence.held) != set(range(self._partitions))
 
     @contextmanager
     def _rewriting_alone(self) -> Iterator[None]:
