@@ -20,9 +20,10 @@ run: setup
 	$(BIN)/memstream up
 
 # Three workers on two cores, each test file on one of them: the broker-backed tests
-# mostly wait for processes and the broker, so a third worker fills the waits.
+# mostly wait for processes and the broker, so a third worker fills the waits. Files
+# are handed out in the order tests/conftest.py sets (the longest first), not by size.
 test: setup
-	$(BIN)/python -m pytest -n 3 --dist loadfile
+	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"

@@ -27,11 +27,11 @@ from streams.settings import Settings
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Files with slow tests first. ``make test`` hands whole files to two workers in
-    this order: the long files then run side by side from the start and the short ones
-    fill the end, instead of one worker finishing a long file alone."""
+    """Files with slow tests first, the many-process scenarios first of all. ``make
+    test`` hands whole files to its workers in this order (``--no-loadscope-reorder``):
+    the long files then run side by side from the start and the short ones fill the
+    end, instead of one worker finishing a long file alone."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    # the many-process scenarios, the longest files, start first of all
     items.sort(key=lambda item: (item.path not in slow_files, "scale_out" not in item.path.name))
 
 
