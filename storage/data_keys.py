@@ -39,6 +39,8 @@ import json
 import os
 import secrets
 import threading
+from collections.abc import Collection
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -81,6 +83,8 @@ class Erasure:
     requested_at: datetime
 
 
+#: How many users' keys are looked up (or made) at once.
+_FETCHERS = 16
 #: Rewritten (a new random token) by every erasure: what key caches are checked against.
 _STAMP = "erasure-stamp"
 
@@ -156,17 +160,29 @@ class DataKeys:
         cached = self._live.get(user_id)
         if cached is not None:
             return cached[0]
-        with self._lock:
-            self._erased.pop(user_id, None)
-            key = self._read_live(user_id)
-            if key is None and create:
-                key = self._create(user_id)
-            return key
+        self._erased.pop(user_id, None)
+        key = self._read_live(user_id)
+        if key is None and create:
+            key = self._create(user_id)
+        return key
+
+    def fetch(self, user_ids: Collection[str], create: bool = True) -> None:
+        """Bring the keys of ``user_ids`` into the cache (made where ``create`` and
+        missing), several users at a time: on S3 each user's first key costs a few
+        requests, and a batch may hold hundreds of new users. Call :meth:`check_cache`
+        first."""
+        missing = [u for u in user_ids if u not in self._live]
+        if len(missing) < 2:
+            return
+        with ThreadPoolExecutor(max_workers=min(_FETCHERS, len(missing))) as pool:
+            list(pool.map(lambda u: self.key_for(u, create, checked=True), missing))
 
     def _live_documents(self, user_id: str) -> list[str]:
         """The user's live key documents, the one to seal under first."""
         folder = f"live/{_hashed(user_id)}"
         found = [f"{folder}/{name}" for name in self.store.names(folder)]
+        if not self.store.location.is_local:
+            return found  # older stores were local folders only
         legacy = f"live/{_name(user_id)}"
         return found + ([legacy] if self.store.exists(legacy) else [])
 

@@ -115,6 +115,10 @@ class RecordKeys:
         found: dict[bytes, tuple[str, str, AESGCM] | None] = {}
         sealed: list[bytes | None] = []
         self.keys.check_cache()  # once for the batch: no key erased since is used
+        self.keys.fetch(
+            {k.decode("utf-8") for k, v in records if k is not None and not is_sealed(v)},
+            create=not derived,
+        )
         for key, value in records:
             if key is None or is_sealed(value):
                 sealed.append(value)
