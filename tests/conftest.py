@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pyarrow import fs as pafs
@@ -67,10 +69,33 @@ def received_at() -> datetime:
     return datetime(2024, 6, 1, 9, 30, tzinfo=UTC)
 
 
+def _atomic_conditional_puts() -> None:
+    """Make moto's conditional PUT atomic, as S3's is. moto checks ``If-None-Match``
+    and then stores the object, reading the request's body in between, so two PUTs of
+    one new key at once can both succeed. LanceDB commits a table version with exactly
+    such a PUT: on moto, concurrent commits from several processes were lost (the
+    scale-out scenario saw partition epochs go backwards), which S3 never allows."""
+    from moto.s3.responses import S3Response
+
+    original = S3Response.put_object
+    if getattr(original, "atomic", False):
+        return
+    lock = threading.Lock()
+
+    def put_object(self: Any) -> Any:
+        with lock:
+            return original(self)
+
+    put_object.atomic = True  # type: ignore[attr-defined]
+    S3Response.put_object = put_object  # type: ignore[method-assign]
+
+
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """A real S3 endpoint on loopback (moto's server)."""
+    """A real S3 endpoint on loopback (moto's server, its conditional PUTs atomic)."""
     from moto.server import ThreadedMotoServer
+
+    _atomic_conditional_puts()
 
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
