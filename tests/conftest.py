@@ -131,14 +131,20 @@ def new_bucket(
     return create
 
 
+def location_for(request: pytest.FixtureRequest, tmp_path: Path, name: str) -> Location:
+    """A folder ``name`` (``request.param`` "local") or a fresh bucket's prefix ``name``
+    on the S3 endpoint ("s3"): for the fixtures run against both."""
+    if request.param == "local":
+        return resolve_location(str(tmp_path / name))
+    endpoint = request.getfixturevalue("s3_endpoint")
+    bucket = request.getfixturevalue("new_bucket")(name)
+    return resolve_location(f"s3://{bucket}/{name}", s3_endpoint=endpoint, s3_region="us-east-1")
+
+
 @pytest.fixture(params=["local", "s3"])
 def cold_location(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
     """Where a cold store lives: a local folder, then a fresh bucket on the S3 endpoint."""
-    if request.param == "local":
-        return resolve_location(str(tmp_path / "cold"))
-    endpoint = request.getfixturevalue("s3_endpoint")
-    bucket = request.getfixturevalue("new_bucket")("cold")
-    return resolve_location(f"s3://{bucket}/cold", s3_endpoint=endpoint, s3_region="us-east-1")
+    return location_for(request, tmp_path, "cold")
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,11 @@ from pydantic import SecretStr
 from memstream.tenancy.keys import KeyStore, key_store_of
 from storage.data_keys import DataKeys, SealedKeyStore
 from storage.errors import StorageError
-from storage.filesystems import Location, resolve_location
+from storage.filesystems import Location
 from storage.shared_folder import SharedFolder
 from streams.sealing import RecordKeys, data_keys_of
 from streams.settings import Settings
+from tests.conftest import location_for
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SECRET = b"a secret the deployment keeps elsewhere"
@@ -30,11 +31,7 @@ SECRET = b"a secret the deployment keeps elsewhere"
 
 @pytest.fixture(params=["local", "s3"])
 def place(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
-    if request.param == "local":
-        return resolve_location(str(tmp_path / "shared"))
-    endpoint = request.getfixturevalue("s3_endpoint")
-    bucket = request.getfixturevalue("new_bucket")("keys")
-    return resolve_location(f"s3://{bucket}/data", s3_endpoint=endpoint, s3_region="us-east-1")
+    return location_for(request, tmp_path, "keys")
 
 
 def _all_bytes(location: Location) -> bytes:
