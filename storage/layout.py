@@ -9,6 +9,11 @@
 
 Readers resolve ``CURRENT`` to find the tables; a rebuilt generation is switched in by
 rewriting ``CURRENT`` atomically, so a reader sees the old tables or the new ones.
+
+The first generation has a fixed name, so workers, embedders and API servers that start
+together on an empty data location all settle on the same folder: each may write
+``CURRENT``, but they all write the same name (S3 has no rename to make "create if
+absent" atomic through pyarrow).
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from datetime import UTC, datetime
 
 from storage.filesystems import Location
 
-__all__ = ["DataLayout"]
+__all__ = ["FIRST_GENERATION", "DataLayout"]
 
 _POINTER = "CURRENT"
+FIRST_GENERATION = "projections-first"
 
 
 class DataLayout:
@@ -45,12 +51,14 @@ class DataLayout:
         generation = self.current_generation()
         return None if generation is None else self.location.child(generation)
 
-    def projections(self, now: datetime | None = None) -> Location:
-        """The LanceDB folder in use, naming a first generation when there is none."""
+    def projections(self) -> Location:
+        """The LanceDB folder in use, naming the first generation when there is none.
+
+        The name written is read back, so a generation switched in meanwhile wins."""
         generation = self.current_generation()
         if generation is None:
-            generation = self.new_generation_name(now or datetime.now(UTC))
-            self.switch_to(generation)
+            self.switch_to(FIRST_GENERATION)
+            generation = self.current_generation() or FIRST_GENERATION
         return self.location.child(generation)
 
     @staticmethod

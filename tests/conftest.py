@@ -70,11 +70,10 @@ def received_at() -> datetime:
 
 
 def _atomic_conditional_puts() -> None:
-    """Make moto's conditional PUT atomic, as S3's is. moto checks ``If-None-Match``
-    and then stores the object, reading the request's body in between, so two PUTs of
-    one new key at once can both succeed. LanceDB commits a table version with exactly
-    such a PUT: on moto, concurrent commits from several processes were lost (the
-    scale-out scenario saw partition epochs go backwards), which S3 never allows."""
+    """Make moto's conditional PUT atomic, as S3's is. moto's threaded server checks
+    ``If-None-Match`` and then stores the object with no lock between, so two PUTs of
+    one new key at once could both succeed. LanceDB commits a table version with
+    exactly such a PUT, and the scale-out scenarios commit from several processes."""
     from moto.s3.responses import S3Response
 
     original = S3Response.put_object

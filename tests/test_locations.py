@@ -3,16 +3,20 @@ handed to both pyarrow (event archive, cold store) and LanceDB (the tables)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
 from pyarrow import fs as pafs
 
-from storage.filesystems import resolve_location
+from storage.filesystems import Location, resolve_location
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import MEMORIES
 from storage.layout import DataLayout
 from streams.settings import Settings
+from tests.conftest import location_for
 
 
 def test_local_data_keeps_its_state_and_logs_beside_it(tmp_path: Path) -> None:
@@ -68,3 +72,32 @@ def test_tables_on_an_s3_endpoint(s3_endpoint: str, new_bucket: Callable[[str], 
     assert [r["memory_id"] for r in again.by_ids(MEMORIES, ["m1"])] == ["m1"]
     found = again.table(MEMORIES).search("Lisbon", query_type="fts").limit(5).to_list()
     assert [r["memory_id"] for r in found] == ["m1"]
+
+
+@pytest.fixture(params=["local", "s3"])
+def empty_data(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
+    return location_for(request, tmp_path, "data")
+
+
+def test_processes_starting_together_on_empty_data_settle_on_one_generation(
+    empty_data: Location,
+) -> None:
+    starters = 8
+    together = threading.Barrier(starters)
+
+    def start() -> str:
+        layout = DataLayout(resolve_location(empty_data.uri, **_endpoint_of(empty_data)))
+        together.wait()
+        return layout.projections().uri
+
+    with ThreadPoolExecutor(starters) as pool:
+        chosen = set(pool.map(lambda _: start(), range(starters)))
+    current = DataLayout(empty_data).existing_projections()
+    assert current is not None and chosen == {current.uri}
+
+
+def _endpoint_of(location: Location) -> dict[str, str]:
+    options = location.storage_options
+    if not options:
+        return {}
+    return {"s3_endpoint": options["endpoint"], "s3_region": options["region"]}

@@ -34,7 +34,7 @@ from memstream.testing import WorkerProcess, free_port, wait_until
 from storage.filesystems import resolve_location
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import KEYS, MEMORIES, SESSIONS
-from storage.layout import DataLayout
+from storage.layout import FIRST_GENERATION, DataLayout
 from streams.broker import is_listening
 from tests.conftest import DataPlace
 
@@ -229,6 +229,8 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
     wait_until(consolidated, timeout=420, interval=1.0)
     time.sleep(3)  # the last checkpoints and bookkeeping
 
+    # Every process, started together on empty data, wrote into the one generation.
+    assert _generations(place) == [FIRST_GENERATION]
     store = _store(place)
     for name, key in KEYS.items():
         keys = store.scan(name, [key]).column(key).to_pylist()
@@ -322,6 +324,13 @@ def _orphaned_bytes(place: DataPlace) -> dict[str, int]:
         if left_behind:
             orphaned[name] = left_behind
     return orphaned
+
+
+def _generations(place: DataPlace) -> list[str]:
+    from pyarrow import fs as pafs
+
+    infos = place.location.filesystem.get_file_info(pafs.FileSelector(place.location.path))
+    return sorted(i.base_name for i in infos if i.base_name.startswith("projections-"))
 
 
 def _bytes_under(filesystem: Any, folder: str) -> int:
