@@ -12,7 +12,12 @@ from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memstream.client import MemoryClient, MemstreamAPIError
+    from memstream.client import (
+        MemoryClient,
+        MemstreamAPIError,
+        MemstreamError,
+        MemstreamUnreachable,
+    )
     from projections.codec import decode, encode, from_document
     from projections.events import MessageEvent
     from queries.search import SearchRequest, SearchResult
@@ -21,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MemoryClient",
     "MemstreamAPIError",
+    "MemstreamError",
+    "MemstreamUnreachable",
     "MessageEvent",
     "SearchRequest",
     "SearchResult",
@@ -36,6 +43,8 @@ __version__ = version("memstream")  # one version: the package's, from pyproject
 _HOMES = {
     "MemoryClient": "memstream.client",
     "MemstreamAPIError": "memstream.client",
+    "MemstreamError": "memstream.client",
+    "MemstreamUnreachable": "memstream.client",
     "decode": "projections.codec",
     "encode": "projections.codec",
     "from_document": "projections.codec",

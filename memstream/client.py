@@ -1,31 +1,54 @@
 """A Python client of the HTTP API: publish, search, memory, entity, stats.
 
     from memstream import MemoryClient
-    with MemoryClient("http://127.0.0.1:8787") as memory:
+    with MemoryClient() as memory:
         memory.publish({"user_id": "alice", "session_id": "s1", "role": "user",
-                        "content": "I moved to Porto", "occurred_at": "2024-05-01T10:00:00Z"})
+                        "content": "I moved to Porto"})
         hits = memory.search("alice", "where do I live?")
 
+The client finds the server as the command line does: the ``url`` given, else
+``MEMSTREAM_API_URL``, else the server running for the data folder (the ``api.json`` it
+announces itself in; ``MEMSTREAM_DATA`` and ``MEMSTREAM_STATE_DIR`` say where), else
+``http://127.0.0.1:8787``. ``api_key`` (else ``MEMSTREAM_API_KEY``) is sent as
+``Authorization: Bearer`` to a server that requires keys.
+
 Errors the API reports (422 with the fields that were wrong, 404) are raised as
-:class:`MemstreamAPIError` with the server's explanation. A server beyond its capacity
-answers 503 with ``Retry-After`` (and a key over its rate, 429); ``retries`` says how
-many times the client waits that long and asks again (none by default). ``api_key`` is
-sent as ``Authorization: Bearer`` to a server that requires keys.
+:class:`MemstreamAPIError` with the server's explanation; a server that cannot be
+reached, as :class:`MemstreamUnreachable` naming its address. A server beyond its
+capacity answers 503 with ``Retry-After`` (and a key over its rate, 429); ``retries``
+says how many times the client waits that long and asks again (none by default). A
+message published without ``occurred_at`` is stamped with the time here, before it is
+sent, so asking again sends the same event.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any
 
 import httpx
 
-__all__ = ["MemoryClient", "MemstreamAPIError"]
+__all__ = [
+    "MemoryClient",
+    "MemstreamAPIError",
+    "MemstreamError",
+    "MemstreamUnreachable",
+    "server_url",
+]
+
+#: Where a server answers when nothing says otherwise (``memstream up``'s default).
+DEFAULT_URL = "http://127.0.0.1:8787"
 
 
-class MemstreamAPIError(Exception):
+class MemstreamError(Exception):
+    """The root of what the client raises."""
+
+
+class MemstreamAPIError(MemstreamError):
     """The API refused a request; ``status`` and ``detail`` say why."""
 
     def __init__(self, status: int, detail: Any) -> None:
@@ -34,18 +57,45 @@ class MemstreamAPIError(Exception):
         self.detail = detail
 
 
+class MemstreamUnreachable(MemstreamError, ConnectionError):
+    """No memstream server answers at ``url``."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(
+            f"cannot reach memstream at {url} ({reason}): start it with `memstream up`, or "
+            "give the client its address (url=, or MEMSTREAM_API_URL)"
+        )
+        self.url = url
+
+
+def server_url(environ: Mapping[str, str] = os.environ) -> str:
+    """The server a client with no ``url`` asks (see the module docstring)."""
+    from memstream.server_address import running_api
+    from storage.state_folder import DEFAULT_DATA, state_folder
+
+    if environ.get("MEMSTREAM_API_URL"):
+        return environ["MEMSTREAM_API_URL"]
+    folder = state_folder(
+        environ.get("MEMSTREAM_DATA") or DEFAULT_DATA, environ.get("MEMSTREAM_STATE_DIR", "")
+    )
+    return running_api(folder) or DEFAULT_URL
+
+
 class MemoryClient:
-    """Calls a memstream HTTP API (``memstream up`` or ``memstream serve``)."""
+    """Calls a memstream HTTP API (``memstream up`` or ``memstream serve``); with no
+    ``url``, the one the configuration names (see the module docstring)."""
 
     def __init__(
         self,
-        url: str = "http://127.0.0.1:8787",
+        url: str | None = None,
         timeout: float = 30.0,
         retries: int = 0,
         api_key: str | None = None,
     ) -> None:
+        self.url = (url or server_url()).rstrip("/")
+        api_key = api_key or os.environ.get("MEMSTREAM_API_KEY") or None
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-        self._http = httpx.Client(base_url=url, timeout=timeout, headers=headers)
+        self._http = httpx.Client(base_url=self.url, timeout=timeout, headers=headers)
         self._retries = retries
 
     def __enter__(self) -> MemoryClient:
@@ -63,8 +113,12 @@ class MemoryClient:
         self._http.close()
 
     def publish(self, events: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[str]:
-        """Publish one event or several; return the accepted event ids."""
-        body = self._call("POST", "/v1/events", json=events)
+        """Publish one event or several; return the accepted event ids. A message
+        without ``occurred_at`` happened now."""
+        now = datetime.now(UTC).isoformat()
+        batch = [events] if isinstance(events, Mapping) else list(events)
+        stamped = [_timed(event, now) for event in batch]
+        body = self._call("POST", "/v1/events", json=stamped)
         return list(body["accepted"])
 
     def search(self, user_id: str, query: str, **options: Any) -> dict[str, Any]:
@@ -137,13 +191,13 @@ class MemoryClient:
         return result
 
     def _call(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self._http.request(method, path, **kwargs)
+        response = self._request(method, path, **kwargs)
         for _ in range(self._retries):
             wait = _retry_after(response)
             if wait is None:
                 break
             time.sleep(wait)
-            response = self._http.request(method, path, **kwargs)
+            response = self._request(method, path, **kwargs)
         if response.status_code >= 400:
             try:
                 detail = response.json().get("detail")
@@ -151,6 +205,28 @@ class MemoryClient:
                 detail = response.text
             raise MemstreamAPIError(response.status_code, detail)
         return response.json()
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            return self._http.request(method, path, **kwargs)
+        except httpx.ConnectError as exc:
+            raise MemstreamUnreachable(self.url, _reason(exc)) from None
+        except httpx.TimeoutException as exc:
+            raise MemstreamUnreachable(self.url, f"no answer in time: {_reason(exc)}") from None
+
+
+def _timed(event: Mapping[str, Any], now: str) -> Mapping[str, Any]:
+    """``event``, with ``occurred_at`` now if it is a message that says no time."""
+    if event.get("type", "message") != "message" or "occurred_at" in event:
+        return event
+    return {**event, "occurred_at": now}
+
+
+def _reason(exc: httpx.HTTPError) -> str:
+    text = str(exc).strip()
+    if "Connection refused" in text or "Errno 111" in text:
+        return "connection refused"
+    return text or type(exc).__name__
 
 
 #: The longest ``Retry-After`` the client waits out; a longer one is reported at once.

@@ -81,17 +81,60 @@ def encode(event: Event) -> bytes:
 
 
 def problems_of(error: ValidationError) -> list[str]:
-    """One line per validation problem: ``field.path: message``."""
+    """One line per validation problem: ``field.path: message``, in memstream's words
+    where pydantic's would puzzle a user ("must be one of a, b", "required")."""
     lines = []
     for item in error.errors(include_url=False):
         where = ".".join(str(part) for part in item["loc"]) or "event"
-        message = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden":
-            message = "unknown field"
-        elif item["type"] == "string_pattern_mismatch":
-            message = _RULES.get(str(item.get("ctx", {}).get("pattern")), message)
-        lines.append(f"{where}: {message}")
+        lines.append(f"{where}: {_message_of(item)}")
     return lines
+
+
+def _message_of(item: Any) -> str:
+    kind, context = item["type"], item.get("ctx") or {}
+    if kind == "extra_forbidden":
+        return "unknown field"
+    if kind == "missing":
+        return "required"
+    if kind == "string_pattern_mismatch":
+        return _RULES.get(str(context.get("pattern")), str(item["msg"]))
+    if kind == "literal_error":
+        return f"must be one of {context.get('expected', '').replace(' or ', ', ')}"
+    if kind in _BOUNDS:
+        key, words = _BOUNDS[kind]
+        return words.format(n=context.get(key))
+    if kind in _EXPECTED:
+        return _EXPECTED[kind]
+    return str(item["msg"]).removeprefix("Value error, ")
+
+
+#: Pydantic's bound errors: the context key of the bound, and the words for them.
+_BOUNDS = {
+    "greater_than_equal": ("ge", "must be at least {n}"),
+    "greater_than": ("gt", "must be more than {n}"),
+    "less_than_equal": ("le", "must be at most {n}"),
+    "less_than": ("lt", "must be less than {n}"),
+    "string_too_short": ("min_length", "must have at least {n} characters"),
+    "string_too_long": ("max_length", "must have at most {n} characters"),
+    "too_short": ("min_length", "must have at least {n} items"),
+    "too_long": ("max_length", "must have at most {n} items"),
+}
+#: Pydantic's type errors, said plainly.
+_EXPECTED = {
+    "int_parsing": "must be a whole number",
+    "int_type": "must be a whole number",
+    "float_parsing": "must be a number",
+    "float_type": "must be a number",
+    "bool_parsing": "must be true or false",
+    "bool_type": "must be true or false",
+    "string_type": "must be text",
+    "list_type": "must be a list",
+    "dict_type": "must be an object",
+    "datetime_parsing": "must be a date and time, as 2024-05-01T10:00:00Z",
+    "datetime_from_date_parsing": "must be a date and time, as 2024-05-01T10:00:00Z",
+    "datetime_type": "must be a date and time, as 2024-05-01T10:00:00Z",
+    "timezone_aware": "must say its time zone, as 2024-05-01T10:00:00Z",
+}
 
 
 class EventCodec:

@@ -28,5 +28,6 @@ __all__ = [
     "path_names",
     "schemas",
     "shared_folder",
+    "state_folder",
     "user_rows",
 ]

@@ -19,6 +19,7 @@ __all__ = [
     "embedding_backfill",
     "errors",
     "fencing",
+    "history",
     "journal_lane",
     "journal_sweeper",
     "lanes",

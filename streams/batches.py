@@ -201,7 +201,9 @@ def dead_letter_batch(record: LogRecord, reason: str) -> PreparedBatch:
 
 def _advance(newest: dict[tuple[str, int], LogPosition], record: LogRecord) -> None:
     key = (record.topic, record.partition)
-    if key not in newest or record.offset > newest[key].offset:
+    known = newest.get(key)
+    # A replay's batch may span two lives of the log: a later life is newer at any offset.
+    if known is None or (record.log_epoch, record.offset) > (known.log_epoch, known.offset):
         newest[key] = LogPosition(record.log_epoch, record.topic, record.partition, record.offset)
 
 

@@ -16,6 +16,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from storage.filesystems import Location, resolve_location
+from storage.state_folder import DEFAULT_DATA, state_folder
 
 __all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings"]
 
@@ -161,7 +162,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
 
-    data: str = "./memstream-data"
+    data: str = DEFAULT_DATA
     s3_endpoint: str = ""
     s3_region: str = ""
     state_dir: str = ""
@@ -306,9 +307,7 @@ class Settings(BaseSettings):
     @property
     def local_dir(self) -> Path:
         """The local folder for the stream processor's state and the logs."""
-        if self.state_dir:
-            return Path(self.state_dir)
-        return Path("./memstream-state") if self.data.startswith("s3://") else Path(self.data)
+        return state_folder(self.data, self.state_dir)
 
     @property
     def data_keys_location(self) -> Location:

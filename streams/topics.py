@@ -37,6 +37,7 @@ __all__ = [
     "ensure_topics",
     "new_epoch_name",
     "read_epoch",
+    "start_offsets",
     "topic_for",
 ]
 
@@ -141,6 +142,26 @@ async def _first_meta_record(bootstrap: str) -> str | None:
         batch = await consumer.getmany(partition, timeout_ms=5_000, max_records=1)
         records = batch.get(partition, [])
         return records[0].value.decode() if records else None
+    finally:
+        await consumer.stop()
+
+
+async def start_offsets(bootstrap: str, topics: Sequence[str]) -> dict[tuple[str, int], int]:
+    """The earliest offset the log still holds, per (topic, partition) of ``topics``
+    (above 0 where retention or deletion has trimmed it)."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await _start(consumer)
+    try:
+        await consumer.topics()
+        tps = [
+            TopicPartition(topic, p)
+            for topic in topics
+            for p in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
+        if not tps:
+            return {}
+        starts = await asyncio.wait_for(consumer.beginning_offsets(tps), 10)
+        return {(tp.topic, tp.partition): offset for tp, offset in starts.items()}
     finally:
         await consumer.stop()
 

@@ -10,6 +10,7 @@ run beside the worker, asks its API instead of opening the data folder.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memstream.testing import WorkerProcess, embedded_broker, wait_until
+from memstream.testing import WorkerProcess, embedded_broker, free_port, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -75,7 +76,7 @@ def stats(url: str, user: str) -> dict[str, Any]:
 def test_the_command_line_asks_the_server_running_for_its_data_folder(
     running: tuple[WorkerProcess, Path],
 ) -> None:
-    from memstream.http.address import ADDRESS_FILE, running_api
+    from memstream.server_address import ADDRESS_FILE, running_api
 
     worker, data = running
     where = ("--data", str(data), "--kafka", worker.bootstrap)
@@ -111,6 +112,52 @@ def test_the_command_line_asks_the_server_running_for_its_data_folder(
     for changed in ({"instance": "another-run"}, {"pid": _gone_pid()}):
         (elsewhere / ADDRESS_FILE).write_text(json.dumps({**announced, **changed}))
         assert running_api(elsewhere) is None
+
+
+def test_the_client_finds_the_server_as_the_command_line_does(
+    running: tuple[WorkerProcess, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memstream import MemoryClient, MemstreamUnreachable
+
+    worker, data = running
+    for name in ("MEMSTREAM_API_URL", "MEMSTREAM_STATE_DIR", "MEMSTREAM_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEMSTREAM_DATA", str(data))
+    with MemoryClient() as found:  # through the api.json of the data folder
+        assert found.url == worker.api_url
+        # A message without a time happened now; asked again, it is the same event.
+        said = {"user_id": "dora", "session_id": "s1", "role": "user", "content": "I row"}
+        first = found.publish(said)
+        assert len(first) == 1 and first[0].startswith("sha256:")
+    wait_until(lambda: stats(worker.api_url, "dora")["memories"].get("episode") == 1, timeout=60)
+    answer = httpx.post(f"{worker.api_url}/v1/events", json={**said, "content": "I swim"})
+    assert answer.status_code == 202, answer.text  # plain HTTP may leave the time out too
+
+    closed = free_port()
+    monkeypatch.setenv("MEMSTREAM_API_URL", f"http://127.0.0.1:{closed}")
+    with MemoryClient() as nowhere:
+        assert nowhere.url == f"http://127.0.0.1:{closed}"  # the variable comes first
+        with pytest.raises(MemstreamUnreachable) as refused:
+            nowhere.stats()
+    assert str(refused.value) == (
+        f"cannot reach memstream at http://127.0.0.1:{closed} (connection refused): start it "
+        "with `memstream up`, or give the client its address (url=, or MEMSTREAM_API_URL)"
+    )
+
+
+def test_the_docs_pages_load_nothing_from_another_host(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    worker, _ = running
+    for page in ("/docs", "/redoc"):
+        html = httpx.get(f"{worker.api_url}{page}").text
+        assert re.findall(r"https?://[^\s\"'<>]+", html) == [], page  # no CDN, no fonts
+        assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+        assert assets, page
+        for asset in assets:
+            assert asset.startswith("/docs-assets/"), asset
+            loaded = httpx.get(f"{worker.api_url}{asset}")
+            assert loaded.status_code == 200 and len(loaded.content) > 1000, asset
 
 
 def _gone_pid() -> int:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from test_readme import readme_blocks
 
 from memstream.mcp.server import TOOLS, Scope, memory_server
@@ -74,16 +74,31 @@ async def _bob(operations: Operations) -> list[Any]:
 
 
 def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
-    unknown, bad_kind, blank = _call(
+    unknown, bad_kind, blank, stray, none, text, extra = _call(
         operations,
         ("explain_memory", {"memory_id": "fact-nope"}),
         ("search_memory", {"query": "Miso", "kind": "rumour"}),
         ("get_context", {"query": "!!!"}),
+        ("search_memory", {"query": "Miso", "k": 1}),
+        ("search_memory", {"query": "Miso", "limit": 0}),
+        ("weak_facts", {"limit": "many"}),
+        ("memory_stats", {"user_id": "bob"}),
     )
     assert unknown.is_error and "no memory fact-nope for user ana" in unknown.content[0].text
-    assert bad_kind.is_error and "Traceback" not in bad_kind.content[0].text
     assert blank.is_error and "query" in blank.content[0].text
-    for result in (unknown, bad_kind, blank):
+    said = [
+        (bad_kind, "search_memory: kind: must be one of 'episode', 'fact', 'preference', "
+        "'procedure', 'opinion', 'reflection', 'summary'"),
+        (stray, "search_memory takes no argument k; its arguments are query, kind, tag, "
+         "entity, after, before, limit"),
+        (none, "search_memory: limit: must be at least 1"),
+        (text, "weak_facts: limit: must be a whole number"),
+        (extra, "memory_stats takes no argument user_id; its arguments are none"),
+    ]  # fmt: skip
+    for result, message in said:
+        assert result.is_error and result.content[0].text.endswith(message)
+        assert "\n" not in result.content[0].text
+    for result in (unknown, bad_kind, blank, stray, none, text, extra):
         assert "Traceback" not in json.dumps(result.model_dump(mode="json"))
 
 
@@ -104,34 +119,70 @@ def test_memstream_mcp_over_stdio_and_http(tmp_path: Path) -> None:
     README's Claude Desktop configuration starts it) and over streamable HTTP (``/mcp``
     on the API), lists the tools, remembers a fact, finds it, corrects it, sees the
     history, gets a context block with the corrected fact only, and forgets it."""
-    (config,) = [
+    (readme_config,) = [
         json.loads(b.body)["mcpServers"]["memstream"]
         for b in readme_blocks()
         if b.lang == "json" and "mcpServers" in b.body
     ]
     data = tmp_path / "memstream-data"
     worker = WorkerProcess(data, log_path=tmp_path / "worker.log").start()
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    env = {
-        **config["env"],
-        "MEMSTREAM_DATA": str(data),
-        "MEMSTREAM_BROKER_PORT": str(worker.broker_port),
-        "PATH": path,
-    }
-    command = shutil.which(config["command"], path=path)
-    assert command is not None
+    # What `--print-config` prints, run as a client would: from another folder, with
+    # a PATH that does not hold the virtual environment.
+    printed = subprocess.run(
+        [sys.executable, "-m", "memstream", "mcp", "--user", "ana", "--print-config"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "MEMSTREAM_DATA": "memstream-data",
+             "MEMSTREAM_BROKER_PORT": str(worker.broker_port)},
+        timeout=60,
+    )  # fmt: skip
+    assert printed.returncode == 0, printed.stderr
+    config = json.loads(printed.stdout)["mcpServers"]["memstream"]
+    assert config["args"][-3:] == readme_config["args"] == ["mcp", "--user", "ana"]
+    assert set(readme_config["env"]) <= set(config["env"])
+    assert config["env"]["MEMSTREAM_DATA"] == str(data)  # absolute
+    assert Path(config["command"]).is_absolute() and os.access(config["command"], os.X_OK)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**config["env"], "PATH": "/usr/bin:/bin"}
     try:
         worker.wait_serving()
         asyncio.run(_remember_correct_forget(StdioServerParameters(
-            command=command, args=config["args"], env=env, cwd=str(tmp_path)
+            command=config["command"], args=config["args"], env=env, cwd=str(elsewhere)
         ), "ana"))  # fmt: skip
         asyncio.run(_remember_correct_forget(f"{worker.api_url}/mcp?user_id=ben", "ben"))
         for query in ("", "?user_id=", "?user_id=%C3%B5", "?user_id=ana&project_id=a%20b"):
             refused = httpx.post(f"{worker.api_url}/mcp{query}", json={"jsonrpc": "2.0"})
             assert refused.status_code == 422, query
             assert "_id" in refused.json()["detail"][0], query
+            assert refused.json()["error"]["message"] == refused.json()["detail"][0]
+        # What an agent's MCP client shows when its URL names no user:
+        assert asyncio.run(_refusal_of(f"{worker.api_url}/mcp")) == (
+            "user_id: the URL must name the user, as in /mcp?user_id=ana"
+        )
     finally:
         worker.stop(timeout=60)
+
+
+def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
+    """The exceptions inside ``group`` and the groups nested in it."""
+    found: list[BaseException] = []
+    for inner in group.exceptions:
+        found += _leaves(inner) if isinstance(inner, BaseExceptionGroup) else [inner]
+    return found
+
+
+async def _refusal_of(url: str) -> str:
+    """What the SDK's client raises when it connects to ``url`` and lists the tools."""
+    said: list[str] = []
+    try:
+        async with Client(url) as client:
+            await client.list_tools()
+    except* MCPError as refused:
+        said += [str(e) for e in _leaves(refused)]
+    assert len(said) == 1, f"{url}: {said}"
+    return said[0]
 
 
 async def _remember_correct_forget(server: StdioServerParameters | str, user: str) -> None:
@@ -155,6 +206,9 @@ async def _remember_correct_forget(server: StdioServerParameters | str, user: st
         assert (await tool("memory_stats"))["user_id"] == user
         old = await tool("remember_fact", content="Ana's favourite tea is genmaicha.")
         assert (await found("genmaicha")) == [old["memory_id"]]
+        # An agent's retry (spacing and case aside) is the same memory, published once.
+        again = await tool("remember_fact", content="ana's favourite  tea is Genmaicha.")
+        assert again == {"memory_id": old["memory_id"], "accepted": []}
         new = await tool(
             "correct_fact", memory_id=old["memory_id"], new_content="Ana's favourite tea is sencha."
         )
@@ -169,6 +223,10 @@ async def _remember_correct_forget(server: StdioServerParameters | str, user: st
         assert "sencha" in block and "genmaicha" not in block
         await tool("forget_memory", memory_id=new["memory_id"])
         await found("sencha", present=False)
+        # Once replaced, the same statement remembered is a new memory.
+        anew = await tool("remember_fact", content="Ana's favourite tea is genmaicha.")
+        assert anew["memory_id"] != old["memory_id"] and anew["accepted"]
+        assert (await found("genmaicha")) == [anew["memory_id"]]
         refused = await client.call_tool("forget_memory", {"memory_id": "fact-nope"})
         assert (
             refused.is_error and f"no memory fact-nope for user {user}" in refused.content[0].text

@@ -127,7 +127,7 @@ def test_published_messages_become_searchable_once_and_bad_lines_go_to_the_dlq(
     result = cli("publish", "--data", data, "--kafka", fresh_broker, "--jsonl", "-", stdin=mixed)
     assert result.returncode == 1
     assert "accepted 3 of 4" in result.stdout
-    assert "line 3: rejected" in result.stdout and "session_id: Field required" in result.stdout
+    assert "line 3: rejected" in result.stdout and "session_id: required" in result.stdout
     wait_until(lambda: store.count(DEAD_LETTERS) == 1, timeout=30)
     wait_until(lambda: store.count(MEMORIES) == 1003, timeout=30)
     [(value, headers)] = read_dlq(fresh_broker)

@@ -142,7 +142,8 @@ def test_a_key_of_one_tenant_gets_403_on_every_endpoint_of_another_alike(
         headers={"Authorization": f"Bearer {d.tokens['acme']}"},
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
     )
-    assert (mcp.status_code, mcp.json()) == (403, {"detail": FORBIDDEN})
+    assert (mcp.status_code, mcp.json()["detail"]) == (403, FORBIDDEN)
+    assert mcp.json()["error"]["message"] == FORBIDDEN  # what an MCP client shows
     no_key = httpx.post(f"{d.worker.api_url}/mcp", params={"user_id": "acme:ana"}, json={})
     assert no_key.status_code == 401
 

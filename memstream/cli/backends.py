@@ -1,7 +1,7 @@
 """Who answers a command's reads and memory commands: a running server, or this process.
 
 When ``memstream up`` or ``memstream serve`` runs for the data folder (it says so in
-the folder's local state, :mod:`memstream.http.address`), or ``--api URL``
+the folder's local state, :mod:`memstream.server_address`), or ``--api URL``
 (``MEMSTREAM_API_URL``) names a server, the command asks it over HTTP: the server has
 the store open and the model loaded, so the command answers in a few milliseconds after
 Python starts. Otherwise (or with ``--in-process``) the command opens the data folder
@@ -87,7 +87,7 @@ def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
         return InProcess(settings)
     url = settings.api_url
     if not url:
-        from memstream.http.address import running_api
+        from memstream.server_address import running_api
 
         url = running_api(settings.local_dir) or ""
     key = settings.api_key.get_secret_value() if settings.api_key else None

@@ -279,6 +279,12 @@ def _parser() -> argparse.ArgumentParser:
     p = command("mcp", _mcp, "serve memory tools to an agent over MCP (stdio)")
     p.add_argument("--user", required=True, help="the user every tool acts for")
     p.add_argument("--project")
+    p.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the configuration that starts this server for Claude Desktop, Claude "
+        "Code or Cursor, and exit",
+    )
 
     p = command("context", _context, "the memory block for an agent about to answer QUERY", True)
     p.add_argument("--user", required=True)
@@ -329,6 +335,11 @@ def _parser() -> argparse.ArgumentParser:
         "worker first)",
     )
     p.add_argument("folder", help="the folder given to --into")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="switch even to projections that hold less history than those in use",
+    )
 
     p = command("keys", _keys, "create, list and revoke API keys (the data folder's)")
     actions = p.add_subparsers(dest="action", required=True)
@@ -410,24 +421,28 @@ def _create_key(args: argparse.Namespace, store: Any, audit: Any) -> int:
 
 
 def _up(args: argparse.Namespace, settings: Settings) -> int:
-    from memstream.http.address import running_api
     from memstream.http.guard import serving_rule
+    from memstream.http.listener import listen_on
     from memstream.http.process import ApiProcess
+    from memstream.server_address import running_api
     from streams.log_lines import configure_logging
     from streams.worker import run
 
-    rule = None if args.no_api else serving_rule(settings)
-    served = running_api(settings.local_dir) if not args.no_api else None
+    if args.no_api:
+        configure_logging(settings.log_level)
+        return run(settings, api=None)
+    rule = serving_rule(settings)
+    served = running_api(settings.local_dir)
     if served is not None:
         _error(
             f"memstream already serves this data folder at {served}: stop it first, or add "
             "a worker to it with `memstream worker --kafka ADDRESS` (its broker's address)"
         )
         return 2
+    listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
     configure_logging(settings.log_level)
-    if rule is not None:
-        logging.getLogger("memstream.http").info("HTTP API: %s", rule)
-    return run(settings, api=None if args.no_api else ApiProcess)
+    logging.getLogger("memstream.http").info("HTTP API: %s", rule)
+    return run(settings, api=lambda s: ApiProcess(s, listener))
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
@@ -461,13 +476,15 @@ def _broker(args: argparse.Namespace, settings: Settings) -> int:
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.guard import serving_rule
+    from memstream.http.listener import listen_on
     from memstream.http.serve import serve
     from streams.log_lines import configure_logging
 
     rule = serving_rule(settings)
+    listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
     configure_logging(settings.log_level)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
-    return serve(settings)
+    return serve(settings, listener)
 
 
 def _access(args: argparse.Namespace, settings: Settings) -> MemoryAccess:
@@ -491,7 +508,7 @@ def _publish(args: argparse.Namespace, settings: Settings) -> int:
     from streams.publisher import check_lines
 
     if args.text and not args.jsonl:  # one message: refused whole if it is invalid
-        events = channel_events([_message_document(args)])
+        events = channel_events([_message_document(args)], system_clock())
         _publishing(settings, lambda sink: sink.publish(events))
         print("accepted 1 of 1")
         return 0
@@ -681,6 +698,8 @@ def _entity(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    if args.print_config:
+        return _print_mcp_config(args, settings)
     from memstream.mcp.server import Scope, memory_server
     from memstream.operations import Operations
     from streams.lifeline import die_with_parent
@@ -692,6 +711,21 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
         settings, read_consistency_seconds=settings.api_read_consistency_seconds
     )
     memory_server(operations, Scope(args.user, args.project)).run("stdio")
+    return 0
+
+
+def _print_mcp_config(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.mcp.config import client_config, memstream_command
+
+    document, secrets = client_config(settings, args.user, args.project, memstream_command())
+    print(json.dumps(document, indent=2))
+    print(
+        "Claude Desktop: merge it into claude_desktop_config.json; Cursor: into "
+        "~/.cursor/mcp.json; Claude Code: into .mcp.json in the project",
+        file=sys.stderr,
+    )
+    if secrets:
+        print(f"add to env yourself (left out): {', '.join(secrets)}", file=sys.stderr)
     return 0
 
 
@@ -759,7 +793,7 @@ def _reembed(args: argparse.Namespace, settings: Settings) -> int:
 def _switch(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.operations import Operations
 
-    generation = Operations(settings).switch(args.folder)
+    generation = Operations(settings).switch(args.folder, force=args.force)
     print(f"{settings.data} now uses {generation}")
     return 0
 

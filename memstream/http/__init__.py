@@ -7,7 +7,6 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
-    "address",
     "app",
     "contract",
     "process",

@@ -28,6 +28,7 @@ from memstream.http.contract import (
     install_event_body_schema,
     single_valued_parameters,
 )
+from memstream.http.docs_pages import install_docs
 from memstream.http.guard import Guard, Principal
 from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
@@ -113,7 +114,7 @@ def create_app(
     """The API over ``operations``, with the MCP server at ``/mcp``; ``lifespan`` wraps
     the app's life (the server's publisher connection), and the operations are closed
     when the app stops. ``host`` is the address it is served on; ``instance`` names this
-    run of the server in ``/healthz`` (see :mod:`memstream.http.address`); ``guard``
+    run of the server in ``/healthz`` (see :mod:`memstream.server_address`); ``guard``
     checks keys, limits and writes the audit log (default: the data folder's)."""
     settings = operations.settings
     guard = guard or guard_for(settings)
@@ -137,7 +138,10 @@ def create_app(
         lifespan=_lifespan,
         dependencies=[Depends(single_valued_parameters)],
         max_body_size=settings.max_body_bytes,
+        docs_url=None,
+        redoc_url=None,
     )
+    install_docs(app)
     install_error_handlers(app)
     install_event_body_schema(app, "/v1/events", MAX_EVENTS_PER_PUBLISH)
     ops = operations

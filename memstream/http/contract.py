@@ -24,11 +24,13 @@ from starlette.routing import Match
 
 from memstream.operations import (
     InvalidEvents,
+    LessHistory,
     NotAvailable,
     NotFound,
     StorageFull,
     Unavailable,
 )
+from memstream.operations.intake import TIMED_WHEN_PUBLISHED
 from memstream.tenancy.limits import RateLimited
 from projections.errors import ProjectionError
 from projections.events import (
@@ -136,6 +138,7 @@ _STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (ProjectionError, 422),
     (NotFound, 404),
     (NotAvailable, 501),
+    (LessHistory, 409),
     (StorageFull, 507),
     (Unavailable, 503),
     (RateLimited, 429),
@@ -207,9 +210,12 @@ def install_event_body_schema(app: FastAPI, path: str, max_events: int) -> None:
         )
         schemas = definitions.get("$defs", {})
         for model in CHANNEL_EVENT_MODELS:
+            schema = schemas[model.__name__]
+            required = schema.setdefault("required", [])
             if model is not MessageEvent:  # only a message may leave out its type
-                required = schemas[model.__name__].setdefault("required", [])
                 required.append("type")
+            if model.model_fields["type"].default in TIMED_WHEN_PUBLISHED:
+                required.remove("occurred_at")  # it happened when the server took it
         document.setdefault("components", {}).setdefault("schemas", {}).update(schemas)
         event = {
             "anyOf": [{"$ref": f"#/components/schemas/{m.__name__}"} for m in CHANNEL_EVENT_MODELS]

@@ -20,6 +20,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import socket
 import threading
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
@@ -51,7 +52,7 @@ def _listen(conn: Connection, state: DrainState, server: Any) -> None:
             return
 
 
-def _child(settings_json: str, conn: Connection, parent_pid: int) -> None:
+def _child(settings_json: str, listener: socket.socket, conn: Connection, parent_pid: int) -> None:
     die_with_parent(parent_pid)
     configure_logging("INFO")
     import uvicorn
@@ -82,22 +83,25 @@ def _child(settings_json: str, conn: Connection, parent_pid: int) -> None:
     )
     server = _Server(config)
     threading.Thread(target=_listen, args=(conn, state, server), daemon=True).start()
-    server.run()
+    server.run(sockets=[listener])
 
 
 class ApiProcess:
-    """The API in a spawned child process (see the module docstring)."""
+    """The API in a spawned child process (see the module docstring), serving on
+    ``listener``: the parent's socket, bound and listening, which the child takes over
+    (this process closes its copy, so the port is free again once the child exits)."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, listener: socket.socket) -> None:
         context = multiprocessing.get_context("spawn")
         self._conn, child_conn = context.Pipe()
         self._process = context.Process(
             target=_child,
-            args=(settings.for_child(), child_conn, os.getpid()),
+            args=(settings.for_child(), listener, child_conn, os.getpid()),
             name="memstream-api",
             daemon=True,
         )
-        self._process.start()
+        self._process.start()  # the socket is duplicated for the child here
+        listener.close()
         child_conn.close()
 
     def is_alive(self) -> bool:

@@ -4,8 +4,9 @@
 The API process opens the projections read-only with a read-consistency interval, so
 it sees what the worker writes, embeds queries with the configured embedder, and
 publishes events with its own Kafka producer (journaled with the embedded broker). It
-runs uvicorn on ``api_host:api_port`` (loopback by default) and, while it runs, says so
-in the data folder's local state (:mod:`memstream.http.address`), so the command line
+runs uvicorn on ``api_host:api_port`` (loopback by default), on a socket bound before
+anything else started (:mod:`memstream.http.listener`), and, while it runs, says so
+in the data folder's local state (:mod:`memstream.server_address`), so the command line
 asks it instead of opening the store itself. Publishes are refused with
 503 while memstream stops and with 507 while a disk it writes to is nearly full;
 searches go on.
@@ -14,14 +15,15 @@ searches go on.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from memstream.http.address import announced, api_url_of, new_instance
 from memstream.http.app import create_app
 from memstream.operations import BrokerSink, DrainState, Operations
+from memstream.server_address import announced, api_url_of, new_instance
 from streams.settings import Settings
 
 __all__ = ["build_api", "serve"]
@@ -53,13 +55,15 @@ def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
     return create_app(operations, lifespan=connected, host=settings.api_host, instance=instance)
 
 
-def serve(settings: Settings) -> int:
-    """Run the API in the foreground until interrupted."""
+def serve(settings: Settings, listener: socket.socket) -> int:
+    """Run the API on ``listener`` (bound to ``api_host:api_port``, see
+    :mod:`memstream.http.listener`) in the foreground until interrupted."""
     import uvicorn
 
     app = build_api(settings)
     log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
-    uvicorn.run(
+    config = uvicorn.Config(
         app, host=settings.api_host, port=settings.api_port, log_level="warning", access_log=False
     )
+    uvicorn.Server(config).run(sockets=[listener])
     return 0

@@ -3,7 +3,9 @@
 The URL an agent is configured with names whose memory it works on:
 ``http://127.0.0.1:8765/mcp?user_id=ana`` (and ``&project_id=p``), so the scope is set by
 whoever wires the agent, never by the model. A URL naming no user, or a malformed one,
-is answered 422 before any MCP message is read.
+is answered 422 before any MCP message is read, with a body that is the API's error and
+a JSON-RPC error at once, so an MCP client shows what is wrong (so are a missing key,
+401, a user outside the key's tenant, 403, and a key over its rate, 429).
 
 The server is stateless (each POST is one JSON-RPC exchange answered as JSON): nothing is
 kept between calls, so any API process can answer any call and a restart loses no
@@ -15,9 +17,10 @@ are tool errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
+from typing import Any
 
 from fastapi import HTTPException
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -72,15 +75,15 @@ class _ScopedToTheUrl:
             who.reach(url_scope.user_id)
             who.limit("search")
         except HTTPException as exc:
-            answer = JSONResponse({"detail": exc.detail}, exc.status_code, headers=exc.headers)
-            await answer(scope, receive, send)
+            refusal = _refusal(exc.status_code, exc.detail, exc.headers)
+            await refusal(scope, receive, send)
             return
         except RateLimited as exc:
             headers = {"Retry-After": str(exc.retry_after)}
-            await JSONResponse({"detail": str(exc)}, 429, headers=headers)(scope, receive, send)
+            await _refusal(429, str(exc), headers)(scope, receive, send)
             return
         except ProjectionError as exc:
-            await JSONResponse({"detail": [str(exc)]}, status_code=422)(scope, receive, send)
+            await _refusal(422, [str(exc)])(scope, receive, send)
             return
         user_id = url_scope.user_id
         checked = replace(
@@ -90,3 +93,23 @@ class _ScopedToTheUrl:
         )
         scope.setdefault("state", {})[CHECKED_SCOPE] = checked
         await self.app(scope, receive, send)
+
+
+#: JSON-RPC error codes for the refusals: bad parameters, and two of the range left to
+#: servers (not allowed; over the rate).
+_CODES = {422: -32602, 401: -32001, 403: -32001, 429: -32002}
+
+
+def _refusal(status: int, detail: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """A refusal both kinds of client read: the API's error body (``detail``, as every
+    other endpoint answers) that is also a JSON-RPC error (an MCP client shows its
+    message to the agent and its user)."""
+    error = {"code": _CODES.get(status, -32600), "message": _said(detail)}
+    body = {"detail": detail, "jsonrpc": "2.0", "id": None, "error": error}
+    return JSONResponse(body, status, headers=headers)
+
+
+def _said(detail: Any) -> str:
+    if isinstance(detail, list):
+        return "; ".join(str(d) for d in detail)
+    return str(detail)

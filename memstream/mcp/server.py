@@ -9,7 +9,8 @@ are the entity profiles (``memstream://entities/{name}``) and, on a server bound
 the user's statistics (``memstream://stats``; over HTTP the ``memory_stats`` tool answers
 the same, as the SDK gives a static resource no request to read a URL from). What an operation
 refuses (a bad argument, an unknown memory, the log unavailable) comes back as an MCP
-tool error naming the problem, never a traceback.
+tool error naming the problem, never a traceback; so does an argument a tool does not
+take, or a value out of its range (``limit`` is 1 to 50).
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from importlib.metadata import version
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from memstream.operations import OperationError, Operations
 from projections.codec import problems_of
@@ -124,10 +125,36 @@ async def _answer(call: Awaitable[_T]) -> _T:
         raise ToolError("; ".join(problems_of(exc))) from None
 
 
+class _StrictServer(MCPServer):
+    """An MCP server whose tools refuse arguments they do not take (a model that sends
+    ``k`` for ``limit`` learns so, instead of getting the default silently) and report
+    bad values in one line per argument, not a validation dump."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            taken = list(tool.parameters.get("properties", {}))
+            unknown = sorted(set(arguments) - set(taken))
+            if unknown:
+                raise ToolError(
+                    f"{name} takes no argument {', '.join(unknown)}; its arguments are "
+                    f"{', '.join(taken) or 'none'}"
+                )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                problems = "; ".join(problems_of(exc.__cause__))
+                raise ToolError(f"{name}: {problems}") from exc.__cause__
+            raise
+
+
 def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
     """An MCP server over ``operations`` acting for ``scope``: one user (and project)
     bound at start, or a function that finds each call's scope (:func:`scope_of_request`)."""
-    server = MCPServer(
+    server = _StrictServer(
         name="memstream",
         title="memstream",
         instructions=_INSTRUCTIONS,
@@ -161,13 +188,13 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         entity: str | None = None,
         after: datetime | None = None,
         before: datetime | None = None,
-        limit: int = 10,
+        limit: Annotated[int, Field(ge=1, le=50)] = 10,
     ) -> dict[str, Any]:
         """Hybrid search (full text, meaning, entities) of the user's memories, best first.
         Each result has its memory_id, kind, content, date, speaker and entities; an
         archived one is a summary (archived: true)."""
         at = here(ctx)
-        wanted = max(1, min(limit, 50))
+        wanted = limit
         request = await _answer(
             _validated(
                 user_id=at.user_id,
@@ -206,7 +233,9 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         ctx: Context, content: str, entities: list[str] | None = None, tags: list[str] | None = None
     ) -> dict[str, Any]:
         """Remember something the user stated as true. ``entities``: who or what it is
-        about (the first becomes its subject); names in the content are found anyway."""
+        about (the first becomes its subject); names in the content are found anyway.
+        The same statement remembered again (a retry) is the same memory: ``accepted``
+        is then empty."""
         at = changing(ctx)
         fields: dict[str, Any] = {
             "content": content,
@@ -258,11 +287,13 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         return _jsonable(await _answer(ops.explain(here(ctx).user_id, memory_id)))
 
     @tool
-    async def weak_facts(ctx: Context, limit: int = 10) -> dict[str, Any]:
+    async def weak_facts(
+        ctx: Context, limit: Annotated[int, Field(ge=1, le=100)] = 10
+    ) -> dict[str, Any]:
         """Memories close to being forgotten by decay, weakest first (confirm the ones
         that still hold)."""
         found = await _answer(ops.weak_facts(here(ctx).user_id))
-        return {"memories": [_jsonable(m) for m in found[: max(1, min(limit, 100))]]}
+        return {"memories": [_jsonable(m) for m in found[:limit]]}
 
     @tool
     async def memory_stats(ctx: Context) -> dict[str, Any]:

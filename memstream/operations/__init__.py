@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from memstream.operations.application import Operations
     from memstream.operations.errors import (
+        LessHistory,
         NotAvailable,
         NotFound,
         OperationError,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 #: The module that defines each name of ``__all__``.
 _HOMES = {
     "Operations": "application",
+    "LessHistory": "errors",
     "NotAvailable": "errors",
     "NotFound": "errors",
     "OperationError": "errors",
@@ -67,6 +69,7 @@ __all__ = [
     "Expanded",
     "InvalidEvents",
     "JobReport",
+    "LessHistory",
     "NotAvailable",
     "NotFound",
     "OperationError",

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from memstream.operations import commands
 from memstream.operations.admission import ReadAdmission
-from memstream.operations.errors import NotAvailable, NotFound, Unavailable
+from memstream.operations.errors import LessHistory, NotAvailable, NotFound, Unavailable
 from memstream.operations.intake import channel_events, door_checked
 from memstream.operations.results import (
     Accepted,
@@ -39,6 +39,7 @@ from memstream.operations.stores import open_store
 from models.embedders import Embedder
 from models.language_models import JsonModel
 from models.tokens import count_tokens
+from projections.archiving import archive_id
 from projections.clock import Clock, system_clock
 from projections.codec import problems_of
 from projections.coldness import ColdDecision
@@ -46,6 +47,7 @@ from projections.context import Assembly, assemble, complexity
 from projections.digest import digest_tables
 from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import Event, MemoryAccessed, MemoryRestored
+from projections.memory_state import is_hidden, state_id
 from projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
 from projections.vectors import vectors_table
 from queries.context import context_candidates
@@ -53,11 +55,14 @@ from queries.explain import explanation
 from queries.profiles import entity_profile, memory_document, memory_history
 from queries.search import Searcher, SearchRequest, SearchResponse
 from queries.stats import stats as compute_stats
+from storage.event_archive import EventArchive
+from storage.filesystems import Location
+from storage.filters import equals
 from storage.lance_store import ProjectionStore
-from storage.lance_tables import STATE_TABLES
+from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE, STATE_TABLES
 from storage.layout import DataLayout
 from storage.schemas import NOT_STATE_COLUMNS, vectors_schema
-from streams import components, reembedding, replay
+from streams import components, history, reembedding, replay
 from streams.archiver import Archiver, NotArchived
 from streams.lifecycle import LifecycleJobs
 from streams.projector import Projector
@@ -65,7 +70,15 @@ from streams.publisher import CheckedLine, check_lines
 from streams.replay import ReplayReport
 from streams.sealing import data_keys_of, erasure_event, record_keys_of
 from streams.settings import EmbedderName, Settings
-from streams.topics import MESSAGES, end_offsets, read_epoch
+from streams.topics import (
+    COMMANDS,
+    LIFECYCLE,
+    MESSAGES,
+    PROJECTED_TOPICS,
+    end_offsets,
+    read_epoch,
+    start_offsets,
+)
 
 __all__ = ["LogEnd", "Operations"]
 
@@ -178,7 +191,7 @@ class Operations:
         Raises:
             InvalidEvents: naming, per index, what is wrong (nothing was published).
         """
-        events = channel_events(documents)
+        events = channel_events(documents, self.clock())
         return Accepted(await self.sink.publish(events))
 
     async def publish_lines(self, lines: Sequence[bytes]) -> list[CheckedLine]:
@@ -351,13 +364,37 @@ class Operations:
     # -- the memory commands ---------------------------------------------------------------
 
     async def remember(self, fields: dict[str, Any]) -> Accepted:
-        """``remember_fact``: a memory stated by the user or an agent."""
-        event, memory_id = commands.remembering(fields, self.clock())
+        """``remember_fact``: a memory stated by the user or an agent. The same statement
+        in the same scope is one memory (see :func:`commands.remembering`): while its
+        memory stands, remembering it again publishes nothing and answers that memory;
+        once it was forgotten or replaced, it is remembered anew."""
+        now = self.clock()
+        event, memory_id = commands.remembering(fields, now)
         try:
             door_checked(event)
         except InvalidEvent as exc:
             raise InvalidQuery("; ".join(exc.problems)) from None
+        standing = await self._blocking(self._standing, event.user_id, memory_id)
+        if standing is True:
+            return Accepted([], memory_id)
+        if standing is False:
+            event, memory_id = commands.remembering(fields, now, again=True)
         return Accepted(await self.sink.publish([event]), memory_id)
+
+    def _standing(self, user_id: str, memory_id: str) -> bool | None:
+        """Whether a memory of the user stands (True), was forgotten or replaced (False),
+        or is not stored (None: never written, or not applied yet)."""
+        try:
+            store = self.store
+        except NotFound:  # no projections yet
+            return None
+        mine = equals("user_id", user_id)
+        stored = store.by_ids(MEMORIES, [memory_id], columns=["memory_id"], where=mine)
+        archived = store.by_ids(ARCHIVE_INDEX, [archive_id(user_id, memory_id)], ["memory_id"])
+        if not stored and not archived:
+            return None
+        states = store.by_ids(MEMORY_STATE, [state_id(user_id, memory_id)])
+        return not is_hidden(states[0] if states else None)
 
     async def correct(self, user_id: str, memory_id: str, content: str) -> Accepted:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
@@ -545,7 +582,7 @@ class Operations:
                     vector_model=vector_model,
                 )
             )
-        generation = replay.switch_generation(target, self.settings.data_location) if swap else None
+        generation = self.switch(into) if swap else None
         return report, generation
 
     async def reembed(
@@ -609,14 +646,69 @@ class Operations:
         epoch = await read_epoch(self.settings.bootstrap, self.clock(), create=False)
         if epoch is None:
             raise NotAvailable(f"the log at {self.settings.bootstrap} has no memstream topics")
+        starts = await start_offsets(self.settings.bootstrap, PROJECTED_TOPICS)
+        missing = await self._blocking(lambda: self._history_missing_from(epoch, starts))
+        if missing:
+            raise LessHistory(
+                f"a replay from Kafka would miss memories: {missing}. "
+                "`--source archive` replays the whole history"
+            )
         return replay.kafka_batches(self.settings.bootstrap, epoch)
 
-    def switch(self, into: str) -> str:
-        """Switch the data folder to the projections a replay or re-embedding built in
-        ``into`` (the worker stopped); answers the generation now in use."""
-        return replay.switch_generation(
-            self.settings.location_of(into), self.settings.data_location
+    def _history_missing_from(
+        self, log_epoch: str, starts: dict[tuple[str, int], int]
+    ) -> str | None:
+        """What the log (life ``log_epoch``, earliest offsets ``starts``) lacks of what the
+        event archive and the projections in use know of."""
+        archived = EventArchive(DataLayout(self.settings.data_location).events).files()
+        live = DataLayout(self.settings.data_location).existing_projections()
+        applied = (
+            {}
+            if live is None
+            else ProjectionStore.at(live).load_checkpoints(self.settings.consumer_group)
         )
+        return history.log_shortfall(log_epoch, starts, archived, applied)
+
+    def switch(self, into: str, force: bool = False) -> str:
+        """Switch the data folder to the projections a replay or re-embedding built in
+        ``into`` (the worker stopped); answers the generation now in use.
+
+        Raises:
+            LessHistory: unless ``force``, when they applied less of any partition than
+                the projections in use (switching would lose what they lack).
+        """
+        rebuilt = self.settings.location_of(into)
+        if not force:
+            self._refuse_less_history(into, rebuilt)
+        return replay.switch_generation(rebuilt, self.settings.data_location)
+
+    def _refuse_less_history(self, into: str, rebuilt: Location) -> None:
+        live_tables = DataLayout(self.settings.data_location).existing_projections()
+        rebuilt_tables = DataLayout(rebuilt).existing_projections()
+        if live_tables is None or rebuilt_tables is None:
+            return  # nothing to lose, or nothing to switch to (which switching says)
+        live, new = ProjectionStore.at(live_tables), ProjectionStore.at(rebuilt_tables)
+        consumer = self.settings.consumer_group
+        short = history.store_shortfalls(
+            live.load_checkpoints(consumer),
+            new.load_checkpoints(consumer),
+            (MESSAGES, COMMANDS, LIFECYCLE),
+        )
+        held, live_held = _memories_held(new), _memories_held(live)
+        if not short and held >= live_held:
+            return
+        behind = f"{history.describe_shortfalls(short)}; " if short else ""
+        raise LessHistory(
+            f"{into} holds less history than the projections in use: {behind}it holds "
+            f"{held:,} memories (hot and archived), the live ones {live_held:,}. Stop the "
+            "worker and replay again (`--source archive` holds the whole history), or give "
+            "--force to switch all the same and lose the difference"
+        )
+
+
+def _memories_held(store: ProjectionStore) -> int:
+    """The memories a store holds: those in the hot tables and those archived."""
+    return store.count(MEMORIES) + store.count(ARCHIVE_INDEX)
 
 
 def _owner(user_id: str, memory_id: str) -> None:

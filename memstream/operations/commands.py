@@ -8,6 +8,8 @@ from the event alone. ``remember_fact`` names no memory.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import datetime
 from typing import Any
 
@@ -21,7 +23,14 @@ from storage import filters
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import MEMORIES
 
-__all__ = ["UnknownMemory", "confirmation", "correction", "forgetting", "remembering"]
+__all__ = [
+    "UnknownMemory",
+    "confirmation",
+    "correction",
+    "forgetting",
+    "remembered_as",
+    "remembering",
+]
 
 
 class UnknownMemory(LookupError):
@@ -35,13 +44,45 @@ def _owned(store: ProjectionStore, user_id: str, memory_id: str) -> dict[str, An
     return rows[0]
 
 
-def remembering(fields: dict[str, Any], now: datetime) -> tuple[RememberFact, str]:
-    """A ``remember_fact`` command from request fields, and the id of the memory it writes."""
+def remembering(
+    fields: dict[str, Any], now: datetime, again: bool = False
+) -> tuple[RememberFact, str]:
+    """A ``remember_fact`` command from request fields, and the id of the memory it writes.
+
+    Its event id (and so its memory's id) is made of what it states and whose it is
+    (:func:`remembered_as`): an agent that sends it again, after a time-out or a lost
+    answer, names the same memory, which is stored once. ``again`` makes it a new one,
+    for a statement whose earlier memory was forgotten or replaced since.
+    """
     try:
         event = RememberFact.model_validate({"occurred_at": now, **fields})
     except ValidationError as exc:
         raise InvalidQuery("; ".join(problems_of(exc))) from None
+    if "event_id" not in fields:
+        event_id = remembered_as(event)
+        if again:
+            event_id += "@" + now.isoformat()
+        event = event.model_copy(update={"event_id": event_id})
     return event, command_memory(event).memory_id
+
+
+def remembered_as(event: RememberFact) -> str:
+    """The event id of a statement: its user, project, kind, subject, attribute and
+    content (case and spacing aside), hashed."""
+    said = [
+        event.user_id,
+        event.project_id,
+        event.kind,
+        _plain(event.subject),
+        _plain(event.attribute),
+        _plain(event.content),
+    ]
+    digest = hashlib.sha256(json.dumps(said, ensure_ascii=False).encode()).hexdigest()
+    return f"remember:{digest[:32]}"
+
+
+def _plain(text: str | None) -> str | None:
+    return None if text is None else " ".join(text.split()).casefold()
 
 
 def correction(

@@ -5,6 +5,7 @@
     OperationError                  the root: one line the user can act on
     ├── NotFound                    no such memory, entity or archived original (404)
     ├── NotAvailable                this deployment cannot do that here (501)
+    ├── LessHistory                 the result would hold less history than there is (409)
     └── Unavailable                 the log cannot take events right now (503)
         ├── StorageFull             a disk is nearly full (507)
         └── Overloaded              as many searches as it can answer are under way (503)
@@ -16,6 +17,7 @@ anything is read or published.
 from __future__ import annotations
 
 __all__ = [
+    "LessHistory",
     "NotAvailable",
     "NotFound",
     "OperationError",
@@ -35,6 +37,11 @@ class NotFound(OperationError, LookupError):
 
 class NotAvailable(OperationError):
     """This deployment has no part for that (no cold store, no lifecycle jobs)."""
+
+
+class LessHistory(OperationError):
+    """A replay's source, or a store to switch to, holds less of the history than the
+    projections in use: going on would lose memories."""
 
 
 class Unavailable(OperationError):

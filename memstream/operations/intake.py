@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, get_args
 
 from memstream.operations.errors import OperationError
 from projections.codec import encode, from_document, size_problem
@@ -18,6 +19,7 @@ from projections.scope import valid_identifier, valid_tag
 __all__ = [
     "CHANNEL_TYPES",
     "MAX_EVENTS_PER_PUBLISH",
+    "TIMED_WHEN_PUBLISHED",
     "InvalidEvents",
     "accepted_event",
     "channel_events",
@@ -29,11 +31,15 @@ __all__ = [
 MAX_EVENTS_PER_PUBLISH = 1000
 
 
-def accepted_event(document: Any) -> Event:
+def accepted_event(document: Any, now: datetime) -> Event:
     """The event a channel may publish for ``document`` (one JSON object).
 
-    A document without ``event_id`` gets one derived from its content, so a client that
-    sends the same request again (after a timeout, a 503) stores it once.
+    A message without ``occurred_at`` happened ``now`` (as the command line's do). A
+    document without ``event_id`` gets one derived from its content and time, so a
+    client that sends the same request again (after a timeout, a 503) stores it once,
+    and two messages alike said at different times stay two. (A document with neither
+    field sent twice is two events: :class:`memstream.MemoryClient` stamps the time
+    before it sends, so its retries are the same event.)
 
     Raises:
         InvalidEvent: naming what is wrong.
@@ -41,6 +47,12 @@ def accepted_event(document: Any) -> Event:
     problems = document_problems(document)  # first: the id below is made of its JSON
     if problems:
         raise InvalidEvent(problems)
+    if (
+        isinstance(document, dict)
+        and "occurred_at" not in document
+        and document.get("type", "message") in TIMED_WHEN_PUBLISHED
+    ):
+        document = {**document, "occurred_at": now.isoformat()}
     if isinstance(document, dict) and "event_id" not in document:
         canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
         digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
@@ -53,6 +65,16 @@ def accepted_event(document: Any) -> Event:
         raise InvalidEvent([too_large])
     return door_checked(event)
 
+
+#: The channel event types that must say when they happened: given none, it is now.
+TIMED_WHEN_PUBLISHED = (
+    frozenset(
+        model.model_fields["type"].default
+        for model in get_args(Event)
+        if "occurred_at" in model.model_fields and model.model_fields["occurred_at"].is_required()
+    )
+    & CHANNEL_TYPES
+)
 
 #: The identifier fields a channel's event may carry.
 _IDENTIFIER_FIELDS = ("user_id", "project_id", "session_id", "channel", "memory_id")
@@ -118,8 +140,9 @@ def parse_body(raw: bytes) -> list[Any]:
     return body if isinstance(body, list) else [body]
 
 
-def channel_events(documents: Sequence[Any]) -> list[Event]:
-    """Every document validated as a channel event.
+def channel_events(documents: Sequence[Any], now: datetime) -> list[Event]:
+    """Every document validated as a channel event (a message without a time
+    happened ``now``).
 
     Raises:
         InvalidEvent: for an empty or oversized batch.
@@ -131,7 +154,7 @@ def channel_events(documents: Sequence[Any]) -> list[Event]:
     problems: list[dict[str, Any]] = []
     for index, document in enumerate(documents):
         try:
-            events.append(accepted_event(document))
+            events.append(accepted_event(document, now))
         except InvalidEvent as exc:
             problems.append({"index": index, "problems": exc.problems})
     if problems:

@@ -1,0 +1,69 @@
+"""A busy API port ends ``memstream up`` and ``memstream serve`` at once, in one line
+that names the port and how to choose another, before the broker, the worker or the
+model start; the server that holds the port keeps its address file."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memstream.server_address import ADDRESS_FILE, running_api
+from memstream.testing import WorkerProcess
+
+
+def _memstream(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "memstream", *args], capture_output=True, text=True, timeout=60
+    )
+    return done, time.monotonic() - started
+
+
+@pytest.mark.parametrize("command", ["up", "serve"])
+def test_a_port_held_by_another_program_ends_the_server_at_once(
+    command: str, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    with socket.create_server(("127.0.0.1", 0)) as holder:
+        port = holder.getsockname()[1]
+        done, seconds = _memstream(command, "--data", str(data), "--port", str(port))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == (
+        f"error: the HTTP API port {port} on 127.0.0.1 is in use by another program: "
+        "choose another with --port or MEMSTREAM_API_PORT\n"
+    )
+    assert seconds < 15, seconds  # at once: no broker, worker or model was started
+    assert not (data / ADDRESS_FILE).exists()
+    assert not (data / "logs" / "broker.log").exists()
+
+
+@pytest.mark.broker
+def test_a_second_server_on_the_first_ones_port_leaves_the_first_announced(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    first = WorkerProcess(data).start()
+    try:
+        first.wait_serving()
+        announced = (data / ADDRESS_FILE).read_text()
+        port = str(first.api_port)
+        for command in ("serve", "up"):
+            done, _ = _memstream(command, "--data", str(data), "--port", port)
+            assert done.returncode == 2, done.stderr
+            assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        # `up` sees the server of its data folder first and says so; `serve` finds the
+        # port taken. Neither touched the first server's address file.
+        assert (data / ADDRESS_FILE).read_text() == announced
+        assert running_api(data) == first.api_url
+        other = tmp_path / "other"
+        done, _ = _memstream("serve", "--data", str(other), "--port", port)
+        assert f"port {port} on 127.0.0.1 is in use" in done.stderr
+        assert json.loads(announced)["url"] == first.api_url
+    finally:
+        assert first.stop(timeout=60) == 0
