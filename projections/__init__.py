@@ -32,6 +32,7 @@ __all__ = [
     "scope",
     "sealing",
     "sessions",
+    "short_ids",
     "speakers",
     "timephrases",
     "vectors",

@@ -66,7 +66,10 @@ def without_controls(text: str) -> str:
 def scope_filter(
     user_id: str, project_id: str | None = None, *, include_deleted: bool = False
 ) -> str:
-    """The filter every read of ``memories`` is restricted by."""
+    """The filter every read of a user's rows is restricted by: the user, and the
+    project (rows of no project, or of this one). On ``memories`` it also leaves out
+    what is no longer valid, unless ``include_deleted`` (which tables without the
+    lifecycle columns, ``vectors`` and the archive index, always give)."""
     user = filters.equals("user_id", valid_identifier("user_id", user_id))
     if project_id is None:
         project = filters.is_null("project_id")

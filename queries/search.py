@@ -650,18 +650,8 @@ def _wanted(request: SearchRequest) -> RequestFilter:
 def _filters(request: SearchRequest, table: str) -> str:
     """The scope, kind, tag and time filters of a request for ``memories``, ``vectors``
     or ``archive`` (the archive index)."""
-    if table == "memories":
-        scope = scope_filter(request.user_id, request.project_id)
-    else:  # vectors and the archive have the scope columns, not the lifecycle ones
-        user = filters.equals("user_id", request.user_id)
-        project = (
-            filters.is_null("project_id")
-            if request.project_id is None
-            else filters.any_of(
-                filters.is_null("project_id"), filters.equals("project_id", request.project_id)
-            )
-        )
-        scope = filters.all_of(user, project)
+    # vectors and the archive have the scope columns, not the lifecycle ones
+    scope = scope_filter(request.user_id, request.project_id, include_deleted=table != "memories")
     parts = [scope]
     if request.kinds:
         parts.append(filters.is_in("kind", request.kinds))

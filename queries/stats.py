@@ -48,7 +48,10 @@ def stats(
     """The stats document (``memstream stats --json``): of one user, or (``user_id``
     None) of the deployment, with the log's offsets and lag.
 
-    ``embedding_lag`` counts the memories that have no vector yet.
+    ``embedding_lag`` counts the memories that have no vector yet. A user's document
+    counts the user's own dead letters and, given ``end_offsets`` (those of the user's
+    partition), the lag of that partition: the records the user's new memories wait
+    behind.
     """
     where = filters.equals("user_id", valid_identifier("user_id", user_id)) if user_id else None
     kinds = store.scan(MEMORIES, columns=["kind"], where=where).column("kind").to_pylist()
@@ -61,10 +64,13 @@ def stats(
         "entities": store.count(ENTITIES, where),
         "embedding_lag": max(0, len(kinds) - store.count(VECTORS, where)),
     }
+    checkpoints = store.load_checkpoints()
     if user_id is not None:
         keyed = filters.bytes_equal("key", user_id.encode("utf-8"))
-        return {**counts, "dead_letters": store.count(DEAD_LETTERS, keyed)}
-    checkpoints = store.load_checkpoints()
+        document = {**counts, "dead_letters": store.count(DEAD_LETTERS, keyed)}
+        if end_offsets is not None:
+            document["lag"] = lag(checkpoints, end_offsets, log_epoch)
+        return document
     return {
         **counts,
         "dead_letters": store.count(DEAD_LETTERS),

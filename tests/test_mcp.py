@@ -152,6 +152,29 @@ def test_memstream_mcp_over_stdio_and_http(tmp_path: Path) -> None:
             command=config["command"], args=config["args"], env=env, cwd=str(elsewhere)
         ), "ana"))  # fmt: skip
         asyncio.run(_remember_correct_forget(f"{worker.api_url}/mcp?user_id=ben", "ben"))
+        # The command line (in its own process) and the HTTP API change memory too.
+        here = subprocess.run(
+            [sys.executable, "-m", "memstream", "remember", "--in-process", "--user", "cara",
+             "Cara keeps bees."],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            env={**os.environ, "MEMSTREAM_DATA": str(data),
+                 "MEMSTREAM_BROKER_PORT": str(worker.broker_port)},
+        )  # fmt: skip
+        assert here.returncode == 0, here.stderr
+        api = httpx.post(
+            f"{worker.api_url}/v1/memories", json={"user_id": "dan", "content": "Dan rows."}
+        )
+        assert api.status_code == 202, api.text
+        # Every front door's changes are audited alike, by the operations layer.
+        audited = [
+            json.loads(line) for line in (data / "logs" / "audit.jsonl").read_text().splitlines()
+        ]
+        doors = {(a["user_id"], a["operation"]): a["door"] for a in audited}
+        for user, door in (("ana", "mcp"), ("ben", "mcp"), ("cara", "cli"), ("dan", "api")):
+            assert doors.get((user, "remember")) == door, (user, audited)
+        for user in ("ana", "ben"):
+            assert {"correct", "forget"} <= {o for u, o in doors if u == user}
+        assert len({tuple(sorted(a)) for a in audited}) == 1  # one shape of line
         for query in ("", "?user_id=", "?user_id=%C3%B5", "?user_id=ana&project_id=a%20b"):
             refused = httpx.post(f"{worker.api_url}/mcp{query}", json={"jsonrpc": "2.0"})
             assert refused.status_code == 422, query

@@ -21,7 +21,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -91,7 +91,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         _error(str(exc))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as cat does
+        _silence_stdout()
+        return 141
     return 2
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that nothing more is written to a closed
+    pipe (not even the interpreter's last flush)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _check_identifiers(args: argparse.Namespace) -> None:
@@ -129,25 +140,122 @@ def _error(message: str) -> None:
     print(f"error: {message}", file=sys.stderr)
 
 
+#: The settings a command's flags give, by the flag.
+_FLAGS = {"data": "--data", "kafka": "--kafka", "embedder": "--embedder", "api_port": "--port",
+          "api_url": "--api"}  # fmt: skip
+_FLAG_DESTS = {"data": "data", "kafka": "kafka", "embedder": "embedder", "api_port": "port",
+               "api_url": "api"}  # fmt: skip
+
+
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides = {
-        "data": getattr(args, "data", None),
-        "kafka": getattr(args, "kafka", None),
-        "embedder": getattr(args, "embedder", None),
-        "api_port": getattr(args, "port", None),
-        "api_url": getattr(args, "api", None),
+    """The settings: the environment's ``MEMSTREAM_*`` variables, then the command's
+    flags. A variable that is no setting is warned of, with the closest real one; a
+    value a setting refuses is named by its flag or its variable, as the user gave it."""
+    _warn_of_unknown_variables(os.environ)
+    given = {
+        field: getattr(args, dest)
+        for field, dest in _FLAG_DESTS.items()
+        if getattr(args, dest, None) is not None
     }
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        raise UsageError("; ".join(_named_as_given(exc, given))) from None
+
+
+def _named_as_given(error: ValidationError, given: Mapping[str, Any]) -> list[str]:
+    """Each problem of the settings, led by the flag or variable that gave the value."""
+    lines = []
+    for problem, item in zip(problems_of(error), error.errors(), strict=True):
+        field = str(item["loc"][0]) if item["loc"] else ""
+        if field in Settings.model_fields:
+            name = _FLAGS[field] if field in given else f"MEMSTREAM_{field.upper()}"
+            problem = name + problem[len(field) :]
+        lines.append(problem)
+    return lines
+
+
+def _warn_of_unknown_variables(environ: Mapping[str, str]) -> None:
+    import difflib
+
+    known = [f"MEMSTREAM_{name.upper()}" for name in Settings.model_fields]
+    for name in sorted(environ):
+        variable = name.upper()
+        if variable.startswith("MEMSTREAM_") and variable not in known:
+            close = difflib.get_close_matches(variable, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            print(f"warning: {name} is not a memstream setting{hint}", file=sys.stderr)
+
+
+#: The commands by task, each with an example, as ``memstream --help`` lists them.
+_TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("Run memstream", (
+        ("up", "memstream up"),
+        ("serve", "memstream serve --port 8788"),
+        ("worker", "memstream worker --kafka kafka:9092"),
+        ("embed", "memstream embed --kafka kafka:9092"),
+        ("broker", "memstream broker --port 9092"),
+    )),
+    ("Put memories in", (
+        ("publish", 'memstream publish --user ana --session s1 "I moved to Porto"'),
+        ("remember", 'memstream remember --user ana "Ana is allergic to peanuts"'),
+    )),
+    ("Read them", (
+        ("search", 'memstream search --user ana "where does she live?"'),
+        ("context", 'memstream context --user ana "what should I cook for Ana?"'),
+        ("entity", "memstream entity --user ana porto"),
+        ("explain", "memstream explain --user ana ep-1a2b3c4d"),
+        ("history", "memstream history --user ana cmd-5e6f7a8b"),
+        ("stats", "memstream stats --user ana"),
+    )),
+    ("Change them", (
+        ("correct", 'memstream correct --user ana ep-1a2b3c4d "Ana lives in Lisbon"'),
+        ("confirm", "memstream confirm --user ana cmd-5e6f7a8b"),
+        ("forget", "memstream forget --user ana cmd-5e6f7a8b"),
+        ("erase", "memstream erase --user ana"),
+    )),
+    ("Lifecycle and cold storage", (
+        ("jobs", "memstream jobs consolidate --dry-run"),
+        ("expand", "memstream expand --user ana ep-1a2b3c4d"),
+        ("restore", "memstream restore --user ana ep-1a2b3c4d"),
+    )),
+    ("Rebuild", (
+        ("replay", "memstream replay --source archive --into /tmp/rebuilt"),
+        ("reembed", "memstream reembed e5-small --into /tmp/e5"),
+        ("switch", "memstream switch /tmp/rebuilt"),
+        ("digest", "memstream digest --tables"),
+    )),
+    ("Agents and access", (
+        ("mcp", "memstream mcp --user ana --print-config"),
+        ("keys", "memstream keys create --tenant acme --role write"),
+    )),
+)  # fmt: skip
+_EXAMPLES = {name: example for _, commands in _TASKS for name, example in commands}
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memstream", description="Durable memory for AI agents.")
-    sub = parser.add_subparsers(dest="command")
+    from importlib.metadata import version
+
+    parser = argparse.ArgumentParser(
+        prog="memstream",
+        usage="memstream COMMAND [options]   (memstream COMMAND --help for its options)",
+        description="Durable memory for AI agents.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"memstream {version('memstream')}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
+    helps: dict[str, str] = {}
 
     def command(
         name: str, handler: Any, help_: str, asks_server: bool = False
     ) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_, description=help_)
+        helps[name] = help_
+        p = sub.add_parser(
+            name,
+            help=help_,
+            description=help_,
+            epilog=f"example: {_EXAMPLES[name]}",
+        )
         p.add_argument("--data", help="data folder (default ./memstream-data, or MEMSTREAM_DATA)")
         p.add_argument("--kafka", help="Kafka bootstrap address (default: the embedded broker)")
         if asks_server:
@@ -364,7 +472,21 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("digest", _digest, "print a digest of the projected state")
     p.add_argument("--tables", action="store_true", help="also one digest per table")
+    parser.epilog = _by_task(helps)
     return parser
+
+
+def _by_task(helps: Mapping[str, str]) -> str:
+    """The commands grouped by task, each with what it does and an example."""
+    width = max(len(name) for name in helps) + 2
+    blocks = []
+    for title, commands in _TASKS:
+        lines = [f"{title}:"]
+        for name, example in commands:
+            lines.append(f"  {name:<{width}}{helps[name]}")
+            lines.append(f"  {'':<{width}}$ {example}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def _keys(args: argparse.Namespace, settings: Settings) -> int:
@@ -603,8 +725,13 @@ def _jobs(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     report = _run(settings, lambda ops: ops.run_job(args.job, now, args.user, args.dry_run))
     _say(render.events_json(report.events) if args.json else render.decisions(report.events))
-    verb = "published" if report.published or not report.events else "would publish"
-    print(f"{verb} {len(report.events)} events", file=sys.stderr)
+    count = len(report.events)
+    if args.dry_run:
+        print(f"would publish {count} events (a dry run: nothing was published)", file=sys.stderr)
+    elif count:
+        print(f"published {count} events", file=sys.stderr)
+    else:
+        print(f"nothing to do: {args.job} decided nothing", file=sys.stderr)
     for what, reason in sorted(report.failed.items()):
         print(f"failed, to be tried again: {what}: {reason}", file=sys.stderr)
     return 1 if report.failed else 0
@@ -639,7 +766,11 @@ def _restore(args: argparse.Namespace, settings: Settings) -> int:
     if args.all == (args.memory_id is not None):
         raise UsageError("give either a MEMORY_ID or --all")
     done = _run(settings, lambda ops: ops.restore(args.user, args.memory_id))
-    print(f"restoring {len(done.event_ids)} memories")
+    if not done.event_ids:
+        print(f"nothing of {args.user} is archived")
+        return 0
+    restoring = len(done.event_ids)
+    print(f"restoring {restoring} memor{'y' if restoring == 1 else 'ies'}")
     return 0
 
 

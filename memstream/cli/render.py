@@ -1,10 +1,15 @@
 """How the command line prints what an operation answered (plain text for people;
-``--json`` output is the operation's own document)."""
+``--json`` output is the operation's own document).
+
+Plain text shows times to the minute in UTC (``2024-05-01 10:00``), memory ids in their
+short form (``ep-1a2b3c4d``, which every command taking an id accepts back), and leaves
+out what is unknown rather than printing ``None``."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from projections.codec import encode
@@ -17,6 +22,7 @@ from projections.events import (
     ReflectionWritten,
     SessionClosed,
 )
+from projections.short_ids import short_id
 from queries.search_documents import SearchResponse
 
 if TYPE_CHECKING:
@@ -37,6 +43,7 @@ __all__ = [
     "search_results",
     "stats",
     "weak_facts",
+    "when",
     "why",
 ]
 
@@ -56,11 +63,21 @@ def search_results(response: SearchResponse) -> str:
         return "no results"
     lines = []
     for rank, r in enumerate(response.results, start=1):
-        when = r.occurred_at.isoformat() if r.occurred_at else "-"
         who = f"{r.speaker}: " if r.speaker else ""
         cold = " (archived)" if r.archived else ""
-        lines.append(f"{rank:>3}. [{r.score:.3f}] {when} {r.session_id} {who}{r.content}{cold}")
+        fields = [f"{rank:>3}.", f"{r.score:.3f}", when(r.occurred_at), short_id(r.memory_id)]
+        lines.append("  ".join(fields) + f"  {who}{r.content}{cold}")
     return "\n".join(lines)
+
+
+def when(value: datetime | str | None) -> str:
+    """A time as plain output shows it: to the minute, in UTC (``-`` when unknown)."""
+    if value is None or value == "":
+        return "-"
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def events_json(events: Sequence[Event]) -> str:
@@ -98,19 +115,22 @@ def decision(event: Event) -> str:
 
 
 def weak_facts(weak: Sequence[Mapping[str, Any]]) -> str:
-    return "\n".join(f"{w['confidence']:.4f} {w['kind']:<10} {w['memory_id']}" for w in weak)
+    return "\n".join(
+        f"{w['confidence']:.4f} {w['kind']:<10} {short_id(w['memory_id'])}" for w in weak
+    )
 
 
 def cold_decisions(found: Sequence[ColdDecision]) -> str:
     return "\n".join(
-        f"{d.user_id} {d.memory_id} idle {d.idle_days:.1f} d hotness {d.hotness:.4f}: {d.reason}"
+        f"{d.user_id} {short_id(d.memory_id)} idle {d.idle_days:.1f} d hotness "
+        f"{d.hotness:.4f}: {d.reason}"
         for d in found
     )
 
 
 def archived(events: Sequence[Event]) -> str:
     return "\n".join(
-        f"{e.user_id} {e.memory_id} -> {e.storage_ref} ({e.reason})"
+        f"{e.user_id} {short_id(e.memory_id)} -> {e.storage_ref} ({e.reason})"
         for e in events
         if isinstance(e, MemoryArchived)
     )
@@ -121,10 +141,13 @@ def history(chain: Sequence[Mapping[str, Any]]) -> str:
     for m in chain:
         status = "current"
         if m["superseded_by"]:
-            status = f"superseded {m['valid_until']} by {m['superseded_by']}"
+            status = f"superseded {when(m['valid_until'])} by {short_id(m['superseded_by'])}"
         if m["forgotten_at"]:
-            status = f"{m['forgotten_reason']} {m['forgotten_at']}"
-        lines.append(f"{m['occurred_at']} [{m['kind']}] {m['content']} ({status})")
+            status = f"{m['forgotten_reason'] or 'forgotten'} {when(m['forgotten_at'])}"
+        lines.append(
+            f"{when(m['occurred_at'])}  {short_id(m['memory_id'])}  [{m['kind']}] "
+            f"{m['content']} ({status})"
+        )
     return "\n".join(lines)
 
 
@@ -132,11 +155,13 @@ def entity(profile: Mapping[str, Any]) -> str:
     lines = [
         f"{profile['name']} ({profile['type']}), {profile['mention_count']} mentions",
         f"  aliases: {', '.join(profile['aliases'])}",
-        f"  seen: {profile['first_seen']} .. {profile['last_seen']}",
+        f"  seen: {when(profile['first_seen'])} .. {when(profile['last_seen'])}",
     ]
     lines += [f"  {item['month']}: {item['memories']} memories" for item in profile["timeline"]]
     lines += [
-        f"  - {m['occurred_at']} {m['speaker'] or ''}: {m['content'][:100]}"
+        f"  - {when(m['occurred_at'])}  {short_id(m['memory_id'])}  "
+        + (f"{m['speaker']}: " if m.get("speaker") else "")
+        + m["content"][:100]
         for m in profile["memories"]
     ]
     return "\n".join(lines)
@@ -152,29 +177,36 @@ def stats(document: Mapping[str, Any]) -> str:
         f" embedding lag: {document['embedding_lag']}",
         f"  dead letters: {document['dead_letters']}",
     ]
-    if "lag" in document:  # the deployment's stats, not a user's
+    if "lag" in document:  # the deployment's, or the user's partition's
         lag = document["lag"]
         lines.append(f"           lag: {'unknown (broker unreachable)' if lag is None else lag}")
+    elif document.get("user_id"):
+        lines.append("           lag: unknown (broker unreachable)")
     return "\n".join(lines)
 
 
 def why(explained: Mapping[str, Any]) -> str:
     """An explanation (``memstream explain``) as a few readable lines."""
     memory = explained["memory"]
-    lines = [f"[{memory['kind']}] {memory['content']} ({memory['occurred_at']})"]
+    lines = [
+        f"{short_id(memory['memory_id'])} [{memory['kind']}] {memory['content']} "
+        f"({when(memory['occurred_at'])})"
+    ]
     for turn in explained["derived_from"]["turns"]:
         who = f"{turn['speaker']}: " if turn["speaker"] else ""
-        lines.append(f"  from {turn['occurred_at']} {who}{turn['content']}")
+        lines.append(f"  from {when(turn['occurred_at'])} {who}{turn['content']}")
     for source in explained["derived_from"]["memories"]:
         lines.append(f"  from [{source['kind']}] {source['content']}")
     if len(explained["history"]) > 1:
         lines.append("  history:")
-        lines += [f"    {m['occurred_at']} {m['content']}" for m in explained["history"]]
+        lines += [f"    {when(m['occurred_at'])} {m['content']}" for m in explained["history"]]
     commands = explained["commands"]
     if commands["confirmed"]:
         lines.append("  confirmed")
     if commands["forgotten_at"]:
-        lines.append(f"  {commands['forgotten_reason']} {commands['forgotten_at']}")
+        lines.append(
+            f"  {commands['forgotten_reason'] or 'forgotten'} {when(commands['forgotten_at'])}"
+        )
     if explained["entities"]:
         lines.append(f"  entities: {', '.join(explained['entities'])}")
     confidence = explained["confidence"]

@@ -161,9 +161,7 @@ def create_app(
         users = [item["user_id"] for item in items if isinstance(item, dict) and "user_id" in item]
         who.reach_all(users, write=True)
         who.limit("publish", len(items))
-        accepted = await ops.publish(items)
-        for user_id in dict.fromkeys(u for u in users if isinstance(u, str)):
-            who.audit("publish", user_id, 202, events=users.count(user_id))
+        accepted = await ops.publish(items, who.caller())
         return {"accepted": accepted.event_ids}
 
     @app.post("/v1/search", response_model=SearchResponse, responses=errors(*_READ, 503))
@@ -180,8 +178,7 @@ def create_app(
     async def remember(body: RememberRequest, who: Principal = WHO) -> dict[str, Any]:
         """``remember_fact``: store a memory stated by the user or an agent."""
         who.writes(body.user_id)
-        done = await ops.remember(body.model_dump(exclude_none=True))
-        who.audit("remember", body.user_id, 202)
+        done = await ops.remember(body.model_dump(exclude_none=True), who.caller())
         return {"accepted": done.event_ids, "memory_id": done.memory_id}
 
     @app.get("/v1/memories/weak", responses=errors(*_READ, 503))
@@ -200,8 +197,7 @@ def create_app(
     ) -> dict[str, Any]:
         """Bring an archived memory back to the hot tables, with its vector."""
         who.writes(body.user_id)
-        done = await ops.restore(body.user_id, memory_id)
-        who.audit("restore", body.user_id, 202)
+        done = await ops.restore(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
     @app.get("/v1/memories/{memory_id:path}/history", responses=errors(*_READ, 404))
@@ -220,8 +216,7 @@ def create_app(
     ) -> dict[str, Any]:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
         who.writes(body.user_id)
-        done = await ops.correct(body.user_id, memory_id, body.content)
-        who.audit("correct", body.user_id, 202)
+        done = await ops.correct(body.user_id, memory_id, body.content, who.caller())
         return {"accepted": done.event_ids, "memory_id": done.memory_id, "supersedes": memory_id}
 
     @app.post(
@@ -232,8 +227,7 @@ def create_app(
     ) -> dict[str, Any]:
         """``confirm_fact``: full confidence, never decays."""
         who.writes(body.user_id)
-        done = await ops.confirm(body.user_id, memory_id)
-        who.audit("confirm", body.user_id, 202)
+        done = await ops.confirm(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
     @app.post(
@@ -242,8 +236,7 @@ def create_app(
     async def forget(body: _Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
         who.writes(body.user_id)
-        done = await ops.forget(body.user_id, memory_id)
-        who.audit("forget", body.user_id, 202)
+        done = await ops.forget(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
     @app.get("/v1/entities", responses=errors(*_READ, 404))
@@ -326,10 +319,8 @@ def create_app(
         who.writes(user_id)  # first: a foreign user gets the answer every route gives
         if who.key is not None:
             who.admin("erasing a user")
-        done = await ops.erase(user_id)
-        status = 200 if done.complete else 202
-        response.status_code = status
-        who.audit("erase", user_id, status)
+        done = await ops.erase(user_id, caller=who.caller())
+        response.status_code = 200 if done.complete else 202
         return erasure_document(done)
 
     @app.post("/v1/keys", status_code=201, responses=errors(401, 403, 422))

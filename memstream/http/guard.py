@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 
+from memstream.operations.callers import Caller, Door
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import ApiKey, KeyStore, key_store_of
 from memstream.tenancy.limits import Buckets
@@ -102,6 +103,10 @@ class Principal:
         """Count ``units`` against this key's ``kind`` rate (429 beyond it)."""
         if self.key is not None:
             self.guard.buckets.take(self.key.key_id, kind, units, self.guard.clock())
+
+    def caller(self, door: Door = "api") -> Caller:
+        """This principal as the operations layer audits its changes."""
+        return Caller(door, self.key_id, self.tenant)
 
     def audit(self, operation: str, user_id: str | None, status: int, **detail: str | int) -> None:
         self.guard.audit.record(

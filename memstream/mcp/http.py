@@ -85,11 +85,10 @@ class _ScopedToTheUrl:
         except ProjectionError as exc:
             await _refusal(422, [str(exc)])(scope, receive, send)
             return
-        user_id = url_scope.user_id
         checked = replace(
             url_scope,
             read_only=who.key is not None and not who.key.may_write,
-            audit=lambda operation: who.audit(operation, user_id, 200, via_mcp=1),
+            caller=who.caller("mcp"),
         )
         scope.setdefault("state", {})[CHECKED_SCOPE] = checked
         await self.app(scope, receive, send)

@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
 from memstream.operations import OperationError, Operations
+from memstream.operations.callers import Caller
 from projections.codec import problems_of
 from projections.errors import InvalidQuery, ProjectionError
 from projections.scope import valid_identifier
@@ -73,16 +74,13 @@ _INSTRUCTIONS = (
 @dataclass(frozen=True)
 class Scope:
     """Whose memory the tools act on; ``read_only`` when the caller's API key may not
-    change it, and ``audit`` to call with the operation after each change."""
+    change it; ``caller``, who the operations layer audits the changes of (the key an
+    HTTP request carried; none over stdio)."""
 
     user_id: str
     project_id: str | None = None
     read_only: bool = False
-    audit: Callable[[str], None] | None = field(default=None, compare=False)
-
-    def changed(self, operation: str) -> None:
-        if self.audit is not None:
-            self.audit(operation)
+    caller: Caller = field(default=Caller("mcp"), compare=False)
 
 
 #: How a server finds the scope of a call: bound at start, or read off the request.
@@ -245,8 +243,8 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         }
         if entities:
             fields["subject"] = entities[0]
-        done = await _answer(ops.remember({k: v for k, v in fields.items() if v is not None}))
-        at.changed("remember")
+        wanted = {k: v for k, v in fields.items() if v is not None}
+        done = await _answer(ops.remember(wanted, at.caller))
         return {"memory_id": done.memory_id, "accepted": done.event_ids}
 
     @tool
@@ -254,24 +252,21 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         """Replace a wrong memory with the corrected content (the old one stays as
         history); answers the new memory's id."""
         at = changing(ctx)
-        done = await _answer(ops.correct(at.user_id, memory_id, new_content))
-        at.changed("correct")
+        done = await _answer(ops.correct(at.user_id, memory_id, new_content, at.caller))
         return {"memory_id": done.memory_id, "supersedes": memory_id}
 
     @tool
     async def confirm_fact(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Confirm a memory: full confidence, it never decays."""
         at = changing(ctx)
-        await _answer(ops.confirm(at.user_id, memory_id))
-        at.changed("confirm")
+        await _answer(ops.confirm(at.user_id, memory_id, at.caller))
         return {"memory_id": memory_id, "confirmed": True}
 
     @tool
     async def forget_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
         """Forget a memory: never returned again (kept as history)."""
         at = changing(ctx)
-        await _answer(ops.forget(at.user_id, memory_id))
-        at.changed("forget")
+        await _answer(ops.forget(at.user_id, memory_id, at.caller))
         return {"memory_id": memory_id, "forgotten": True}
 
     @tool
@@ -306,8 +301,7 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         """Turn the user's finished conversations into facts now (instead of waiting for
         the worker's timer)."""
         at = changing(ctx)
-        report = await _answer(ops.run_job("consolidate", user_id=at.user_id))
-        at.changed("consolidate")
+        report = await _answer(ops.run_job("consolidate", user_id=at.user_id, caller=at.caller))
         return {"events": len(report.events), "failed": report.failed}
 
     if isinstance(scope, Scope):  # the SDK reads a static resource with no request

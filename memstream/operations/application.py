@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from memstream.operations import commands
 from memstream.operations.admission import ReadAdmission
+from memstream.operations.callers import LOCAL, Caller
 from memstream.operations.errors import LessHistory, NotAvailable, NotFound, Unavailable
 from memstream.operations.intake import channel_events, door_checked
 from memstream.operations.results import (
@@ -36,6 +38,7 @@ from memstream.operations.results import (
 )
 from memstream.operations.sinks import BrokerSink, EventSink
 from memstream.operations.stores import open_store
+from memstream.tenancy.audit import AuditLog
 from models.embedders import Embedder
 from models.language_models import JsonModel
 from models.tokens import count_tokens
@@ -49,6 +52,7 @@ from projections.errors import InvalidEvent, InvalidQuery
 from projections.events import Event, MemoryAccessed, MemoryRestored
 from projections.memory_state import is_hidden, state_id
 from projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
+from projections.short_ids import looks_short, prefix_range, short_id
 from projections.vectors import vectors_table
 from queries.context import context_candidates
 from queries.explain import explanation
@@ -57,7 +61,8 @@ from queries.search import Searcher, SearchRequest, SearchResponse
 from queries.stats import stats as compute_stats
 from storage.event_archive import EventArchive
 from storage.filesystems import Location
-from storage.filters import equals
+from storage.filters import all_of as filters_all_of
+from storage.filters import equals, literal
 from storage.lance_store import ProjectionStore
 from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE, STATE_TABLES
 from storage.layout import DataLayout
@@ -65,6 +70,7 @@ from storage.schemas import NOT_STATE_COLUMNS, vectors_schema
 from streams import components, history, reembedding, replay
 from streams.archiver import Archiver, NotArchived
 from streams.lifecycle import LifecycleJobs
+from streams.partitioning import partition_of
 from streams.projector import Projector
 from streams.publisher import CheckedLine, check_lines
 from streams.replay import ReplayReport
@@ -128,8 +134,28 @@ class Operations:
         self._searcher: Searcher | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self._reads = ReadAdmission(settings.searches_at_once, settings.searches_waiting)
+        self._audit_log: AuditLog | None = None
 
     # -- parts, opened on first use ------------------------------------------------------
+
+    @property
+    def audit_log(self) -> AuditLog:
+        if self._audit_log is None:
+            self._audit_log = AuditLog(self.settings.log_dir)
+        return self._audit_log
+
+    def _audited(
+        self, caller: Caller, operation: str, user_id: str, status: int, **detail: str | int
+    ) -> None:
+        """One audit line for a change ``caller`` made (see :mod:`.callers`)."""
+        self.audit_log.record(
+            operation,
+            key_id=caller.key_id,
+            tenant=caller.tenant,
+            user_id=user_id,
+            status=status,
+            detail={"door": caller.door, **detail},
+        )
 
     @property
     def store(self) -> ProjectionStore:
@@ -185,14 +211,19 @@ class Operations:
 
     # -- publishing ------------------------------------------------------------------------
 
-    async def publish(self, documents: Sequence[Any]) -> Accepted:
-        """Validate every document as a channel event, then publish them all, or none.
+    async def publish(self, documents: Sequence[Any], caller: Caller = LOCAL) -> Accepted:
+        """Validate every document as a channel event, then publish them all, or none
+        (audited per user, with the count of the user's events).
 
         Raises:
             InvalidEvents: naming, per index, what is wrong (nothing was published).
         """
         events = channel_events(documents, self.clock())
-        return Accepted(await self.sink.publish(events))
+        accepted = Accepted(await self.sink.publish(events))
+        users = Counter(event.user_id for event in events)
+        for user_id, count in users.items():
+            self._audited(caller, "publish", user_id, 202, events=count)
+        return accepted
 
     async def publish_lines(self, lines: Sequence[bytes]) -> list[CheckedLine]:
         """Publish JSON lines: valid events to their topics, invalid lines to the
@@ -231,7 +262,7 @@ class Operations:
 
     async def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
         """One memory as stored (hot or archived)."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         found = await self._blocking(memory_document, self.store, user_id, memory_id)
         if found is None:
             raise NotFound(f"no memory {memory_id} for user {user_id}")
@@ -239,7 +270,7 @@ class Operations:
 
     async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
         """The memories that replaced one another through this one, oldest first."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         chain = await self._blocking(memory_history, self.store, user_id, memory_id)
         if chain is None:
             raise NotFound(f"no memory {memory_id} for user {user_id}")
@@ -313,7 +344,7 @@ class Operations:
     ) -> dict[str, Any]:
         """Why a memory exists: where it came from, what replaced what, what commands did
         to it, the entities it links, and how its confidence got where it is now."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         rates = components.lifecycle_policy(self.settings).decay_rates
         found = await self._blocking(
             explanation, self.store, user_id, memory_id, now or self.clock(), rates
@@ -323,13 +354,15 @@ class Operations:
         return found
 
     async def stats(self, user_id: str | None = None) -> dict[str, Any]:
-        """Memory counts and dead letters: of one user, or of the deployment, with the
-        applied offsets and the lag behind the log (see :func:`queries.stats.stats`)."""
-        offsets, epoch = None, None
+        """Memory counts, dead letters and the lag behind the log: of one user (their own
+        dead letters, their partition's lag), or of the deployment, with the applied
+        offsets (see :func:`queries.stats.stats`)."""
         if user_id is not None:
             valid_identifier("user_id", user_id)
-        else:
-            offsets, epoch = await self.log_position()
+        offsets, epoch = await self.log_position()
+        if user_id is not None and offsets:  # the lag of the user's own partition
+            mine = (MESSAGES, partition_of(user_id, len(offsets)))
+            offsets = {mine: offsets[mine]} if mine in offsets else None
         document: dict[str, Any] = await self._blocking(
             lambda: compute_stats(self.store, user_id, end_offsets=offsets, log_epoch=epoch)
         )
@@ -363,7 +396,7 @@ class Operations:
 
     # -- the memory commands ---------------------------------------------------------------
 
-    async def remember(self, fields: dict[str, Any]) -> Accepted:
+    async def remember(self, fields: dict[str, Any], caller: Caller = LOCAL) -> Accepted:
         """``remember_fact``: a memory stated by the user or an agent. The same statement
         in the same scope is one memory (see :func:`commands.remembering`): while its
         memory stands, remembering it again publishes nothing and answers that memory;
@@ -376,10 +409,13 @@ class Operations:
             raise InvalidQuery("; ".join(exc.problems)) from None
         standing = await self._blocking(self._standing, event.user_id, memory_id)
         if standing is True:
+            self._audited(caller, "remember", event.user_id, 200)  # stored before
             return Accepted([], memory_id)
         if standing is False:
             event, memory_id = commands.remembering(fields, now, again=True)
-        return Accepted(await self.sink.publish([event]), memory_id)
+        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        self._audited(caller, "remember", event.user_id, 202)
+        return accepted
 
     def _standing(self, user_id: str, memory_id: str) -> bool | None:
         """Whether a memory of the user stands (True), was forgotten or replaced (False),
@@ -396,29 +432,69 @@ class Operations:
         states = store.by_ids(MEMORY_STATE, [state_id(user_id, memory_id)])
         return not is_hidden(states[0] if states else None)
 
-    async def correct(self, user_id: str, memory_id: str, content: str) -> Accepted:
+    async def correct(
+        self, user_id: str, memory_id: str, content: str, caller: Caller = LOCAL
+    ) -> Accepted:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         event, new_id = await self._command(
             commands.correction, self.store, user_id, memory_id, content, self.clock()
         )
-        return Accepted(await self.sink.publish([event]), new_id)
+        accepted = Accepted(await self.sink.publish([event]), new_id)
+        self._audited(caller, "correct", user_id, 202)
+        return accepted
 
-    async def confirm(self, user_id: str, memory_id: str) -> Accepted:
+    async def confirm(self, user_id: str, memory_id: str, caller: Caller = LOCAL) -> Accepted:
         """``confirm_fact``: full confidence, never decays."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         event = await self._command(
             commands.confirmation, self.store, user_id, memory_id, self.clock()
         )
-        return Accepted(await self.sink.publish([event]), memory_id)
+        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        self._audited(caller, "confirm", user_id, 202)
+        return accepted
 
-    async def forget(self, user_id: str, memory_id: str) -> Accepted:
+    async def forget(self, user_id: str, memory_id: str, caller: Caller = LOCAL) -> Accepted:
         """``forget``: never returned by search again; kept for history."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         event = await self._command(
             commands.forgetting, self.store, user_id, memory_id, self.clock()
         )
-        return Accepted(await self.sink.publish([event]), memory_id)
+        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        self._audited(caller, "forget", user_id, 202)
+        return accepted
+
+    async def _memory_named(self, user_id: str, memory_id: str) -> str:
+        """The full id of the user's memory ``memory_id`` names: the id itself, or the one
+        id of theirs (hot or archived) its short form begins (:mod:`projections.short_ids`).
+
+        Raises:
+            InvalidQuery: a malformed id, or a short form that begins several ids.
+        """
+        _owner(user_id, memory_id)
+        if not looks_short(memory_id):
+            return memory_id
+        found = await self._blocking(self._ids_beginning, user_id, memory_id)
+        if memory_id in found or not found:
+            return memory_id
+        if len(found) > 1:
+            named = ", ".join(sorted(found)[:3])
+            raise InvalidQuery(
+                f"memory_id: {memory_id} begins {len(found)} memories of {user_id} ({named}"
+                f"{', …' if len(found) > 3 else ''}): give more of it"
+            )
+        return found.pop()
+
+    def _ids_beginning(self, user_id: str, prefix: str) -> set[str]:
+        low, high = prefix_range(prefix)
+        within = f"memory_id >= {literal(low)} AND memory_id < {literal(high)}"
+        mine = filters_all_of(equals("user_id", user_id), within)
+        found: set[str] = set()
+        for table in (MEMORIES, ARCHIVE_INDEX):
+            found.update(
+                self.store.scan(table, ["memory_id"], mine).column("memory_id").to_pylist()
+            )
+        return found
 
     async def _command(self, build: Callable[..., Awaitable[_T] | _T], *args: Any) -> Any:
         try:
@@ -428,7 +504,9 @@ class Operations:
 
     # -- erasure ---------------------------------------------------------------------------
 
-    async def erase(self, user_id: str, wait_seconds: float = 120.0) -> Erased:
+    async def erase(
+        self, user_id: str, wait_seconds: float = 120.0, caller: Caller = LOCAL
+    ) -> Erased:
         """Erase everything of ``user_id``: destroy the user's data keys (from then on
         nothing sealed under them opens, in the log, the journal or the event archive),
         publish ``UserErased`` so every projection and the cold store drop the user, and
@@ -445,6 +523,7 @@ class Operations:
         complete = not keys.is_pending(user_id)
         if self._searcher is not None:
             self._searcher.forget(user_id)
+        self._audited(caller, "erase", user_id, 200 if complete else 202)
         return Erased(
             user_id, erasure.key_ids, erasure.requested_at, complete, time.perf_counter() - started
         )
@@ -454,29 +533,47 @@ class Operations:
     async def expand(self, user_id: str, memory_id: str) -> Expanded:
         """An archived memory's original, read from cold storage exactly as archived
         (three expansions in 30 days restore it)."""
-        _owner(user_id, memory_id)
+        memory_id = await self._memory_named(user_id, memory_id)
         try:
             expansion = await self._blocking(
                 self.archiver().expand, user_id, memory_id, self.clock()
             )
-        except NotArchived as exc:
-            raise NotFound(str(exc)) from None
+        except NotArchived:
+            raise await self._not_archived(user_id, memory_id) from None
         await self.sink.publish(expansion.events)
         restoring = any(isinstance(e, MemoryRestored) for e in expansion.events)
         return Expanded(memory_id, expansion.original, restoring)
 
-    async def restore(self, user_id: str, memory_id: str | None) -> Accepted:
+    async def restore(
+        self, user_id: str, memory_id: str | None, caller: Caller = LOCAL
+    ) -> Accepted:
         """Bring an archived memory (or, with None, all the user's) back to the hot
         tables, with its vector."""
         valid_identifier("user_id", user_id)
         if memory_id is not None:
-            valid_identifier("memory_id", memory_id)
+            memory_id = await self._memory_named(user_id, memory_id)
         try:
             events = await self._blocking(self.archiver().restore, user_id, memory_id, self.clock())
-        except NotArchived as exc:
-            raise NotFound(str(exc)) from None
+        except NotArchived:
+            raise await self._not_archived(user_id, memory_id or "") from None
         accepted = await self.sink.publish(events) if events else []
+        self._audited(caller, "restore", user_id, 202, memories=len(events))
         return Accepted(accepted, memory_id)
+
+    async def _not_archived(self, user_id: str, memory_id: str) -> NotFound:
+        """What to say of a memory that is not in cold storage: that it is hot, or that
+        the user has no such memory."""
+        hot = await self._blocking(
+            lambda: self.store.by_ids(
+                MEMORIES, [memory_id], ["memory_id"], where=equals("user_id", user_id)
+            )
+        )
+        if hot:
+            return NotFound(
+                f"memory {memory_id} of {user_id} is not archived: it is in the hot tables "
+                f"(`memstream explain --user {user_id} {short_id(memory_id)}` shows it)"
+            )
+        return NotFound(f"no memory {memory_id} for user {user_id}")
 
     # -- lifecycle jobs, run once ------------------------------------------------------------
 
@@ -486,10 +583,12 @@ class Operations:
         now: datetime | None = None,
         user_id: str | None = None,
         dry_run: bool = False,
+        caller: Caller = LOCAL,
     ) -> JobReport:
         """Run a lifecycle job once as of ``now`` and publish what it decided (unless
-        ``dry_run``). A ``now`` given is the clock for every rule, event time included
-        (a user's last session closes once its last turn is a session gap before it)."""
+        ``dry_run``; a job asked for one user is audited). A ``now`` given is the clock
+        for every rule, event time included (a user's last session closes once its last
+        turn is a session gap before it)."""
         when = now or self.clock()
         jobs = self.lifecycle()
         events: list[Event]
@@ -507,6 +606,8 @@ class Operations:
         publish = bool(events) and not dry_run
         if publish:
             await self.sink.publish(events)
+            if user_id is not None:
+                self._audited(caller, job, user_id, 202, events=len(events))
         return JobReport(events, failed, publish)
 
     async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:

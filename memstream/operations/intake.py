@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, get_args
 
 from memstream.operations.errors import OperationError
@@ -31,10 +31,11 @@ __all__ = [
 MAX_EVENTS_PER_PUBLISH = 1000
 
 
-def accepted_event(document: Any, now: datetime) -> Event:
+def accepted_event(document: Any, now: datetime | None = None) -> Event:
     """The event a channel may publish for ``document`` (one JSON object).
 
-    A message without ``occurred_at`` happened ``now`` (as the command line's do). A
+    A message without ``occurred_at`` happened ``now`` (default: the clock's time, as
+    the command line's do). A
     document without ``event_id`` gets one derived from its content and time, so a
     client that sends the same request again (after a timeout, a 503) stores it once,
     and two messages alike said at different times stay two. (A document with neither
@@ -52,7 +53,7 @@ def accepted_event(document: Any, now: datetime) -> Event:
         and "occurred_at" not in document
         and document.get("type", "message") in TIMED_WHEN_PUBLISHED
     ):
-        document = {**document, "occurred_at": now.isoformat()}
+        document = {**document, "occurred_at": (now or datetime.now(UTC)).isoformat()}
     if isinstance(document, dict) and "event_id" not in document:
         canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
         digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
@@ -140,7 +141,7 @@ def parse_body(raw: bytes) -> list[Any]:
     return body if isinstance(body, list) else [body]
 
 
-def channel_events(documents: Sequence[Any], now: datetime) -> list[Event]:
+def channel_events(documents: Sequence[Any], now: datetime | None = None) -> list[Event]:
     """Every document validated as a channel event (a message without a time
     happened ``now``).
 
