@@ -1,22 +1,28 @@
 # memstream: two commands from a fresh clone.
-#   make run   create .venv, install, run memstream on embedded defaults
-#   make test  create .venv, install, run every test
+#   make run   create .venv, install what running needs, run memstream on embedded defaults
+#   make test  create .venv, install it with the development tools, run every test
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+DEV     := $(VENV)/.installed-dev
 
-.PHONY: setup run test test-fast lint typecheck check bench clean
+# `make run` installs what running needs; the tests and checks add the development tools.
+setup: $(DEV)
 
-setup: $(STAMP)
+$(RUNTIME): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUNTIME)
 
-$(STAMP): pyproject.toml
+$(DEV): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(DEV) $(RUNTIME)
 
-run: setup
+run: $(RUNTIME)
 	$(BIN)/memstream up
 
 # Three workers on two cores, each test file on one of them: the broker-backed tests

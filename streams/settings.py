@@ -78,6 +78,8 @@ class Settings(BaseSettings):
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
+        api_read_consistency_seconds: how stale a server's view of the tables may be: it
+            looks for what the worker wrote at most this often.
         api_url: the server client commands (search, context, stats...) ask; empty: the
             one running for the data folder, if any, else they open the data folder.
         searches_at_once / searches_waiting: searches (and context blocks) a process

@@ -1,6 +1,6 @@
 """The MCP server, driven by the ``mcp`` SDK's own client: in process over a real store
 (every tool's schema, reads, errors), and over stdio as ``memstream mcp`` against a real
-worker (the README's Claude Desktop configuration starts it)."""
+worker (the configuration `memstream mcp --print-config` prints starts it)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from mcp import Client, MCPError, StdioServerParameters
-from test_readme import readme_blocks
+from test_docs import doc_blocks
 
 from memstream.mcp.server import TOOLS, Scope, memory_server
 from memstream.operations import Operations
@@ -116,12 +116,12 @@ def test_entity_profiles_and_stats_are_resources(operations: Operations, uri: st
 @pytest.mark.slow
 def test_memstream_mcp_over_stdio_and_http(tmp_path: Path) -> None:
     """Against a real worker, the SDK's client, over stdio (``memstream mcp`` as the
-    README's Claude Desktop configuration starts it) and over streamable HTTP (``/mcp``
+    configuration `--print-config` prints starts it) and over streamable HTTP (``/mcp``
     on the API), lists the tools, remembers a fact, finds it, corrects it, sees the
     history, gets a context block with the corrected fact only, and forgets it."""
     (readme_config,) = [
         json.loads(b.body)["mcpServers"]["memstream"]
-        for b in readme_blocks()
+        for b in doc_blocks()
         if b.lang == "json" and "mcpServers" in b.body
     ]
     data = tmp_path / "memstream-data"
