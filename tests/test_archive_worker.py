@@ -19,6 +19,7 @@ from conftest import DataPlace
 
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
 from projections.episodes import memory_id_for
+from projections.short_ids import short_id
 from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -105,7 +106,8 @@ def test_archive_search_expand_restore_in_a_running_worker(
 
             dry = _cli(data, bootstrap, "jobs", "archive", "--dry-run", "--user", "ana")
             assert dry.returncode == 0, dry.stderr
-            assert lisbon["memory_id"] in dry.stdout and "unused for 730 days" in dry.stdout
+            shown = short_id(lisbon["memory_id"])  # plain output's short form
+            assert shown in dry.stdout and "unused for 730 days" in dry.stdout
             assert "would archive 2 memories" in dry.stderr
             assert hot_count() == 3 and not data.cold_files()
 
