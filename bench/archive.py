@@ -38,19 +38,19 @@ from typing import Any
 
 import numpy as np
 
+from memstream.projections.codec import encode
+from memstream.projections.coldness import ColdPolicy
+from memstream.projections.vectors import embedding_events
+from memstream.queries.search import Searcher, SearchRequest
+from memstream.storage.cold_store import ColdStore, StorageRef
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
+from memstream.streams.archiver import Archiver
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from projections.coldness import ColdPolicy
-from projections.vectors import embedding_events
-from queries.search import Searcher, SearchRequest
-from storage.cold_store import ColdStore, StorageRef
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
-from storage.log_records import LogRecord
-from storage.schemas import COLD_ORIGINAL_SCHEMA
-from streams.archiver import Archiver
-from streams.projector import Projector
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 MODEL = "bench-random"

@@ -5,8 +5,8 @@ one user per conversation, as ``bench/locomo.py`` does), waits for every vector 
 consolidation to settle, then stops the worker: the measurement runs with no background
 lane (no embedder, no lifecycle timer) beside it. For each main question (categories 1-4)
 it gathers the context candidates once, with ``now = asked_at``, and assembles a block at
-each budget with the same code ``POST /v1/context`` runs (:func:`queries.context.
-context_candidates` and :func:`projections.context.assemble`, tokens counted with the
+each budget with the same code ``POST /v1/context`` runs (:func:`memstream.queries.context.
+context_candidates` and :func:`memstream.projections.context.assemble`, tokens counted with the
 shipped tokenizer). A question counts as covered when a line of the block rests on one of
 its gold evidence turns (the turn itself, or a fact citing it); recall is the share of
 gold turns the block rests on. Printed per category, for the three conversations the
@@ -34,14 +34,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
 
 from memstream.client import MemoryClient
+from memstream.models.tokens import count_tokens
 from memstream.operations import Operations
+from memstream.projections.context import assemble
+from memstream.queries.context import context_candidates
+from memstream.queries.search import Searcher, SearchRequest
+from memstream.storage.layout import DataLayout
+from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess
-from models.tokens import count_tokens
-from projections.context import assemble
-from queries.context import context_candidates
-from queries.search import Searcher, SearchRequest
-from storage.layout import DataLayout
-from streams.settings import Settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 

@@ -23,13 +23,13 @@ from typing import Any
 
 import httpx
 
+from memstream.projections.episodes import memory_id_for
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.headroom import free_bytes
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES, VECTORS
+from memstream.storage.layout import DataLayout
 from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
-from projections.episodes import memory_id_for
-from storage.filesystems import resolve_location
-from storage.headroom import free_bytes
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES, VECTORS
-from storage.layout import DataLayout
 
 QUIET = {"MEMSTREAM_EMBEDDER": "none"}
 

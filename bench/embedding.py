@@ -21,11 +21,11 @@ import time
 from pathlib import Path
 
 from memstream.client import MemoryClient
+from memstream.models.embedders import MiniLMEmbedder
+from memstream.projections.codec import from_document
+from memstream.projections.episodes import search_text
+from memstream.streams.publisher import Publisher
 from memstream.testing import WorkerProcess, wait_until
-from models.embedders import MiniLMEmbedder
-from projections.codec import from_document
-from projections.episodes import search_text
-from streams.publisher import Publisher
 
 
 def turns(bench: Path, n: int) -> list:

@@ -47,15 +47,15 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from memstream.queries.search import SearchRequest, search
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES, SESSIONS
+from memstream.storage.layout import DataLayout
+from memstream.streams.publisher import Publisher
+from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess, message, wait_until
-from queries.search import SearchRequest, search
-from storage.event_archive import EventArchive
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES, SESSIONS
-from storage.layout import DataLayout
-from streams.publisher import Publisher
-from streams.settings import Settings
 
 
 def open_store(data: Path) -> ProjectionStore:
@@ -312,7 +312,7 @@ def api_acks(url: str, mode: str, n: int) -> None:
 
 
 def publisher_acks(settings: Settings, mode: str, n: int) -> None:
-    from streams.publisher import publisher_for
+    from memstream.streams.publisher import publisher_for
 
     async def run() -> None:
         async with publisher_for(settings) as publisher:

@@ -348,7 +348,7 @@ def footprint(data: Path) -> dict:
     from datetime import timedelta
 
     from memstream.operations.stores import open_store
-    from streams.settings import Settings
+    from memstream.streams.settings import Settings
 
     store = open_store(Settings(data=str(data)))
     store.optimize(timedelta(days=1))  # compacts (the bytes counted are the current version's)

@@ -41,12 +41,12 @@ from mcp import Client, StdioServerParameters
 
 from memstream.mcp.server import Scope, memory_server
 from memstream.operations import Operations
+from memstream.queries.search import SearchRequest
+from memstream.storage import filters
+from memstream.storage.lance_tables import ENTITIES
+from memstream.storage.layout import DataLayout
+from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess
-from queries.search import SearchRequest
-from storage import filters
-from storage.lance_tables import ENTITIES
-from storage.layout import DataLayout
-from streams.settings import Settings
 
 Call = Callable[[str], Awaitable[Any]]
 PATHS = ("operation in process", "MCP in process", "MCP over stdio")

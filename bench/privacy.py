@@ -33,10 +33,10 @@ from pathlib import Path
 
 import httpx
 
+from memstream.storage.lance_tables import MEMORIES
+from memstream.streams.settings import Settings
 from memstream.tenancy.keys import KeyStore
 from memstream.testing import WorkerProcess, wait_until
-from storage.lance_tables import MEMORIES
-from streams.settings import Settings
 
 USERS = 8
 WORDS = ["river", "coffee", "piano", "garden", "train", "winter", "novel", "market"]
@@ -113,9 +113,9 @@ def one_round(on: bool, messages: int, queries: int) -> tuple[float, float, floa
         worker = WorkerProcess(data, env=env, log_path=Path(folder) / "worker.log").start()
         try:
             worker.wait_serving(timeout=120)
-            from storage.filesystems import resolve_location
-            from storage.lance_store import ProjectionStore
-            from storage.layout import DataLayout
+            from memstream.storage.filesystems import resolve_location
+            from memstream.storage.lance_store import ProjectionStore
+            from memstream.storage.layout import DataLayout
 
             docs = documents(messages, prefix)
             started = time.perf_counter()

@@ -46,13 +46,13 @@ import httpx
 import numpy as np
 import pyarrow as pa
 
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES, VECTORS
+from memstream.storage.layout import DataLayout
+from memstream.storage.schemas import MEMORIES_SCHEMA
+from memstream.streams.publisher import Publisher
 from memstream.testing import free_port, message, wait_until
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES, VECTORS
-from storage.layout import DataLayout
-from storage.schemas import MEMORIES_SCHEMA
-from streams.publisher import Publisher
 
 NAMES = ["Alice", "Bob", "Maria", "Chen", "Priya", "Omar", "Lisbon", "Porto", "Kyoto"]
 QUESTIONS = [

@@ -32,17 +32,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from memstream.projections.codec import from_document
+from memstream.projections.events import MessageEvent
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ENTITIES, MEMORIES
+from memstream.storage.layout import DataLayout
+from memstream.streams.broker import is_listening
+from memstream.streams.partitioning import partition_of
+from memstream.streams.publisher import Publisher
+from memstream.streams.topics import EMBEDDINGS, end_offsets
 from memstream.testing import free_port, wait_until
-from projections.codec import from_document
-from projections.events import MessageEvent
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ENTITIES, MEMORIES
-from storage.layout import DataLayout
-from streams.broker import is_listening
-from streams.partitioning import partition_of
-from streams.publisher import Publisher
-from streams.topics import EMBEDDINGS, end_offsets
 
 PARTITIONS = 8
 

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
         MemstreamError,
         MemstreamUnreachable,
     )
-    from projections.codec import decode, encode, from_document
-    from projections.events import MessageEvent
-    from queries.search import SearchRequest, SearchResult
-    from streams.settings import Settings
+    from memstream.projections.codec import decode, encode, from_document
+    from memstream.projections.events import MessageEvent
+    from memstream.queries.search import SearchRequest, SearchResult
+    from memstream.streams.settings import Settings
 
 __all__ = [
     "MemoryClient",
@@ -45,13 +45,13 @@ _HOMES = {
     "MemstreamAPIError": "memstream.client",
     "MemstreamError": "memstream.client",
     "MemstreamUnreachable": "memstream.client",
-    "decode": "projections.codec",
-    "encode": "projections.codec",
-    "from_document": "projections.codec",
-    "MessageEvent": "projections.events",
-    "SearchRequest": "queries.search",
-    "SearchResult": "queries.search",
-    "Settings": "streams.settings",
+    "decode": "memstream.projections.codec",
+    "encode": "memstream.projections.codec",
+    "from_document": "memstream.projections.codec",
+    "MessageEvent": "memstream.projections.events",
+    "SearchRequest": "memstream.queries.search",
+    "SearchResult": "memstream.queries.search",
+    "Settings": "memstream.streams.settings",
 }
 
 

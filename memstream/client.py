@@ -71,7 +71,7 @@ class MemstreamUnreachable(MemstreamError, ConnectionError):
 def server_url(environ: Mapping[str, str] = os.environ) -> str:
     """The server a client with no ``url`` asks (see the module docstring)."""
     from memstream.server_address import running_api
-    from storage.state_folder import DEFAULT_DATA, state_folder
+    from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 
     if environ.get("MEMSTREAM_API_URL"):
         return environ["MEMSTREAM_API_URL"]

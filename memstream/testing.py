@@ -26,9 +26,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from projections.codec import from_document
-from projections.events import MessageEvent
-from streams.broker import EmbeddedBroker
+from memstream.projections.codec import from_document
+from memstream.projections.events import MessageEvent
+from memstream.streams.broker import EmbeddedBroker
 
 __all__ = [
     "ApiPublishing",

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from models.retries import with_retries
+from memstream.models.retries import with_retries
 
 __all__ = [
     "E5SmallEmbedder",
@@ -69,7 +69,7 @@ def embed_queries(embedder: Embedder, queries: Sequence[str]) -> np.ndarray:
 
 def tokenizer_path() -> Path:
     """The MiniLM tokenizer shipped with memstream."""
-    return Path(str(resources.files("models") / "data" / "minilm-tokenizer.json"))
+    return Path(str(resources.files("memstream.models") / "data" / "minilm-tokenizer.json"))
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
@@ -183,7 +183,7 @@ class OpenAIEmbedder:
         base_url: another endpoint that speaks the API (a proxy, a local server).
         batch_size: texts per request.
         max_retries: attempts after a rate limit, timeout or server error, with
-            exponential backoff (:func:`~models.retries.with_retries`).
+            exponential backoff (:func:`~memstream.models.retries.with_retries`).
     """
 
     def __init__(

@@ -7,7 +7,7 @@ event ids); a memory citing no turn of the session is dropped with a warning. Id
 derived from user, session, subject, attribute and value as the local extractor does,
 and the attribute names the prompt asks for are the local extractor's, so facts from
 either supersede each other. A failed call or a malformed answer raises
-:class:`~models.language_models.ModelError`: the session stays unconsolidated and
+:class:`~memstream.models.language_models.ModelError`: the session stays unconsolidated and
 is tried again later.
 """
 
@@ -20,10 +20,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from models.language_models import JsonModel
-from projections.derived import derived_memory_id
-from projections.events import DerivedMemory, TokenUsage
-from projections.local_extractor import Turn
+from memstream.models.language_models import JsonModel
+from memstream.projections.derived import derived_memory_id
+from memstream.projections.events import DerivedMemory, TokenUsage
+from memstream.projections.local_extractor import Turn
 
 __all__ = [
     "ExtractedMemory",
@@ -149,7 +149,7 @@ def _tag(raw: str) -> str:
 
 
 class ModelExtractor:
-    """The extractor that asks ``model`` (see :mod:`models.language_models`)."""
+    """The extractor that asks ``model`` (see :mod:`memstream.models.language_models`)."""
 
     def __init__(self, model: JsonModel, max_tokens: int = 4096) -> None:
         self.model = model

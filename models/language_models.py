@@ -18,8 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from models.retries import with_retries
-from projections.events import TokenUsage
+from memstream.models.retries import with_retries
+from memstream.projections.events import TokenUsage
 
 __all__ = [
     "AnthropicModel",

@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from models.language_models import JsonModel
-from projections.derived import derived_memory_id
-from projections.events import DerivedMemory, ReflectionWritten, TokenUsage
+from memstream.models.language_models import JsonModel
+from memstream.projections.derived import derived_memory_id
+from memstream.projections.events import DerivedMemory, ReflectionWritten, TokenUsage
 
 __all__ = [
     "LOCAL_REFLECTOR",
@@ -137,7 +137,7 @@ class ModelReflector:
 
     def reflect(self, week: Week, decided_at: datetime) -> ReflectionWritten | None:
         """The week's reflection, or None when nothing was learned; raises
-        :class:`~models.language_models.ModelError` when the model fails."""
+        :class:`~memstream.models.language_models.ModelError` when the model fails."""
         if not week.facts:
             return None
         dates = f"{week.start.date().isoformat()} to {week.end.date().isoformat()}"

@@ -18,8 +18,8 @@ from datetime import UTC, datetime
 
 from pydantic import BaseModel
 
-from models.language_models import JsonModel, ModelError
-from projections.timephrases import find_spans
+from memstream.models.language_models import JsonModel, ModelError
+from memstream.projections.timephrases import find_spans
 
 __all__ = ["WHOLE_CHARS", "ModelSummarizer", "SummaryAnswer", "local_summaries", "summarize"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from models.embedders import tokenizer_path
+from memstream.models.embedders import tokenizer_path
 
 __all__ = ["TOKENIZER_NAME", "count_tokens"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from projections.entities import guard_columns, newer_than_row
-from projections.events import MemoryAccessed
-from storage.log_records import LogPosition
+from memstream.projections.entities import guard_columns, newer_than_row
+from memstream.projections.events import MemoryAccessed
+from memstream.storage.log_records import LogPosition
 
 __all__ = ["access_id", "fold_accesses"]
 

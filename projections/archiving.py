@@ -4,7 +4,7 @@ A row is the memory as archived by its owner, keyed by user and memory
 (:func:`archive_id`): an event naming another user's memory makes a row of its own that
 never touches the owner's. It holds what the newest ``MemoryArchived`` says: the
 summary, speaker first, as the full-text index sees it (:func:`summary_of` gives it
-back), the vector as 4-bit values (:mod:`projections.compact_vectors`), the provenance
+back), the vector as 4-bit values (:mod:`memstream.projections.compact_vectors`), the provenance
 and the storage reference (split so that a batch's rows share one file name:
 :func:`storage_ref_of` joins it back; the checksum stays in the event and in the Parquet
 row itself); the newest archive and restore times, and every expansion time. Times only
@@ -27,12 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from projections.compact_vectors import pack_int4
-from projections.episodes import search_text
-from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
-from projections.lattice import greatest
-from storage import filters
-from storage.cold_refs import StorageRef
+from memstream.projections.compact_vectors import pack_int4
+from memstream.projections.episodes import search_text
+from memstream.projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
+from memstream.projections.lattice import greatest
+from memstream.storage import filters
+from memstream.storage.cold_refs import StorageRef
 
 __all__ = [
     "ARCHIVED",

@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from projections import events as ev
-from projections.errors import InvalidEvent
-from projections.events import CHANNEL_TYPES, IDENTIFIER_PATTERN, Event
-from projections.json_text import JsonProblem, document_problems, parse_json
+from memstream.projections import events as ev
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import CHANNEL_TYPES, IDENTIFIER_PATTERN, Event
+from memstream.projections.json_text import JsonProblem, document_problems, parse_json
 
 __all__ = [
     "MAX_EVENT_BYTES",

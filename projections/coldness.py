@@ -15,7 +15,7 @@ pruned: history, not in the way of any search), are never archived automatically
 A use recorded after ``now`` has not happened yet as of ``now``: a job run for an
 earlier time ignores it. Archiving loses nothing a search can find: the archive keeps
 each memory's summary, compact vector and provenance, and search fuses it with the hot
-tables (see :mod:`queries.search`).
+tables (see :mod:`memstream.queries.search`).
 """
 
 from __future__ import annotations

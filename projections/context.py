@@ -1,5 +1,5 @@
 """Context assembly: the memory block an agent gets before it answers, within a token
-budget (pure; the candidates are gathered by :mod:`queries.context`).
+budget (pure; the candidates are gathered by :mod:`memstream.queries.context`).
 
 The budget is shared out in order: facts 40%, entity profiles 25%, temporal context 25%,
 evidence 10%. Each section takes its lines best first while they fit its share (a line

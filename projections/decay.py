@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from projections.events import ConfidenceDecayed, ConfidenceUpdate, MemoryPruned
-from projections.memory_state import effective_confidence, is_hidden
+from memstream.projections.events import ConfidenceDecayed, ConfidenceUpdate, MemoryPruned
+from memstream.projections.memory_state import effective_confidence, is_hidden
 
 __all__ = [
     "DEFAULT_DECAY_RATES",

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 
-from projections.entities import entity_ids_for, extract_mentions
-from projections.events import (
+from memstream.projections.entities import entity_ids_for, extract_mentions
+from memstream.projections.events import (
     ConfidenceDecayed,
     ConfirmFact,
     CorrectFact,
@@ -20,10 +20,10 @@ from projections.events import (
     MemoryPruned,
     RememberFact,
 )
-from projections.memory_rows import memory_row
-from projections.memory_state import StateChange
-from projections.scope import without_controls
-from storage.log_records import LogPosition
+from memstream.projections.memory_rows import memory_row
+from memstream.projections.memory_state import StateChange
+from memstream.projections.scope import without_controls
+from memstream.storage.log_records import LogPosition
 
 __all__ = [
     "command_memory",

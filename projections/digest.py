@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from storage.canonical import canonical
+from memstream.storage.canonical import canonical
 
 __all__ = ["digest_rows", "digest_tables"]
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from projections.timephrases import find_spans
-from storage.log_records import LogPosition
+from memstream.projections.timephrases import find_spans
+from memstream.storage.log_records import LogPosition
 
 __all__ = [
     "EntityMention",

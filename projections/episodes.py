@@ -17,10 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from projections.entities import EntityMention, MentionSeen, entity_ids_for, extract_mentions
-from projections.events import MessageEvent
-from projections.memory_rows import memory_row
-from storage.log_records import LogPosition
+from memstream.projections.entities import (
+    EntityMention,
+    MentionSeen,
+    entity_ids_for,
+    extract_mentions,
+)
+from memstream.projections.events import MessageEvent
+from memstream.projections.memory_rows import memory_row
+from memstream.storage.log_records import LogPosition
 
 __all__ = [
     "CONTEXT_TURNS",

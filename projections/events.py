@@ -2,7 +2,7 @@
 
 Every change of memory is one of these events on a topic. Events are immutable
 (``frozen=True``), carry a ``type`` and a ``schema_version``, and are only turned into
-bytes and back by :mod:`projections.codec`. This module owns the shapes and their
+bytes and back by :mod:`memstream.projections.codec`. This module owns the shapes and their
 validation; it does no I/O.
 """
 

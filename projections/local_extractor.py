@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from projections.derived import derived_memory_id
-from projections.entities import is_ordinary_word, person_names_in
-from projections.events import DerivedKind, DerivedMemory, TokenUsage
-from projections.timephrases import TimeSpan, find_spans
+from memstream.projections.derived import derived_memory_id
+from memstream.projections.entities import is_ordinary_word, person_names_in
+from memstream.projections.events import DerivedKind, DerivedMemory, TokenUsage
+from memstream.projections.timephrases import TimeSpan, find_spans
 
 __all__ = ["LOCAL_EXTRACTOR", "LocalExtractor", "Turn", "extract_facts"]
 

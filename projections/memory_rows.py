@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from storage.log_records import LogPosition
+from memstream.storage.log_records import LogPosition
 
 __all__ = ["memory_row"]
 

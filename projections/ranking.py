@@ -1,6 +1,6 @@
 """Ranking, as pure functions: how the retrievers' lists are fused (weighted reciprocal
 rank fusion) and how a fused score is adjusted by recency, importance, confidence,
-access and time. :mod:`queries.search` gathers the lists and calls these."""
+access and time. :mod:`memstream.queries.search` gathers the lists and calls these."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from projections.intent import Intent
-from projections.timephrases import find_spans
+from memstream.projections.intent import Intent
+from memstream.projections.timephrases import find_spans
 
 __all__ = ["RankingWeights", "adjusted", "fuse"]
 
@@ -34,7 +34,7 @@ class RankingWeights:
         speaker: bonus for memories said by the one speaker the query names.
         neighbour_share, neighbour_reach: each turn gets this share of the best fused
             score among the ``neighbour_reach`` turns before it in its session, and of
-            the best among those after it (:mod:`projections.neighbours`).
+            the best among those after it (:mod:`memstream.projections.neighbours`).
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from projections.errors import InvalidQuery
-from projections.events import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
-from storage import filters
+from memstream.projections.errors import InvalidQuery
+from memstream.projections.events import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
+from memstream.storage import filters
 
 __all__ = [
     "is_identifier",

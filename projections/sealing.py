@@ -12,7 +12,7 @@ tells the two apart by the first byte. The user id stays readable, so the record
 still be keyed, routed and dropped; everything else (the text, the vector, the facts)
 is readable only with the key. Destroying the key erases every copy at once, in logs
 and files nobody can rewrite. This module only encrypts and decrypts; the keys are
-:mod:`storage.data_keys`'.
+:mod:`memstream.storage.data_keys`'.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from projections.errors import InvalidEvent
+from memstream.projections.errors import InvalidEvent
 
 __all__ = [
     "NONCE_BYTES",

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from projections.events import FactsConsolidated, SessionClosed, SessionCloseReason
-from projections.lattice import greatest, least
+from memstream.projections.events import FactsConsolidated, SessionClosed, SessionCloseReason
+from memstream.projections.lattice import greatest, least
 
 __all__ = [
     "SessionTouch",

@@ -15,7 +15,7 @@ from datetime import datetime
 import numpy as np
 import pyarrow as pa
 
-from projections.events import EmbeddingComputed
+from memstream.projections.events import EmbeddingComputed
 
 __all__ = ["decode_vector", "embedding_events", "encode_vector", "vectors_table"]
 

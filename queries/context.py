@@ -1,5 +1,5 @@
 """Gathering what a context block may hold, best first per section (the assembly itself
-is :func:`projections.context.assemble`).
+is :func:`memstream.projections.context.assemble`).
 
 - facts: the facts, preferences, procedures, opinions and reflections a hybrid search
   for the query returns (archived ones as their summaries);
@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from projections.context import ContextLine, SectionName
-from projections.episodes import memory_id_for
-from projections.memory_state import is_hidden, state_id
-from projections.timephrases import query_range
-from queries.profiles import linked_ids, resolve_entities
-from queries.search import Searcher, SearchRequest, SearchResult
-from storage import filters
-from storage.lance_tables import MEMORIES, MEMORY_STATE
+from memstream.projections.context import ContextLine, SectionName
+from memstream.projections.episodes import memory_id_for
+from memstream.projections.memory_state import is_hidden, state_id
+from memstream.projections.timephrases import query_range
+from memstream.queries.profiles import linked_ids, resolve_entities
+from memstream.queries.search import Searcher, SearchRequest, SearchResult
+from memstream.storage import filters
+from memstream.storage.lance_tables import MEMORIES, MEMORY_STATE
 
 __all__ = ["FACT_KINDS", "context_candidates"]
 

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from projections.decay import decayed_confidence
-from projections.episodes import memory_id_for
-from queries.profiles import memory_document, memory_history
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
+from memstream.projections.decay import decayed_confidence
+from memstream.projections.episodes import memory_id_for
+from memstream.queries.profiles import memory_document, memory_history
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
 
 __all__ = ["explanation"]
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from projections.access import access_id
-from projections.memory_state import state_id
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ACCESS, MEMORY_STATE
+from memstream.projections.access import access_id
+from memstream.projections.memory_state import state_id
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ACCESS, MEMORY_STATE
 
 __all__ = ["Usage", "usage_of"]
 

@@ -13,13 +13,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from projections.access import access_id
-from projections.entities import entity_id, normalize_name
-from projections.memory_state import effective_confidence, state_id
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
-from storage.schemas import NOT_STATE_COLUMNS
+from memstream.projections.access import access_id
+from memstream.projections.entities import entity_id, normalize_name
+from memstream.projections.memory_state import effective_confidence, state_id
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
+from memstream.storage.schemas import NOT_STATE_COLUMNS
 
 __all__ = [
     "entity_profile",

@@ -6,14 +6,14 @@ matrix, and takes rows, access counts and states from memory, instead of asking
 LanceDB for each (a prefiltered vector query over a million rows costs ~25 ms; the
 same product over the user's 10,000 vectors well under 1 ms). The tables stay the
 truth: each user's rows are brought up to date from them before every search
-(:class:`storage.user_rows.UserRows` reads only what was written since), so a search
+(:class:`memstream.storage.user_rows.UserRows` reads only what was written since), so a search
 sees what it would have seen in the tables.
 
 Users are kept least recently searched first out, within a budget of rows; a user
 bigger than the budget is searched in the tables as before.
 
 The request's filters (scope, kinds, tags, time) are applied here as masks over the
-kept columns, with the meaning :func:`queries.search` gives them in the tables.
+kept columns, with the meaning :func:`memstream.queries.search` gives them in the tables.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from projections.neighbours import SessionOrder
-from queries.term_index import TermIndex
-from storage import filters
-from storage.lance_tables import ACCESS, KEYS, MEMORIES, MEMORY_STATE, VECTORS
-from storage.user_rows import UserRows
+from memstream.projections.neighbours import SessionOrder
+from memstream.queries.term_index import TermIndex
+from memstream.storage import filters
+from memstream.storage.lance_tables import ACCESS, KEYS, MEMORIES, MEMORY_STATE, VECTORS
+from memstream.storage.user_rows import UserRows
 
 __all__ = ["ROW_COLUMNS", "ReadModel", "RequestFilter", "UserView"]
 

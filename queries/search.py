@@ -1,7 +1,7 @@
 """Hybrid retrieval: full text, vectors and entities, fused, then adjusted.
 
 A search runs up to three retrievers over the memories a user may see (the scope rule,
-:mod:`projections.scope`, plus the request's kind, tag and time filters, all built from
+:mod:`memstream.projections.scope`, plus the request's kind, tag and time filters, all built from
 validated values; the query text goes to the BM25 index and the embedder as text,
 never into a filter):
 
@@ -36,28 +36,35 @@ from typing import Any, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from projections.access import access_id
-from projections.archiving import ARCHIVED, storage_ref_of, summary_of
-from projections.clock import Clock, system_clock
-from projections.compact_vectors import unpack_int4
-from projections.entities import EntityMention, entity_id, extract_mentions
-from projections.intent import IntentClassifier
-from projections.memory_state import effective_confidence, is_hidden, state_id
-from projections.neighbours import SessionOrder, spread
-from projections.ranking import RankingWeights, adjusted, fuse
-from projections.scope import scope_filter
-from projections.speakers import named_speaker, without_speaker
-from projections.timephrases import query_range
-from queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
-from queries.search_documents import (
+from memstream.projections.access import access_id
+from memstream.projections.archiving import ARCHIVED, storage_ref_of, summary_of
+from memstream.projections.clock import Clock, system_clock
+from memstream.projections.compact_vectors import unpack_int4
+from memstream.projections.entities import EntityMention, entity_id, extract_mentions
+from memstream.projections.intent import IntentClassifier
+from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
+from memstream.projections.neighbours import SessionOrder, spread
+from memstream.projections.ranking import RankingWeights, adjusted, fuse
+from memstream.projections.scope import scope_filter
+from memstream.projections.speakers import named_speaker, without_speaker
+from memstream.projections.timephrases import query_range
+from memstream.queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
+from memstream.queries.search_documents import (
     SearchRequest,
     SearchResponse,
     SearchResult,
     plain_words,
 )
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ACCESS, ARCHIVE_INDEX, ENTITIES, MEMORIES, MEMORY_STATE, VECTORS
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import (
+    ACCESS,
+    ARCHIVE_INDEX,
+    ENTITIES,
+    MEMORIES,
+    MEMORY_STATE,
+    VECTORS,
+)
 
 __all__ = [
     "SearchRequest",
@@ -80,7 +87,7 @@ class Searcher:
         weights: fusion and adjustment weights.
         clock: the current time, when a request gives no ``now``.
         cache_rows: most rows (memories and vectors) of recently searched users kept in
-            memory (:mod:`queries.read_model`); 0 asks the tables for every search.
+            memory (:mod:`memstream.queries.read_model`); 0 asks the tables for every search.
         stale_seconds: how stale what it keeps (the users in memory, which users have
             archived memories, their decoded archive vectors) may be: the reader's read
             consistency; 0 asks the tables whether they moved before every search.
@@ -138,7 +145,7 @@ class Searcher:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
 
         The query is embedded on a small thread pool from the start. A user the read
-        model holds (:mod:`queries.read_model`) is searched in this thread meanwhile
+        model holds (:mod:`memstream.queries.read_model`) is searched in this thread meanwhile
         (BM25, then the vectors once the embedding is there; rows, access counts and
         states come from memory); the archive's and the entities' retrievers run on the
         pool (LanceDB releases the GIL), and for a user not held, so do the hot
@@ -604,7 +611,7 @@ def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: A
 def _embedded_query(query: str, speakers: frozenset[str] | None) -> str:
     """The text the query vector is made of: the query without the name of the one
     speaker among ``speakers`` (the user's hot memories') it names
-    (:mod:`projections.speakers`); the query itself when the speakers are not known."""
+    (:mod:`memstream.projections.speakers`); the query itself when the speakers are not known."""
     speaker = named_speaker(query, speakers) if speakers else None
     return without_speaker(query, speaker) if speaker else query
 

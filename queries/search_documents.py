@@ -1,7 +1,7 @@
 """What a search is asked and what it answers: the request, validated before anything
 reads the store, and the ranked results.
 
-Kept apart from the searcher (:mod:`queries.search`) so that a client of the HTTP API, the
+Kept apart from the searcher (:mod:`memstream.queries.search`) so that a client of the HTTP API, the
 ``memstream search`` command talking to a running server, validates and renders a
 search without loading the store or the model.
 """
@@ -14,9 +14,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
 
-from projections.events import Identifier, Tag, UtcDateTime
-from projections.intent import Intent
-from projections.scope import without_controls
+from memstream.projections.events import Identifier, Tag, UtcDateTime
+from memstream.projections.intent import Intent
+from memstream.projections.scope import without_controls
 
 __all__ = [
     "MEMORY_KINDS",

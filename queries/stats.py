@@ -13,12 +13,12 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from projections.archiving import ARCHIVED
-from projections.scope import valid_identifier
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
-from storage.log_records import Checkpoints
+from memstream.projections.archiving import ARCHIVED
+from memstream.projections.scope import valid_identifier
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
+from memstream.storage.log_records import Checkpoints
 
 __all__ = ["lag", "stats"]
 

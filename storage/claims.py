@@ -10,7 +10,7 @@ folder and on S3 alike (S3 commits are conditional PUTs), so no lock service is 
   rises with each claim. A worker claims the partitions Kafka assigns it, and before it
   commits it checks that the stored epoch is still its own: a worker that was frozen
   past its session timeout (or lost a rebalance it did not hear of) finds a later epoch
-  and drops its batch (:mod:`streams.fencing`).
+  and drops its batch (:mod:`memstream.streams.fencing`).
 - :class:`Lease`: work one process at a time may do (compaction, index upkeep, version
   cleanup). It is held until it expires unless renewed, so it outlives no holder's death
   by more than its time to live.
@@ -25,10 +25,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import LEASES, PARTITION_OWNERS
-from storage.schemas import LEASES_SCHEMA, PARTITION_OWNERS_SCHEMA
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import LEASES, PARTITION_OWNERS
+from memstream.storage.schemas import LEASES_SCHEMA, PARTITION_OWNERS_SCHEMA
 
 __all__ = ["Lease", "Owner", "PartitionClaims"]
 

@@ -2,7 +2,7 @@
 
 Files are partitioned by user and month (of the memory's ``occurred_at``). An archive
 batch writes ``user=U/month=YYYY-MM/batch-<digest>.parquet`` (``U`` the user id made one
-safe folder name by :func:`~storage.path_names.path_segment`: an id is never a path),
+safe folder name by :func:`~memstream.storage.path_names.path_segment`: an id is never a path),
 the digest taken over the
 batch's memory ids and checksums: re-running an interrupted batch writes the same file
 with the same bytes instead of a second copy, and archiving a memory again after it was
@@ -37,11 +37,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
-from storage.canonical import canonical
-from storage.cold_refs import StorageRef
-from storage.errors import StorageError
-from storage.filesystems import Location
-from storage.path_names import OutsideLocation, confined, identifier_of, path_segment
+from memstream.storage.canonical import canonical
+from memstream.storage.cold_refs import StorageRef
+from memstream.storage.errors import StorageError
+from memstream.storage.filesystems import Location
+from memstream.storage.path_names import OutsideLocation, confined, identifier_of, path_segment
 
 __all__ = ["PART_ROWS", "ColdStore", "ColdStoreCorrupt", "StorageRef", "original_checksum"]
 

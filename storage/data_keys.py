@@ -3,7 +3,7 @@
 Each user has a live 256-bit data key, created at the user's first event. Erasing the
 user destroys it: whatever was sealed under it (log records, archive rows) can no
 longer be read by anyone, wherever the copies are. The store is a
-:class:`~storage.shared_folder.SharedFolder`, so it lives where every host of a
+:class:`~memstream.storage.shared_folder.SharedFolder`, so it lives where every host of a
 deployment reaches it: a local folder, or the data location on S3. Per user (named by
 the SHA-256 of the id, so the store lists no ids) it keeps:
 
@@ -51,8 +51,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from storage.errors import StorageError
-from storage.shared_folder import SharedFolder
+from memstream.storage.errors import StorageError
+from memstream.storage.shared_folder import SharedFolder
 
 __all__ = ["DataKey", "DataKeys", "Erasure", "MissingDataKey", "SealedKeyStore"]
 

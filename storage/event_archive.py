@@ -23,10 +23,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
-from storage.errors import ArchiveCorrupt
-from storage.filesystems import Location
-from storage.log_records import LogRecord
-from storage.schemas import ARCHIVE_SCHEMA
+from memstream.storage.errors import ArchiveCorrupt
+from memstream.storage.filesystems import Location
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import ARCHIVE_SCHEMA
 
 __all__ = [
     "ArchiveFile",

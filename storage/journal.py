@@ -19,8 +19,9 @@ Segments and their states::
 
 A frame is ``length (u32) | crc32 (u32) | payload``; a torn or corrupt tail (a crash in
 the middle of a write) ends the segment there. The worker's sweeper (see
-:mod:`streams.journal_sweeper`) re-publishes orphaned segments and segments sealed for an older
-log, and deletes a sealed segment once the projections have applied the log past it.
+:mod:`memstream.streams.journal_sweeper`) re-publishes orphaned segments and segments
+sealed for an older log, and deletes a sealed segment once the projections have
+applied the log past it.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.durable import fsync_folder
+from memstream.storage.durable import fsync_folder
 
 __all__ = [
     "Appended",

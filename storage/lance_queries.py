@@ -1,6 +1,6 @@
 """The domain queries retrieval and the lifecycle jobs ask of the projection tables:
 full text, nearest vectors, memories by entity or slot, a session's turns, sessions
-needing work, watermarks. Mixed into :class:`storage.lance_store.ProjectionStore`.
+needing work, watermarks. Mixed into :class:`memstream.storage.lance_store.ProjectionStore`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from storage import filters
-from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, SESSIONS, VECTORS, WATERMARKS
+from memstream.storage import filters
+from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, SESSIONS, VECTORS, WATERMARKS
 
 __all__ = ["ProjectionQueries"]
 

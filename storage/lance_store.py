@@ -1,10 +1,11 @@
 """The table gateway of one projection generation (the tables are named in
-:mod:`storage.lance_tables`).
+:mod:`memstream.storage.lance_tables`).
 
 It owns opening and creating the tables, idempotent writes (insert-if-absent keyed by
 id, upserts), reads by key and scans, and applied-offset checkpoints; index upkeep
-(:mod:`storage.lance_upkeep`) and the domain queries (:mod:`storage.lance_queries`) are
-mixed in. It knows column names, not events: callers hand it rows.
+(:mod:`memstream.storage.lance_upkeep`) and the domain queries
+(:mod:`memstream.storage.lance_queries`) are mixed in. It knows column names, not
+events: callers hand it rows.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import Any
 import lancedb
 import pyarrow as pa
 
-from storage import filters
-from storage.errors import StorageError
-from storage.filesystems import Location
-from storage.lance_queries import ProjectionQueries
-from storage.lance_tables import (
+from memstream.storage import filters
+from memstream.storage.errors import StorageError
+from memstream.storage.filesystems import Location
+from memstream.storage.lance_queries import ProjectionQueries
+from memstream.storage.lance_tables import (
     CHECKPOINTS,
     DEAD_LETTERS,
     DERIVED_COLUMNS,
@@ -38,9 +39,9 @@ from storage.lance_tables import (
     VECTORS,
     Rows,
 )
-from storage.lance_upkeep import IndexUpkeep
-from storage.log_records import Checkpoints, LogPosition
-from storage.schemas import (
+from memstream.storage.lance_upkeep import IndexUpkeep
+from memstream.storage.log_records import Checkpoints, LogPosition
+from memstream.storage.schemas import (
     CHECKPOINTS_SCHEMA,
     DEFAULT_VECTOR_DIMENSION,
     vectors_schema,
@@ -268,7 +269,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
 
     def upsert(self, name: str, rows: Rows, *, guarded: bool = False) -> int:
         """Insert the rows, replacing those whose key is already there (``guarded``:
-        only where the table's :data:`~storage.lance_tables.UPDATE_GUARDS` condition
+        only where the table's :data:`~memstream.storage.lance_tables.UPDATE_GUARDS` condition
         allows); answers how many rows were inserted or replaced."""
         if not len(rows):
             return 0

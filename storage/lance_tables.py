@@ -4,7 +4,7 @@
 insert-only, with the memory's scope columns), ``entities``, ``access``, ``sessions``,
 ``memory_state``, ``archive_index`` and ``watermarks`` (small rows updated in place),
 ``checkpoints`` and ``dead_letters``; ``partition_owners`` and ``leases``, who may write
-what now (:mod:`storage.claims`).
+what now (:mod:`memstream.storage.claims`).
 
 Every table's key column is marked as its primary key, so that two writers inserting
 the same new key at once conflict (and one retries) instead of both adding the row.
@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 
 import pyarrow as pa
 
-from storage.schemas import (
+from memstream.storage.schemas import (
     ACCESS_SCHEMA,
     ARCHIVE_INDEX_SCHEMA,
     CHECKPOINTS_SCHEMA,
@@ -133,7 +133,7 @@ NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {CHECKPOINTS: ("owner_epoch",)}
 #: one) under which a guarded upsert replaces a stored row: a row folded from the log
 #: only by a later position in its partition, a checkpoint only by its partition's
 #: current owner or a later one. A writer that lost a partition while it was frozen
-#: therefore cannot put an older state back (see :mod:`streams.fencing`).
+#: therefore cannot put an older state back (see :mod:`memstream.streams.fencing`).
 _LATER_POSITION = (
     "target.applied_epoch IS NULL OR source.applied_epoch IS NULL"
     " OR target.applied_partition <> source.applied_partition"

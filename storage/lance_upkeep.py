@@ -1,6 +1,6 @@
 """Index and compaction upkeep of the projection tables: which indexes each table gets
 (full text, keys, scope, labels, and IVF-PQ for large vector tables), and compacting
-fragments and old versions. Mixed into :class:`storage.lance_store.ProjectionStore`.
+fragments and old versions. Mixed into :class:`memstream.storage.lance_store.ProjectionStore`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from lancedb.index import FTS, BTree, IvfPq, LabelList
 
-from storage.lance_tables import (
+from memstream.storage.lance_tables import (
     ACCESS,
     ARCHIVE_INDEX,
     ENTITIES,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from storage.filesystems import Location
+from memstream.storage.filesystems import Location
 
 __all__ = ["FIRST_GENERATION", "DataLayout"]
 

@@ -14,7 +14,7 @@ import hashlib
 import posixpath
 import re
 
-from storage.errors import StorageError
+from memstream.storage.errors import StorageError
 
 __all__ = ["MAX_SEGMENT", "OutsideLocation", "confined", "identifier_of", "path_segment"]
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pyarrow import fs as pafs
 
-from storage.durable import fsync_folder, write_new_file
-from storage.filesystems import Location, resolve_location
+from memstream.storage.durable import fsync_folder, write_new_file
+from memstream.storage.filesystems import Location, resolve_location
 
 __all__ = ["SharedFolder"]
 

@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from storage import filters
+from memstream.storage import filters
 
 __all__ = ["UserRows"]
 

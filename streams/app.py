@@ -1,15 +1,15 @@
 """The faust application: the episodes consumer, the log-epoch watch and the upkeep timer.
 
-``build_app`` wires a faust ``App`` around a :class:`~streams.projector.Projector`. The
-hot topic ``memory.messages`` is read by :class:`~streams.batch_consumer.EpisodeConsumer`,
+``build_app`` wires a faust ``App`` around a :class:`~memstream.streams.projector.Projector`. The
+hot topic ``memory.messages`` is read by :class:`~memstream.streams.batch_consumer.EpisodeConsumer`,
 a service faust starts and stops with the app (see that module for why it is not a
 per-event agent); an agent watches ``memory.meta`` and stops the worker when the log it
 was started on is replaced (its offsets would mean nothing in the new one); a timer
 compacts the tables, folds new rows into the indexes and merges the event archive's
 small files, when the disk has room for it and this worker holds the upkeep lease (one
 process at a time, whichever worker takes it first). With the intake journal, a timer sweeps it
-(:mod:`streams.journal_sweeper`); with an embedder, a timer embeds the memories that
-have no vector while the embedder agent is idle (:mod:`streams.embedding_backfill`).
+(:mod:`memstream.streams.journal_sweeper`); with an embedder, a timer embeds the memories that
+have no vector while the embedder agent is idle (:mod:`memstream.streams.embedding_backfill`).
 """
 
 from __future__ import annotations
@@ -26,21 +26,21 @@ from typing import Any
 import faust
 from mode import Service
 
-from models.embedders import Embedder
-from projections.clock import system_clock
-from storage.claims import Lease
-from storage.headroom import Headroom
-from storage.lance_store import ProjectionStore
-from streams.batch_consumer import EpisodeConsumer
-from streams.embedding_agent import add_embedder_agent
-from streams.embedding_backfill import missing_embeddings
-from streams.fencing import writer_name
-from streams.journal_sweeper import JournalSweeper
-from streams.lifecycle_timer import add_lifecycle_timer
-from streams.projector import BatchResult, Projector
-from streams.sealing import sealed_records
-from streams.settings import Settings
-from streams.topics import EMBEDDINGS, MESSAGES, META
+from memstream.models.embedders import Embedder
+from memstream.projections.clock import system_clock
+from memstream.storage.claims import Lease
+from memstream.storage.headroom import Headroom
+from memstream.storage.lance_store import ProjectionStore
+from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.embedding_agent import add_embedder_agent
+from memstream.streams.embedding_backfill import missing_embeddings
+from memstream.streams.fencing import writer_name
+from memstream.streams.journal_sweeper import JournalSweeper
+from memstream.streams.lifecycle_timer import add_lifecycle_timer
+from memstream.streams.projector import BatchResult, Projector
+from memstream.streams.sealing import sealed_records
+from memstream.streams.settings import Settings
+from memstream.streams.topics import EMBEDDINGS, MESSAGES, META
 
 __all__ = [
     "FAUST_BROKER_SETTINGS",
@@ -240,7 +240,7 @@ def _add_embedding_backfill(
     embedder_active: Callable[[], float],
     lane: Executor | None,
 ) -> None:
-    """Embed memories without a vector (see :mod:`streams.embedding_backfill`)."""
+    """Embed memories without a vector (see :mod:`memstream.streams.embedding_backfill`)."""
     sink = app.topic(
         EMBEDDINGS,
         key_serializer="raw",

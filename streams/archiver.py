@@ -1,6 +1,6 @@
 """The archive job, and expanding and restoring archived memories.
 
-:meth:`Archiver.archive` selects cold memories (:mod:`projections.coldness`), and for
+:meth:`Archiver.archive` selects cold memories (:mod:`memstream.projections.coldness`), and for
 each user-month batch: summarizes each memory (local extractive summary, or a language
 model when one is configured; a short chat turn is its own summary), keeps each
 memory's vector (or embeds the summary of one without, when an embedder is configured)
@@ -29,9 +29,9 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from models.embedders import Embedder
-from models.summarizer import local_summaries
-from projections.archiving import (
+from memstream.models.embedders import Embedder
+from memstream.models.summarizer import local_summaries
+from memstream.projections.archiving import (
     ARCHIVED,
     archive_id,
     expansions_within,
@@ -39,15 +39,15 @@ from projections.archiving import (
     original_of,
     storage_ref_of,
 )
-from projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
-from projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
-from projections.memory_state import is_hidden
-from queries.memory_usage import usage_of
-from storage import filters
-from storage.cold_store import ColdStore, StorageRef
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
-from storage.schemas import MEMORIES_SCHEMA
+from memstream.projections.coldness import ColdCandidate, ColdDecision, ColdPolicy, cold_decisions
+from memstream.projections.events import MemoryArchived, MemoryExpanded, MemoryRestored
+from memstream.projections.memory_state import is_hidden
+from memstream.queries.memory_usage import usage_of
+from memstream.storage import filters
+from memstream.storage.cold_store import ColdStore, StorageRef
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.schemas import MEMORIES_SCHEMA
 
 __all__ = ["Archiver", "Expansion", "NotArchived"]
 

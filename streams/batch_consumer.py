@@ -4,12 +4,12 @@ faust's per-event stream path (an ``Event`` object, a channel hop and an ack per
 costs more than the whole projection here: a faust agent with an empty body tops out at
 about 4,800 messages/s on a 2-core machine. The hot topic is therefore read by this
 service, which faust starts and stops with the app: one aiokafka consumer in its own
-consumer group, ``getmany`` batches handed to :class:`~streams.projector.Projector` on a
+consumer group, ``getmany`` batches handed to :class:`~memstream.streams.projector.Projector` on a
 worker thread while the fetcher reads ahead, dead letters published to ``memory.dlq``
 before the batch's checkpoints are stored.
 
 Offsets live with the rows (the projector's checkpoints), not in the consumer group: on
-every assignment the consumer claims the partitions (:mod:`streams.fencing`), reloads
+every assignment the consumer claims the partitions (:mod:`memstream.streams.fencing`), reloads
 the checkpoints and seeks each partition to just after them (or to the start of the
 log), and it commits nothing to Kafka. A rebalance waits for the batch in flight and
 writes the projector's deferred bookkeeping, so a revoked partition is never half
@@ -37,12 +37,12 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import ConsumerStoppedError
 from aiokafka.structs import TopicPartition
 
-from storage.headroom import Headroom, is_disk_full
-from storage.log_records import LogRecord, log_record
-from streams.fencing import Fenced
-from streams.projector import BatchResult, DeadLetter, Projector
-from streams.settings import Settings
-from streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
+from memstream.storage.headroom import Headroom, is_disk_full
+from memstream.storage.log_records import LogRecord, log_record
+from memstream.streams.fencing import Fenced
+from memstream.streams.projector import BatchResult, DeadLetter, Projector
+from memstream.streams.settings import Settings
+from memstream.streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
 
 __all__ = ["DLQ_VALUE_LIMIT", "EpisodeConsumer", "dead_letter_headers", "dead_letter_value"]
 

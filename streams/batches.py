@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from projections import episodes
-from projections.archiving import ArchiveEvent
-from projections.codec import decode
-from projections.derived import command_memory, derived_row, state_changes
-from projections.entities import MentionSeen
-from projections.errors import InvalidEvent
-from projections.events import (
+from memstream.projections import episodes
+from memstream.projections.archiving import ArchiveEvent
+from memstream.projections.codec import decode
+from memstream.projections.derived import command_memory, derived_row, state_changes
+from memstream.projections.entities import MentionSeen
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import (
     ConfidenceDecayed,
     ConfirmFact,
     CorrectFact,
@@ -44,15 +44,15 @@ from projections.events import (
     SessionEnded,
     UserErased,
 )
-from projections.memory_state import StateChange
-from projections.sessions import SessionTouch, coalesce_touches
-from projections.vectors import vectors_table
-from storage.event_archive import records_from_table
-from storage.log_records import Checkpoints, LogPosition, LogRecord
-from storage.schemas import DEFAULT_VECTOR_DIMENSION, MEMORIES_SCHEMA, vectors_schema
+from memstream.projections.memory_state import StateChange
+from memstream.projections.sessions import SessionTouch, coalesce_touches
+from memstream.projections.vectors import vectors_table
+from memstream.storage.event_archive import records_from_table
+from memstream.storage.log_records import Checkpoints, LogPosition, LogRecord
+from memstream.storage.schemas import DEFAULT_VECTOR_DIMENSION, MEMORIES_SCHEMA, vectors_schema
 
 if TYPE_CHECKING:
-    from streams.sealing import RecordKeys
+    from memstream.streams.sealing import RecordKeys
 
 __all__ = [
     "BatchResult",

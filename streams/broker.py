@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from streams.errors import BrokerError
+from memstream.streams.errors import BrokerError
 
 __all__ = ["EmbeddedBroker", "is_listening", "run_broker"]
 

@@ -12,30 +12,30 @@ from datetime import timedelta
 
 from pydantic import SecretStr
 
-from models.embedders import (
+from memstream.models.embedders import (
     E5SmallEmbedder,
     Embedder,
     MiniLMEmbedder,
     OpenAIEmbedder,
     QueryEmbeddingCache,
 )
-from models.extractor import ModelExtractor
-from models.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
-from models.reflection import ModelReflector
-from models.summarizer import ModelSummarizer, local_summaries
-from projections.clock import Clock, system_clock
-from projections.coldness import ColdPolicy
-from projections.local_extractor import LocalExtractor
-from projections.ranking import RankingWeights
-from queries.search import Searcher
-from storage.cold_store import ColdStore
-from storage.lance_store import ProjectionStore
-from storage.layout import DataLayout
-from storage.schemas import COLD_ORIGINAL_SCHEMA
-from streams.archiver import Archiver
-from streams.errors import StreamsError
-from streams.lifecycle import LifecycleJobs, LifecyclePolicy
-from streams.settings import Settings
+from memstream.models.extractor import ModelExtractor
+from memstream.models.language_models import AnthropicModel, JsonModel, OpenAIModel, SdkModel
+from memstream.models.reflection import ModelReflector
+from memstream.models.summarizer import ModelSummarizer, local_summaries
+from memstream.projections.clock import Clock, system_clock
+from memstream.projections.coldness import ColdPolicy
+from memstream.projections.local_extractor import LocalExtractor
+from memstream.projections.ranking import RankingWeights
+from memstream.queries.search import Searcher
+from memstream.storage.cold_store import ColdStore
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.layout import DataLayout
+from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
+from memstream.streams.archiver import Archiver
+from memstream.streams.errors import StreamsError
+from memstream.streams.lifecycle import LifecycleJobs, LifecyclePolicy
+from memstream.streams.settings import Settings
 
 __all__ = [
     "cold_policy",

@@ -18,17 +18,17 @@ from datetime import timedelta
 
 import faust
 
-from projections.clock import system_clock
-from storage.lance_store import ProjectionStore
-from storage.layout import DataLayout
-from streams.app import FAUST_BROKER_SETTINGS
-from streams.components import make_embedder
-from streams.embedding_agent import add_embedder_agent
-from streams.errors import StreamsError
-from streams.lanes import background_lane
-from streams.sealing import record_keys_of
-from streams.settings import Settings
-from streams.topics import ensure_topics
+from memstream.projections.clock import system_clock
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.layout import DataLayout
+from memstream.streams.app import FAUST_BROKER_SETTINGS
+from memstream.streams.components import make_embedder
+from memstream.streams.embedding_agent import add_embedder_agent
+from memstream.streams.errors import StreamsError
+from memstream.streams.lanes import background_lane
+from memstream.streams.sealing import record_keys_of
+from memstream.streams.settings import Settings
+from memstream.streams.topics import ensure_topics
 
 __all__ = ["embedder_group", "run_embedder"]
 
@@ -42,7 +42,7 @@ def embedder_group(settings: Settings) -> str:
 
 def run_embedder(settings: Settings) -> int:
     """Embed new messages and derived memories until stopped; return an exit code."""
-    from streams.worker import topic_specs
+    from memstream.streams.worker import topic_specs
 
     if settings.embedded:
         raise StreamsError(

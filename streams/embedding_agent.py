@@ -3,7 +3,7 @@
 A faust agent reads ``memory.messages`` in its own consumer group, takes messages in
 batches (``embed_batch_size``, or what arrived within ``embed_within_seconds``), embeds
 each one's search text once, alone, on a worker thread, pools it with the vectors of the
-session's two previous turns (:func:`projections.episodes.turn_in_context`), and
+session's two previous turns (:func:`memstream.projections.episodes.turn_in_context`), and
 publishes one ``EmbeddingComputed`` per memory to ``memory.embeddings``, keyed by user.
 The previous turns and their vectors come from a bounded in-memory window per session;
 when a session is not in it (after a restart) their texts are read from the
@@ -29,13 +29,18 @@ from typing import Any
 import faust
 import numpy as np
 
-from models.embedders import Embedder
-from projections.clock import Clock
-from projections.codec import decode, encode
-from projections.derived import command_memory
-from projections.episodes import CONTEXT_TURNS, memory_id_for, search_text, turn_in_context
-from projections.errors import InvalidEvent
-from projections.events import (
+from memstream.models.embedders import Embedder
+from memstream.projections.clock import Clock
+from memstream.projections.codec import decode, encode
+from memstream.projections.derived import command_memory
+from memstream.projections.episodes import (
+    CONTEXT_TURNS,
+    memory_id_for,
+    search_text,
+    turn_in_context,
+)
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import (
     CorrectFact,
     DerivedMemory,
     FactsConsolidated,
@@ -43,10 +48,10 @@ from projections.events import (
     ReflectionWritten,
     RememberFact,
 )
-from projections.vectors import embedding_events
-from streams.sealing import RecordKeys, opened_values, sealed_records
-from streams.settings import Settings
-from streams.topics import COMMANDS, EMBEDDINGS, LIFECYCLE, MESSAGES
+from memstream.projections.vectors import embedding_events
+from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
+from memstream.streams.settings import Settings
+from memstream.streams.topics import COMMANDS, EMBEDDINGS, LIFECYCLE, MESSAGES
 
 __all__ = [
     "SessionWindow",
@@ -244,7 +249,7 @@ def add_embedder_agent(
     keys: RecordKeys | None = None,
 ) -> Callable[[], float]:
     """Register the embedder agents on ``app``, embedding on ``lane`` (see
-    :mod:`streams.lanes`); return a function giving the monotonic time the agents last
+    :mod:`memstream.streams.lanes`); return a function giving the monotonic time the agents last
     took a batch."""
     window = SessionWindow(earlier_turns, turns=settings.embed_context_turns)
     source = app.topic(

@@ -20,13 +20,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from models.embedders import Embedder
-from projections.codec import encode
-from projections.events import EmbeddingComputed
-from projections.vectors import embedding_events
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES, VECTORS
-from streams.embedding_agent import Turn, vectors_in_context
+from memstream.models.embedders import Embedder
+from memstream.projections.codec import encode
+from memstream.projections.events import EmbeddingComputed
+from memstream.projections.vectors import embedding_events
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES, VECTORS
+from memstream.streams.embedding_agent import Turn, vectors_in_context
 
 __all__ = ["missing_embedding_events", "missing_embeddings"]
 

@@ -3,7 +3,7 @@
 Kafka assigns each partition of the projected topics to one worker of the group (the
 range assignor gives a member the same partition numbers of every topic, so a user's
 messages, commands and lifecycle events land on one worker). When a worker is assigned
-partitions it claims them in the store (:class:`storage.claims.PartitionClaims`), which
+partitions it claims them in the store (:class:`memstream.storage.claims.PartitionClaims`), which
 raises each one's ownership epoch and so fences every earlier owner. Before each write
 of a batch (and of the deferred bookkeeping) the projector checks that the stored epochs
 of the batch's partitions are still the ones this worker claimed; if another worker has
@@ -15,7 +15,7 @@ GC pause, SIGSTOP, a stalled disk) that wakes up with a batch in hand: it finds 
 owner's epoch on its next check. A freeze inside one table write, after its check, is
 caught by the store itself: checkpoints are written only by the current epoch or a
 later one, and folded entity and access rows only by a later log position
-(:data:`storage.lance_tables.UPDATE_GUARDS`), so a late write cannot put an older state
+(:data:`memstream.storage.lance_tables.UPDATE_GUARDS`), so a late write cannot put an older state
 back; rows inserted by key are inserted once (the keys are primary keys).
 """
 
@@ -26,8 +26,8 @@ import os
 import socket
 from collections.abc import Iterable
 
-from projections.clock import Clock
-from storage.claims import PartitionClaims
+from memstream.projections.clock import Clock
+from memstream.storage.claims import PartitionClaims
 
 __all__ = ["Fence", "Fenced", "writer_name"]
 

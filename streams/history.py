@@ -21,8 +21,8 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
-from storage.event_archive import ArchiveFile
-from storage.log_records import Checkpoints, LogPosition
+from memstream.storage.event_archive import ArchiveFile
+from memstream.storage.log_records import Checkpoints, LogPosition
 
 __all__ = ["Shortfall", "describe_shortfalls", "log_shortfall", "store_shortfalls"]
 

@@ -1,6 +1,6 @@
 """Appending to the intake journal from an event loop, with group commit.
 
-A publisher's records are fsync'd to the journal (:mod:`storage.journal`) before they
+A publisher's records are fsync'd to the journal (:mod:`memstream.storage.journal`) before they
 are produced. Concurrent publishes (the HTTP API serves many at once) share one write
 and one fsync: whoever arrives while a write is under way waits for the next one, which
 takes everything queued by then. The fsync runs on a worker thread, so the loop keeps
@@ -13,14 +13,14 @@ import asyncio
 import errno
 from collections.abc import Sequence
 
-from storage.journal import Appended, Journal, JournalRecord, JournalWriter, Positions
-from streams.errors import DiskFull, PublishError
+from memstream.storage.journal import Appended, Journal, JournalRecord, JournalWriter, Positions
+from memstream.streams.errors import DiskFull, PublishError
 
 __all__ = ["JournalLane"]
 
 
 class JournalLane:
-    """The async front of a :class:`~storage.journal.JournalWriter`.
+    """The async front of a :class:`~memstream.storage.journal.JournalWriter`.
 
     Args:
         journal: the journal folder (the worker has written the log's epoch there).

@@ -1,6 +1,6 @@
 """Keeping the intake journal short, and re-publishing what a crash left in it.
 
-The worker sweeps the journal (:mod:`storage.journal`) at start and then every few
+The worker sweeps the journal (:mod:`memstream.storage.journal`) at start and then every few
 seconds. For each segment:
 
 - sealed, and the stored checkpoints have applied the log past every position it names
@@ -24,10 +24,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from storage.journal import Journal, Positions, Seal, Segment
-from storage.lance_store import ProjectionStore
-from storage.log_records import Checkpoints
-from streams.publisher import Publisher
+from memstream.storage.journal import Journal, Positions, Seal, Segment
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.log_records import Checkpoints
+from memstream.streams.publisher import Publisher
 
 __all__ = ["JournalSweeper", "SweepReport", "applied_past"]
 

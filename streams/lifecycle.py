@@ -24,15 +24,15 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol
 
-from models.language_models import ModelError
-from models.reflection import LocalReflector, Week
-from projections.decay import (
+from memstream.models.language_models import ModelError
+from memstream.models.reflection import LocalReflector, Week
+from memstream.projections.decay import (
     DEFAULT_DECAY_RATES,
     DEFAULT_PRUNE_THRESHOLD,
     DecayCandidate,
     decay_decisions,
 )
-from projections.events import (
+from memstream.projections.events import (
     DERIVED_KINDS,
     ConfidenceDecayed,
     DerivedMemory,
@@ -43,14 +43,19 @@ from projections.events import (
     SessionClosed,
     TokenUsage,
 )
-from projections.local_extractor import Turn
-from projections.memory_state import effective_confidence, is_hidden
-from projections.sessions import is_open, needs_consolidation, session_key, sessions_to_close
-from queries.memory_usage import usage_of
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ENTITIES, MEMORIES
-from streams.topics import MESSAGES
+from memstream.projections.local_extractor import Turn
+from memstream.projections.memory_state import effective_confidence, is_hidden
+from memstream.projections.sessions import (
+    is_open,
+    needs_consolidation,
+    session_key,
+    sessions_to_close,
+)
+from memstream.queries.memory_usage import usage_of
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ENTITIES, MEMORIES
+from memstream.streams.topics import MESSAGES
 
 __all__ = [
     "Extractor",
@@ -178,7 +183,7 @@ class LifecycleJobs:
         """Close what the rule closes, then consolidate every closed, unconsolidated span.
 
         With ``as_of``, ``now`` is the event-time clock too (a run for a given time, not
-        the worker's timer): see :func:`projections.sessions.sessions_to_close`.
+        the worker's timer): see :func:`memstream.projections.sessions.sessions_to_close`.
 
         The result holds the ``SessionClosed`` and ``FactsConsolidated`` events in
         publishing order, and the closures whose extraction failed. ``skip`` names

@@ -1,6 +1,6 @@
 """When the worker's lifecycle jobs run: the state of the lifecycle timer, driven by a clock.
 
-The timer (:mod:`streams.lifecycle_timer`) asks this schedule at each tick whether to run
+The timer (:mod:`memstream.streams.lifecycle_timer`) asks this schedule at each tick whether to run
 at all (ingest backlogged: wait, up to a limit), which session closures to leave alone
 (published but not applied yet, or failed and backing off), and whether decay,
 reflection and archival are due (on the leading worker only). It tells the schedule what
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from projections.clock import Clock, system_clock
+from memstream.projections.clock import Clock, system_clock
 
 __all__ = ["Cadence", "LifecycleSchedule", "PeriodicJob"]
 

@@ -13,7 +13,7 @@ reflection every ``reflect_every_days``, archiving (then merging the cold store'
 files) every ``archive_every_hours`` (first one interval after the worker starts).
 
 The work is sharded, not led: every job works on the users of the partitions this
-worker owns (:func:`streams.partitioning.partition_of`), so it spreads with the
+worker owns (:func:`memstream.streams.partitioning.partition_of`), so it spreads with the
 partitions and no user is worked on by two workers at once. A run a rebalance cuts off
 is done again by the partitions' next owner; its events are idempotent (a closure is
 consolidated once, whoever publishes it; an archived original is written under the
@@ -22,7 +22,7 @@ same name again).
 Closures published but not applied yet are remembered for a while so that the next
 tick does not extract them again (the projector would ignore the duplicate anyway). A
 closure whose extraction failed (a model down, a malformed answer) is tried again after
-a backoff that doubles with each failure (see :mod:`streams.lifecycle_schedule`, which
+a backoff that doubles with each failure (see :mod:`memstream.streams.lifecycle_schedule`, which
 keeps this state); a failing run is logged and retried at the next tick; ingest goes on.
 """
 
@@ -36,19 +36,19 @@ from typing import Any
 
 import faust
 
-from models.embedders import Embedder
-from projections.clock import Clock, system_clock
-from projections.codec import encode
-from projections.events import Event, FactsConsolidated, SessionClosed
-from streams.batch_consumer import EpisodeConsumer
-from streams.components import make_archiver, make_lifecycle, make_model
-from streams.lifecycle import closure_key
-from streams.lifecycle_schedule import Cadence, LifecycleSchedule
-from streams.partitioning import partition_of
-from streams.projector import Projector
-from streams.sealing import sealed_records
-from streams.settings import Settings
-from streams.topics import LIFECYCLE, MESSAGES
+from memstream.models.embedders import Embedder
+from memstream.projections.clock import Clock, system_clock
+from memstream.projections.codec import encode
+from memstream.projections.events import Event, FactsConsolidated, SessionClosed
+from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.components import make_archiver, make_lifecycle, make_model
+from memstream.streams.lifecycle import closure_key
+from memstream.streams.lifecycle_schedule import Cadence, LifecycleSchedule
+from memstream.streams.partitioning import partition_of
+from memstream.streams.projector import Projector
+from memstream.streams.sealing import sealed_records
+from memstream.streams.settings import Settings
+from memstream.streams.topics import LIFECYCLE, MESSAGES
 
 __all__ = ["add_lifecycle_timer", "schedule_for"]
 

@@ -20,10 +20,10 @@ from typing import Any
 import pyarrow as pa
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from storage.event_archive import records_table
-from streams.errors import BrokerError
-from streams.lifeline import die_with_parent
-from streams.topics import end_offsets
+from memstream.storage.event_archive import records_table
+from memstream.streams.errors import BrokerError
+from memstream.streams.lifeline import die_with_parent
+from memstream.streams.topics import end_offsets
 
 __all__ = ["kafka_batches"]
 

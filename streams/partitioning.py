@@ -3,7 +3,7 @@
 Every projected topic has the same number of partitions and is keyed by user, so a
 user's messages, commands, accesses, embeddings and lifecycle events share one
 partition number, and whoever owns that number owns the user (see
-:mod:`streams.fencing`). Lifecycle jobs use this to work only on the users of the
+:mod:`memstream.streams.fencing`). Lifecycle jobs use this to work only on the users of the
 partitions their worker owns.
 """
 

@@ -30,8 +30,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from projections.access import access_id, fold_accesses
-from projections.archiving import (
+from memstream.projections.access import access_id, fold_accesses
+from memstream.projections.archiving import (
     ARCHIVED,
     ArchiveEvent,
     adopt_vectors,
@@ -41,19 +41,24 @@ from projections.archiving import (
     is_archived,
     storage_ref_of,
 )
-from projections.clock import Clock
-from projections.derived import derived_row
-from projections.entities import fold_mentions
-from projections.events import MemoryArchived, UserErased
-from projections.memory_state import StateChange, merge_states, slot_links, state_id
-from projections.sessions import SessionTouch, accept_consolidations, merge_sessions, session_key
-from storage import filters
-from storage.claims import Lease
-from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
-from storage.event_archive import EventArchive
-from storage.headroom import is_disk_full
-from storage.lance_store import ProjectionStore, is_commit_conflict
-from storage.lance_tables import (
+from memstream.projections.clock import Clock
+from memstream.projections.derived import derived_row
+from memstream.projections.entities import fold_mentions
+from memstream.projections.events import MemoryArchived, UserErased
+from memstream.projections.memory_state import StateChange, merge_states, slot_links, state_id
+from memstream.projections.sessions import (
+    SessionTouch,
+    accept_consolidations,
+    merge_sessions,
+    session_key,
+)
+from memstream.storage import filters
+from memstream.storage.claims import Lease
+from memstream.storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.headroom import is_disk_full
+from memstream.storage.lance_store import ProjectionStore, is_commit_conflict
+from memstream.storage.lance_tables import (
     ACCESS,
     ARCHIVE_INDEX,
     DEAD_LETTERS,
@@ -66,9 +71,9 @@ from storage.lance_tables import (
     VECTORS,
     WATERMARKS,
 )
-from storage.log_records import LogPosition, LogRecord
-from storage.schemas import MEMORIES_SCHEMA, vectors_schema
-from streams.batches import (
+from memstream.storage.log_records import LogPosition, LogRecord
+from memstream.storage.schemas import MEMORIES_SCHEMA, vectors_schema
+from memstream.streams.batches import (
     BatchResult,
     DeadLetter,
     PreparedBatch,
@@ -76,9 +81,9 @@ from streams.batches import (
     prepare_batch,
     unappliable,
 )
-from streams.fencing import Fence
-from streams.partitioning import partition_of
-from streams.sealing import RecordKeys
+from memstream.streams.fencing import Fence
+from memstream.streams.partitioning import partition_of
+from memstream.streams.sealing import RecordKeys
 
 __all__ = [
     "WINDOW_GRACE_SECONDS",
@@ -129,7 +134,7 @@ class Projector:
         vector_model: the embedding model whose vectors the store holds (None: the
             first vector of each memory, whatever its model); archived memories take
             its vectors in place of another model's (:func:`adopt_vectors`).
-        fence: the partitions this worker owns (:mod:`streams.fencing`), checked before
+        fence: the partitions this worker owns (:mod:`memstream.streams.fencing`), checked before
             each write; None for the only writer (a replay, a test).
         partitions: how many partitions the projected topics have (with a fence: which
             partition a user's deferred session rows belong to).
@@ -276,7 +281,7 @@ class Projector:
             time.sleep(0.05)
 
     def _guard(self) -> None:
-        """Raise :class:`~streams.fencing.Fenced` when another worker has claimed a
+        """Raise :class:`~memstream.streams.fencing.Fenced` when another worker has claimed a
         partition whose rows are about to be written."""
         if self.fence is not None:
             self.fence.check(self._pending_partitions())
@@ -694,7 +699,7 @@ class Projector:
         """The one read-fold-upsert step of every folded table: read the rows ``keys``
         name, ``fold`` them (a pure function answering the rows it changed, by key), write
         those back (tables with a guard only over an older state; see
-        :data:`~storage.lance_tables.UPDATE_GUARDS`). Answers the rows read and the rows
+        :data:`~memstream.storage.lance_tables.UPDATE_GUARDS`). Answers the rows read and the rows
         written."""
         if table not in UPDATE_GUARDS:  # guarded tables refuse an older state themselves
             self._guard()

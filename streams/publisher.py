@@ -9,7 +9,7 @@ file twice stores each message once. Records are keyed by ``user_id``.
 With a journal (the embedded broker, whose log lives in memory), records are fsync'd to
 the intake journal before they are produced, and a publish returns only once both the
 journal and the broker have them: what memstream acknowledged survives any crash of
-its processes (see :mod:`storage.journal`). Access reports are not journaled: they are
+its processes (see :mod:`memstream.storage.journal`). Access reports are not journaled: they are
 best effort and follow every search.
 """
 
@@ -25,16 +25,16 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
-from projections.codec import decode, encode, size_problem
-from projections.errors import InvalidEvent
-from projections.events import ERASURE_TYPES, Event
-from storage.headroom import Headroom
-from storage.journal import Journal, JournalRecord, Positions
-from streams.errors import BrokerError, DiskFull, PublishError
-from streams.journal_lane import JournalLane
-from streams.sealing import RecordKeys, record_keys_of
-from streams.settings import Settings
-from streams.topics import ACCESS, MESSAGES, topic_for
+from memstream.projections.codec import decode, encode, size_problem
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import ERASURE_TYPES, Event
+from memstream.storage.headroom import Headroom
+from memstream.storage.journal import Journal, JournalRecord, Positions
+from memstream.streams.errors import BrokerError, DiskFull, PublishError
+from memstream.streams.journal_lane import JournalLane
+from memstream.streams.sealing import RecordKeys, record_keys_of
+from memstream.streams.settings import Settings
+from memstream.streams.topics import ACCESS, MESSAGES, topic_for
 
 __all__ = ["CheckedLine", "Publisher", "check_lines", "headroom_of", "publisher_for"]
 

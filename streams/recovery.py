@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 
-from projections.clock import Clock
-from storage.cold_store import ColdStore
-from storage.event_archive import EventArchive, records_from_table
-from storage.lance_store import ProjectionStore
-from streams.projector import Projector
-from streams.sealing import RecordKeys
+from memstream.projections.clock import Clock
+from memstream.storage.cold_store import ColdStore
+from memstream.storage.event_archive import EventArchive, records_from_table
+from memstream.storage.lance_store import ProjectionStore
+from memstream.streams.projector import Projector
+from memstream.streams.sealing import RecordKeys
 
 __all__ = ["catch_up_from_archive"]
 

@@ -7,7 +7,7 @@ reembed`` does it in three steps while the live projections keep serving with th
 vectors:
 
 1. replay the log into a folder of its own, keeping only vectors of the new model
-   (:func:`streams.replay.rebuild` with ``vector_model``): any a re-embedding that
+   (:func:`memstream.streams.replay.rebuild` with ``vector_model``): any a re-embedding that
    stopped half-way already published are kept;
 2. embed every memory that has none (:func:`missing_vectors`): hot memories as the
    embedder agent would (a turn pooled with its session's earlier turns), archived ones
@@ -26,13 +26,13 @@ from datetime import datetime
 
 import pyarrow.compute as pc
 
-from models.embedders import Embedder
-from projections.archiving import is_archived, summary_of
-from projections.events import EmbeddingComputed
-from projections.vectors import embedding_events
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX
-from streams.embedding_backfill import missing_embedding_events
+from memstream.models.embedders import Embedder
+from memstream.projections.archiving import is_archived, summary_of
+from memstream.projections.events import EmbeddingComputed
+from memstream.projections.vectors import embedding_events
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX
+from memstream.streams.embedding_backfill import missing_embedding_events
 
 __all__ = ["missing_archived_vectors", "missing_vectors"]
 

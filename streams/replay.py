@@ -1,7 +1,7 @@
 """Rebuilding the projections from the log: from Kafka (offset 0) or from the event archive.
 
 A replay writes a new projection generation in a folder of its own while the live one
-keeps serving, through the same :class:`~streams.projector.Projector` the worker uses.
+keeps serving, through the same :class:`~memstream.streams.projector.Projector` the worker uses.
 No model or LLM is called. ``switch_generation`` then makes the data folder use it.
 
 - :func:`rebuild`: worker processes decode and build rows, this process writes them
@@ -27,19 +27,19 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from projections.clock import system_clock
-from storage.cold_store import ColdStore
-from storage.event_archive import EventArchive
-from storage.filesystems import Location
-from storage.lance_store import ProjectionStore
-from storage.layout import DataLayout
-from streams import log_reader
-from streams.batches import BatchResult, PreparedBatch, prepare_table, ready
-from streams.errors import StreamsError
-from streams.lifeline import die_with_parent
-from streams.projector import Projector
-from streams.sealing import RecordKeys
-from streams.topics import PROJECTED_TOPICS
+from memstream.projections.clock import system_clock
+from memstream.storage.cold_store import ColdStore
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.filesystems import Location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.layout import DataLayout
+from memstream.streams import log_reader
+from memstream.streams.batches import BatchResult, PreparedBatch, prepare_table, ready
+from memstream.streams.errors import StreamsError
+from memstream.streams.lifeline import die_with_parent
+from memstream.streams.projector import Projector
+from memstream.streams.sealing import RecordKeys
+from memstream.streams.topics import PROJECTED_TOPICS
 
 #: A replay writes its bookkeeping (session rows, watermarks, checkpoints) this often;
 #: an interrupted replay is started again from scratch anyway.

@@ -3,8 +3,8 @@
 Every record memstream produces for a user (a publish through the API, the CLI or the
 client; the embedder's vectors; the lifecycle jobs' facts, decisions and archive
 events) is sealed under the user's data key before it enters the intake journal or
-the log (:mod:`projections.sealing`, :mod:`storage.data_keys`). A record a channel
-wrote to Kafka itself arrives as plaintext: the worker seals it before the event
+the log (:mod:`memstream.projections.sealing`, :mod:`memstream.storage.data_keys`). A
+record a channel wrote to Kafka itself arrives as plaintext: the worker seals it before the event
 archive keeps it, so the archive holds nothing readable without the keys.
 
 When the worker reads a record back, a sealed one is opened with its key; one whose
@@ -22,10 +22,10 @@ from dataclasses import replace
 
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from projections.codec import encode
-from projections.errors import InvalidEvent
-from projections.events import Event, UserErased
-from projections.sealing import (
+from memstream.projections.codec import encode
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import Event, UserErased
+from memstream.projections.sealing import (
     NONCE_BYTES,
     cipher_of,
     envelope_of,
@@ -33,12 +33,12 @@ from projections.sealing import (
     open_envelope,
     seal,
 )
-from storage.data_keys import DataKey, DataKeys, Erasure, MissingDataKey
-from storage.errors import StorageError
-from storage.filesystems import Location
-from storage.log_records import LogRecord
-from storage.shared_folder import SharedFolder
-from streams.settings import Settings
+from memstream.storage.data_keys import DataKey, DataKeys, Erasure, MissingDataKey
+from memstream.storage.errors import StorageError
+from memstream.storage.filesystems import Location
+from memstream.storage.log_records import LogRecord
+from memstream.storage.shared_folder import SharedFolder
+from memstream.streams.settings import Settings
 
 __all__ = [
     "RecordKeys",

@@ -15,15 +15,15 @@ from typing import Literal, get_args
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from storage.filesystems import Location, resolve_location
-from storage.state_folder import DEFAULT_DATA, state_folder
+from memstream.storage.filesystems import Location, resolve_location
+from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 
 __all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings"]
 
 #: The least free space (MB) a deployment may be told to keep (``min_free_mb``).
 MIN_RESERVE_MB = 16.0
 
-#: The embedders a deployment can name (:func:`streams.components.make_embedder`).
+#: The embedders a deployment can name (:func:`memstream.streams.components.make_embedder`).
 EmbedderName = Literal["minilm", "e5-small", "openai", "none"]
 EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 
@@ -66,7 +66,7 @@ class Settings(BaseSettings):
         query_embed_threads: CPU threads it uses for a search's query (one short text:
             with 1, the search runs on the other core meanwhile).
         embed_niceness: how much lower than the rest of the worker the embedding lane's
-            CPU priority is (its thread's nice value, :mod:`streams.lanes`); 0 leaves it
+            CPU priority is (its thread's nice value, :mod:`memstream.streams.lanes`); 0 leaves it
             equal. The lane then takes the cycles searches and ingest leave idle.
         embed_batch_size: most messages embedded in one call (the model sorts a call's
             texts by length, so a backlog taken 256 at a time pads little: MiniLM alone
@@ -134,7 +134,7 @@ class Settings(BaseSettings):
         decay_every_hours / reflect_every_days: how often the worker decays
             confidences and writes weekly reflections.
         prune_threshold: confidence under which decay soft-deletes a memory.
-        archive_*: who is cold (see :mod:`projections.coldness`): unused (not
+        archive_*: who is cold (see :mod:`memstream.projections.coldness`): unused (not
             returned by a search, or never since it happened) for
             ``archive_idle_days``, or for ``archive_long_idle_days`` when its
             importance is at least ``archive_keep_importance`` or it was used at least

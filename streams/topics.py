@@ -20,8 +20,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 
-from projections.events import COMMAND_TYPES, ERASURE_TYPES, LIFECYCLE_TYPES
-from streams.errors import BrokerError
+from memstream.projections.events import COMMAND_TYPES, ERASURE_TYPES, LIFECYCLE_TYPES
+from memstream.streams.errors import BrokerError
 
 __all__ = [
     "ACCESS",

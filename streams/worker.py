@@ -20,26 +20,26 @@ from typing import Any, Protocol
 import faust
 from mode.utils.futures import maybe_cancel
 
-from projections.clock import system_clock
-from storage import filters
-from storage.claims import PartitionClaims
-from storage.event_archive import EventArchive
-from storage.journal import Journal
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import VECTORS
-from storage.layout import DataLayout
-from streams.app import build_app, compaction_window, upkeep_lease
-from streams.broker import EmbeddedBroker
-from streams.components import make_cold_store, make_embedder
-from streams.fencing import Fence
-from streams.journal_sweeper import JournalSweeper
-from streams.lanes import background_lane
-from streams.projector import Projector
-from streams.publisher import Publisher, headroom_of
-from streams.recovery import catch_up_from_archive
-from streams.sealing import data_keys_of, erasure_event, record_keys_of
-from streams.settings import Settings
-from streams.topics import (
+from memstream.projections.clock import system_clock
+from memstream.storage import filters
+from memstream.storage.claims import PartitionClaims
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.journal import Journal
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import VECTORS
+from memstream.storage.layout import DataLayout
+from memstream.streams.app import build_app, compaction_window, upkeep_lease
+from memstream.streams.broker import EmbeddedBroker
+from memstream.streams.components import make_cold_store, make_embedder
+from memstream.streams.fencing import Fence
+from memstream.streams.journal_sweeper import JournalSweeper
+from memstream.streams.lanes import background_lane
+from memstream.streams.projector import Projector
+from memstream.streams.publisher import Publisher, headroom_of
+from memstream.streams.recovery import catch_up_from_archive
+from memstream.streams.sealing import data_keys_of, erasure_event, record_keys_of
+from memstream.streams.settings import Settings
+from memstream.streams.topics import (
     ACCESS,
     COMMANDS,
     DLQ,

@@ -17,15 +17,15 @@ from pyarrow import fs as pafs
 
 from memstream.operations import Operations
 from memstream.operations.commands import correction
+from memstream.projections.codec import encode
+from memstream.projections.derived import command_memory
+from memstream.projections.events import RememberFact
+from memstream.storage.filesystems import Location, resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
+from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, embedded_broker, free_port, message
-from projections.codec import encode
-from projections.derived import command_memory
-from projections.events import RememberFact
-from storage.filesystems import Location, resolve_location
-from storage.lance_store import ProjectionStore
-from storage.log_records import LogRecord
-from streams.projector import Projector
-from streams.settings import Settings
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

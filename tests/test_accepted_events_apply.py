@@ -11,14 +11,14 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from memstream.operations import accepted_event
+from memstream.projections.codec import encode
+from memstream.projections.errors import InvalidEvent
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
+from memstream.streams.topics import topic_for
 from memstream.testing import FakeClock
-from projections.codec import encode
-from projections.errors import InvalidEvent
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
-from storage.log_records import LogRecord
-from streams.projector import Projector
-from streams.topics import topic_for
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)
 

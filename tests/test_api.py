@@ -281,10 +281,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_serve_without_a_broker_searches_and_refuses_to_publish(tmp_path: Path) -> None:
+    from memstream.storage.filesystems import resolve_location
+    from memstream.storage.lance_store import ProjectionStore
+    from memstream.storage.layout import DataLayout
     from memstream.testing import free_port
-    from storage.filesystems import resolve_location
-    from storage.lance_store import ProjectionStore
-    from storage.layout import DataLayout
 
     data = tmp_path / "data"
     ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())

@@ -12,24 +12,24 @@ import numpy as np
 import pytest
 
 from memstream.operations import state_digest
+from memstream.projections.archiving import is_archived, storage_ref_of
+from memstream.projections.codec import encode
+from memstream.projections.coldness import ColdPolicy
+from memstream.projections.episodes import memory_id_for
+from memstream.projections.events import MemoryArchived, MemoryExpanded
+from memstream.projections.ranking import RankingWeights
+from memstream.projections.vectors import embedding_events
+from memstream.queries import memory_usage
+from memstream.queries.search import Searcher, SearchRequest
+from memstream.storage.cold_store import ColdStore
+from memstream.storage.filesystems import Location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
+from memstream.streams.archiver import Archiver, NotArchived
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.archiving import is_archived, storage_ref_of
-from projections.codec import encode
-from projections.coldness import ColdPolicy
-from projections.episodes import memory_id_for
-from projections.events import MemoryArchived, MemoryExpanded
-from projections.ranking import RankingWeights
-from projections.vectors import embedding_events
-from queries import memory_usage
-from queries.search import Searcher, SearchRequest
-from storage.cold_store import ColdStore
-from storage.filesystems import Location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
-from storage.log_records import LogRecord
-from storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
-from streams.archiver import Archiver, NotArchived
-from streams.projector import Projector
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 OLD = NOW - timedelta(days=730)
@@ -390,9 +390,9 @@ def test_one_searcher_sees_the_archive_change(world: World) -> None:
 
 def _state_of(w: World, user_id: str) -> dict[str, str]:
     """A digest per state table of the rows a user owns (log positions left out)."""
-    from projections.digest import digest_tables
-    from storage.lance_tables import STATE_TABLES
-    from storage.schemas import NOT_STATE_COLUMNS
+    from memstream.projections.digest import digest_tables
+    from memstream.storage.lance_tables import STATE_TABLES
+    from memstream.storage.schemas import NOT_STATE_COLUMNS
 
     w.store.refresh()
     return {
@@ -407,7 +407,7 @@ def _state_of(w: World, user_id: str) -> dict[str, str]:
 def test_forged_events_naming_another_users_memories_change_nothing_of_hers(
     world: World,
 ) -> None:
-    from projections.codec import from_document
+    from memstream.projections.codec import from_document
 
     world.apply("memory.lifecycle", world.archiver.archive(NOW))
     [hot_id] = set(world.hot())
@@ -500,7 +500,7 @@ def test_forged_events_naming_another_users_memories_change_nothing_of_hers(
 def test_a_forged_archive_event_cannot_claim_a_memory_before_its_owner_archives_it(
     world: World,
 ) -> None:
-    from projections.codec import from_document
+    from memstream.projections.codec import from_document
 
     [hot_id] = [m for m, r in world.hot().items() if r["occurred_at"] > OLD + timedelta(days=1)]
     forged = {

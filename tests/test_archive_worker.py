@@ -17,10 +17,10 @@ import httpx
 import pytest
 from conftest import DataPlace
 
+from memstream.projections.episodes import memory_id_for
+from memstream.projections.short_ids import short_id
+from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
-from projections.episodes import memory_id_for
-from projections.short_ids import short_id
-from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
+from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.projector import BatchResult, Projector
+from memstream.streams.publisher import Publisher
+from memstream.streams.settings import Settings
+from memstream.streams.topics import MESSAGES
+from memstream.streams.worker import prepare_log
 from memstream.testing import FakeClock, embedded_broker, message
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
-from streams.batch_consumer import EpisodeConsumer
-from streams.projector import BatchResult, Projector
-from streams.publisher import Publisher
-from streams.settings import Settings
-from streams.topics import MESSAGES
-from streams.worker import prepare_log
 
 pytestmark = [pytest.mark.broker]
 

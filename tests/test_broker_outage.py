@@ -12,9 +12,9 @@ import pytest
 
 from memstream.operations.errors import Unavailable
 from memstream.operations.sinks import BrokerSink
+from memstream.streams.log_lines import RepeatSummary
+from memstream.streams.settings import Settings
 from memstream.testing import embedded_broker, free_port, message
-from streams.log_lines import RepeatSummary
-from streams.settings import Settings
 
 pytestmark = [pytest.mark.broker]
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from storage.claims import Lease, PartitionClaims
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ENTITIES, MEMORIES
-from storage.log_records import LogPosition
-from storage.schemas import ENTITIES_SCHEMA, MEMORIES_SCHEMA
+from memstream.storage.claims import Lease, PartitionClaims
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ENTITIES, MEMORIES
+from memstream.storage.log_records import LogPosition
+from memstream.storage.schemas import ENTITIES_SCHEMA, MEMORIES_SCHEMA
 
 WRITERS = 4
 NOW = datetime(2026, 5, 1, tzinfo=UTC)

@@ -80,9 +80,9 @@ def test_publish_sends_the_good_lines_beside_one_too_large_for_the_log(
 
     from aiokafka import AIOKafkaConsumer
 
-    from storage.data_keys import DataKeys
-    from streams.sealing import RecordKeys
-    from streams.topics import MESSAGES, TopicSpec, ensure_topics
+    from memstream.storage.data_keys import DataKeys
+    from memstream.streams.sealing import RecordKeys
+    from memstream.streams.topics import MESSAGES, TopicSpec, ensure_topics
 
     asyncio.run(ensure_topics(broker, [TopicSpec(MESSAGES, 8)]))
     tag = f"size{tmp_path.name[-10:]}"
@@ -126,9 +126,9 @@ def test_no_hostile_argument_gets_a_traceback(
     """Every command that takes a user, a memory id, a name or a time, in process: each
     bad value is one ``error:`` line and exit code 2, never an exception."""
     from memstream.cli.commands import main
-    from storage.filesystems import resolve_location
-    from storage.lance_store import ProjectionStore
-    from storage.layout import DataLayout
+    from memstream.storage.filesystems import resolve_location
+    from memstream.storage.lance_store import ProjectionStore
+    from memstream.storage.layout import DataLayout
 
     data = tmp_path / "data"
     ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 
 from memstream.cli.commands import _TASKS, _parser
+from memstream.projections.codec import encode
+from memstream.projections.episodes import memory_id_for
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.layout import DataLayout
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
+from memstream.streams.topics import MESSAGES
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from projections.episodes import memory_id_for
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.layout import DataLayout
-from storage.log_records import LogRecord
-from streams.projector import Projector
-from streams.topics import MESSAGES
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memstream.projections.codec import decode, encode, from_document
+from memstream.projections.errors import InvalidEvent
 from memstream.testing import message
-from projections.codec import decode, encode, from_document
-from projections.errors import InvalidEvent
 
 VALID = {
     "user_id": "alice",

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from memstream.models.tokens import count_tokens
 from memstream.operations import NotFound, Operations
-from models.tokens import count_tokens
-from projections.context import SECTIONS, ContextLine, assemble, complexity
-from projections.episodes import memory_id_for
+from memstream.projections.context import SECTIONS, ContextLine, assemble, complexity
+from memstream.projections.episodes import memory_id_for
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from memstream.projections.codec import from_document
 from memstream.settings_reference import meanings, reference
+from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess
-from projections.codec import from_document
-from streams.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The pages, in the order their examples run (later ones use what earlier ones stored).

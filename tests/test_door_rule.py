@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memstream.operations.intake import InvalidEvents, channel_events, parse_body
-from projections.codec import MAX_EVENT_BYTES, decode, encode
-from projections.errors import InvalidEvent
-from projections.json_text import MAX_DEPTH
+from memstream.projections.codec import MAX_EVENT_BYTES, decode, encode
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.json_text import MAX_DEPTH
 
 #: Any text, lone surrogates included.
 any_text = st.text(st.characters(), max_size=12)

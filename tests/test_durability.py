@@ -22,12 +22,12 @@ from typing import Any
 import httpx
 import pytest
 
+from memstream.projections.episodes import memory_id_for
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES, SESSIONS, VECTORS
+from memstream.storage.layout import DataLayout
 from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
-from projections.episodes import memory_id_for
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES, SESSIONS, VECTORS
-from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -261,7 +261,7 @@ def test_sigkill_mid_embedding_then_every_memory_gets_its_vector(
 
 def fill(folder: Path, leave: int) -> Path:
     """Write a file that leaves about ``leave`` bytes free on ``folder``'s disk."""
-    from storage.headroom import free_bytes
+    from memstream.storage.headroom import free_bytes
 
     filler = folder / "filler"
     with open(filler, "ab") as out:
@@ -322,8 +322,8 @@ def _publish_to_broker(bootstrap: str, count: int) -> list[tuple[str, str]]:
     """Publish straight to the broker, as a producer outside memstream would."""
     import asyncio
 
-    from projections.codec import from_document
-    from streams.publisher import Publisher
+    from memstream.projections.codec import from_document
+    from memstream.streams.publisher import Publisher
 
     events = [from_document(event("direct", i)) for i in range(count)]
 

@@ -7,7 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from models.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
+from memstream.models.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ from datetime import datetime
 import numpy as np
 import pytest
 
+from memstream.projections.codec import decode, encode
+from memstream.projections.events import EmbeddingComputed
+from memstream.projections.vectors import decode_vector
+from memstream.streams.embedding_agent import SessionWindow, embed_values
 from memstream.testing import message
-from projections.codec import decode, encode
-from projections.events import EmbeddingComputed
-from projections.vectors import decode_vector
-from streams.embedding_agent import SessionWindow, embed_values
 
 NOW = datetime.fromisoformat("2024-06-01T00:00:00+00:00")
 

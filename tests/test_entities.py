@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from projections.entities import (
+from memstream.projections.entities import (
     EntityMention,
     MentionSeen,
     entity_id,
@@ -14,7 +14,7 @@ from projections.entities import (
     fold_mentions,
     normalize_name,
 )
-from storage.log_records import LogPosition
+from memstream.storage.log_records import LogPosition
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 

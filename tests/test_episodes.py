@@ -8,12 +8,12 @@ from functools import reduce
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memstream.projections import episodes
+from memstream.projections.digest import digest_rows
+from memstream.projections.episodes import LoggedEvent
+from memstream.storage.log_records import LogPosition
+from memstream.storage.schemas import POSITION_COLUMNS
 from memstream.testing import message
-from projections import episodes
-from projections.digest import digest_rows
-from projections.episodes import LoggedEvent
-from storage.log_records import LogPosition
-from storage.schemas import POSITION_COLUMNS
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

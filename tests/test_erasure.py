@@ -31,12 +31,12 @@ import pytest
 
 from memstream.client import MemoryClient
 from memstream.operations.stores import state_digest
+from memstream.storage.data_keys import DataKeys
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import STATE_TABLES
+from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, wait_until
-from storage.data_keys import DataKeys
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import STATE_TABLES
-from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from storage.headroom import Headroom
+from memstream.storage.headroom import Headroom
 
 
 def test_the_reserve_names_the_folder_and_its_free_space(tmp_path: Path) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from memstream.projections.codec import encode
+from memstream.storage.event_archive import ArchiveFile
+from memstream.storage.log_records import LogPosition, log_record
+from memstream.streams.batches import prepare_batch
+from memstream.streams.history import describe_shortfalls, log_shortfall, store_shortfalls
 from memstream.testing import message
-from projections.codec import encode
-from storage.event_archive import ArchiveFile
-from storage.log_records import LogPosition, log_record
-from streams.batches import prepare_batch
-from streams.history import describe_shortfalls, log_shortfall, store_shortfalls
 
 FIRST = "20261101T080000Z-aaaaaaaa"
 SECOND = "20261126T025652Z-0c735e2c"

@@ -20,19 +20,19 @@ import pytest
 from pyarrow import fs as pafs
 
 from memstream.operations import state_digest
+from memstream.projections.codec import encode
+from memstream.projections.coldness import ColdPolicy
+from memstream.projections.events import Event, UserErased
+from memstream.storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
+from memstream.storage.filesystems import Location, resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.log_records import LogRecord
+from memstream.storage.path_names import MAX_SEGMENT, path_segment
+from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
+from memstream.streams.archiver import Archiver
+from memstream.streams.projector import Projector
+from memstream.streams.topics import topic_for
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from projections.coldness import ColdPolicy
-from projections.events import Event, UserErased
-from storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
-from storage.filesystems import Location, resolve_location
-from storage.lance_store import ProjectionStore
-from storage.log_records import LogRecord
-from storage.path_names import MAX_SEGMENT, path_segment
-from storage.schemas import COLD_ORIGINAL_SCHEMA
-from streams.archiver import Archiver
-from streams.projector import Projector
-from streams.topics import topic_for
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 OLD = datetime(2020, 1, 15, tzinfo=UTC)

@@ -11,12 +11,12 @@ from urllib.parse import quote
 import httpx
 import pytest
 
+from memstream.projections.episodes import memory_id_for
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, wait_until
-from projections.episodes import memory_id_for
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
-from storage.layout import DataLayout
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -191,7 +191,7 @@ def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applie
     larger than the topic takes, so it carries a reference; nothing else is lost."""
     import json
 
-    from storage.lance_tables import DEAD_LETTERS
+    from memstream.storage.lance_tables import DEAD_LETTERS
 
     good = [message(500 + i, user_id="big") for i in range(2)]
     huge = b'{"user_id": "big", "content": "' + b"x" * 2_000_000 + b'"}'  # no session: invalid
@@ -218,7 +218,7 @@ def produce_raw(worker: WorkerProcess, values: list[bytes], key: bytes) -> None:
 
     from aiokafka import AIOKafkaProducer
 
-    from streams.topics import MESSAGES
+    from memstream.streams.topics import MESSAGES
 
     async def produce() -> None:
         producer = AIOKafkaProducer(bootstrap_servers=worker.bootstrap, max_request_size=4 << 20)
@@ -291,7 +291,7 @@ def test_records_the_doors_refuse_are_dead_lettered_when_produced_to_the_log(
     dead-lettered with the reason; the good record beside them is applied."""
     import json
 
-    from storage.lance_tables import DEAD_LETTERS
+    from memstream.storage.lance_tables import DEAD_LETTERS
 
     def event(i: int, **fields: Any) -> bytes:
         return json.dumps(message(800 + i, **{"user_id": "rule", **fields})).encode()

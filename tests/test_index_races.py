@@ -8,12 +8,12 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memstream.projections.codec import encode
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
-from storage.log_records import LogRecord
-from streams.projector import Projector
 
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from memstream.operations import accepted_event
-from projections.codec import decode
-from projections.errors import InvalidEvent, InvalidQuery
-from projections.scope import valid_identifier, valid_tag
+from memstream.projections.codec import decode
+from memstream.projections.errors import InvalidEvent, InvalidQuery
+from memstream.projections.scope import valid_identifier, valid_tag
 
 MESSAGE = {
     "user_id": "ana",

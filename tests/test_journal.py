@@ -16,14 +16,14 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storage.journal import Journal, JournalRecord, Seal, read_frames
-from storage.lance_store import ProjectionStore
-from storage.log_records import LogPosition
-from streams.errors import DiskFull
-from streams.journal_lane import JournalLane
-from streams.journal_sweeper import JournalSweeper, applied_past
-from streams.publisher import Publisher
-from streams.topics import MESSAGES, TopicSpec, ensure_topics
+from memstream.storage.journal import Journal, JournalRecord, Seal, read_frames
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.log_records import LogPosition
+from memstream.streams.errors import DiskFull
+from memstream.streams.journal_lane import JournalLane
+from memstream.streams.journal_sweeper import JournalSweeper, applied_past
+from memstream.streams.publisher import Publisher
+from memstream.streams.topics import MESSAGES, TopicSpec, ensure_topics
 
 records_strategy = st.lists(
     st.builds(
@@ -184,9 +184,9 @@ def test_the_sweeper_removes_applied_segments_and_publishes_orphans_again(
 
 
 def test_publisher_without_a_journal_folder_says_what_to_do(tmp_path: Path) -> None:
-    from streams.errors import BrokerError
-    from streams.publisher import publisher_for
-    from streams.settings import Settings
+    from memstream.streams.errors import BrokerError
+    from memstream.streams.publisher import publisher_for
+    from memstream.streams.settings import Settings
 
     async def make(settings: Settings) -> Publisher:
         return publisher_for(settings)

@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from memstream.http.app import create_app
 from memstream.http.guard import FORBIDDEN, Guard, is_loopback, serving_rule
 from memstream.operations import Operations
+from memstream.streams.errors import StreamsError
+from memstream.streams.settings import Settings
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import KeyStore, KeyStoreError, owns, valid_tenant
 from memstream.tenancy.limits import Buckets, Limit, RateLimited
-from streams.errors import StreamsError
-from streams.settings import Settings
 
 TENANTS = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,10}", fullmatch=True)
 

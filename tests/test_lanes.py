@@ -7,8 +7,8 @@ import os
 import threading
 from pathlib import Path
 
-from models.embedders import MiniLMEmbedder
-from streams.lanes import background_lane
+from memstream.models.embedders import MiniLMEmbedder
+from memstream.streams.lanes import background_lane
 
 
 def _nice(tid: int | None = None) -> int:

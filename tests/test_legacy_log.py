@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from memstream.operations.stores import open_store
-from projections.archiving import storage_ref_of, summary_of
-from projections.digest import digest_tables
-from storage.lance_tables import STATE_TABLES
-from storage.schemas import NOT_STATE_COLUMNS
-from streams.settings import Settings
+from memstream.projections.archiving import storage_ref_of, summary_of
+from memstream.projections.digest import digest_tables
+from memstream.storage.lance_tables import STATE_TABLES
+from memstream.storage.schemas import NOT_STATE_COLUMNS
+from memstream.streams.settings import Settings
 
 pytestmark = pytest.mark.slow
 

@@ -12,17 +12,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.decay import DecayCandidate, decay_decisions, decayed_confidence
-from projections.events import FactsConsolidated
-from projections.local_extractor import Turn, extract_facts
-from projections.memory_state import (
+from memstream.projections.decay import DecayCandidate, decay_decisions, decayed_confidence
+from memstream.projections.events import FactsConsolidated
+from memstream.projections.local_extractor import Turn, extract_facts
+from memstream.projections.memory_state import (
     StateChange,
     effective_confidence,
     is_hidden,
     merge_states,
     slot_links,
 )
-from projections.sessions import (
+from memstream.projections.sessions import (
     SessionTouch,
     accept_consolidations,
     coalesce_touches,

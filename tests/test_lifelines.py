@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from memstream.projections.codec import encode
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.layout import DataLayout
+from memstream.storage.log_records import LogRecord
 from memstream.testing import WorkerProcess, descendants, message, wait_until
-from projections.codec import encode
-from storage.event_archive import EventArchive
-from storage.filesystems import resolve_location
-from storage.layout import DataLayout
-from storage.log_records import LogRecord
 
 pytestmark = pytest.mark.slow
 

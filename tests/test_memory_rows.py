@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import pyarrow as pa
 
-from projections.memory_rows import memory_row
-from storage.log_records import LogPosition
-from storage.schemas import MEMORIES_SCHEMA
+from memstream.projections.memory_rows import memory_row
+from memstream.storage.log_records import LogPosition
+from memstream.storage.schemas import MEMORIES_SCHEMA
 
 AT = datetime(2024, 5, 1, tzinfo=UTC)
 

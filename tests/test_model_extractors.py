@@ -11,21 +11,21 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from model_server import ModelServer, model_server
 
+from memstream.models.extractor import ModelExtractor
+from memstream.models.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
+from memstream.models.reflection import ModelReflector, Week
+from memstream.models.summarizer import ModelSummarizer, local_summaries
+from memstream.projections.codec import encode
+from memstream.projections.events import FactsConsolidated, SessionEnded
+from memstream.projections.local_extractor import Turn
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.log_records import LogRecord
+from memstream.streams.components import make_model
+from memstream.streams.lifecycle import LifecycleJobs, LifecyclePolicy
+from memstream.streams.projector import Projector
+from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, message
-from models.extractor import ModelExtractor
-from models.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
-from models.reflection import ModelReflector, Week
-from models.summarizer import ModelSummarizer, local_summaries
-from projections.codec import encode
-from projections.events import FactsConsolidated, SessionEnded
-from projections.local_extractor import Turn
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
-from storage.log_records import LogRecord
-from streams.components import make_model
-from streams.lifecycle import LifecycleJobs, LifecyclePolicy
-from streams.projector import Projector
-from streams.settings import Settings
 
 T0 = datetime(2024, 6, 1, 10, 0, tzinfo=UTC)
 

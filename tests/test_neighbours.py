@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstream.projections.codec import encode
+from memstream.projections.neighbours import SessionOrder, spread
+from memstream.projections.speakers import named_speaker, without_speaker
+from memstream.queries.search import Searcher, SearchRequest
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from projections.neighbours import SessionOrder, spread
-from projections.speakers import named_speaker, without_speaker
-from queries.search import Searcher, SearchRequest
-from storage.lance_store import ProjectionStore
-from storage.log_records import LogRecord
-from streams.projector import Projector
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
 

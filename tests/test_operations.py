@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memstream.operations import Operations
+from memstream.projections.codec import encode
+from memstream.projections.events import SessionClosed
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
+from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from projections.events import SessionClosed
-from storage.lance_store import ProjectionStore
-from storage.log_records import LogRecord
-from streams.projector import Projector
-from streams.settings import Settings
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 

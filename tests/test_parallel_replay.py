@@ -9,20 +9,20 @@ from typing import Any
 
 import pytest
 
-from projections.codec import from_document
-from projections.digest import digest_tables
-from storage.data_keys import DataKeys
-from storage.event_archive import EventArchive
-from storage.filesystems import Location, resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import DEAD_LETTERS, STATE_TABLES
-from storage.layout import DataLayout
-from storage.log_records import LogRecord
-from storage.schemas import NOT_STATE_COLUMNS
-from streams.partitioning import partition_of
-from streams.replay import ReplayReport, archive_batches, rebuild, rebuild_by_partitions
-from streams.sealing import RecordKeys
-from streams.topics import topic_for
+from memstream.projections.codec import from_document
+from memstream.projections.digest import digest_tables
+from memstream.storage.data_keys import DataKeys
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.filesystems import Location, resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import DEAD_LETTERS, STATE_TABLES
+from memstream.storage.layout import DataLayout
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import NOT_STATE_COLUMNS
+from memstream.streams.partitioning import partition_of
+from memstream.streams.replay import ReplayReport, archive_batches, rebuild, rebuild_by_partitions
+from memstream.streams.sealing import RecordKeys
+from memstream.streams.topics import topic_for
 
 pytestmark = pytest.mark.slow
 

@@ -18,14 +18,14 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from memstream.operations import state_digest
+from memstream.queries.search import SearchRequest, search
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import DEAD_LETTERS, MEMORIES
+from memstream.storage.layout import DataLayout
+from memstream.streams.publisher import Publisher
+from memstream.streams.topics import DLQ, MESSAGES
 from memstream.testing import WorkerProcess, embedded_broker, message, wait_until
-from queries.search import SearchRequest, search
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import DEAD_LETTERS, MEMORIES
-from storage.layout import DataLayout
-from streams.publisher import Publisher
-from streams.topics import DLQ, MESSAGES
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 

@@ -13,14 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memstream.operations import state_digest
+from memstream.projections.codec import encode
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import DEAD_LETTERS, MEMORIES
+from memstream.storage.log_records import LogPosition, LogRecord
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from storage.event_archive import EventArchive
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import DEAD_LETTERS, MEMORIES
-from storage.log_records import LogPosition, LogRecord
-from streams.projector import Projector
 
 T0 = datetime(2024, 6, 1, tzinfo=UTC)
 
@@ -172,7 +172,7 @@ def test_real_store_batches_and_redelivery_equal_one_pass(
 
 
 def test_catching_up_from_the_archive_after_the_log_was_lost(tmp_path: Path) -> None:
-    from streams.recovery import catch_up_from_archive
+    from memstream.streams.recovery import catch_up_from_archive
 
     archive = EventArchive(resolve_location(str(tmp_path / "events")))
     store = ProjectionStore(str(tmp_path / "live"))
@@ -202,16 +202,16 @@ def test_catching_up_from_the_archive_after_the_log_was_lost(tmp_path: Path) -> 
 def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
     store: ProjectionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import streams.projector
+    import memstream.streams.projector
 
-    real_fold = streams.projector.fold_accesses
+    real_fold = memstream.streams.projector.fold_accesses
 
     def fold_that_cannot_take_bob(existing: Any, accesses: Any) -> Any:
         if any(event.user_id == "bob" for event, _ in accesses):
             raise ValueError("a value no rule expected")
         return real_fold(existing, accesses)
 
-    monkeypatch.setattr(streams.projector, "fold_accesses", fold_that_cannot_take_bob)
+    monkeypatch.setattr(memstream.streams.projector, "fold_accesses", fold_that_cannot_take_bob)
     poison = accessed("bob", ["ep-1"], offset=7)
     result = projector(store).apply([*messages(2), poison, *messages(2, start=2)])
     assert result.applied == 4 and store.count(MEMORIES) == 4
@@ -227,20 +227,20 @@ def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
 def test_a_store_failure_is_not_dead_lettered_but_stops_the_batch(
     store: ProjectionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import streams.projector
+    import memstream.streams.projector
 
     def store_away(existing: Any, accesses: Any) -> Any:
         raise OSError("the store is unreachable")
 
-    monkeypatch.setattr(streams.projector, "fold_accesses", store_away)
+    monkeypatch.setattr(memstream.streams.projector, "fold_accesses", store_away)
     with pytest.raises(OSError):
         projector(store).apply([accessed("ana", ["ep-1"], offset=0)])
     assert store.count(DEAD_LETTERS) == 0 and store.load_checkpoints("memstream") == {}
 
 
 def test_a_dead_letter_too_large_for_the_topic_carries_a_reference() -> None:
-    from streams.batch_consumer import DLQ_VALUE_LIMIT, dead_letter_value
-    from streams.batches import DeadLetter
+    from memstream.streams.batch_consumer import DLQ_VALUE_LIMIT, dead_letter_value
+    from memstream.streams.batches import DeadLetter
 
     big = DeadLetter(record(3, b"x" * (DLQ_VALUE_LIMIT + 1)), "not JSON")
     value, headers = dead_letter_value(big)
@@ -253,8 +253,8 @@ def test_a_dead_letter_too_large_for_the_topic_carries_a_reference() -> None:
 def test_an_access_event_of_another_user_changes_nothing_of_the_owner(
     store: ProjectionStore,
 ) -> None:
-    from projections.episodes import memory_id_for
-    from queries.memory_usage import usage_of
+    from memstream.projections.episodes import memory_id_for
+    from memstream.queries.memory_usage import usage_of
 
     p = projector(store)
     p.apply(messages(2))
@@ -273,8 +273,8 @@ def test_an_access_table_written_before_rows_were_keyed_by_user_is_migrated(
     import lancedb
     import pyarrow as pa
 
-    from queries.memory_usage import usage_of
-    from storage.schemas import ACCESS_SCHEMA
+    from memstream.queries.memory_usage import usage_of
+    from memstream.storage.schemas import ACCESS_SCHEMA
 
     old_schema = pa.schema([f for f in ACCESS_SCHEMA if f.name != "access_id"])
     old_row = {
@@ -308,10 +308,10 @@ def test_an_archive_index_written_by_0_4_0_is_migrated_and_searched(tmp_path: Pa
     import pyarrow as pa
     from lancedb.index import FTS
 
-    from projections.archiving import summary_of
-    from queries.search import Searcher, SearchRequest
-    from storage.lance_tables import ARCHIVE_INDEX
-    from storage.schemas import ARCHIVE_INDEX_SCHEMA
+    from memstream.projections.archiving import summary_of
+    from memstream.queries.search import Searcher, SearchRequest
+    from memstream.storage.lance_tables import ARCHIVE_INDEX
+    from memstream.storage.schemas import ARCHIVE_INDEX_SCHEMA
 
     columns = _json.loads(
         (Path(__file__).parent / "fixtures" / "log-0.4.0" / "columns.json").read_text()

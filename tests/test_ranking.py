@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from projections.ranking import RankingWeights, adjusted, fuse
+from memstream.projections.ranking import RankingWeights, adjusted, fuse
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 

@@ -15,17 +15,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memstream.projections.codec import encode
+from memstream.projections.events import ForgetMemory
+from memstream.queries.read_model import RequestFilter
+from memstream.queries.search import Searcher, SearchRequest, _filters, _wanted
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ACCESS, MEMORIES
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import MEMORIES_SCHEMA
+from memstream.storage.user_rows import UserRows
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.codec import encode
-from projections.events import ForgetMemory
-from queries.read_model import RequestFilter
-from queries.search import Searcher, SearchRequest, _filters, _wanted
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ACCESS, MEMORIES
-from storage.log_records import LogRecord
-from storage.schemas import MEMORIES_SCHEMA
-from storage.user_rows import UserRows
-from streams.projector import Projector
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
 
@@ -194,7 +194,7 @@ def test_a_searcher_keeping_users_in_memory_sees_every_write(tmp_path: Path) -> 
 def test_other_users_writes_remake_nothing_of_a_users_view(tmp_path: Path) -> None:
     """A user's view is made again when the user's rows change, not whenever the table
     moves: while others publish, the tables move every few hundred milliseconds."""
-    from queries.read_model import ReadModel
+    from memstream.queries.read_model import ReadModel
 
     store = ProjectionStore(str(tmp_path / "projections"))
     projector = Projector(store, "test", clock=FakeClock(AT))

@@ -19,15 +19,15 @@ import httpx
 import pytest
 
 from memstream.operations import state_digest
+from memstream.projections.episodes import memory_id_for
+from memstream.queries.search_documents import SearchRequest
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, VECTORS
+from memstream.storage.layout import DataLayout
+from memstream.streams.components import embedder_model, make_embedder, make_searcher
+from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
-from projections.episodes import memory_id_for
-from queries.search_documents import SearchRequest
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, VECTORS
-from storage.layout import DataLayout
-from streams.components import embedder_model, make_embedder, make_searcher
-from streams.settings import Settings
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 

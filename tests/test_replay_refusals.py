@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_tables import MEMORIES
+from memstream.streams import replay
+from memstream.streams.topics import read_epoch
 from memstream.testing import WorkerProcess, wait_until
-from storage.filesystems import resolve_location
-from storage.lance_tables import MEMORIES
-from streams import replay
-from streams.topics import read_epoch
 from tests.test_pipeline import cli, live_store, publish
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]

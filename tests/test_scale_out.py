@@ -30,12 +30,12 @@ from typing import Any
 import httpx
 import pytest
 
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import KEYS, MEMORIES, SESSIONS
+from memstream.storage.layout import FIRST_GENERATION, DataLayout
+from memstream.streams.broker import is_listening
 from memstream.testing import WorkerProcess, free_port, wait_until
-from storage.filesystems import resolve_location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import KEYS, MEMORIES, SESSIONS
-from storage.layout import FIRST_GENERATION, DataLayout
-from streams.broker import is_listening
 from tests.conftest import DataPlace
 
 pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(900)]

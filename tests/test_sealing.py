@@ -13,18 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstream.operations.stores import state_digest
+from memstream.projections.codec import encode
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import MessageEvent
+from memstream.projections.sealing import cipher_of, envelope_of, is_sealed, open_envelope, seal
+from memstream.storage.data_keys import DataKey, DataKeys, MissingDataKey
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import STATE_TABLES
+from memstream.storage.log_records import LogRecord
+from memstream.streams.batches import prepare_batch
+from memstream.streams.projector import Projector
+from memstream.streams.sealing import RecordKeys, erasure_event
 from memstream.testing import FakeClock
-from projections.codec import encode
-from projections.errors import InvalidEvent
-from projections.events import MessageEvent
-from projections.sealing import cipher_of, envelope_of, is_sealed, open_envelope, seal
-from storage.data_keys import DataKey, DataKeys, MissingDataKey
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import STATE_TABLES
-from storage.log_records import LogRecord
-from streams.batches import prepare_batch
-from streams.projector import Projector
-from streams.sealing import RecordKeys, erasure_event
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
 KEY = cipher_of(bytes(range(32)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from streams.settings import Settings
+from memstream.streams.settings import Settings
 
 
 def test_api_keys_are_hidden_when_settings_are_shown(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,13 +16,13 @@ import pytest
 from pyarrow import fs as pafs
 from pydantic import SecretStr
 
+from memstream.storage.data_keys import DataKeys, SealedKeyStore
+from memstream.storage.errors import StorageError
+from memstream.storage.filesystems import Location
+from memstream.storage.shared_folder import SharedFolder
+from memstream.streams.sealing import RecordKeys, data_keys_of
+from memstream.streams.settings import Settings
 from memstream.tenancy.keys import KeyStore, key_store_of
-from storage.data_keys import DataKeys, SealedKeyStore
-from storage.errors import StorageError
-from storage.filesystems import Location
-from storage.shared_folder import SharedFolder
-from streams.sealing import RecordKeys, data_keys_of
-from streams.settings import Settings
 from tests.conftest import location_for
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from projections.timephrases import query_range
+from memstream.projections.timephrases import query_range
 
 NOW = datetime(2024, 3, 14, 15, 0, tzinfo=UTC)  # a Thursday
 

@@ -14,9 +14,9 @@ from typing import Literal
 import pyarrow.dataset as ds
 import pytest
 
-from projections import events as ev
-from projections.codec import Document, EventCodec, decode
-from projections.errors import InvalidEvent
+from memstream.projections import events as ev
+from memstream.projections.codec import Document, EventCodec, decode
+from memstream.projections.errors import InvalidEvent
 
 LOG = Path(__file__).parent / "fixtures" / "log-0.4.0" / "events"
 

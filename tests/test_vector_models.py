@@ -14,21 +14,21 @@ import numpy as np
 import pytest
 
 from memstream.operations import state_digest
+from memstream.projections.archiving import is_archived
+from memstream.projections.codec import encode
+from memstream.projections.coldness import ColdPolicy
+from memstream.projections.compact_vectors import unpack_int4
+from memstream.projections.events import EmbeddingComputed, Event
+from memstream.projections.vectors import decode_vector, embedding_events
+from memstream.storage.cold_store import ColdStore
+from memstream.storage.filesystems import Location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
+from memstream.streams.archiver import Archiver
+from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
-from projections.archiving import is_archived
-from projections.codec import encode
-from projections.coldness import ColdPolicy
-from projections.compact_vectors import unpack_int4
-from projections.events import EmbeddingComputed, Event
-from projections.vectors import decode_vector, embedding_events
-from storage.cold_store import ColdStore
-from storage.filesystems import Location
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
-from storage.log_records import LogRecord
-from storage.schemas import COLD_ORIGINAL_SCHEMA
-from streams.archiver import Archiver
-from streams.projector import Projector
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 OLD = NOW - timedelta(days=730)

@@ -20,8 +20,8 @@ from dataclasses import asdict
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from queries.search_documents import SearchRequest, SearchResponse
-from streams.settings import Settings
+from memstream.queries.search_documents import SearchRequest, SearchResponse
+from memstream.streams.settings import Settings
 
 if TYPE_CHECKING:
     from memstream.client import MemoryClient

@@ -37,14 +37,14 @@ from memstream.cli.backends import (
     run_closing,
 )
 from memstream.operations.errors import OperationError
-from projections.clock import system_clock
-from projections.codec import problems_of
-from projections.errors import InvalidQuery, ProjectionError
-from projections.events import in_time_range
-from queries.search_documents import SearchRequest
-from storage.errors import StorageError
-from streams.errors import StreamsError
-from streams.settings import EMBEDDERS, Settings
+from memstream.projections.clock import system_clock
+from memstream.projections.codec import problems_of
+from memstream.projections.errors import InvalidQuery, ProjectionError
+from memstream.projections.events import in_time_range
+from memstream.queries.search_documents import SearchRequest
+from memstream.storage.errors import StorageError
+from memstream.streams.errors import StreamsError
+from memstream.streams.settings import EMBEDDERS, Settings
 
 if TYPE_CHECKING:
     from memstream.operations import Operations
@@ -107,7 +107,7 @@ def _silence_stdout() -> None:
 
 def _check_identifiers(args: argparse.Namespace) -> None:
     """Refuse a malformed identifier or name before anything reads or publishes."""
-    from projections.scope import plain_text, valid_identifier
+    from memstream.projections.scope import plain_text, valid_identifier
 
     for flag, attribute in (
         ("--user", "user"),
@@ -547,8 +547,8 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.listener import listen_on
     from memstream.http.process import ApiProcess
     from memstream.server_address import running_api
-    from streams.log_lines import configure_logging
-    from streams.worker import run
+    from memstream.streams.log_lines import configure_logging
+    from memstream.streams.worker import run
 
     if args.no_api:
         configure_logging(settings.log_level)
@@ -568,28 +568,28 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
-    from streams.log_lines import configure_logging
-    from streams.worker import run
+    from memstream.streams.log_lines import configure_logging
+    from memstream.streams.worker import run
 
     configure_logging(settings.log_level)
     if args.no_embed:
-        logging.getLogger("streams.worker").info(
+        logging.getLogger("memstream.streams.worker").info(
             "this worker does not embed: run `memstream embed` beside it"
         )
     return run(settings, api=None, embed=not args.no_embed)
 
 
 def _embed(args: argparse.Namespace, settings: Settings) -> int:
-    from streams.embedder_process import run_embedder
-    from streams.log_lines import configure_logging
+    from memstream.streams.embedder_process import run_embedder
+    from memstream.streams.log_lines import configure_logging
 
     configure_logging(settings.log_level)
     return run_embedder(settings)
 
 
 def _broker(args: argparse.Namespace, settings: Settings) -> int:
-    from streams.broker import run_broker
-    from streams.log_lines import configure_logging
+    from memstream.streams.broker import run_broker
+    from memstream.streams.log_lines import configure_logging
 
     configure_logging(settings.log_level)
     port = args.port if args.port is not None else settings.broker_port
@@ -600,7 +600,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.guard import serving_rule
     from memstream.http.listener import listen_on
     from memstream.http.serve import serve
-    from streams.log_lines import configure_logging
+    from memstream.streams.log_lines import configure_logging
 
     rule = serving_rule(settings)
     listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
@@ -627,7 +627,7 @@ def _run(settings: Settings, call: Callable[[Operations], Awaitable[_T]]) -> _T:
 def _publish(args: argparse.Namespace, settings: Settings) -> int:
     """Publish to the broker straight away (no store is opened, no server asked)."""
     from memstream.operations.intake import channel_events
-    from streams.publisher import check_lines
+    from memstream.streams.publisher import check_lines
 
     if args.text and not args.jsonl:  # one message: refused whole if it is invalid
         events = channel_events([_message_document(args)], system_clock())
@@ -833,7 +833,7 @@ def _mcp(args: argparse.Namespace, settings: Settings) -> int:
         return _print_mcp_config(args, settings)
     from memstream.mcp.server import Scope, memory_server
     from memstream.operations import Operations
-    from streams.lifeline import die_with_parent
+    from memstream.streams.lifeline import die_with_parent
 
     die_with_parent(os.getppid())  # the agent that started it owns its life
     logging.basicConfig(level="WARNING", stream=sys.stderr)  # stdout is the protocol's

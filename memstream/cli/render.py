@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from projections.codec import encode
-from projections.events import (
+from memstream.projections.codec import encode
+from memstream.projections.events import (
     ConfidenceDecayed,
     Event,
     FactsConsolidated,
@@ -22,12 +22,12 @@ from projections.events import (
     ReflectionWritten,
     SessionClosed,
 )
-from projections.short_ids import short_id
-from queries.search_documents import SearchResponse
+from memstream.projections.short_ids import short_id
+from memstream.queries.search_documents import SearchResponse
 
 if TYPE_CHECKING:
-    from projections.coldness import ColdDecision
-    from streams.publisher import CheckedLine
+    from memstream.projections.coldness import ColdDecision
+    from memstream.streams.publisher import CheckedLine
 
 __all__ = [
     "archived",

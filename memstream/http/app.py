@@ -35,13 +35,13 @@ from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH, parse_body
 from memstream.operations.results import erasure_document
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
+from memstream.queries.search import SearchRequest, SearchResponse
+from memstream.streams.settings import Settings
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import KeyStoreError, Role, key_store_of
 from memstream.tenancy.limits import Buckets, Limit
-from projections.errors import InvalidEvent
-from projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
-from queries.search import SearchRequest, SearchResponse
-from streams.settings import Settings
 
 __all__ = ["ContextRequest", "create_app", "guard_for"]
 

@@ -31,9 +31,8 @@ from memstream.operations import (
     Unavailable,
 )
 from memstream.operations.intake import TIMED_WHEN_PUBLISHED
-from memstream.tenancy.limits import RateLimited
-from projections.errors import ProjectionError
-from projections.events import (
+from memstream.projections.errors import ProjectionError
+from memstream.projections.events import (
     ConfirmFact,
     CorrectFact,
     ForgetMemory,
@@ -43,6 +42,7 @@ from projections.events import (
     RememberFields,
     SessionEnded,
 )
+from memstream.tenancy.limits import RateLimited
 
 __all__ = [
     "CONTROL_FREE_PATTERN",

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from fastapi import HTTPException, Request
 
 from memstream.operations.callers import Caller, Door
+from memstream.projections.scope import is_identifier
+from memstream.streams.errors import StreamsError
+from memstream.streams.settings import Settings
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import ApiKey, KeyStore, key_store_of
 from memstream.tenancy.limits import Buckets
-from projections.scope import is_identifier
-from streams.errors import StreamsError
-from streams.settings import Settings
 
 __all__ = ["FORBIDDEN", "Guard", "Principal", "is_loopback", "serving_rule"]
 

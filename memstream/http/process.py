@@ -27,9 +27,9 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from memstream.operations import DrainState
-from streams.lifeline import die_with_parent
-from streams.log_lines import configure_logging
-from streams.settings import Settings
+from memstream.streams.lifeline import die_with_parent
+from memstream.streams.log_lines import configure_logging
+from memstream.streams.settings import Settings
 
 __all__ = ["ApiProcess"]
 

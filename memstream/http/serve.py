@@ -24,7 +24,7 @@ from fastapi import FastAPI
 from memstream.http.app import create_app
 from memstream.operations import BrokerSink, DrainState, Operations
 from memstream.server_address import announced, api_url_of, new_instance
-from streams.settings import Settings
+from memstream.streams.settings import Settings
 
 __all__ = ["build_api", "serve"]
 

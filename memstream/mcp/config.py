@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from streams.settings import Settings
+from memstream.streams.settings import Settings
 
 __all__ = ["client_config", "memstream_command"]
 

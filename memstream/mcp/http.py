@@ -32,8 +32,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from memstream.http.guard import Guard
 from memstream.mcp.server import CHECKED_SCOPE, memory_server, request_scope, scope_of_request
 from memstream.operations import Operations
+from memstream.projections.errors import ProjectionError
 from memstream.tenancy.limits import RateLimited
-from projections.errors import ProjectionError
 
 __all__ = ["MCP_PATH", "mcp_route"]
 

@@ -28,10 +28,10 @@ from pydantic import Field, ValidationError
 
 from memstream.operations import OperationError, Operations
 from memstream.operations.callers import Caller
-from projections.codec import problems_of
-from projections.errors import InvalidQuery, ProjectionError
-from projections.scope import valid_identifier
-from queries.search import SearchRequest
+from memstream.projections.codec import problems_of
+from memstream.projections.errors import InvalidQuery, ProjectionError
+from memstream.projections.scope import valid_identifier
+from memstream.queries.search import SearchRequest
 
 __all__ = [
     "CHECKED_SCOPE",

@@ -23,6 +23,9 @@ from typing import Any, Literal, TypeVar
 import pyarrow as pa
 from pydantic import ValidationError
 
+from memstream.models.embedders import Embedder
+from memstream.models.language_models import JsonModel
+from memstream.models.tokens import count_tokens
 from memstream.operations import commands
 from memstream.operations.admission import ReadAdmission
 from memstream.operations.callers import LOCAL, Caller
@@ -38,45 +41,41 @@ from memstream.operations.results import (
 )
 from memstream.operations.sinks import BrokerSink, EventSink
 from memstream.operations.stores import open_store
-from memstream.tenancy.audit import AuditLog
-from models.embedders import Embedder
-from models.language_models import JsonModel
-from models.tokens import count_tokens
-from projections.archiving import archive_id
-from projections.clock import Clock, system_clock
-from projections.codec import problems_of
-from projections.coldness import ColdDecision
-from projections.context import Assembly, assemble, complexity
-from projections.digest import digest_tables
-from projections.errors import InvalidEvent, InvalidQuery
-from projections.events import Event, MemoryAccessed, MemoryRestored
-from projections.memory_state import is_hidden, state_id
-from projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
-from projections.short_ids import looks_short, prefix_range, short_id
-from projections.vectors import vectors_table
-from queries.context import context_candidates
-from queries.explain import explanation
-from queries.profiles import entity_profile, memory_document, memory_history
-from queries.search import Searcher, SearchRequest, SearchResponse
-from queries.stats import stats as compute_stats
-from storage.event_archive import EventArchive
-from storage.filesystems import Location
-from storage.filters import all_of as filters_all_of
-from storage.filters import equals, literal
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE, STATE_TABLES
-from storage.layout import DataLayout
-from storage.schemas import NOT_STATE_COLUMNS, vectors_schema
-from streams import components, history, reembedding, replay
-from streams.archiver import Archiver, NotArchived
-from streams.lifecycle import LifecycleJobs
-from streams.partitioning import partition_of
-from streams.projector import Projector
-from streams.publisher import CheckedLine, check_lines
-from streams.replay import ReplayReport
-from streams.sealing import data_keys_of, erasure_event, record_keys_of
-from streams.settings import EmbedderName, Settings
-from streams.topics import (
+from memstream.projections.archiving import archive_id
+from memstream.projections.clock import Clock, system_clock
+from memstream.projections.codec import problems_of
+from memstream.projections.coldness import ColdDecision
+from memstream.projections.context import Assembly, assemble, complexity
+from memstream.projections.digest import digest_tables
+from memstream.projections.errors import InvalidEvent, InvalidQuery
+from memstream.projections.events import Event, MemoryAccessed, MemoryRestored
+from memstream.projections.memory_state import is_hidden, state_id
+from memstream.projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
+from memstream.projections.short_ids import looks_short, prefix_range, short_id
+from memstream.projections.vectors import vectors_table
+from memstream.queries.context import context_candidates
+from memstream.queries.explain import explanation
+from memstream.queries.profiles import entity_profile, memory_document, memory_history
+from memstream.queries.search import Searcher, SearchRequest, SearchResponse
+from memstream.queries.stats import stats as compute_stats
+from memstream.storage.event_archive import EventArchive
+from memstream.storage.filesystems import Location
+from memstream.storage.filters import all_of as filters_all_of
+from memstream.storage.filters import equals, literal
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE, STATE_TABLES
+from memstream.storage.layout import DataLayout
+from memstream.storage.schemas import NOT_STATE_COLUMNS, vectors_schema
+from memstream.streams import components, history, reembedding, replay
+from memstream.streams.archiver import Archiver, NotArchived
+from memstream.streams.lifecycle import LifecycleJobs
+from memstream.streams.partitioning import partition_of
+from memstream.streams.projector import Projector
+from memstream.streams.publisher import CheckedLine, check_lines
+from memstream.streams.replay import ReplayReport
+from memstream.streams.sealing import data_keys_of, erasure_event, record_keys_of
+from memstream.streams.settings import EmbedderName, Settings
+from memstream.streams.topics import (
     COMMANDS,
     LIFECYCLE,
     MESSAGES,
@@ -85,6 +84,7 @@ from streams.topics import (
     read_epoch,
     start_offsets,
 )
+from memstream.tenancy.audit import AuditLog
 
 __all__ = ["LogEnd", "Operations"]
 
@@ -356,7 +356,7 @@ class Operations:
     async def stats(self, user_id: str | None = None) -> dict[str, Any]:
         """Memory counts, dead letters and the lag behind the log: of one user (their own
         dead letters, their partition's lag), or of the deployment, with the applied
-        offsets (see :func:`queries.stats.stats`)."""
+        offsets (see :func:`memstream.queries.stats.stats`)."""
         if user_id is not None:
             valid_identifier("user_id", user_id)
         offsets, epoch = await self.log_position()
@@ -466,7 +466,8 @@ class Operations:
 
     async def _memory_named(self, user_id: str, memory_id: str) -> str:
         """The full id of the user's memory ``memory_id`` names: the id itself, or the one
-        id of theirs (hot or archived) its short form begins (:mod:`projections.short_ids`).
+        id of theirs (hot or archived) its short form begins
+        (:mod:`memstream.projections.short_ids`).
 
         Raises:
             InvalidQuery: a malformed id, or a short form that begins several ids.
@@ -695,7 +696,8 @@ class Operations:
     ) -> tuple[ReplayReport, int]:
         """Rebuild the projections into ``into`` with the vectors of ``embedder``: the log
         replayed keeping that model's vectors, then every memory without one embedded,
-        published (acknowledged before it is stored) and stored (:mod:`streams.reembedding`).
+        published (acknowledged before it is stored) and stored
+        (:mod:`memstream.streams.reembedding`).
         The data folder's projections keep serving; ``switch`` moves to the new ones.
         Answers the replay's report and how many memories were embedded (``progress``
         hears the running count after each batch)."""

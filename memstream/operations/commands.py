@@ -15,13 +15,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from projections.codec import problems_of
-from projections.derived import command_memory
-from projections.errors import InvalidQuery
-from projections.events import ConfirmFact, CorrectFact, ForgetMemory, RememberFact
-from storage import filters
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import MEMORIES
+from memstream.projections.codec import problems_of
+from memstream.projections.derived import command_memory
+from memstream.projections.errors import InvalidQuery
+from memstream.projections.events import ConfirmFact, CorrectFact, ForgetMemory, RememberFact
+from memstream.storage import filters
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import MEMORIES
 
 __all__ = [
     "UnknownMemory",

@@ -10,7 +10,7 @@
         ├── StorageFull             a disk is nearly full (507)
         └── Overloaded              as many searches as it can answer are under way (503)
 
-Invalid input is :class:`projections.errors.ProjectionError` (422), raised before
+Invalid input is :class:`memstream.projections.errors.ProjectionError` (422), raised before
 anything is read or published.
 """
 

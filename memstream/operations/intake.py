@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 from typing import Any, get_args
 
 from memstream.operations.errors import OperationError
-from projections.codec import encode, from_document, size_problem
-from projections.errors import InvalidEvent, InvalidQuery
-from projections.events import CHANNEL_TYPES, Event
-from projections.json_text import JsonProblem, document_problems, dotted, parse_json
-from projections.scope import valid_identifier, valid_tag
+from memstream.projections.codec import encode, from_document, size_problem
+from memstream.projections.errors import InvalidEvent, InvalidQuery
+from memstream.projections.events import CHANNEL_TYPES, Event
+from memstream.projections.json_text import JsonProblem, document_problems, dotted, parse_json
+from memstream.projections.scope import valid_identifier, valid_tag
 
 __all__ = [
     "CHANNEL_TYPES",
@@ -83,7 +83,7 @@ _IDENTIFIER_FIELDS = ("user_id", "project_id", "session_id", "channel", "memory_
 
 def door_checked(event: Event) -> Event:
     """``event`` if its identifiers and tags keep the front doors' rule (ASCII: see
-    :func:`projections.scope.valid_identifier`).
+    :func:`memstream.projections.scope.valid_identifier`).
 
     Raises:
         InvalidEvent: naming each identifier or tag that does not.

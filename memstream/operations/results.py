@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from projections.events import Event
+from memstream.projections.events import Event
 
 __all__ = [
     "Accepted",

@@ -1,4 +1,4 @@
-"""Where operations publish: the durable publisher of :mod:`streams.publisher`, opened on
+"""Where operations publish: the durable publisher of :mod:`memstream.streams.publisher`, opened on
 first use, refusing events while memstream stops or a disk is nearly full.
 
 When the broker stops answering, the publisher is closed (so no client library retries
@@ -22,12 +22,12 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Protocol
 
 from memstream.operations.errors import StorageFull, Unavailable
-from projections.events import Event
-from storage.headroom import Headroom
-from streams.broker import is_listening
-from streams.errors import DiskFull, StreamsError
-from streams.publisher import CheckedLine, Publisher, headroom_of, publisher_for
-from streams.settings import Settings
+from memstream.projections.events import Event
+from memstream.storage.headroom import Headroom
+from memstream.streams.broker import is_listening
+from memstream.streams.errors import DiskFull, StreamsError
+from memstream.streams.publisher import CheckedLine, Publisher, headroom_of, publisher_for
+from memstream.streams.settings import Settings
 
 __all__ = ["BrokerSink", "DrainState", "EventSink"]
 

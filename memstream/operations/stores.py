@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 from memstream.operations.errors import NotFound
-from projections.digest import digest_tables
-from storage.filters import equals
-from storage.lance_store import ProjectionStore
-from storage.lance_tables import STATE_TABLES
-from storage.layout import DataLayout
-from storage.schemas import NOT_STATE_COLUMNS
-from streams.settings import Settings
+from memstream.projections.digest import digest_tables
+from memstream.storage.filters import equals
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import STATE_TABLES
+from memstream.storage.layout import DataLayout
+from memstream.storage.schemas import NOT_STATE_COLUMNS
+from memstream.streams.settings import Settings
 
 __all__ = ["open_store", "state_digest"]
 
