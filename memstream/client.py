@@ -32,6 +32,8 @@ from typing import Any
 
 import httpx
 
+from memstream.storage.errors import MemstreamError
+
 __all__ = [
     "MemoryClient",
     "MemstreamAPIError",
@@ -42,10 +44,6 @@ __all__ = [
 
 #: Where a server answers when nothing says otherwise (``memstream up``'s default).
 DEFAULT_URL = "http://127.0.0.1:8787"
-
-
-class MemstreamError(Exception):
-    """The root of what the client raises."""
 
 
 class MemstreamAPIError(MemstreamError):

@@ -24,6 +24,7 @@ __all__ = [
     "intent",
     "json_text",
     "lattice",
+    "lifecycle_policy",
     "local_extractor",
     "memory_rows",
     "memory_state",

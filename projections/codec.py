@@ -10,6 +10,7 @@ models and upcasters; the module's functions use the one built from today's even
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -64,6 +65,8 @@ MAX_EVENT_BYTES = 900_000
 #: More than what encoding adds to a document's own bytes (the defaults it fills in):
 #: bytes this far under the limit need not be encoded again to be measured.
 _ENCODING_SLACK = 4096
+#: A pattern that is a choice of plain words.
+_CHOICES = re.compile(r"\^\(([a-z_]+(?:\|[a-z_]+)+)\)\$")
 #: What a value that breaks a field's pattern is told, by pattern.
 _RULES = {IDENTIFIER_PATTERN: ev.IDENTIFIER_RULE, ev.TAG_PATTERN: ev.TAG_RULE}
 
@@ -97,7 +100,11 @@ def _message_of(item: Any) -> str:
     if kind == "missing":
         return "required"
     if kind == "string_pattern_mismatch":
-        return _RULES.get(str(context.get("pattern")), str(item["msg"]))
+        pattern = str(context.get("pattern"))
+        choices = _CHOICES.fullmatch(pattern)
+        if choices:  # ^(a|b|c)$: a list of words, said as one
+            return f"must be one of {', '.join(choices.group(1).split('|'))}"
+        return _RULES.get(pattern, "has characters or a form not allowed here")
     if kind == "literal_error":
         return f"must be one of {context.get('expected', '').replace(' or ', ', ')}"
     if kind in _BOUNDS:

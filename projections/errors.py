@@ -10,10 +10,12 @@ Hierarchy::
 
 from __future__ import annotations
 
+from memstream.storage.errors import MemstreamError
+
 __all__ = ["InvalidEvent", "InvalidQuery", "ProjectionError"]
 
 
-class ProjectionError(Exception):
+class ProjectionError(MemstreamError):
     """Root of every error raised by ``projections``."""
 
 

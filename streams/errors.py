@@ -10,10 +10,12 @@ Hierarchy::
 
 from __future__ import annotations
 
+from memstream.storage.errors import MemstreamError
+
 __all__ = ["BrokerError", "DiskFull", "PublishError", "StreamsError"]
 
 
-class StreamsError(Exception):
+class StreamsError(MemstreamError):
     """Root of every error raised by ``streams``."""
 
 

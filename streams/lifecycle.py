@@ -26,12 +26,7 @@ from typing import Any, Protocol
 
 from memstream.models.language_models import ModelError
 from memstream.models.reflection import LocalReflector, Week
-from memstream.projections.decay import (
-    DEFAULT_DECAY_RATES,
-    DEFAULT_PRUNE_THRESHOLD,
-    DecayCandidate,
-    decay_decisions,
-)
+from memstream.projections.decay import DecayCandidate, decay_decisions
 from memstream.projections.events import (
     DERIVED_KINDS,
     ConfidenceDecayed,
@@ -43,6 +38,7 @@ from memstream.projections.events import (
     SessionClosed,
     TokenUsage,
 )
+from memstream.projections.lifecycle_policy import LifecyclePolicy
 from memstream.projections.local_extractor import Turn
 from memstream.projections.memory_state import effective_confidence, is_hidden
 from memstream.projections.sessions import (
@@ -107,18 +103,6 @@ class JobResult:
 def closure_key(user_id: str, session_id: str, through: datetime) -> str:
     """Names one closure of a session (``user|session|through``)."""
     return f"{user_id}|{session_id}|{through.isoformat()}"
-
-
-@dataclass(frozen=True)
-class LifecyclePolicy:
-    """The knobs of the lifecycle jobs (from settings)."""
-
-    session_gap: timedelta = timedelta(minutes=30)
-    session_idle: timedelta = timedelta(minutes=30)
-    decay_rates: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_DECAY_RATES))
-    prune_threshold: float = DEFAULT_PRUNE_THRESHOLD
-    weak_margin: float = 0.1
-    model_concurrency: int = 1
 
 
 def week_before(now: datetime) -> tuple[datetime, datetime]:

@@ -15,6 +15,8 @@ from typing import Literal, get_args
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from memstream.projections.coldness import ColdPolicy
+from memstream.projections.lifecycle_policy import LifecyclePolicy
 from memstream.storage.filesystems import Location, resolve_location
 from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 
@@ -26,6 +28,17 @@ MIN_RESERVE_MB = 16.0
 #: The embedders a deployment can name (:func:`memstream.streams.components.make_embedder`).
 EmbedderName = Literal["minilm", "e5-small", "openai", "none"]
 EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
+
+
+#: The policies whose defaults are the settings' defaults (one place for each).
+_LIFECYCLE = LifecyclePolicy()
+_COLD = ColdPolicy()
+# (The ranking weights' defaults are written here too: their module loads numpy, too
+# dear for every command's start; tests/test_settings.py holds the two equal.)
+
+
+def _minutes(gap: timedelta) -> float:
+    return gap.total_seconds() / 60
 
 
 class Settings(BaseSettings):
@@ -218,30 +231,30 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = None
     anthropic_model: str = "claude-haiku-4-5"
     openai_chat_model: str = "gpt-4.1-mini"
-    model_concurrency: int = Field(default=4, ge=1, le=64)
+    model_concurrency: int = Field(default=_LIFECYCLE.model_concurrency, ge=1, le=64)
     model_max_retries: int = Field(default=4, ge=0, le=20)
-    session_gap_minutes: float = Field(default=30.0, gt=0)
-    session_idle_minutes: float = Field(default=30.0, gt=0)
+    session_gap_minutes: float = Field(default=_minutes(_LIFECYCLE.session_gap), gt=0)
+    session_idle_minutes: float = Field(default=_minutes(_LIFECYCLE.session_idle), gt=0)
     lifecycle_every_seconds: float = Field(default=10.0, gt=0)
     consolidate_per_tick: int = Field(default=1000, ge=1)
     lifecycle_max_defer_seconds: float = Field(default=60.0, ge=0)
     decay_every_hours: float = Field(default=24.0, gt=0)
     reflect_every_days: float = Field(default=7.0, gt=0)
-    prune_threshold: float = Field(default=0.05, ge=0, le=1)
-    archive_idle_days: float = Field(default=30.0, ge=0)
-    archive_keep_importance: float = Field(default=0.8, ge=0, le=1)
-    archive_keep_accesses: int = Field(default=5, ge=1)
-    archive_long_idle_days: float = Field(default=365.0, ge=0)
-    archive_hot_budget: int = Field(default=10_000, ge=0)
-    archive_budget_min_idle_days: float = Field(default=7.0, ge=0)
-    archive_half_life_days: float = Field(default=7.0, gt=0)
+    prune_threshold: float = Field(default=_LIFECYCLE.prune_threshold, ge=0, le=1)
+    archive_idle_days: float = Field(default=_COLD.idle_days, ge=0)
+    archive_keep_importance: float = Field(default=_COLD.keep_importance, ge=0, le=1)
+    archive_keep_accesses: int = Field(default=_COLD.keep_accesses, ge=1)
+    archive_long_idle_days: float = Field(default=_COLD.long_idle_days, ge=0)
+    archive_hot_budget: int = Field(default=_COLD.hot_budget, ge=0)
+    archive_budget_min_idle_days: float = Field(default=_COLD.budget_min_idle_days, ge=0)
+    archive_half_life_days: float = Field(default=_COLD.half_life_days, gt=0)
     archive_every_hours: float = Field(default=24.0, gt=0)
     archive_per_run: int = Field(default=10_000, ge=1)
-    decay_rate_fact: float = Field(default=0.02, ge=0)
-    decay_rate_preference: float = Field(default=0.01, ge=0)
-    decay_rate_procedure: float = Field(default=0.005, ge=0)
-    decay_rate_opinion: float = Field(default=0.03, ge=0)
-    decay_rate_reflection: float = Field(default=0.02, ge=0)
+    decay_rate_fact: float = Field(default=_LIFECYCLE.decay_rates["fact"], ge=0)
+    decay_rate_preference: float = Field(default=_LIFECYCLE.decay_rates["preference"], ge=0)
+    decay_rate_procedure: float = Field(default=_LIFECYCLE.decay_rates["procedure"], ge=0)
+    decay_rate_opinion: float = Field(default=_LIFECYCLE.decay_rates["opinion"], ge=0)
+    decay_rate_reflection: float = Field(default=_LIFECYCLE.decay_rates["reflection"], ge=0)
     journal: Literal["auto", "on", "off"] = "auto"
     stop_timeout_seconds: float = Field(default=30.0, gt=0)
     #: at least 16 MB: below that, a full disk leaves no room to seal journal segments

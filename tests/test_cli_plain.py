@@ -179,3 +179,13 @@ def test_settings_refused_or_unknown_are_named_as_the_user_gave_them(tmp_path: P
         [sys.executable, "-m", "memstream", "serve", "--data", str(tmp_path), "--port", "70000"]
     )
     assert (flag.returncode, flag.stderr) == (2, "error: --port: must be at most 65535\n")
+
+
+def test_a_search_refused_names_the_flags_and_says_no_pattern(tmp_path: Path) -> None:
+    search = [sys.executable, "-m", "memstream", "search", "--data", str(tmp_path)]
+    done = _run([*search, "--user", "ana", "-k", "500", "--kind", "rumour", "where?"])
+    assert (done.returncode, done.stderr) == (
+        2,
+        "error: -k: must be at most 200; --kind: must be one of episode, fact, preference, "
+        "procedure, opinion, reflection, summary\n",
+    )

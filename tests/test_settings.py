@@ -31,3 +31,16 @@ def test_a_reserve_too_small_to_seal_the_journal_is_refused() -> None:
     with pytest.raises(ValidationError, match="must be at least 16"):
         Settings(min_free_mb=0)
     assert Settings(min_free_mb=16).min_free_bytes == 16 << 20
+
+
+def test_the_settings_defaults_are_the_policies_defaults() -> None:
+    """One place for each default: a deployment that sets nothing runs the policies the
+    lifecycle jobs and the archiver assume when built without settings."""
+    from memstream.projections.coldness import ColdPolicy
+    from memstream.projections.lifecycle_policy import LifecyclePolicy
+    from memstream.projections.ranking import RankingWeights
+    from memstream.streams.components import cold_policy, lifecycle_policy, ranking_weights
+
+    assert lifecycle_policy(Settings()) == LifecyclePolicy()
+    assert cold_policy(Settings()) == ColdPolicy()
+    assert ranking_weights(Settings()) == RankingWeights()

@@ -21,6 +21,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from memstream.queries.search_documents import SearchRequest, SearchResponse
+from memstream.storage.errors import MemstreamError
 from memstream.streams.settings import Settings
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ _T = TypeVar("_T")
 BUSY_RETRIES = 3
 
 
-class ServerRefused(Exception):
+class ServerRefused(MemstreamError):
     """The server answered with an error; the message is its explanation."""
 
 

@@ -32,18 +32,14 @@ from memstream.cli import render
 from memstream.cli.backends import (
     InProcess,
     MemoryAccess,
-    ServerRefused,
     memory_access,
     run_closing,
 )
-from memstream.operations.errors import OperationError
 from memstream.projections.clock import system_clock
 from memstream.projections.codec import problems_of
-from memstream.projections.errors import InvalidQuery, ProjectionError
 from memstream.projections.events import in_time_range
 from memstream.queries.search_documents import SearchRequest
-from memstream.storage.errors import StorageError
-from memstream.streams.errors import StreamsError
+from memstream.storage.errors import MemstreamError
 from memstream.streams.settings import EMBEDDERS, Settings
 
 if TYPE_CHECKING:
@@ -56,7 +52,7 @@ _T = TypeVar("_T")
 _D = TypeVar("_D")
 
 
-class UsageError(Exception):
+class UsageError(MemstreamError):
     """A command was given something it cannot use."""
 
 
@@ -80,14 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.handler(args, settings))
     except ValidationError as exc:
         _error("; ".join(problems_of(exc)))
-    except (
-        UsageError,
-        OperationError,
-        ServerRefused,
-        StreamsError,
-        ProjectionError,
-        StorageError,
-    ) as exc:
+    except MemstreamError as exc:  # the one root of what memstream refuses on purpose
         _error(str(exc))
     except KeyboardInterrupt:
         return 130
@@ -694,10 +683,27 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
             }
         )
     except ValidationError as exc:
-        raise InvalidQuery("; ".join(problems_of(exc))) from None
+        raise UsageError("; ".join(_as_flags(problems_of(exc), _SEARCH_FLAGS))) from None
     response = _access(args, settings).search(request)
     print(response.model_dump_json(indent=2) if args.json else render.search_results(response))
     return 0
+
+
+#: The flag of each field of a search request.
+_SEARCH_FLAGS = {"user_id": "--user", "project_id": "--project", "query": "QUERY", "k": "-k",
+                 "now": "--now", "after": "--after", "before": "--before", "kinds": "--kind",
+                 "tags": "--tag"}  # fmt: skip
+
+
+def _as_flags(problems: Sequence[str], flags: Mapping[str, str]) -> list[str]:
+    """Problems named by a request's fields (``kinds.0: must be ...``) named by the flags
+    the user gave instead (``--kind: must be ...``)."""
+    named = []
+    for problem in problems:
+        where, _, what = problem.partition(": ")
+        field = where.split(".")[0]
+        named.append(f"{flags[field]}: {what}" if field in flags and what else problem)
+    return named
 
 
 def _time_arg(value: str | None, name: str) -> datetime | None:

@@ -16,6 +16,8 @@ anything is read or published.
 
 from __future__ import annotations
 
+from memstream.storage.errors import MemstreamError
+
 __all__ = [
     "LessHistory",
     "NotAvailable",
@@ -27,7 +29,7 @@ __all__ = [
 ]
 
 
-class OperationError(Exception):
+class OperationError(MemstreamError):
     """An operation could not be carried out; the message says why."""
 
 
