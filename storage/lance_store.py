@@ -20,6 +20,7 @@ from typing import Any
 
 import lancedb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memstream.storage import filters
 from memstream.storage.errors import StorageError
@@ -261,6 +262,29 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         data = _first_of_each_key(self._as_table(name, rows), key)
         table = self._tables[name]
         self.retrying(lambda: table.merge_insert(key).when_not_matched_insert_all().execute(data))
+
+    def drop_duplicate_keys(self, name: str) -> int:
+        """Keep one row of each key that has several; answers how many rows went.
+
+        Concurrent inserts of one key keep one row (the key is LanceDB's primary key),
+        but an insert begun before a worker froze and committed after another worker
+        inserted the same rows, across a compaction, has been seen to keep both. Only
+        for a caller no other writer can interleave with (it holds the compaction
+        window): the duplicated keys' rows are deleted, then one of each put back."""
+        key = KEYS[name]
+        table = self._tables[name]
+        table.checkout_latest()
+        counts = pc.value_counts(self.scan(name, [key]).column(key))
+        repeated = [str(k) for k, n in zip(counts.field("values").to_pylist(),
+                                           counts.field("counts").to_pylist(), strict=True)
+                    if n > 1]  # fmt: skip
+        if not repeated:
+            return 0
+        rows = self.scan(name, where=filters.is_in(key, repeated))
+        kept = _first_of_each_key(rows.select(self._schemas[name].names), key)
+        self.retrying(lambda: table.delete(filters.is_in(key, repeated)))
+        self.retrying(lambda: table.add(kept.cast(self._schemas[name])))
+        return int(rows.num_rows - kept.num_rows)
 
     def append(self, name: str, rows: Rows) -> None:
         """Append rows without a key check (for a writer that knows the keys are new)."""

@@ -194,6 +194,8 @@ class Projector:
         self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
         #: compactions that lost a commit race to a writer (each leaves files behind)
         self.compactions_preempted = 0
+        #: rows of a key held twice that upkeep dropped (see ``store.drop_duplicate_keys``)
+        self.duplicates_dropped = 0
 
     def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive;
@@ -225,6 +227,13 @@ class Projector:
                     return
                 time.sleep(WINDOW_GRACE_SECONDS)
             try:
+                for name in INSERT_ONLY & set(self.store.table_names):
+                    dropped = self.store.drop_duplicate_keys(name)
+                    if dropped:
+                        self.duplicates_dropped += dropped
+                        log.warning(
+                            "%s: %d duplicated rows dropped (one kept per key)", name, dropped
+                        )
                 for name in updated:
                     self._optimize(name, retain)
             finally:

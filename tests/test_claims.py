@@ -17,6 +17,8 @@ from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import ENTITIES, MEMORIES
 from memstream.storage.log_records import LogPosition
 from memstream.storage.schemas import ENTITIES_SCHEMA, MEMORIES_SCHEMA
+from memstream.streams.projector import Projector
+from memstream.testing import FakeClock
 
 WRITERS = 4
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
@@ -172,3 +174,25 @@ def test_an_erasures_overwrite_puts_back_what_another_writer_committed_meanwhile
     read_at, rows = int(table.version), table.to_arrow()
     written = table.add(rows, mode="overwrite")
     assert eraser.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 0
+
+
+def test_upkeep_makes_a_key_held_twice_single_again(tmp_path: Path) -> None:
+    """What a frozen worker's insert across a compaction has been seen to leave: two rows
+    of one key. Upkeep, under the compaction window, keeps one and leaves the rest."""
+    store = ProjectionStore(str(tmp_path / "projections"))
+    rows = [
+        {"memory_id": f"m{i}", "kind": "episode", "user_id": "ana", "content": f"turn {i}",
+         "search_text": f"turn {i}"}
+        for i in range(5)
+    ]  # fmt: skip
+    store.append(MEMORIES, rows)
+    store.append(MEMORIES, rows[1:3])  # two keys written twice, as the race leaves them
+    projector = Projector(
+        store, consumer="memstream", clock=FakeClock(datetime(2024, 5, 1, tzinfo=UTC))
+    )
+    projector.upkeep(timedelta(minutes=1))
+    ids = store.scan(MEMORIES, ["memory_id"]).column("memory_id").to_pylist()
+    assert sorted(ids) == [f"m{i}" for i in range(5)]
+    assert projector.duplicates_dropped == 2
+    projector.upkeep(timedelta(minutes=1))  # nothing more to drop
+    assert projector.duplicates_dropped == 2

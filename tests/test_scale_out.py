@@ -286,6 +286,14 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
             {
                 "where": place.location.uri,
                 "zombie_fenced": fenced,
+                # rows of a key held twice that upkeep made single again (a frozen
+                # worker's insert across a compaction has been seen to leave them)
+                "duplicates_dropped": sum(
+                    int(line.split(" duplicated rows dropped")[0].rsplit(" ", 1)[-1])
+                    for w in (*workers, joined)
+                    for line in w.log().splitlines()
+                    if "duplicated rows dropped" in line
+                ),
                 "orphaned_bytes": orphaned,
                 "claims_seen": Counter(
                     line.split(" (epochs")[0].split("writing partitions ")[-1]
