@@ -8,7 +8,6 @@ import json
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,12 +16,10 @@ from memstream.server_address import ADDRESS_FILE, running_api
 from memstream.testing import WorkerProcess
 
 
-def _memstream(*args: str) -> tuple[subprocess.CompletedProcess[str], float]:
-    started = time.monotonic()
-    done = subprocess.run(
+def _memstream(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "memstream", *args], capture_output=True, text=True, timeout=60
     )
-    return done, time.monotonic() - started
 
 
 @pytest.mark.parametrize("command", ["up", "serve"])
@@ -32,13 +29,13 @@ def test_a_port_held_by_another_program_ends_the_server_at_once(
     data = tmp_path / "data"
     with socket.create_server(("127.0.0.1", 0)) as holder:
         port = holder.getsockname()[1]
-        done, seconds = _memstream(command, "--data", str(data), "--port", str(port))
+        done = _memstream(command, "--data", str(data), "--port", str(port))
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr == (
         f"error: the HTTP API port {port} on 127.0.0.1 is in use by another program: "
         "choose another with --port or MEMSTREAM_API_PORT\n"
     )
-    assert seconds < 15, seconds  # at once: no broker, worker or model was started
+    # at once: it ended before the broker, the worker or the model started
     assert not (data / ADDRESS_FILE).exists()
     assert not (data / "logs" / "broker.log").exists()
 
@@ -54,7 +51,7 @@ def test_a_second_server_on_the_first_ones_port_leaves_the_first_announced(
         announced = (data / ADDRESS_FILE).read_text()
         port = str(first.api_port)
         for command in ("serve", "up"):
-            done, _ = _memstream(command, "--data", str(data), "--port", port)
+            done = _memstream(command, "--data", str(data), "--port", port)
             assert done.returncode == 2, done.stderr
             assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
         # `up` sees the server of its data folder first and says so; `serve` finds the
@@ -62,7 +59,7 @@ def test_a_second_server_on_the_first_ones_port_leaves_the_first_announced(
         assert (data / ADDRESS_FILE).read_text() == announced
         assert running_api(data) == first.api_url
         other = tmp_path / "other"
-        done, _ = _memstream("serve", "--data", str(other), "--port", port)
+        done = _memstream("serve", "--data", str(other), "--port", port)
         assert f"port {port} on 127.0.0.1 is in use" in done.stderr
         assert json.loads(announced)["url"] == first.api_url
     finally:

@@ -44,7 +44,6 @@ from memstream.streams.settings import EMBEDDERS, Settings
 
 if TYPE_CHECKING:
     from memstream.operations import Operations
-    from memstream.operations.sinks import BrokerSink
 
 __all__ = ["UsageError", "main"]
 
@@ -615,27 +614,17 @@ def _run(settings: Settings, call: Callable[[Operations], Awaitable[_T]]) -> _T:
 
 def _publish(args: argparse.Namespace, settings: Settings) -> int:
     """Publish to the broker straight away (no store is opened, no server asked)."""
-    from memstream.operations.intake import channel_events
-    from memstream.streams.publisher import check_lines
-
     if args.text and not args.jsonl:  # one message: refused whole if it is invalid
-        events = channel_events([_message_document(args)], system_clock())
-        _publishing(settings, lambda sink: sink.publish(events))
+        document = _message_document(args)
+        _run(settings, lambda ops: ops.publish([document]))
         print("accepted 1 of 1")
         return 0
     if not args.jsonl:
         raise UsageError("give --jsonl FILE, or --user, --session and the message text")
-    checked = check_lines(_read_lines(args.jsonl))
-    _publishing(settings, lambda sink: sink.publish_lines(checked))
+    lines = _read_lines(args.jsonl)
+    checked = _run(settings, lambda ops: ops.publish_lines(lines))
     _say(render.published(checked))
     return 0 if all(c.event is not None for c in checked) else 1
-
-
-def _publishing(settings: Settings, call: Callable[[BrokerSink], Awaitable[_T]]) -> _T:
-    """Publish through a sink of this process's own, closed after."""
-    from memstream.operations.sinks import BrokerSink
-
-    return run_closing(lambda: BrokerSink(settings), call)
 
 
 def _message_document(args: argparse.Namespace) -> dict[str, Any]:

@@ -225,11 +225,17 @@ class Operations:
             self._audited(caller, "publish", user_id, 202, events=count)
         return accepted
 
-    async def publish_lines(self, lines: Sequence[bytes]) -> list[CheckedLine]:
+    async def publish_lines(
+        self, lines: Sequence[bytes], caller: Caller = LOCAL
+    ) -> list[CheckedLine]:
         """Publish JSON lines: valid events to their topics, invalid lines to the
-        dead-letter topic with their reason; every line as checked."""
+        dead-letter topic with their reason; every line as checked (the valid ones
+        audited per user, as :meth:`publish` audits)."""
         checked = check_lines(lines)
         await self.sink.publish_lines(checked)
+        users = Counter(c.event.user_id for c in checked if c.event is not None)
+        for user_id, count in users.items():
+            self._audited(caller, "publish", user_id, 202, events=count)
         return checked
 
     # -- search and reads ------------------------------------------------------------------
