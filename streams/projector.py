@@ -441,6 +441,10 @@ class Projector:
         # Nothing new is begun inside another process's compaction window (its
         # compaction or erasure rewrites the tables, and may drop unreferenced files).
         self._wait_for_window()
+        # Ownership again, just before the first row: archiving and the window take
+        # time, and a worker frozen meanwhile (past its session) must not insert the
+        # rows its successor is inserting (see ProjectionStore.drop_duplicate_keys).
+        self._guard()
         self.store.insert_absent(
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
         )

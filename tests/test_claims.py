@@ -15,7 +15,7 @@ import pyarrow as pa
 from memstream.storage.claims import Lease, PartitionClaims
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import ENTITIES, MEMORIES
-from memstream.storage.log_records import LogPosition
+from memstream.storage.log_records import LogPosition, LogRecord
 from memstream.storage.schemas import ENTITIES_SCHEMA, MEMORIES_SCHEMA
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock
@@ -196,3 +196,46 @@ def test_upkeep_makes_a_key_held_twice_single_again(tmp_path: Path) -> None:
     assert projector.duplicates_dropped == 2
     projector.upkeep(timedelta(minutes=1))  # nothing more to drop
     assert projector.duplicates_dropped == 2
+
+
+def test_a_partition_claimed_while_its_batch_is_archived_gets_no_row_from_it(
+    tmp_path: Path,
+) -> None:
+    """A worker that froze after its ownership check, while archiving a batch, and woke
+    after another worker claimed the partition, inserts none of the batch's rows."""
+    import pytest
+
+    from memstream.projections.codec import encode
+    from memstream.storage.event_archive import EventArchive
+    from memstream.storage.filesystems import resolve_location
+    from memstream.streams.fencing import Fence, Fenced
+    from memstream.testing import message
+
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    folder = str(tmp_path / "projections")
+    frozen = Fence(PartitionClaims(ProjectionStore(folder), "memstream"), FakeClock(at), "frozen")
+    successor = Fence(PartitionClaims(ProjectionStore(folder), "memstream"), FakeClock(at), "next")
+    frozen.take({0})
+
+    class ClaimedMeanwhile(EventArchive):
+        def write(self, records: Any) -> Any:
+            written = super().write(records)
+            successor.take({0})  # what a freeze here lets the new owner do
+            return written
+
+    store = ProjectionStore(folder)
+    projector = Projector(
+        store,
+        consumer="memstream",
+        clock=FakeClock(at),
+        archive=ClaimedMeanwhile(resolve_location(str(tmp_path / "events"))),
+        fence=frozen,
+        partitions=8,
+    )
+    records = [
+        LogRecord("e1", "memory.messages", 0, i, at, b"ana", encode(message(event_id=f"m{i}")))
+        for i in range(5)
+    ]
+    with pytest.raises(Fenced):
+        projector.apply(records)
+    assert store.count(MEMORIES) == 0
