@@ -128,11 +128,10 @@ def _error(message: str) -> None:
     print(f"error: {message}", file=sys.stderr)
 
 
-#: The settings a command's flags give, by the flag.
+#: The settings a command's flags give, by the flag (argparse keeps each under the
+#: flag's name without its dashes).
 _FLAGS = {"data": "--data", "kafka": "--kafka", "embedder": "--embedder", "api_port": "--port",
           "api_url": "--api"}  # fmt: skip
-_FLAG_DESTS = {"data": "data", "kafka": "kafka", "embedder": "embedder", "api_port": "port",
-               "api_url": "api"}  # fmt: skip
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -141,9 +140,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     value a setting refuses is named by its flag or its variable, as the user gave it."""
     _warn_of_unknown_variables(os.environ)
     given = {
-        field: getattr(args, dest)
-        for field, dest in _FLAG_DESTS.items()
-        if getattr(args, dest, None) is not None
+        field: getattr(args, flag.lstrip("-"))
+        for field, flag in _FLAGS.items()
+        if getattr(args, flag.lstrip("-"), None) is not None
     }
     try:
         return Settings(**given)
