@@ -33,6 +33,7 @@ from memstream.streams.broker import EmbeddedBroker
 __all__ = [
     "ApiPublishing",
     "FakeClock",
+    "SpanReceiver",
     "WorkerProcess",
     "descendants",
     "embedded_broker",
@@ -143,7 +144,8 @@ class WorkerProcess:
         data: the data folder (or an ``s3://`` data location, with ``log_path``).
         kafka: a broker address, or None for the embedded broker on ``broker_port``.
         env: extra ``MEMSTREAM_*`` settings (the embedder is off unless they set
-            ``MEMSTREAM_EMBEDDER``; the HTTP API gets a free port, ``api_port``).
+            ``MEMSTREAM_EMBEDDER``; the HTTP API and the metrics get free ports,
+            ``api_port`` and ``metrics_port``).
         log_path: where the worker's output goes (default: next to the data folder).
         command: the subcommand and its options (default ``up``; ``worker``, ``serve``...).
     """
@@ -162,6 +164,7 @@ class WorkerProcess:
         self.kafka = kafka
         self.broker_port = broker_port or free_port()
         self.api_port = free_port()
+        self.metrics_port = free_port()
         self.env = env or {}
         self.process: subprocess.Popen[bytes] | None = None
         if log_path is None:
@@ -179,6 +182,11 @@ class WorkerProcess:
     def api_url(self) -> str:
         return f"http://127.0.0.1:{self.api_port}"
 
+    @property
+    def metrics_url(self) -> str:
+        """The worker's metrics port (``/metrics``, ``/healthz``, ``/readyz``)."""
+        return f"http://127.0.0.1:{self.metrics_port}"
+
     def start(self) -> WorkerProcess:
         env = {
             **os.environ,
@@ -186,6 +194,7 @@ class WorkerProcess:
             "MEMSTREAM_OPTIMIZE_EVERY_SECONDS": "5",
             "MEMSTREAM_EMBEDDER": "none",
             "MEMSTREAM_API_PORT": str(self.api_port),
+            "MEMSTREAM_METRICS_PORT": str(self.metrics_port),
             **self.env,
         }
         command = [sys.executable, "-m", "memstream", *self.command, "--data", str(self.data)]
@@ -230,7 +239,7 @@ class WorkerProcess:
 
         def ready() -> bool:
             self.check_alive()
-            return "Worker ready" in self.log()
+            return "ready: " in self.log()
 
         wait_until(ready, timeout)
 
@@ -327,3 +336,63 @@ class ApiPublishing:
                     break
                 self.acknowledged += [(e["user_id"], e["event_id"]) for e in events]
         self.finished_at = time.monotonic()
+
+
+class SpanReceiver:
+    """An OTLP/HTTP trace endpoint on loopback that keeps the spans it is sent (what a
+    collector would receive), for tests of tracing across processes::
+
+        with SpanReceiver() as receiver:
+            env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}
+            ...
+            receiver.spans  # [(trace id, span name, service name), ...]
+    """
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+            ExportTraceServiceRequest,
+            ExportTraceServiceResponse,
+        )
+
+        received: list[tuple[str, str, str]] = []
+        self.spans = received
+
+        class _Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                request = ExportTraceServiceRequest()
+                request.ParseFromString(body)
+                for resource_spans in request.resource_spans:
+                    service = next(
+                        (
+                            a.value.string_value
+                            for a in resource_spans.resource.attributes
+                            if a.key == "service.name"
+                        ),
+                        "",
+                    )
+                    for scope in resource_spans.scope_spans:
+                        for span in scope.spans:
+                            received.append((span.trace_id.hex(), span.name, service))
+                answer = ExportTraceServiceResponse().SerializeToString()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> SpanReceiver:
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()

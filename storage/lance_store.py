@@ -138,7 +138,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             if name in self._tables:
                 continue
             if name in existing:
-                self._tables[name] = self._db.open_table(name)
+                self._tables[name] = self._open_listed(name)
                 self._migrate(name)
                 missing = set(schema.names) - set(self._tables[name].schema.names)
                 if missing:
@@ -151,12 +151,30 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         for name in self._tables:
             self._mark_primary_key(name)
 
+    def _open_listed(self, name: str, attempts: int = 50) -> Any:
+        """Open a table the store lists. A process creating it at this moment has made
+        its folder but not yet committed its first version, so it is listed and not
+        found: wait (up to 5 s) for that commit."""
+        for attempt in range(attempts):
+            try:
+                return self._db.open_table(name)
+            except ValueError as exc:
+                if "was not found" not in str(exc) or attempt == attempts - 1:
+                    raise
+            time.sleep(0.1)
+        raise AssertionError("unreachable")
+
     def _create(self, name: str, schema: pa.Schema) -> Any:
-        """Create a table, or open it if another process created it meanwhile."""
+        """Create a table, or open it if another process created it meanwhile (its
+        creation then wins: both commit a first version, one of them is refused)."""
         try:
             return self._db.create_table(name, schema=schema, exist_ok=True)
         except ValueError:  # created meanwhile, its key already marked (other metadata)
-            return self._db.open_table(name)
+            return self._open_listed(name)
+        except RuntimeError as exc:
+            if "commit conflict" not in str(exc):
+                raise
+            return self._open_listed(name)
 
     def _mark_primary_key(self, name: str) -> None:
         """Mark the table's key column as its primary key (once per table): without it

@@ -121,6 +121,14 @@ class IndexUpkeep:
                     log.info("indexing %s.%s (%d rows)", name, column, rows)
                     _create_index(table, column, config)
 
+    def table_shapes(self) -> dict[str, tuple[int, int]]:
+        """Each table's (versions kept, data fragments)."""
+        shapes = {}
+        for name, table in self._tables.items():
+            fragments = table.stats()["fragment_stats"]["num_fragments"]
+            shapes[name] = (len(table.list_versions()), int(fragments))
+        return shapes
+
     def optimize(self, retain: timedelta) -> None:
         """Compact fragments, index new rows, drop versions older than ``retain``."""
         for name in self._tables:

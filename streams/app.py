@@ -35,19 +35,24 @@ from memstream.streams.batch_consumer import EpisodeConsumer
 from memstream.streams.embedding_agent import add_embedder_agent
 from memstream.streams.embedding_backfill import missing_embeddings
 from memstream.streams.fencing import writer_name
+from memstream.streams.health_watch import add_health_watch
 from memstream.streams.journal_sweeper import JournalSweeper
 from memstream.streams.lifecycle_timer import add_lifecycle_timer
 from memstream.streams.projector import BatchResult, Projector
 from memstream.streams.sealing import sealed_records
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import metrics, tracing
+from memstream.streams.telemetry.exposition import Readiness
 from memstream.streams.topics import EMBEDDINGS, MESSAGES, META
 
 __all__ = [
     "FAUST_BROKER_SETTINGS",
+    "SERVICE_LOGGER",
     "UPKEEP_LEASE_SECONDS",
     "WINDOW_LEASE_SECONDS",
     "build_app",
     "compaction_window",
+    "quiet_stream_checks",
     "upkeep_lease",
 ]
 
@@ -59,6 +64,20 @@ FAUST_BROKER_SETTINGS: dict[str, Any] = {
     "broker_session_timeout": 6,
     "broker_heartbeat_interval": 1,
 }
+
+
+#: The logger of memstream's faust services: their start and stop lines are faust's.
+SERVICE_LOGGER = logging.getLogger("faust.memstream")
+
+
+def quiet_stream_checks(settings: Settings) -> dict[str, Any]:
+    """faust's own stall checks on the same clock as memstream's (``stall_seconds``):
+    their errors about partitions without traffic are left out of the log (see
+    :mod:`memstream.streams.log_lines`), and memstream's watch reports real stalls."""
+    return {
+        "stream_processing_timeout": settings.stall_seconds,
+        "broker_commit_livelock_soft_timeout": settings.stall_seconds,
+    }
 
 
 #: How often the worker sweeps the intake journal.
@@ -78,12 +97,14 @@ def build_app(
     headroom: Headroom | None = None,
     embedding_lane: Executor | None = None,
     embed: bool = True,
+    readiness: Readiness | None = None,
 ) -> tuple[faust.App, EpisodeConsumer]:
     """A faust app that folds the projected topics into ``projector``'s store and, with
     an ``embedder`` and ``embed``, embeds new messages (on ``embedding_lane``, default a
     thread of the loop's pool; without ``embed`` the embedder only makes the archive's
     summary vectors, and ``memstream embed`` processes embed); and its episodes
-    consumer (to drain it)."""
+    consumer (to drain it). ``readiness`` gets the worker's checks (see
+    :mod:`memstream.streams.health_watch`)."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -95,6 +116,7 @@ def build_app(
         topic_allow_declare=False,
         producer_acks=-1,
         **FAUST_BROKER_SETTINGS,
+        **quiet_stream_checks(settings),
     )
     indexed = asyncio.Event()
 
@@ -117,6 +139,8 @@ def build_app(
     @app.service
     class Episodes(Service):
         """Starts, runs and stops the episodes consumer with the app."""
+
+        logger = SERVICE_LOGGER  # "Starting..." lines are faust's (quiet unless DEBUG)
 
         async def on_start(self) -> None:
             await episodes.start()
@@ -173,6 +197,15 @@ def build_app(
                 await app.crash(RuntimeError(f"log epoch changed to {epoch}"))
 
     add_lifecycle_timer(app, settings, projector, episodes, embedder)
+    add_health_watch(
+        app,
+        settings.bootstrap,
+        readiness if readiness is not None else Readiness(),
+        max_lag=settings.ready_max_lag,
+        stall_seconds=settings.stall_seconds,
+        episodes=episodes,
+        store=projector.store,
+    )
 
     lease = projector.upkeep_lease or upkeep_lease(projector.store, settings)
 
@@ -180,20 +213,27 @@ def build_app(
     async def upkeep() -> None:
         shortage = await asyncio.to_thread(_upkeep_shortage, headroom, projector)
         if shortage is not None:
+            metrics.UPKEEP_RUNS.labels("skipped").inc()
             log.warning("upkeep skipped (compaction writes a copy first): %s", shortage)
             return
         try:
             if not await asyncio.to_thread(lease.acquire, time.time_ns()):
                 return  # another worker does the upkeep now
+            started = time.perf_counter()
             try:
-                await asyncio.to_thread(
-                    projector.upkeep,
-                    settings.retain_versions,
-                    lambda: lease.acquire(time.time_ns()),
-                )
+                with tracing.span("upkeep"):
+                    await asyncio.to_thread(
+                        projector.upkeep,
+                        settings.retain_versions,
+                        lambda: lease.acquire(time.time_ns()),
+                    )
             finally:
                 await asyncio.to_thread(lease.release)
+            metrics.UPKEEP_SECONDS.observe(time.perf_counter() - started)
+            metrics.UPKEEP_RUNS.labels("done").inc()
+            await asyncio.to_thread(_measure_tables, projector.store)
         except Exception:  # upkeep is retried at the next tick; ingest goes on
+            metrics.UPKEEP_RUNS.labels("failed").inc()
             log.exception("upkeep failed; retrying in %.0f s", settings.optimize_every_seconds)
 
     return app, episodes
@@ -221,6 +261,13 @@ def compaction_window(store: ProjectionStore) -> Lease:
     """The window in which one process compacts the tables whose rows are updated,
     while the other workers hold back their updates (see ``Projector.upkeep``)."""
     return Lease(store, "compaction-window", writer_name(), timedelta(seconds=WINDOW_LEASE_SECONDS))
+
+
+def _measure_tables(store: ProjectionStore) -> None:
+    """Each table's versions and fragments, after an upkeep run."""
+    for name, (versions, fragments) in store.table_shapes().items():
+        metrics.TABLE_VERSIONS.labels(name).set(versions)
+        metrics.TABLE_FRAGMENTS.labels(name).set(fragments)
 
 
 def _upkeep_shortage(headroom: Headroom | None, projector: Projector) -> str | None:
@@ -269,4 +316,5 @@ def _add_embedding_backfill(
         except Exception:  # tried again at the next tick
             log.exception("embedding the memories without vectors failed")
         if sent:
+            metrics.EMBEDDINGS.labels("backfill").inc(sent)
             log.info("embedded %d memories that had no vector", sent)

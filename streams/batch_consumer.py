@@ -42,6 +42,8 @@ from memstream.storage.log_records import LogRecord, log_record
 from memstream.streams.fencing import Fenced
 from memstream.streams.projector import BatchResult, DeadLetter, Projector
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import metrics, tracing
+from memstream.streams.telemetry.lag import Partition, Position
 from memstream.streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
 
 __all__ = ["DLQ_VALUE_LIMIT", "EpisodeConsumer", "dead_letter_headers", "dead_letter_value"]
@@ -135,6 +137,8 @@ class EpisodeConsumer:
         self.applying = asyncio.Lock()
         #: True while the last fetch came back full: more records are waiting.
         self.backlogged = False
+        #: Set once the consumer has joined its group and sought its partitions.
+        self.joined = asyncio.Event()
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
 
@@ -188,6 +192,7 @@ class EpisodeConsumer:
         for tp, messages in batches.items():
             if tp.partition not in fenced.partitions:
                 self._consumer.seek(tp, messages[0].offset)
+        metrics.FENCED_BATCHES.inc()
         log.warning("%s: their records here are dropped, not written", fenced)
 
     async def stop(self) -> None:
@@ -213,6 +218,20 @@ class EpisodeConsumer:
             return set()
         return {tp.partition for tp in self._consumer.assignment() if tp.topic == topic}
 
+    def positions(self) -> dict[Partition, Position]:
+        """Where each partition this worker holds ends (as of the last fetch) and the
+        next offset it applies (after its checkpoint)."""
+        if self._consumer is None:
+            return {}
+        found: dict[Partition, Position] = {}
+        for tp in self._consumer.assignment():
+            end = self._consumer.highwater(tp)
+            if end is None:  # not fetched yet
+                continue
+            applied = self._projector.resume_offset(tp.topic, tp.partition, self._log_epoch)
+            found[(self.group_id, tp.topic, tp.partition)] = Position(end, applied or 0)
+        return found
+
     async def seek_to_checkpoints(self, assigned: Sequence[TopicPartition]) -> None:
         """Seek each assigned partition to just after the checkpoint stored with the rows."""
         assert self._consumer is not None
@@ -227,8 +246,9 @@ class EpisodeConsumer:
             await asyncio.to_thread(self._projector.reload_checkpoints)
         for tp in assigned:
             offset = self._projector.resume_offset(tp.topic, tp.partition, self._log_epoch)
-            log.info("%s/%d resumes at offset %d", tp.topic, tp.partition, offset or 0)
+            log.debug("%s/%d resumes at offset %d", tp.topic, tp.partition, offset or 0)
             self._consumer.seek(tp, offset or 0)
+        self.joined.set()
 
     async def run(self) -> None:
         """Apply batches until cancelled or stopped."""
@@ -256,6 +276,7 @@ class EpisodeConsumer:
                 records = [
                     self._record(message) for messages in batches.values() for message in messages
                 ]
+                started, started_ns = time.perf_counter(), time.time_ns()
                 try:
                     result = await asyncio.to_thread(
                         self._projector.apply, records, self._dead_letter_sender()
@@ -268,6 +289,7 @@ class EpisodeConsumer:
                         raise
                     await self._wait_for_space(batches, exc)
                     continue
+            _measured(batches, result, started, started_ns)
             if result.applied and self._on_applied is not None:
                 await self._on_applied(result)
 
@@ -384,6 +406,26 @@ class EpisodeConsumer:
         for dead in dead_letters:
             r = dead.record
             log.warning("dead letter %s/%d/%d: %s", r.topic, r.partition, r.offset, dead.reason)
+            metrics.DEAD_LETTERS.labels(metrics.dead_letter_reason(dead.reason)).inc()
             value, headers = dead_letter_value(dead)
             sent.append(await self._producer.send(DLQ, key=r.key, value=value, headers=headers))
         await asyncio.gather(*sent)
+
+
+def _measured(batches: Batches, result: BatchResult, started: float, started_ns: int) -> None:
+    """Count an applied batch, and continue the traces its records carry."""
+    took = time.perf_counter() - started
+    metrics.APPLY_SECONDS.observe(took)
+    for kind, count in result.types.items():
+        metrics.APPLIED.labels(kind).inc(count)
+    if result.skipped:
+        metrics.SKIPPED.inc(result.skipped)
+    oldest = min((m[0].timestamp for m in batches.values() if m), default=None)
+    if oldest is not None and result.applied:
+        metrics.SEARCHABLE_SECONDS.observe(max(0.0, time.time() - oldest / 1000))
+    if tracing.enabled():
+        tracing.message_spans(
+            [message for messages in batches.values() for message in messages],
+            started_ns,
+            time.time_ns(),
+        )

@@ -79,6 +79,8 @@ class BatchResult:
     applied: int = 0
     skipped: int = 0
     dead_letters: list[DeadLetter] = field(default_factory=list)
+    #: events applied, by event type
+    types: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -128,6 +130,7 @@ class PreparedBatch:
     erasures: list[UserErased] = field(default_factory=list)
     erased: int = 0
     keys_generation: int = 0
+    types: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,7 @@ def _prepare(
     keys = options.keys
     generation = keys.generation if keys is not None else 0
     erased = 0
+    types: dict[str, int] = {}
     for record in fresh:
         try:
             opened = keys.open_naming_user(record.value) if keys else (record.value, None)
@@ -238,6 +242,7 @@ def _prepare(
         if kept is None:
             erased += 1
             continue
+        types[event.type] = types.get(event.type, 0) + 1
         if options.keep_valid_records:
             valid_records.append(kept)
         if isinstance(event, MessageEvent):
@@ -276,6 +281,7 @@ def _prepare(
         erasures=lifecycle.erasures,
         erased=erased,
         keys_generation=generation,
+        types=types,
     )
 
 

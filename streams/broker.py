@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import os
 import shutil
 import signal
 import socket
@@ -110,6 +111,9 @@ class EmbeddedBroker:
             stderr=subprocess.STDOUT,
             preexec_fn=None if setpriv or not linux else _die_with_parent,
             start_new_session=True,
+            # memstream's traces are its own processes' (telemetry.tracing); the broker
+            # would export spans of its own, in no trace of memstream's
+            env={k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
         )
         if output is not subprocess.DEVNULL:
             output.close()

@@ -21,13 +21,17 @@ import faust
 from memstream.projections.clock import system_clock
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.layout import DataLayout
-from memstream.streams.app import FAUST_BROKER_SETTINGS
+from memstream.streams.app import FAUST_BROKER_SETTINGS, quiet_stream_checks
 from memstream.streams.components import make_embedder
 from memstream.streams.embedding_agent import add_embedder_agent
 from memstream.streams.errors import StreamsError
+from memstream.streams.health_watch import add_health_watch
 from memstream.streams.lanes import background_lane
 from memstream.streams.sealing import record_keys_of
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import tracing
+from memstream.streams.telemetry.exposition import MetricsServer, Readiness, bind_metrics
+from memstream.streams.telemetry.metrics import describe_process
 from memstream.streams.topics import ensure_topics
 
 __all__ = ["embedder_group", "run_embedder"]
@@ -49,6 +53,11 @@ def run_embedder(settings: Settings) -> int:
             "memstream embed joins a running deployment: give its Kafka address with "
             "--kafka (or MEMSTREAM_KAFKA)"
         )
+    metrics_socket = bind_metrics(settings.metrics_host, settings.metrics_port)  # in use: ends
+    describe_process("embedder")
+    tracing.configure("embedder")
+    readiness = Readiness()
+    metrics_server = MetricsServer(metrics_socket, readiness).start() if metrics_socket else None
     settings.local_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(ensure_topics(settings.bootstrap, topic_specs(settings)))
     lane = background_lane("memstream-embedder", settings.embed_niceness)
@@ -71,6 +80,7 @@ def run_embedder(settings: Settings) -> int:
         topic_allow_declare=False,
         producer_acks=-1,
         **FAUST_BROKER_SETTINGS,
+        **quiet_stream_checks(settings),
     )
     add_embedder_agent(
         app,
@@ -81,10 +91,28 @@ def run_embedder(settings: Settings) -> int:
         lane=lane,
         keys=record_keys_of(settings),
     )
-    log.info("embedding with %s in group %s", embedder.model, embedder_group(settings))
-    worker = faust.Worker(app, loglevel=settings.log_level, override_logging=False)
+    add_health_watch(
+        app,
+        settings.bootstrap,
+        readiness,
+        max_lag=settings.ready_max_lag,
+        stall_seconds=settings.stall_seconds,
+    )
+    where = f"; metrics on {metrics_server.address}/metrics" if metrics_server else ""
+    log.info(
+        "ready: embedding with %s in group %s%s (Ctrl-C to stop)",
+        embedder.model,
+        embedder_group(settings),
+        where,
+    )
+    worker = faust.Worker(app, loglevel=settings.log_level, override_logging=False, quiet=True)
+    worker.spinner = None  # no terminal escapes: memstream's output is log lines
     try:
         worker.execute_from_commandline()
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    finally:
+        if metrics_server is not None:
+            metrics_server.stop()
+        tracing.shutdown()
     return 0

@@ -51,6 +51,7 @@ from memstream.projections.events import (
 from memstream.projections.vectors import embedding_events
 from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import metrics, tracing
 from memstream.streams.topics import COMMANDS, EMBEDDINGS, LIFECYCLE, MESSAGES
 
 __all__ = [
@@ -275,31 +276,42 @@ def add_embedder_agent(
 
     last_active = [time.monotonic()]
 
-    def agent(name: str, embed: Embed) -> Any:
+    def agent(name: str, embed: Embed, lane_name: str) -> Any:
         async def embed_batches(stream: Any) -> None:
-            async for values in stream.take(
+            async for events in stream.take_events(
                 settings.embed_batch_size, within=settings.embed_within_seconds
             ):
                 last_active[0] = time.monotonic()
+                oldest = min(e.message.timestamp or time.time() for e in events)
+                metrics.EMBEDDING_OLDEST.set(max(0.0, time.time() - oldest))
+                started, started_ns = time.perf_counter(), time.time_ns()
                 records = await _embed_until_done(
-                    opened_values(keys, [bytes(v) for v in values]),
+                    opened_values(keys, [bytes(e.value) for e in events]),
                     embedder,
                     clock,
                     window,
                     embed,
                     lane,
                 )
+                metrics.EMBEDDING_SECONDS.labels(lane_name).observe(time.perf_counter() - started)
                 records = sealed_records(keys, records)
                 sent = [await sink.send(key=key, value=value) for key, value in records]
                 await asyncio.gather(*sent)
+                metrics.EMBEDDINGS.labels(lane_name).inc(len(records))
+                metrics.EMBEDDING_DELAY.observe(max(0.0, time.time() - oldest))
+                metrics.EMBEDDING_OLDEST.set(0)
+                if tracing.enabled():
+                    tracing.message_spans(
+                        [e.message for e in events], started_ns, time.time_ns(), "embed"
+                    )
                 log.debug("%s: embedded %d memories", name, len(records))
 
         return embed_batches
 
     app.agent(source, concurrency=1, name="memstream.embedder")(
-        agent("memstream.embedder", embed_values)
+        agent("memstream.embedder", embed_values, "messages")
     )
     app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")(
-        agent("memstream.embedder.derived", embed_derived_values)
+        agent("memstream.embedder.derived", embed_derived_values, "derived")
     )
     return lambda: last_active[0]

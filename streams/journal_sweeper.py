@@ -28,6 +28,7 @@ from memstream.storage.journal import Journal, Positions, Seal, Segment
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.log_records import Checkpoints
 from memstream.streams.publisher import Publisher
+from memstream.streams.telemetry import metrics
 
 __all__ = ["JournalSweeper", "SweepReport", "applied_past"]
 
@@ -79,6 +80,7 @@ class JournalSweeper:
     async def sweep(self) -> SweepReport:
         """One pass over the journal (see the module docstring)."""
         segments = self._journal.segments()
+        metrics.JOURNAL_SEGMENTS.set(len(segments))
         if not segments:
             return SweepReport()
         checkpoints = await asyncio.to_thread(self._store.load_checkpoints, self._consumer)
@@ -94,6 +96,8 @@ class JournalSweeper:
             else:
                 stale.append(segment)
         segments_done, records = await self._republish(stale) if stale else (0, 0)
+        metrics.JOURNAL_SEGMENTS.set(len(segments) - removed)
+        metrics.JOURNAL_REPUBLISHED.inc(records)
         if segments_done:
             log.info(
                 "intake journal: %d records of %d segments published again",

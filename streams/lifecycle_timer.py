@@ -39,7 +39,7 @@ import faust
 from memstream.models.embedders import Embedder
 from memstream.projections.clock import Clock, system_clock
 from memstream.projections.codec import encode
-from memstream.projections.events import Event, FactsConsolidated, SessionClosed
+from memstream.projections.events import Event, FactsConsolidated, MemoryArchived, SessionClosed
 from memstream.streams.batch_consumer import EpisodeConsumer
 from memstream.streams.components import make_archiver, make_lifecycle, make_model
 from memstream.streams.lifecycle import closure_key
@@ -48,6 +48,7 @@ from memstream.streams.partitioning import partition_of
 from memstream.streams.projector import Projector
 from memstream.streams.sealing import sealed_records
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import metrics, tracing
 from memstream.streams.topics import LIFECYCLE, MESSAGES
 
 __all__ = ["add_lifecycle_timer", "schedule_for"]
@@ -93,12 +94,13 @@ def add_lifecycle_timer(
         def owns(user_id: str) -> bool:
             return partition_of(user_id, count) in partitions
 
-        result = jobs.consolidate(
-            now,
-            skip=schedule.skipped(),
-            partitions=partitions,
-            limit=settings.consolidate_per_tick,
-        )
+        with metrics.timed_job("consolidate"), tracing.span("lifecycle consolidate"):
+            result = jobs.consolidate(
+                now,
+                skip=schedule.skipped(),
+                partitions=partitions,
+                limit=settings.consolidate_per_tick,
+            )
         for key, reason in result.failed.items():
             attempts, delay = schedule.failed(key)
             log.warning(
@@ -106,18 +108,26 @@ def add_lifecycle_timer(
             )
         events = result.events
         if schedule.due("decay", True):
-            events.extend(jobs.decay(now, owns=owns))
+            with metrics.timed_job("decay"), tracing.span("lifecycle decay"):
+                events.extend(jobs.decay(now, owns=owns))
             schedule.ran("decay")
         if schedule.due("reflect", True):
-            reflected = jobs.reflect(now, owns=owns)
+            with metrics.timed_job("reflect"), tracing.span("lifecycle reflect"):
+                reflected = jobs.reflect(now, owns=owns)
             events.extend(reflected.events)
             if not reflected.failed:  # a failed week is tried again at the next tick
                 schedule.ran("reflect")
         if schedule.due("archive", True):
-            with projector.erasing:  # never the originals of a user being erased
-                events.extend(archiver.archive(now, limit=settings.archive_per_run, owns=owns))
+            with (
+                metrics.timed_job("archive"),
+                tracing.span("lifecycle archive"),
+                projector.erasing,  # never the originals of a user being erased
+            ):
+                archived = archiver.archive(now, limit=settings.archive_per_run, owns=owns)
+                events.extend(archived)
                 # small files of earlier runs, in the folders of this worker's users
                 merged = archiver.cold.compact(owns=owns)
+            metrics.ARCHIVED.inc(sum(isinstance(e, MemoryArchived) for e in archived))
             if merged:
                 log.info("cold store: %d small files merged", merged)
             schedule.ran("archive")
@@ -145,6 +155,7 @@ def add_lifecycle_timer(
             for e in events:
                 if isinstance(e, SessionClosed | FactsConsolidated):
                     schedule.published(closure_key(e.user_id, e.session_id, e.through))
+            metrics.LIFECYCLE_EVENTS.inc(len(events))
             if events:
                 took = time.perf_counter() - started
                 log.info("lifecycle: published %d events (%.2f s)", len(events), took)

@@ -1,4 +1,13 @@
-"""How a long-running memstream process logs: one format, and no floods.
+"""How a long-running memstream process logs: quiet, one format, and no floods.
+
+memstream's own loggers log at ``log_level``; the libraries under it (faust, mode,
+aiokafka, the MCP server, uvicorn, httpx) only their warnings and errors, unless
+``log_level`` is ``DEBUG``: their INFO lines (supervisors starting, group joins, topic
+subscriptions) are how they work, not news. faust's "stream has not started processing"
+and "has not committed" errors are left out: they fire on partitions that simply have no
+traffic; a partition that really stalls is reported by memstream's own watch
+(:mod:`memstream.streams.telemetry.lag`). ``log_format="json"`` writes one JSON object per line
+(``python-json-logger``).
 
 A failure that repeats (a client library that cannot reach the broker logs every retry,
 ten a second) is logged the first time, then left out; the first line of the same kind
@@ -13,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
-__all__ = ["QUIET_SECONDS", "RepeatSummary", "configure_logging"]
+__all__ = ["QUIET_SECONDS", "IdleStreamNoise", "RepeatSummary", "configure_logging"]
 
 #: How long lines of one kind are left out after one is written.
 QUIET_SECONDS = 60.0
@@ -48,9 +57,64 @@ class RepeatSummary(logging.Filter):
         return True
 
 
-def configure_logging(level: str) -> None:
-    """Log at ``level`` to standard error, each kind of warning at most once a minute."""
-    logging.basicConfig(level=level.upper(), format=_FORMAT)
-    for handler in logging.getLogger().handlers:
-        if not any(isinstance(f, RepeatSummary) for f in handler.filters):
-            handler.addFilter(RepeatSummary())
+#: The libraries whose INFO lines are left out unless the level is DEBUG.
+QUIET_LIBRARIES = ("faust", "mode", "aiokafka", "kafka", "mcp", "uvicorn", "httpx", "lancedb")
+
+#: faust's checks that fire on idle partitions (see the module docstring).
+_IDLE_STREAM_MARKERS = (
+    "Stream has not started processing",
+    "Stream stopped processing, or is slow",
+    "Has not committed",
+    "Highwater not yet available",
+)
+
+
+#: What aiokafka says at WARNING while a consumer group rebalances as it should (a
+#: worker joined or left): how a group works, not a problem.
+_REBALANCING_MARKERS = ("because it is rebalancing",)
+
+
+class IdleStreamNoise(logging.Filter):
+    """Leaves out faust's slow-processing errors about partitions without traffic, and
+    aiokafka's warnings that a group is rebalancing."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = str(record.msg)
+        return not any(m in text for m in (*_IDLE_STREAM_MARKERS, *_REBALANCING_MARKERS))
+
+
+def configure_logging(level: str, log_format: str = "text") -> None:
+    """Log at ``level`` to standard error (``log_format`` ``text`` or ``json``), the
+    libraries quiet, each kind of warning at most once a minute."""
+    level = level.upper()
+    root = logging.getLogger()
+    handler = (
+        next((h for h in root.handlers if getattr(h, "memstream", False)), None)
+        or logging.StreamHandler()
+    )
+    handler.memstream = True  # type: ignore[attr-defined]
+    handler.setFormatter(_formatter(log_format))
+    if not any(isinstance(f, RepeatSummary) for f in handler.filters):
+        handler.addFilter(RepeatSummary())
+    if handler not in root.handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+    for name in QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.NOTSET if level == "DEBUG" else logging.WARNING)
+    if level == "DEBUG":
+        return
+    for name in ("faust.transport.drivers.aiokafka", "aiokafka.consumer.group_coordinator"):
+        noisy = logging.getLogger(name)
+        if not any(isinstance(f, IdleStreamNoise) for f in noisy.filters):
+            noisy.addFilter(IdleStreamNoise())
+
+
+def _formatter(log_format: str) -> logging.Formatter:
+    if log_format != "json":
+        return logging.Formatter(_FORMAT)
+    from pythonjsonlogger.json import JsonFormatter
+
+    return JsonFormatter(
+        "%(asctime)s %(levelname)s %(name)s %(message)s",
+        rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+    )

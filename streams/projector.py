@@ -396,6 +396,8 @@ class Projector:
             result.applied += one.applied
             result.skipped += one.skipped
             result.dead_letters += one.dead_letters
+            for kind, count in one.types.items():
+                result.types[kind] = result.types.get(kind, 0) + count
         return result
 
     def _apply(
@@ -474,7 +476,9 @@ class Projector:
         self._batch_partitions = frozenset()
         if time.monotonic() - self._flushed_at >= self._flush_every:
             self._flush()
-        return BatchResult(prepared.applied, prepared.skipped, prepared.dead_letters)
+        return BatchResult(
+            prepared.applied, prepared.skipped, prepared.dead_letters, dict(prepared.types)
+        )
 
     def add_vectors(self, vectors: pa.Table) -> None:
         """Store ``vectors`` rows computed outside the log's order (a re-embedding)."""

@@ -6,6 +6,10 @@ what the channel sent, and the worker sends what does not validate to ``memory.d
 A line without an ``event_id`` gets one derived from its bytes, so publishing the same
 file twice stores each message once. Records are keyed by ``user_id``.
 
+Records carry the publisher's trace in their headers when tracing is on
+(:mod:`memstream.streams.telemetry.tracing`); a record the journal publishes again after a crash
+carries none.
+
 With a journal (the embedded broker, whose log lives in memory), records are fsync'd to
 the intake journal before they are produced, and a publish returns only once both the
 journal and the broker have them: what memstream acknowledged survives any crash of
@@ -34,6 +38,7 @@ from memstream.streams.errors import BrokerError, DiskFull, PublishError
 from memstream.streams.journal_lane import JournalLane
 from memstream.streams.sealing import RecordKeys, record_keys_of
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import tracing
 from memstream.streams.topics import ACCESS, MESSAGES, topic_for
 
 __all__ = ["CheckedLine", "Publisher", "check_lines", "headroom_of", "publisher_for"]
@@ -252,11 +257,15 @@ class Publisher:
         """
         futures: list[asyncio.Future[Any]] = []
         failure: BaseException | None = None
-        try:
-            for r in records:
-                futures.append(await self._producer.send(topic, value=r.value, key=r.key))
-        except KafkaError as exc:
-            failure = exc
+        with tracing.producer_span(topic, len(records)):
+            headers = tracing.record_headers()  # the trace, carried to the worker
+            try:
+                for r in records:
+                    futures.append(
+                        await self._producer.send(topic, value=r.value, key=r.key, headers=headers)
+                    )
+            except KafkaError as exc:
+                failure = exc
         positions: dict[tuple[str, int], int] = {}
         acknowledged: list[int] = []
         outcomes = await asyncio.gather(*futures, return_exceptions=True)

@@ -70,7 +70,16 @@ class Settings(BaseSettings):
             this much of the log, idempotently.
         retain_versions_seconds: table versions older than this are removed on compaction.
         consumer_group: the faust application id (one consumer group per deployment).
-        log_level: logging level of ``memstream up``.
+        log_level: logging level of memstream's own loggers (``DEBUG`` also shows the
+            broker client's and faust's INFO lines, which are quiet otherwise).
+        log_format: ``text`` (a line per record) or ``json`` (one JSON object per line).
+        metrics_host / metrics_port: where a worker (``up``, ``worker``) and an embedder
+            (``embed``) serve ``/metrics``, ``/healthz`` and ``/readyz``; 0: nowhere.
+            The API serves them on its own port.
+        ready_max_lag: the most records a worker may have waiting in its partitions and
+            still say it is ready (``/readyz``).
+        stall_seconds: how long a partition's consumer may stand still while records
+            wait before it is reported (once, as a WARNING naming the partition).
         embedder: ``minilm`` (offline, default), ``e5-small`` (offline, better recall,
             slower; the ``e5`` extra), ``openai`` (needs ``openai_api_key``), or
             ``none`` (no vectors: full text and entities only). Changing it on a store
@@ -191,7 +200,12 @@ class Settings(BaseSettings):
     checkpoint_every_seconds: float = Field(default=1.0, ge=0)
     retain_versions_seconds: float = Field(default=300.0, ge=0)
     consumer_group: str = "memstream"
-    log_level: str = "INFO"
+    log_level: str = Field(default="INFO", pattern=r"(?i)^(debug|info|warning|error|critical)$")
+    log_format: Literal["text", "json"] = "text"
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = Field(default=8788, ge=0, le=65535)
+    ready_max_lag: int = Field(default=10_000, ge=0)
+    stall_seconds: float = Field(default=120.0, gt=0)
     embedder: EmbedderName = "minilm"
     embed_threads: int = Field(default=2, ge=1, le=64)
     query_embed_threads: int = Field(default=1, ge=1, le=64)

@@ -15,6 +15,7 @@ import signal
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, Protocol
 
 import faust
@@ -24,11 +25,13 @@ from memstream.projections.clock import system_clock
 from memstream.storage import filters
 from memstream.storage.claims import PartitionClaims
 from memstream.storage.event_archive import EventArchive
+from memstream.storage.headroom import free_bytes
 from memstream.storage.journal import Journal
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import VECTORS
 from memstream.storage.layout import DataLayout
 from memstream.streams.app import build_app, compaction_window, upkeep_lease
+from memstream.streams.batch_consumer import EpisodeConsumer
 from memstream.streams.broker import EmbeddedBroker
 from memstream.streams.components import make_cold_store, make_embedder
 from memstream.streams.fencing import Fence
@@ -39,6 +42,9 @@ from memstream.streams.publisher import Publisher, headroom_of
 from memstream.streams.recovery import catch_up_from_archive
 from memstream.streams.sealing import data_keys_of, erasure_event, record_keys_of
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import metrics, tracing
+from memstream.streams.telemetry.exposition import MetricsServer, Readiness, bind_metrics
+from memstream.streams.telemetry.metrics import describe_process
 from memstream.streams.topics import (
     ACCESS,
     COMMANDS,
@@ -52,7 +58,7 @@ from memstream.streams.topics import (
     read_epoch,
 )
 
-__all__ = ["ApiChild", "prepare_log", "run", "topic_specs"]
+__all__ = ["ApiChild", "announce_ready", "prepare_log", "ready_line", "run", "topic_specs"]
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +102,7 @@ class _DrainingWorker(faust.Worker):
         **options: Any,
     ) -> None:
         super().__init__(app, **options)
+        self.spinner = None  # no terminal escapes: memstream's output is log lines
         self._drain = drain
         self._force = force
         self._stop_timeout = stop_timeout
@@ -167,13 +174,20 @@ def run(
     """
     broker = None
     api_process: ApiChild | None = None
+    metrics_server: MetricsServer | None = None
+    metrics_socket = bind_metrics(settings.metrics_host, settings.metrics_port)  # in use: ends
+    describe_process("worker")
+    tracing.configure("worker")
+    readiness = Readiness()
+    if metrics_socket is not None:
+        metrics_server = MetricsServer(metrics_socket, readiness).start()
     settings.local_dir.mkdir(parents=True, exist_ok=True)
     if settings.embedded:
         broker = EmbeddedBroker(
             settings.broker_host, settings.broker_port, log_file=settings.log_dir / "broker.log"
         )
         broker.start()
-        log.info("embedded broker listening on %s", broker.bootstrap)
+        log.debug("embedded broker listening on %s", broker.bootstrap)
 
     def force() -> None:
         if api_process is not None:
@@ -224,6 +238,8 @@ def run(
             upkeep=upkeep_lease(store, settings),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
+        for folder in headroom_of(settings).folders:
+            metrics.DISK_FREE.labels(str(folder)).set_function(partial(free_bytes, folder))
         app, episodes = build_app(
             settings,
             projector,
@@ -234,10 +250,11 @@ def run(
             headroom=headroom_of(settings),
             embedding_lane=lane,
             embed=embed,
+            readiness=readiness,
         )
         if api is not None:
             api_process = api(settings)
-            log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
+        announce_ready(app, episodes, ready_line(settings, api is not None, metrics_server))
 
         async def drain(timeout: float) -> None:
             if api_process is not None:
@@ -252,6 +269,7 @@ def run(
             stop_timeout=settings.stop_timeout_seconds,
             loglevel=settings.log_level,
             override_logging=False,
+            quiet=True,
         )
         try:
             worker.execute_from_commandline()
@@ -263,6 +281,29 @@ def run(
             api_process.stop()
         if broker is not None:
             broker.stop()
+        if metrics_server is not None:
+            metrics_server.stop()
+        tracing.shutdown()
+
+
+def ready_line(settings: Settings, api: bool, metrics_server: MetricsServer | None) -> str:
+    """The one line that says a worker is ready, and where to find it."""
+    parts = []
+    if api:
+        parts.append(f"HTTP API on http://{settings.api_host}:{settings.api_port}")
+    if metrics_server is not None:
+        parts.append(f"metrics on {metrics_server.address}/metrics")
+    parts.append(f"data in {settings.data_location.uri}")
+    return "ready: " + ", ".join(parts) + " (Ctrl-C to stop)"
+
+
+def announce_ready(app: faust.App, episodes: EpisodeConsumer, line: str) -> None:
+    """Log ``line`` once the worker holds its first partitions (and can apply)."""
+
+    @app.task  # type: ignore[untyped-decorator]
+    async def announce() -> None:
+        await episodes.joined.wait()
+        log.info("%s", line)
 
 
 #: What ``memstream up`` exits with when its embedded broker died under it.
@@ -298,7 +339,8 @@ def _recover_journal(
     journal.set_log_epoch(epoch)
     sweeper = JournalSweeper(journal, settings.bootstrap, store, settings.consumer_group, epoch)
     report = asyncio.run(sweeper.sweep())
-    log.info(
+    log.log(
+        logging.INFO if report.removed or report.republished_records else logging.DEBUG,
         "intake journal %s: %d segments applied and removed, %d records published again",
         journal.folder,
         report.removed,

@@ -27,6 +27,12 @@ from memstream.streams.projector import Projector
 from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, embedded_broker, free_port, message
 
+# Processes the tests start serve no metrics port unless a test gives them one
+# (WorkerProcess does: a free port each), so tests side by side never share one.
+os.environ.setdefault("MEMSTREAM_METRICS_PORT", "0")
+for _name in [n for n in os.environ if n.startswith("OTEL_")]:
+    del os.environ[_name]  # traces only where a test asks for them
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Files with slow tests first, the many-process scenarios first of all. ``make

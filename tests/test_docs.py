@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from memstream.projections.codec import from_document
 from memstream.settings_reference import meanings, reference
@@ -39,6 +40,8 @@ PAGES = (
     "docs/search.md",
     "docs/durability.md",
     "docs/deployment.md",
+    "docs/observability.md",
+    "docs/metrics.md",
     "docs/architecture.md",
     "docs/development.md",
     "docs/configuration.md",
@@ -87,7 +90,7 @@ def test_every_block_either_runs_or_says_why_not() -> None:
     runnable = [b for b in blocks if b.lang in ("sh", "python") and b.not_run is None]
     assert len(runnable) >= 8
     for block in blocks:
-        assert block.lang in ("sh", "python", "json", ""), f"{block.where}: {block.lang}"
+        assert block.lang in ("sh", "python", "json", "yaml", ""), f"{block.where}: {block.lang}"
         assert block.not_run is None or block.not_run.strip(), block.where
 
 
@@ -97,6 +100,8 @@ def test_the_json_examples_are_valid() -> None:
     for block in doc_blocks():
         if block.lang == "json":
             json.loads(block.body)  # every one parses
+        if block.lang == "yaml":
+            assert isinstance(yaml.safe_load(block.body), dict), block.where
 
 
 def test_the_configuration_page_is_the_one_the_code_makes() -> None:
@@ -129,7 +134,11 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
         for block in doc_blocks():
             if block.lang not in ("sh", "python") or block.not_run is not None:
                 continue
-            code = block.body.replace("8787", str(worker.api_port)).replace("/tmp/", f"{tmp_path}/")
+            code = (
+                block.body.replace("8787", str(worker.api_port))
+                .replace("8788", str(worker.metrics_port))
+                .replace("/tmp/", f"{tmp_path}/")
+            )
             command = ["bash", "-euo", "pipefail", "-c", code]
             if block.lang == "python":
                 command = [sys.executable, "-c", code]

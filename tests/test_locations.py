@@ -13,7 +13,7 @@ from pyarrow import fs as pafs
 
 from memstream.storage.filesystems import Location, resolve_location
 from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.lance_tables import CHECKPOINTS, MEMORIES
 from memstream.storage.layout import DataLayout
 from memstream.streams.settings import Settings
 from tests.conftest import location_for
@@ -101,3 +101,22 @@ def _endpoint_of(location: Location) -> dict[str, str]:
     if not options:
         return {}
     return {"s3_endpoint": options["endpoint"], "s3_region": options["region"]}
+
+
+def test_stores_opened_together_on_empty_data_all_open(tmp_path: Path) -> None:
+    """A store's tables are created by whichever process opens it first; one opening it
+    meanwhile sees a table listed whose first version is not committed yet, and waits
+    for it instead of failing ("Table 'checkpoints' was not found")."""
+    starters = 6
+    together = threading.Barrier(starters)
+    projections = DataLayout(resolve_location(str(tmp_path / "data"))).projections()
+
+    def open_store(index: int) -> int:
+        together.wait()
+        return ProjectionStore.at(projections).count(CHECKPOINTS)
+
+    for attempt in range(3):
+        with ThreadPoolExecutor(starters) as pool:
+            assert list(pool.map(open_store, range(starters))) == [0] * starters
+        fresh = resolve_location(str(tmp_path / f"data-{attempt}"))
+        projections = DataLayout(fresh).projections()

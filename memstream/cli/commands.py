@@ -178,7 +178,7 @@ def _warn_of_unknown_variables(environ: Mapping[str, str]) -> None:
 _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Run memstream", (
         ("up", "memstream up"),
-        ("serve", "memstream serve --port 8788"),
+        ("serve", "memstream serve --port 8790"),
         ("worker", "memstream worker --kafka kafka:9092"),
         ("embed", "memstream embed --kafka kafka:9092"),
         ("broker", "memstream broker --port 9092"),
@@ -211,6 +211,9 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("reembed", "memstream reembed e5-small --into /tmp/e5"),
         ("switch", "memstream switch /tmp/rebuilt"),
         ("digest", "memstream digest --tables"),
+    )),
+    ("Watch it", (
+        ("top", "memstream top --metrics http://127.0.0.1:8788"),
     )),
     ("Agents and access", (
         ("mcp", "memstream mcp --user ana --print-config"),
@@ -394,6 +397,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.add_argument("memory_id")
 
+    p = command(
+        "top", _top, "a live view of a deployment from its metrics: lag, rates, latency, jobs"
+    )
+    p.add_argument(
+        "--api", help="the HTTP API (default: the server running for the data folder, if any)"
+    )
+    p.add_argument(
+        "--metrics",
+        action="append",
+        help="a worker's or embedder's metrics address (repeat for each; default "
+        "MEMSTREAM_METRICS_HOST:MEMSTREAM_METRICS_PORT)",
+    )
+    p.add_argument("--every", type=float, default=2.0, help="seconds between views (default 2)")
+    p.add_argument("--once", action="store_true", help="print one view and exit")
+
     p = command("stats", _stats, "memory counts, dead letters, applied offsets and lag", True)
     p.add_argument("--user")
     p.add_argument("--json", action="store_true")
@@ -531,14 +549,14 @@ def _create_key(args: argparse.Namespace, store: Any, audit: Any) -> int:
 
 def _up(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.guard import serving_rule
-    from memstream.http.listener import listen_on
     from memstream.http.process import ApiProcess
     from memstream.server_address import running_api
+    from memstream.streams.listener import listen_on
     from memstream.streams.log_lines import configure_logging
     from memstream.streams.worker import run
 
     if args.no_api:
-        configure_logging(settings.log_level)
+        configure_logging(settings.log_level, settings.log_format)
         return run(settings, api=None)
     rule = serving_rule(settings)
     served = running_api(settings.local_dir)
@@ -549,7 +567,7 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return run(settings, api=lambda s: ApiProcess(s, listener))
 
@@ -558,7 +576,7 @@ def _worker(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.streams.log_lines import configure_logging
     from memstream.streams.worker import run
 
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     if args.no_embed:
         logging.getLogger("memstream.streams.worker").info(
             "this worker does not embed: run `memstream embed` beside it"
@@ -570,7 +588,7 @@ def _embed(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.streams.embedder_process import run_embedder
     from memstream.streams.log_lines import configure_logging
 
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     return run_embedder(settings)
 
 
@@ -578,20 +596,20 @@ def _broker(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.streams.broker import run_broker
     from memstream.streams.log_lines import configure_logging
 
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     port = args.port if args.port is not None else settings.broker_port
     return run_broker(settings.broker_host, port, settings.log_dir / "broker.log")
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.http.guard import serving_rule
-    from memstream.http.listener import listen_on
     from memstream.http.serve import serve
+    from memstream.streams.listener import listen_on
     from memstream.streams.log_lines import configure_logging
 
     rule = serving_rule(settings)
     listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
-    configure_logging(settings.log_level)
+    configure_logging(settings.log_level, settings.log_format)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
     return serve(settings, listener)
 
@@ -871,6 +889,25 @@ def _context(args: argparse.Namespace, settings: Settings) -> int:
 def _explain(args: argparse.Namespace, settings: Settings) -> int:
     _show(args, _access(args, settings).explain(args.user, args.memory_id), render.why)
     return 0
+
+
+def _top(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.cli.top import run_top
+    from memstream.server_address import running_api
+
+    urls = list(args.metrics or [])
+    if not urls and settings.metrics_port:
+        urls.append(f"http://{settings.metrics_host}:{settings.metrics_port}")
+    api = args.api or running_api(settings.local_dir) or settings.api_url or None
+    if api:
+        urls.insert(0, api)
+    if not urls:
+        _error("nothing to watch: give --api or --metrics (MEMSTREAM_METRICS_PORT is 0)")
+        return 2
+    if not 0.2 <= args.every <= 3600:
+        _error("--every: must be 0.2 to 3600 seconds")
+        return 2
+    return run_top(urls, args.every, args.once)
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:

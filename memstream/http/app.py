@@ -9,6 +9,8 @@ server is mounted at ``/mcp`` (:mod:`memstream.mcp.http`).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import asdict
@@ -17,6 +19,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.convertors import PathConvertor, register_url_convertor
 
@@ -30,6 +33,7 @@ from memstream.http.contract import (
 )
 from memstream.http.docs_pages import install_docs
 from memstream.http.guard import Guard, Principal
+from memstream.http.metering import Metering
 from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
@@ -38,7 +42,10 @@ from memstream.operations.results import erasure_document
 from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
 from memstream.queries.search import SearchRequest, SearchResponse
+from memstream.queries.stats import lag
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import tracing
+from memstream.streams.telemetry.exposition import readiness_document
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import KeyStoreError, Role, key_store_of
 from memstream.tenancy.limits import Buckets, Limit
@@ -149,7 +156,23 @@ def create_app(
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
+        """Liveness: answers while the process runs, touching nothing else."""
         return {"status": "ok"} if instance is None else {"status": "ok", "instance": instance}
+
+    readiness = _ApiReadiness(ops)
+
+    @app.get("/readyz", responses={503: {"description": "Not ready, with the reasons"}})
+    async def readyz(response: Response) -> dict[str, Any]:
+        """Whether this server can serve: the broker answers, the projections can be
+        read, and the workers are within ``ready_max_lag`` records of the log."""
+        status, document = readiness_document(await readiness.problems())
+        response.status_code = status
+        return document
+
+    @app.get("/metrics", include_in_schema=False)
+    async def prometheus_metrics() -> Response:
+        """This process's series in Prometheus' text format (docs/metrics.md)."""
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/v1/events", status_code=202, responses=errors(401, 403, 413, 422, 429, 503, 507))
     async def post_events(request: Request, who: Principal = WHO) -> dict[str, Any]:
@@ -352,7 +375,50 @@ def create_app(
         return record.public()
 
     app.router.routes.append(mcp)
+    app.add_middleware(Metering)
+    if tracing.enabled():
+        from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+
+        FastAPIInstrumentor.instrument_app(app, excluded_urls="healthz,readyz,metrics")
     return app
+
+
+class _ApiReadiness:
+    """``/readyz`` of the API: its checks, answered again at most every two seconds."""
+
+    def __init__(self, operations: Operations, cache_seconds: float = 2.0) -> None:
+        self._ops = operations
+        self._cache_seconds = cache_seconds
+        self._last: tuple[float, dict[str, str]] | None = None
+        self._lock = asyncio.Lock()
+
+    async def problems(self) -> dict[str, str]:
+        async with self._lock:
+            now = time.monotonic()
+            if self._last is None or now - self._last[0] >= self._cache_seconds:
+                self._last = (now, await self._check())
+            return self._last[1]
+
+    async def _check(self) -> dict[str, str]:
+        found: dict[str, str] = {}
+        store = self._ops.store
+        try:
+            checkpoints = await asyncio.to_thread(store.load_checkpoints)
+        except Exception as exc:
+            found["store"] = f"the projections cannot be read: {type(exc).__name__}: {exc}"
+            checkpoints = None
+        offsets, epoch = await self._ops.log_position(timeout=2.0)
+        if offsets is None:
+            found["broker"] = f"the broker at {self._ops.settings.bootstrap} does not answer"
+        elif checkpoints is not None:
+            waiting = lag(checkpoints, offsets, epoch)
+            most = self._ops.settings.ready_max_lag
+            if waiting > most:
+                found["consumer"] = (
+                    f"{waiting} records wait to be applied (ready at {most} or fewer: "
+                    "MEMSTREAM_READY_MAX_LAG)"
+                )
+        return found
 
 
 #: What a read can answer besides its own codes; a write adds the log's refusals.

@@ -1,7 +1,8 @@
 """Who is asking, and whether they may: API keys, tenants, rate limits and the audit
 log at the HTTP front door (:mod:`memstream.tenancy`).
 
-With keys configured, every request but ``/healthz`` and the API's documents carries
+With keys configured, every request but ``/healthz``, ``/readyz``, ``/metrics`` (no
+user's data: counts by route and type) and the API's documents carries
 ``Authorization: Bearer <key>``: none, or a key unknown or revoked, is answered 401; a
 key reaching a user outside its tenant, or writing with a read key, 403 with the same
 words whether that user exists or not; a key over its rate, 429 with ``Retry-After``.

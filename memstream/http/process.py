@@ -54,12 +54,12 @@ def _listen(conn: Connection, state: DrainState, server: Any) -> None:
 
 def _child(settings_json: str, listener: socket.socket, conn: Connection, parent_pid: int) -> None:
     die_with_parent(parent_pid)
-    configure_logging("INFO")
+    settings = Settings.model_validate_json(settings_json)
+    configure_logging(settings.log_level, settings.log_format)
     import uvicorn
 
     from memstream.http.serve import build_api
 
-    settings = Settings.model_validate_json(settings_json)
     state = DrainState()
 
     class _Server(uvicorn.Server):

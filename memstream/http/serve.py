@@ -5,7 +5,7 @@ The API process opens the projections read-only with a read-consistency interval
 it sees what the worker writes, embeds queries with the configured embedder, and
 publishes events with its own Kafka producer (journaled with the embedded broker). It
 runs uvicorn on ``api_host:api_port`` (loopback by default), on a socket bound before
-anything else started (:mod:`memstream.http.listener`), and, while it runs, says so
+anything else started (:mod:`memstream.streams.listener`), and, while it runs, says so
 in the data folder's local state (:mod:`memstream.server_address`), so the command line
 asks it instead of opening the store itself. Publishes are refused with
 503 while memstream stops and with 507 while a disk it writes to is nearly full;
@@ -25,6 +25,8 @@ from memstream.http.app import create_app
 from memstream.operations import BrokerSink, DrainState, Operations
 from memstream.server_address import announced, api_url_of, new_instance
 from memstream.streams.settings import Settings
+from memstream.streams.telemetry import tracing
+from memstream.streams.telemetry.metrics import describe_process
 
 __all__ = ["build_api", "serve"]
 
@@ -38,6 +40,8 @@ def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
     The store and the searcher (with its embedder) are opened here, so a server over a
     data folder without projections refuses to start and the first search is not slow.
     """
+    describe_process("api")
+    tracing.configure("api")
     sink = BrokerSink(settings, drain)
     operations = Operations(
         settings, sink=sink, read_consistency_seconds=settings.api_read_consistency_seconds
@@ -57,11 +61,13 @@ def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
 
 def serve(settings: Settings, listener: socket.socket) -> int:
     """Run the API on ``listener`` (bound to ``api_host:api_port``, see
-    :mod:`memstream.http.listener`) in the foreground until interrupted."""
+    :mod:`memstream.streams.listener`) in the foreground until interrupted."""
     import uvicorn
 
     app = build_api(settings)
-    log.info("HTTP API on http://%s:%d", settings.api_host, settings.api_port)
+    log.info(
+        "ready: HTTP API on http://%s:%d (Ctrl-C to stop)", settings.api_host, settings.api_port
+    )
     config = uvicorn.Config(
         app, host=settings.api_host, port=settings.api_port, log_level="warning", access_log=False
     )

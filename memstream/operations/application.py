@@ -13,6 +13,7 @@ them directly and the CLI runs each in ``asyncio.run``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections import Counter
@@ -75,6 +76,7 @@ from memstream.streams.publisher import CheckedLine, check_lines
 from memstream.streams.replay import ReplayReport
 from memstream.streams.sealing import data_keys_of, erasure_event, record_keys_of
 from memstream.streams.settings import EmbedderName, Settings
+from memstream.streams.telemetry import metrics, tracing
 from memstream.streams.topics import (
     COMMANDS,
     LIFECYCLE,
@@ -219,7 +221,10 @@ class Operations:
             InvalidEvents: naming, per index, what is wrong (nothing was published).
         """
         events = channel_events(documents, self.clock())
-        accepted = Accepted(await self.sink.publish(events))
+        with tracing.span("publish", events=len(events), door=caller.door):
+            accepted = Accepted(await self.sink.publish(events))
+        for kind, count in Counter(event.type for event in events).items():
+            metrics.PUBLISHED.labels(kind, caller.door).inc(count)
         users = Counter(event.user_id for event in events)
         for user_id, count in users.items():
             self._audited(caller, "publish", user_id, 202, events=count)
@@ -232,7 +237,10 @@ class Operations:
         dead-letter topic with their reason; every line as checked (the valid ones
         audited per user, as :meth:`publish` audits)."""
         checked = check_lines(lines)
-        await self.sink.publish_lines(checked)
+        with tracing.span("publish", events=len(checked), door=caller.door):
+            await self.sink.publish_lines(checked)
+        for kind, count in Counter(c.event.type for c in checked if c.event).items():
+            metrics.PUBLISHED.labels(kind, caller.door).inc(count)
         users = Counter(c.event.user_id for c in checked if c.event is not None)
         for user_id, count in users.items():
             self._audited(caller, "publish", user_id, 202, events=count)
@@ -245,8 +253,10 @@ class Operations:
         background, best effort: the answer never waits for the broker)."""
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
-        async with self._reads.turn():
-            response = await self._blocking(self.searcher.search, request)
+        with _measured_read("search"):
+            async with self._reads.turn():
+                response = await self._blocking(self.searcher.search, request)
+            _stages(response.timings)
         if response.results:
             accessed = MemoryAccessed(
                 user_id=request.user_id,
@@ -322,8 +332,9 @@ class Operations:
             found = context_candidates(self.searcher, request, when)
             return assemble(found, budget, count_tokens)
 
-        async with self._reads.turn():
-            assembly = await self._blocking(build)
+        with _measured_read("context"):
+            async with self._reads.turn():
+                assembly = await self._blocking(build)
         sections = [
             {
                 "name": s.name,
@@ -823,3 +834,25 @@ def _memories_held(store: ProjectionStore) -> int:
 def _owner(user_id: str, memory_id: str) -> None:
     valid_identifier("user_id", user_id)
     valid_identifier("memory_id", memory_id)
+
+
+@contextlib.contextmanager
+def _measured_read(operation: str) -> Iterator[None]:
+    """Count and time a search or a context block (an error counts as one), in a span."""
+    started = time.perf_counter()
+    with tracing.span(operation):
+        try:
+            yield
+        except BaseException:
+            metrics.SEARCHES.labels(operation, "error").inc()
+            raise
+    metrics.SEARCHES.labels(operation, "ok").inc()
+    metrics.SEARCH_SECONDS.labels(operation).observe(time.perf_counter() - started)
+
+
+def _stages(timings: dict[str, float]) -> None:
+    """Each stage of a search (milliseconds, as Server-Timing says) in its histogram and,
+    when tracing, as a child span of the search's."""
+    for stage, ms in timings.items():
+        metrics.SEARCH_STAGE_SECONDS.labels(stage).observe(ms / 1000)
+    tracing.stage_spans(timings, time.time_ns())
