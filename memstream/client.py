@@ -18,7 +18,9 @@ reached, as :class:`MemstreamUnreachable` naming its address. A server beyond it
 capacity answers 503 with ``Retry-After`` (and a key over its rate, 429); ``retries``
 says how many times the client waits that long and asks again (none by default). A
 message published without ``occurred_at`` is stamped with the time here, before it is
-sent, so asking again sends the same event.
+sent, so asking again sends the same event. A request made inside an OpenTelemetry span
+carries its W3C ``traceparent``, so the server's spans (and the worker's and the
+embedder's, through the log) join the caller's trace.
 """
 
 from __future__ import annotations
@@ -205,12 +207,27 @@ class MemoryClient:
         return response.json()
 
     def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        trace = _trace_headers()  # the caller's trace, if it has one, continues in the server
+        if trace:
+            kwargs["headers"] = {**kwargs.get("headers", {}), **trace}
         try:
             return self._http.request(method, path, **kwargs)
         except httpx.ConnectError as exc:
             raise MemstreamUnreachable(self.url, _reason(exc)) from None
         except httpx.TimeoutException as exc:
             raise MemstreamUnreachable(self.url, f"no answer in time: {_reason(exc)}") from None
+
+
+def _trace_headers() -> dict[str, str]:
+    """The W3C trace headers of the caller's current span (none without OpenTelemetry:
+    the client needs only httpx)."""
+    try:
+        from opentelemetry import propagate
+    except ImportError:
+        return {}
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
 
 
 def _timed(event: Mapping[str, Any], now: str) -> Mapping[str, Any]:

@@ -84,6 +84,8 @@ class ColdStore:
         self._fs = location.filesystem
         self._body_schema = schema
         self.schema = schema.append(pa.field("checksum", pa.string(), nullable=False))
+        #: bytes of the batch files this store object wrote (compaction's not counted)
+        self.bytes_written = 0
 
     def write(
         self, user_id: str, month: str, originals: Sequence[Mapping[str, Any]]
@@ -104,6 +106,7 @@ class ColdStore:
         full = self.full_path(path)
         self._write_file(full, table)
         self._check(full, table)
+        self.bytes_written += self._fs.get_file_info(full).size or 0
         return {
             m: (StorageRef(path, m, c[:_VERSION_DIGITS]), c)
             for m, c in zip(body.column("memory_id").to_pylist(), checksums, strict=True)

@@ -118,15 +118,16 @@ class IndexUpkeep:
                 indexes.append(("vector", _ann_index(rows, self.vector_dimension)))
             for column, config in indexes:
                 if (column,) not in present:
-                    log.info("indexing %s.%s (%d rows)", name, column, rows)
+                    log.debug("indexing %s.%s (%d rows)", name, column, rows)
                     _create_index(table, column, config)
 
     def table_shapes(self) -> dict[str, tuple[int, int]]:
-        """Each table's (versions kept, data fragments)."""
+        """Each table's (latest version number, data fragments), read from its latest
+        manifest (listing its versions would read every manifest kept)."""
         shapes = {}
         for name, table in self._tables.items():
             fragments = table.stats()["fragment_stats"]["num_fragments"]
-            shapes[name] = (len(table.list_versions()), int(fragments))
+            shapes[name] = (int(table.version), int(fragments))
         return shapes
 
     def optimize(self, retain: timedelta) -> None:

@@ -80,6 +80,10 @@ def quiet_stream_checks(settings: Settings) -> dict[str, Any]:
     }
 
 
+#: The least time between two readings of the tables' versions and fragments (a
+#: manifest read per table: on S3, requests).
+TABLE_SHAPES_EVERY_SECONDS = 60.0
+
 #: How often the worker sweeps the intake journal.
 JOURNAL_SWEEP_SECONDS = 5.0
 #: How long the embedder agent must have been idle before the backfill runs.
@@ -208,6 +212,7 @@ def build_app(
     )
 
     lease = projector.upkeep_lease or upkeep_lease(projector.store, settings)
+    measured = [float("-inf")]  # when the tables' shapes were last read
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
     async def upkeep() -> None:
@@ -231,7 +236,9 @@ def build_app(
                 await asyncio.to_thread(lease.release)
             metrics.UPKEEP_SECONDS.observe(time.perf_counter() - started)
             metrics.UPKEEP_RUNS.labels("done").inc()
-            await asyncio.to_thread(_measure_tables, projector.store)
+            if time.monotonic() - measured[0] >= TABLE_SHAPES_EVERY_SECONDS:
+                measured[0] = time.monotonic()
+                await asyncio.to_thread(_measure_tables, projector.store)
         except Exception:  # upkeep is retried at the next tick; ingest goes on
             metrics.UPKEEP_RUNS.labels("failed").inc()
             log.exception("upkeep failed; retrying in %.0f s", settings.optimize_every_seconds)
@@ -264,9 +271,9 @@ def compaction_window(store: ProjectionStore) -> Lease:
 
 
 def _measure_tables(store: ProjectionStore) -> None:
-    """Each table's versions and fragments, after an upkeep run."""
-    for name, (versions, fragments) in store.table_shapes().items():
-        metrics.TABLE_VERSIONS.labels(name).set(versions)
+    """Each table's version and fragments, after an upkeep run."""
+    for name, (latest, fragments) in store.table_shapes().items():
+        metrics.TABLE_VERSION.labels(name).set(latest)
         metrics.TABLE_FRAGMENTS.labels(name).set(fragments)
 
 

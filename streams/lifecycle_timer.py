@@ -123,13 +123,15 @@ def add_lifecycle_timer(
                 tracing.span("lifecycle archive"),
                 projector.erasing,  # never the originals of a user being erased
             ):
+                written = archiver.cold.bytes_written
                 archived = archiver.archive(now, limit=settings.archive_per_run, owns=owns)
+                metrics.ARCHIVE_BYTES.inc(archiver.cold.bytes_written - written)
                 events.extend(archived)
                 # small files of earlier runs, in the folders of this worker's users
                 merged = archiver.cold.compact(owns=owns)
             metrics.ARCHIVED.inc(sum(isinstance(e, MemoryArchived) for e in archived))
             if merged:
-                log.info("cold store: %d small files merged", merged)
+                log.debug("cold store: %d small files merged", merged)
             schedule.ran("archive")
         return events
 

@@ -242,7 +242,7 @@ class Projector:
         if self._archive is not None and (still_mine is None or still_mine()):
             removed = self._archive.compact()
             if removed:
-                log.info("event archive: %d small files merged", removed)
+                log.debug("event archive: %d small files merged", removed)
 
     def _optimize(self, name: str, retain: timedelta) -> None:
         """Compact one table; one that lost a commit race is left to the next upkeep."""

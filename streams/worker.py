@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -161,7 +162,11 @@ class ApiChild(Protocol):
 
 
 def run(
-    settings: Settings, *, api: Callable[[Settings], ApiChild] | None = None, embed: bool = True
+    settings: Settings,
+    *,
+    api: Callable[[Settings], ApiChild] | None = None,
+    embed: bool = True,
+    metrics_socket: socket.socket | None = None,
 ) -> int:
     """Run the worker (and the HTTP API that ``api`` starts, if given; and the embedding
     lane, with ``embed``) until stopped; return an exit code.
@@ -170,12 +175,14 @@ def run(
     taking publishes (503), the worker applies and archives what the log holds, then
     the API, the worker and the broker stop, within ``stop_timeout_seconds`` (the
     intake journal keeps anything not drained by then for the next start). A second
-    signal stops at once.
+    signal stops at once. The worker's metrics port is served on ``metrics_socket`` (the
+    caller bound it first), or bound here before anything starts.
     """
     broker = None
     api_process: ApiChild | None = None
     metrics_server: MetricsServer | None = None
-    metrics_socket = bind_metrics(settings.metrics_host, settings.metrics_port)  # in use: ends
+    if metrics_socket is None:  # a port in use ends run here, before anything starts
+        metrics_socket = bind_metrics(settings.metrics_host, settings.metrics_port)
     describe_process("worker")
     tracing.configure("worker")
     readiness = Readiness()

@@ -5,6 +5,7 @@ model start; the server that holds the port keeps its address file."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -64,3 +65,30 @@ def test_a_second_server_on_the_first_ones_port_leaves_the_first_announced(
         assert json.loads(announced)["url"] == first.api_url
     finally:
         assert first.stop(timeout=60) == 0
+
+
+@pytest.mark.parametrize("command", ["up", "worker"])
+def test_a_busy_metrics_port_ends_a_worker_at_once(command: str, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with socket.create_server(("127.0.0.1", 0)) as holder:
+        port = holder.getsockname()[1]
+        options = ["--port", str(_free_port())] if command == "up" else ["--kafka", "127.0.0.1:9"]
+        done = subprocess.run(
+            [sys.executable, "-m", "memstream", command, "--data", str(data), *options],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "MEMSTREAM_METRICS_PORT": str(port)},
+        )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == (
+        f"error: the metrics port {port} on 127.0.0.1 is in use by another program: choose "
+        "another with MEMSTREAM_METRICS_PORT (0: no metrics port)\n"
+    )
+    assert not (data / "logs" / "broker.log").exists()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

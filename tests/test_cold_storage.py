@@ -208,6 +208,8 @@ def test_write_read_back_and_read_exactly(cold_location: Location) -> None:
     [path] = store.files()
     assert "user=u1/month=2024-05/batch-" in path
     assert StorageRef.parse(str(refs["m1"][0])) == refs["m1"][0]
+    # what memstream_archive_written_bytes_total counts: the file's size
+    assert store.bytes_written == cold_location.filesystem.get_file_info(path).size
 
 
 def test_rewriting_a_batch_gives_the_same_file(cold_location: Location) -> None:

@@ -74,6 +74,11 @@ def warnings_in(log: str) -> list[str]:
     return [line for line in log.splitlines() if re.search(r" (WARNING|ERROR|CRITICAL) ", line)]
 
 
+def tracing_env(endpoint: str) -> dict[str, str]:
+    """Spans exported to ``endpoint`` (OTLP/HTTP), every 200 ms."""
+    return {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_SCHEDULE_DELAY": "200"}
+
+
 @contextmanager
 def deployment(tmp_path: Path, endpoint: str) -> Iterator[tuple[WorkerProcess, WorkerProcess]]:
     env = {
@@ -81,8 +86,7 @@ def deployment(tmp_path: Path, endpoint: str) -> Iterator[tuple[WorkerProcess, W
         # records wait up to 6 s for a full batch: lag is seen before it is applied
         "MEMSTREAM_BATCH_WITHIN_SECONDS": "6",
         "MEMSTREAM_STALL_SECONDS": str(STALL_SECONDS),
-        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
-        "OTEL_BSP_SCHEDULE_DELAY": "200",
+        **tracing_env(endpoint),
     }
     data = tmp_path / "data"
     up = WorkerProcess(data, env=env, log_path=tmp_path / "up.log")
@@ -125,6 +129,18 @@ def test_metrics_traces_health_and_logs_of_a_deployment(tmp_path: Path) -> None:
         )
         assert answer.status_code == 202, answer.text
 
+        # and one from the command line, which starts a trace of its own
+        cli = subprocess.run(
+            [
+                sys.executable, "-m", "memstream", "publish", "--data", str(up.data),
+                "--kafka", up.bootstrap, "--user", "user-1", "--session", "s-cli",
+                "traced from the command line",
+            ],
+            capture_output=True, text=True, timeout=60,
+            env={**os.environ, **tracing_env(receiver.endpoint)},
+        )  # fmt: skip
+        assert cli.returncode == 0 and "accepted 1 of 1" in cli.stdout, cli.stderr
+
         published = messages(400, "bulk")
         for start in range(0, len(published), 100):
             answer = httpx.post(f"{up.api_url}/v1/events", json=published[start : start + 100])
@@ -135,7 +151,7 @@ def test_metrics_traces_health_and_logs_of_a_deployment(tmp_path: Path) -> None:
         wait_until(lambda: sum(lag(url) for url in workers) == 0, timeout=60)
         applied = [scrape(url) for url in workers]
         assert sum(total(s, "memstream_events_applied_total", type="message") for s in applied) == (
-            len(published) + len(traced)
+            len(published) + len(traced) + 1  # and the command line's
         )
         assert sum(total(s, "memstream_apply_batch_duration_seconds_count") for s in applied) >= 2
 
@@ -173,6 +189,15 @@ def test_metrics_traces_health_and_logs_of_a_deployment(tmp_path: Path) -> None:
             "memstream-api",
             "memstream-worker",
         }
+        (cli_trace,) = {t for t, name, service in receiver.spans if service == "memstream-cli"}
+        cli_spans = {(name, service) for t, name, service in receiver.spans if t == cli_trace}
+        assert ("send memory.messages", "memstream-cli") in cli_spans, cli_spans
+        wait_until(
+            lambda: (
+                ("process memory.messages", "memstream-worker")
+                in {(n, s) for t, n, s in receiver.spans if t == cli_trace}
+            )
+        )
 
         # the searches' access reports wait for their batch too
         wait_until(lambda: sum(lag(url) for url in workers) == 0, timeout=60)
@@ -190,7 +215,7 @@ def test_metrics_traces_health_and_logs_of_a_deployment(tmp_path: Path) -> None:
         (row,) = [line for line in view.stdout.splitlines() if "events applied /s" in line]
         in_all = int(re.findall(r"[\d,]+", row)[-1].replace(",", ""))
         assert in_all >= len(published) + len(traced)  # messages, and their vectors
-        assert "records waiting in all: all caught up" in view.stdout
+        assert re.search(r"\d+ partitions held, [\d,]+ records waiting in all", view.stdout)
 
         # idle partitions all along, and at least three stall thresholds since the start:
         # faust's checks of idle partitions have fired (as they did after 5 minutes with

@@ -69,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Library log lines (aiokafka's connection errors) are not messages for the user:
         # failures reach them as one `error:` line.
         logging.getLogger().addHandler(logging.NullHandler())
+        from memstream.streams.telemetry import tracing
+
+        tracing.configure("cli")  # with the OTEL_* environment: a publish starts a trace
     try:
         _check_identifiers(args)
         settings = _settings(args)
@@ -553,6 +556,7 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.server_address import running_api
     from memstream.streams.listener import listen_on
     from memstream.streams.log_lines import configure_logging
+    from memstream.streams.telemetry.exposition import bind_metrics
     from memstream.streams.worker import run
 
     if args.no_api:
@@ -567,9 +571,10 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
         )
         return 2
     listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
+    metrics = bind_metrics(settings.metrics_host, settings.metrics_port)  # and here
     configure_logging(settings.log_level, settings.log_format)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
-    return run(settings, api=lambda s: ApiProcess(s, listener))
+    return run(settings, api=lambda s: ApiProcess(s, listener), metrics_socket=metrics)
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:

@@ -208,6 +208,10 @@ ARCHIVED = Counter(
     "memstream_archived_memories_total",
     "Memories moved to cold storage by the archive job",
 )
+ARCHIVE_BYTES = Counter(
+    "memstream_archive_written_bytes_total",
+    "Bytes of Parquet the archive job wrote to cold storage",
+)
 UPKEEP_RUNS = Counter(
     "memstream_upkeep_runs_total",
     "Upkeep runs (compaction, indexing, old versions), by outcome (done, skipped, failed)",
@@ -218,9 +222,10 @@ UPKEEP_SECONDS = Histogram(
     "Time of one upkeep run",
     buckets=_SLOW,
 )
-TABLE_VERSIONS = Gauge(
-    "memstream_table_versions",
-    "Versions a projection table keeps (after the last upkeep)",
+TABLE_VERSION = Gauge(
+    "memstream_table_version",
+    "The latest version number of a projection table, read after upkeep (each write "
+    "commits a version: its increase is the table's commits)",
     ["table"],
 )
 TABLE_FRAGMENTS = Gauge(
