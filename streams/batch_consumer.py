@@ -137,8 +137,8 @@ class EpisodeConsumer:
         self.applying = asyncio.Lock()
         #: True while the last fetch came back full: more records are waiting.
         self.backlogged = False
-        #: Set once the consumer has joined its group and sought its partitions.
-        self.joined = asyncio.Event()
+        #: Set once the consumer is subscribed (it joins its group in the background).
+        self.started = asyncio.Event()
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
 
@@ -164,6 +164,7 @@ class EpisodeConsumer:
         await self._producer.start()
         await self._consumer.start()
         self._consumer.subscribe(list(PROJECTED_TOPICS), listener=_SeekToCheckpoints(self))
+        self.started.set()
 
     async def flush(self) -> None:
         """Write the projector's deferred checkpoints, sessions and watermarks (after
@@ -248,7 +249,7 @@ class EpisodeConsumer:
             offset = self._projector.resume_offset(tp.topic, tp.partition, self._log_epoch)
             log.debug("%s/%d resumes at offset %d", tp.topic, tp.partition, offset or 0)
             self._consumer.seek(tp, offset or 0)
-        self.joined.set()
+
 
     async def run(self) -> None:
         """Apply batches until cancelled or stopped."""

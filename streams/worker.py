@@ -305,11 +305,12 @@ def ready_line(settings: Settings, api: bool, metrics_server: MetricsServer | No
 
 
 def announce_ready(app: faust.App, episodes: EpisodeConsumer, line: str) -> None:
-    """Log ``line`` once the worker holds its first partitions (and can apply)."""
+    """Log ``line`` once every part of the worker has started (its consumers then join
+    their groups and take their partitions: ``/readyz`` says when they have)."""
 
     @app.task  # type: ignore[untyped-decorator]
     async def announce() -> None:
-        await episodes.joined.wait()
+        await episodes.started.wait()
         log.info("%s", line)
 
 

@@ -46,6 +46,17 @@ def test_a_partition_standing_still_with_records_waiting_is_reported_once() -> N
     assert watch.stalled == 0
 
 
+def test_the_wait_counts_from_when_records_were_first_seen_waiting() -> None:
+    """A partition caught up at one sample and behind at the next has waited since the
+    second, not the first: records waiting for their batch are not a stall."""
+    watch = StallWatch(threshold=10)
+    assert watch.observe({P: Position(end=10, next=10)}, now=0) == []
+    assert watch.observe({P: Position(end=85, next=10)}, now=5) == []
+    assert watch.observe({P: Position(end=85, next=10)}, now=10) == []  # 5 s, not 10
+    (stall,) = watch.observe({P: Position(end=85, next=10)}, now=15)
+    assert stall.seconds == 10
+
+
 @given(st.lists(st.tuples(st.integers(0, 1000), st.floats(0.1, 100)), min_size=1, max_size=40))
 def test_an_idle_partition_is_never_stalled_however_long(steps: list[tuple[int, float]]) -> None:
     """No lag is no stall: a partition without traffic stays quiet forever."""

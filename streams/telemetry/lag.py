@@ -66,8 +66,13 @@ class StallWatch:
                 del self._since[key]
                 self._reported.discard(key)
         for key, position in positions.items():
+            if position.lag == 0:  # caught up: nothing waits
+                self._since.pop(key, None)
+                self._reported.discard(key)
+                continue
             seen = self._since.get(key)
-            if seen is None or seen[0] != position.next or position.lag == 0:
+            if seen is None or seen[0] != position.next:
+                # the wait starts when records are first seen waiting at this offset
                 self._since[key] = (position.next, now)
                 self._reported.discard(key)
                 continue
