@@ -187,8 +187,10 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
     joined: WorkerProcess | None = None
     for n, start in enumerate(range(0, total, BATCH)):
         replica = replicas[n % 2]
+        # A first publish makes the data keys of its 300 users: 300 conditional PUTs,
+        # which moto's server takes one at a time while the workers compact on it.
         answer = httpx.post(
-            f"{replica.api_url}/v1/events", json=messages[start : start + BATCH], timeout=30
+            f"{replica.api_url}/v1/events", json=messages[start : start + BATCH], timeout=120
         )
         assert answer.status_code == 202, answer.text
         published = start + BATCH
