@@ -346,6 +346,7 @@ class SpanReceiver:
             env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint}
             ...
             receiver.spans  # [(trace id, span name, service name), ...]
+            receiver.timed  # the same with span and parent ids, start and end (ns)
     """
 
     def __init__(self) -> None:
@@ -357,7 +358,9 @@ class SpanReceiver:
         )
 
         received: list[tuple[str, str, str]] = []
+        timed: list[tuple[str, str, str, str, str, int, int]] = []
         self.spans = received
+        self.timed = timed
 
         class _Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
@@ -376,6 +379,17 @@ class SpanReceiver:
                     for scope in resource_spans.scope_spans:
                         for span in scope.spans:
                             received.append((span.trace_id.hex(), span.name, service))
+                            timed.append(
+                                (
+                                    span.trace_id.hex(),
+                                    span.span_id.hex(),
+                                    span.parent_span_id.hex(),
+                                    span.name,
+                                    service,
+                                    span.start_time_unix_nano,
+                                    span.end_time_unix_nano,
+                                )
+                            )
                 answer = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")

@@ -171,7 +171,7 @@ def test_the_openapi_document_tells_the_truth(worker: WorkerProcess) -> None:
             "--exclude-checks",
             "ensure_resource_availability",
             "--max-examples",
-            "15",
+            "10",
             "--seed",
             "20261123",
             "--no-color",
