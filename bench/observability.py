@@ -4,12 +4,16 @@ Compares two checkouts of memstream on this machine, in one sitting and the same
 order: ``--before`` (a checkout without metrics and tracing, e.g. ``git worktree add
 /tmp/before <commit>``) and this one, with tracing off; and this one with tracing on
 (spans exported over OTLP/HTTP to a receiver on loopback, every publish traced). Each
-round runs every variant once, in that order; the medians of the rounds are compared.
+round runs every variant once, odd rounds in that order and even rounds in the reverse
+(two runs of the same code differ by about 2% by their place in a round alone); the
+medians of the rounds are compared.
 
 - **ingest**: ``memstream up`` of the variant (embedded broker, worker; the background
   lanes stopped: no embedder, no lifecycle timer, so ingest is what is measured) on a
-  fresh folder; ``--messages`` published through the Python publisher as fast as it
-  goes; the time from the first send until every row is in the ``memories`` table.
+  fresh folder; one message first, waited for (so the consumer group's join, a few
+  seconds that vary from start to start, is not measured); then ``--messages`` published
+  through the Python publisher as fast as it goes; the time from the first send until
+  every row is in the ``memories`` table.
 - **search**: ``memstream serve`` of the variant over one synthetic corpus (built once:
   ``--user-size`` memories for the user searched among ``--total``; see
   ``bench/query.py``), ``--queries`` searches one at a time over loopback HTTP after a
@@ -20,6 +24,7 @@ checkout, so the worker, the server and the publisher are all that variant's cod
 
 Usage: python bench/observability.py --before /tmp/before [--rounds 3] [--messages 30000]
                                      [--total 200000] [--user-size 10000] [--queries 300]
+                                     [--only ingest|search]
 """
 
 from __future__ import annotations
@@ -62,6 +67,14 @@ def _ingest(messages: int, traced: bool) -> float:
         try:
             worker.wait_ready(timeout=90)
             store = open_store(data)
+            warm_up = events(1, "warm-up")
+
+            async def first() -> None:
+                async with Publisher(worker.bootstrap) as publisher:
+                    await publisher.publish(warm_up)
+
+            asyncio.run(first())
+            wait_until(lambda: store.count(MEMORIES) >= 1, timeout=120, interval=0.05)
             batch = events(messages, "t")
             started = time.perf_counter()
 
@@ -71,7 +84,7 @@ def _ingest(messages: int, traced: bool) -> float:
                         await publisher.publish(batch[start : start + 5000])
 
             asyncio.run(publish())
-            wait_until(lambda: store.count(MEMORIES) >= messages, timeout=600, interval=0.05)
+            wait_until(lambda: store.count(MEMORIES) >= messages + 1, timeout=600, interval=0.05)
             return messages / (time.perf_counter() - started)
         finally:
             worker.stop()
@@ -160,6 +173,7 @@ def main() -> None:
     parser.add_argument("--total", type=int, default=200_000)
     parser.add_argument("--user-size", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--only", choices=["ingest", "search"], help="measure one of the two")
     parser.add_argument("--one", choices=["ingest", "search"], help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--corpus", help=argparse.SUPPRESS)
@@ -177,7 +191,8 @@ def main() -> None:
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     with tempfile.TemporaryDirectory() as folder, SpanReceiver() as receiver:
         corpus = Path(folder) / "corpus"
-        build(corpus, {f"user{args.user_size}": args.user_size}, args.total)
+        if args.only != "ingest":
+            build(corpus, {f"user{args.user_size}": args.user_size}, args.total)
         traced_env = {
             **base_env,
             "OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint,
@@ -192,30 +207,30 @@ def main() -> None:
             name: {"ingest": [], "search": []} for name in variants
         }
         for round_ in range(1, args.rounds + 1):
-            for name, (tree, env) in variants.items():
-                for what in ("ingest", "search"):
+            # odd rounds in one order, even rounds in the reverse: a variant's place in
+            # the round (measured at 2% between two runs of the same code) cancels out
+            order = list(variants.items())
+            for name, (tree, env) in order if round_ % 2 else order[::-1]:
+                for what in [args.only] if args.only else ["ingest", "search"]:
                     value = _measure(what, tree, args, corpus, env)
                     results[name][what].append(value)
                     unit = "messages/s" if what == "ingest" else "ms p50"
                     print(f"round {round_}: {name}: {what} {value:,.1f} {unit}", flush=True)
         print(f"spans received while tracing: {len(receiver.spans):,}")
-    base = {
-        what: statistics.median(results[next(iter(variants))][what])
-        for what in results[next(iter(variants))]
-    }
+    first = next(iter(variants))
+    base = {what: statistics.median(v) for what, v in results[first].items() if v}
     print(
         f"\nmedians of {args.rounds} rounds ({args.messages:,} messages; "
         f"{args.queries} searches of a {args.user_size:,}-memory user among {args.total:,}):"
     )
     for name in variants:
-        ingest = statistics.median(results[name]["ingest"])
-        search = statistics.median(results[name]["search"])
-        ingest_change = (ingest / base["ingest"] - 1) * 100
-        search_change = (search / base["search"] - 1) * 100
-        print(
-            f"  {name:<32} ingest {ingest:>8,.0f} messages/s ({ingest_change:+.1f}%)"
-            f"   search p50 {search:6.2f} ms ({search_change:+.1f}%)"
-        )
+        line = f"  {name:<32}"
+        for what, unit in (("ingest", "messages/s"), ("search", "ms p50")):
+            if results[name][what]:
+                value = statistics.median(results[name][what])
+                change = (value / base[what] - 1) * 100
+                line += f"   {what} {value:,.1f} {unit} ({change:+.1f}%)"
+        print(line)
 
 
 if __name__ == "__main__":
