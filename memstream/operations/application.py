@@ -850,9 +850,18 @@ def _measured_read(operation: str) -> Iterator[None]:
     metrics.SEARCH_SECONDS.labels(operation).observe(time.perf_counter() - started)
 
 
+#: A search's phases, in order, and the stages that run side by side within each (see
+#: ``Searcher.search``).
+_SEARCH_PHASES = {
+    "retrieve": ("view", "embed", "full_text", "archived_text", "vectors", "entities"),
+    "look_up": ("rows", "access", "state"),
+    "rank": (),
+}
+
+
 def _stages(timings: dict[str, float]) -> None:
     """Each stage of a search (milliseconds, as Server-Timing says) in its histogram and,
     when tracing, as a child span of the search's."""
     for stage, ms in timings.items():
         metrics.SEARCH_STAGE_SECONDS.labels(stage).observe(ms / 1000)
-    tracing.stage_spans(timings, time.time_ns())
+    tracing.stage_spans(timings, time.time_ns(), _SEARCH_PHASES)

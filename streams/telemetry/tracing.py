@@ -178,16 +178,25 @@ def message_spans(
     return len(seen)
 
 
-def stage_spans(stages: Mapping[str, float], ended_ns: int) -> None:
-    """Child spans of the current span, one per stage (milliseconds, in the order the
-    stages ran), laid end to end so the last ends at ``ended_ns``."""
+def stage_spans(
+    stages: Mapping[str, float], ended_ns: int, parts: Mapping[str, Sequence[str]]
+) -> None:
+    """Child spans of the current span for the stages of a search (milliseconds): the
+    phases (``parts``' keys, in order) laid end to end so the last ends at ``ended_ns``,
+    and each phase's parts (which run side by side) as its children, from its start."""
     if not _state["on"]:
         return
     tracer = trace.get_tracer(_TRACER)
-    at = ended_ns - round(sum(stages.values()) * 1e6)
-    for stage, ms in stages.items():
-        made = tracer.start_span(stage, start_time=at)
-        at += round(ms * 1e6)
+    phases = [p for p in parts if p in stages]
+    at = ended_ns - round(sum(stages[p] for p in phases) * 1e6)
+    for phase in phases:
+        made = tracer.start_span(phase, start_time=at)
+        inside = trace.set_span_in_context(made)
+        for part in parts[phase]:
+            if part in stages:
+                child = tracer.start_span(part, context=inside, start_time=at)
+                child.end(end_time=at + round(stages[part] * 1e6))
+        at += round(stages[phase] * 1e6)
         made.end(end_time=at)
 
 
