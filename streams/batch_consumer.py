@@ -250,7 +250,6 @@ class EpisodeConsumer:
             log.debug("%s/%d resumes at offset %d", tp.topic, tp.partition, offset or 0)
             self._consumer.seek(tp, offset or 0)
 
-
     async def run(self) -> None:
         """Apply batches until cancelled or stopped."""
         assert self._consumer is not None
