@@ -357,9 +357,7 @@ class SpanReceiver:
             ExportTraceServiceResponse,
         )
 
-        received: list[tuple[str, str, str]] = []
         timed: list[tuple[str, str, str, str, str, int, int]] = []
-        self.spans = received
         self.timed = timed
 
         class _Handler(BaseHTTPRequestHandler):
@@ -378,7 +376,6 @@ class SpanReceiver:
                     )
                     for scope in resource_spans.scope_spans:
                         for span in scope.spans:
-                            received.append((span.trace_id.hex(), span.name, service))
                             timed.append(
                                 (
                                     span.trace_id.hex(),
@@ -402,6 +399,11 @@ class SpanReceiver:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def spans(self) -> list[tuple[str, str, str]]:
+        """(trace id, span name, service name) of each span received."""
+        return [(trace_id, name, service) for trace_id, _, _, name, service, _, _ in self.timed]
 
     def __enter__(self) -> SpanReceiver:
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

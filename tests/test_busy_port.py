@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memstream.server_address import ADDRESS_FILE, running_api
-from memstream.testing import WorkerProcess
+from memstream.testing import WorkerProcess, free_port
 
 
 def _memstream(*args: str) -> subprocess.CompletedProcess[str]:
@@ -72,7 +72,7 @@ def test_a_busy_metrics_port_ends_a_worker_at_once(command: str, tmp_path: Path)
     data = tmp_path / "data"
     with socket.create_server(("127.0.0.1", 0)) as holder:
         port = holder.getsockname()[1]
-        options = ["--port", str(_free_port())] if command == "up" else ["--kafka", "127.0.0.1:9"]
+        options = ["--port", str(free_port())] if command == "up" else ["--kafka", "127.0.0.1:9"]
         done = subprocess.run(
             [sys.executable, "-m", "memstream", command, "--data", str(data), *options],
             capture_output=True,
@@ -86,9 +86,3 @@ def test_a_busy_metrics_port_ends_a_worker_at_once(command: str, tmp_path: Path)
         "another with MEMSTREAM_METRICS_PORT (0: no metrics port)\n"
     )
     assert not (data / "logs" / "broker.log").exists()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])

@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
+from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from memstream.http.metering import Metering
@@ -25,6 +26,7 @@ from memstream.streams.telemetry import metrics, reference, tracing
 from memstream.streams.telemetry.exposition import MetricsServer, Readiness, bind_metrics
 from memstream.streams.telemetry.lag import Position, StallWatch, lag_of
 from memstream.streams.telemetry.readings import parse, quantile, rate
+from memstream.testing import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 P = ("memstream.episodes", "memory.messages", 3)
@@ -155,7 +157,7 @@ def test_the_metrics_port_serves_metrics_health_and_readiness() -> None:
     problems: dict[str, str | None] = {"consumer": None}
     readiness = Readiness(cache_seconds=0)
     readiness.add("consumer", lambda: problems["consumer"])
-    listener = bind_metrics("127.0.0.1", _free_port())
+    listener = bind_metrics("127.0.0.1", free_port())
     assert listener is not None
     server = MetricsServer(listener, readiness).start()
     try:
@@ -189,12 +191,6 @@ def test_a_busy_metrics_port_is_refused_in_one_sentence_naming_the_setting() -> 
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 # -- the API's labels --------------------------------------------------------------------
 
 
@@ -215,17 +211,21 @@ def test_requests_are_labelled_by_route_template_and_refusals_counted() -> None:
     client = TestClient(app)
 
     def count(**labels: str) -> float:
-        return metrics.HTTP_REQUESTS.labels(**labels)._value.get()
+        return REGISTRY.get_sample_value("memstream_http_requests_total", labels) or 0.0
+
+    def refusals() -> float:
+        labels = {"status": "503", "route": "/v1/events"}
+        return REGISTRY.get_sample_value("memstream_refusals_total", labels) or 0.0
 
     before = count(method="GET", route="/v1/memories/{memory_id}", status="200")
-    refused = metrics.REFUSALS.labels("503", "/v1/events")._value.get()
+    refused = refusals()
     unmatched = count(method="GET", route="unmatched", status="404")
     for memory_id in ("ep-1", "ep-2", "some/odd id"):
         assert client.get(f"/v1/memories/{memory_id}").status_code == 200
     assert client.post("/v1/events").status_code == 503
     assert client.get("/no/such/path/123").status_code == 404
     assert count(method="GET", route="/v1/memories/{memory_id}", status="200") == before + 3
-    assert metrics.REFUSALS.labels("503", "/v1/events")._value.get() == refused + 1
+    assert refusals() == refused + 1
     assert count(method="GET", route="unmatched", status="404") == unmatched + 1
 
 
