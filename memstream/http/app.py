@@ -53,20 +53,29 @@ from memstream.tenancy.limits import Buckets, Limit
 __all__ = ["ContextRequest", "create_app", "guard_for"]
 
 USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
-#: A memory id in a path: ``{memory_id:path}`` in the route, so an id holding ``/`` (which
-#: the identifier rule allows, sent as ``%2F`` or as it is) reaches its route.
+#: A memory id in a path: ``{memory_id:text}`` in the route, so an id holding ``/`` (which
+#: the identifier rule allows, sent as ``%2F`` or as it is) or a line break (which it
+#: refuses) reaches its route and gets that route's answer.
 MEMORY = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
 #: The actions a path can name after a memory id.
 _ACTIONS = ("history", "explain", "confirm", "correct", "forget", "restore")
+
+
+class _TextConvertor(PathConvertor):
+    """Any text at all, ``/`` and line breaks included (Starlette's ``path`` stops at a
+    line break, and the route would answer 404 where the identifier rule answers 422)."""
+
+    regex = r"[\s\S]+"
 
 
 class _MemoryIdConvertor(PathConvertor):
     """A memory id that may hold ``/`` but does not end in ``/<action>``: the path of
     an action on a memory is that action's alone (its ``Allow`` lists its methods)."""
 
-    regex = r"(?:(?!/(?:" + "|".join(_ACTIONS) + r")$).)+"
+    regex = r"(?:(?!/(?:" + "|".join(_ACTIONS) + r")$)[\s\S])+"
 
 
+register_url_convertor("text", _TextConvertor())
 register_url_convertor("memory_id", _MemoryIdConvertor())
 
 
@@ -211,7 +220,7 @@ def create_app(
         return {"memories": await ops.weak_facts(user_id)}
 
     @app.post(
-        "/v1/memories/{memory_id:path}/restore",
+        "/v1/memories/{memory_id:text}/restore",
         status_code=202,
         responses=errors(*_WRITE, 404, 501),
     )
@@ -223,7 +232,7 @@ def create_app(
         done = await ops.restore(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
-    @app.get("/v1/memories/{memory_id:path}/history", responses=errors(*_READ, 404))
+    @app.get("/v1/memories/{memory_id:text}/history", responses=errors(*_READ, 404))
     async def get_history(
         memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
     ) -> dict[str, Any]:
@@ -232,7 +241,7 @@ def create_app(
         return {"memory_id": memory_id, "history": await ops.history(user_id, memory_id)}
 
     @app.post(
-        "/v1/memories/{memory_id:path}/correct", status_code=202, responses=errors(*_WRITE, 404)
+        "/v1/memories/{memory_id:text}/correct", status_code=202, responses=errors(*_WRITE, 404)
     )
     async def correct(
         body: _Correction, memory_id: str = MEMORY, who: Principal = WHO
@@ -243,7 +252,7 @@ def create_app(
         return {"accepted": done.event_ids, "memory_id": done.memory_id, "supersedes": memory_id}
 
     @app.post(
-        "/v1/memories/{memory_id:path}/confirm", status_code=202, responses=errors(*_WRITE, 404)
+        "/v1/memories/{memory_id:text}/confirm", status_code=202, responses=errors(*_WRITE, 404)
     )
     async def confirm(
         body: _Owner, memory_id: str = MEMORY, who: Principal = WHO
@@ -254,7 +263,7 @@ def create_app(
         return {"accepted": done.event_ids, "memory_id": memory_id}
 
     @app.post(
-        "/v1/memories/{memory_id:path}/forget", status_code=202, responses=errors(*_WRITE, 404)
+        "/v1/memories/{memory_id:text}/forget", status_code=202, responses=errors(*_WRITE, 404)
     )
     async def forget(body: _Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
@@ -281,7 +290,7 @@ def create_app(
         )
         return asdict(block)
 
-    @app.get("/v1/memories/{memory_id:path}/explain", responses=errors(*_READ, 404))
+    @app.get("/v1/memories/{memory_id:text}/explain", responses=errors(*_READ, 404))
     async def explain(
         memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
     ) -> dict[str, Any]:
@@ -323,7 +332,7 @@ def create_app(
         return await ops.stats(user_id)
 
     @app.delete(
-        "/v1/users/{user_id:path}",
+        "/v1/users/{user_id:text}",
         responses={
             **errors(*_WRITE),
             202: {"description": "The keys are destroyed; the rows are still being dropped"},

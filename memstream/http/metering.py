@@ -10,6 +10,7 @@ answers in ``memstream_refusals_total``. Paths no route matched are labelled
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -21,6 +22,8 @@ __all__ = ["REFUSED", "Metering"]
 
 #: The statuses that refuse work to protect the service.
 REFUSED = frozenset({429, 503, 507})
+#: A convertor in a route's path (``{memory_id:text}``): the template names the parameter.
+_CONVERTOR = re.compile(r":\w+}")
 
 
 class Metering:
@@ -57,5 +60,5 @@ def _template(scope: Scope) -> str:
     route: Any = scope.get("route")
     path = getattr(route, "path", None)
     if isinstance(path, str):
-        return path.replace(":path}", "}").replace(":memory_id}", "}")
+        return _CONVERTOR.sub("}", path)
     return "unmatched"
