@@ -29,7 +29,7 @@ run: $(RUNTIME)
 # mostly wait for processes and the broker, so a third worker fills the waits. Files
 # are handed out in the order tests/conftest.py sets (the longest first), not by size.
 test: setup
-	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"

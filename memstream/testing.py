@@ -20,15 +20,17 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from memstream.projections.codec import from_document
 from memstream.projections.events import MessageEvent
 from memstream.streams.broker import EmbeddedBroker
+from memstream.streams.lifeline import launched_to_die_with_us
 
 __all__ = [
     "ApiPublishing",
@@ -39,6 +41,7 @@ __all__ = [
     "embedded_broker",
     "free_port",
     "message",
+    "spawn",
     "wait_until",
 ]
 
@@ -136,6 +139,21 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has exited
 
 
+def spawn(command: list[str], log_path: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``command`` in a session of its own, its output appended to ``log_path``,
+    made to die with this (test) process even when that is killed before it can stop it."""
+    launch = launched_to_die_with_us(command)
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
+            launch.command,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,
+            preexec_fn=launch.preexec_fn,
+        )
+
+
 class WorkerProcess:
     """``memstream up`` in a child process, in a process group of its own (for
     restarts, SIGKILL and signals to the group in tests).
@@ -173,6 +191,11 @@ class WorkerProcess:
             log_path = data.parent / f"{data.name}-worker.log"
         self.log_path = log_path
         self._log_start = 0
+        WorkerProcess.known.add(self)
+
+    #: Every worker of this test process still referenced (what a failed test's report
+    #: shows the logs of).
+    known: ClassVar[weakref.WeakSet[WorkerProcess]] = weakref.WeakSet()
 
     @property
     def bootstrap(self) -> str:
@@ -201,10 +224,7 @@ class WorkerProcess:
         if self.kafka:
             command += ["--kafka", self.kafka]
         self._log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
-            )
+        self.process = spawn(command, self.log_path, env)
         return self
 
     def children(self) -> set[int]:
@@ -265,6 +285,15 @@ class WorkerProcess:
         with open(self.log_path, "rb") as log:
             log.seek(self._log_start)
             return log.read().decode(errors="replace")
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last ``lines`` of this worker's log and, for ``up`` on a local folder,
+        of its embedded broker's (where a broker that died says why)."""
+        tail = self.log().splitlines()[-lines:]
+        broker = Path(self.data) / "logs" / "broker.log" if isinstance(self.data, Path) else None
+        if self.kafka is None and broker is not None and broker.exists():
+            tail += ["-- broker.log --", *broker.read_text(errors="replace").splitlines()[-10:]]
+        return "\n".join(tail)
 
     def check_alive(self) -> None:
         """Raise, with the worker's log, if the worker has exited."""

@@ -9,14 +9,11 @@ before the worker has drained its log: its parent stops it last.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -25,12 +22,11 @@ from types import TracebackType
 from typing import Any
 
 from memstream.streams.errors import BrokerError
+from memstream.streams.lifeline import launched_to_die_with_us
 
 __all__ = ["EmbeddedBroker", "is_listening", "run_broker"]
 
 log = logging.getLogger(__name__)
-
-_PR_SET_PDEATHSIG = 1
 
 
 def is_listening(host: str, port: int, timeout: float = 0.5) -> bool:
@@ -40,11 +36,6 @@ def is_listening(host: str, port: int, timeout: float = 0.5) -> bool:
             return True
     except OSError:
         return False
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
-    libc = ctypes.CDLL("libc.so.6", use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _wait_until_free(host: str, port: int, timeout: float) -> bool:
@@ -98,18 +89,14 @@ class EmbeddedBroker:
             "--storage-engine", "memory://tansu/",
         ]  # fmt: skip
         output = self._open_log()
-        # The broker must die with its parent even on SIGKILL. setpriv sets the death
-        # signal without running Python code in a forked child (unsafe once LanceDB runs).
-        setpriv = shutil.which("setpriv")
-        linux = sys.platform.startswith("linux")
-        if setpriv and linux:
-            command = [setpriv, "--pdeathsig", "KILL", *command]
+        # The broker must die with its parent even on SIGKILL.
+        launch = launched_to_die_with_us(command)
         self._process = subprocess.Popen(
-            command,
+            launch.command,
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,
-            preexec_fn=None if setpriv or not linux else _die_with_parent,
+            preexec_fn=launch.preexec_fn,
             start_new_session=True,
             # memstream's traces are its own processes' (telemetry.tracing); the broker
             # would export spans of its own, in no trace of memstream's

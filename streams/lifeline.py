@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["die_with_parent"]
+__all__ = ["Launch", "die_with_parent", "launched_to_die_with_us"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -26,3 +29,34 @@ def die_with_parent(parent_pid: int) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent_pid:  # the parent died before the line above
         os._exit(1)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How to start a program that dies with this process: ``command`` (``setpriv
+    --pdeathsig KILL`` in front where the system has it) and the ``preexec_fn`` to pass
+    ``subprocess.Popen`` otherwise (None when not needed or not possible)."""
+
+    command: list[str]
+    preexec_fn: Callable[[], None] | None
+
+
+def launched_to_die_with_us(command: list[str]) -> Launch:
+    """``command`` made to receive SIGKILL when this process dies, even by SIGKILL.
+
+    ``setpriv`` sets the death signal without running Python code in the forked child,
+    which is unsafe once threads (LanceDB's, a test server's) run; without it the
+    child calls ``prctl`` itself before ``exec``. Either way the signal comes when the
+    *thread* that started the child ends: start children from a thread that lives as
+    long as they should."""
+    if not sys.platform.startswith("linux"):
+        return Launch(command, None)
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        return Launch([setpriv, "--pdeathsig", "KILL", *command], None)
+    return Launch(command, _set_death_signal)
+
+
+def _set_death_signal() -> None:  # pragma: no cover - runs in the child before exec
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

@@ -25,7 +25,7 @@ from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.streams.settings import Settings
-from memstream.testing import FakeClock, embedded_broker, free_port, message
+from memstream.testing import FakeClock, WorkerProcess, embedded_broker, free_port, message
 
 # Processes the tests start serve no metrics port unless a test gives them one
 # (WorkerProcess does: a free port each), so tests side by side never share one.
@@ -41,6 +41,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     end, instead of one worker finishing a long file alone."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: (item.path not in slow_files, "scale_out" not in item.path.name))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test's report ends with the logs of the workers it had: a worker that
+    died (its broker with it) says why there, and nowhere else once CI is over."""
+    report = yield
+    if report.failed:
+        for worker in list(WorkerProcess.known):
+            report.sections.append((f"memstream log {worker.log_path.name}", worker.log_tail()))
+    return report
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -66,3 +66,35 @@ def test_a_killed_replay_leaves_no_worker_behind(tmp_path: Path) -> None:
     finally:
         if replay.poll() is None:
             replay.kill()
+
+
+def test_a_killed_test_process_leaves_no_worker_behind(tmp_path: Path) -> None:
+    """A test process killed before it can stop its ``memstream up`` (a timeout, Ctrl-C
+    twice, the CI runner) takes the worker, its broker and its API with it."""
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from memstream.testing import WorkerProcess\n"
+        "up = WorkerProcess(Path(sys.argv[1])).start()\n"
+        "print(up.process.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    harness = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "data")],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert harness.stdout is not None
+        up = int(harness.stdout.readline())
+        family = wait_until(
+            lambda: {up, *descendants(up)} if len(descendants(up)) >= 2 else None, 60, 0.05
+        )  # the broker and the API
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(10)
+        assert WorkerProcess.wait_gone(family) == set(), "memstream up outlived its test"
+    finally:
+        if harness.poll() is None:
+            harness.kill()
+        if harness.stdout is not None:
+            harness.stdout.close()

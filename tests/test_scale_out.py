@@ -35,7 +35,7 @@ from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import KEYS, MEMORIES, SESSIONS
 from memstream.storage.layout import FIRST_GENERATION, DataLayout
 from memstream.streams.broker import is_listening
-from memstream.testing import WorkerProcess, free_port, wait_until
+from memstream.testing import WorkerProcess, free_port, spawn, wait_until
 from tests.conftest import DataPlace
 
 pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(900)]
@@ -92,10 +92,7 @@ class Deployment:
     def start_broker(self) -> None:
         env = {**os.environ, **_env(self.place, self.tmp_path, "broker")}
         command = [sys.executable, "-m", "memstream", "broker", "--port", str(self.broker_port)]
-        with open(self.tmp_path / "broker.log", "ab") as log:
-            self.broker = subprocess.Popen(
-                command, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True
-            )
+        self.broker = spawn(command, self.tmp_path / "broker.log", env)
         wait_until(lambda: is_listening("127.0.0.1", self.broker_port), timeout=30)
 
     def start(self, name: str, *command: str) -> WorkerProcess:
