@@ -3,6 +3,7 @@ session, stores in tmp_path, cold-store and data locations on a local folder and
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import threading
@@ -112,6 +113,8 @@ def s3_endpoint() -> Iterator[str]:
     from moto.server import ThreadedMotoServer
 
     _atomic_conditional_puts()
+    # a line per request, thousands a second: only what goes wrong is worth a line
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
