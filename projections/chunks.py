@@ -2,13 +2,14 @@
 
 A parsed document is a list of :class:`Block` (a paragraph, a list, a table, a code
 block), each with its page and the path of headings above it. :func:`chunk_blocks` cuts
-them into chunks of about ``target`` tokens: a chunk ends where a section ends (once it
-holds a useful amount of text) or where the next block would overflow it; a block longer
+them into chunks of about ``target`` tokens: a chunk ends where a top-level section
+ends, where a subsection ends once the chunk holds a useful amount of text, or where the
+next block would overflow it; a block longer
 than a chunk is cut between sentences (between words, as a last resort). A chunk that
 goes on with the section of the chunk before it starts with the last sentences of that
 chunk (about ``overlap`` tokens), so a statement cut in two is whole in one of them. A
-chunk knows its first and last page, its heading path and its span of characters in the
-document's text (the blocks joined by blank lines).
+chunk knows its first and last page, its heading path (the path its sections share)
+and its span of characters in the document's text (the blocks joined by blank lines).
 
 Pure: tokens are counted by the function passed in (memstream's tokenizer in the
 worker), so the same blocks always give the same chunks.
@@ -17,7 +18,7 @@ worker), so the same blocks always give the same chunks.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -104,7 +105,8 @@ def chunk_blocks(
         if current:
             size = sum(p.tokens for p in (*carried, *current))
             new_section = piece.headings != current[-1].headings
-            if new_section and size >= least:
+            other_part = piece.headings[:1] != current[-1].headings[:1]
+            if new_section and (size >= least or other_part):
                 close()
             elif size + piece.tokens > target:
                 tail = _tail(current, count, overlap)
@@ -125,11 +127,25 @@ def _chunk(index: int, pieces: list[_Piece], whole: str, count: Callable[[str], 
         text=text,
         page=first.page,
         last_page=last.page,
-        headings=last.headings,
+        headings=_shared(p.headings for p in pieces),
         start=start,
         end=end,
         tokens=count(text),
     )
+
+
+def _shared(paths: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    """The heading path pieces of several sections share (the one path if one)."""
+    shared: tuple[str, ...] | None = None
+    for path in paths:
+        if shared is None:
+            shared = path
+            continue
+        common = 0
+        while common < min(len(shared), len(path)) and shared[common] == path[common]:
+            common += 1
+        shared = shared[:common]
+    return shared or ()
 
 
 def _tail(pieces: list[_Piece], count: Callable[[str], int], overlap: int) -> list[_Piece]:

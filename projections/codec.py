@@ -53,6 +53,9 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
     ev.MemoryExpanded,
     ev.ForgetMemory,
     ev.UserErased,
+    ev.DocumentSubmitted,
+    ev.DocumentChunked,
+    ev.DocumentFailed,
 )
 #: (type, from_version) -> function returning the document at from_version + 1.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}

@@ -28,25 +28,34 @@ from pydantic import (
 
 __all__ = [
     "CHANNEL_TYPES",
+    "CHUNKS_PER_EVENT",
     "COMMAND_TYPES",
     "DERIVED_KINDS",
+    "DOCUMENT_TYPES",
     "ERASURE_TYPES",
     "IDENTIFIER_PATTERN",
     "IDENTIFIER_RULE",
     "LIFECYCLE_TYPES",
     "TAG_PATTERN",
     "TAG_RULE",
+    "Checksum",
     "ConfidenceDecayed",
     "ConfidenceUpdate",
     "ConfirmFact",
     "CorrectFact",
     "DerivedKind",
     "DerivedMemory",
+    "DocumentChunk",
+    "DocumentChunked",
+    "DocumentErrorClass",
+    "DocumentFailed",
+    "DocumentSubmitted",
     "EmbeddingComputed",
     "Event",
     "FactsConsolidated",
     "ForgetMemory",
     "Identifier",
+    "MediaType",
     "MemoryAccessed",
     "MemoryArchived",
     "MemoryExpanded",
@@ -557,6 +566,99 @@ LIFECYCLE_TYPES = (
 )
 #: Commands (``memory.commands``).
 COMMAND_TYPES = ("remember_fact", "correct_fact", "confirm_fact", "forget")
+#: The document types memstream reads (see ``models.document_parsing``).
+MediaType = Literal["text/plain", "text/markdown", "text/html", "application/pdf"]
+#: A SHA-256 of a document's bytes, in hex: the name its original is stored under.
+Checksum = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+#: Why a document could not be read (``failed``); ``empty`` is no failure.
+DocumentErrorClass = Literal[
+    "encrypted", "corrupt", "mismatched", "not_text", "too_many_pages", "too_large", "missing"
+]
+#: The most chunks one ``DocumentChunked`` event carries (a long document's chunks
+#: come in several, so no record nears the log's size limit).
+CHUNKS_PER_EVENT = 64
+
+
+class DocumentSubmitted(_EventBase):
+    """A document handed to memstream, version ``checksum`` of ``document_id``: its
+    bytes are stored in the data location under the user and the checksum (the log
+    never carries a document's body). Submitting the same bytes again for the same
+    document changes nothing; new bytes are a new version, which supersedes the old
+    one's chunks."""
+
+    type: Literal["document_submitted"] = "document_submitted"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    project_id: Identifier | None = None
+    document_id: Identifier
+    title: str = Field(min_length=1, max_length=500)
+    media_type: MediaType
+    size: int = Field(ge=0)
+    checksum: Checksum
+    tags: list[Tag] = Field(default_factory=list, max_length=32)
+    occurred_at: UtcDateTime
+
+
+class DocumentChunk(BaseModel):
+    """One chunk of a document: its text, index, pages, heading path and span of
+    characters in the document's text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(ge=0)
+    text: str = Field(min_length=1, max_length=20_000)
+    page: int = Field(ge=1)
+    last_page: int = Field(ge=1)
+    headings: list[Annotated[str, StringConstraints(max_length=300)]] = Field(
+        default_factory=list, max_length=16
+    )
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    tokens: int = Field(ge=0)
+
+
+class DocumentChunked(_EventBase):
+    """Chunks ``first`` to ``first + len(chunks) - 1`` of ``total`` of a document's
+    version ``checksum``, as the documents lane read them: a replay folds them without
+    parsing again. ``total`` 0 (and no chunks): the document holds no text."""
+
+    type: Literal["document_chunked"] = "document_chunked"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    project_id: Identifier | None = None
+    document_id: Identifier
+    checksum: Checksum
+    title: str = Field(min_length=1, max_length=500)
+    pages: int = Field(ge=0)
+    first: int = Field(ge=0)
+    total: int = Field(ge=0)
+    chunks: list[DocumentChunk] = Field(default_factory=list, max_length=CHUNKS_PER_EVENT)
+    occurred_at: UtcDateTime
+
+
+class DocumentFailed(_EventBase):
+    """The documents lane could not read version ``checksum`` of a document: why, in a
+    class and a message. ``final``: it will not be tried again (a parse error is
+    final at once; a missing original after a bounded number of tries)."""
+
+    type: Literal["document_failed"] = "document_failed"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    document_id: Identifier
+    checksum: Checksum
+    error_class: DocumentErrorClass
+    message: str = Field(min_length=1, max_length=2000)
+    attempt: int = Field(ge=1)
+    final: bool
+    occurred_at: UtcDateTime
+
+
+#: The events of a document's processing (``memory.documents``).
+DOCUMENT_TYPES = ("document_submitted", "document_chunked", "document_failed")
+
 #: Event types channels may publish (the lifecycle, embedding and access events are
 #: memstream's own).
 CHANNEL_TYPES = frozenset({"message", "session_ended", *COMMAND_TYPES})
@@ -583,4 +685,7 @@ Event = (
     | MemoryArchived
     | MemoryRestored
     | MemoryExpanded
+    | DocumentSubmitted
+    | DocumentChunked
+    | DocumentFailed
 )

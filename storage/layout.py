@@ -6,6 +6,7 @@
     <data>/<generation>/           LanceDB tables (memories, checkpoints, dead_letters)
     <data>/events/                 the Parquet event archive
     <data>/cold/                   the Parquet cold store (originals of archived memories)
+    <data>/documents/              documents' original bytes, by user and checksum
 
 Readers resolve ``CURRENT`` to find the tables; a rebuilt generation is switched in by
 rewriting ``CURRENT`` atomically, so a reader sees the old tables or the new ones.
@@ -41,6 +42,10 @@ class DataLayout:
     @property
     def cold(self) -> Location:
         return self.location.child("cold")
+
+    @property
+    def documents(self) -> Location:
+        return self.location.child("documents")
 
     def current_generation(self) -> str | None:
         text = self.location.read_text(_POINTER)

@@ -181,7 +181,7 @@ def test_chunk_boundaries_and_overlap() -> None:
     # target less the overlap), each chunk after the first of a section starts with
     # the last sentence of the one before
     assert table == [
-        (0, 1, 1, ("A", "B"), "Short", "w29."),  # the intro is too short to stand alone
+        (0, 1, 1, ("A",), "Short", "w29."),  # the intro is too short to stand alone
         (1, 1, 2, ("A", "B"), "w20", "w119."),  # overlap w20-w29, then w100-w119
         (2, 2, 2, ("A", "B"), "w110", "w139."),
         (3, 2, 2, ("A", "B"), "w130", "w159."),

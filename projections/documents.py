@@ -1,0 +1,198 @@
+"""Documents as a fold over their events: status, versions, and their chunks as memories.
+
+A document's state (:class:`DocumentState`) is a fold of its ``DocumentSubmitted``,
+``DocumentChunked`` and ``DocumentFailed`` events, in log order:
+
+- ``received``: a version was submitted (new bytes: the versions grow by one, the chunk
+  count starts again; the same bytes again change nothing);
+- ``chunked``: some of the version's chunks are in, not all;
+- ``indexed``: all its chunks are memories (found by full text from then on);
+- ``empty``: the version holds no text;
+- ``failed``: it cannot be read, with the class and the message of the failure (a try
+  that will be made again only counts the tries).
+
+Events of a version that a newer one replaced are ignored, and a part of the chunks
+delivered twice counts once. Each chunk is a memory of kind ``chunk`` whose id is made
+from the user, the document, the version and the chunk's index (:func:`chunk_memory_id`),
+so the chunks a new version supersedes are known without reading anything.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from memstream.projections.derived import derived_memory_id
+from memstream.projections.entities import entity_ids_for, extract_mentions
+from memstream.projections.events import (
+    DocumentChunk,
+    DocumentChunked,
+    DocumentFailed,
+    DocumentSubmitted,
+)
+from memstream.projections.memory_rows import memory_row
+from memstream.storage.log_records import LogPosition
+
+__all__ = [
+    "CHUNK_KIND",
+    "DOCUMENT_STATUSES",
+    "DocumentEvent",
+    "DocumentState",
+    "chunk_memory_id",
+    "chunk_rows",
+    "citation",
+    "fold_document",
+    "superseded_chunk_ids",
+]
+
+#: The kind of the memories a document's chunks become.
+CHUNK_KIND = "chunk"
+DOCUMENT_STATUSES = ("received", "chunked", "indexed", "empty", "failed")
+
+DocumentEvent = DocumentSubmitted | DocumentChunked | DocumentFailed
+
+
+@dataclass(frozen=True)
+class DocumentState:
+    """Where a document stands: its current version (``checksum``), what it is, its
+    status, its chunks (``total`` in all, ``parts`` the first indexes of the parts
+    applied), the failure if any, and every version submitted, oldest first."""
+
+    user_id: str
+    document_id: str
+    project_id: str | None
+    title: str
+    media_type: str
+    size: int
+    checksum: str
+    status: str
+    submitted_at: datetime
+    updated_at: datetime
+    versions: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+    pages: int = 0
+    total: int = 0
+    chunks: int = 0
+    parts: frozenset[int] = frozenset()
+    tries: int = 0
+    error_class: str | None = None
+    error_message: str | None = None
+
+
+def fold_document(state: DocumentState | None, event: DocumentEvent) -> DocumentState | None:
+    """``state`` after ``event`` (None: no document yet, and the event does not start
+    one: only a submission does)."""
+    if isinstance(event, DocumentSubmitted):
+        if state is not None and state.checksum == event.checksum:
+            return state  # the same bytes again
+        versions = (*state.versions, event.checksum) if state is not None else (event.checksum,)
+        return DocumentState(
+            user_id=event.user_id,
+            document_id=event.document_id,
+            project_id=event.project_id,
+            title=event.title,
+            media_type=event.media_type,
+            size=event.size,
+            checksum=event.checksum,
+            status="received",
+            submitted_at=event.occurred_at,
+            updated_at=event.occurred_at,
+            versions=versions,
+            tags=tuple(event.tags),
+        )
+    if state is None or event.checksum != state.checksum or state.status == "failed":
+        return state  # a version replaced since, or one already given up on
+    if isinstance(event, DocumentFailed):
+        if not event.final:
+            return replace(state, tries=max(state.tries, event.attempt))
+        return replace(
+            state,
+            status="failed",
+            tries=max(state.tries, event.attempt),
+            error_class=event.error_class,
+            error_message=event.message,
+            updated_at=event.occurred_at,
+        )
+    if event.first in state.parts:
+        return state  # a part delivered twice
+    chunks = state.chunks + len(event.chunks)
+    status = "empty" if event.total == 0 else "indexed" if chunks >= event.total else "chunked"
+    return replace(
+        state,
+        title=event.title,
+        pages=event.pages,
+        total=event.total,
+        chunks=chunks,
+        parts=state.parts | {event.first},
+        status=status,
+        updated_at=event.occurred_at,
+    )
+
+
+def chunk_memory_id(user_id: str, document_id: str, checksum: str, index: int) -> str:
+    """The memory id of chunk ``index`` of a document's version ``checksum``."""
+    return derived_memory_id("chunk", user_id, document_id, checksum, str(index))
+
+
+def superseded_chunk_ids(before: DocumentState | None, after: DocumentState | None) -> list[str]:
+    """The chunk memories a fold step retired: those of the version ``after`` replaced."""
+    if before is None or after is None or before.checksum == after.checksum:
+        return []
+    return [
+        chunk_memory_id(before.user_id, before.document_id, before.checksum, i)
+        for i in range(before.total)
+    ]
+
+
+def citation(title: str, page: int, last_page: int, headings: list[str] | tuple[str, ...]) -> str:
+    """How an agent cites a chunk: ``title, p. 3, §Renewal`` (pages ``pp. 3-4``)."""
+    pages = f"p. {page}" if page == last_page else f"pp. {page}-{last_page}"
+    section = f", §{headings[-1]}" if headings else ""
+    return f"{title}, {pages}{section}"
+
+
+def chunk_rows(
+    event: DocumentChunked, position: LogPosition, submitted_event_id: str | None = None
+) -> list[dict[str, object]]:
+    """The ``memories`` rows of the chunks ``event`` carries: the chunk's text, found
+    by the document's title and headings too, with its citation in ``metadata``."""
+    return [_chunk_row(event, chunk, position, submitted_event_id) for chunk in event.chunks]
+
+
+def _chunk_row(
+    event: DocumentChunked,
+    chunk: DocumentChunk,
+    position: LogPosition,
+    submitted_event_id: str | None,
+) -> dict[str, object]:
+    heading_path = " > ".join(chunk.headings)
+    search_text = "\n".join(part for part in (event.title, heading_path, chunk.text) if part)
+    mentions = extract_mentions(chunk.text, None, event.occurred_at)
+    metadata = {
+        "document_id": event.document_id,
+        "title": event.title,
+        "checksum": event.checksum,
+        "chunk": chunk.index,
+        "of": event.total,
+        "page": chunk.page,
+        "last_page": chunk.last_page,
+        "headings": chunk.headings,
+        "span": [chunk.start, chunk.end],
+        "citation": citation(event.title, chunk.page, chunk.last_page, chunk.headings),
+    }
+    sources = [submitted_event_id] if submitted_event_id else []
+    return memory_row(
+        memory_id=chunk_memory_id(event.user_id, event.document_id, event.checksum, chunk.index),
+        kind=CHUNK_KIND,
+        user_id=event.user_id,
+        project_id=event.project_id,
+        channel="document",
+        content=chunk.text,
+        search_text=search_text,
+        metadata=json.dumps(metadata, ensure_ascii=False, sort_keys=True),
+        entity_ids=entity_ids_for(event.user_id, mentions),
+        source_event_ids=[*sources, event.event_id],
+        occurred_at=event.occurred_at,
+        position=position,
+    )

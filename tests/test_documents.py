@@ -1,0 +1,254 @@
+"""Documents through their events, without a broker: originals stored by checksum (a
+local folder and S3 on loopback), the documents lane's reading of a submission, and the
+fold of a document's events into its status, versions and chunk memories (Hypothesis:
+parts delivered twice or late, versions replaced)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memstream.models.tokens import count_tokens
+from memstream.projections.documents import (
+    CHUNK_KIND,
+    DocumentState,
+    chunk_memory_id,
+    chunk_rows,
+    fold_document,
+    superseded_chunk_ids,
+)
+from memstream.projections.events import (
+    CHUNKS_PER_EVENT,
+    DocumentChunked,
+    DocumentFailed,
+    DocumentSubmitted,
+)
+from memstream.storage.document_originals import (
+    DocumentOriginals,
+    OriginalMissing,
+    checksum_of,
+)
+from memstream.storage.errors import StorageError
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.layout import DataLayout
+from memstream.storage.log_records import LogPosition
+from memstream.streams.document_lane import ReadLimits, read_submission
+
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+def submitted(data: bytes, media_type: str = "text/markdown", **fields: str) -> DocumentSubmitted:
+    return DocumentSubmitted(
+        event_id=f"submit-{checksum_of(data)[:12]}",
+        user_id=fields.get("user_id", "ana"),
+        document_id=fields.get("document_id", "lease"),
+        title=fields.get("title", "Lease"),
+        media_type=media_type,  # type: ignore[arg-type]
+        size=len(data),
+        checksum=checksum_of(data),
+        occurred_at=T0,
+    )
+
+
+def lease_pdf(pages: int = 5) -> bytes:
+    document = FPDF()
+    document.set_font("helvetica", size=11)
+    for n in range(1, pages + 1):
+        document.add_page()
+        topic = "Renewal" if n == 3 else f"Topic {n}"
+        body = (
+            "The tenant may renew the lease for two more years by written notice."
+            if n == 3
+            else f"Page {n} says the rent is paid on the first day of each month."
+        )
+        document.multi_cell(0, 6, f"{n} {topic}\n{body}")
+    return bytes(document.output())
+
+
+@pytest.fixture(params=["local", "s3"])
+def originals(request: pytest.FixtureRequest, tmp_path: Path) -> DocumentOriginals:
+    """Originals under a data location on a local folder or on S3 on loopback."""
+    if request.param == "local":
+        location = resolve_location(str(tmp_path / "data"))
+    else:
+        endpoint = request.getfixturevalue("s3_endpoint")
+        bucket = request.getfixturevalue("new_bucket")("docs")
+        location = resolve_location(
+            f"s3://{bucket}/data", s3_endpoint=endpoint, s3_region="us-east-1"
+        )
+    return DocumentOriginals(DataLayout(location).documents)
+
+
+def test_originals_round_trip_by_checksum_once_per_user_and_go_with_erasure(
+    originals: DocumentOriginals,
+) -> None:
+    data = lease_pdf(2)
+    checksum = originals.put("acme:ana", data)
+    assert checksum == checksum_of(data)
+    assert originals.put("acme:ana", data) == checksum  # again: nothing new
+    assert originals.get("acme:ana", checksum) == data
+    originals.put("acme:/../bo", b"bo's notes")
+    assert originals.checksums("acme:ana") == [checksum]
+    with pytest.raises(OriginalMissing):
+        originals.get("acme:/../bo", checksum)  # stored per user
+    assert originals.erase_user("acme:ana") == 1
+    with pytest.raises(OriginalMissing):
+        originals.get("acme:ana", checksum)
+    assert originals.get("acme:/../bo", checksum_of(b"bo's notes")) == b"bo's notes"
+    with pytest.raises(ValueError, match="not a checksum"):
+        originals.get("acme:ana", "../../etc/passwd")
+
+
+def test_damaged_original_is_refused(tmp_path: Path) -> None:
+    originals = DocumentOriginals(resolve_location(str(tmp_path / "documents")))
+    checksum = originals.put("ana", b"the real bytes")
+    (tmp_path / "documents" / "ana" / checksum).write_bytes(b"other bytes")
+    with pytest.raises(StorageError, match="damaged"):
+        originals.get("ana", checksum)
+
+
+def test_a_submission_becomes_chunked_parts_with_pages_and_sections() -> None:
+    data = lease_pdf(5)
+    event = submitted(data, "application/pdf")
+    events = read_submission(event, lambda u, c: data, count_tokens, T0)
+    assert [type(e) for e in events] == [DocumentChunked]
+    [chunked] = events
+    assert isinstance(chunked, DocumentChunked)
+    assert chunked.pages == 5 and chunked.total == len(chunked.chunks) >= 1
+    renewal = [c for c in chunked.chunks if "renew" in c.text]
+    assert renewal and renewal[0].page <= 3 <= renewal[0].last_page
+    assert renewal[0].headings[-1] == "3 Renewal"
+    # read again (a lane that died before committing): the very same events
+    assert read_submission(event, lambda u, c: data, count_tokens, T0) == events
+
+
+def test_a_long_document_comes_in_parts_and_failures_say_why() -> None:
+    text = "\n\n".join(f"Paragraph {i}. " + "word " * 60 for i in range(200)).encode()
+    event = submitted(text, "text/plain")
+    parts = read_submission(event, lambda u, c: text, count_tokens, T0, ReadLimits(target=100))
+    assert len(parts) > 1 and all(isinstance(p, DocumentChunked) for p in parts)
+    total = sum(len(p.chunks) for p in parts if isinstance(p, DocumentChunked))
+    assert all(len(p.chunks) <= CHUNKS_PER_EVENT for p in parts if isinstance(p, DocumentChunked))
+    assert {p.total for p in parts if isinstance(p, DocumentChunked)} == {total}
+
+    def missing(user_id: str, checksum: str) -> bytes:
+        raise OriginalMissing("no original")
+
+    tries = [read_submission(event, missing, count_tokens, T0, attempt=n)[0] for n in (1, 2, 3)]
+    assert [(f.error_class, f.final) for f in tries if isinstance(f, DocumentFailed)] == [
+        ("missing", False),
+        ("missing", False),
+        ("missing", True),
+    ]
+    bad = b"%PDF-1.7 not really"
+    [failed] = read_submission(
+        submitted(bad, "application/pdf"), lambda u, c: bad, count_tokens, T0
+    )
+    assert isinstance(failed, DocumentFailed)
+    assert (failed.error_class, failed.final) == (
+        "corrupt",
+        True,
+    ) and "cannot be read" in failed.message
+    empty = read_submission(submitted(b"", "text/plain"), lambda u, c: b"", count_tokens, T0)
+    assert [(e.total, e.chunks) for e in empty if isinstance(e, DocumentChunked)] == [(0, [])]
+
+
+def _fold(
+    events: list[DocumentSubmitted | DocumentChunked | DocumentFailed],
+) -> DocumentState | None:
+    state = None
+    for event in events:
+        state = fold_document(state, event)
+    return state
+
+
+def test_status_follows_the_events_and_versions_supersede_chunks() -> None:
+    v1, v2 = b"# Lease\n\nFirst version.", b"# Lease\n\nSecond version, renewed."
+    first, second = submitted(v1), submitted(v2)
+    [chunked1] = read_submission(first, lambda u, c: v1, count_tokens, T0)
+    [chunked2] = read_submission(second, lambda u, c: v2, count_tokens, T0)
+    state = _fold([first])
+    assert state is not None and state.status == "received" and state.versions == (first.checksum,)
+    state = _fold([first, first, chunked1])
+    assert state is not None and (state.status, state.chunks, state.total) == ("indexed", 1, 1)
+    before = state
+    state = fold_document(state, second)
+    assert state is not None and state.versions == (first.checksum, second.checksum)
+    assert superseded_chunk_ids(before, state) == [
+        chunk_memory_id("ana", "lease", first.checksum, 0)
+    ]
+    assert fold_document(state, chunked1) == state  # the old version's late part
+    state = fold_document(state, chunked2)
+    assert state is not None and state.status == "indexed"
+    failed = DocumentFailed(
+        event_id="f", user_id="ana", document_id="lease", checksum=second.checksum,
+        error_class="corrupt", message="the PDF cannot be read", attempt=1, final=True,
+        occurred_at=T0,
+    )  # fmt: skip
+    assert fold_document(_fold([first, second]), failed).status == "failed"  # type: ignore[union-attr]
+    assert fold_document(None, chunked1) is None
+
+
+def test_chunks_are_memories_that_cite_their_page_and_section() -> None:
+    data = lease_pdf(4)
+    [chunked] = read_submission(
+        submitted(data, "application/pdf"), lambda u, c: data, count_tokens, T0
+    )
+    assert isinstance(chunked, DocumentChunked)
+    rows = chunk_rows(chunked, LogPosition("e1", "memory.documents", 0, 7), "submit-1")
+    assert [r["kind"] for r in rows] == [CHUNK_KIND] * len(rows)
+    renewal = next(r for r in rows if "renew" in str(r["content"]))
+    metadata = json.loads(str(renewal["metadata"]))
+    assert metadata["citation"].startswith("Lease, p") and metadata["citation"].endswith(
+        "§3 Renewal"
+    )
+    assert "Lease" in str(renewal["search_text"]) and "3 Renewal" in str(renewal["search_text"])
+    assert renewal["source_event_ids"] == ["submit-1", chunked.event_id]
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    st.integers(1, 5),
+    st.lists(st.integers(0, 4), max_size=12),
+)
+def test_parts_count_once_in_any_order_and_the_status_ends_indexed(
+    parts: int, replays: list[int]
+) -> None:
+    """Parts of a version delivered in any order, some more than once: the chunk count
+    is the version's, and the status is ``indexed`` once every part is in."""
+    event = submitted(b"x" * parts)
+    chunked = [
+        DocumentChunked(
+            event_id=f"c{i}",
+            user_id="ana",
+            document_id="lease",
+            checksum=event.checksum,
+            title="Lease",
+            pages=1,
+            first=i * 2,
+            total=parts * 2,
+            chunks=[
+                {
+                    "index": i * 2 + j,
+                    "text": "t",
+                    "page": 1,
+                    "last_page": 1,
+                    "start": 0,
+                    "end": 1,
+                    "tokens": 1,
+                }  # type: ignore[list-item]
+                for j in range(2)
+            ],
+            occurred_at=T0 + timedelta(seconds=i),
+        )
+        for i in range(parts)
+    ]
+    order = [chunked[r % parts] for r in replays] + chunked
+    state = _fold([event, *order])
+    assert state is not None and state.chunks == parts * 2 and state.status == "indexed"
