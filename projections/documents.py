@@ -20,8 +20,10 @@ so the chunks a new version supersedes are known without reading anything.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from memstream.projections.derived import derived_memory_id
 from memstream.projections.entities import entity_ids_for, extract_mentions
@@ -32,17 +34,23 @@ from memstream.projections.events import (
     DocumentSubmitted,
 )
 from memstream.projections.memory_rows import memory_row
+from memstream.projections.memory_state import StateChange
 from memstream.storage.log_records import LogPosition
 
 __all__ = [
     "CHUNK_KIND",
     "DOCUMENT_STATUSES",
+    "DocumentChanges",
     "DocumentEvent",
     "DocumentState",
+    "apply_documents",
     "chunk_memory_id",
     "chunk_rows",
     "citation",
+    "document_key",
     "fold_document",
+    "state_from_row",
+    "state_row",
     "superseded_chunk_ids",
 ]
 
@@ -78,6 +86,7 @@ class DocumentState:
     tries: int = 0
     error_class: str | None = None
     error_message: str | None = None
+    submitted_event_id: str | None = None
 
 
 def fold_document(state: DocumentState | None, event: DocumentEvent) -> DocumentState | None:
@@ -100,6 +109,7 @@ def fold_document(state: DocumentState | None, event: DocumentEvent) -> Document
             updated_at=event.occurred_at,
             versions=versions,
             tags=tuple(event.tags),
+            submitted_event_id=event.event_id,
         )
     if state is None or event.checksum != state.checksum or state.status == "failed":
         return state  # a version replaced since, or one already given up on
@@ -196,3 +206,104 @@ def _chunk_row(
         occurred_at=event.occurred_at,
         position=position,
     )
+
+
+def document_key(user_id: str, document_id: str) -> str:
+    """The key of a document's row: its user's and its own id (a document id is the
+    user's own name for it)."""
+    return f"{user_id}|{document_id}"
+
+
+def state_row(state: DocumentState) -> dict[str, Any]:
+    """The ``documents`` row of ``state``."""
+    return {
+        "document_key": document_key(state.user_id, state.document_id),
+        "user_id": state.user_id,
+        "document_id": state.document_id,
+        "project_id": state.project_id,
+        "title": state.title,
+        "media_type": state.media_type,
+        "size": state.size,
+        "checksum": state.checksum,
+        "status": state.status,
+        "submitted_at": state.submitted_at,
+        "updated_at": state.updated_at,
+        "submitted_event_id": state.submitted_event_id,
+        "versions": list(state.versions),
+        "tags": list(state.tags),
+        "pages": state.pages,
+        "total": state.total,
+        "chunks": state.chunks,
+        "parts": sorted(state.parts),
+        "tries": state.tries,
+        "error_class": state.error_class,
+        "error_message": state.error_message,
+    }
+
+
+def state_from_row(row: Mapping[str, Any]) -> DocumentState:
+    """The state a ``documents`` row holds."""
+    return DocumentState(
+        user_id=row["user_id"],
+        document_id=row["document_id"],
+        project_id=row["project_id"],
+        title=row["title"],
+        media_type=row["media_type"],
+        size=row["size"],
+        checksum=row["checksum"],
+        status=row["status"],
+        submitted_at=row["submitted_at"],
+        updated_at=row["updated_at"],
+        submitted_event_id=row["submitted_event_id"],
+        versions=tuple(row["versions"] or ()),
+        tags=tuple(row["tags"] or ()),
+        pages=row["pages"] or 0,
+        total=row["total"] or 0,
+        chunks=row["chunks"] or 0,
+        parts=frozenset(row["parts"] or ()),
+        tries=row["tries"] or 0,
+        error_class=row["error_class"],
+        error_message=row["error_message"],
+    )
+
+
+@dataclass
+class DocumentChanges:
+    """What a batch of document events changes: ``rows`` of ``documents`` (by key),
+    the chunk ``memories`` rows to insert, and the ``memory_state`` changes retiring
+    the chunks of replaced versions (superseded by the new version's first chunk,
+    kept as history as a superseded fact is)."""
+
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    chunks: list[dict[str, object]] = field(default_factory=list)
+    states: list[StateChange] = field(default_factory=list)
+
+
+def apply_documents(
+    existing: Mapping[str, Mapping[str, Any]],
+    events: Sequence[tuple[DocumentEvent, LogPosition]],
+) -> DocumentChanges:
+    """Fold ``events`` (in log order) into the documents' ``existing`` rows, by key."""
+    changes = DocumentChanges()
+    states: dict[str, DocumentState | None] = {
+        key: state_from_row(row) for key, row in existing.items()
+    }
+    for event, position in events:
+        key = document_key(event.user_id, event.document_id)
+        before = states.get(key)
+        after = fold_document(before, event)
+        if after is None or after == before:
+            continue
+        states[key] = after
+        changes.rows[key] = state_row(after)
+        retired = superseded_chunk_ids(before, after)
+        successor = chunk_memory_id(after.user_id, after.document_id, after.checksum, 0)
+        changes.states.extend(
+            StateChange(
+                memory_id, event.user_id, valid_until=event.occurred_at, superseded_by=successor
+            )
+            for memory_id in retired
+        )
+        if isinstance(event, DocumentChunked):
+            changes.chunks.extend(chunk_rows(event, position, after.submitted_event_id))
+    return changes

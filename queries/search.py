@@ -40,6 +40,7 @@ from memstream.projections.access import access_id
 from memstream.projections.archiving import ARCHIVED, storage_ref_of, summary_of
 from memstream.projections.clock import Clock, system_clock
 from memstream.projections.compact_vectors import unpack_int4
+from memstream.projections.documents import CHUNK_KIND
 from memstream.projections.entities import EntityMention, entity_id, extract_mentions
 from memstream.projections.intent import IntentClassifier
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
@@ -50,6 +51,7 @@ from memstream.projections.speakers import named_speaker, without_speaker
 from memstream.projections.timephrases import query_range
 from memstream.queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
 from memstream.queries.search_documents import (
+    DocumentSource,
     SearchRequest,
     SearchResponse,
     SearchResult,
@@ -286,7 +288,8 @@ class Searcher:
             reverse=True,
         )[: request.k]
         names = self._entity_names([rows[m] for _, m in scored])
-        results = [_result(rows[m], score, names) for score, m in scored]
+        sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
+        results = [_result(rows[m], score, names, sources.get(m)) for score, m in scored]
         finished = time.perf_counter()
         stages["rank"] = (finished - looked_up) * 1000
         took = (finished - started) * 1000
@@ -294,6 +297,13 @@ class Searcher:
         return SearchResponse(
             results=results, intent=intent, took_ms=round(took, 2), timings=timings
         )
+
+    def _document_sources(self, memory_ids: list[str]) -> dict[str, DocumentSource]:
+        """Where the chunks among the results come from: one look-up, for chunks only."""
+        if not memory_ids:
+            return {}
+        rows = self.store.by_ids(MEMORIES, memory_ids, ["memory_id", "metadata"])
+        return {r["memory_id"]: DocumentSource.model_validate_json(r["metadata"]) for r in rows}
 
     def _session_order(
         self,
@@ -671,7 +681,12 @@ def _filters(request: SearchRequest, table: str) -> str:
     return filters.all_of(*parts)
 
 
-def _result(row: dict[str, Any], score: float, names: dict[str, str]) -> SearchResult:
+def _result(
+    row: dict[str, Any],
+    score: float,
+    names: dict[str, str],
+    document: DocumentSource | None = None,
+) -> SearchResult:
     state = row.get("_state")
     return SearchResult(
         memory_id=row["memory_id"],
@@ -688,4 +703,5 @@ def _result(row: dict[str, Any], score: float, names: dict[str, str]) -> SearchR
         forgotten=bool(state and state["forgotten_at"] is not None),
         archived=bool(row.get("_archived")),
         storage_ref=row.get("storage_ref"),
+        document=document,
     )

@@ -20,13 +20,23 @@ from memstream.projections.scope import without_controls
 
 __all__ = [
     "MEMORY_KINDS",
+    "DocumentSource",
     "SearchRequest",
     "SearchResponse",
     "SearchResult",
     "plain_words",
 ]
 
-MEMORY_KINDS = ("episode", "fact", "preference", "procedure", "opinion", "reflection", "summary")
+MEMORY_KINDS = (
+    "episode",
+    "fact",
+    "preference",
+    "procedure",
+    "opinion",
+    "reflection",
+    "summary",
+    "chunk",
+)
 
 #: Characters the full-text query parser treats as syntax; searched as plain words.
 _QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
@@ -85,6 +95,21 @@ class SearchRequest(BaseModel):
         return value
 
 
+class DocumentSource(BaseModel):
+    """Where a chunk of a document comes from: what an agent cites (``citation``, as
+    ``Lease, p. 3, §Renewal``)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    document_id: str
+    title: str
+    page: int
+    last_page: int
+    headings: list[str]
+    chunk: int
+    citation: str
+
+
 class SearchResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -104,6 +129,8 @@ class SearchResult(BaseModel):
     #: (``memstream expand``); its provenance is kept as it was
     archived: bool = False
     storage_ref: str | None = None
+    #: a chunk of a document: the document, its pages and section, and how to cite it
+    document: DocumentSource | None = None
 
 
 class SearchResponse(BaseModel):

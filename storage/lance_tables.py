@@ -2,7 +2,8 @@
 
 ``memories`` (one row per memory, insert-only), ``vectors`` (one embedding per memory,
 insert-only, with the memory's scope columns), ``entities``, ``access``, ``sessions``,
-``memory_state``, ``archive_index`` and ``watermarks`` (small rows updated in place),
+``memory_state``, ``archive_index``, ``documents`` and ``watermarks`` (small rows updated
+in place),
 ``checkpoints`` and ``dead_letters``; ``partition_owners`` and ``leases``, who may write
 what now (:mod:`memstream.storage.claims`).
 
@@ -22,6 +23,7 @@ from memstream.storage.schemas import (
     ARCHIVE_INDEX_SCHEMA,
     CHECKPOINTS_SCHEMA,
     DEAD_LETTERS_SCHEMA,
+    DOCUMENTS_SCHEMA,
     ENTITIES_SCHEMA,
     LEASES_SCHEMA,
     MEMORIES_SCHEMA,
@@ -37,6 +39,7 @@ __all__ = [
     "CHECKPOINTS",
     "DEAD_LETTERS",
     "DERIVED_COLUMNS",
+    "DOCUMENTS",
     "ENTITIES",
     "FIXED_SCHEMAS",
     "INSERT_ONLY",
@@ -68,6 +71,7 @@ WATERMARKS = "watermarks"
 ARCHIVE_INDEX = "archive_index"
 PARTITION_OWNERS = "partition_owners"
 LEASES = "leases"
+DOCUMENTS = "documents"
 
 FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
@@ -81,6 +85,7 @@ FIXED_SCHEMAS = {
     ARCHIVE_INDEX: ARCHIVE_INDEX_SCHEMA,
     PARTITION_OWNERS: PARTITION_OWNERS_SCHEMA,
     LEASES: LEASES_SCHEMA,
+    DOCUMENTS: DOCUMENTS_SCHEMA,
 }
 KEYS = {
     MEMORIES: "memory_id",
@@ -95,6 +100,7 @@ KEYS = {
     ARCHIVE_INDEX: "archive_id",
     PARTITION_OWNERS: "owner_key",
     LEASES: "lease",
+    DOCUMENTS: "document_key",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
 #: Columns added since a table was first written, and how to fill them from old rows.
@@ -150,7 +156,16 @@ UPDATE_GUARDS: dict[str, str] = {
     ),
 }
 
-STATE_TABLES = (MEMORIES, VECTORS, ENTITIES, ACCESS, SESSIONS, MEMORY_STATE, ARCHIVE_INDEX)
+STATE_TABLES = (
+    MEMORIES,
+    VECTORS,
+    ENTITIES,
+    ACCESS,
+    SESSIONS,
+    MEMORY_STATE,
+    ARCHIVE_INDEX,
+    DOCUMENTS,
+)
 
 #: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
 INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS})

@@ -17,6 +17,7 @@ __all__ = [
     "COLD_ORIGINAL_SCHEMA",
     "DEAD_LETTERS_SCHEMA",
     "DEFAULT_VECTOR_DIMENSION",
+    "DOCUMENTS_SCHEMA",
     "ENTITIES_SCHEMA",
     "LEASES_SCHEMA",
     "MEMORIES_SCHEMA",
@@ -139,6 +140,34 @@ SESSIONS_SCHEMA = pa.schema(
         # when the log last received a turn of it (processing time: the idle rule)
         pa.field("log_received_at", _UTC),
         pa.field("log_partition", pa.int32()),
+    ]
+)
+
+#: One row per (user, document): the fold of the document's events (see
+#: ``projections.documents``): its current version, status, chunks and versions.
+DOCUMENTS_SCHEMA = pa.schema(
+    [
+        pa.field("document_key", pa.string(), nullable=False),
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("document_id", pa.string(), nullable=False),
+        pa.field("project_id", pa.string()),
+        pa.field("title", pa.string(), nullable=False),
+        pa.field("media_type", pa.string(), nullable=False),
+        pa.field("size", pa.int64(), nullable=False),
+        pa.field("checksum", pa.string(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("submitted_at", _UTC),
+        pa.field("updated_at", _UTC),
+        pa.field("submitted_event_id", pa.string()),
+        pa.field("versions", pa.list_(pa.string())),
+        pa.field("tags", pa.list_(pa.string())),
+        pa.field("pages", pa.int32()),
+        pa.field("total", pa.int32()),
+        pa.field("chunks", pa.int32()),
+        pa.field("parts", pa.list_(pa.int32())),
+        pa.field("tries", pa.int32()),
+        pa.field("error_class", pa.string()),
+        pa.field("error_message", pa.string()),
     ]
 )
 

@@ -23,12 +23,16 @@ from memstream.projections import episodes
 from memstream.projections.archiving import ArchiveEvent
 from memstream.projections.codec import decode
 from memstream.projections.derived import command_memory, derived_row, state_changes
+from memstream.projections.documents import DocumentEvent
 from memstream.projections.entities import MentionSeen
 from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import (
     ConfidenceDecayed,
     ConfirmFact,
     CorrectFact,
+    DocumentChunked,
+    DocumentFailed,
+    DocumentSubmitted,
     EmbeddingComputed,
     FactsConsolidated,
     ForgetMemory,
@@ -99,6 +103,7 @@ class PreparedBatch:
         states: what commands and decay change in ``memory_state``.
         watermarks: the newest message event time per (topic, partition).
         archive: archive, restore and expansion events, in log order.
+        documents: the documents' events with their positions, in log order.
         dead_letters: the records that did not decode.
         valid_records: the records that did (kept only when they are to be archived),
             sealed as the archive keeps them.
@@ -131,6 +136,7 @@ class PreparedBatch:
     erased: int = 0
     keys_generation: int = 0
     types: dict[str, int] = field(default_factory=dict)
+    documents: list[tuple[DocumentEvent, LogPosition]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -282,6 +288,7 @@ def _prepare(
         erased=erased,
         keys_generation=generation,
         types=types,
+        documents=lifecycle.documents,
     )
 
 
@@ -296,6 +303,7 @@ class _Lifecycle:
         self.watermarks: dict[tuple[str, int], datetime] = {}
         self.archive: list[ArchiveEvent] = []
         self.erasures: list[UserErased] = []
+        self.documents: list[tuple[DocumentEvent, LogPosition]] = []
 
     def message(self, event: MessageEvent, record: LogRecord) -> None:
         at = event.occurred_at
@@ -346,6 +354,8 @@ class _Lifecycle:
             self.states.extend(state_changes(event))
         elif isinstance(event, MemoryArchived | MemoryRestored | MemoryExpanded):
             self.archive.append(event)
+        elif isinstance(event, DocumentSubmitted | DocumentChunked | DocumentFailed):
+            self.documents.append((event, position))
 
 
 def prepare_table(

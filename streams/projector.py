@@ -43,6 +43,7 @@ from memstream.projections.archiving import (
 )
 from memstream.projections.clock import Clock
 from memstream.projections.derived import derived_row
+from memstream.projections.documents import DocumentEvent, apply_documents, document_key
 from memstream.projections.entities import fold_mentions
 from memstream.projections.events import MemoryArchived, UserErased
 from memstream.projections.memory_state import StateChange, merge_states, slot_links, state_id
@@ -55,6 +56,7 @@ from memstream.projections.sessions import (
 from memstream.storage import filters
 from memstream.storage.claims import Lease
 from memstream.storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
+from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.event_archive import EventArchive
 from memstream.storage.headroom import is_disk_full
 from memstream.storage.lance_store import ProjectionStore, is_commit_conflict
@@ -62,6 +64,7 @@ from memstream.storage.lance_tables import (
     ACCESS,
     ARCHIVE_INDEX,
     DEAD_LETTERS,
+    DOCUMENTS,
     ENTITIES,
     INSERT_ONLY,
     MEMORIES,
@@ -141,6 +144,7 @@ class Projector:
         window: the compaction window shared by the workers of a store: while another
             process holds it (compacting the tables whose rows are updated), this one
             waits before updating rows; while this one runs upkeep, it holds it.
+        originals: documents' original bytes (an erasure removes the user's).
     """
 
     def __init__(
@@ -159,6 +163,7 @@ class Projector:
         partitions: int | None = None,
         window: Lease | None = None,
         upkeep: Lease | None = None,
+        originals: DocumentOriginals | None = None,
     ) -> None:
         if fence is not None and partitions is None:
             raise ValueError("a fenced projector needs the topics' partition count")
@@ -188,6 +193,7 @@ class Projector:
         self._watermarks: dict[tuple[str, int], datetime] | None = None
         self._flush_every = flush_every_seconds
         self._cold = cold_store
+        self._originals = originals
         self._flushed_at = time.monotonic()
         self._touches: list[SessionTouch] = []
         self._unsaved_watermarks: dict[tuple[str, int], datetime] = {}
@@ -465,6 +471,8 @@ class Projector:
                 lambda rows: fold_accesses(rows, prepared.accesses),
             )
         self._apply_lifecycle(prepared)
+        if prepared.documents:
+            self._apply_documents(prepared.documents)
         if prepared.archive:
             self._apply_archive(prepared.archive)
         for erasure in prepared.erasures:
@@ -543,10 +551,12 @@ class Projector:
         with self.erasing, self._compacting, self._rewriting_alone():
             removed = self.store.erase_user(user_id)
             originals = self._cold.erase_user(user_id) if self._cold is not None else 0
+            if self._originals is not None:
+                originals += self._originals.erase_user(user_id)
         if self.keys is not None:
             self.keys.keys.finish(user_id)
         log.info(
-            "erased a user: %d rows (%s), %d cold files",
+            "erased a user: %d rows (%s), %d cold files and documents",
             sum(removed.values()),
             ", ".join(f"{name} {count}" for name, count in sorted(removed.items())) or "none",
             originals,
@@ -621,6 +631,23 @@ class Projector:
             self._flush_sessions()  # after the derived rows: a crash re-applies, never loses
         if prepared.watermarks:
             self._advance_watermarks(prepared.watermarks)
+
+    def _apply_documents(self, events: list[tuple[DocumentEvent, LogPosition]]) -> None:
+        """Fold document events into ``documents``: the chunks of a version first (so
+        a status ``indexed`` is never ahead of its chunks; a crash in between applies
+        the same ids again), then the retirement of replaced versions' chunks, then
+        the documents' rows."""
+        keys = sorted({document_key(e.user_id, e.document_id) for e, _ in events})
+        self._guard()
+        self._wait_for_window()
+        changes = apply_documents(self.store.rows_by_key(DOCUMENTS, keys), events)
+        if changes.chunks:
+            self._insert(changes.chunks)
+        if changes.states:
+            self._merge_states(changes.states)
+        if changes.rows:
+            self._guard()
+            self.store.upsert(DOCUMENTS, list(changes.rows.values()))
 
     def _apply_archive(self, events: list[ArchiveEvent]) -> None:
         """Fold archive events into ``archive_index``, then make the hot tables agree:

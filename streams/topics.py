@@ -20,13 +20,19 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 
-from memstream.projections.events import COMMAND_TYPES, ERASURE_TYPES, LIFECYCLE_TYPES
+from memstream.projections.events import (
+    COMMAND_TYPES,
+    DOCUMENT_TYPES,
+    ERASURE_TYPES,
+    LIFECYCLE_TYPES,
+)
 from memstream.streams.errors import BrokerError
 
 __all__ = [
     "ACCESS",
     "COMMANDS",
     "DLQ",
+    "DOCUMENTS",
     "EMBEDDINGS",
     "LIFECYCLE",
     "MESSAGES",
@@ -46,17 +52,19 @@ EMBEDDINGS = "memory.embeddings"
 ACCESS = "memory.access"
 LIFECYCLE = "memory.lifecycle"
 COMMANDS = "memory.commands"
+DOCUMENTS = "memory.documents"
 DLQ = "memory.dlq"
 META = "memory.meta"
 
 #: The topics the projector folds into the tables (and the event archive keeps).
-PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS, LIFECYCLE, COMMANDS)
+PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS, LIFECYCLE, COMMANDS, DOCUMENTS)
 
 _TOPIC_OF_TYPE = {
     "embedding_computed": EMBEDDINGS,
     "memory_accessed": ACCESS,
     **{t: LIFECYCLE for t in LIFECYCLE_TYPES},
     **{t: COMMANDS for t in (*COMMAND_TYPES, *ERASURE_TYPES)},
+    **{t: DOCUMENTS for t in DOCUMENT_TYPES},
 }
 
 

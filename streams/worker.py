@@ -25,6 +25,7 @@ from mode.utils.futures import maybe_cancel
 from memstream.projections.clock import system_clock
 from memstream.storage import filters
 from memstream.storage.claims import PartitionClaims
+from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.event_archive import EventArchive
 from memstream.storage.headroom import free_bytes
 from memstream.storage.journal import Journal
@@ -50,6 +51,7 @@ from memstream.streams.topics import (
     ACCESS,
     COMMANDS,
     DLQ,
+    DOCUMENTS,
     EMBEDDINGS,
     LIFECYCLE,
     MESSAGES,
@@ -71,6 +73,7 @@ def topic_specs(settings: Settings) -> list[TopicSpec]:
         TopicSpec(ACCESS, settings.messages_partitions),
         TopicSpec(LIFECYCLE, settings.messages_partitions),
         TopicSpec(COMMANDS, settings.messages_partitions),
+        TopicSpec(DOCUMENTS, settings.messages_partitions),
         TopicSpec(DLQ, 1),
         TopicSpec(META, 1),
     ]
@@ -243,6 +246,7 @@ def run(
             partitions=settings.messages_partitions,
             window=compaction_window(store),
             upkeep=upkeep_lease(store, settings),
+            originals=DocumentOriginals(layout.documents),
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         for folder in headroom_of(settings).folders:

@@ -187,5 +187,5 @@ def test_a_search_refused_names_the_flags_and_says_no_pattern(tmp_path: Path) ->
     assert (done.returncode, done.stderr) == (
         2,
         "error: -k: must be at most 200; --kind: must be one of episode, fact, preference, "
-        "procedure, opinion, reflection, summary\n",
+        "procedure, opinion, reflection, summary, chunk\n",
     )

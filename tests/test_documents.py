@@ -6,8 +6,10 @@ parts delivered twice or late, versions replaced)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fpdf import FPDF
@@ -15,11 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstream.models.tokens import count_tokens
+from memstream.projections.codec import encode
 from memstream.projections.documents import (
     CHUNK_KIND,
     DocumentState,
     chunk_memory_id,
     chunk_rows,
+    document_key,
     fold_document,
     superseded_chunk_ids,
 )
@@ -28,7 +32,10 @@ from memstream.projections.events import (
     DocumentChunked,
     DocumentFailed,
     DocumentSubmitted,
+    Event,
+    UserErased,
 )
+from memstream.queries.search import Searcher, SearchRequest
 from memstream.storage.document_originals import (
     DocumentOriginals,
     OriginalMissing,
@@ -36,9 +43,14 @@ from memstream.storage.document_originals import (
 )
 from memstream.storage.errors import StorageError
 from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import DOCUMENTS
 from memstream.storage.layout import DataLayout
-from memstream.storage.log_records import LogPosition
+from memstream.storage.log_records import LogPosition, LogRecord
 from memstream.streams.document_lane import ReadLimits, read_submission
+from memstream.streams.projector import Projector
+from memstream.streams.topics import topic_for
+from memstream.testing import FakeClock
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -252,3 +264,65 @@ def test_parts_count_once_in_any_order_and_the_status_ends_indexed(
     order = [chunked[r % parts] for r in replays] + chunked
     state = _fold([event, *order])
     assert state is not None and state.chunks == parts * 2 and state.status == "indexed"
+
+
+class DocumentLog:
+    """Document events applied by the worker's projector to a real store, in order."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.store = ProjectionStore(str(tmp_path / "projections"))
+        self.originals = DocumentOriginals(resolve_location(str(tmp_path / "documents")))
+        self.projector = Projector(self.store, "memstream", FakeClock(T0), originals=self.originals)
+        self.offset = 0
+
+    def submit(self, data: bytes, media_type: str, **fields: str) -> DocumentSubmitted:
+        event = submitted(data, media_type, **fields)
+        assert self.originals.put(event.user_id, data) == event.checksum
+        self.apply([event])
+        self.apply(read_submission(event, self.originals.get, count_tokens, T0))
+        self.store.ensure_indexes(ann=False)  # as the worker does after its first batch
+        return event
+
+    def apply(self, events: Sequence[Event]) -> None:
+        records = []
+        for event in events:
+            records.append(
+                LogRecord("e1", topic_for(event.type), 0, self.offset, T0, b"ana", encode(event))
+            )
+            self.offset += 1
+        result = self.projector.apply(records)
+        assert result.dead_letters == []
+
+    def search(self, query: str, user_id: str = "ana") -> list[Any]:
+        request = SearchRequest(user_id=user_id, query=query, now=T0 + timedelta(days=1), k=5)
+        return Searcher(self.store, clock=lambda: T0).search(request).results
+
+    def document(self, user_id: str = "ana", document_id: str = "lease") -> dict[str, Any]:
+        [row] = self.store.by_ids(DOCUMENTS, [document_key(user_id, document_id)])
+        return dict(row)
+
+
+def test_a_document_is_found_by_its_page_and_a_new_version_replaces_it(tmp_path: Path) -> None:
+    log = DocumentLog(tmp_path)
+    data = lease_pdf(5)
+    first = log.submit(data, "application/pdf")
+    row = log.document()
+    assert (row["status"], row["pages"], row["versions"]) == ("indexed", 5, [first.checksum])
+    assert row["chunks"] == row["total"] >= 1
+    [top, *_] = log.search("when can the tenant renew the lease")
+    assert "renew" in top.content and top.kind == CHUNK_KIND
+    assert top.document is not None and top.document.citation == "Lease, p. 3, §3 Renewal"
+
+    log.submit(data, "application/pdf")  # the same bytes again: nothing changes
+    assert log.document() == row
+
+    second = log.submit(b"# Lease\n\n## Renewal\n\nRenewal is no longer possible.", "text/markdown")
+    row = log.document()
+    assert row["versions"] == [first.checksum, second.checksum] and row["status"] == "indexed"
+    found = log.search("when can the tenant renew the lease")
+    assert found and all("two more years" not in r.content for r in found)
+    assert "no longer possible" in found[0].content
+
+    log.apply([UserErased(event_id="erase-ana", user_id="ana", requested_at=T0)])
+    assert log.store.by_ids(DOCUMENTS, [document_key("ana", "lease")]) == []
+    assert log.originals.checksums("ana") == [] and log.search("renew") == []
