@@ -29,8 +29,10 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -184,6 +186,53 @@ class MemoryClient:
         the answer says whether every copy is gone yet (``complete``)."""
         result: dict[str, Any] = self._call("DELETE", f"/v1/users/{user_id}", timeout=300.0)
         return result
+
+    def add_document(
+        self,
+        user_id: str,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        text: str | None = None,
+        data: bytes | None = None,
+        filename: str | None = None,
+        wait: float = 0.0,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """Submit a document: a file at ``path``, ``data`` (bytes, named ``filename``)
+        or ``text``. ``options``: title, document_id (needed for ``text``), project_id,
+        tags, media_type (for ``text``). With ``wait``, waits up to that many seconds
+        and the answer's ``document`` is its status (``indexed``, ``failed``...)."""
+        params = {"wait": wait} if wait else {}
+        timeout = max(60.0, wait + 30.0)
+        if text is not None:
+            body = {"user_id": user_id, "text": text, **options}
+            return dict(
+                self._call("POST", "/v1/documents", json=body, params=params, timeout=timeout)
+            )
+        if path is not None:
+            data = Path(path).read_bytes()
+            filename = filename or Path(path).name
+        if data is None:
+            raise ValueError("give the document as a path, data or text")
+        form = {"user_id": user_id, **{k: v for k, v in options.items() if k != "tags"}}
+        if options.get("tags"):
+            form["tags"] = ",".join(options["tags"])
+        files = {"file": (filename or "document", data, options.get("media_type"))}
+        answer = self._call(
+            "POST", "/v1/documents", data=form, files=files, params=params, timeout=timeout
+        )
+        return dict(answer)
+
+    def document(self, user_id: str, document_id: str, wait: float = 0.0) -> dict[str, Any]:
+        """A document's status (``wait``: up to that many seconds for it to be done)."""
+        params: dict[str, Any] = {"user_id": user_id, **({"wait": wait} if wait else {})}
+        path = f"/v1/documents/{quote(document_id, safe='')}"
+        return dict(self._call("GET", path, params=params, timeout=max(60.0, wait + 30.0)))
+
+    def documents(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's documents with their status, newest first."""
+        found = self._call("GET", "/v1/documents", params={"user_id": user_id})
+        return list(found["documents"])
 
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         params = {"user_id": user_id} if user_id else {}

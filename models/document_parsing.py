@@ -31,6 +31,7 @@ __all__ = [
     "DocumentUnreadable",
     "ParsedDocument",
     "UnsupportedMediaType",
+    "claimed_media_type",
     "media_type_of",
     "parse_document",
 ]
@@ -107,6 +108,19 @@ def media_type_of(data: bytes, name: str | None = None, declared: str | None = N
     return claimed
 
 
+def claimed_media_type(data: bytes, name: str | None = None, declared: str | None = None) -> str:
+    """The media type a document claims: its sender's (``declared``), else its
+    ``name``'s, else what its bytes look like; the bytes are not checked against the
+    claim (:func:`parse_document` does that).
+
+    Raises:
+        UnsupportedMediaType: the claim is a type memstream does not read, or there is
+            none and the bytes are neither text nor a PDF.
+    """
+    claimed = _claimed(name, declared)
+    return claimed if claimed is not None else media_type_of(data)
+
+
 def _claimed(name: str | None, declared: str | None) -> str | None:
     if declared:
         media = declared.split(";")[0].strip().lower()
@@ -139,13 +153,17 @@ def parse_document(data: bytes, media_type: str, max_pages: int = 2000) -> Parse
     """The blocks of a document of ``media_type`` (one of :data:`ACCEPTED`).
 
     Raises:
-        DocumentUnreadable: the bytes cannot be read (its ``error_class`` says why).
+        DocumentUnreadable: the bytes cannot be read, or are not of ``media_type``
+            (its ``error_class`` says why).
         UnsupportedMediaType: ``media_type`` is not one memstream reads.
     """
-    if media_type == "application/pdf":
-        return _pdf(data, max_pages)
     if media_type not in ACCEPTED:
         raise UnsupportedMediaType(media_type)
+    if not data.strip():
+        return ParsedDocument([], 0)  # nothing in it, whatever it claims to be
+    media_type_of(data, None, media_type)  # the bytes are what they claim to be
+    if media_type == "application/pdf":
+        return _pdf(data, max_pages)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

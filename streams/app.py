@@ -29,9 +29,11 @@ from mode import Service
 from memstream.models.embedders import Embedder
 from memstream.projections.clock import system_clock
 from memstream.storage.claims import Lease
+from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.headroom import Headroom
 from memstream.storage.lance_store import ProjectionStore
 from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.document_agent import add_document_agent
 from memstream.streams.embedding_agent import add_embedder_agent
 from memstream.streams.embedding_backfill import missing_embeddings
 from memstream.streams.fencing import writer_name
@@ -102,13 +104,16 @@ def build_app(
     embedding_lane: Executor | None = None,
     embed: bool = True,
     readiness: Readiness | None = None,
+    documents: DocumentOriginals | None = None,
+    documents_lane: Executor | None = None,
 ) -> tuple[faust.App, EpisodeConsumer]:
     """A faust app that folds the projected topics into ``projector``'s store and, with
     an ``embedder`` and ``embed``, embeds new messages (on ``embedding_lane``, default a
     thread of the loop's pool; without ``embed`` the embedder only makes the archive's
     summary vectors, and ``memstream embed`` processes embed); and its episodes
     consumer (to drain it). ``readiness`` gets the worker's checks (see
-    :mod:`memstream.streams.health_watch`)."""
+    :mod:`memstream.streams.health_watch`). With ``documents`` (where the originals
+    are), it reads submitted documents on ``documents_lane``."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -174,6 +179,11 @@ def build_app(
         )
         _add_embedding_backfill(
             app, settings, projector, episodes, embedder, embedder_active, embedding_lane
+        )
+
+    if documents is not None:
+        add_document_agent(
+            app, settings, documents, system_clock, lane=documents_lane, keys=projector.keys
         )
 
     if sweeper is not None:

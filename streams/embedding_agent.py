@@ -33,6 +33,7 @@ from memstream.models.embedders import Embedder
 from memstream.projections.clock import Clock
 from memstream.projections.codec import decode, encode
 from memstream.projections.derived import command_memory
+from memstream.projections.documents import CHUNK_KIND, chunk_memory_id
 from memstream.projections.episodes import (
     CONTEXT_TURNS,
     memory_id_for,
@@ -43,6 +44,7 @@ from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import (
     CorrectFact,
     DerivedMemory,
+    DocumentChunked,
     FactsConsolidated,
     MessageEvent,
     ReflectionWritten,
@@ -52,7 +54,7 @@ from memstream.projections.vectors import embedding_events
 from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.settings import Settings
 from memstream.streams.telemetry import metrics, tracing
-from memstream.streams.topics import COMMANDS, EMBEDDINGS, LIFECYCLE, MESSAGES
+from memstream.streams.topics import COMMANDS, DOCUMENTS, EMBEDDINGS, LIFECYCLE, MESSAGES
 
 __all__ = [
     "SessionWindow",
@@ -182,20 +184,42 @@ def embedding_records(
     return [(e.user_id.encode(), encode(e)) for e in events]
 
 
-def derived_memories(values: list[bytes]) -> list[tuple[str, str | None, DerivedMemory]]:
-    """(user, project, memory) of the memories lifecycle events and commands write."""
-    found: list[tuple[str, str | None, DerivedMemory]] = []
+def derived_memories(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:
+    """(memory, text to embed) of the memories lifecycle events and commands write,
+    and of the chunks of documents."""
+    found: list[tuple[EmbeddedMemory, str]] = []
     for value in values:
         try:
             event = decode(value)
         except InvalidEvent:
             continue
+        written: list[tuple[str, str | None, DerivedMemory]] = []
         if isinstance(event, FactsConsolidated):
-            found.extend((event.user_id, event.project_id, m) for m in event.memories)
+            written.extend((event.user_id, event.project_id, m) for m in event.memories)
         elif isinstance(event, ReflectionWritten):
-            found.append((event.user_id, None, event.memory))
+            written.append((event.user_id, None, event.memory))
         elif isinstance(event, RememberFact | CorrectFact):
-            found.append((event.user_id, event.project_id, command_memory(event)))
+            written.append((event.user_id, event.project_id, command_memory(event)))
+        elif isinstance(event, DocumentChunked):
+            found.extend(
+                (
+                    (
+                        chunk_memory_id(
+                            event.user_id, event.document_id, event.checksum, chunk.index
+                        ),
+                        event.user_id,
+                        event.project_id,
+                        CHUNK_KIND,
+                        event.occurred_at,
+                    ),
+                    chunk.text,
+                )
+                for chunk in event.chunks
+            )
+        found.extend(
+            ((m.memory_id, user, project, m.kind, m.occurred_at), m.content)
+            for user, project, m in written
+        )
     return found
 
 
@@ -203,13 +227,14 @@ def embed_derived_values(
     values: list[bytes], embedder: Embedder, now: datetime, window: SessionWindow | None = None
 ) -> list[tuple[bytes, bytes]]:
     """(key, value) records of the ``EmbeddingComputed`` events for the memories that
-    lifecycle events and commands write (their content alone: a fact stands by itself)."""
+    lifecycle events and commands write (their content alone: a fact stands by itself)
+    and for documents' chunks (their text)."""
     memories = derived_memories(values)
     if not memories:
         return []
     return embedding_records(
-        [(m.memory_id, user, project, m.kind, m.occurred_at) for user, project, m in memories],
-        embedder.embed([m.content for _, _, m in memories]),
+        [memory for memory, _ in memories],
+        embedder.embed([text for _, text in memories]),
         embedder,
         now,
     )
@@ -269,6 +294,7 @@ def add_embedder_agent(
     derived_source = app.topic(
         LIFECYCLE,
         COMMANDS,
+        DOCUMENTS,
         key_serializer="raw",
         value_serializer="raw",
         partitions=settings.messages_partitions,

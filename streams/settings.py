@@ -94,6 +94,10 @@ class Settings(BaseSettings):
             texts by length, so a backlog taken 256 at a time pads little: MiniLM alone
             embeds LoCoMo turns at 208/s in calls of 256, 149/s in calls of 64).
         embed_within_seconds: longest a partial batch waits to be embedded.
+        document_max_bytes: the largest document accepted, in bytes (larger ones are
+            refused with 413 before anything is stored).
+        document_max_pages: the most pages of a PDF the documents lane reads (a longer
+            one fails, ``too_many_pages``).
         embed_context_turns: earlier turns of the session whose vectors each message's
             vector is averaged with (better recall; 0 turns it off).
         openai_api_key / openai_base_url: the OpenAI API (base URL for another endpoint
@@ -212,6 +216,8 @@ class Settings(BaseSettings):
     embed_niceness: int = Field(default=10, ge=0, le=19)
     embed_batch_size: int = Field(default=256, ge=1, le=2048)
     embed_within_seconds: float = Field(default=0.5, gt=0)
+    document_max_bytes: int = Field(default=50_000_000, ge=1)
+    document_max_pages: int = Field(default=2000, ge=1)
     embed_context_turns: int = Field(default=2, ge=0, le=10)
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None

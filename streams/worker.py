@@ -233,6 +233,7 @@ def run(
             vector_model=vector_model,
         )
         sweeper = _recover_journal(settings, store, epoch)
+        originals = DocumentOriginals(layout.documents)
         projector = Projector(
             store,
             consumer=settings.consumer_group,
@@ -246,7 +247,7 @@ def run(
             partitions=settings.messages_partitions,
             window=compaction_window(store),
             upkeep=upkeep_lease(store, settings),
-            originals=DocumentOriginals(layout.documents),
+            originals=originals,
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         for folder in headroom_of(settings).folders:
@@ -262,6 +263,8 @@ def run(
             embedding_lane=lane,
             embed=embed,
             readiness=readiness,
+            documents=originals,
+            documents_lane=background_lane("memstream-documents", settings.embed_niceness),
         )
         if api is not None:
             api_process = api(settings)

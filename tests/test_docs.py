@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = (
     "README.md",
     "docs/http-api.md",
+    "docs/documents.md",
     "docs/agents.md",
     "docs/security.md",
     "docs/lifecycle.md",
@@ -151,8 +152,13 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
             outputs[block.page].append(done.stdout)
     finally:
         worker.stop(timeout=60)
-    tour, client = outputs["README.md"]
+    tour, client, documents = outputs["README.md"]
     (http,) = outputs["docs/http-api.md"]
+    (document_client,) = outputs["docs/documents.md"]
+    assert "lease.md: indexed, version 1, 1 of 1 chunks" in documents
+    assert "[lease.md, p. 1, §Lease > Renewal]" not in documents  # the section, not the path
+    assert "[lease.md, p. 1, §Renewal]" in documents
+    assert document_client.split() == ["indexed", "Lease", "notes,", "p.", "1"]
     agents, mcp_over_http = outputs["docs/agents.md"]
     keys, erasure = outputs["docs/security.md"]
     (commands,) = outputs["docs/lifecycle.md"]

@@ -88,7 +88,7 @@ def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
     assert blank.is_error and "query" in blank.content[0].text
     said = [
         (bad_kind, "search_memory: kind: must be one of 'episode', 'fact', 'preference', "
-        "'procedure', 'opinion', 'reflection', 'summary'"),
+        "'procedure', 'opinion', 'reflection', 'summary', 'chunk'"),
         (stray, "search_memory takes no argument k; its arguments are query, kind, tag, "
          "entity, after, before, limit"),
         (none, "search_memory: limit: must be at least 1"),

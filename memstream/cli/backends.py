@@ -18,6 +18,7 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from memstream.queries.search_documents import SearchRequest, SearchResponse
@@ -79,6 +80,14 @@ class MemoryAccess(Protocol):
     def forget(self, user_id: str, memory_id: str) -> None: ...
 
     def erase(self, user_id: str) -> dict[str, Any]: ...
+
+    def add_document(
+        self, user_id: str, path: Path, wait: float, options: dict[str, Any]
+    ) -> dict[str, Any]: ...
+
+    def document(self, user_id: str, document_id: str, wait: float) -> dict[str, Any]: ...
+
+    def documents(self, user_id: str) -> list[dict[str, Any]]: ...
 
 
 def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
@@ -185,6 +194,33 @@ class InProcess:
 
         return plain(erasure_document(self._run(lambda ops: ops.erase(user_id))))
 
+    def add_document(
+        self, user_id: str, path: Path, wait: float, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        data = path.read_bytes()
+
+        async def add(ops: Operations) -> dict[str, Any]:
+            done = await ops.add_document(user_id, data, name=path.name, **options)
+            answer: dict[str, Any] = {
+                "document_id": done.document_id,
+                "checksum": done.checksum,
+                "new": done.new,
+                "accepted": done.event_ids,
+            }
+            if wait:
+                answer["document"] = await ops.document(
+                    user_id, done.document_id, wait, done.checksum
+                )
+            return answer
+
+        return plain(self._run(add))
+
+    def document(self, user_id: str, document_id: str, wait: float) -> dict[str, Any]:
+        return plain(self._run(lambda ops: ops.document(user_id, document_id, wait)))
+
+    def documents(self, user_id: str) -> list[dict[str, Any]]:
+        return plain(self._run(lambda ops: ops.documents(user_id)))
+
 
 class OverHttp:
     """A running server, asked over its HTTP API (see the module docstring)."""
@@ -254,6 +290,18 @@ class OverHttp:
 
     def erase(self, user_id: str) -> dict[str, Any]:
         return self._ask(lambda api: api.erase(user_id))
+
+    def add_document(
+        self, user_id: str, path: Path, wait: float, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        given = {name: value for name, value in options.items() if value}
+        return self._ask(lambda api: api.add_document(user_id, path, wait=wait, **given))
+
+    def document(self, user_id: str, document_id: str, wait: float) -> dict[str, Any]:
+        return self._ask(lambda api: api.document(user_id, document_id, wait))
+
+    def documents(self, user_id: str) -> list[dict[str, Any]]:
+        return self._ask(lambda api: api.documents(user_id))
 
 
 def _explanation(detail: Any) -> str:

@@ -37,6 +37,7 @@ from memstream.cli.backends import (
 )
 from memstream.projections.clock import system_clock
 from memstream.projections.codec import problems_of
+from memstream.projections.errors import InvalidQuery
 from memstream.projections.events import in_time_range
 from memstream.queries.search_documents import SearchRequest
 from memstream.storage.errors import MemstreamError
@@ -59,9 +60,17 @@ class UsageError(MemstreamError):
 _SERVICES = frozenset({"up", "serve", "worker", "embed", "broker"})
 
 
+def _any_flag(words: Sequence[str]) -> bool:
+    return any(word.startswith("-") and word != "-" for word in words)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and getattr(args, "command", None) == "docs" and not _any_flag(extra):
+        args.items = [*args.items, *extra]  # files after an option: `docs add --user u a b`
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
@@ -189,6 +198,7 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("Put memories in", (
         ("publish", 'memstream publish --user ana --session s1 "I moved to Porto"'),
         ("remember", 'memstream remember --user ana "Ana is allergic to peanuts"'),
+        ("docs", "memstream docs add lease.pdf --user ana --wait"),
     )),
     ("Read them", (
         ("search", 'memstream search --user ana "where does she live?"'),
@@ -346,6 +356,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--kind", choices=("fact", "preference", "procedure", "opinion"))
     p.add_argument("--tag", action="append", dest="tags")
     p.add_argument("text")
+
+    p = command("docs", _docs, "add documents, or list them and show their status", True)
+    p.add_argument("action", choices=("add", "list", "show"))
+    p.add_argument("items", nargs="*", metavar="FILE|DOCUMENT_ID", help="files to add; a document")
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("--title", help="the title (default: the file's name)")
+    p.add_argument("--document-id", help="the document's id (default: the file's name)")
+    p.add_argument("--tag", action="append", dest="tags")
+    p.add_argument(
+        "--wait",
+        nargs="?",
+        type=float,
+        const=300.0,
+        default=0.0,
+        help="wait until each document is indexed or failed (at most the seconds given, 300)",
+    )
+    p.add_argument("--json", action="store_true")
 
     p = command("correct", _correct, "replace a memory with corrected content", True)
     p.add_argument("--user", required=True)
@@ -801,6 +829,46 @@ def _remember(args: argparse.Namespace, settings: Settings) -> int:
         fields["tags"] = args.tags
     print(f"remembered {_access(args, settings).remember(fields)}")
     return 0
+
+
+def _docs(args: argparse.Namespace, settings: Settings) -> int:
+    access = _access(args, settings)
+    if args.action == "list":
+        found = access.documents(args.user)
+        print(json.dumps(found, indent=2, default=str) if args.json else render.documents(found))
+        return 0
+    if args.action == "show":
+        if len(args.items) != 1:
+            raise InvalidQuery("docs show: name one document")
+        shown = access.document(args.user, args.items[0], args.wait)
+        print(json.dumps(shown, indent=2, default=str) if args.json else render.document(shown))
+        return 0 if shown["status"] != "failed" else 1
+    if not args.items:
+        raise InvalidQuery("docs add: name the files to add")
+    if args.document_id and len(args.items) > 1:
+        raise InvalidQuery("--document-id names one document: add one file with it")
+    failed = 0
+    for item in args.items:
+        path = Path(item)
+        if not path.is_file():
+            raise InvalidQuery(f"{item}: no such file")
+        options = {
+            "title": args.title,
+            "document_id": args.document_id,
+            "project_id": args.project,
+            "tags": args.tags or [],
+        }
+        done = access.add_document(args.user, path, args.wait, options)
+        added: dict[str, Any] | None = done.get("document")
+        if args.json:
+            print(json.dumps(done, default=str))
+        elif added is not None:
+            print(render.document(added))
+        else:
+            state = "accepted" if done["new"] else "unchanged (the same bytes as before)"
+            print(f"{item}: {state}, document {done['document_id']}")
+        failed += added is not None and added["status"] == "failed"
+    return 1 if failed else 0
 
 
 def _correct(args: argparse.Namespace, settings: Settings) -> int:

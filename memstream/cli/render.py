@@ -34,6 +34,8 @@ __all__ = [
     "cold_decisions",
     "decision",
     "decisions",
+    "document",
+    "documents",
     "entity",
     "erasure",
     "events_json",
@@ -65,9 +67,31 @@ def search_results(response: SearchResponse) -> str:
     for rank, r in enumerate(response.results, start=1):
         who = f"{r.speaker}: " if r.speaker else ""
         cold = " (archived)" if r.archived else ""
+        cited = f"  [{r.document.citation}]" if r.document is not None else ""
         fields = [f"{rank:>3}.", f"{r.score:.3f}", when(r.occurred_at), short_id(r.memory_id)]
-        lines.append("  ".join(fields) + f"  {who}{r.content}{cold}")
+        lines.append("  ".join(fields) + f"  {who}{r.content}{cold}{cited}")
     return "\n".join(lines)
+
+
+def document(shown: Mapping[str, Any]) -> str:
+    """A document's status in a line (and why, when it failed)."""
+    titled = f" ({shown['title']})" if shown["title"] != shown["document_id"] else ""
+    line = (
+        f"{shown['document_id']}{titled}: {shown['status']}, version "
+        f"{shown['version']}, {shown['chunks']} of {shown['total_chunks']} chunks"
+    )
+    if shown.get("pages"):
+        line += f", {shown['pages']} pages"
+    error = shown.get("error")
+    if error:
+        line += f"\n  {error['class']}: {error['message']}"
+    return line
+
+
+def documents(found: Sequence[Mapping[str, Any]]) -> str:
+    if not found:
+        return "no documents"
+    return "\n".join(document(shown) for shown in found)
 
 
 def when(value: datetime | str | None) -> str:

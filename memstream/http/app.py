@@ -32,6 +32,7 @@ from memstream.http.contract import (
     single_valued_parameters,
 )
 from memstream.http.docs_pages import install_docs
+from memstream.http.document_routes import install_document_routes
 from memstream.http.guard import Guard, Principal
 from memstream.http.metering import Metering
 from memstream.http.timing import server_timing
@@ -383,6 +384,7 @@ def create_app(
         who.audit("key_revoke", None, 200, revoked_key=record.key_id)
         return record.public()
 
+    install_document_routes(app, ops, WHO, settings, _READ, _WRITE)
     app.router.routes.append(mcp)
     app.add_middleware(Metering)
     if tracing.enabled():

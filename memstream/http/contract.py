@@ -30,6 +30,7 @@ from memstream.operations import (
     StorageFull,
     Unavailable,
 )
+from memstream.operations.documents import TooLarge, UnsupportedDocument
 from memstream.operations.intake import TIMED_WHEN_PUBLISHED
 from memstream.projections.errors import ProjectionError
 from memstream.projections.events import (
@@ -136,6 +137,8 @@ async def single_valued_parameters(request: Request) -> None:
 #: The status each refusal of the operations layer is answered with.
 _STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (ProjectionError, 422),
+    (TooLarge, 413),
+    (UnsupportedDocument, 415),
     (NotFound, 404),
     (NotAvailable, 501),
     (LessHistory, 409),

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from importlib.metadata import version
+from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -47,7 +48,9 @@ log = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
-Kind = Literal["episode", "fact", "preference", "procedure", "opinion", "reflection", "summary"]
+Kind = Literal[
+    "episode", "fact", "preference", "procedure", "opinion", "reflection", "summary", "chunk"
+]
 #: The tools, in the order they are listed.
 TOOLS = (
     "search_memory",
@@ -61,6 +64,8 @@ TOOLS = (
     "weak_facts",
     "memory_stats",
     "consolidate_now",
+    "add_document",
+    "document_status",
 )
 
 _INSTRUCTIONS = (
@@ -303,6 +308,61 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         at = changing(ctx)
         report = await _answer(ops.run_job("consolidate", user_id=at.user_id, caller=at.caller))
         return {"events": len(report.events), "failed": report.failed}
+
+    reads_files = isinstance(scope, Scope)  # bound at start: stdio, the user's own machine
+
+    @tool
+    async def add_document(
+        ctx: Context,
+        text: str | None = None,
+        path: str | None = None,
+        title: str | None = None,
+        document_id: str | None = None,
+        wait_seconds: Annotated[float, Field(ge=0, le=300)] = 30,
+    ) -> dict[str, Any]:
+        """Add a document to the user's memory: its ``text`` (with a ``document_id``),
+        or a file's ``path`` (Markdown, HTML, text or PDF; over stdio only). Its chunks
+        become memories that search_memory finds, each citing the title, page and
+        section. Waits up to ``wait_seconds`` for it to be indexed; the same bytes again
+        change nothing, new bytes for the same document_id are a new version."""
+        at = changing(ctx)
+        if (text is None) == (path is None):
+            raise ToolError("give the document's text or a path, one of them")
+        name = None
+        if path is not None:
+            if not reads_files:
+                raise ToolError("path: this server cannot read files; send the text")
+            try:
+                data = Path(path).expanduser().read_bytes()
+            except OSError as exc:
+                raise ToolError(f"path: cannot read {path}: {exc.strerror or exc}") from None
+            name = Path(path).name
+        else:
+            data = (text or "").encode("utf-8")
+            if document_id is None:
+                raise ToolError("document_id: needed for a document sent as text")
+        done = await _answer(
+            ops.add_document(
+                at.user_id,
+                data,
+                name=name,
+                media_type=None if name else "text/plain",
+                title=title,
+                document_id=document_id,
+                project_id=at.project_id,
+                caller=at.caller,
+            )
+        )
+        status = await _answer(
+            ops.document(at.user_id, done.document_id, wait_seconds, done.checksum)
+        )
+        return {"document_id": done.document_id, "new": done.new, **_jsonable(status)}
+
+    @tool
+    async def document_status(ctx: Context, document_id: str) -> dict[str, Any]:
+        """A document's status (received, chunked, indexed, empty, or failed with why),
+        its version, pages and chunks."""
+        return _jsonable(await _answer(ops.document(here(ctx).user_id, document_id)))
 
     if isinstance(scope, Scope):  # the SDK reads a static resource with no request
 

@@ -30,6 +30,13 @@ from memstream.models.tokens import count_tokens
 from memstream.operations import commands
 from memstream.operations.admission import ReadAdmission
 from memstream.operations.callers import LOCAL, Caller
+from memstream.operations.documents import (
+    DOCUMENT_DONE,
+    DocumentAccepted,
+    document_view,
+    received_view,
+    submission,
+)
 from memstream.operations.errors import LessHistory, NotAvailable, NotFound, Unavailable
 from memstream.operations.intake import channel_events, door_checked
 from memstream.operations.results import (
@@ -48,6 +55,7 @@ from memstream.projections.codec import problems_of
 from memstream.projections.coldness import ColdDecision
 from memstream.projections.context import Assembly, assemble, complexity
 from memstream.projections.digest import digest_tables
+from memstream.projections.documents import document_key
 from memstream.projections.errors import InvalidEvent, InvalidQuery
 from memstream.projections.events import Event, MemoryAccessed, MemoryRestored
 from memstream.projections.memory_state import is_hidden, state_id
@@ -59,12 +67,19 @@ from memstream.queries.explain import explanation
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
 from memstream.queries.search import Searcher, SearchRequest, SearchResponse
 from memstream.queries.stats import stats as compute_stats
+from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.event_archive import EventArchive
 from memstream.storage.filesystems import Location
 from memstream.storage.filters import all_of as filters_all_of
 from memstream.storage.filters import equals, literal
 from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE, STATE_TABLES
+from memstream.storage.lance_tables import (
+    ARCHIVE_INDEX,
+    DOCUMENTS,
+    MEMORIES,
+    MEMORY_STATE,
+    STATE_TABLES,
+)
 from memstream.storage.layout import DataLayout
 from memstream.storage.schemas import NOT_STATE_COLUMNS, vectors_schema
 from memstream.streams import components, history, reembedding, replay
@@ -102,6 +117,9 @@ Job = Literal["consolidate", "decay", "reflect"]
 #: broker cannot be reached.
 LogEnd = tuple[dict[tuple[str, int], int] | None, str | None]
 _T = TypeVar("_T")
+
+#: Seconds a wait for a document no one has seen gives it to appear (just submitted).
+UNKNOWN_DOCUMENT_WAIT = 5.0
 
 
 class Operations:
@@ -519,6 +537,110 @@ class Operations:
             return await self._blocking(build, *args)
         except commands.UnknownMemory as exc:
             raise NotFound(str(exc)) from None
+
+    # -- documents -------------------------------------------------------------------------
+
+    async def add_document(
+        self,
+        user_id: str,
+        data: bytes,
+        *,
+        name: str | None = None,
+        media_type: str | None = None,
+        title: str | None = None,
+        document_id: str | None = None,
+        project_id: str | None = None,
+        tags: Sequence[str] = (),
+        caller: Caller = LOCAL,
+    ) -> DocumentAccepted:
+        """Take a document: its original is stored in the data location under its
+        checksum, then ``DocumentSubmitted`` is published (the documents lane parses
+        it). The same bytes as the document's current version publish nothing."""
+        event = submission(
+            user_id,
+            data,
+            self.clock(),
+            max_bytes=self.settings.document_max_bytes,
+            name=name,
+            media_type=media_type,
+            title=title,
+            document_id=document_id,
+            project_id=project_id,
+            tags=tags,
+        )
+        current = await self._blocking(self._document_row, user_id, event.document_id)
+        if current is not None and current["checksum"] == event.checksum:
+            self._audited(caller, "document_add", user_id, 200, document=event.document_id)
+            return DocumentAccepted(event.document_id, event.checksum, False, [])
+        originals = DocumentOriginals(DataLayout(self.settings.data_location).documents)
+        await self._blocking(originals.put, user_id, data)
+        accepted = await self.sink.publish([event])
+        self._audited(caller, "document_add", user_id, 202, document=event.document_id)
+        return DocumentAccepted(event.document_id, event.checksum, True, accepted)
+
+    def _document_row(self, user_id: str, document_id: str) -> dict[str, Any] | None:
+        try:
+            store = self.store
+        except NotFound:  # no projections yet
+            return None
+        rows = store.by_ids(DOCUMENTS, [document_key(user_id, document_id)])
+        return dict(rows[0]) if rows else None
+
+    async def document(
+        self,
+        user_id: str,
+        document_id: str,
+        wait_seconds: float = 0.0,
+        checksum: str | None = None,
+    ) -> dict[str, Any]:
+        """A document's status; with ``wait_seconds``, waits that long at most for it
+        (its version ``checksum``, if given: one just submitted) to be indexed, empty
+        or failed (for a document it does not know at all, a few seconds at most).
+
+        Raises:
+            NotFound: the user has no such document (or it is not applied yet).
+        """
+        valid_identifier("user_id", user_id)
+        valid_identifier("document_id", document_id)
+        started = time.monotonic()
+        while True:
+            if self._store is not None:
+                await self._blocking(self._store.refresh)
+            row = await self._blocking(self._document_row, user_id, document_id)
+            done = (
+                row is not None
+                and row["status"] in DOCUMENT_DONE
+                and checksum in (None, row["checksum"])
+            )
+            waited = time.monotonic() - started
+            # a document not seen yet may be on its way (just submitted), for a moment
+            unknown = row is None and checksum is None and waited >= UNKNOWN_DOCUMENT_WAIT
+            if done or unknown or waited >= wait_seconds:
+                break
+            await asyncio.sleep(0.2)
+        if checksum is not None and (row is None or row["checksum"] != checksum):
+            return received_view(user_id, document_id, checksum)  # accepted, not applied yet
+        if row is None:
+            raise NotFound(f"no document {document_id} for user {user_id}")
+        return document_view(row)
+
+    async def documents(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's documents, newest first."""
+        valid_identifier("user_id", user_id)
+
+        def rows() -> list[dict[str, Any]]:
+            try:
+                store = self.store
+            except NotFound:
+                return []
+            mine: list[dict[str, Any]] = store.scan(
+                DOCUMENTS, where=equals("user_id", user_id)
+            ).to_pylist()
+            return mine
+
+        found = await self._blocking(rows)
+        found.sort(key=lambda r: (r["submitted_at"], r["document_id"]), reverse=True)
+        return [document_view(r) for r in found]
 
     # -- erasure ---------------------------------------------------------------------------
 

@@ -1,0 +1,94 @@
+"""The documents lane of a worker: submitted documents in, their chunks out.
+
+A faust agent reads ``memory.documents`` in the worker's consumer group. For each
+``DocumentSubmitted`` it reads the version's original from the data location, parses and
+chunks it on a thread of its own at low priority (:mod:`memstream.streams.lanes`, so a
+long PDF never holds up the chat turns the worker applies), and publishes what
+:func:`~memstream.streams.document_lane.read_submission` made of it to the same topic,
+keyed by user (so the events of a document stay in order). The other events of the
+topic are the projector's. A missing original is tried again after a pause, a bounded
+number of times; a parse failure is published once, final.
+
+Delivery is at least once: a worker that dies before its offset is committed reads the
+submission again after a restart (or another worker does, after a rebalance) and
+publishes the same events with the same ids, which the projector applies once. So no
+document stays ``received`` for good: the submission stays in the log until it is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import Executor
+from typing import Any
+
+import faust
+
+from memstream.models.tokens import count_tokens
+from memstream.projections.clock import Clock
+from memstream.projections.codec import decode, encode
+from memstream.projections.errors import InvalidEvent
+from memstream.projections.events import DocumentFailed, DocumentSubmitted
+from memstream.storage.document_originals import DocumentOriginals
+from memstream.streams.document_lane import ReadLimits, read_submission
+from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
+from memstream.streams.settings import Settings
+from memstream.streams.topics import DOCUMENTS
+
+__all__ = ["add_document_agent"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds before reading a missing original again (doubling each time).
+RETRY_PAUSE_SECONDS = 1.0
+
+
+def add_document_agent(
+    app: faust.App,
+    settings: Settings,
+    originals: DocumentOriginals,
+    clock: Clock,
+    lane: Executor | None = None,
+    keys: RecordKeys | None = None,
+    limits: ReadLimits | None = None,
+) -> None:
+    """Register the documents lane's agent on ``app`` (reading on ``lane``)."""
+    limits = limits or ReadLimits(max_pages=settings.document_max_pages)
+    topic = app.topic(
+        DOCUMENTS,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.messages_partitions,
+    )
+
+    async def read(event: DocumentSubmitted) -> None:
+        loop = asyncio.get_running_loop()
+        for attempt in range(1, limits.tries + 1):
+            results = await loop.run_in_executor(
+                lane, read_submission, event, originals.get, count_tokens, clock(), limits, attempt
+            )
+            records = sealed_records(
+                keys, [(event.user_id.encode(), encode(result)) for result in results]
+            )
+            sent = [await topic.send(key=key, value=value) for key, value in records]
+            await asyncio.gather(*sent)
+            first = results[0]
+            if not isinstance(first, DocumentFailed) or first.final:
+                outcome = first.error_class if isinstance(first, DocumentFailed) else "chunked"
+                log.info(
+                    "document %s of %s (%s): %s", event.document_id, event.user_id,
+                    event.checksum[:12], outcome,
+                )  # fmt: skip
+                return
+            await asyncio.sleep(RETRY_PAUSE_SECONDS * 2 ** (attempt - 1))
+
+    @app.agent(topic, concurrency=1, name="memstream.documents")
+    async def read_documents(stream: Any) -> None:
+        async for value in stream:
+            for plain in opened_values(keys, [bytes(value)]):
+                try:
+                    event = decode(plain)
+                except InvalidEvent:
+                    continue  # the projector dead-letters it
+                if isinstance(event, DocumentSubmitted):
+                    await read(event)
