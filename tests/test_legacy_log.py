@@ -74,6 +74,9 @@ def _digests(data: Path, columns: dict[str, list[str]]) -> list[str]:
     store = open_store(Settings(data=str(data)))
     tables = {}
     for name in STATE_TABLES:
+        if name not in columns:  # a table that version did not have: nothing of its log
+            assert store.count(name) == 0, name
+            continue
         derived = AS_STATED_THEN.get(name, {})
         rows = [
             {**r, **{column: state(r) for column, state in derived.items()}}

@@ -4,7 +4,7 @@ joins and freezes, on a local folder (here) and on S3 (moto's server,
 
 A broker (``memstream broker``), three workers (``memstream worker``, one consumer group
 over eight partitions) and two API replicas (``memstream serve``) share one data
-location. 30,000 messages of 300 users are published through both replicas while one
+location. 18,000 messages of 300 users are published through both replicas while one
 worker is SIGKILLed, another joins and a third is frozen (SIGSTOP) past its session
 timeout and then resumed. Afterwards every message is an episode exactly once, no table
 holds a key twice, every closed session is consolidated, the per-table digests equal a
@@ -41,7 +41,7 @@ from tests.conftest import DataPlace
 pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(900)]
 
 USERS = 300
-PER_USER = 100
+PER_USER = 60  # 18,000 messages: a quarter, a half and three quarters are whole batches
 PARTITIONS = 8
 #: Publishing pace (messages/s) and batch size, so the kill, join and freeze land
 #: while messages flow.
