@@ -13,8 +13,10 @@ A document's state (:class:`DocumentState`) is a fold of its ``DocumentSubmitted
 
 Events of a version that a newer one replaced are ignored, and a part of the chunks
 delivered twice counts once. Each chunk is a memory of kind ``chunk`` whose id is made
-from the user, the document, the version and the chunk's index (:func:`chunk_memory_id`),
-so the chunks a new version supersedes are known without reading anything.
+from the user, the document, the submission that brought its version and the chunk's
+index (:func:`chunk_memory_id`), so the chunks a new version supersedes are known without
+reading anything, and a version submitted again after another one gets chunks of its
+own (the superseded ones stay history).
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ def fold_document(state: DocumentState | None, event: DocumentEvent) -> Document
         )
     if state is None or event.checksum != state.checksum or state.status == "failed":
         return state  # a version replaced since, or one already given up on
+    if isinstance(event, DocumentChunked) and event.submission != state.submitted_event_id:
+        return state  # the same bytes read for a submission that changed nothing
     if isinstance(event, DocumentFailed):
         if not event.final:
             return replace(state, tries=max(state.tries, event.attempt))
@@ -140,17 +144,19 @@ def fold_document(state: DocumentState | None, event: DocumentEvent) -> Document
     )
 
 
-def chunk_memory_id(user_id: str, document_id: str, checksum: str, index: int) -> str:
-    """The memory id of chunk ``index`` of a document's version ``checksum``."""
-    return derived_memory_id("chunk", user_id, document_id, checksum, str(index))
+def chunk_memory_id(user_id: str, document_id: str, submission: str, index: int) -> str:
+    """The memory id of chunk ``index`` of the version a document's ``submission``
+    (its ``DocumentSubmitted`` event id) brought."""
+    return derived_memory_id("chunk", user_id, document_id, submission, str(index))
 
 
 def superseded_chunk_ids(before: DocumentState | None, after: DocumentState | None) -> list[str]:
     """The chunk memories a fold step retired: those of the version ``after`` replaced."""
-    if before is None or after is None or before.checksum == after.checksum:
+    if before is None or after is None or before.submitted_event_id == after.submitted_event_id:
         return []
+    submission = before.submitted_event_id or ""
     return [
-        chunk_memory_id(before.user_id, before.document_id, before.checksum, i)
+        chunk_memory_id(before.user_id, before.document_id, submission, i)
         for i in range(before.total)
     ]
 
@@ -193,7 +199,7 @@ def _chunk_row(
     }
     sources = [submitted_event_id] if submitted_event_id else []
     return memory_row(
-        memory_id=chunk_memory_id(event.user_id, event.document_id, event.checksum, chunk.index),
+        memory_id=chunk_memory_id(event.user_id, event.document_id, event.submission, chunk.index),
         kind=CHUNK_KIND,
         user_id=event.user_id,
         project_id=event.project_id,
@@ -297,7 +303,9 @@ def apply_documents(
         states[key] = after
         changes.rows[key] = state_row(after)
         retired = superseded_chunk_ids(before, after)
-        successor = chunk_memory_id(after.user_id, after.document_id, after.checksum, 0)
+        successor = chunk_memory_id(
+            after.user_id, after.document_id, after.submitted_event_id or "", 0
+        )
         changes.states.extend(
             StateChange(
                 memory_id, event.user_id, valid_until=event.occurred_at, superseded_by=successor

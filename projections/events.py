@@ -630,6 +630,9 @@ class DocumentChunked(_EventBase):
     project_id: Identifier | None = None
     document_id: Identifier
     checksum: Checksum
+    #: the ``DocumentSubmitted`` event read: the chunks' ids are made from it, so the
+    #: chunks of a version submitted again (after another one) are new memories
+    submission: str = Field(min_length=1, max_length=600)
     title: str = Field(min_length=1, max_length=500)
     pages: int = Field(ge=0)
     first: int = Field(ge=0)

@@ -78,11 +78,12 @@ def read_submission(
     parts = [chunks[i : i + CHUNKS_PER_EVENT] for i in range(0, len(chunks), CHUNKS_PER_EVENT)]
     return [
         DocumentChunked(
-            event_id=f"chunked:{event.document_id}:{event.checksum[:32]}:{first}",
+            event_id=f"chunked:{event.event_id}:{first}",
             user_id=event.user_id,
             project_id=event.project_id,
             document_id=event.document_id,
             checksum=event.checksum,
+            submission=event.event_id,
             title=title,
             pages=parsed.pages,
             first=first,
@@ -115,7 +116,7 @@ def _failed(
     now: datetime,
 ) -> DocumentFailed:
     return DocumentFailed(
-        event_id=f"failed:{event.document_id}:{event.checksum[:32]}:{attempt}",
+        event_id=f"failed:{event.event_id}:{attempt}",
         user_id=event.user_id,
         document_id=event.document_id,
         checksum=event.checksum,

@@ -205,7 +205,7 @@ def derived_memories(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:
                 (
                     (
                         chunk_memory_id(
-                            event.user_id, event.document_id, event.checksum, chunk.index
+                            event.user_id, event.document_id, event.submission, chunk.index
                         ),
                         event.user_id,
                         event.project_id,

@@ -58,7 +58,7 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 def submitted(data: bytes, media_type: str = "text/markdown", **fields: str) -> DocumentSubmitted:
     return DocumentSubmitted(
-        event_id=f"submit-{checksum_of(data)[:12]}",
+        event_id=fields.get("event_id", f"submit-{checksum_of(data)[:12]}"),
         user_id=fields.get("user_id", "ana"),
         document_id=fields.get("document_id", "lease"),
         title=fields.get("title", "Lease"),
@@ -194,7 +194,7 @@ def test_status_follows_the_events_and_versions_supersede_chunks() -> None:
     state = fold_document(state, second)
     assert state is not None and state.versions == (first.checksum, second.checksum)
     assert superseded_chunk_ids(before, state) == [
-        chunk_memory_id("ana", "lease", first.checksum, 0)
+        chunk_memory_id("ana", "lease", first.event_id, 0)
     ]
     assert fold_document(state, chunked1) == state  # the old version's late part
     state = fold_document(state, chunked2)
@@ -242,6 +242,7 @@ def test_parts_count_once_in_any_order_and_the_status_ends_indexed(
             user_id="ana",
             document_id="lease",
             checksum=event.checksum,
+            submission=event.event_id,
             title="Lease",
             pages=1,
             first=i * 2,
@@ -325,6 +326,13 @@ def test_a_document_is_found_by_its_page_and_a_new_version_replaces_it(tmp_path:
     found = log.search("when can the tenant renew the lease")
     assert found and all("two more years" not in r.content for r in found)
     assert "no longer possible" in found[0].content
+
+    # back to the first version (submitted again): its chunks are found again
+    log.submit(data, "application/pdf", event_id="submit-again")
+    row = log.document()
+    assert row["versions"] == [first.checksum, second.checksum, first.checksum]
+    [top, *_] = log.search("when can the tenant renew the lease")
+    assert "two more years" in top.content and row["status"] == "indexed"
 
     log.apply([UserErased(event_id="erase-ana", user_id="ana", requested_at=T0)])
     assert log.store.by_ids(DOCUMENTS, [document_key("ana", "lease")]) == []

@@ -95,7 +95,9 @@ def submission(
     title = " ".join((title or base or document_id).split())[:500]
     checksum = checksum_of(data)
     return DocumentSubmitted(
-        event_id=f"submitted:{document_id}:{checksum[:32]}",
+        # one id per submission: the same bytes again are refused before this when they
+        # are the current version; submitted again after another version, they are new
+        event_id=f"submitted:{document_id}:{checksum[:16]}:{now.strftime('%Y%m%dT%H%M%S.%fZ')}",
         user_id=user_id,
         project_id=project_id,
         document_id=document_id,
