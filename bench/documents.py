@@ -31,12 +31,9 @@ import time
 from pathlib import Path
 
 from fpdf import FPDF
-from ingest import latency
+from ingest import latency, open_store
 
 from memstream.client import MemoryClient
-from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, wait_until
 
 WORDS = [
@@ -121,12 +118,12 @@ def main() -> None:
         worker = WorkerProcess(data, env=env).start()
         try:
             worker.wait_serving(timeout=120)
-            store = ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())
+            store = open_store(data)  # reads what the worker writes as it writes it
             with MemoryClient(worker.api_url, timeout=600) as client:
                 pdf, markers = long_pdf(args.pages, 1)
                 print(f"PDF: {args.pages} pages, {len(pdf):,} bytes")
                 started = time.perf_counter()
-                added = client.add_document("bench", data=pdf, filename="long.pdf", wait=600)
+                added = client.add_document("bench", data=pdf, filename="long.pdf", wait=300)
                 shown = added["document"]
                 took = time.perf_counter() - started
                 print(
@@ -177,7 +174,7 @@ def main() -> None:
                     for path in sorted(files.iterdir()):
                         client.add_document("beside-notes", path)
 
-            beside = threading.Thread(target=documents_beside)
+            beside = threading.Thread(target=documents_beside, daemon=True)
             beside.start()
             print(f"chat at {args.rate}/s while a {args.pages}-page PDF and the notes are read:")
             latency(worker, store, args.rate, args.seconds)
