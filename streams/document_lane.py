@@ -14,6 +14,7 @@ same events, which the projector takes once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
@@ -36,17 +37,15 @@ from memstream.storage.document_originals import OriginalMissing
 __all__ = ["ReadLimits", "read_submission"]
 
 
+@dataclass(frozen=True)
 class ReadLimits:
     """How far the lane reads: ``max_pages`` of a PDF, chunks of ``target`` tokens
     with ``overlap``, and ``tries`` reads of a missing original before giving up."""
 
-    def __init__(
-        self, max_pages: int = 2000, target: int = 400, overlap: int = 40, tries: int = 3
-    ) -> None:
-        self.max_pages = max_pages
-        self.target = target
-        self.overlap = overlap
-        self.tries = tries
+    max_pages: int = 2000
+    target: int = 400
+    overlap: int = 40
+    tries: int = 3
 
 
 def read_submission(

@@ -164,13 +164,9 @@ async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:
             sent = DocumentText.model_validate_json(await request.body())
         except ValidationError as exc:
             raise HTTPException(422, detail=problems_of(exc)) from None
-        options = {
-            "media_type": sent.media_type,
-            "title": sent.title,
-            "document_id": sent.document_id,
-            "project_id": sent.project_id,
-            "tags": sent.tags,
-        }
+        options = _options(
+            sent.media_type, sent.title, sent.document_id, sent.project_id, sent.tags
+        )
         return {"user_id": sent.user_id, "options": options}, sent.text.encode("utf-8")
     if kind != "multipart/form-data":
         raise HTTPException(
@@ -190,13 +186,27 @@ async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:
         fields = DocumentFields.model_validate(given)
     except ValidationError as exc:
         raise HTTPException(422, detail=problems_of(exc)) from None
-    options = {
-        "name": upload.filename,
-        "media_type": upload.content_type,
-        "title": fields.title,
-        "document_id": fields.document_id,
-        "project_id": fields.project_id,
-        "tags": [tag.lower() for tag in fields.tags.split(",")] if fields.tags else [],
-    }
+    tags = [tag.lower() for tag in fields.tags.split(",")] if fields.tags else []
+    options = _options(
+        upload.content_type, fields.title, fields.document_id, fields.project_id, tags
+    )
+    options["name"] = upload.filename
     user_id = fields.user_id
     return {"user_id": user_id, "options": options}, await upload.read()
+
+
+def _options(
+    media_type: str | None,
+    title: str | None,
+    document_id: str | None,
+    project_id: str | None,
+    tags: list[str],
+) -> dict[str, Any]:
+    """The options of :meth:`Operations.add_document` a request gives."""
+    return {
+        "media_type": media_type,
+        "title": title,
+        "document_id": document_id,
+        "project_id": project_id,
+        "tags": tags,
+    }
