@@ -229,6 +229,13 @@ class MemoryClient:
         path = f"/v1/documents/{quote(document_id, safe='')}"
         return dict(self._call("GET", path, params=params, timeout=max(60.0, wait + 30.0)))
 
+    def remove_document(self, user_id: str, document_id: str, wait: float = 0.0) -> dict[str, Any]:
+        """Remove a document: its chunks and facts, of every version, are soft-deleted
+        (``wait``: up to that many seconds for it to be applied)."""
+        path = f"/v1/documents/{quote(document_id, safe='')}"
+        params: dict[str, Any] = {"user_id": user_id, **({"wait": wait} if wait else {})}
+        return dict(self._call("DELETE", path, params=params, timeout=max(60.0, wait + 30.0)))
+
     def documents(self, user_id: str) -> list[dict[str, Any]]:
         """The user's documents with their status, newest first."""
         found = self._call("GET", "/v1/documents", params={"user_id": user_id})

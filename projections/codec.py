@@ -56,6 +56,7 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
     ev.DocumentSubmitted,
     ev.DocumentChunked,
     ev.DocumentFailed,
+    ev.DocumentRemoved,
 )
 #: (type, from_version) -> function returning the document at from_version + 1.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}

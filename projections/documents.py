@@ -1,7 +1,7 @@
 """Documents as a fold over their events: status, versions, and their chunks as memories.
 
 A document's state (:class:`DocumentState`) is a fold of its ``DocumentSubmitted``,
-``DocumentChunked`` and ``DocumentFailed`` events, in log order:
+``DocumentChunked``, ``DocumentFailed`` and ``DocumentRemoved`` events, in log order:
 
 - ``received``: a version was submitted (new bytes: the versions grow by one, the chunk
   count starts again; the same bytes again change nothing);
@@ -9,14 +9,19 @@ A document's state (:class:`DocumentState`) is a fold of its ``DocumentSubmitted
 - ``indexed``: all its chunks are memories (found by full text from then on);
 - ``empty``: the version holds no text;
 - ``failed``: it cannot be read, with the class and the message of the failure (a try
-  that will be made again only counts the tries).
+  that will be made again only counts the tries);
+- ``removed``: its chunks and facts, of every version, are soft-deleted (a submission
+  starts it again, as a new version even with the same bytes).
 
 Events of a version that a newer one replaced are ignored, and a part of the chunks
 delivered twice counts once. Each chunk is a memory of kind ``chunk`` whose id is made
 from the user, the document, the submission that brought its version and the chunk's
 index (:func:`chunk_memory_id`), so the chunks a new version supersedes are known without
 reading anything, and a version submitted again after another one gets chunks of its
-own (the superseded ones stay history).
+own (the superseded ones stay history). The facts the extractor derived from a
+version's chunks come with them, each citing its chunk; the state keeps their ids, and
+those of the versions replaced (``retired_ids``), so a new version supersedes the old
+one's facts too and a removal reaches every version, all without reading anything.
 """
 
 from __future__ import annotations
@@ -27,12 +32,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from memstream.projections.derived import derived_memory_id
+from memstream.projections.derived import derived_memory_id, derived_row
 from memstream.projections.entities import entity_ids_for, extract_mentions
 from memstream.projections.events import (
+    CHUNKS_PER_EVENT,
     DocumentChunk,
     DocumentChunked,
     DocumentFailed,
+    DocumentRemoved,
     DocumentSubmitted,
 )
 from memstream.projections.memory_rows import memory_row
@@ -41,6 +48,7 @@ from memstream.storage.log_records import LogPosition
 
 __all__ = [
     "CHUNK_KIND",
+    "DOCUMENT_CHANNEL",
     "DOCUMENT_STATUSES",
     "DocumentChanges",
     "DocumentEvent",
@@ -49,25 +57,32 @@ __all__ = [
     "chunk_memory_id",
     "chunk_rows",
     "citation",
+    "current_memory_ids",
     "document_key",
+    "fact_rows",
     "fold_document",
+    "removed_memory_ids",
     "state_from_row",
     "state_row",
-    "superseded_chunk_ids",
+    "superseded_memory_ids",
 ]
 
 #: The kind of the memories a document's chunks become.
 CHUNK_KIND = "chunk"
-DOCUMENT_STATUSES = ("received", "chunked", "indexed", "empty", "failed")
+DOCUMENT_STATUSES = ("received", "chunked", "indexed", "empty", "failed", "removed")
+#: The ``channel`` of the memories a document brings: its chunks and their facts.
+DOCUMENT_CHANNEL = "document"
 
-DocumentEvent = DocumentSubmitted | DocumentChunked | DocumentFailed
+DocumentEvent = DocumentSubmitted | DocumentChunked | DocumentFailed | DocumentRemoved
 
 
 @dataclass(frozen=True)
 class DocumentState:
     """Where a document stands: its current version (``checksum``), what it is, its
     status, its chunks (``total`` in all, ``parts`` the first indexes of the parts
-    applied), the failure if any, and every version submitted, oldest first."""
+    applied), the ids of the facts derived from them (and why none, if the extractor
+    failed), the failure if any, every version submitted, oldest first, and the ids of
+    the chunks and facts of the versions replaced."""
 
     user_id: str
     document_id: str
@@ -89,15 +104,19 @@ class DocumentState:
     error_class: str | None = None
     error_message: str | None = None
     submitted_event_id: str | None = None
+    fact_ids: tuple[str, ...] = ()
+    facts_error: str | None = None
+    retired_ids: tuple[str, ...] = ()
 
 
 def fold_document(state: DocumentState | None, event: DocumentEvent) -> DocumentState | None:
     """``state`` after ``event`` (None: no document yet, and the event does not start
     one: only a submission does)."""
     if isinstance(event, DocumentSubmitted):
-        if state is not None and state.checksum == event.checksum:
+        if state is not None and state.checksum == event.checksum and state.status != "removed":
             return state  # the same bytes again
         versions = (*state.versions, event.checksum) if state is not None else (event.checksum,)
+        retired = () if state is None else (*state.retired_ids, *current_memory_ids(state))
         return DocumentState(
             user_id=event.user_id,
             document_id=event.document_id,
@@ -112,8 +131,13 @@ def fold_document(state: DocumentState | None, event: DocumentEvent) -> Document
             versions=versions,
             tags=tuple(event.tags),
             submitted_event_id=event.event_id,
+            retired_ids=tuple(dict.fromkeys(retired)),
         )
-    if state is None or event.checksum != state.checksum or state.status == "failed":
+    if state is None or state.status == "removed":
+        return state
+    if isinstance(event, DocumentRemoved):
+        return replace(state, status="removed", updated_at=event.occurred_at)
+    if event.checksum != state.checksum or state.status == "failed":
         return state  # a version replaced since, or one already given up on
     if isinstance(event, DocumentChunked) and event.submission != state.submitted_event_id:
         return state  # the same bytes read for a submission that changed nothing
@@ -141,7 +165,21 @@ def fold_document(state: DocumentState | None, event: DocumentEvent) -> Document
         parts=state.parts | {event.first},
         status=status,
         updated_at=event.occurred_at,
+        fact_ids=tuple(dict.fromkeys((*state.fact_ids, *(f.memory_id for f in event.facts)))),
+        facts_error=event.facts_error or state.facts_error,
     )
+
+
+def current_memory_ids(state: DocumentState) -> list[str]:
+    """The memories of the document's current version: the chunks applied, then the
+    facts derived from them."""
+    submission = state.submitted_event_id or ""
+    chunks = [
+        chunk_memory_id(state.user_id, state.document_id, submission, index)
+        for first in sorted(state.parts)
+        for index in range(first, min(first + CHUNKS_PER_EVENT, state.total))
+    ]
+    return [*chunks, *state.fact_ids]
 
 
 def chunk_memory_id(user_id: str, document_id: str, submission: str, index: int) -> str:
@@ -150,15 +188,24 @@ def chunk_memory_id(user_id: str, document_id: str, submission: str, index: int)
     return derived_memory_id("chunk", user_id, document_id, submission, str(index))
 
 
-def superseded_chunk_ids(before: DocumentState | None, after: DocumentState | None) -> list[str]:
-    """The chunk memories a fold step retired: those of the version ``after`` replaced."""
-    if before is None or after is None or before.submitted_event_id == after.submitted_event_id:
+def superseded_memory_ids(before: DocumentState | None, after: DocumentState | None) -> list[str]:
+    """The memories a fold step superseded: the chunks and facts of the version
+    ``after`` replaced (none if the document was removed: those are forgotten already)."""
+    if (
+        before is None
+        or after is None
+        or before.status == "removed"
+        or before.submitted_event_id == after.submitted_event_id
+    ):
         return []
-    submission = before.submitted_event_id or ""
-    return [
-        chunk_memory_id(before.user_id, before.document_id, submission, i)
-        for i in range(before.total)
-    ]
+    return current_memory_ids(before)
+
+
+def removed_memory_ids(before: DocumentState | None, after: DocumentState | None) -> list[str]:
+    """The memories a fold step removed: every version's chunks and facts."""
+    if before is None or after is None or before.status == "removed" or after.status != "removed":
+        return []
+    return [*after.retired_ids, *current_memory_ids(after)]
 
 
 def citation(title: str, page: int, last_page: int, headings: list[str] | tuple[str, ...]) -> str:
@@ -203,7 +250,7 @@ def _chunk_row(
         kind=CHUNK_KIND,
         user_id=event.user_id,
         project_id=event.project_id,
-        channel="document",
+        channel=DOCUMENT_CHANNEL,
         content=chunk.text,
         search_text=search_text,
         metadata=json.dumps(metadata, ensure_ascii=False, sort_keys=True),
@@ -212,6 +259,29 @@ def _chunk_row(
         occurred_at=event.occurred_at,
         position=position,
     )
+
+
+def fact_rows(event: DocumentChunked, position: LogPosition) -> list[dict[str, object]]:
+    """The ``memories`` rows of the facts ``event`` carries, each with the citation of
+    the chunk it comes from in ``metadata``."""
+    cited = {
+        chunk_memory_id(event.user_id, event.document_id, event.submission, c.index): c
+        for c in event.chunks
+    }
+    rows = []
+    for fact in event.facts:
+        row = derived_row(event.user_id, event.project_id, fact, position, DOCUMENT_CHANNEL)
+        chunk = next((cited[m] for m in fact.source_memory_ids if m in cited), None)
+        metadata: dict[str, object] = {"document_id": event.document_id, "title": event.title}
+        if chunk is not None:
+            metadata |= {
+                "chunk": chunk.index,
+                "page": chunk.page,
+                "citation": citation(event.title, chunk.page, chunk.last_page, chunk.headings),
+            }
+        row["metadata"] = json.dumps(metadata, ensure_ascii=False, sort_keys=True)
+        rows.append(row)
+    return rows
 
 
 def document_key(user_id: str, document_id: str) -> str:
@@ -244,6 +314,9 @@ def state_row(state: DocumentState) -> dict[str, Any]:
         "tries": state.tries,
         "error_class": state.error_class,
         "error_message": state.error_message,
+        "fact_ids": list(state.fact_ids),
+        "facts_error": state.facts_error,
+        "retired_ids": list(state.retired_ids),
     }
 
 
@@ -270,18 +343,22 @@ def state_from_row(row: Mapping[str, Any]) -> DocumentState:
         tries=row["tries"] or 0,
         error_class=row["error_class"],
         error_message=row["error_message"],
+        fact_ids=tuple(row.get("fact_ids") or ()),
+        facts_error=row.get("facts_error"),
+        retired_ids=tuple(row.get("retired_ids") or ()),
     )
 
 
 @dataclass
 class DocumentChanges:
     """What a batch of document events changes: ``rows`` of ``documents`` (by key),
-    the chunk ``memories`` rows to insert, and the ``memory_state`` changes retiring
-    the chunks of replaced versions (superseded by the new version's first chunk,
-    kept as history as a superseded fact is)."""
+    the ``memories`` rows to insert (chunks and their facts), and the ``memory_state``
+    changes retiring the chunks and facts of replaced versions (superseded by the new
+    version's first chunk, kept as history as a superseded fact is) or of removed
+    documents (forgotten)."""
 
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
-    chunks: list[dict[str, object]] = field(default_factory=list)
+    memories: list[dict[str, object]] = field(default_factory=list)
     states: list[StateChange] = field(default_factory=list)
 
 
@@ -302,7 +379,6 @@ def apply_documents(
             continue
         states[key] = after
         changes.rows[key] = state_row(after)
-        retired = superseded_chunk_ids(before, after)
         successor = chunk_memory_id(
             after.user_id, after.document_id, after.submitted_event_id or "", 0
         )
@@ -310,8 +386,15 @@ def apply_documents(
             StateChange(
                 memory_id, event.user_id, valid_until=event.occurred_at, superseded_by=successor
             )
-            for memory_id in retired
+            for memory_id in superseded_memory_ids(before, after)
+        )
+        changes.states.extend(
+            StateChange(
+                memory_id, event.user_id, forgotten_at=event.occurred_at, forgotten_reason="removed"
+            )
+            for memory_id in removed_memory_ids(before, after)
         )
         if isinstance(event, DocumentChunked):
-            changes.chunks.extend(chunk_rows(event, position, after.submitted_event_id))
+            changes.memories.extend(chunk_rows(event, position, after.submitted_event_id))
+            changes.memories.extend(fact_rows(event, position))
     return changes

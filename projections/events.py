@@ -49,6 +49,7 @@ __all__ = [
     "DocumentChunked",
     "DocumentErrorClass",
     "DocumentFailed",
+    "DocumentRemoved",
     "DocumentSubmitted",
     "EmbeddingComputed",
     "Event",
@@ -638,6 +639,12 @@ class DocumentChunked(_EventBase):
     first: int = Field(ge=0)
     total: int = Field(ge=0)
     chunks: list[DocumentChunk] = Field(default_factory=list, max_length=CHUNKS_PER_EVENT)
+    #: the facts the extractor derived from these chunks, each citing its chunk (in
+    #: ``source_memory_ids``); the extractor's name, and why it found none if it failed
+    extractor: str | None = Field(default=None, max_length=200)
+    facts: list[DerivedMemory] = Field(default_factory=list, max_length=500)
+    facts_error: str | None = Field(default=None, max_length=2000)
+    usage: TokenUsage | None = None
     occurred_at: UtcDateTime
 
 
@@ -659,8 +666,21 @@ class DocumentFailed(_EventBase):
     occurred_at: UtcDateTime
 
 
+class DocumentRemoved(_EventBase):
+    """Document ``document_id`` is removed: the chunks and facts of every version of it
+    are soft-deleted (kept for history, never found again). Its original bytes stay
+    until the user is erased; submitting it again starts it afresh."""
+
+    type: Literal["document_removed"] = "document_removed"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(min_length=1, max_length=600)
+    user_id: Identifier
+    document_id: Identifier
+    occurred_at: UtcDateTime
+
+
 #: The events of a document's processing (``memory.documents``).
-DOCUMENT_TYPES = ("document_submitted", "document_chunked", "document_failed")
+DOCUMENT_TYPES = ("document_submitted", "document_chunked", "document_failed", "document_removed")
 
 #: Event types channels may publish (the lifecycle, embedding and access events are
 #: memstream's own).
@@ -691,4 +711,5 @@ Event = (
     | DocumentSubmitted
     | DocumentChunked
     | DocumentFailed
+    | DocumentRemoved
 )

@@ -133,7 +133,10 @@ REPLAY_FILLED_COLUMNS: dict[str, tuple[str, ...]] = {
 
 #: Nullable columns added since a table was first written that old rows leave empty
 #: (their meaning starts with the next write).
-NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {CHECKPOINTS: ("owner_epoch",)}
+NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {
+    CHECKPOINTS: ("owner_epoch",),
+    DOCUMENTS: ("fact_ids", "facts_error", "retired_ids"),
+}
 
 #: Conditions (LanceDB merge ``where``, ``target`` the stored row, ``source`` the new
 #: one) under which a guarded upsert replaces a stored row: a row folded from the log

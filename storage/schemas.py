@@ -168,6 +168,11 @@ DOCUMENTS_SCHEMA = pa.schema(
         pa.field("tries", pa.int32()),
         pa.field("error_class", pa.string()),
         pa.field("error_message", pa.string()),
+        # the facts derived from the current version's chunks, and why none
+        pa.field("fact_ids", pa.list_(pa.string())),
+        pa.field("facts_error", pa.string()),
+        # the chunks and facts of the versions replaced (a removal forgets them too)
+        pa.field("retired_ids", pa.list_(pa.string())),
     ]
 )
 

@@ -33,6 +33,7 @@ from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.headroom import Headroom
 from memstream.storage.lance_store import ProjectionStore
 from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.components import make_extractor, make_model
 from memstream.streams.document_agent import add_document_agent
 from memstream.streams.embedding_agent import add_embedder_agent
 from memstream.streams.embedding_backfill import missing_embeddings
@@ -183,7 +184,13 @@ def build_app(
 
     if documents is not None:
         add_document_agent(
-            app, settings, documents, system_clock, lane=documents_lane, keys=projector.keys
+            app,
+            settings,
+            documents,
+            system_clock,
+            lane=documents_lane,
+            keys=projector.keys,
+            extractor=make_extractor(make_model(settings)),
         )
 
     if sweeper is not None:

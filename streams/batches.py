@@ -32,6 +32,7 @@ from memstream.projections.events import (
     CorrectFact,
     DocumentChunked,
     DocumentFailed,
+    DocumentRemoved,
     DocumentSubmitted,
     EmbeddingComputed,
     FactsConsolidated,
@@ -354,7 +355,9 @@ class _Lifecycle:
             self.states.extend(state_changes(event))
         elif isinstance(event, MemoryArchived | MemoryRestored | MemoryExpanded):
             self.archive.append(event)
-        elif isinstance(event, DocumentSubmitted | DocumentChunked | DocumentFailed):
+        elif isinstance(
+            event, DocumentSubmitted | DocumentChunked | DocumentFailed | DocumentRemoved
+        ):
             self.documents.append((event, position))
 
 

@@ -34,7 +34,7 @@ from memstream.storage.layout import DataLayout
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
 from memstream.streams.archiver import Archiver
 from memstream.streams.errors import StreamsError
-from memstream.streams.lifecycle import LifecycleJobs, LifecyclePolicy
+from memstream.streams.lifecycle import Extractor, LifecycleJobs, LifecyclePolicy
 from memstream.streams.settings import Settings
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "make_archiver",
     "make_cold_store",
     "make_embedder",
+    "make_extractor",
     "make_lifecycle",
     "make_model",
     "make_searcher",
@@ -167,6 +168,12 @@ def make_model(settings: Settings) -> JsonModel | None:
         base_url=base_url,
         max_retries=settings.model_max_retries,
     )
+
+
+def make_extractor(model: JsonModel | None) -> Extractor:
+    """What derives facts from turns and document chunks: ``model`` (from
+    :func:`make_model`), or the local rules when it is None."""
+    return LocalExtractor() if model is None else ModelExtractor(model)
 
 
 def make_lifecycle(

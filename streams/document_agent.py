@@ -4,7 +4,8 @@ A faust agent reads ``memory.documents`` in the worker's consumer group. For eac
 ``DocumentSubmitted`` it reads the version's original from the data location, parses and
 chunks it on a thread of its own at low priority (:mod:`memstream.streams.lanes`, so a
 long PDF never holds up the chat turns the worker applies), and publishes what
-:func:`~memstream.streams.document_lane.read_submission` made of it to the same topic,
+:func:`~memstream.streams.document_lane.read_submission` made of it (chunks, and the
+facts the worker's extractor derived from them) to the same topic,
 keyed by user (so the events of a document stay in order). The other events of the
 topic are the projector's. A missing original is tried again after a pause, a bounded
 number of times; a parse failure is published once, final.
@@ -31,6 +32,7 @@ from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import DocumentFailed, DocumentSubmitted
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.streams.document_lane import ReadLimits, read_submission
+from memstream.streams.lifecycle import Extractor
 from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.settings import Settings
 from memstream.streams.topics import DOCUMENTS
@@ -51,8 +53,10 @@ def add_document_agent(
     lane: Executor | None = None,
     keys: RecordKeys | None = None,
     limits: ReadLimits | None = None,
+    extractor: Extractor | None = None,
 ) -> None:
-    """Register the documents lane's agent on ``app`` (reading on ``lane``)."""
+    """Register the documents lane's agent on ``app`` (reading on ``lane``; facts
+    derived from the chunks by ``extractor``, if any)."""
     limits = limits or ReadLimits(max_pages=settings.document_max_pages)
     topic = app.topic(
         DOCUMENTS,
@@ -65,7 +69,15 @@ def add_document_agent(
         loop = asyncio.get_running_loop()
         for attempt in range(1, limits.tries + 1):
             results = await loop.run_in_executor(
-                lane, read_submission, event, originals.get, count_tokens, clock(), limits, attempt
+                lane,
+                read_submission,
+                event,
+                originals.get,
+                count_tokens,
+                clock(),
+                limits,
+                attempt,
+                extractor,
             )
             records = sealed_records(
                 keys, [(event.user_id.encode(), encode(result)) for result in results]

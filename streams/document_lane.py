@@ -9,6 +9,11 @@ not block what comes after); a missing original is tried again ``tries`` times, 
 final. The event ids are made from the document, the version and the part, so a
 submission read twice (a lane that died before its offset was committed) publishes the
 same events, which the projector takes once.
+
+Each part carries the facts the extractor (the worker's: local rules, or a language
+model) derived from its chunks, each citing its chunk, so replay never extracts again.
+A model that fails leaves the part's facts empty and says why (``facts_error``): the
+chunks are indexed all the same.
 """
 
 from __future__ import annotations
@@ -23,18 +28,28 @@ from memstream.models.document_parsing import (
     UnsupportedMediaType,
     parse_document,
 )
-from memstream.projections.chunks import chunk_blocks
+from memstream.models.language_models import ModelError
+from memstream.projections.chunks import Chunk, chunk_blocks
+from memstream.projections.derived import derived_memory_id
+from memstream.projections.documents import chunk_memory_id
 from memstream.projections.events import (
     CHUNKS_PER_EVENT,
+    DerivedMemory,
     DocumentChunk,
     DocumentChunked,
     DocumentErrorClass,
     DocumentFailed,
     DocumentSubmitted,
+    TokenUsage,
 )
+from memstream.projections.local_extractor import Turn
 from memstream.storage.document_originals import OriginalMissing
+from memstream.streams.lifecycle import Extractor
 
-__all__ = ["ReadLimits", "read_submission"]
+__all__ = ["ReadLimits", "document_facts", "read_submission"]
+
+#: The most facts one part carries (``DocumentChunked.facts``).
+_FACTS_PER_PART = 500
 
 
 @dataclass(frozen=True)
@@ -55,9 +70,11 @@ def read_submission(
     now: datetime,
     limits: ReadLimits | None = None,
     attempt: int = 1,
+    extractor: Extractor | None = None,
 ) -> list[DocumentChunked | DocumentFailed]:
     """The events that say what version ``event.checksum`` of the document holds
-    (``read(user_id, checksum)`` gives its bytes; ``count`` counts tokens)."""
+    (``read(user_id, checksum)`` gives its bytes; ``count`` counts tokens), with the
+    facts ``extractor`` derives from its chunks (none without one)."""
     limits = limits or ReadLimits()
     try:
         data = read(event.user_id, event.checksum)
@@ -72,38 +89,97 @@ def read_submission(
     except UnsupportedMediaType as exc:
         return [_failed(event, "mismatched", str(exc), attempt, True, now)]
     chunks = chunk_blocks(parsed.blocks, count, target=limits.target, overlap=limits.overlap)
-    title = event.title
     firsts = list(range(0, len(chunks), CHUNKS_PER_EVENT)) or [0]  # no text: one empty part
     parts = [chunks[i : i + CHUNKS_PER_EVENT] for i in range(0, len(chunks), CHUNKS_PER_EVENT)]
     return [
-        DocumentChunked(
-            event_id=f"chunked:{event.event_id}:{first}",
-            user_id=event.user_id,
-            project_id=event.project_id,
-            document_id=event.document_id,
-            checksum=event.checksum,
-            submission=event.event_id,
-            title=title,
-            pages=parsed.pages,
-            first=first,
-            total=len(chunks),
-            chunks=[
-                DocumentChunk(
-                    index=c.index,
-                    text=c.text,
-                    page=c.page,
-                    last_page=c.last_page,
-                    headings=list(c.headings),
-                    start=c.start,
-                    end=c.end,
-                    tokens=c.tokens,
-                )
-                for c in part
-            ],
-            occurred_at=event.occurred_at,
-        )
+        _part(event, first, part, len(chunks), parsed.pages, extractor)
         for first, part in zip(firsts, parts or [[]], strict=True)
     ]
+
+
+def _part(
+    event: DocumentSubmitted,
+    first: int,
+    part: list[Chunk],
+    total: int,
+    pages: int,
+    extractor: Extractor | None,
+) -> DocumentChunked:
+    event_id = f"chunked:{event.event_id}:{first}"
+    facts: list[DerivedMemory] = []
+    usage: TokenUsage | None = None
+    error: str | None = None
+    if extractor is not None and part:
+        facts, usage, error = document_facts(event, event_id, part, extractor)
+    return DocumentChunked(
+        event_id=event_id,
+        user_id=event.user_id,
+        project_id=event.project_id,
+        document_id=event.document_id,
+        checksum=event.checksum,
+        submission=event.event_id,
+        title=event.title,
+        pages=pages,
+        first=first,
+        total=total,
+        chunks=[
+            DocumentChunk(
+                index=c.index,
+                text=c.text,
+                page=c.page,
+                last_page=c.last_page,
+                headings=list(c.headings),
+                start=c.start,
+                end=c.end,
+                tokens=c.tokens,
+            )
+            for c in part
+        ],
+        extractor=extractor.name if extractor is not None else None,
+        facts=facts,
+        facts_error=error,
+        usage=usage,
+        occurred_at=event.occurred_at,
+    )
+
+
+def document_facts(
+    event: DocumentSubmitted, part_event_id: str, part: list[Chunk], extractor: Extractor
+) -> tuple[list[DerivedMemory], TokenUsage | None, str | None]:
+    """The facts ``extractor`` derives from a part's chunks, read as the user's own
+    words: each names the chunk it comes from (``source_memory_ids``) and the events
+    that brought it, with an id of the document's version. Or why there are none."""
+    chunk_ids = {
+        chunk_memory_id(event.user_id, event.document_id, event.event_id, c.index): c for c in part
+    }
+    turns = [
+        Turn(
+            event_id=chunk_id,
+            speaker=None,
+            role="user",
+            content=chunk.text,
+            occurred_at=event.occurred_at,
+        )
+        for chunk_id, chunk in chunk_ids.items()
+    ]
+    try:
+        found, usage = extractor.extract(event.user_id, event.document_id, turns)
+    except ModelError as exc:
+        return [], None, f"the extractor failed: {exc}"[:2000]
+    facts = [
+        memory.model_copy(
+            update={
+                "memory_id": derived_memory_id(
+                    "docfact", event.user_id, event.document_id, event.event_id, memory.memory_id
+                ),
+                "session_id": None,
+                "source_memory_ids": [m for m in memory.source_event_ids if m in chunk_ids],
+                "source_event_ids": [event.event_id, part_event_id],
+            }
+        )
+        for memory in found[:_FACTS_PER_PART]
+    ]
+    return facts, usage, None
 
 
 def _failed(

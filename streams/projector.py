@@ -618,13 +618,7 @@ class Projector:
             self._touches.extend(consolidated)
         if derived:
             self.store.insert_absent(MEMORIES, derived)
-        states = list(prepared.states)
-        slots: dict[str, set[str]] = {}
-        for row in derived:
-            if row["slot"]:
-                slots.setdefault(str(row["user_id"]), set()).add(str(row["slot"]))
-        for user_id, user_slots in sorted(slots.items()):
-            states.extend(slot_links(user_id, self.store.slot_members(user_id, sorted(user_slots))))
+        states = [*prepared.states, *self._slot_links(derived)]
         if states:
             self._merge_states(states)
         if prepared.consolidations:
@@ -632,19 +626,32 @@ class Projector:
         if prepared.watermarks:
             self._advance_watermarks(prepared.watermarks)
 
+    def _slot_links(self, derived: list[Row]) -> list[StateChange]:
+        """Who supersedes whom in the slots the ``derived`` rows (just inserted) hold."""
+        slots: dict[str, set[str]] = {}
+        for row in derived:
+            if row["slot"]:
+                slots.setdefault(str(row["user_id"]), set()).add(str(row["slot"]))
+        links: list[StateChange] = []
+        for user_id, user_slots in sorted(slots.items()):
+            links.extend(slot_links(user_id, self.store.slot_members(user_id, sorted(user_slots))))
+        return links
+
     def _apply_documents(self, events: list[tuple[DocumentEvent, LogPosition]]) -> None:
-        """Fold document events into ``documents``: the chunks of a version first (so
-        a status ``indexed`` is never ahead of its chunks; a crash in between applies
-        the same ids again), then the retirement of replaced versions' chunks, then
-        the documents' rows."""
+        """Fold document events into ``documents``: the chunks of a version and their
+        facts first (so a status ``indexed`` is never ahead of them; a crash in between
+        applies the same ids again), then the supersession of facts in their slots and
+        the retirement of replaced versions' and removed documents' memories, then the
+        documents' rows."""
         keys = sorted({document_key(e.user_id, e.document_id) for e, _ in events})
         self._guard()
         self._wait_for_window()
         changes = apply_documents(self.store.rows_by_key(DOCUMENTS, keys), events)
-        if changes.chunks:
-            self._insert(changes.chunks)
-        if changes.states:
-            self._merge_states(changes.states)
+        if changes.memories:
+            self._insert(changes.memories)
+        states = [*changes.states, *self._slot_links(changes.memories)]
+        if states:
+            self._merge_states(states)
         if changes.rows:
             self._guard()
             self.store.upsert(DOCUMENTS, list(changes.rows.values()))

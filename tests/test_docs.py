@@ -158,7 +158,8 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     assert "lease.md: indexed, version 1, 1 of 1 chunks" in documents
     assert "[lease.md, p. 1, §Lease > Renewal]" not in documents  # the section, not the path
     assert "[lease.md, p. 1, §Renewal]" in documents
-    assert document_client.split() == ["indexed", "Lease", "notes,", "p.", "1"]
+    assert "document lease.md removed (its chunks and facts)" in documents
+    assert document_client.split() == ["indexed", "Lease", "notes,", "p.", "1", "[]"]
     agents, mcp_over_http = outputs["docs/agents.md"]
     keys, erasure = outputs["docs/security.md"]
     (commands,) = outputs["docs/lifecycle.md"]

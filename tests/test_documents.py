@@ -26,16 +26,18 @@ from memstream.projections.documents import (
     chunk_rows,
     document_key,
     fold_document,
-    superseded_chunk_ids,
+    superseded_memory_ids,
 )
 from memstream.projections.events import (
     CHUNKS_PER_EVENT,
     DocumentChunked,
     DocumentFailed,
+    DocumentRemoved,
     DocumentSubmitted,
     Event,
     UserErased,
 )
+from memstream.projections.local_extractor import LocalExtractor
 from memstream.queries.search import Searcher, SearchRequest
 from memstream.storage.document_originals import (
     DocumentOriginals,
@@ -193,7 +195,7 @@ def test_status_follows_the_events_and_versions_supersede_chunks() -> None:
     before = state
     state = fold_document(state, second)
     assert state is not None and state.versions == (first.checksum, second.checksum)
-    assert superseded_chunk_ids(before, state) == [
+    assert superseded_memory_ids(before, state) == [
         chunk_memory_id("ana", "lease", first.event_id, 0)
     ]
     assert fold_document(state, chunked1) == state  # the old version's late part
@@ -282,7 +284,9 @@ class DocumentLog:
         event = submitted(data, media_type, **fields)
         assert self.originals.put(event.user_id, data) == event.checksum
         self.apply([event])
-        self.apply(read_submission(event, self.originals.get, count_tokens, T0))
+        self.apply(
+            read_submission(event, self.originals.get, count_tokens, T0, extractor=LocalExtractor())
+        )
         self.store.ensure_indexes(ann=False)  # as the worker does after its first batch
         return event
 
@@ -347,7 +351,8 @@ def test_a_replay_of_the_log_rebuilds_the_same_documents_without_their_originals
     log = DocumentLog(tmp_path / "live")
     log.submit(lease_pdf(4), "application/pdf")
     log.submit(b"# Lease\n\nA second version.", "text/markdown")
-    log.submit(b"# Notes\n\nMiso likes tuna.", "text/markdown", document_id="notes")
+    log.submit(NOTES, "text/markdown", document_id="notes")
+    log.apply([removal("notes")])
     replayed = ProjectionStore(str(tmp_path / "replayed"))
     projector = Projector(replayed, "memstream", FakeClock(T0))  # no originals at all
     projector.apply(log.records)
@@ -355,3 +360,66 @@ def test_a_replay_of_the_log_rebuilds_the_same_documents_without_their_originals
     log.projector.flush()
     assert state_digest(replayed) == state_digest(log.store)
     assert len(replayed.by_ids(DOCUMENTS, [document_key("ana", "notes")])) == 1
+
+
+NOTES = b"""# About me
+
+I live in Lisbon. My sister Ana lives in Porto.
+
+## Pets
+
+My cat Miso likes tuna.
+"""
+
+
+def removal(document_id: str, event_id: str = "remove-1") -> DocumentRemoved:
+    return DocumentRemoved(
+        event_id=event_id, user_id="ana", document_id=document_id, occurred_at=T0
+    )
+
+
+def test_facts_come_from_the_chunks_citing_them_and_go_with_their_version(
+    tmp_path: Path,
+) -> None:
+    log = DocumentLog(tmp_path)
+    first = log.submit(NOTES, "text/markdown", document_id="notes", title="Notes")
+    row = log.document(document_id="notes")
+    assert row["status"] == "indexed" and len(row["fact_ids"]) >= 3
+    facts = {r["memory_id"]: r for r in log.store.by_ids("memories", row["fact_ids"])}
+    [home] = [f for f in facts.values() if f["attribute"] == "lives_in" and f["value"] == "Lisbon"]
+    chunk = chunk_memory_id("ana", "notes", first.event_id, 0)
+    assert home["source_memory_ids"] == [chunk] and home["channel"] == "document"
+    assert json.loads(home["metadata"])["citation"] == "Notes, p. 1, §About me"
+    assert any(r.memory_id == home["memory_id"] for r in log.search("where does ana live"))
+
+    # a new version: the old facts are superseded by it, the new ones take their place
+    second = log.submit(
+        b"# About me\n\nI live in Berlin now.", "text/markdown", document_id="notes", title="Notes"
+    )
+    row = log.document(document_id="notes")
+    states = {s["memory_id"]: s for s in log.store.scan("memory_state").to_pylist()}
+    assert states[home["memory_id"]]["valid_until"] is not None
+    current = log.store.by_ids("memories", row["fact_ids"])
+    assert [f["value"] for f in current if f["attribute"] == "lives_in"] == ["Berlin"]
+    found = [r.content for r in log.search("where does ana live")]
+    assert found and not any("Lisbon" in c for c in found)
+
+    # removal: every version's chunks and facts are forgotten, nothing is found
+    log.apply([removal("notes"), removal("notes", "remove-again")])
+    row = log.document(document_id="notes")
+    assert row["status"] == "removed"
+    states = {s["memory_id"]: s for s in log.store.scan("memory_state").to_pylist()}
+    every = [
+        chunk,
+        *facts,
+        chunk_memory_id("ana", "notes", second.event_id, 0),
+        *row["fact_ids"],
+    ]
+    assert all(states[m]["forgotten_reason"] == "removed" for m in every)
+    assert log.search("Lisbon") == [] and log.search("Berlin") == []
+
+    # the same bytes submitted again after the removal: a new version, found again
+    log.submit(NOTES, "text/markdown", document_id="notes", title="Notes", event_id="again")
+    row = log.document(document_id="notes")
+    assert row["status"] == "indexed" and len(row["versions"]) == 3
+    assert any("Lisbon" in r.content for r in log.search("where does ana live"))

@@ -103,7 +103,7 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
     worker: WorkerProcess, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.md"
-    notes.write_text("# Notes\n\n## Garden\n\nPlant the tomatoes in May.\n")
+    notes.write_text("# Notes\n\n## Garden\n\nPlant the tomatoes in May. I live in Lisbon.\n")
     locked = lease_pdf(tmp_path / "locked.pdf", owner_password="o", user_password="u")
     docs = [sys.executable, "-m", "memstream", "docs", "--api", worker.api_url]
     added = subprocess.run(
@@ -113,7 +113,7 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
         timeout=120,
     )
     assert added.returncode == 1, added.stderr  # one of them failed
-    assert "notes.md: indexed, version 1, 1 of 1 chunks" in added.stdout
+    assert "notes.md: indexed, version 1, 1 of 1 chunks, 1 facts" in added.stdout
     assert "locked.pdf: failed, version 1, 0 of 0 chunks" in added.stdout
     assert "encrypted: the PDF is encrypted" in added.stdout
     listed = subprocess.run(
@@ -126,6 +126,21 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert "[notes.md, p. 1, §Garden]" in search.stdout, search.stdout + search.stderr
+    with MemoryClient(worker.api_url) as client:
+        [fact] = [
+            r for r in client.search("bo", "where does bo live")["results"] if r["kind"] == "fact"
+        ]
+        assert fact["content"] == "the user lives in Lisbon."
+        [chunk] = client.explain("bo", fact["memory_id"])["derived_from"]["memories"]
+        assert chunk["kind"] == "chunk" and "tomatoes" in chunk["content"]
+    removed = subprocess.run(
+        [*docs, "remove", "notes.md", "--user", "bo", "--wait", "60"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert removed.stdout == "document notes.md removed (its chunks and facts)\n", removed.stderr
+    with MemoryClient(worker.api_url) as client:
+        assert client.document("bo", "notes.md")["status"] == "removed"
+        assert client.search("bo", "tomatoes Lisbon")["results"] == []
 
 
 def test_erasing_a_user_removes_the_originals(worker: WorkerProcess, tmp_path: Path) -> None:
@@ -145,7 +160,7 @@ def test_an_agent_adds_a_document_over_mcp(worker: WorkerProcess, tmp_path: Path
     secret = tmp_path / "secret.txt"
     secret.write_text("the server's own file")
 
-    async def run() -> tuple[Any, Any, Any]:
+    async def run() -> tuple[Any, Any, Any, Any]:
         async with Client(f"{worker.api_url}/mcp?user_id=dee") as client:
             added = await client.call_tool(
                 "add_document",
@@ -153,11 +168,13 @@ def test_an_agent_adds_a_document_over_mcp(worker: WorkerProcess, tmp_path: Path
             )
             status = await client.call_tool("document_status", {"document_id": "house"})
             refused = await client.call_tool("add_document", {"path": str(secret)})
-            return added, status, refused
+            removed = await client.call_tool("remove_document", {"document_id": "house"})
+            return added, status, refused, removed
 
-    added, status, refused = asyncio.run(run())
+    added, status, refused, removed = asyncio.run(run())
     assert not added.is_error and added.structured_content["status"] == "indexed"
     assert status.structured_content["chunks"] == 1
+    assert removed.structured_content["status"] == "removed"
     assert refused.is_error and "cannot read files" in refused.content[0].text
 
 

@@ -89,6 +89,8 @@ class MemoryAccess(Protocol):
 
     def documents(self, user_id: str) -> list[dict[str, Any]]: ...
 
+    def remove_document(self, user_id: str, document_id: str, wait: float) -> dict[str, Any]: ...
+
 
 def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
     """The server to ask (``settings.api_url``, else the one running for the data
@@ -221,6 +223,9 @@ class InProcess:
     def documents(self, user_id: str) -> list[dict[str, Any]]:
         return plain(self._run(lambda ops: ops.documents(user_id)))
 
+    def remove_document(self, user_id: str, document_id: str, wait: float) -> dict[str, Any]:
+        return plain(self._run(lambda ops: ops.remove_document(user_id, document_id, wait)))
+
 
 class OverHttp:
     """A running server, asked over its HTTP API (see the module docstring)."""
@@ -302,6 +307,9 @@ class OverHttp:
 
     def documents(self, user_id: str) -> list[dict[str, Any]]:
         return self._ask(lambda api: api.documents(user_id))
+
+    def remove_document(self, user_id: str, document_id: str, wait: float) -> dict[str, Any]:
+        return self._ask(lambda api: api.remove_document(user_id, document_id, wait))
 
 
 def _explanation(detail: Any) -> str:

@@ -357,8 +357,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tag", action="append", dest="tags")
     p.add_argument("text")
 
-    p = command("docs", _docs, "add documents, or list them and show their status", True)
-    p.add_argument("action", choices=("add", "list", "show"))
+    p = command("docs", _docs, "add documents, list them, show their status, remove one", True)
+    p.add_argument("action", choices=("add", "list", "show", "remove"))
     p.add_argument("items", nargs="*", metavar="FILE|DOCUMENT_ID", help="files to add; a document")
     p.add_argument("--user", required=True)
     p.add_argument("--project")
@@ -843,6 +843,13 @@ def _docs(args: argparse.Namespace, settings: Settings) -> int:
         shown = access.document(args.user, args.items[0], args.wait)
         print(json.dumps(shown, indent=2, default=str) if args.json else render.document(shown))
         return 0 if shown["status"] != "failed" else 1
+    if args.action == "remove":
+        if len(args.items) != 1:
+            raise InvalidQuery("docs remove: name one document")
+        done = access.remove_document(args.user, args.items[0], args.wait)
+        said = "was removed already" if done["removed"] else "removed (its chunks and facts)"
+        print(json.dumps(done) if args.json else f"document {args.items[0]} {said}")
+        return 0
     if not args.items:
         raise InvalidQuery("docs add: name the files to add")
     if args.document_id and len(args.items) > 1:

@@ -80,11 +80,15 @@ def document(shown: Mapping[str, Any]) -> str:
         f"{shown['document_id']}{titled}: {shown['status']}, version "
         f"{shown['version']}, {shown['chunks']} of {shown['total_chunks']} chunks"
     )
+    if shown.get("facts"):
+        line += f", {shown['facts']} facts"
     if shown.get("pages"):
         line += f", {shown['pages']} pages"
     error = shown.get("error")
     if error:
         line += f"\n  {error['class']}: {error['message']}"
+    if shown.get("facts_error"):
+        line += f"\n  no facts: {shown['facts_error']}"
     return line
 
 

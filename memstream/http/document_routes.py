@@ -1,4 +1,5 @@
-"""The documents routes of the HTTP API: submit a document, read its status, list them.
+"""The documents routes of the HTTP API: submit a document, read its status, list them,
+remove one.
 
 ``POST /v1/documents`` takes a file as ``multipart/form-data`` (the ``file`` part, with
 ``user_id`` and optional ``title``, ``document_id``, ``project_id``, ``tags``, the tags
@@ -149,10 +150,32 @@ def install_document_routes(
         wait: float = Query(0, ge=0, le=300),
         principal: Principal = who,
     ) -> dict[str, Any]:
-        """A document's status: ``received``, ``chunked``, ``indexed``, ``empty`` or
-        ``failed`` (with why); ``?wait=N`` waits up to N seconds for it to be done."""
+        """A document's status: ``received``, ``chunked``, ``indexed``, ``empty``,
+        ``failed`` (with why) or ``removed``, its chunk and fact counts; ``?wait=N``
+        waits up to N seconds for it to be done."""
         principal.reads(user_id)
         return await ops.document(user_id, document_id, wait)
+
+    @app.delete(
+        "/v1/documents/{document_id:text}",
+        status_code=202,
+        responses={**errors(*write, 404), 200: {"description": "Removed already"}},
+    )
+    async def remove_document(
+        response: Response,
+        document_id: str = Path(pattern=IDENTIFIER_PATTERN, max_length=200),
+        user_id: str = Query(pattern=IDENTIFIER_PATTERN, max_length=200),
+        wait: float = Query(0, ge=0, le=300),
+        principal: Principal = who,
+    ) -> dict[str, Any]:
+        """Remove a document: the chunks and facts of every version of it are
+        soft-deleted (kept for history, never found again). Submitting it again starts
+        it afresh; the original bytes go when the user is erased. ``?wait=N`` waits up
+        to N seconds for the removal to be applied (200 then)."""
+        principal.writes(user_id)
+        done = await ops.remove_document(user_id, document_id, wait, caller=principal.caller())
+        response.status_code = 200 if done["removed"] or wait else 202
+        return done
 
 
 async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:

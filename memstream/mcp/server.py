@@ -66,6 +66,7 @@ TOOLS = (
     "consolidate_now",
     "add_document",
     "document_status",
+    "remove_document",
 )
 
 _INSTRUCTIONS = (
@@ -360,9 +361,19 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
 
     @tool
     async def document_status(ctx: Context, document_id: str) -> dict[str, Any]:
-        """A document's status (received, chunked, indexed, empty, or failed with why),
-        its version, pages and chunks."""
+        """A document's status (received, chunked, indexed, empty, failed with why, or
+        removed), its version, pages, chunks and the facts derived from them."""
         return _jsonable(await _answer(ops.document(here(ctx).user_id, document_id)))
+
+    @tool
+    async def remove_document(ctx: Context, document_id: str) -> dict[str, Any]:
+        """Remove a document from the user's memory: the chunks and facts of every
+        version of it are never found again (kept for history)."""
+        at = changing(ctx)
+        done = await _answer(
+            ops.remove_document(at.user_id, document_id, wait_seconds=30, caller=at.caller)
+        )
+        return _jsonable(done.get("document") or done)  # the status, or what was accepted
 
     if isinstance(scope, Scope):  # the SDK reads a static resource with no request
 

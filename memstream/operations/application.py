@@ -57,7 +57,7 @@ from memstream.projections.context import Assembly, assemble, complexity
 from memstream.projections.digest import digest_tables
 from memstream.projections.documents import document_key
 from memstream.projections.errors import InvalidEvent, InvalidQuery
-from memstream.projections.events import Event, MemoryAccessed, MemoryRestored
+from memstream.projections.events import DocumentRemoved, Event, MemoryAccessed, MemoryRestored
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
 from memstream.projections.short_ids import looks_short, prefix_range, short_id
@@ -569,7 +569,11 @@ class Operations:
             tags=tags,
         )
         current = await self._blocking(self._document_row, user_id, event.document_id)
-        if current is not None and current["checksum"] == event.checksum:
+        if (
+            current is not None
+            and current["checksum"] == event.checksum
+            and current["status"] != "removed"
+        ):
             self._audited(caller, "document_add", user_id, 200, document=event.document_id)
             return DocumentAccepted(event.document_id, event.checksum, False, [])
         originals = DocumentOriginals(DataLayout(self.settings.data_location).documents)
@@ -602,27 +606,86 @@ class Operations:
         """
         valid_identifier("user_id", user_id)
         valid_identifier("document_id", document_id)
-        started = time.monotonic()
-        while True:
-            if self._store is not None:
-                await self._blocking(self._store.refresh)
-            row = await self._blocking(self._document_row, user_id, document_id)
-            done = (
-                row is not None
-                and row["status"] in DOCUMENT_DONE
-                and checksum in (None, row["checksum"])
-            )
-            waited = time.monotonic() - started
-            # a document not seen yet may be on its way (just submitted), for a moment
-            unknown = row is None and checksum is None and waited >= UNKNOWN_DOCUMENT_WAIT
-            if done or unknown or waited >= wait_seconds:
-                break
-            await asyncio.sleep(0.2)
+        row = await self._document_when(
+            user_id,
+            document_id,
+            wait_seconds,
+            lambda r: r["status"] in DOCUMENT_DONE and checksum in (None, r["checksum"]),
+            checksum is None,
+        )
         if checksum is not None and (row is None or row["checksum"] != checksum):
             return received_view(user_id, document_id, checksum)  # accepted, not applied yet
         if row is None:
             raise NotFound(f"no document {document_id} for user {user_id}")
         return document_view(row)
+
+    async def _document_when(
+        self,
+        user_id: str,
+        document_id: str,
+        wait_seconds: float,
+        done: Callable[[dict[str, Any]], bool],
+        may_be_unknown: bool,
+    ) -> dict[str, Any] | None:
+        """The document's row once ``done`` says so, or after ``wait_seconds`` (for a
+        document not seen at all and ``may_be_unknown``, a few seconds at most)."""
+        started = time.monotonic()
+        while True:
+            if self._store is not None:
+                await self._blocking(self._store.refresh)
+            row = await self._blocking(self._document_row, user_id, document_id)
+            waited = time.monotonic() - started
+            # a document not seen yet may be on its way (just submitted), for a moment
+            unknown = row is None and may_be_unknown and waited >= UNKNOWN_DOCUMENT_WAIT
+            if (row is not None and done(row)) or unknown or waited >= wait_seconds:
+                return row
+            await asyncio.sleep(0.2)
+
+    async def remove_document(
+        self,
+        user_id: str,
+        document_id: str,
+        wait_seconds: float = 0.0,
+        caller: Caller = LOCAL,
+    ) -> dict[str, Any]:
+        """Remove a document: ``DocumentRemoved`` soft-deletes the chunks and facts of
+        every version of it (a document removed already publishes nothing). With
+        ``wait_seconds``, waits that long at most for the removal to be applied; the
+        answer's ``document`` is then the document's status.
+
+        Raises:
+            NotFound: the user has no such document (or it is not applied yet).
+        """
+        valid_identifier("user_id", user_id)
+        valid_identifier("document_id", document_id)
+        row = await self._blocking(self._document_row, user_id, document_id)
+        if row is None:
+            raise NotFound(f"no document {document_id} for user {user_id}")
+        if row["status"] == "removed":
+            self._audited(caller, "document_remove", user_id, 200, document=document_id)
+            return {"document_id": document_id, "removed": True, "accepted": []}
+        now = self.clock()
+        event = DocumentRemoved(
+            event_id=f"removed:{document_id}:{now.strftime('%Y%m%dT%H%M%S.%fZ')}",
+            user_id=user_id,
+            document_id=document_id,
+            occurred_at=now,
+        )
+        accepted = await self.sink.publish([event])
+        self._audited(caller, "document_remove", user_id, 202, document=document_id)
+        answer: dict[str, Any] = {
+            "document_id": document_id,
+            "removed": False,
+            "accepted": accepted,
+        }
+        if wait_seconds:
+            row = await self._document_when(
+                user_id, document_id, wait_seconds, lambda r: r["status"] == "removed", False
+            )
+            answer["document"] = document_view(row) if row is not None else None
+            if row is not None and row["status"] == "removed" and self._searcher is not None:
+                self._searcher.forget(user_id)  # searches here see the removal from now on
+        return answer
 
     async def documents(self, user_id: str) -> list[dict[str, Any]]:
         """The user's documents, newest first."""

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: The statuses a document does not leave without a new version.
-DOCUMENT_DONE = frozenset({"indexed", "empty", "failed"})
+DOCUMENT_DONE = frozenset({"indexed", "empty", "failed", "removed"})
 
 
 class TooLarge(OperationError):
@@ -125,12 +125,15 @@ def document_view(row: Mapping[str, Any]) -> dict[str, Any]:
         "pages": row["pages"],
         "chunks": row["chunks"],
         "total_chunks": row["total"],
+        "facts": len(row.get("fact_ids") or ()),
         "tags": list(row["tags"] or ()),
         "submitted_at": row["submitted_at"],
         "updated_at": row["updated_at"],
     }
     if row["status"] == "failed":
         view["error"] = {"class": row["error_class"], "message": row["error_message"]}
+    if row.get("facts_error"):
+        view["facts_error"] = row["facts_error"]
     if row["tries"]:
         view["tries"] = row["tries"]
     return view
