@@ -9,9 +9,10 @@ fresh data folder and measures, on this machine:
    until every chunk has its vector (the embedding lag back to 0);
 2. ``--files`` Markdown files (1,000 by default, a few sections each), uploaded one
    after the other: until all are indexed, and documents per second;
-3. chat beside them: messages published at ``--rate`` (100/s) while a second copy of
-   the PDF (other bytes) and the Markdown files are processed; publish-to-searchable
-   p50/p95/p99 (the poller of ``bench/ingest.py``);
+3. chat: messages published at ``--rate`` (100/s), publish-to-searchable p50/p95/p99
+   (the poller of ``bench/ingest.py``), first alone (once every chunk has its vector),
+   then while a second copy of the PDF (other bytes) and the Markdown files are
+   uploaded and processed;
 4. bytes stored per chunk: the originals, and the ``memories`` and ``vectors`` tables'
    growth, divided by the chunks.
 
@@ -19,6 +20,7 @@ The lifecycle timer is stopped (``MEMSTREAM_LIFECYCLE_EVERY_SECONDS`` far away) 
 does not share the cores with what is measured; the embedder runs, as in a deployment.
 
 Usage: python bench/documents.py [--pages 300] [--files 1000] [--rate 100] [--seconds 30]
+       [--batch-within SECONDS]
 """
 
 from __future__ import annotations
@@ -106,6 +108,12 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--rate", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument(
+        "--batch-within",
+        type=float,
+        default=None,
+        help="MEMSTREAM_BATCH_WITHIN_SECONDS for the worker (default: its own, 0.5 s)",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="memstream-docs-") as tmp:
@@ -115,6 +123,8 @@ def main() -> None:
             "MEMSTREAM_DOCUMENT_MAX_BYTES": str(500_000_000),
             "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "86400",
         }
+        if args.batch_within is not None:
+            env["MEMSTREAM_BATCH_WITHIN_SECONDS"] = str(args.batch_within)
         worker = WorkerProcess(data, env=env).start()
         try:
             worker.wait_serving(timeout=120)
@@ -166,6 +176,11 @@ def main() -> None:
                     f"{total:,} chunks)"
                 )
 
+            with MemoryClient(worker.api_url, timeout=600) as client:
+                wait_until(lambda: client.stats()["embedding_lag"] == 0, 1800, 0.5)
+            print(f"chat at {args.rate}/s alone (every chunk embedded, nothing else to do):")
+            latency(worker, store, args.rate, args.seconds)
+
             # chat beside documents: a second PDF and the notes again (as new users)
             def documents_beside() -> None:
                 with MemoryClient(worker.api_url, timeout=600) as client:
@@ -177,7 +192,7 @@ def main() -> None:
             beside = threading.Thread(target=documents_beside, daemon=True)
             beside.start()
             print(f"chat at {args.rate}/s while a {args.pages}-page PDF and the notes are read:")
-            latency(worker, store, args.rate, args.seconds)
+            latency(worker, store, args.rate, args.seconds, probe="beside")
             beside.join()
         finally:
             worker.stop(timeout=60)

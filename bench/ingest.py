@@ -141,7 +141,11 @@ def compare_lifecycle(n: int, rounds: int) -> None:
     )
 
 
-async def paced(bootstrap: str, rate: int, seconds: float, sent: dict[str, float]) -> None:
+async def paced(
+    bootstrap: str, rate: int, seconds: float, sent: dict[str, float], probe: str = "lat"
+) -> None:
+    """Publish ``rate`` messages/s for ``seconds``, their ids ``{probe}-N`` (a run of its
+    own ``probe`` per measurement, so no run sees another's messages)."""
     tick = 0.01
     per_tick = max(1, round(rate * tick))
     pending: list[asyncio.Task[list[str]]] = []
@@ -153,7 +157,7 @@ async def paced(bootstrap: str, rate: int, seconds: float, sent: dict[str, float
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
             chunk = [
                 message(
-                    event_id=f"lat-{i + j}",
+                    event_id=f"{probe}-{i + j}",
                     user_id=f"u{(i + j) % 100}",
                     content=f"latency probe lat{i + j}",
                 )
@@ -167,7 +171,9 @@ async def paced(bootstrap: str, rate: int, seconds: float, sent: dict[str, float
         await asyncio.gather(*pending)
 
 
-def latency(worker: WorkerProcess, store: ProjectionStore, rate: int, seconds: float) -> None:
+def latency(
+    worker: WorkerProcess, store: ProjectionStore, rate: int, seconds: float, probe: str = "lat"
+) -> None:
     sent: dict[str, float] = {}
     seen: dict[str, float] = {}
     table = store.table(MEMORIES)
@@ -184,7 +190,7 @@ def latency(worker: WorkerProcess, store: ProjectionStore, rate: int, seconds: f
             if stamps:  # rows arrive roughly in log-time order; keep a 3 s safety margin
                 watermark = max(watermark, max(stamps) - timedelta(seconds=3))
             for ids in rows.column("source_event_ids").to_pylist():
-                if ids[0].startswith("lat-") and ids[0] not in seen:
+                if ids[0].startswith(f"{probe}-") and ids[0] not in seen:
                     seen[ids[0]] = now
             if stop.is_set() and time.perf_counter() - stopped_at[0] > 30:
                 break
@@ -194,7 +200,7 @@ def latency(worker: WorkerProcess, store: ProjectionStore, rate: int, seconds: f
     async def run() -> None:
         stop = asyncio.Event()
         poller = asyncio.create_task(poll(stop))
-        await paced(worker.bootstrap, rate, seconds, sent)
+        await paced(worker.bootstrap, rate, seconds, sent, probe)
         stopped_at[0] = time.perf_counter()
         stop.set()
         await poller

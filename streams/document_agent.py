@@ -1,14 +1,16 @@
 """The documents lane of a worker: submitted documents in, their chunks out.
 
 A faust agent reads ``memory.documents`` in the worker's consumer group. For each
-``DocumentSubmitted`` it reads the version's original from the data location, parses and
-chunks it on a thread of its own at low priority (:mod:`memstream.streams.lanes`, so a
-long PDF never holds up the chat turns the worker applies), and publishes what
+``DocumentSubmitted`` it reads the version's original from the data location, then
+parses and chunks it, and finds facts in the chunks by the local rules, in a process of
+its own at low priority (:class:`~memstream.streams.lanes.ProcessLane`: a long PDF
+holds neither the cores nor the interpreter's lock the chat turns the worker applies
+need; a language model is called from a thread instead), and publishes what
 :func:`~memstream.streams.document_lane.read_submission` made of it (chunks, and the
-facts the worker's extractor derived from them) to the same topic,
-keyed by user (so the events of a document stay in order). The other events of the
-topic are the projector's. A missing original is tried again after a pause, a bounded
-number of times; a parse failure is published once, final.
+facts derived from them) to the same topic, keyed by user (so the events of a document
+stay in order). The other events of the topic are the projector's. A missing original
+is tried again after a pause, a bounded number of times; a parse failure is published
+once, final, and so is a document that killed the process reading it.
 
 Delivery is at least once: a worker that dies before its offset is committed reads the
 submission again after a restart (or another worker does, after a rebalance) and
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import faust
@@ -29,9 +32,16 @@ from memstream.models.tokens import count_tokens
 from memstream.projections.clock import Clock
 from memstream.projections.codec import decode, encode
 from memstream.projections.errors import InvalidEvent
-from memstream.projections.events import DocumentFailed, DocumentSubmitted
-from memstream.storage.document_originals import DocumentOriginals
-from memstream.streams.document_lane import ReadLimits, read_submission
+from memstream.projections.events import DocumentChunked, DocumentFailed, DocumentSubmitted
+from memstream.projections.local_extractor import LocalExtractor
+from memstream.storage.document_originals import DocumentOriginals, OriginalMissing
+from memstream.streams.document_lane import (
+    ReadLimits,
+    chunked_submission,
+    lane_died,
+    missing_original,
+    with_facts,
+)
 from memstream.streams.lifecycle import Extractor
 from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.settings import Settings
@@ -65,20 +75,49 @@ def add_document_agent(
         partitions=settings.messages_partitions,
     )
 
-    async def read(event: DocumentSubmitted) -> None:
+    # The local rules run in the lane's process; a language model is called from here.
+    in_lane = extractor if isinstance(extractor, LocalExtractor) else None
+
+    async def events_of(
+        event: DocumentSubmitted, attempt: int
+    ) -> list[DocumentChunked | DocumentFailed]:
+        """What ``read_submission`` makes of the submission, its work split: the read
+        and a model's calls on threads, the parsing, chunking and rules on ``lane``."""
+        try:
+            data = await asyncio.to_thread(originals.get, event.user_id, event.checksum)
+        except OriginalMissing as exc:
+            return [missing_original(event, str(exc), clock(), limits, attempt)]
         loop = asyncio.get_running_loop()
-        for attempt in range(1, limits.tries + 1):
-            results = await loop.run_in_executor(
-                lane,
-                read_submission,
-                event,
-                originals.get,
-                count_tokens,
-                clock(),
-                limits,
-                attempt,
-                extractor,
+        try:
+            results: list[DocumentChunked | DocumentFailed] = list(
+                await loop.run_in_executor(
+                    lane,
+                    chunked_submission,
+                    event,
+                    data,
+                    count_tokens,
+                    clock(),
+                    limits,
+                    attempt,
+                    in_lane,
+                )
             )
+        except BrokenProcessPool:
+            if getattr(lane, "closed", False):
+                raise asyncio.CancelledError from None  # stopping: read again after
+            return [lane_died(event, clock(), attempt)]
+        if extractor is not None and in_lane is None:
+            results = [
+                await asyncio.to_thread(with_facts, event, r, extractor)
+                if isinstance(r, DocumentChunked)
+                else r
+                for r in results
+            ]
+        return results
+
+    async def read(event: DocumentSubmitted) -> None:
+        for attempt in range(1, limits.tries + 1):
+            results = await events_of(event, attempt)
             records = sealed_records(
                 keys, [(event.user_id.encode(), encode(result)) for result in results]
             )

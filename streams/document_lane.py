@@ -18,10 +18,10 @@ chunks are indexed all the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from memstream.models.document_parsing import (
     DocumentUnreadable,
@@ -44,9 +44,19 @@ from memstream.projections.events import (
 )
 from memstream.projections.local_extractor import Turn
 from memstream.storage.document_originals import OriginalMissing
-from memstream.streams.lifecycle import Extractor
 
-__all__ = ["ReadLimits", "document_facts", "read_submission"]
+if TYPE_CHECKING:
+    from memstream.streams.lifecycle import Extractor
+
+__all__ = [
+    "ReadLimits",
+    "chunked_submission",
+    "document_facts",
+    "lane_died",
+    "missing_original",
+    "read_submission",
+    "with_facts",
+]
 
 #: The most facts one part carries (``DocumentChunked.facts``).
 _FACTS_PER_PART = 500
@@ -79,7 +89,35 @@ def read_submission(
     try:
         data = read(event.user_id, event.checksum)
     except OriginalMissing as exc:
-        return [_failed(event, "missing", str(exc), attempt, attempt >= limits.tries, now)]
+        return [missing_original(event, str(exc), now, limits, attempt)]
+    return chunked_submission(event, data, count, now, limits, attempt, extractor)
+
+
+def missing_original(
+    event: DocumentSubmitted, message: str, now: datetime, limits: ReadLimits, attempt: int
+) -> DocumentFailed:
+    """The failure of try ``attempt`` to read a missing original (final at the last)."""
+    return _failed(event, "missing", message, attempt, attempt >= limits.tries, now)
+
+
+def lane_died(event: DocumentSubmitted, now: datetime, attempt: int) -> DocumentFailed:
+    """The final failure of a document whose reading killed the process reading it (a
+    parser that crashed on it, or memory it exhausted): reading it again would too."""
+    message = "reading the document stopped the process reading it (a parser crash or no memory)"
+    return _failed(event, "corrupt", message, attempt, True, now)
+
+
+def chunked_submission(
+    event: DocumentSubmitted,
+    data: bytes,
+    count: Callable[[str], int],
+    now: datetime,
+    limits: ReadLimits,
+    attempt: int = 1,
+    extractor: Extractor | None = None,
+) -> list[DocumentChunked | DocumentFailed]:
+    """What :func:`read_submission` makes of the original's bytes ``data`` (all of its
+    work but the read: what the documents lane runs in a process of its own)."""
     try:
         parsed = parse_document(data, event.media_type, max_pages=limits.max_pages)
     except DocumentUnreadable as exc:
@@ -110,7 +148,8 @@ def _part(
     usage: TokenUsage | None = None
     error: str | None = None
     if extractor is not None and part:
-        facts, usage, error = document_facts(event, event_id, part, extractor)
+        texts = [(c.index, c.text) for c in part]
+        facts, usage, error = document_facts(event, event_id, texts, extractor)
     return DocumentChunked(
         event_id=event_id,
         user_id=event.user_id,
@@ -143,24 +182,44 @@ def _part(
     )
 
 
+def with_facts(
+    event: DocumentSubmitted, part: DocumentChunked, extractor: Extractor
+) -> DocumentChunked:
+    """``part`` with the facts ``extractor`` derives from its chunks (for a part made
+    without an extractor: a language model is called from the worker, not the lane's
+    process)."""
+    if not part.chunks:
+        return part
+    texts = [(c.index, c.text) for c in part.chunks]
+    facts, usage, error = document_facts(event, part.event_id, texts, extractor)
+    return part.model_copy(
+        update={"extractor": extractor.name, "facts": facts, "facts_error": error, "usage": usage}
+    )
+
+
 def document_facts(
-    event: DocumentSubmitted, part_event_id: str, part: list[Chunk], extractor: Extractor
+    event: DocumentSubmitted,
+    part_event_id: str,
+    texts: Sequence[tuple[int, str]],
+    extractor: Extractor,
 ) -> tuple[list[DerivedMemory], TokenUsage | None, str | None]:
-    """The facts ``extractor`` derives from a part's chunks, read as the user's own
-    words: each names the chunk it comes from (``source_memory_ids``) and the events
-    that brought it, with an id of the document's version. Or why there are none."""
+    """The facts ``extractor`` derives from a part's chunks (``texts``: index and
+    text), read as the user's own words: each names the chunk it comes from
+    (``source_memory_ids``) and the events that brought it, with an id of the
+    document's version. Or why there are none."""
     chunk_ids = {
-        chunk_memory_id(event.user_id, event.document_id, event.event_id, c.index): c for c in part
+        chunk_memory_id(event.user_id, event.document_id, event.event_id, index): text
+        for index, text in texts
     }
     turns = [
         Turn(
             event_id=chunk_id,
             speaker=None,
             role="user",
-            content=chunk.text,
+            content=text,
             occurred_at=event.occurred_at,
         )
-        for chunk_id, chunk in chunk_ids.items()
+        for chunk_id, text in chunk_ids.items()
     ]
     try:
         found, usage = extractor.extract(event.user_id, event.document_id, turns)

@@ -88,8 +88,9 @@ class Settings(BaseSettings):
         query_embed_threads: CPU threads it uses for a search's query (one short text:
             with 1, the search runs on the other core meanwhile).
         embed_niceness: how much lower than the rest of the worker the embedding lane's
-            CPU priority is (its thread's nice value, :mod:`memstream.streams.lanes`); 0 leaves it
-            equal. The lane then takes the cycles searches and ingest leave idle.
+            CPU priority is (its thread's nice value, :mod:`memstream.streams.lanes`), and
+            the documents lane's (its process's); 0 leaves them equal. The lanes then
+            take the cycles searches and ingest leave idle.
         embed_batch_size: most messages embedded in one call (the model sorts a call's
             texts by length, so a backlog taken 256 at a time pads little: MiniLM alone
             embeds LoCoMo turns at 208/s in calls of 256, 149/s in calls of 64).

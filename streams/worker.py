@@ -38,7 +38,7 @@ from memstream.streams.broker import EmbeddedBroker
 from memstream.streams.components import make_cold_store, make_embedder
 from memstream.streams.fencing import Fence
 from memstream.streams.journal_sweeper import JournalSweeper
-from memstream.streams.lanes import background_lane
+from memstream.streams.lanes import ProcessLane, background_lane
 from memstream.streams.projector import Projector
 from memstream.streams.publisher import Publisher, headroom_of
 from memstream.streams.recovery import catch_up_from_archive
@@ -183,6 +183,7 @@ def run(
     """
     broker = None
     api_process: ApiChild | None = None
+    documents_lane: ProcessLane | None = None
     metrics_server: MetricsServer | None = None
     if metrics_socket is None:  # a port in use ends run here, before anything starts
         metrics_socket = bind_metrics(settings.metrics_host, settings.metrics_port)
@@ -234,6 +235,7 @@ def run(
         )
         sweeper = _recover_journal(settings, store, epoch)
         originals = DocumentOriginals(layout.documents)
+        documents_lane = ProcessLane(settings.embed_niceness)
         projector = Projector(
             store,
             consumer=settings.consumer_group,
@@ -264,7 +266,7 @@ def run(
             embed=embed,
             readiness=readiness,
             documents=originals,
-            documents_lane=background_lane("memstream-documents", settings.embed_niceness),
+            documents_lane=documents_lane,
         )
         if api is not None:
             api_process = api(settings)
@@ -291,6 +293,8 @@ def run(
             return int(exit_.code or 0)
         return 0
     finally:
+        if documents_lane is not None:
+            documents_lane.shutdown(wait=False)
         if api_process is not None:
             api_process.stop()
         if broker is not None:

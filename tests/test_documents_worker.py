@@ -21,7 +21,7 @@ from memstream.client import MemoryClient, MemstreamAPIError
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.layout import DataLayout
-from memstream.testing import WorkerProcess
+from memstream.testing import WorkerProcess, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -195,7 +195,11 @@ def test_a_worker_killed_mid_document_leaves_it_indexed_once(tmp_path: Path) -> 
         with MemoryClient(up.api_url) as client:
             added = client.add_document("eve", data=pdf, filename="long.pdf")
             assert added["new"] is True
+        lane = wait_until(lambda: {p for p in up.children() if _is_lane(p)}, timeout=30)
+        before = up.children()
         up.kill()  # before the lane's events are all applied, most likely mid-read
+        # the documents lane's process (and everything else up started) dies with it
+        assert WorkerProcess.wait_gone(before) == set() and lane <= before
         up.start()
         up.wait_serving()
         with MemoryClient(up.api_url) as client:
@@ -208,3 +212,11 @@ def test_a_worker_killed_mid_document_leaves_it_indexed_once(tmp_path: Path) -> 
         children = up.children()
         up.stop()
         WorkerProcess.wait_gone(children)
+
+
+def _is_lane(pid: int) -> bool:
+    """Whether ``pid`` is a process of the documents lane (started by ``spawn``)."""
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False

@@ -1,14 +1,19 @@
 """The embedding lane's thread runs at a lower CPU priority, and so do the threads it
-starts (the model's own), while the rest of the process keeps its priority."""
+starts (the model's own), while the rest of the process keeps its priority; the
+documents lane's process runs lower too, and comes back after a crash."""
 
 from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+import pytest
+
 from memstream.models.embedders import MiniLMEmbedder
-from memstream.streams.lanes import background_lane
+from memstream.streams.lanes import ProcessLane, background_lane
+from memstream.testing import WorkerProcess
 
 
 def _nice(tid: int | None = None) -> int:
@@ -57,3 +62,24 @@ def test_no_lowering_leaves_the_lane_as_it_is() -> None:
         assert lane.submit(_nice).result() == _nice()
     finally:
         lane.shutdown()
+
+
+def test_the_process_lane_runs_lower_comes_back_after_a_crash_and_stops() -> None:
+    """The documents lane's process: its own, at the lane's lower priority; a child
+    that dies fails the work it held and the next work gets a new child; after shutdown
+    the child is gone."""
+    lane = ProcessLane(niceness=5)
+    try:
+        child = lane.submit(os.getpid).result(timeout=60)
+        assert child != os.getpid()
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert lane.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60) == mine + 5
+        with pytest.raises(BrokenProcessPool):
+            lane.submit(os._exit, 3).result(timeout=60)
+        again = lane.submit(os.getpid).result(timeout=60)
+        assert again not in (child, os.getpid())
+    finally:
+        lane.shutdown(wait=True)
+    assert WorkerProcess.wait_gone({again}) == set()
+    with pytest.raises(RuntimeError):
+        lane.submit(os.getpid)
