@@ -1,4 +1,4 @@
-"""Reading the text out of a document's bytes: plain text, Markdown, HTML and PDF.
+"""Reading the text out of a document's bytes: plain text, Markdown, HTML, PDF and DOCX.
 
 :func:`media_type_of` says what a file is from its bytes (and checks that against what
 its name or its sender says); :func:`parse_document` turns the bytes into
@@ -12,6 +12,9 @@ its name or its sender says); :func:`parse_document` turns the bytes into
   on long documents) reads the text layer page by page; a line like ``3.2 Renewal``
   or ``§ 4 Notice`` is taken as a heading. An encrypted PDF, a damaged one and one over
   the page limit fail with a :class:`DocumentUnreadable` naming the class of failure.
+- DOCX: `python-docx`; paragraphs and tables in the body's order, a paragraph styled
+  ``Title`` or ``Heading N`` is a heading; pages as the document marks them (its page
+  breaks, and those Word recorded when it last laid the document out).
 
 What fails is final: the same bytes fail the same way every time, so a failure is
 recorded once, with its class and message, never retried.
@@ -28,6 +31,7 @@ from memstream.projections.chunks import Block
 
 __all__ = [
     "ACCEPTED",
+    "DOCX",
     "DocumentUnreadable",
     "ParsedDocument",
     "UnsupportedMediaType",
@@ -36,12 +40,15 @@ __all__ = [
     "parse_document",
 ]
 
+#: A Word document (Office Open XML).
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 #: The media types memstream reads, with the file name endings that say them.
 ACCEPTED = {
     "text/plain": (".txt", ".text", ".log", ".csv"),
     "text/markdown": (".md", ".markdown", ".mdown"),
     "text/html": (".html", ".htm", ".xhtml"),
     "application/pdf": (".pdf",),
+    DOCX: (".docx",),
 }
 _ALIASES = {"text/x-markdown": "text/markdown", "application/xhtml+xml": "text/html"}
 
@@ -89,6 +96,8 @@ def media_type_of(data: bytes, name: str | None = None, declared: str | None = N
     claimed = _claimed(name, declared)
     if data.startswith(b"%PDF-"):
         sniffed = "application/pdf"
+    elif data.startswith(b"PK\x03\x04"):
+        sniffed = DOCX if b"word/" in data[:65536] else "binary"
     elif _is_text(data):
         head = data[:512].lstrip().lower()
         sniffed = "text/html" if head.startswith((b"<!doctype html", b"<html")) else "text/plain"
@@ -96,12 +105,15 @@ def media_type_of(data: bytes, name: str | None = None, declared: str | None = N
         sniffed = "binary"
     if claimed is None:
         if sniffed == "binary":
-            raise UnsupportedMediaType("a file that is neither text nor a PDF")
+            raise UnsupportedMediaType("a file that is neither text, a PDF nor a DOCX")
         return sniffed
-    if claimed == "application/pdf" and sniffed != "application/pdf":
-        raise DocumentUnreadable("mismatched", f"{name or 'the document'} says PDF, but is not")
-    if claimed != "application/pdf" and sniffed not in ("text/plain", "text/html"):
-        what = "a PDF" if sniffed == "application/pdf" else "not text"
+    for binary, said in (("application/pdf", "PDF"), (DOCX, "DOCX")):
+        if claimed == binary and sniffed != binary:
+            raise DocumentUnreadable(
+                "mismatched", f"{name or 'the document'} says {said}, but is not"
+            )
+    if claimed not in ("application/pdf", DOCX) and sniffed not in ("text/plain", "text/html"):
+        what = {"application/pdf": "a PDF", DOCX: "a DOCX"}.get(sniffed, "not text")
         raise DocumentUnreadable(
             "mismatched", f"{name or 'the document'} says {claimed}, but is {what}"
         )
@@ -164,6 +176,8 @@ def parse_document(data: bytes, media_type: str, max_pages: int = 2000) -> Parse
     media_type_of(data, None, media_type)  # the bytes are what they claim to be
     if media_type == "application/pdf":
         return _pdf(data, max_pages)
+    if media_type == DOCX:
+        return _docx(data, max_pages)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -364,3 +378,64 @@ def _pdf_blocks(
             paragraph.append(stripped)
     flush()
     return blocks, path
+
+
+# -- DOCX --------------------------------------------------------------------------------
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_DOCX_HEADING = re.compile(r"^(?:Heading\s*(\d)|Title)$", re.IGNORECASE)
+
+
+def _docx(data: bytes, max_pages: int) -> ParsedDocument:
+    import io
+    import zipfile
+
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise DocumentUnreadable("corrupt", f"the DOCX cannot be read: {exc}") from None
+    blocks: list[Block] = []
+    path: list[tuple[int, str]] = []
+    title = None
+    page = 1
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            rows = [
+                " | ".join(" ".join(cell.text.split()) for cell in row.cells) for row in item.rows
+            ]
+            text = "\n".join(row for row in rows if row.strip(" |"))
+            if text:
+                blocks.append(Block(text, page, _names(path)))
+            continue
+        assert isinstance(item, Paragraph)
+        page += _page_breaks(item)
+        if page > max_pages:
+            raise DocumentUnreadable(
+                "too_many_pages", f"the DOCX has more than {max_pages} pages, the limit"
+            )
+        text = " ".join(item.text.split())
+        if not text:
+            continue
+        style = item.style.name if item.style is not None else ""
+        heading = _DOCX_HEADING.match(style or "")
+        if heading:
+            level = int(heading.group(1) or 0)  # a Title is above every heading
+            path = [(lvl, h) for lvl, h in path if lvl < level] + [(level, text)]
+            title = title or text
+        else:
+            blocks.append(Block(text, page, _names(path)))
+    return ParsedDocument(blocks, page, title)
+
+
+def _page_breaks(paragraph: object) -> int:
+    """The pages a paragraph begins: its hard page breaks, or the breaks Word recorded
+    in it when it last laid the document out, whichever says more."""
+    element = paragraph._p  # type: ignore[attr-defined]
+    hard = sum(1 for br in element.iter(f"{_W}br") if br.get(f"{_W}type") == "page")
+    rendered = sum(1 for _ in element.iter(f"{_W}lastRenderedPageBreak"))
+    return max(hard, rendered)

@@ -568,7 +568,13 @@ LIFECYCLE_TYPES = (
 #: Commands (``memory.commands``).
 COMMAND_TYPES = ("remember_fact", "correct_fact", "confirm_fact", "forget")
 #: The document types memstream reads (see ``models.document_parsing``).
-MediaType = Literal["text/plain", "text/markdown", "text/html", "application/pdf"]
+MediaType = Literal[
+    "text/plain",
+    "text/markdown",
+    "text/html",
+    "application/pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+]
 #: A SHA-256 of a document's bytes, in hex: the name its original is stored under.
 Checksum = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 #: Why a document could not be read (``failed``); ``empty`` is no failure.

@@ -5,17 +5,25 @@ parts delivered twice or late, versions replaced)."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import docx
 import pytest
 from fpdf import FPDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memstream.models.document_parsing import (
+    DOCX,
+    DocumentUnreadable,
+    media_type_of,
+    parse_document,
+)
 from memstream.models.tokens import count_tokens
 from memstream.operations import state_digest
 from memstream.projections.codec import encode
@@ -141,6 +149,48 @@ def test_a_submission_becomes_chunked_parts_with_pages_and_sections() -> None:
     assert renewal[0].headings[-1] == "3 Renewal"
     # read again (a lane that died before committing): the very same events
     assert read_submission(event, lambda u, c: data, count_tokens, T0) == events
+
+
+def lease_docx() -> bytes:
+    document = docx.Document()
+    document.add_heading("Lease", 0)
+    document.add_heading("Rent", 1)
+    document.add_paragraph("The rent is 900 euros a month.")
+    document.add_page_break()
+    document.add_heading("Renewal", 1)
+    document.add_heading("Notice", 2)
+    document.add_paragraph("The tenant may renew the lease for two more years.")
+    table = document.add_table(rows=2, cols=2)
+    cells = {(0, 0): "Year", (0, 1): "Rent", (1, 0): "2026", (1, 1): "900"}
+    for (row, column), text in cells.items():
+        table.cell(row, column).text = text
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_a_docx_is_read_with_its_headings_tables_and_page_breaks() -> None:
+    data = lease_docx()
+    assert media_type_of(data, "lease.docx") == media_type_of(data) == DOCX
+    parsed = parse_document(data, DOCX)
+    assert (parsed.pages, parsed.title) == (2, "Lease")
+    assert [(b.text, b.page, b.headings) for b in parsed.blocks] == [
+        ("The rent is 900 euros a month.", 1, ("Lease", "Rent")),
+        ("The tenant may renew the lease for two more years.", 2, ("Lease", "Renewal", "Notice")),
+        ("Year | Rent\n2026 | 900", 2, ("Lease", "Renewal", "Notice")),
+    ]
+    [chunked] = read_submission(submitted(data, DOCX), lambda u, c: data, count_tokens, T0)
+    assert isinstance(chunked, DocumentChunked) and chunked.pages == 2
+    [chunk] = chunked.chunks  # one section (the title's), short: one chunk over both pages
+    assert (chunk.page, chunk.last_page, chunk.headings) == (1, 2, ["Lease"])
+    with pytest.raises(DocumentUnreadable, match=r"notes\.docx says DOCX, but is not"):
+        media_type_of(b"plain words", "notes.docx")
+    with pytest.raises(DocumentUnreadable, match=r"notes\.txt says text/plain, but is a DOCX"):
+        media_type_of(data, "notes.txt")
+    [failed] = read_submission(
+        submitted(b"PK\x03\x04word/", DOCX), lambda u, c: b"PK\x03\x04word/", count_tokens, T0
+    )
+    assert isinstance(failed, DocumentFailed) and failed.error_class == "corrupt" and failed.final
 
 
 def test_a_long_document_comes_in_parts_and_failures_say_why() -> None:

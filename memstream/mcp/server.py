@@ -322,7 +322,7 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         wait_seconds: Annotated[float, Field(ge=0, le=300)] = 30,
     ) -> dict[str, Any]:
         """Add a document to the user's memory: its ``text`` (with a ``document_id``),
-        or a file's ``path`` (Markdown, HTML, text or PDF; over stdio only). Its chunks
+        or a file's ``path`` (Markdown, HTML, text, PDF or DOCX; over stdio only). Its chunks
         become memories that search_memory finds, each citing the title, page and
         section. Waits up to ``wait_seconds`` for it to be indexed; the same bytes again
         change nothing, new bytes for the same document_id are a new version."""
