@@ -30,6 +30,7 @@ from memstream.projections.codec import encode
 from memstream.projections.documents import (
     CHUNK_KIND,
     DocumentState,
+    apply_documents,
     chunk_memory_id,
     chunk_rows,
     document_key,
@@ -473,3 +474,44 @@ def test_facts_come_from_the_chunks_citing_them_and_go_with_their_version(
     row = log.document(document_id="notes")
     assert row["status"] == "indexed" and len(row["versions"]) == 3
     assert any("Lisbon" in r.content for r in log.search("where does ana live"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["v1", "v2", "v1-parts", "v2-parts", "remove"]), max_size=14))
+def test_no_chunk_or_fact_outlives_a_removal_in_any_order(steps: list[str]) -> None:
+    """Versions submitted, their parts delivered (late, twice, after another version or
+    after a removal) and removals, in any order: once the document ends removed, every
+    chunk and fact ever written for it is forgotten, whatever version it came from."""
+    texts = {"v1": NOTES, "v2": b"# About me\n\nI live in Berlin now.\n\n" + b"More. " * 600}
+    submissions = {
+        name: submitted(data, "text/markdown", document_id="notes", event_id=f"s-{name}")
+        for name, data in texts.items()
+    }
+    parts = {
+        name: read_submission(
+            submissions[name],
+            lambda u, c, data=data: data,
+            count_tokens,
+            T0,
+            ReadLimits(target=60),
+            extractor=LocalExtractor(),
+        )
+        for name, data in texts.items()
+    }
+    rows: dict[str, dict[str, Any]] = {}
+    written: set[str] = set()
+    forgotten: set[str] = set()
+    for n, step in enumerate(steps):
+        if step == "remove":
+            events: list[Any] = [removal("notes", f"remove-{n}")]
+        elif step.endswith("-parts"):
+            events = parts[step.removesuffix("-parts")]
+        else:
+            events = [submissions[step]]
+        for event in events:
+            changes = apply_documents(rows, [(event, LogPosition("e1", "memory.documents", 0, n))])
+            rows.update(changes.rows)
+            written.update(str(m["memory_id"]) for m in changes.memories)
+            forgotten.update(s.memory_id for s in changes.states if s.forgotten_reason == "removed")
+    if rows and next(iter(rows.values()))["status"] == "removed":
+        assert written <= forgotten
