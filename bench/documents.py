@@ -17,7 +17,8 @@ fresh data folder and measures, on this machine:
    growth, divided by the chunks.
 
 The lifecycle timer is stopped (``MEMSTREAM_LIFECYCLE_EVERY_SECONDS`` far away) so it
-does not share the cores with what is measured; the embedder runs, as in a deployment.
+does not share the cores with what is measured; the embedder runs, and table upkeep runs
+as often as deployed (every 30 s), as in a deployment.
 
 Usage: python bench/documents.py [--pages 300] [--files 1000] [--rate 100] [--seconds 30]
        [--batch-within SECONDS]
@@ -33,7 +34,7 @@ import time
 from pathlib import Path
 
 from fpdf import FPDF
-from ingest import latency, open_store
+from ingest import DEPLOYED_UPKEEP, latency, open_store
 
 from memstream.client import MemoryClient
 from memstream.testing import WorkerProcess, wait_until
@@ -122,6 +123,7 @@ def main() -> None:
             "MEMSTREAM_EMBEDDER": "minilm",
             "MEMSTREAM_DOCUMENT_MAX_BYTES": str(500_000_000),
             "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "86400",
+            **DEPLOYED_UPKEEP,  # table upkeep as deployed (tests run it every 5 s)
         }
         if args.batch_within is not None:
             env["MEMSTREAM_BATCH_WITHIN_SECONDS"] = str(args.batch_within)

@@ -187,6 +187,9 @@ class Projector:
         #: held while a table is compacted or an erasure rewrites tables (after
         #: ``_writing`` when both are held)
         self._compacting = threading.Lock()
+        #: how often this process released the compaction window for an erasure (an
+        #: upkeep waiting out its grace outside the write lock checks it after)
+        self._window_releases = 0
         #: held by an erasure and by an archive run: an archive run that read a user's
         #: rows before the erasure must not write their originals after it
         self.erasing = threading.Lock()
@@ -213,8 +216,10 @@ class Projector:
         so they are compacted and their indexes refreshed (seconds) while batches keep
         flowing. The small tables whose rows are updated are compacted together, holding
         this process's write lock and, with several workers, the compaction window: the
-        other workers wait before their next update, and the window opens only after
-        :data:`WINDOW_GRACE_SECONDS`, so that updates already under way land first.
+        other workers wait before their next update, and the compaction starts only
+        :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that updates already
+        under way land first. This process keeps applying batches during that grace: its
+        write lock is taken after it, for the compaction alone.
         """
         self.flush()
         updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
@@ -226,8 +231,17 @@ class Projector:
                 self._optimize(name, retain)
         if still_mine is not None and not still_mine():
             return
+        releases = self._window_releases
+        if self.window is not None:
+            if not self.window.acquire(time.time_ns()):
+                log.warning("another process holds the compaction window: skipping")
+                return
+            # Other processes' updates already under way land first; this process's
+            # own go on meanwhile (its write lock is taken only for the compaction).
+            time.sleep(WINDOW_GRACE_SECONDS)
         with self._writing, self._compacting:
-            if self.window is not None:
+            if self.window is not None and self._window_releases != releases:
+                # an erasure here released the window during the grace: take it again
                 if not self.window.acquire(time.time_ns()):
                     log.warning("another process holds the compaction window: skipping")
                     return
@@ -586,6 +600,7 @@ class Projector:
         finally:
             if window and self.window is not None:
                 self.window.release()
+                self._window_releases += 1
             lease.release()
 
     def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
