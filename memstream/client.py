@@ -25,9 +25,10 @@ embedder's, through the log) join the caller's trace.
 
 from __future__ import annotations
 
+import builtins
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -114,7 +115,9 @@ class MemoryClient:
     def close(self) -> None:
         self._http.close()
 
-    def publish(self, events: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[str]:
+    def publish(
+        self, events: Mapping[str, Any] | Sequence[Mapping[str, Any]]
+    ) -> builtins.list[str]:
         """Publish one event or several; return the accepted event ids. A message
         without ``occurred_at`` happened now."""
         now = datetime.now(UTC).isoformat()
@@ -129,6 +132,28 @@ class MemoryClient:
         payload = {"user_id": user_id, "query": query, **options}
         result: dict[str, Any] = self._call("POST", "/v1/search", json=payload)
         return result
+
+    def list(self, user_id: str, **options: Any) -> dict[str, Any]:
+        """A page of ``user_id``'s memories, newest first: ``{"memories": [...],
+        "next_cursor": ...}``. ``options``: kind, session_id, project_id, after, before
+        (ISO strings), order (``newest`` or ``oldest``), limit, cursor (the
+        ``next_cursor`` of the page before), include_hidden."""
+        params = {"user_id": user_id, **{k: v for k, v in options.items() if v is not None}}
+        for name, value in params.items():
+            if isinstance(value, bool):
+                params[name] = "true" if value else "false"
+        result: dict[str, Any] = self._call("GET", "/v1/memories", params=params)
+        return result
+
+    def all_memories(self, user_id: str, **options: Any) -> Iterator[dict[str, Any]]:
+        """Every memory :meth:`list` gives, page after page."""
+        cursor = options.pop("cursor", None)
+        while True:
+            page = self.list(user_id, cursor=cursor, **options)
+            yield from page["memories"]
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
 
     def context(self, user_id: str, query: str, **options: Any) -> dict[str, Any]:
         """The memory block for an agent about to answer ``query`` (``context`` is None
@@ -156,7 +181,7 @@ class MemoryClient:
         )
         return result
 
-    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+    def history(self, user_id: str, memory_id: str) -> builtins.list[dict[str, Any]]:
         """The memories that replaced one another through this one, oldest first."""
         body = self._call("GET", f"/v1/memories/{memory_id}/history", params={"user_id": user_id})
         return list(body["history"])
@@ -236,7 +261,7 @@ class MemoryClient:
         params: dict[str, Any] = {"user_id": user_id, **({"wait": wait} if wait else {})}
         return dict(self._call("DELETE", path, params=params, timeout=max(60.0, wait + 30.0)))
 
-    def documents(self, user_id: str) -> list[dict[str, Any]]:
+    def documents(self, user_id: str) -> builtins.list[dict[str, Any]]:
         """The user's documents with their status, newest first."""
         found = self._call("GET", "/v1/documents", params={"user_id": user_id})
         return list(found["documents"])

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
+from memstream.client import MemoryClient
 from memstream.testing import WorkerProcess, embedded_broker, free_port, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
@@ -97,6 +98,16 @@ def test_the_command_line_asks_the_server_running_for_its_data_folder(
     assert [r["content"] for r in answers[0]] == [r["content"] for r in answers[1]] == [said]
     counted = _cli("stats", *where, "--user", "carla", "--json")
     assert json.loads(counted.stdout)["memories"] == {"episode": 1}
+
+    # The list of a user's memories: the server's is the one the command makes itself.
+    listed = [
+        _cli("memories", "list", *where, *how, "--user", "carla", "--json")
+        for how in ((), ("--in-process",))
+    ]
+    pages = [json.loads(done.stdout[done.stdout.index("{") :]) for done in listed]
+    assert pages[0] == pages[1] and [m["content"] for m in pages[0]["memories"]] == [said]
+    with MemoryClient(worker.api_url) as client:
+        assert [m["content"] for m in client.all_memories("carla", limit=1)] == [said]
 
     # What the server refuses is one error line, as when the command answers itself.
     for how in ((), ("--in-process",)):

@@ -17,9 +17,11 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import pydantic_core
 
 from memstream.queries.search_documents import SearchRequest, SearchResponse
 from memstream.storage.errors import MemstreamError
@@ -28,6 +30,7 @@ from memstream.streams.settings import Settings
 if TYPE_CHECKING:
     from memstream.client import MemoryClient
     from memstream.operations import Operations
+    from memstream.queries.memory_list import ListRequest
 
 __all__ = [
     "InProcess",
@@ -64,6 +67,8 @@ class MemoryAccess(Protocol):
     ) -> dict[str, Any]: ...
 
     def stats(self, user_id: str | None) -> dict[str, Any]: ...
+
+    def list_memories(self, request: ListRequest) -> dict[str, Any]: ...
 
     def entity(self, user_id: str, name: str) -> dict[str, Any]: ...
 
@@ -128,15 +133,10 @@ def run_closing(open_: Callable[[], _C], call: Callable[[_C], Awaitable[_T]]) ->
 
 
 def plain(document: _T) -> _T:
-    """``document`` as JSON would carry it (dates as ISO 8601 text)."""
-    result: _T = json.loads(json.dumps(document, default=_json_value, ensure_ascii=False))
+    """``document`` as the HTTP API's JSON carries it (times as ISO 8601 text, UTC as
+    ``Z``), so a command answers the same in this process as when it asks a server."""
+    result: _T = json.loads(pydantic_core.to_json(document))
     return result
-
-
-def _json_value(value: object) -> object:
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class InProcess:
@@ -153,6 +153,10 @@ class InProcess:
 
     def search(self, request: SearchRequest) -> SearchResponse:
         return self._run(lambda ops: ops.search(request))
+
+    def list_memories(self, request: ListRequest) -> dict[str, Any]:
+        page = self._run(lambda ops: ops.list_memories(request))
+        return plain({"memories": page.memories, "next_cursor": page.next_cursor})
 
     def context(
         self,
@@ -246,6 +250,14 @@ class OverHttp:
             raise ServerRefused(_explanation(exc.detail)) from None
         except httpx.HTTPError as exc:
             raise ServerRefused(f"the API at {self.url} did not answer: {exc}") from None
+
+    def list_memories(self, request: ListRequest) -> dict[str, Any]:
+        options = {
+            name: value.isoformat() if isinstance(value, datetime) else value
+            for name, value in asdict(request).items()
+            if name != "user_id"
+        }
+        return self._ask(lambda api: api.list(request.user_id, **options))
 
     def search(self, request: SearchRequest) -> SearchResponse:
         options = request.model_dump(mode="json", exclude={"user_id", "query"})

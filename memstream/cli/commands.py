@@ -22,7 +22,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -39,7 +39,7 @@ from memstream.projections.clock import system_clock
 from memstream.projections.codec import problems_of
 from memstream.projections.errors import InvalidQuery
 from memstream.projections.events import in_time_range
-from memstream.queries.search_documents import SearchRequest
+from memstream.queries.search_documents import MEMORY_KINDS, SearchRequest
 from memstream.storage.errors import MemstreamError
 from memstream.streams.settings import EMBEDDERS, Settings
 
@@ -202,6 +202,7 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     )),
     ("Read them", (
         ("search", 'memstream search --user ana "where does she live?"'),
+        ("memories", "memstream memories list --user ana --limit 20"),
         ("context", 'memstream context --user ana "what should I cook for Ana?"'),
         ("entity", "memstream entity --user ana porto"),
         ("explain", "memstream explain --user ana ep-1a2b3c4d"),
@@ -333,6 +334,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--archived", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
+
+    p = command("memories", _memories, "list a user's memories, a page at a time", True)
+    p.add_argument("action", choices=("list",))
+    p.add_argument("--user", required=True)
+    p.add_argument("--kind", choices=MEMORY_KINDS)
+    p.add_argument("--session")
+    p.add_argument("--project")
+    p.add_argument("--after", help="only memories from this time on (ISO 8601)")
+    p.add_argument("--before", help="only memories before this time (ISO 8601)")
+    p.add_argument("--oldest", action="store_true", help="oldest first (newest first otherwise)")
+    p.add_argument("--limit", type=int, default=20, help="memories a page (at most 200)")
+    p.add_argument("--cursor", help="where the page before ended (it prints the next one)")
+    p.add_argument("--all", action="store_true", help="every page, one after the other")
+    p.add_argument("--history", action="store_true", help="superseded and forgotten ones too")
+    p.add_argument("--json", action="store_true")
 
     p = command("jobs", _jobs, "run a lifecycle job once and print what it decided")
     p.add_argument("job", choices=("consolidate", "decay", "reflect", "weak", "archive"))
@@ -702,6 +718,45 @@ def _read_lines(path: str) -> list[bytes]:
         return Path(path).read_bytes().splitlines()
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _memories(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.queries.memory_list import ListRequest  # the tables' names: pyarrow
+
+    access = _access(args, settings)
+    cursor = args.cursor
+    while True:
+        request = ListRequest(
+            user_id=args.user,
+            kind=args.kind,
+            session_id=args.session,
+            project_id=args.project,
+            after=_moment("--after", args.after),
+            before=_moment("--before", args.before),
+            order="oldest" if args.oldest else "newest",
+            limit=args.limit,
+            cursor=cursor,
+            include_hidden=args.history,
+        )
+        page = access.list_memories(request)
+        print(json.dumps(page, default=str) if args.json else render.memory_page(page, args.all))
+        cursor = page["next_cursor"]
+        if not args.all or cursor is None:
+            return 0
+
+
+def _moment(flag: str, value: str | None) -> datetime | None:
+    """The aware time a flag gives (UTC when it names no zone)."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"{flag}: not a date and time, as 2024-05-01T10:00:00Z") from None
+    try:
+        return in_time_range(moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC))
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:

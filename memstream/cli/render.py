@@ -41,6 +41,7 @@ __all__ = [
     "events_json",
     "history",
     "keys_table",
+    "memory_page",
     "published",
     "search_results",
     "stats",
@@ -70,6 +71,24 @@ def search_results(response: SearchResponse) -> str:
         cited = f"  [{r.document.citation}]" if r.document is not None else ""
         fields = [f"{rank:>3}.", f"{r.score:.3f}", when(r.occurred_at), short_id(r.memory_id)]
         lines.append("  ".join(fields) + f"  {who}{r.content}{cold}{cited}")
+    return "\n".join(lines)
+
+
+def memory_page(page: Mapping[str, Any], following: bool = False) -> str:
+    """A page of a user's memories, a line each, and how to ask for the next page."""
+    lines = []
+    for m in page["memories"]:
+        who = f"{m['speaker']}: " if m.get("speaker") else ""
+        marks = [mark for mark in ("archived",) if m.get("archived")]
+        if m.get("state", "current") != "current":
+            marks.append(m["state"])
+        shown = f" ({', '.join(marks)})" if marks else ""
+        fields = [when(m["occurred_at"]), f"{m['kind']:<10}", short_id(m["memory_id"])]
+        lines.append("  ".join(fields) + f"  {who}{m['content']}{shown}")
+    if not lines:
+        lines.append("no memories")
+    if page.get("next_cursor") and not following:
+        lines.append(f"more: --cursor {page['next_cursor']}")
     return "\n".join(lines)
 
 

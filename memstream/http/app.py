@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import asdict
 from importlib.metadata import version
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
@@ -38,11 +38,14 @@ from memstream.http.metering import Metering
 from memstream.http.timing import server_timing
 from memstream.mcp.http import mcp_route
 from memstream.operations import Operations
+from memstream.operations.application import MAX_LISTED
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH, parse_body
 from memstream.operations.results import erasure_document
 from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
+from memstream.queries.memory_list import ListRequest
 from memstream.queries.search import SearchRequest, SearchResponse
+from memstream.queries.search_documents import MEMORY_KINDS
 from memstream.queries.stats import lag
 from memstream.streams.settings import Settings
 from memstream.streams.telemetry import tracing
@@ -54,6 +57,9 @@ from memstream.tenancy.limits import Buckets, Limit
 __all__ = ["ContextRequest", "create_app", "guard_for"]
 
 USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
+_KINDS = "^(" + "|".join(MEMORY_KINDS) + ")$"
+_AFTER = Query(None, description="memories that occurred at or after this time")
+_BEFORE = Query(None, description="memories that occurred before this time")
 #: A memory id in a path: ``{memory_id:text}`` in the route, so an id holding ``/`` (which
 #: the identifier rule allows, sent as ``%2F`` or as it is) or a line break (which it
 #: refuses) reaches its route and gets that route's answer.
@@ -213,6 +219,39 @@ def create_app(
         who.writes(body.user_id)
         done = await ops.remember(body.model_dump(exclude_none=True), who.caller())
         return {"accepted": done.event_ids, "memory_id": done.memory_id}
+
+    @app.get("/v1/memories", responses=errors(*_READ))
+    async def list_memories(
+        user_id: str = USER,
+        kind: str | None = Query(None, pattern=_KINDS),
+        session_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        project_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        after: UtcDateTime | None = _AFTER,
+        before: UtcDateTime | None = _BEFORE,
+        order: Literal["newest", "oldest"] = "newest",
+        limit: int = Query(50, ge=1, le=MAX_LISTED),
+        cursor: str | None = Query(None, max_length=2000, pattern=r"^[A-Za-z0-9_-]+$"),
+        include_hidden: bool = Query(False, description="superseded and forgotten too"),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """The user's memories a page at a time, newest (or oldest) first, archived ones
+        included and marked; ``next_cursor`` gives the next page, which memories added
+        meanwhile never shift."""
+        who.reads(user_id)
+        request = ListRequest(
+            user_id=user_id,
+            kind=kind,
+            session_id=session_id,
+            project_id=project_id,
+            after=after,
+            before=before,
+            order=order,
+            limit=limit,
+            cursor=cursor,
+            include_hidden=include_hidden,
+        )
+        page = await ops.list_memories(request)
+        return {"memories": page.memories, "next_cursor": page.next_cursor}
 
     @app.get("/v1/memories/weak", responses=errors(*_READ, 503))
     async def weak_memories(user_id: str = USER, who: Principal = WHO) -> dict[str, Any]:

@@ -57,15 +57,23 @@ from memstream.projections.context import Assembly, assemble, complexity
 from memstream.projections.digest import digest_tables
 from memstream.projections.documents import document_key
 from memstream.projections.errors import InvalidEvent, InvalidQuery
-from memstream.projections.events import DocumentRemoved, Event, MemoryAccessed, MemoryRestored
+from memstream.projections.events import (
+    DocumentRemoved,
+    Event,
+    MemoryAccessed,
+    MemoryRestored,
+    in_time_range,
+)
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.projections.scope import plain_text, scope_filter, valid_identifier, valid_tag
 from memstream.projections.short_ids import looks_short, prefix_range, short_id
 from memstream.projections.vectors import vectors_table
 from memstream.queries.context import context_candidates
 from memstream.queries.explain import explanation
+from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
 from memstream.queries.search import Searcher, SearchRequest, SearchResponse
+from memstream.queries.search_documents import MEMORY_KINDS
 from memstream.queries.stats import stats as compute_stats
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.event_archive import EventArchive
@@ -118,6 +126,8 @@ Job = Literal["consolidate", "decay", "reflect"]
 LogEnd = tuple[dict[tuple[str, int], int] | None, str | None]
 _T = TypeVar("_T")
 
+#: The most memories one page of a list holds.
+MAX_LISTED = 200
 #: Seconds a wait for a document no one has seen gives it to appear (just submitted).
 UNKNOWN_DOCUMENT_WAIT = 5.0
 
@@ -812,6 +822,36 @@ class Operations:
             if user_id is not None:
                 self._audited(caller, job, user_id, 202, events=len(events))
         return JobReport(events, failed, publish)
+
+    async def list_memories(self, request: ListRequest) -> MemoryPage:
+        """A page of the user's memories (see :mod:`memstream.queries.memory_list`).
+
+        Raises:
+            InvalidQuery: a malformed id, kind, limit or cursor.
+        """
+        valid_identifier("user_id", request.user_id)
+        for name in ("session_id", "project_id"):
+            value = getattr(request, name)
+            if value is not None:
+                valid_identifier(name, value)
+        if request.kind is not None and request.kind not in MEMORY_KINDS:
+            raise InvalidQuery(f"kind: must be one of {', '.join(MEMORY_KINDS)}")
+        if not 1 <= request.limit <= MAX_LISTED:
+            raise InvalidQuery(f"limit: must be from 1 to {MAX_LISTED}")
+        for name in ("after", "before"):
+            moment = getattr(request, name)
+            try:
+                if moment is not None:
+                    in_time_range(moment)
+            except ValueError as exc:
+                raise InvalidQuery(f"{name}: {exc}") from None
+        if self._store is not None:
+            await self._blocking(self._store.refresh)
+        try:
+            store = self.store
+        except NotFound:  # no projections yet: nothing to list
+            return MemoryPage([], None)
+        return await self._blocking(list_memories, store, request)
 
     async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:
         """The user's memories near the prune threshold, weakest first."""
