@@ -154,8 +154,9 @@ def test_good_events_beside_edge_dates_are_applied(worker: WorkerProcess) -> Non
 def test_the_openapi_document_tells_the_truth(worker: WorkerProcess) -> None:
     """schemathesis, every check: no server error, every status code and body as
     documented, schema-valid requests accepted and schema-violating ones refused, with
-    the two exceptions ``tests/schemathesis.toml`` gives and explains (a resource just
-    accepted is readable a moment later; a multipart form's fields are all text)."""
+    the exceptions ``tests/schemathesis.toml`` gives and explains (a resource just
+    accepted is readable a moment later; a multipart form's fields are all text; a
+    list's cursor is opaque)."""
     import subprocess
     import sys
     from pathlib import Path as FilePath
