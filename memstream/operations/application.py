@@ -623,6 +623,8 @@ class Operations:
             lambda r: r["status"] in DOCUMENT_DONE and checksum in (None, r["checksum"]),
             checksum is None,
         )
+        if wait_seconds and row is not None and row["status"] in DOCUMENT_DONE:
+            self._searches_see_now(user_id)
         if checksum is not None and (row is None or row["checksum"] != checksum):
             return received_view(user_id, document_id, checksum)  # accepted, not applied yet
         if row is None:
@@ -650,6 +652,13 @@ class Operations:
             if (row is not None and done(row)) or unknown or waited >= wait_seconds:
                 return row
             await asyncio.sleep(0.2)
+
+    def _searches_see_now(self, user_id: str) -> None:
+        """Searches answered here from now on see what a wait saw applied (a document
+        indexed or removed), not the user's memories as held in memory a moment ago
+        (they are read again at the user's next search)."""
+        if self._searcher is not None:
+            self._searcher.forget(user_id)
 
     async def remove_document(
         self,
@@ -693,8 +702,8 @@ class Operations:
                 user_id, document_id, wait_seconds, lambda r: r["status"] == "removed", False
             )
             answer["document"] = document_view(row) if row is not None else None
-            if row is not None and row["status"] == "removed" and self._searcher is not None:
-                self._searcher.forget(user_id)  # searches here see the removal from now on
+            if row is not None and row["status"] == "removed":
+                self._searches_see_now(user_id)
         return answer
 
     async def documents(self, user_id: str) -> list[dict[str, Any]]:
