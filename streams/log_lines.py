@@ -5,7 +5,9 @@ aiokafka, the MCP server, uvicorn, httpx) only their warnings and errors, unless
 ``log_level`` is ``DEBUG``: their INFO lines (supervisors starting, group joins, topic
 subscriptions) are how they work, not news. faust's "stream has not started processing"
 and "has not committed" errors are left out: they fire on partitions that simply have no
-traffic; a partition that really stalls is reported by memstream's own watch
+traffic; so are its "no fetch request since start" errors, which it measures from the
+consumer's start, so that a partition a rebalance assigns later is reported before its
+first fetch; a partition that really stalls is reported by memstream's own watch
 (:mod:`memstream.streams.telemetry.lag`). ``log_format="json"`` writes one JSON object per line
 (``python-json-logger``).
 
@@ -66,6 +68,10 @@ _IDLE_STREAM_MARKERS = (
     "Stream stopped processing, or is slow",
     "Has not committed",
     "Highwater not yet available",
+    # measured from the consumer's start, not the partition's assignment: a partition
+    # a rebalance assigns later than the threshold is reported before its first fetch
+    "has not sent fetch request for %r since start",
+    "has not received fetch response for %r since start",
 )
 
 

@@ -272,6 +272,10 @@ logging.getLogger("memstream.streams.worker").info("ready: %s", "HTTP API on htt
 logging.getLogger("faust.transport.drivers.aiokafka").error(
     "Stream has not started processing %r (started %s).", "TP(topic='memory.lifecycle')", "5 min"
 )
+logging.getLogger("faust.transport.drivers.aiokafka").error(
+    "Aiokafka has not sent fetch request for %r since start (started %s)",
+    "TP(topic='memory.documents', partition=7)", "14.00 seconds ago",
+)
 logging.getLogger("aiokafka.consumer.group_coordinator").warning(
     "Heartbeat failed for group %s because it is rebalancing", "memstream"
 )
