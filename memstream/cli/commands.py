@@ -22,7 +22,7 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -731,8 +731,8 @@ def _memories(args: argparse.Namespace, settings: Settings) -> int:
             kind=args.kind,
             session_id=args.session,
             project_id=args.project,
-            after=_moment("--after", args.after),
-            before=_moment("--before", args.before),
+            after=_time_arg(args.after, "--after"),
+            before=_time_arg(args.before, "--before"),
             order="oldest" if args.oldest else "newest",
             limit=args.limit,
             cursor=cursor,
@@ -743,20 +743,6 @@ def _memories(args: argparse.Namespace, settings: Settings) -> int:
         cursor = page["next_cursor"]
         if not args.all or cursor is None:
             return 0
-
-
-def _moment(flag: str, value: str | None) -> datetime | None:
-    """The aware time a flag gives (UTC when it names no zone)."""
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(f"{flag}: not a date and time, as 2024-05-01T10:00:00Z") from None
-    try:
-        return in_time_range(moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC))
-    except ValueError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
 
 
 def _search(args: argparse.Namespace, settings: Settings) -> int:
