@@ -148,12 +148,14 @@ class EntityMention:
 
 @dataclass(frozen=True, slots=True)
 class MentionSeen:
-    """A mention with its owner, the message's time and log position."""
+    """A mention with its owner, the message's time and log position, and the memory
+    the message became."""
 
     user_id: str
     mention: EntityMention
     seen_at: datetime
     position: LogPosition
+    memory_id: str = ""
 
     @property
     def entity_id(self) -> str:

@@ -146,15 +146,21 @@ def rows_to_insert(batch: Iterable[LoggedEvent]) -> list[Row]:
 
 
 def rows_and_mentions(batch: Iterable[LoggedEvent]) -> tuple[list[Row], list[MentionSeen]]:
-    """The rows to insert if absent, and every entity mention, in log order."""
+    """The rows to insert if absent, and the entity mentions of their messages, in log
+    order (a message sent twice in the batch mentions its entities once)."""
     chosen: dict[str, Row] = {}
     seen: list[MentionSeen] = []
     for logged in batch:
         mentions = logged.mentions()
         row = episode_row(logged.event, logged.position, mentions)
-        chosen.setdefault(row["memory_id"], row)
+        memory_id = row["memory_id"]
+        if memory_id in chosen:
+            continue
+        chosen[memory_id] = row
         seen.extend(
-            MentionSeen(logged.event.user_id, m, logged.event.occurred_at, logged.position)
+            MentionSeen(
+                logged.event.user_id, m, logged.event.occurred_at, logged.position, memory_id
+            )
             for m in mentions
         )
     return list(chosen.values()), seen

@@ -271,15 +271,19 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         """The LanceDB table called ``name``."""
         return self._tables[name]
 
-    def insert_absent(self, name: str, rows: Rows) -> None:
+    def insert_absent(self, name: str, rows: Rows) -> int:
         """Insert the rows whose key is not in the table yet; existing rows are untouched.
-        Of rows sharing a key (an event applied twice in one batch), the first is kept."""
+        Of rows sharing a key (an event applied twice in one batch), the first is kept.
+        Answers how many rows were inserted."""
         if not len(rows):
-            return
+            return 0
         key = KEYS[name]
         data = _first_of_each_key(self._as_table(name, rows), key)
         table = self._tables[name]
-        self.retrying(lambda: table.merge_insert(key).when_not_matched_insert_all().execute(data))
+        result = self.retrying(
+            lambda: table.merge_insert(key).when_not_matched_insert_all().execute(data)
+        )
+        return int(getattr(result, "num_inserted_rows", data.num_rows))
 
     def drop_duplicate_keys(self, name: str) -> int:
         """Keep one row of each key that has several; answers how many rows went.

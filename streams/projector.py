@@ -44,7 +44,7 @@ from memstream.projections.archiving import (
 from memstream.projections.clock import Clock
 from memstream.projections.derived import derived_row
 from memstream.projections.documents import DocumentEvent, apply_documents, document_key
-from memstream.projections.entities import fold_mentions
+from memstream.projections.entities import MentionSeen, fold_mentions
 from memstream.projections.events import MemoryArchived, UserErased
 from memstream.projections.memory_state import StateChange, merge_states, slot_links, state_id
 from memstream.projections.sessions import (
@@ -470,13 +470,16 @@ class Projector:
         self.store.insert_absent(
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
         )
-        self._insert(prepared.rows)
+        inserted = self._insert(prepared.rows)
         self._add_vectors(prepared.vectors)
-        if prepared.mentions:
+        mentions = prepared.mentions
+        if mentions and inserted < len(prepared.rows):
+            mentions = self._mentions_of_new_messages(mentions)
+        if mentions:
             self._fold(
                 ENTITIES,
-                (m.entity_id for m in prepared.mentions),
-                lambda rows: fold_mentions(rows, prepared.mentions),
+                (m.entity_id for m in mentions),
+                lambda rows: fold_mentions(rows, mentions),
             )
         if prepared.accesses:
             self._fold(
@@ -790,10 +793,28 @@ class Projector:
                 self._watermarks[key] = at
                 self._unsaved_watermarks[key] = at
 
-    def _insert(self, rows: list[dict[str, object]] | pa.Table) -> None:
+    def _mentions_of_new_messages(self, mentions: list[MentionSeen]) -> list[MentionSeen]:
+        """The mentions of messages this record made a memory of. A message already
+        stored from another record (sent again with the same event id: a retry, an
+        import) mentions nothing again; a memory stored from this very record (the
+        batch applied again after a crash) does, and the entities' guard counts it once."""
+        ids = sorted({m.memory_id for m in mentions})
+        columns = ["memory_id", "log_epoch", "log_partition", "log_offset"]
+        made_at = {
+            r["memory_id"]: (r["log_epoch"], r["log_partition"], r["log_offset"])
+            for r in self.store.by_ids(MEMORIES, ids, columns)
+        }
+        return [
+            m
+            for m in mentions
+            if made_at.get(m.memory_id, _HERE)
+            in (_HERE, (m.position.log_epoch, m.position.partition, m.position.offset))
+        ]
+
+    def _insert(self, rows: list[dict[str, object]] | pa.Table) -> int:
+        """Insert the memories not stored yet; answers how many were."""
         if self._written is None:
-            self.store.insert_absent(MEMORIES, rows)
-            return
+            return self.store.insert_absent(MEMORIES, rows)
         table = (
             rows
             if isinstance(rows, pa.Table)
@@ -805,6 +826,11 @@ class Projector:
         if len(keep) < len(ids):
             table = table.take(pa.array(keep, type=pa.int64()))
         self.store.append(MEMORIES, table)
+        return len(keep)
+
+
+#: Stands for "no memory stored before" in :meth:`Projector._mentions_of_new_messages`.
+_HERE: tuple[object, ...] = ()
 
 
 def _dead_letter_row(dead: DeadLetter, now: datetime) -> dict[str, object]:

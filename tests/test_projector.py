@@ -17,7 +17,7 @@ from memstream.projections.codec import encode
 from memstream.storage.event_archive import EventArchive
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import DEAD_LETTERS, MEMORIES
+from memstream.storage.lance_tables import DEAD_LETTERS, ENTITIES, MEMORIES
 from memstream.storage.log_records import LogPosition, LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
@@ -82,6 +82,30 @@ def test_republished_event_id_is_stored_once(store: ProjectionStore) -> None:
     again = [record(10 + r.offset, r.value) for r in messages(3)]
     assert p.apply(again).skipped == 0
     assert store.count(MEMORIES) == 3
+
+
+def _mentions(store: ProjectionStore) -> dict[str, int]:
+    return {r["canonical_name"]: r["mention_count"] for r in store.scan(ENTITIES).to_pylist()}
+
+
+@pytest.mark.parametrize("replaying", [False, True])
+def test_a_message_sent_again_mentions_its_entities_once(
+    store: ProjectionStore, replaying: bool
+) -> None:
+    """A retried publish or an import stores a message again under a new offset: its
+    entities are counted once; the same record applied again (after a crash, before
+    the checkpoint) is counted once too."""
+    said = encode(message(event_id="m1", user_id="ana", content="I met Maria in Porto."))
+    other = encode(message(event_id="m2", user_id="ana", content="Then I called Maria again."))
+    p = Projector(store, "memstream", FakeClock(T0), sole_writer_of_empty_store=replaying)
+    p.apply([record(0, said)])
+    assert _mentions(store) == {"Maria": 1, "Porto": 1}
+    p.apply([record(1, said), record(2, other), record(3, said)])
+    assert _mentions(store) == {"Maria": 2, "Porto": 1}
+    if not replaying:  # records written before a crash, read again (no checkpoint of them)
+        again = Projector(store, "restarted", FakeClock(T0))
+        again.apply([record(2, other), record(3, said), record(4, said)])
+        assert _mentions(store) == {"Maria": 2, "Porto": 1}
 
 
 def test_a_replay_of_a_log_with_republished_duplicates_writes_each_row_once(
