@@ -212,6 +212,24 @@ class MemoryClient:
         result: dict[str, Any] = self._call("DELETE", f"/v1/users/{user_id}", timeout=300.0)
         return result
 
+    def export(self, user_id: str, format: str = "events") -> Iterator[bytes]:
+        """Everything memstream holds of ``user_id`` (a tenant admin key's call), in
+        ``format`` (events, json or markdown), a piece at a time as the server streams it."""
+        request = self._http.build_request(
+            "GET", f"/v1/users/{user_id}/export", params={"format": format}, timeout=300.0
+        )
+        try:
+            response = self._http.send(request, stream=True)
+        except httpx.ConnectError as exc:
+            raise MemstreamUnreachable(self.url, _reason(exc)) from None
+        try:
+            if response.status_code >= 400:
+                response.read()
+                raise MemstreamAPIError(response.status_code, response.json().get("detail"))
+            yield from response.iter_bytes()
+        finally:
+            response.close()
+
     def add_document(
         self,
         user_id: str,

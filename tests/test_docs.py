@@ -38,6 +38,7 @@ PAGES = (
     "docs/security.md",
     "docs/lifecycle.md",
     "docs/cli.md",
+    "docs/portability.md",
     "docs/search.md",
     "docs/durability.md",
     "docs/deployment.md",
@@ -160,7 +161,7 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     assert "[lease.md, p. 1, §Renewal]" in documents
     assert "document lease.md removed (its chunks and facts)" in documents
     assert document_client.split() == ["indexed", "Lease", "notes,", "p.", "1", "[]"]
-    agents, mcp_over_http = outputs["docs/agents.md"]
+    agents, mcp_over_http, hooks = outputs["docs/agents.md"]
     keys, erasure = outputs["docs/security.md"]
     (commands,) = outputs["docs/lifecycle.md"]
     assert "acme" in keys and "support bot" in keys and "admin" in keys
@@ -173,4 +174,7 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     assert "[preference] Ana's cat Miso likes tuna." in agents or "Miso likes tuna" in agents
     assert '"context":"## What is known' in agents and "confidence now" in agents
     assert "'search_memory', 'get_context'" in mcp_over_http and "Miso" in mcp_over_http
+    installed, injected = hooks.splitlines()
+    assert "shop/.claude/settings.json: memstream hooks at SessionStart" in installed
+    assert "tuna" in json.loads(injected)["hookSpecificOutput"]["additionalContext"]
     assert "Vitaly works at Red Kite Studio." in commands and "superseded" in commands

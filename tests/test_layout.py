@@ -115,7 +115,7 @@ def test_imports_point_down_the_layers(module: str) -> None:
 
 
 def test_only_the_front_doors_import_the_front_doors() -> None:
-    doors = ("memstream.cli.", "memstream.http.", "memstream.mcp.")
+    doors = ("memstream.cli.", "memstream.http.", "memstream.mcp.", "memstream.hooks.")
     for module in ALL_MODULES:
         if f"{module}.".startswith(doors) or module in ("memstream.__main__", "memstream.testing"):
             continue

@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from memstream.client import MemoryClient
 from memstream.http.guard import FORBIDDEN
 from memstream.tenancy.keys import KeyStore
 from memstream.testing import WorkerProcess, wait_until
@@ -113,6 +114,7 @@ def _endpoints(user: str, memory: str) -> list[tuple[str, str, Any, dict[str, An
         ("POST", f"/v1/memories/{memory}/forget", {"user_id": user}, {}),
         ("POST", "/v1/memories", {"user_id": user, "content": "Bob owns nothing."}, {}),
         ("POST", "/v1/events", [_event(user, 9, "I gave my pet away.")], {}),
+        ("GET", f"/v1/users/{quote(user, safe='')}/export", None, {"format": "markdown"}),
         ("DELETE", f"/v1/users/{quote(user, safe='')}", None, {}),
     ]
 
@@ -136,6 +138,12 @@ def test_a_key_of_one_tenant_gets_403_on_every_endpoint_of_another_alike(
     assert d.call("acme", "GET", "/v1/stats").status_code == 403  # every tenant's counts
     own = d.call("acme", "DELETE", "/v1/users/acme:ana")  # a write key erases no one
     assert own.status_code == 403 and "admin key" in own.json()["detail"]
+    export = d.call("acme", "GET", "/v1/users/acme:ana/export")  # nor exports anyone
+    assert export.status_code == 403 and "exporting a user needs an admin key" in export.text
+    with MemoryClient(d.worker.api_url, api_key=d.tokens["acme-admin"]) as admin:
+        lines = b"".join(admin.export("acme:ana")).decode().splitlines()
+    assert json.loads(lines[0])["user_id"] == "acme:ana"
+    assert "quokka tea" in lines[1] and SECRET not in "".join(lines)  # decrypted, hers alone
     mcp = httpx.post(
         f"{d.worker.api_url}/mcp",
         params={"user_id": "globex:bob"},
@@ -314,7 +322,6 @@ def test_a_tenants_stats_say_only_what_is_its_users(deployment: Deployment) -> N
 
 def test_a_user_whose_id_holds_a_slash_can_be_erased(deployment: Deployment) -> None:
     """Every spelling of the path reaches the route; keys are checked before anything."""
-    from memstream.client import MemoryClient
 
     d = deployment
     users = ["acme:support/bob", "acme:support/carol/x", "acme:a.b/../c"]

@@ -35,6 +35,8 @@ from memstream.cli.backends import (
     memory_access,
     run_closing,
 )
+from memstream.cli.progress import counting
+from memstream.portability.exports import EXPORT_FORMATS
 from memstream.projections.clock import system_clock
 from memstream.projections.codec import problems_of
 from memstream.projections.errors import InvalidQuery
@@ -226,11 +228,16 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("switch", "memstream switch /tmp/rebuilt"),
         ("digest", "memstream digest --tables"),
     )),
+    ("Take them out, bring them in", (
+        ("export", "memstream export --user ana --format markdown -o ana.md"),
+        ("import", "memstream import --user ana conversations.json"),
+    )),
     ("Watch it", (
         ("top", "memstream top --metrics http://127.0.0.1:8788"),
     )),
     ("Agents and access", (
         ("mcp", "memstream mcp --user ana --print-config"),
+        ("hook", "memstream hook install claude-code --user ana"),
         ("keys", "memstream keys create --tenant acme --role write"),
     )),
 )  # fmt: skip
@@ -431,6 +438,15 @@ def _parser() -> argparse.ArgumentParser:
         "Code or Cursor, and exit",
     )
 
+    p = command(
+        "hook",
+        _hook,
+        "what a coding agent's hooks run: context in at each prompt, the transcript's "
+        "turns out at stop (memstream hook install claude-code writes the settings)",
+    )
+    p.add_argument("event", help="session-start, prompt, stop, pre-compact, session-end, install")
+    p.add_argument("options", nargs=argparse.REMAINDER)
+
     p = command("context", _context, "the memory block for an agent about to answer QUERY", True)
     p.add_argument("--user", required=True)
     p.add_argument("--project")
@@ -524,6 +540,26 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("digest", _digest, "print a digest of the projected state")
     p.add_argument("--tables", action="store_true", help="also one digest per table")
+    p.add_argument("--user", help="of this user's rows only (what an export and import keep)")
+
+    p = command(
+        "export",
+        _export,
+        "export everything memstream holds of a user: its events (to import elsewhere), "
+        "a Markdown dossier, or the projections as JSON",
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="events")
+    p.add_argument("-o", "--output", help="the file to write (default: standard output)")
+
+    p = command(
+        "import",
+        _import,
+        "import a memstream events export, a ChatGPT or Claude data export, or a Mem0 "
+        "export of memories for a user (importing the same file again changes nothing)",
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("file", help="the file (conversations.json, an export's .zip, ...), or -")
     parser.epilog = _by_task(helps)
     return parser
 
@@ -993,6 +1029,14 @@ def _print_mcp_config(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _hook(args: argparse.Namespace, settings: Settings) -> int:
+    """Reached only through ``main`` here (``memstream`` itself hands ``hook`` to the
+    hook runner before anything else loads)."""
+    from memstream.hooks.runner import main as hook
+
+    return hook([args.event, *args.options])
+
+
 def _context(args: argparse.Namespace, settings: Settings) -> int:
     now = _time_arg(args.now, "--now")
     block = _access(args, settings).context(args.user, args.query, args.project, args.budget, now)
@@ -1082,9 +1126,53 @@ def _switch(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _digest(args: argparse.Namespace, settings: Settings) -> int:
-    total, tables = _run(settings, lambda ops: ops.digest())
+    total, tables = _run(settings, lambda ops: ops.digest(args.user))
     print(total)
     if args.tables:
         for name, (rows, digest) in tables.items():
             print(f"{name} {rows} {digest}")
+    return 0
+
+
+def _export(args: argparse.Namespace, settings: Settings) -> int:
+    """Stream the export to the file (with a progress line on a terminal) or stdout."""
+    from memstream.operations import Operations
+
+    ops = Operations(settings)
+    what = "events" if args.format == "events" else "memories"
+    with counting(f"exporting {args.user}", what) as count:
+        pieces = ops.export(args.user, args.format, counted=count)
+        if args.output is None:
+            for piece in pieces:
+                sys.stdout.buffer.write(piece)
+            sys.stdout.buffer.flush()
+            return 0
+        target = Path(args.output)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with partial.open("wb") as out:
+                for piece in pieces:
+                    out.write(piece)
+            partial.replace(target)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+    _say(f"exported {args.user} ({args.format}) to {args.output}")
+    return 0
+
+
+def _import(args: argparse.Namespace, settings: Settings) -> int:
+    if args.file == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(args.file).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
+    with counting(f"importing for {args.user}", "events published") as count:
+        report = _run(
+            settings,
+            lambda ops: ops.import_file(args.user, data, progress=lambda done, _: count(done)),
+        )
+    _say(render.imported(report))
     return 0

@@ -26,6 +26,7 @@ from memstream.projections.short_ids import short_id
 from memstream.queries.search_documents import SearchResponse
 
 if TYPE_CHECKING:
+    from memstream.operations.transfer import ImportReport
     from memstream.projections.coldness import ColdDecision
     from memstream.streams.publisher import CheckedLine
 
@@ -40,6 +41,7 @@ __all__ = [
     "erasure",
     "events_json",
     "history",
+    "imported",
     "keys_table",
     "memory_page",
     "published",
@@ -288,3 +290,14 @@ def keys_table(document: Mapping[str, Any]) -> str:
         + (f"  {k['name']}" if k["name"] else "")
         for k in keys
     )
+
+
+def imported(report: ImportReport) -> str:
+    """What an import did, and each entry it skipped (by position)."""
+    lines = [
+        f"imported {report.shape}: {report.published:,} events published"
+        + (f", {report.originals} document originals stored" if report.originals else "")
+        + (f"; {len(report.skipped)} entries skipped:" if report.skipped else "")
+    ]
+    lines += [f"  {s.position}: {s.reason}" for s in report.skipped]
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.encoders import jsonable_encoder
+from fastapi.responses import StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.convertors import PathConvertor, register_url_convertor
@@ -41,6 +42,7 @@ from memstream.operations import Operations
 from memstream.operations.application import MAX_LISTED
 from memstream.operations.intake import MAX_EVENTS_PER_PUBLISH, parse_body
 from memstream.operations.results import erasure_document
+from memstream.portability.exports import MEDIA_TYPES, ExportFormat
 from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import IDENTIFIER_PATTERN, Identifier, UtcDateTime
 from memstream.queries.memory_list import ListRequest
@@ -64,6 +66,8 @@ _BEFORE = Query(None, description="memories that occurred before this time")
 #: the identifier rule allows, sent as ``%2F`` or as it is) or a line break (which it
 #: refuses) reaches its route and gets that route's answer.
 MEMORY = Path(pattern=IDENTIFIER_PATTERN, max_length=200)
+#: The file name suffix of each export format.
+_SUFFIXES = {"events": "jsonl", "json": "json", "markdown": "md"}
 #: The actions a path can name after a memory id.
 _ACTIONS = ("history", "explain", "confirm", "correct", "forget", "restore")
 
@@ -75,6 +79,20 @@ class _TextConvertor(PathConvertor):
     regex = r"[\s\S]+"
 
 
+class _MaybeTextConvertor(PathConvertor):
+    """``text``, or none: an empty user id in ``/v1/users//export`` reaches the export
+    route, whose identifier rule answers it (422), not the erase route (405)."""
+
+    regex = r"[\s\S]*"
+
+
+class _UserIdConvertor(PathConvertor):
+    """A user id that may hold ``/`` but does not end in ``/export``: that path is the
+    export's alone (its ``Allow`` lists its methods)."""
+
+    regex = r"(?:(?!/export$)[\s\S])+"
+
+
 class _MemoryIdConvertor(PathConvertor):
     """A memory id that may hold ``/`` but does not end in ``/<action>``: the path of
     an action on a memory is that action's alone (its ``Allow`` lists its methods)."""
@@ -83,6 +101,8 @@ class _MemoryIdConvertor(PathConvertor):
 
 
 register_url_convertor("text", _TextConvertor())
+register_url_convertor("maybe_text", _MaybeTextConvertor())
+register_url_convertor("user_id", _UserIdConvertor())
 register_url_convertor("memory_id", _MemoryIdConvertor())
 
 
@@ -372,7 +392,7 @@ def create_app(
         return await ops.stats(user_id)
 
     @app.delete(
-        "/v1/users/{user_id:text}",
+        "/v1/users/{user_id:user_id}",
         responses={
             **errors(*_WRITE),
             202: {"description": "The keys are destroyed; the rows are still being dropped"},
@@ -394,6 +414,38 @@ def create_app(
         done = await ops.erase(user_id, caller=who.caller())
         response.status_code = 200 if done.complete else 202
         return erasure_document(done)
+
+    @app.get(
+        "/v1/users/{user_id:maybe_text}/export",
+        responses={
+            **errors(401, 403, 404, 422),
+            200: {
+                "description": "The export, streamed: JSON lines (events), a JSON "
+                "document (json) or Markdown (markdown)",
+                "content": {media: {} for media in MEDIA_TYPES.values()},
+            },
+        },
+        response_class=StreamingResponse,
+    )
+    async def export_user(
+        user_id: str = Path(pattern=IDENTIFIER_PATTERN, max_length=200),
+        format: ExportFormat = "events",
+        who: Principal = WHO,
+    ) -> StreamingResponse:
+        """Everything memstream holds of a user (a tenant admin key): ``events``, the
+        user's events as JSON lines, which ``memstream import`` turns back into the same
+        memory in another store; ``json``, the user's rows of every projection;
+        ``markdown``, a dossier to read. Streamed as it is read."""
+        who.reads(user_id)
+        if who.key is not None:
+            who.admin("exporting a user")
+        pieces = ops.export(user_id, format, caller=who.caller())
+        name = f"{user_id.replace('/', '_')}.{_SUFFIXES[format]}"
+        return StreamingResponse(
+            pieces,
+            media_type=MEDIA_TYPES[format],
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     @app.post("/v1/keys", status_code=201, responses=errors(401, 403, 422))
     async def create_key(body: _NewKey, who: Principal = WHO) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from memstream.models.embedders import Embedder
 from memstream.models.language_models import JsonModel
 from memstream.models.tokens import count_tokens
-from memstream.operations import commands
+from memstream.operations import commands, transfer
 from memstream.operations.admission import ReadAdmission
 from memstream.operations.callers import LOCAL, Caller
 from memstream.operations.documents import (
@@ -49,6 +49,8 @@ from memstream.operations.results import (
 )
 from memstream.operations.sinks import BrokerSink, EventSink
 from memstream.operations.stores import open_store
+from memstream.portability.exports import EXPORT_FORMATS, ExportFormat
+from memstream.portability.imports import read_import
 from memstream.projections.archiving import archive_id
 from memstream.projections.clock import Clock, system_clock
 from memstream.projections.codec import problems_of
@@ -75,6 +77,7 @@ from memstream.queries.profiles import entity_profile, memory_document, memory_h
 from memstream.queries.search import Searcher, SearchRequest, SearchResponse
 from memstream.queries.search_documents import MEMORY_KINDS
 from memstream.queries.stats import stats as compute_stats
+from memstream.queries.user_state import user_digest
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.event_archive import EventArchive
 from memstream.storage.filesystems import Location
@@ -426,8 +429,12 @@ class Operations:
             return None, None
         return {(MESSAGES, p): off for p, off in ends.items()}, epoch
 
-    async def digest(self) -> tuple[str, dict[str, tuple[int, str]]]:
-        """The state digest, and per state table its row count and digest."""
+    async def digest(self, user_id: str | None = None) -> tuple[str, dict[str, tuple[int, str]]]:
+        """The state digest, and per state table its row count and digest; of one user's
+        rows (see :mod:`memstream.queries.user_state`), or of the whole store."""
+        if user_id is not None:
+            valid_identifier("user_id", user_id)
+            return await self._blocking(user_digest, self.store, user_id)
 
         def compute() -> tuple[str, dict[str, tuple[int, str]]]:
             tables = {name: self.store.scan(name).to_pylist() for name in STATE_TABLES}
@@ -861,6 +868,71 @@ class Operations:
         except NotFound:  # no projections yet: nothing to list
             return MemoryPage([], None)
         return await self._blocking(list_memories, store, request)
+
+    # -- export and import ------------------------------------------------------------------
+
+    def export(
+        self,
+        user_id: str,
+        export_format: ExportFormat,
+        counted: Callable[[int], None] | None = None,
+        caller: Caller = LOCAL,
+    ) -> Iterator[bytes]:
+        """The user's export, a piece at a time, produced as it is read (see
+        :mod:`memstream.operations.transfer`); ``counted`` follows its progress.
+
+        Raises:
+            InvalidQuery: a malformed user id or an unknown format.
+        """
+        valid_identifier("user_id", user_id)
+        if export_format not in EXPORT_FORMATS:
+            raise InvalidQuery(f"format: must be one of {', '.join(EXPORT_FORMATS)}")
+        self._audited(caller, "export", user_id, 200, format=export_format)
+
+        opened: ProjectionStore | None = None
+        if export_format != "events":  # opened now: a refusal comes before any byte
+            opened = self.store
+            opened.refresh()
+
+        def store() -> ProjectionStore:
+            assert opened is not None
+            return opened
+
+        return transfer.export_stream(
+            self.settings, store, user_id, export_format, self.clock(), counted
+        )
+
+    async def import_file(
+        self,
+        user_id: str,
+        data: bytes,
+        caller: Caller = LOCAL,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> transfer.ImportReport:
+        """Import a file for ``user_id`` (see :mod:`memstream.portability.imports`): its
+        document originals stored, then its events published a batch at a time;
+        ``progress`` is told (published, of) after each batch.
+
+        Raises:
+            UnknownShape: the file is none of the shapes read (nothing published).
+            Unavailable: the log refused a batch (those before it are published;
+                importing the file again is safe).
+        """
+        valid_identifier("user_id", user_id)
+        plan = await self._blocking(read_import, data, user_id)
+        originals = await self._blocking(transfer.store_originals, self.settings, user_id, plan)
+        published = 0
+        with tracing.span("import", events=len(plan.events), door=caller.door):
+            for start in range(0, len(plan.events), transfer.IMPORT_BATCH):
+                batch = plan.events[start : start + transfer.IMPORT_BATCH]
+                await self.sink.publish(batch)
+                published += len(batch)
+                if progress is not None:
+                    progress(published, len(plan.events))
+        for kind, count in Counter(event.type for event in plan.events).items():
+            metrics.PUBLISHED.labels(kind, caller.door).inc(count)
+        self._audited(caller, "import", user_id, 202, events=published, skipped=len(plan.skipped))
+        return transfer.ImportReport(plan.shape, published, originals, plan.skipped)
 
     async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:
         """The user's memories near the prune threshold, weakest first."""

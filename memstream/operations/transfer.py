@@ -1,0 +1,161 @@
+"""Export and import of one user: the reading and writing around
+:mod:`memstream.portability`.
+
+An export reads what the worker has applied: the ``events`` format the event archive
+(opened with the data keys: a decrypted copy for the owner, and nothing of an erased
+user), the others the projections. It is a stream of bytes, produced as it is read, so a
+large user never sits in memory. An import stores the document originals a file
+carries, then publishes its events a batch at a time, durably, as any publish is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memstream.portability.exports import (
+    ExportFormat,
+    dossier,
+    event_lines,
+    export_header,
+    json_document,
+)
+from memstream.portability.imports import ImportPlan, Skipped
+from memstream.projections.archiving import ARCHIVED, summary_of
+from memstream.projections.memory_state import effective_confidence, is_hidden
+from memstream.queries.user_state import user_tables
+from memstream.storage import filters
+from memstream.storage.document_originals import DocumentOriginals, OriginalMissing
+from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance_tables import (
+    ARCHIVE_INDEX,
+    DOCUMENTS,
+    ENTITIES,
+    MEMORIES,
+    MEMORY_STATE,
+    STATE_TABLES,
+    VECTORS,
+)
+from memstream.storage.layout import DataLayout
+from memstream.streams.sealing import record_keys_of
+from memstream.streams.settings import Settings
+from memstream.streams.user_history import user_events
+
+__all__ = ["IMPORT_BATCH", "ImportReport", "export_stream", "store_originals"]
+
+#: Events an import publishes at a time.
+IMPORT_BATCH = 500
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import did: the file's shape, the events published (a second import of
+    the same file publishes them again, and changes nothing), the originals stored and
+    the entries skipped."""
+
+    shape: str
+    published: int
+    originals: int
+    skipped: list[Skipped]
+
+
+def export_stream(
+    settings: Settings,
+    store: Callable[[], ProjectionStore],
+    user_id: str,
+    export_format: ExportFormat,
+    now: datetime,
+    counted: Callable[[int], None] | None = None,
+) -> Iterator[bytes]:
+    """The user's export in ``export_format``, a piece at a time. ``counted`` is told
+    of each event (``events``) or memory (the others) written."""
+    header = export_header(user_id, export_format, now)
+    if export_format == "events":
+        yield from _events(settings, user_id, header, counted)
+    elif export_format == "json":
+        opened = store()
+        tables = [(n, _rows(opened, n, user_id, counted)) for n in STATE_TABLES if n != VECTORS]
+        yield from json_document(header, tables)
+    else:
+        yield from _dossier(store(), user_id, now, counted)
+
+
+def _events(
+    settings: Settings,
+    user_id: str,
+    header: dict[str, object],
+    counted: Callable[[int], None] | None,
+) -> Iterator[bytes]:
+    originals = DocumentOriginals(DataLayout(settings.data_location).documents)
+
+    def original_of(checksum: str) -> bytes | None:
+        try:
+            return originals.get(user_id, checksum)
+        except OriginalMissing:
+            return None
+
+    keys = record_keys_of(settings)
+    archived = user_events(settings.data_location, keys, user_id, settings.messages_partitions)
+
+    def events() -> Iterator[object]:
+        for number, found in enumerate(archived, start=1):
+            if counted is not None:
+                counted(number)
+            yield found.event
+
+    yield from event_lines(header, events(), original_of)  # type: ignore[arg-type]
+
+
+def _rows(
+    store: ProjectionStore, name: str, user_id: str, counted: Callable[[int], None] | None
+) -> Iterator[dict[str, object]]:
+    rows = store.scan(name, where=filters.equals("user_id", user_id)).to_pylist()
+    for number, row in enumerate(rows, start=1):
+        if counted is not None and name == "memories":
+            counted(number)
+        yield row
+
+
+def _dossier(
+    store: ProjectionStore, user_id: str, now: datetime, counted: Callable[[int], None] | None
+) -> Iterator[bytes]:
+    memories = _current_memories(store, user_id)
+    if counted is not None:
+        counted(len(memories))
+    tables = user_tables(store, user_id, (ENTITIES, DOCUMENTS))
+    for part in dossier(user_id, now, memories, tables[ENTITIES], tables[DOCUMENTS]):
+        yield part.encode("utf-8")
+
+
+def _current_memories(store: ProjectionStore, user_id: str) -> list[dict[str, Any]]:
+    """The user's memories search finds (hot, and archived ones marked), oldest first,
+    each with its confidence as it stands now: the memory list's, read in one pass."""
+    mine = filters.equals("user_id", user_id)
+    states = {r["memory_id"]: r for r in store.scan(MEMORY_STATE, where=mine).to_pylist()}
+    shown = ["memory_id", "kind", "content", "speaker", "role", "session_id", "confidence",
+             "occurred_at"]  # fmt: skip
+    found = [{**r, "archived": False} for r in store.scan(MEMORIES, shown, mine).to_pylist()]
+    cold = [c for c in shown if c not in ("content", "role")]
+    for row in store.scan(
+        ARCHIVE_INDEX, [*cold, "search_text"], filters.all_of(mine, ARCHIVED)
+    ).to_pylist():
+        found.append({**row, "content": summary_of(row), "archived": True})
+    current = []
+    for memory in found:
+        state = states.get(memory["memory_id"])
+        if is_hidden(state):
+            continue
+        memory["confidence"] = effective_confidence(memory.get("confidence"), state)
+        current.append(memory)
+    current.sort(key=lambda m: (m["occurred_at"], m["memory_id"]))
+    return current
+
+
+def store_originals(settings: Settings, user_id: str, plan: ImportPlan) -> int:
+    """Store the document originals ``plan`` carries; how many."""
+    originals = DocumentOriginals(DataLayout(settings.data_location).documents)
+    for data in plan.originals:
+        originals.put(user_id, data)
+    return len(plan.originals)

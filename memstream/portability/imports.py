@@ -1,0 +1,463 @@
+"""Reading an import file into events (no I/O here): memstream's own ``events`` export,
+a ChatGPT or a Claude data export, a Mem0 export of memories.
+
+The shape is told from the content, not the file name:
+
+- memstream ``events``: JSON lines whose first line is an export header
+  (:mod:`memstream.portability.exports`);
+- ChatGPT: ``conversations.json`` (or the export's zip holding it), a list of
+  conversations with a ``mapping`` of message nodes: the branch that ends at
+  ``current_node`` becomes a session, its messages turns;
+- Claude: ``conversations.json`` (or the zip), a list of conversations with
+  ``chat_messages``;
+- Mem0: a list of memories (``{"id", "memory", "created_at", ...}``), bare or under
+  ``results`` or ``memories``: each becomes a ``remember_fact`` at its own time.
+
+Every event id is made from the exporter's own ids (a message's, a memory's), so
+importing a file twice stores nothing twice. An entry that cannot be read is reported
+by its position and skipped; the rest is imported. A file of no known shape is refused
+with the shapes accepted.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import json
+import re
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from pydantic import ValidationError
+
+from memstream.projections.codec import from_document, problems_of
+from memstream.projections.errors import InvalidEvent, ProjectionError
+from memstream.projections.events import (
+    IDENTIFIER_PATTERN,
+    TAG_PATTERN,
+    Event,
+    MessageEvent,
+    RememberFact,
+    SessionEnded,
+    UserErased,
+)
+
+__all__ = ["SHAPES", "ImportPlan", "Skipped", "UnknownShape", "read_import"]
+
+#: The shapes an import reads, as an error names them.
+SHAPES = (
+    "a memstream events export (memstream export --format events)",
+    "a ChatGPT data export (conversations.json, or the export's .zip)",
+    "a Claude data export (conversations.json, or the export's .zip)",
+    "a Mem0 export of memories (a JSON list of {id, memory, created_at}, or under 'results')",
+)
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
+_TAG = re.compile(TAG_PATTERN)
+_NOT_IN_IDENTIFIERS = re.compile(r"[^A-Za-z0-9_.:@+/-]+")
+
+
+class UnknownShape(ProjectionError):
+    """The file is none of the shapes an import reads."""
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """An entry left out, where it is in the file and why."""
+
+    position: str
+    reason: str
+
+
+@dataclass
+class ImportPlan:
+    """What a file holds for the user: its shape, the events to publish (in order),
+    the bytes of the document originals they submit, and the entries skipped."""
+
+    shape: str
+    events: list[Event] = field(default_factory=list)
+    originals: list[bytes] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def read_import(data: bytes, user_id: str) -> ImportPlan:
+    """The events ``data`` holds for ``user_id`` (see the module docstring).
+
+    Raises:
+        UnknownShape: naming the shapes accepted; also a memstream export of another user.
+    """
+    if data[:4] == b"PK\x03\x04":
+        data = _from_zip(data)
+    first = data.lstrip()[:1]
+    if first == b"{":
+        header = _first_line(data)
+        if isinstance(header, dict) and "memstream_export" in header:
+            return _memstream_events(data, header, user_id)
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _unknown("it is not JSON, nor JSON lines starting with an export header") from None
+    if isinstance(document, dict):
+        listed = document.get("results", document.get("memories"))
+        if isinstance(listed, list):
+            return _mem0(listed, user_id)
+        raise _unknown("it is a JSON object without a list of 'results' or 'memories'")
+    if not isinstance(document, list):
+        raise _unknown(f"it is a JSON {type(document).__name__}")
+    sample = next((item for item in document if isinstance(item, dict)), None)
+    if sample is None:
+        if document:
+            raise _unknown("it is a JSON list of no objects")
+        return ImportPlan("an empty list")
+    if "mapping" in sample:
+        return _chatgpt(document, user_id)
+    if "chat_messages" in sample:
+        return _claude(document, user_id)
+    if "memory" in sample:
+        return _mem0(document, user_id)
+    raise _unknown("a JSON list of entries with no 'mapping', 'chat_messages' or 'memory'")
+
+
+def _unknown(why: str) -> UnknownShape:
+    return UnknownShape(f"not a file memstream imports ({why}); it reads " + "; ".join(SHAPES))
+
+
+def _from_zip(data: bytes) -> bytes:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"]
+            if not names:
+                raise _unknown("a zip without conversations.json")
+            return archive.read(min(names, key=len))
+    except zipfile.BadZipFile:
+        raise _unknown("a damaged zip") from None
+
+
+def _first_line(data: bytes) -> Any:
+    line = data.lstrip().split(b"\n", 1)[0]
+    try:
+        return json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+# -- memstream's own export ----------------------------------------------------------------
+
+
+def _memstream_events(data: bytes, header: Mapping[str, Any], user_id: str) -> ImportPlan:
+    if header.get("memstream_export") != 1 or header.get("format") != "events":
+        raise _unknown(
+            f"an export header of version {header.get('memstream_export')!r}, format "
+            f"{header.get('format')!r}: this memstream reads version 1 'events' exports"
+        )
+    exported = header.get("user_id")
+    if exported != user_id:
+        raise UnknownShape(
+            f"this export holds the events of user {exported!r}: import it with --user "
+            f"{exported} (event ids and memory ids are the user's)"
+        )
+    plan = ImportPlan("a memstream events export")
+    lines = data.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip())
+    for number, line in enumerate(lines[start + 1 :], start=start + 2):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            document = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            plan.skipped.append(Skipped(where, f"not JSON: {exc}"))
+            continue
+        if isinstance(document, dict) and set(document) == {"original"}:
+            original = _original(document["original"])
+            if isinstance(original, str):
+                plan.skipped.append(Skipped(where, original))
+            else:
+                plan.originals.append(original)
+            continue
+        try:
+            event = from_document(document)
+        except InvalidEvent as exc:
+            plan.skipped.append(Skipped(where, "; ".join(exc.problems)))
+            continue
+        if isinstance(event, UserErased) or event.user_id != user_id:
+            plan.skipped.append(Skipped(where, f"an event of another user ({event.user_id})"))
+            continue
+        plan.events.append(event)
+    return plan
+
+
+def _original(document: Any) -> bytes | str:
+    """A document's bytes, or why they cannot be read."""
+    if not isinstance(document, dict) or not isinstance(document.get("data"), str):
+        return "an original without its base64 'data'"
+    try:
+        return base64.b64decode(document["data"], validate=True)
+    except (binascii.Error, ValueError):
+        return "an original whose 'data' is not base64"
+
+
+# -- ChatGPT -------------------------------------------------------------------------------
+
+
+def _chatgpt(conversations: list[Any], user_id: str) -> ImportPlan:
+    plan = ImportPlan("a ChatGPT data export")
+    for number, conversation in enumerate(conversations, start=1):
+        where = f"conversation {number}"
+        if not isinstance(conversation, dict) or not isinstance(conversation.get("mapping"), dict):
+            plan.skipped.append(Skipped(where, "not a conversation (no 'mapping' of messages)"))
+            continue
+        conversation_id = conversation.get("conversation_id") or conversation.get("id")
+        if not isinstance(conversation_id, str) or not conversation_id:
+            plan.skipped.append(Skipped(where, "a conversation without an id"))
+            continue
+        title = str(conversation.get("title") or "")
+        try:
+            session = _session_id("chatgpt", conversation_id)
+        except ValueError as exc:
+            plan.skipped.append(Skipped(where, str(exc)))
+            continue
+        started = _epoch(conversation.get("create_time"))
+        messages = [node.get("message") for node in _branch(conversation)]
+        read = partial(
+            _chatgpt_turn, user_id=user_id, session=session, title=title, started=started
+        )
+        turns = _turns(plan, where, messages, read)
+        _add_session(plan, turns, user_id, session, "chatgpt", conversation_id)
+    return plan
+
+
+def _branch(conversation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The nodes from the root to ``current_node`` (the branch the user last saw), or,
+    without one, from the root along each node's last child."""
+    mapping: Mapping[str, Any] = conversation["mapping"]
+    nodes = {k: v for k, v in mapping.items() if isinstance(v, dict)}
+    current = conversation.get("current_node")
+    path: list[Mapping[str, Any]] = []
+    if isinstance(current, str) and current in nodes:
+        seen: set[str] = set()
+        while isinstance(current, str) and current in nodes and current not in seen:
+            seen.add(current)
+            path.append(nodes[current])
+            current = nodes[current].get("parent")
+        return path[::-1]
+    roots = [n for n in nodes.values() if n.get("parent") not in nodes]
+    node = roots[0] if roots else None
+    while node is not None and len(path) <= len(nodes):
+        path.append(node)
+        children = [c for c in node.get("children") or () if c in nodes]
+        node = nodes[children[-1]] if children else None
+    return path
+
+
+def _chatgpt_turn(
+    message: Any,
+    user_id: str,
+    session: str,
+    title: str,
+    started: datetime | None,
+) -> MessageEvent | None:
+    if not isinstance(message, dict):
+        return None  # the root node carries no message
+    role = (message.get("author") or {}).get("role")
+    metadata = message.get("metadata") or {}
+    if role not in ("user", "assistant", "tool") or metadata.get(
+        "is_visually_hidden_from_conversation"
+    ):
+        return None  # system prompts and hidden context are not the conversation
+    text = _chatgpt_text(message.get("content") or {})
+    if not text:
+        return None
+    at = _epoch(message.get("create_time")) or started
+    if at is None:
+        raise ValueError("a message without a time, in a conversation without one")
+    return MessageEvent(
+        event_id=f"chatgpt:{message['id']}",
+        user_id=user_id,
+        session_id=session,
+        channel="chatgpt",
+        role=role,
+        content=text,
+        occurred_at=at,
+        metadata={"conversation": title} if title else {},
+    )
+
+
+def _chatgpt_text(content: Mapping[str, Any]) -> str:
+    kind = content.get("content_type")
+    if kind in ("text", "multimodal_text"):
+        parts = [p for p in content.get("parts") or () if isinstance(p, str)]
+        return "\n".join(parts).strip()
+    if kind == "code" and isinstance(content.get("text"), str):
+        return str(content["text"]).strip()
+    return ""  # images alone, browsing results, reasoning: no words of the conversation
+
+
+def _epoch(value: Any) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), UTC)
+    return None
+
+
+# -- Claude --------------------------------------------------------------------------------
+
+
+def _claude(conversations: list[Any], user_id: str) -> ImportPlan:
+    plan = ImportPlan("a Claude data export")
+    for number, conversation in enumerate(conversations, start=1):
+        where = f"conversation {number}"
+        messages = conversation.get("chat_messages") if isinstance(conversation, dict) else None
+        conversation_id = conversation.get("uuid") if isinstance(conversation, dict) else None
+        if not isinstance(messages, list) or not isinstance(conversation_id, str):
+            plan.skipped.append(
+                Skipped(where, "not a conversation (no 'uuid' and 'chat_messages')")
+            )
+            continue
+        try:
+            session = _session_id("claude", conversation_id)
+        except ValueError as exc:
+            plan.skipped.append(Skipped(where, str(exc)))
+            continue
+        title = str(conversation.get("name") or "")
+        read = partial(_claude_turn, user_id=user_id, session=session, title=title)
+        turns = _turns(plan, where, messages, read)
+        _add_session(plan, turns, user_id, session, "claude", conversation_id)
+    return plan
+
+
+def _claude_turn(message: Any, user_id: str, session: str, title: str) -> MessageEvent | None:
+    if not isinstance(message, dict):
+        raise TypeError("not a message object")
+    sender = message.get("sender")
+    roles = {"human": "user", "assistant": "assistant"}
+    if sender not in roles:
+        raise ValueError(f"sender {sender!r} is neither 'human' nor 'assistant'")
+    text = str(message["text"]) if isinstance(message.get("text"), str) else ""
+    if not text.strip():
+        text = "\n".join(
+            str(part.get("text"))
+            for part in message.get("content") or ()
+            if isinstance(part, dict) and part.get("type") == "text" and part.get("text")
+        )
+    if not text.strip():
+        return None  # attachments alone
+    return MessageEvent(
+        event_id=f"claude:{message['uuid']}",
+        user_id=user_id,
+        session_id=session,
+        channel="claude",
+        role=roles[sender],
+        content=text.strip(),
+        occurred_at=_iso(message.get("created_at")),
+        metadata={"conversation": title} if title else {},
+    )
+
+
+# -- Mem0 ----------------------------------------------------------------------------------
+
+
+def _mem0(memories: list[Any], user_id: str) -> ImportPlan:
+    plan = ImportPlan("a Mem0 export of memories")
+    for number, memory in enumerate(memories, start=1):
+        try:
+            plan.events.append(_mem0_fact(memory, user_id))
+        except (ValueError, ValidationError, TypeError, KeyError) as exc:
+            plan.skipped.append(Skipped(f"memory {number}", _why(exc)))
+    return plan
+
+
+def _mem0_fact(memory: Any, user_id: str) -> RememberFact:
+    if not isinstance(memory, dict):
+        raise TypeError("not a memory object")
+    text = memory.get("memory")
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("no 'memory' text")
+    if not isinstance(memory.get("id"), str) or not memory["id"]:
+        raise ValueError("no 'id'")
+    categories = memory.get("categories") or []
+    tags = [
+        t for t in (str(c).strip().lower().replace(" ", "-") for c in categories) if _TAG.match(t)
+    ]
+    return RememberFact(
+        event_id=f"mem0:{memory['id']}"[:200],
+        user_id=user_id,
+        content=text.strip()[:4000],
+        tags=tags[:32],
+        occurred_at=_iso(memory.get("created_at") or memory.get("updated_at")),
+    )
+
+
+# -- shared --------------------------------------------------------------------------------
+
+
+def _turns(
+    plan: ImportPlan,
+    where: str,
+    messages: list[Any],
+    turn_of: Callable[[Any], MessageEvent | None],
+) -> list[MessageEvent]:
+    """The turns of a conversation's messages; a message that cannot be read is
+    skipped, reported by its position."""
+    turns: list[MessageEvent] = []
+    for index, message in enumerate(messages, start=1):
+        try:
+            turn = turn_of(message)
+        except (ValueError, ValidationError, TypeError, KeyError) as exc:
+            plan.skipped.append(Skipped(f"{where}, message {index}", _why(exc)))
+            continue
+        if turn is not None:
+            turns.append(turn)
+    return turns
+
+
+def _add_session(
+    plan: ImportPlan,
+    turns: list[MessageEvent],
+    user_id: str,
+    session: str,
+    source: str,
+    conversation_id: str,
+) -> None:
+    """A conversation's turns in time order, then the end of its session (so the
+    lifecycle consolidates it without waiting for the session gap)."""
+    if not turns:
+        return
+    turns.sort(key=lambda t: t.occurred_at)
+    plan.events.extend(turns)
+    plan.events.append(
+        SessionEnded(
+            event_id=f"{source}-end:{conversation_id}"[:200],
+            user_id=user_id,
+            session_id=session,
+            occurred_at=turns[-1].occurred_at,
+        )
+    )
+
+
+def _session_id(source: str, conversation_id: str) -> str:
+    session = f"{source}-{_NOT_IN_IDENTIFIERS.sub('-', conversation_id)}"[:200]
+    if not _IDENTIFIER.match(session):
+        raise ValueError(f"conversation id {conversation_id!r} makes no session id")
+    return session
+
+
+def _iso(value: Any) -> datetime:
+    if not isinstance(value, str):
+        raise ValueError("no time ('created_at')")
+    try:
+        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"time {value!r} is not ISO 8601") from None
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, ValidationError):
+        return "; ".join(problems_of(exc))
+    if isinstance(exc, KeyError):
+        return f"no {exc.args[0]!r}"
+    return str(exc)

@@ -1,0 +1,82 @@
+"""One user's events, as the event archive holds them: opened, decoded, in log order.
+
+The worker archives every valid record it applies (sealed under its user's key), so the
+archive is the user's whole applied history, across lives of the log. This reads only
+the user's partition of each projected topic (every projected topic is keyed by user
+and has the same partition count), keeps the records keyed by the user, opens them with
+the data keys and decodes them (upcasting old schema versions). A record sealed under a
+destroyed key (the user was erased) opens to nothing and is left out, and so is a
+plaintext record the log received before the user's erasure: what an erasure destroyed
+never comes back through an export. Topics come one after the other (messages first),
+as a replay reads them; within a topic, in log order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from memstream.projections.codec import decode
+from memstream.projections.events import Event, UserErased
+from memstream.storage.event_archive import EventArchive, records_from_table
+from memstream.storage.filesystems import Location
+from memstream.storage.layout import DataLayout
+from memstream.streams.partitioning import partition_of
+from memstream.streams.sealing import RecordKeys
+from memstream.streams.topics import PROJECTED_TOPICS
+
+__all__ = ["ArchivedEvent", "user_events"]
+
+_BATCH = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class ArchivedEvent:
+    """An event of the user and when the log received it."""
+
+    topic: str
+    received_at: datetime
+    event: Event
+
+
+def user_events(
+    data: Location, keys: RecordKeys | None, user_id: str, partitions: int
+) -> Iterator[ArchivedEvent]:
+    """Every archived event of ``user_id`` (see the module docstring).
+
+    Args:
+        data: the data location whose event archive is read.
+        keys: opens sealed records (None: the archive holds plaintext).
+        user_id: whose events.
+        partitions: the projected topics' partition count (the user's partition is
+            read; an archive holding higher partitions was written with another count,
+            and is read whole).
+    """
+    archive = EventArchive(DataLayout(data).events)
+    held = {f.partition for f in archive.files()}
+    wanted = {partition_of(user_id, partitions)} if max(held, default=0) < partitions else None
+    key = user_id.encode("utf-8")
+    for topic in PROJECTED_TOPICS:
+        for table in archive.read_tables(topic, _BATCH, partitions=wanted):
+            yield from _events_of(_keyed(table, key), keys, user_id)
+
+
+def _keyed(table: pa.Table, key: bytes) -> pa.Table:
+    return table.filter(pc.equal(table.column("key"), pa.scalar(key, pa.binary())))
+
+
+def _events_of(table: pa.Table, keys: RecordKeys | None, user_id: str) -> Iterator[ArchivedEvent]:
+    for record in records_from_table(table):
+        opened = keys.open_naming_user(record.value) if keys is not None else (record.value, None)
+        if opened is None:
+            continue  # sealed under a destroyed key
+        event = decode(opened[0])
+        if isinstance(event, UserErased) or event.user_id != user_id:
+            continue
+        if keys is not None and keys.admit(record, user_id, opened[1]) is None:
+            continue  # plaintext the log received before the user's erasure
+        yield ArchivedEvent(record.topic, record.timestamp, event)

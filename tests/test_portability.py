@@ -1,0 +1,488 @@
+"""Export and import: a user's events exported from one deployment and imported into an
+empty one rebuild the same memory (the same per-user digest), a second import changes
+nothing; the Markdown and JSON exports say what the store holds; ChatGPT, Claude and
+Mem0 exports, in the shapes their exporters write, become sessions, turns and facts,
+with a malformed entry reported by position and the rest imported."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from memstream.client import MemoryClient
+from memstream.portability.imports import UnknownShape, read_import
+from memstream.projections.events import MessageEvent, RememberFact, SessionEnded
+from memstream.testing import WorkerProcess, wait_until
+
+# -- the exporters' shapes, as their documentation and real exports show them ---------------
+
+
+def chatgpt_export() -> list[dict[str, Any]]:
+    """``conversations.json`` of a ChatGPT data export: one conversation whose branch
+    was edited (the abandoned reply is not on ``current_node``'s path), a system node,
+    a hidden context node, an image-only turn; and one conversation without a mapping."""
+
+    def node(
+        node_id: str, parent: str | None, children: list[str], message: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        return {"id": node_id, "message": message, "parent": parent, "children": children}
+
+    def said(message_id: str, role: str, parts: list[Any], at: float | None, **more: Any) -> Any:
+        return {
+            "id": message_id,
+            "author": {"role": role, "name": None, "metadata": {}},
+            "create_time": at,
+            "update_time": None,
+            "content": {"content_type": more.pop("kind", "text"), "parts": parts},
+            "status": "finished_successfully",
+            "end_turn": True,
+            "weight": 1.0,
+            "metadata": more.pop("metadata", {}),
+            "recipient": "all",
+        }
+
+    mapping = {
+        "root": node("root", None, ["sys"], None),
+        "sys": node("sys", "root", ["ctx"], said("m-sys", "system", [""], None)),
+        "ctx": node(
+            "ctx",
+            "sys",
+            ["u1"],
+            said(
+                "m-ctx",
+                "user",
+                ["(custom instructions)"],
+                1714550000.0,
+                metadata={"is_visually_hidden_from_conversation": True},
+            ),
+        ),
+        "u1": node(
+            "u1",
+            "ctx",
+            ["a1-old", "a1"],
+            said("m-u1", "user", ["I adopted a cat named Miso."], 1714550400.0),
+        ),
+        "a1-old": node(
+            "a1-old", "u1", [], said("m-a1-old", "assistant", ["Draft reply"], 1714550405.0)
+        ),
+        "a1": node(
+            "a1",
+            "u1",
+            ["u2"],
+            said("m-a1", "assistant", ["Lovely! How old is Miso?"], 1714550410.0),
+        ),
+        "u2": node(
+            "u2", "a1", ["u3"], said("m-u2", "user", ["She is two and loves tuna."], 1714550460.0)
+        ),
+        "u3": node(
+            "u3",
+            "u2",
+            [],
+            said(
+                "m-u3",
+                "user",
+                [{"content_type": "image_asset_pointer"}],
+                1714550470.0,
+                kind="multimodal_text",
+            ),
+        ),
+    }
+    return [
+        {
+            "title": "Cat care",
+            "create_time": 1714550000.0,
+            "update_time": 1714550470.0,
+            "mapping": mapping,
+            "moderation_results": [],
+            "current_node": "u3",
+            "conversation_id": "0c9f1c2e-1111-4a6b-9b1e-3f1f5a1d2e01",
+            "id": "0c9f1c2e-1111-4a6b-9b1e-3f1f5a1d2e01",
+            "default_model_slug": "gpt-4o",
+        },
+        {"title": "Broken", "create_time": 1714550000.0, "id": "no-mapping"},
+    ]
+
+
+def claude_export() -> list[dict[str, Any]]:
+    """``conversations.json`` of a Claude data export; the second message has a sender
+    the export never writes."""
+    return [
+        {
+            "uuid": "5d2c1a10-2222-4c1e-8f00-6b7a3e9d0c01",
+            "name": "Moving house",
+            "created_at": "2024-06-02T08:00:00.000000Z",
+            "updated_at": "2024-06-02T08:05:00.000000Z",
+            "account": {"uuid": "acct-1"},
+            "chat_messages": [
+                {
+                    "uuid": "c-1",
+                    "text": "",
+                    "content": [{"type": "text", "text": "We are moving to Porto in July."}],
+                    "sender": "human",
+                    "created_at": "2024-06-02T08:00:00.000000Z",
+                    "updated_at": "2024-06-02T08:00:00.000000Z",
+                    "attachments": [],
+                    "files": [],
+                },
+                {
+                    "uuid": "c-2",
+                    "text": "?",
+                    "sender": "robot",
+                    "created_at": "2024-06-02T08:01:00Z",
+                },
+                {
+                    "uuid": "c-3",
+                    "text": "Congratulations on the move to Porto!",
+                    "content": [],
+                    "sender": "assistant",
+                    "created_at": "2024-06-02T08:02:00.000000Z",
+                },
+            ],
+        }
+    ]
+
+
+def mem0_export() -> dict[str, Any]:
+    """What Mem0's ``get_all`` answers: memories under ``results``; one without text."""
+    return {
+        "results": [
+            {
+                "id": "8a1b2c3d-0000-4000-8000-000000000001",
+                "memory": "Is vegetarian",
+                "hash": "d41d8cd98f00b204e9800998ecf8427e",
+                "metadata": None,
+                "categories": ["food", "Health Conditions"],
+                "created_at": "2024-07-20T09:15:00.123456-07:00",
+                "updated_at": "2024-07-20T09:15:00.123456-07:00",
+                "user_id": "alex",
+            },
+            {"id": "8a1b2c3d-0000-4000-8000-000000000002", "memory": "", "user_id": "alex"},
+            {
+                "id": "8a1b2c3d-0000-4000-8000-000000000003",
+                "memory": "Plays tennis on Sundays",
+                "created_at": "2024-07-21T10:00:00Z",
+                "user_id": "alex",
+            },
+        ]
+    }
+
+
+# -- reading the shapes (no broker) ----------------------------------------------------------
+
+
+def test_a_chatgpt_export_becomes_the_branch_the_user_saw_with_its_times() -> None:
+    plan = read_import(json.dumps(chatgpt_export()).encode(), "ana")
+    assert plan.shape == "a ChatGPT data export"
+    turns = [e for e in plan.events if isinstance(e, MessageEvent)]
+    assert [(t.role, t.content) for t in turns] == [
+        ("user", "I adopted a cat named Miso."),
+        ("assistant", "Lovely! How old is Miso?"),
+        ("user", "She is two and loves tuna."),
+    ]
+    assert {t.session_id for t in turns} == {"chatgpt-0c9f1c2e-1111-4a6b-9b1e-3f1f5a1d2e01"}
+    assert turns[0].occurred_at.isoformat() == "2024-05-01T08:00:00+00:00"
+    assert [t.event_id for t in turns] == ["chatgpt:m-u1", "chatgpt:m-a1", "chatgpt:m-u2"]
+    assert isinstance(plan.events[-1], SessionEnded)
+    assert [(s.position, s.reason) for s in plan.skipped] == [
+        ("conversation 2", "not a conversation (no 'mapping' of messages)")
+    ]
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.writestr("chat.html", "<html></html>")
+        archive.writestr("conversations.json", json.dumps(chatgpt_export()))
+    assert read_import(zipped.getvalue(), "ana").events == plan.events
+
+
+def test_a_claude_export_and_a_mem0_export_skip_their_malformed_entries_by_position() -> None:
+    claude = read_import(json.dumps(claude_export()).encode(), "ana")
+    assert claude.shape == "a Claude data export"
+    turns = [e for e in claude.events if isinstance(e, MessageEvent)]
+    assert [(t.role, t.content) for t in turns] == [
+        ("user", "We are moving to Porto in July."),
+        ("assistant", "Congratulations on the move to Porto!"),
+    ]
+    assert [s.position for s in claude.skipped] == ["conversation 1, message 2"]
+    assert "robot" in claude.skipped[0].reason
+    mem0 = read_import(json.dumps(mem0_export()).encode(), "alex")
+    facts = [e for e in mem0.events if isinstance(e, RememberFact)]
+    assert [(f.content, f.tags) for f in facts] == [
+        ("Is vegetarian", ["food", "health-conditions"]),
+        ("Plays tennis on Sundays", []),
+    ]
+    assert facts[0].occurred_at.isoformat() == "2024-07-20T16:15:00.123456+00:00"
+    assert [(s.position, s.reason) for s in mem0.skipped] == [("memory 2", "no 'memory' text")]
+    assert read_import(json.dumps(mem0_export()["results"]).encode(), "alex").events == mem0.events
+
+
+@pytest.mark.parametrize(
+    ("data", "why"),
+    [
+        (b"name,email\nana,a@example.com\n", "not JSON"),
+        (b'{"hello": "world"}', "without a list of 'results' or 'memories'"),
+        (b'[{"title": "x"}]', "no 'mapping', 'chat_messages' or 'memory'"),
+        (b'{"memstream_export": 1, "format": "events", "user_id": "bob"}\n', "--user bob"),
+    ],
+)
+def test_a_file_of_no_known_shape_is_refused_naming_the_shapes_read(data: bytes, why: str) -> None:
+    with pytest.raises(UnknownShape) as refused:
+        read_import(data, "ana")
+    assert why in str(refused.value)
+    if "--user" not in why:
+        assert "ChatGPT" in str(refused.value) and "Mem0" in str(refused.value)
+
+
+# -- the round trip, through real deployments ----------------------------------------------
+
+
+def _cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    done = subprocess.run(
+        [sys.executable, "-m", "memstream", *args],
+        capture_output=True,
+        input=stdin,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return done
+
+
+def _digest(data: Path, user: str) -> str:
+    return _cli("digest", "--user", user, "--tables", "--data", str(data)).stdout.decode()
+
+
+@pytest.fixture(scope="module")
+def source(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[tuple[WorkerProcess, Path]]:
+    """A deployment where ana talked, ended her session (consolidated into facts),
+    stated a fact, corrected one and added a document."""
+    data = tmp_path_factory.mktemp("source") / "data"
+    worker = WorkerProcess(
+        data,
+        env={"MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1", "MEMSTREAM_EMBEDDER": "minilm"},
+    ).start()
+    try:
+        worker.wait_serving()
+        api = httpx.Client(base_url=worker.api_url, timeout=60)
+        request.addfinalizer(api.close)
+        said = [
+            "I live in Lisbon and I work as a nurse.",
+            "My cat Miso likes tuna.",
+            "Next month I am moving to Porto.",
+        ]
+        events: list[dict[str, Any]] = [
+            {"event_id": f"t{i}", "user_id": "ana", "session_id": "s1", "role": "user",
+             "speaker": "Ana", "content": text, "occurred_at": f"2024-05-01T10:0{i}:00Z"}
+            for i, text in enumerate(said)
+        ]  # fmt: skip
+        events.append({"type": "session_ended", "user_id": "ana", "session_id": "s1",
+                       "occurred_at": "2024-05-01T10:10:00Z"})  # fmt: skip
+        assert api.post("/v1/events", json=events).status_code == 202
+        fact = api.post(
+            "/v1/memories", json={"user_id": "ana", "content": "Ana is allergic to peanuts"}
+        )
+        assert fact.status_code == 202
+        doc = api.post(
+            "/v1/documents",
+            params={"wait": 60},
+            json={"user_id": "ana", "document_id": "notes", "media_type": "text/markdown",
+                  "text": "# Garden\n\nThe tomatoes go in the sunny bed by the wall."},
+        )  # fmt: skip
+        assert doc.json()["document"]["status"] == "indexed", doc.text
+
+        def consolidated() -> bool:
+            listed = api.get("/v1/memories", params={"user_id": "ana", "kind": "fact"}).json()
+            return len(listed["memories"]) >= 2
+
+        wait_until(consolidated, timeout=60)
+        remembered = api.get("/v1/memories", params={"user_id": "ana", "kind": "fact"}).json()
+        peanut = next(m for m in remembered["memories"] if "peanuts" in m["content"])
+        corrected = api.post(
+            f"/v1/memories/{peanut['memory_id']}/correct",
+            json={"user_id": "ana", "content": "Ana is allergic to peanuts and cashews"},
+        )
+        assert corrected.status_code == 202, corrected.text
+        wait_until(lambda: _lag(worker, "ana") == 0)
+        wait_until(
+            lambda: (
+                "cashews" in json.dumps(api.get("/v1/memories", params={"user_id": "ana"}).json())
+            )
+        )
+        yield worker, data
+    finally:
+        worker.stop(timeout=60)
+
+
+def test_events_exported_and_imported_into_an_empty_store_rebuild_the_same_memory(
+    source: tuple[WorkerProcess, Path], tmp_path: Path
+) -> None:
+    worker, data = source
+    before = _digest(data, "ana")
+    exported = tmp_path / "ana.jsonl"
+    _cli("export", "--user", "ana", "-o", str(exported), "--data", str(data))
+    lines = exported.read_bytes().splitlines()
+    header = json.loads(lines[0])
+    assert header["user_id"] == "ana" and header["format"] == "events"
+    kinds = [json.loads(line).get("type", "original") for line in lines[1:]]
+    for kind in ("message", "session_ended", "session_closed", "facts_consolidated",
+                 "remember_fact", "correct_fact", "document_submitted", "document_chunked",
+                 "embedding_computed", "original"):  # fmt: skip
+        assert kind in kinds, kind
+    assert b"I work as a nurse" in exported.read_bytes()  # decrypted for the owner
+    with MemoryClient(worker.api_url) as client:
+        streamed = b"".join(client.export("ana"))
+    assert streamed.splitlines()[1:] == lines[1:]
+
+    target = tmp_path / "target"
+    other = WorkerProcess(target).start()
+    try:
+        other.wait_serving()
+        importing = ("import", "--user", "ana", str(exported), "--data", str(target))
+        said = _cli(*importing, "--kafka", other.bootstrap)
+        assert said.stdout.decode().startswith("imported a memstream events export:")
+        assert "1 document originals stored" in said.stdout.decode()
+        wait_until(lambda: _digest(target, "ana") == before, timeout=60)
+        again = _cli(*importing, "--kafka", other.bootstrap)
+        assert b"events published" in again.stdout
+        wait_until(lambda: _lag(other, "ana") == 0)
+        assert _digest(target, "ana") == before
+    finally:
+        other.stop(timeout=60)
+
+
+def _lag(worker: WorkerProcess, user: str) -> int:
+    stats = httpx.get(f"{worker.api_url}/v1/stats", params={"user_id": user}).json()
+    return int(stats["lag"])
+
+
+def test_markdown_and_json_exports_show_what_the_store_holds(
+    source: tuple[WorkerProcess, Path],
+) -> None:
+    worker, data = source
+    dossier = _cli("export", "--user", "ana", "--format", "markdown", "--data", str(data))
+    text = dossier.stdout.decode()
+    assert text.startswith("# What memstream holds of ana")
+    assert "## Facts" in text and "Ana is allergic to peanuts and cashews" in text
+    assert "Ana is allergic to peanuts _(" not in text  # the corrected one is history
+    assert "## Documents" in text and "`notes`" in text and "indexed" in text
+    assert "## Timeline" in text and "**Ana**: My cat Miso likes tuna." in text
+    document = json.loads(
+        httpx.get(f"{worker.api_url}/v1/users/ana/export", params={"format": "json"}).content
+    )
+    assert document["user_id"] == "ana" and "vectors" not in document["tables"]
+    contents = {m["content"] for m in document["tables"]["memories"]}
+    assert "My cat Miso likes tuna." in contents
+    assert all(r["user_id"] == "ana" for rows in document["tables"].values() for r in rows)
+    nobody = httpx.get(f"{worker.api_url}/v1/users/nobody/export", params={"format": "markdown"})
+    assert nobody.status_code == 200 and "0 memories" in nobody.text
+    wrong = httpx.get(f"{worker.api_url}/v1/users/ana/export", params={"format": "pdf"})
+    assert wrong.status_code == 422
+
+
+def test_a_chatgpt_export_imported_twice_is_stored_once_and_found(
+    source: tuple[WorkerProcess, Path], tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    worker, data = source
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(chatgpt_export()))
+    first = _cli(
+        "import", "--user", "bea", str(path), "--data", str(data), "--kafka", worker.bootstrap
+    ).stdout.decode()
+    assert "4 events published; 1 entries skipped:" in first
+    assert "conversation 2: not a conversation" in first
+    api = httpx.Client(base_url=worker.api_url, timeout=30)
+    request.addfinalizer(api.close)
+
+    def listed() -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = api.get(
+            "/v1/memories", params={"user_id": "bea", "kind": "episode"}
+        ).json()["memories"]
+        return found
+
+    wait_until(lambda: len(listed()) == 3)
+    _cli("import", "--user", "bea", str(path), "--data", str(data), "--kafka", worker.bootstrap)
+    wait_until(lambda: _lag(worker, "bea") == 0)
+    assert len(listed()) == 3
+    hits = api.post("/v1/search", json={"user_id": "bea", "query": "what does Miso eat?"}).json()
+    assert any("loves tuna" in hit["content"] for hit in hits["results"][:3]), hits
+
+
+# -- coding-agent hooks against the running server ----------------------------------------
+
+
+def _hook(event: str, payload: dict[str, Any], *options: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", "hook", event, "--user", "dev", *options],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "XDG_STATE_HOME": str(Path(payload["cwd"]).parent / "state")},
+    )
+
+
+def test_hooks_capture_the_transcript_once_and_inject_context_for_the_prompt(
+    source: tuple[WorkerProcess, Path], tmp_path: Path
+) -> None:
+    from tests.test_hooks import as_bytes, entry, transcript_lines
+
+    worker, _ = source
+    repo = tmp_path / "shop"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_bytes(as_bytes(transcript_lines()))
+    payload = {
+        "session_id": "8f0b7a52-3c1d-4e55-9a10-2b6c1f9e7d01",
+        "transcript_path": str(transcript),
+        "cwd": str(repo / "src"),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    down = _hook("stop", payload, "--api", "http://127.0.0.1:9")  # memstream is not there
+    assert down.returncode == 0 and down.stdout == ""
+    assert "not reachable" in down.stderr and len(down.stderr.splitlines()) == 1
+    api = ("--api", worker.api_url)
+    assert _hook("stop", payload, *api).returncode == 0
+
+    def turns() -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = httpx.get(
+            f"{worker.api_url}/v1/memories",
+            params={"user_id": "dev", "kind": "episode", "order": "oldest"},
+        ).json()["memories"]
+        return found
+
+    wait_until(lambda: len(turns()) == 3)  # the turns the first, refused hook held
+    assert {t["project_id"] for t in turns()} == {"shop"}
+    more = json.dumps(entry("assistant", "a-4", [{"type": "text", "text": "Migrations moved."}], 6))
+    with transcript.open("ab") as out:
+        out.write(more.encode()[:30])  # the agent is still writing this line
+    assert _hook("pre-compact", {**payload, "hook_event_name": "PreCompact"}, *api).returncode == 0
+    with transcript.open("ab") as out:
+        out.write(more.encode()[30:] + b"\n")
+    ended = _hook("session-end", {**payload, "hook_event_name": "SessionEnd"}, *api)
+    assert ended.returncode == 0, ended.stderr
+    wait_until(lambda: len(turns()) == 4)
+    _hook("stop", payload, *api)  # fired again: nothing new
+    wait_until(lambda: _lag(worker, "dev") == 0)
+    assert [t["content"] for t in turns()][-1] == "Migrations moved." and len(turns()) == 4
+
+    asked = _hook(
+        "prompt",
+        {**payload, "hook_event_name": "UserPromptSubmit",
+         "prompt": "which database do the orders use?"},
+        *api,
+    )  # fmt: skip
+    assert asked.returncode == 0, asked.stderr
+    said = json.loads(asked.stdout)["hookSpecificOutput"]
+    assert said["hookEventName"] == "UserPromptSubmit"
+    assert "Postgres for the orders service" in said["additionalContext"]
