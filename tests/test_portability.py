@@ -20,8 +20,11 @@ import httpx
 import pytest
 
 from memstream.client import MemoryClient
+from memstream.operations.stores import open_store
 from memstream.portability.imports import UnknownShape, read_import
 from memstream.projections.events import MessageEvent, RememberFact, SessionEnded
+from memstream.queries.user_state import user_digest
+from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess, wait_until
 
 # -- the exporters' shapes, as their documentation and real exports show them ---------------
@@ -255,8 +258,9 @@ def _cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[
     return done
 
 
-def _digest(data: Path, user: str) -> str:
-    return _cli("digest", "--user", user, "--tables", "--data", str(data)).stdout.decode()
+def _digest(data: Path, user: str) -> tuple[str, dict[str, tuple[int, str]]]:
+    """The user's digest and per-table digests, read in this process (a fresh view)."""
+    return user_digest(open_store(Settings(data=str(data))), user)
 
 
 @pytest.fixture(scope="module")
@@ -317,6 +321,8 @@ def source(
                 "cashews" in json.dumps(api.get("/v1/memories", params={"user_id": "ana"}).json())
             )
         )
+        settled = {"user_id": "ana"}  # and every memory has its vector
+        wait_until(lambda: api.get("/v1/stats", params=settled).json()["embedding_lag"] == 0)
         yield worker, data
     finally:
         worker.stop(timeout=60)
@@ -327,6 +333,9 @@ def test_events_exported_and_imported_into_an_empty_store_rebuild_the_same_memor
 ) -> None:
     worker, data = source
     before = _digest(data, "ana")
+    printed = _cli("digest", "--user", "ana", "--tables", "--data", str(data)).stdout.decode()
+    assert printed.splitlines()[0] == before[0]  # what `memstream digest --user` prints
+    assert f"memories {before[1]['memories'][0]} " in printed
     exported = tmp_path / "ana.jsonl"
     _cli("export", "--user", "ana", "-o", str(exported), "--data", str(data))
     lines = exported.read_bytes().splitlines()
@@ -388,30 +397,42 @@ def test_markdown_and_json_exports_show_what_the_store_holds(
     assert wrong.status_code == 422
 
 
-def test_a_chatgpt_export_imported_twice_is_stored_once_and_found(
+def test_chatgpt_claude_and_mem0_exports_imported_twice_are_stored_once(
     source: tuple[WorkerProcess, Path], tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     worker, data = source
-    path = tmp_path / "conversations.json"
-    path.write_text(json.dumps(chatgpt_export()))
-    first = _cli(
-        "import", "--user", "bea", str(path), "--data", str(data), "--kafka", worker.bootstrap
-    ).stdout.decode()
-    assert "4 events published; 1 entries skipped:" in first
-    assert "conversation 2: not a conversation" in first
+    where = ("--data", str(data), "--kafka", worker.bootstrap)
+    files = {
+        "bea": ("conversations.json", chatgpt_export(), "episode", 3),
+        "cleo": ("claude.json", claude_export(), "episode", 2),
+        "max": ("mem0.json", mem0_export(), "fact", 2),
+    }
+    said = {}
+    for user, (name, document, _, _) in files.items():
+        (tmp_path / name).write_text(json.dumps(document))
+        said[user] = _cli("import", "--user", user, str(tmp_path / name), *where).stdout.decode()
+    assert "4 events published; 1 entries skipped:" in said["bea"]
+    assert "conversation 2: not a conversation" in said["bea"]
+    assert "conversation 1, message 2: sender 'robot'" in said["cleo"]
+    assert "memory 2: no 'memory' text" in said["max"]
     api = httpx.Client(base_url=worker.api_url, timeout=30)
     request.addfinalizer(api.close)
 
-    def listed() -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = api.get(
-            "/v1/memories", params={"user_id": "bea", "kind": "episode"}
-        ).json()["memories"]
-        return found
+    def counts() -> dict[str, int]:
+        return {
+            user: len(
+                api.get("/v1/memories", params={"user_id": user, "kind": kind}).json()["memories"]
+            )
+            for user, (_, _, kind, _) in files.items()
+        }
 
-    wait_until(lambda: len(listed()) == 3)
-    _cli("import", "--user", "bea", str(path), "--data", str(data), "--kafka", worker.bootstrap)
-    wait_until(lambda: _lag(worker, "bea") == 0)
-    assert len(listed()) == 3
+    expected = {user: count for user, (_, _, _, count) in files.items()}
+    wait_until(lambda: counts() == expected)
+    for user, (name, _, _, _) in files.items():
+        _cli("import", "--user", user, str(tmp_path / name), *where)
+    for user in files:
+        wait_until(lambda user=user: _lag(worker, user) == 0)  # type: ignore[misc]
+    assert counts() == expected
     hits = api.post("/v1/search", json={"user_id": "bea", "query": "what does Miso eat?"}).json()
     assert any("loves tuna" in hit["content"] for hit in hits["results"][:3]), hits
 
