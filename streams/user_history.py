@@ -1,10 +1,11 @@
 """One user's events, as the event archive holds them: opened, decoded, in log order.
 
 The worker archives every valid record it applies (sealed under its user's key), so the
-archive is the user's whole applied history, across lives of the log. This reads only
-the user's partition of each projected topic (every projected topic is keyed by user
-and has the same partition count), keeps the records keyed by the user, opens them with
-the data keys and decodes them (upcasting old schema versions). A record sealed under a
+archive is the user's whole applied history, across lives of the log. This reads every
+file of each projected topic (the archive does not say how many partitions the topics
+had, and a repartitioned topic moved users between partitions), keeps the records keyed
+by the user, opens them with the data keys and decodes them (upcasting old schema
+versions). A record sealed under a
 destroyed key (the user was erased) opens to nothing and is left out, and so is a
 plaintext record the log received before the user's erasure: what an erasure destroyed
 never comes back through an export. Topics come one after the other (messages first),
@@ -25,7 +26,6 @@ from memstream.projections.events import Event, UserErased
 from memstream.storage.event_archive import EventArchive, records_from_table
 from memstream.storage.filesystems import Location
 from memstream.storage.layout import DataLayout
-from memstream.streams.partitioning import partition_of
 from memstream.streams.sealing import RecordKeys
 from memstream.streams.topics import PROJECTED_TOPICS
 
@@ -43,25 +43,18 @@ class ArchivedEvent:
     event: Event
 
 
-def user_events(
-    data: Location, keys: RecordKeys | None, user_id: str, partitions: int
-) -> Iterator[ArchivedEvent]:
+def user_events(data: Location, keys: RecordKeys | None, user_id: str) -> Iterator[ArchivedEvent]:
     """Every archived event of ``user_id`` (see the module docstring).
 
     Args:
         data: the data location whose event archive is read.
         keys: opens sealed records (None: the archive holds plaintext).
         user_id: whose events.
-        partitions: the projected topics' partition count (the user's partition is
-            read; an archive holding higher partitions was written with another count,
-            and is read whole).
     """
     archive = EventArchive(DataLayout(data).events)
-    held = {f.partition for f in archive.files()}
-    wanted = {partition_of(user_id, partitions)} if max(held, default=0) < partitions else None
     key = user_id.encode("utf-8")
     for topic in PROJECTED_TOPICS:
-        for table in archive.read_tables(topic, _BATCH, partitions=wanted):
+        for table in archive.read_tables(topic, _BATCH):
             yield from _events_of(_keyed(table, key), keys, user_id)
 
 

@@ -152,12 +152,12 @@ def _cli(place: DataPlace, tmp_path: Path, *args: str) -> subprocess.CompletedPr
     )
 
 
-def run_scenario(place: DataPlace, tmp_path: Path, users: int = USERS) -> None:
-    """The whole scenario on ``place`` with ``users`` users (also run on S3 by
-    ``test_scale_out_s3``, a file of its own so that the two run side by side)."""
+def run_scenario(place: DataPlace, tmp_path: Path) -> None:
+    """The whole scenario on ``place`` (also run on S3 by ``test_scale_out_s3``, a file
+    of its own so that the two run side by side)."""
     deployment = Deployment(place, tmp_path)
     try:
-        _run(deployment, place, tmp_path, users)
+        _run(deployment, place, tmp_path)
     finally:
         deployment.close()
 
@@ -169,7 +169,7 @@ def test_three_workers_and_two_replicas_survive_kills_joins_and_freezes(
     run_scenario(data_place, tmp_path)
 
 
-def _run(deployment: Deployment, place: DataPlace, tmp_path: Path, users: int) -> None:
+def _run(deployment: Deployment, place: DataPlace, tmp_path: Path) -> None:
     deployment.start_broker()
     workers = [deployment.start(f"worker-{i}", "worker") for i in range(3)]
     for worker in workers:
@@ -178,13 +178,13 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path, users: int) -
     for replica in replicas:
         wait_until(lambda r=replica: _serving(r), timeout=120)  # type: ignore[misc]
 
-    messages = [_message(u, t) for t in range(PER_USER) for u in range(users)]
+    messages = [_message(u, t) for t in range(PER_USER) for u in range(USERS)]
     total = len(messages)
     started = time.monotonic()
     joined: WorkerProcess | None = None
     for n, start in enumerate(range(0, total, BATCH)):
         replica = replicas[n % 2]
-        # A first publish makes the data keys of its users: a conditional PUT each,
+        # A first publish makes the data keys of its 300 users: 300 conditional PUTs,
         # which moto's server takes one at a time while the workers compact on it.
         answer = httpx.post(
             f"{replica.api_url}/v1/events", json=messages[start : start + BATCH], timeout=120
@@ -220,7 +220,7 @@ def _run(deployment: Deployment, place: DataPlace, tmp_path: Path, users: int) -
     def consolidated() -> bool:
         reader.refresh([SESSIONS])
         rows = reader.scan(SESSIONS).to_pylist()
-        return len(rows) == 2 * users and all(
+        return len(rows) == 2 * USERS and all(
             r["closed_through"] is not None and r["consolidated_through"] == r["closed_through"]
             for r in rows
         )

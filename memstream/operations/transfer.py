@@ -97,7 +97,7 @@ def _events(
             return None
 
     keys = record_keys_of(settings)
-    archived = user_events(settings.data_location, keys, user_id, settings.messages_partitions)
+    archived = user_events(settings.data_location, keys, user_id)
 
     def events() -> Iterator[object]:
         for number, found in enumerate(archived, start=1):
