@@ -29,12 +29,13 @@ $(DEV): pyproject.toml
 run: $(RUNTIME)
 	$(BIN)/memstream up
 
-# Four workers on two cores, each test file on one of them: the broker-backed tests
-# mostly wait for processes and the broker (runs with three kept the cores 83-87% busy),
-# so the third and fourth fill the waits. Files are handed out in the order
+# Three workers on two cores, each test file on one of them: the broker-backed tests
+# mostly wait for processes and the broker, so a third worker fills the waits (a fourth
+# made a run slower: 12 min 13 s against 11 min 8 s, the deployments' idle polling
+# taking the cores the waits freed). Files are handed out in the order
 # tests/conftest.py sets (the longest first), not by size.
 test: setup
-	$(BIN)/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder --durations=15
+	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"

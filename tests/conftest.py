@@ -31,12 +31,6 @@ from memstream.testing import FakeClock, WorkerProcess, embedded_broker, free_po
 # Processes the tests start serve no metrics port unless a test gives them one
 # (WorkerProcess does: a free port each), so tests side by side never share one.
 os.environ.setdefault("MEMSTREAM_METRICS_PORT", "0")
-# Two partitions a topic rather than eight, for every process the tests start and every
-# command they run: an idle deployment's broker answers a fetch of each partition of each
-# topic every 50 ms, so eight cost a deployment 15% of a core doing nothing (two: 9%),
-# and a test file holds its deployment while it waits. The scenarios of many workers
-# set their own count.
-os.environ.setdefault("MEMSTREAM_MESSAGES_PARTITIONS", "2")
 for _name in [n for n in os.environ if n.startswith("OTEL_")]:
     del os.environ[_name]  # traces only where a test asks for them
 
