@@ -139,6 +139,10 @@ class PartitionClaims:
         return lost
 
 
+#: The most rows of one lease read (one, but for the inserts of a new store's first moments).
+_MOST_ROWS = 16
+
+
 class Lease:
     """A named lease one holder at a time has, until it expires or is released.
 
@@ -200,15 +204,20 @@ class Lease:
         self._cas(data, f"target.holder = {filters.literal(self.holder)}", insert=False)
 
     def _row(self) -> dict[str, Any] | None:
+        """The lease's row. Processes that open a new store together can each insert
+        the lease before its key is marked as the table's primary key (the mark is what
+        makes LanceDB refuse the second insert), leaving a row per holder: the row that
+        runs longest (the later holder name on a tie) is the lease, so every process
+        reads the same holder and at most one holds it."""
         self._table.checkout_latest()
         rows = (
             self._table.search()
             .where(filters.equals("lease", self.name))
             .select(["holder", "expires_ns"])
-            .limit(1)
+            .limit(_MOST_ROWS)
             .to_list()
         )
-        return dict(rows[0]) if rows else None
+        return dict(max(rows, key=lambda r: (r["expires_ns"], r["holder"]))) if rows else None
 
     def _cas(self, data: pa.Table, where: str, *, insert: bool) -> None:
         table = self._table

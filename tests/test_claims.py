@@ -14,9 +14,9 @@ import pyarrow as pa
 
 from memstream.storage.claims import Lease, PartitionClaims
 from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ENTITIES, MEMORIES
+from memstream.storage.lance_tables import ENTITIES, LEASES, MEMORIES
 from memstream.storage.log_records import LogPosition, LogRecord
-from memstream.storage.schemas import ENTITIES_SCHEMA, MEMORIES_SCHEMA
+from memstream.storage.schemas import ENTITIES_SCHEMA, LEASES_SCHEMA, MEMORIES_SCHEMA
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock
 
@@ -118,6 +118,26 @@ def test_a_lease_has_one_holder_at_a_time_and_expires(tmp_path: Path) -> None:
     time.sleep(0.6)  # the holder died: its lease runs out
     assert other.acquire(time.time_ns())
     assert not dead.held(time.time_ns())
+
+
+def test_a_lease_inserted_twice_before_its_key_was_marked_has_one_holder(
+    tmp_path: Path,
+) -> None:
+    """Workers opening a new store together can each insert the lease row before the
+    primary key is marked: every process then reads the same row, so one holds it."""
+    store = ProjectionStore(str(tmp_path / "db"))
+    now = time.time_ns()
+    rows = [
+        {"lease": "upkeep", "holder": "w0", "expires_ns": now + 30 * 10**9},
+        {"lease": "upkeep", "holder": "w1", "expires_ns": now + 31 * 10**9},
+    ]
+    store.table(LEASES).add(pa.Table.from_pylist(rows, schema=LEASES_SCHEMA))
+    first, second = (Lease(store, "upkeep", w, timedelta(seconds=30)) for w in ("w0", "w1"))
+    assert [first.held(now), second.held(now)] == [False, True]
+    assert not first.acquire(now) and second.acquire(now)
+    second.release()
+    assert first.acquire(time.time_ns()) and not second.held(time.time_ns())
+    assert not second.acquire(time.time_ns())
 
 
 def test_a_guarded_write_never_puts_back_an_older_state(tmp_path: Path) -> None:

@@ -889,15 +889,10 @@ class Operations:
             raise InvalidQuery(f"format: must be one of {', '.join(EXPORT_FORMATS)}")
         self._audited(caller, "export", user_id, 200, format=export_format)
 
-        opened: ProjectionStore | None = None
+        store: ProjectionStore | None = None
         if export_format != "events":  # opened now: a refusal comes before any byte
-            opened = self.store
-            opened.refresh()
-
-        def store() -> ProjectionStore:
-            assert opened is not None
-            return opened
-
+            store = self.store
+            store.refresh()
         return transfer.export_stream(
             self.settings, store, user_id, export_format, self.clock(), counted
         )

@@ -24,6 +24,7 @@ from memstream.portability.exports import (
 )
 from memstream.portability.imports import ImportPlan, Skipped
 from memstream.projections.archiving import ARCHIVED, summary_of
+from memstream.projections.events import Event
 from memstream.projections.memory_state import effective_confidence, is_hidden
 from memstream.queries.user_state import user_tables
 from memstream.storage import filters
@@ -63,23 +64,26 @@ class ImportReport:
 
 def export_stream(
     settings: Settings,
-    store: Callable[[], ProjectionStore],
+    store: ProjectionStore | None,
     user_id: str,
     export_format: ExportFormat,
     now: datetime,
     counted: Callable[[int], None] | None = None,
 ) -> Iterator[bytes]:
-    """The user's export in ``export_format``, a piece at a time. ``counted`` is told
+    """The user's export in ``export_format``, a piece at a time (``store``: the
+    projections, which the ``json`` and ``markdown`` formats read). ``counted`` is told
     of each event (``events``) or memory (the others) written."""
     header = export_header(user_id, export_format, now)
     if export_format == "events":
         yield from _events(settings, user_id, header, counted)
-    elif export_format == "json":
-        opened = store()
-        tables = [(n, _rows(opened, n, user_id, counted)) for n in STATE_TABLES if n != VECTORS]
+        return
+    if store is None:
+        raise ValueError(f"the {export_format} export reads the projections: give the store")
+    if export_format == "json":
+        tables = [(n, _rows(store, n, user_id, counted)) for n in STATE_TABLES if n != VECTORS]
         yield from json_document(header, tables)
     else:
-        yield from _dossier(store(), user_id, now, counted)
+        yield from _dossier(store, user_id, now, counted)
 
 
 def _events(
@@ -99,13 +103,13 @@ def _events(
     keys = record_keys_of(settings)
     archived = user_events(settings.data_location, keys, user_id)
 
-    def events() -> Iterator[object]:
+    def events() -> Iterator[Event]:
         for number, found in enumerate(archived, start=1):
             if counted is not None:
                 counted(number)
             yield found.event
 
-    yield from event_lines(header, events(), original_of)  # type: ignore[arg-type]
+    yield from event_lines(header, events(), original_of)
 
 
 def _rows(
