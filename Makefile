@@ -10,9 +10,12 @@ DEV     := $(VENV)/.installed-dev
 # `make run` installs what running needs; the tests and checks add the development tools.
 setup: $(DEV)
 
-# uv installs what pip would, from PyPI, in a quarter of the time (measured on a fresh
-# clone: 40 s with pip, 10 s with uv); pip does it when uv cannot be had.
-INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
+# uv installs what pip would, from PyPI, faster (measured on a fresh clone: 40 s with
+# pip, 24 s with uv). Bytecode is compiled at install, as pip does: with
+# PYTHONDONTWRITEBYTECODE set (as on the CI machines) nothing writes it later, and every
+# process the tests start would compile its imports from source (a test run 2 minutes
+# slower). pip does the install when uv cannot be had.
+INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 
 $(RUNTIME): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
