@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from memstream.storage.lance_store import ProjectionStore
 
-__all__ = ["ListRequest", "MemoryPage", "list_memories"]
+__all__ = ["ListRequest", "MemoryPage", "every_memory", "list_memories"]
 
 Order = Literal["newest", "oldest"]
 
@@ -52,6 +52,8 @@ _SHOWN = (
     "confidence",
     "occurred_at",
 )
+#: What an archived memory's index row gives of those (and the summary's text).
+_COLD_SHOWN = [c for c in _SHOWN if c not in ("content", "role", "channel")] + ["search_text"]
 
 
 @dataclass(frozen=True)
@@ -156,23 +158,50 @@ def _documents(
     cold_ids = [archive_id(user_id, memory_id) for _, memory_id, archived in chosen if archived]
     found: dict[str, dict[str, Any]] = {}
     for row in store.by_ids(MEMORIES, hot_ids, list(_SHOWN)):
-        found[row["memory_id"]] = {**row, "archived": False}
+        found[row["memory_id"]] = _listed(row, archived=False)
     if cold_ids:
-        shown = [c for c in _SHOWN if c not in ("content", "role", "channel")]
-        for row in store.by_ids(ARCHIVE_INDEX, cold_ids, [*shown, "search_text"]):
-            content = summary_of(row)
-            del row["search_text"]
-            found[row["memory_id"]] = {**row, "content": content, "archived": True}
+        for row in store.by_ids(ARCHIVE_INDEX, cold_ids, _COLD_SHOWN):
+            found[row["memory_id"]] = _listed(row, archived=True)
     out = []
     for _, memory_id, _ in chosen:
         document = found.get(memory_id)
         if document is None:  # moved between the tables since the keys were read
             continue
-        state = states.get(memory_id)
-        document["confidence"] = effective_confidence(document.get("confidence"), state)
-        document["state"] = _state_name(state)
-        out.append(document)
+        out.append(_with_state(document, states.get(memory_id)))
     return out
+
+
+def every_memory(store: ProjectionStore, user_id: str) -> list[dict[str, Any]]:
+    """Every memory of the user a list shows without ``include_hidden`` (hot ones, and
+    archived ones marked), oldest first, read in one pass over each table (what an
+    export reads, rather than page after page)."""
+    mine = filters.equals("user_id", user_id)
+    states = {r["memory_id"]: r for r in store.scan(MEMORY_STATE, where=mine).to_pylist()}
+    rows = [_listed(r, archived=False) for r in store.scan(MEMORIES, _SHOWN, mine).to_pylist()]
+    cold = store.scan(ARCHIVE_INDEX, _COLD_SHOWN, filters.all_of(mine, ARCHIVED)).to_pylist()
+    rows += [_listed(r, archived=True) for r in cold]
+    shown = [
+        _with_state(row, states.get(row["memory_id"]))
+        for row in rows
+        if not is_hidden(states.get(row["memory_id"]))
+    ]
+    return sorted(shown, key=lambda m: (m["occurred_at"], m["memory_id"]))
+
+
+def _listed(row: dict[str, Any], archived: bool) -> dict[str, Any]:
+    """A row as a list shows it; an archived one's content is its summary."""
+    if not archived:
+        return {**row, "archived": False}
+    content = summary_of(row)
+    return {**{k: v for k, v in row.items() if k != "search_text"}, "content": content,
+            "archived": True}  # fmt: skip
+
+
+def _with_state(document: dict[str, Any], state: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The memory with its confidence as it stands now and its state's name."""
+    document["confidence"] = effective_confidence(document.get("confidence"), state)
+    document["state"] = _state_name(state)
+    return document
 
 
 def _state_name(state: Mapping[str, Any] | None) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from memstream.portability.exports import (
     ExportFormat,
@@ -23,19 +22,15 @@ from memstream.portability.exports import (
     json_document,
 )
 from memstream.portability.imports import ImportPlan, Skipped
-from memstream.projections.archiving import ARCHIVED, summary_of
 from memstream.projections.events import Event
-from memstream.projections.memory_state import effective_confidence, is_hidden
+from memstream.queries.memory_list import every_memory
 from memstream.queries.user_state import user_tables
 from memstream.storage import filters
 from memstream.storage.document_originals import DocumentOriginals, OriginalMissing
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import (
-    ARCHIVE_INDEX,
     DOCUMENTS,
     ENTITIES,
-    MEMORIES,
-    MEMORY_STATE,
     STATE_TABLES,
     VECTORS,
 )
@@ -125,36 +120,12 @@ def _rows(
 def _dossier(
     store: ProjectionStore, user_id: str, now: datetime, counted: Callable[[int], None] | None
 ) -> Iterator[bytes]:
-    memories = _current_memories(store, user_id)
+    memories = every_memory(store, user_id)
     if counted is not None:
         counted(len(memories))
     tables = user_tables(store, user_id, (ENTITIES, DOCUMENTS))
     for part in dossier(user_id, now, memories, tables[ENTITIES], tables[DOCUMENTS]):
         yield part.encode("utf-8")
-
-
-def _current_memories(store: ProjectionStore, user_id: str) -> list[dict[str, Any]]:
-    """The user's memories search finds (hot, and archived ones marked), oldest first,
-    each with its confidence as it stands now: the memory list's, read in one pass."""
-    mine = filters.equals("user_id", user_id)
-    states = {r["memory_id"]: r for r in store.scan(MEMORY_STATE, where=mine).to_pylist()}
-    shown = ["memory_id", "kind", "content", "speaker", "role", "session_id", "confidence",
-             "occurred_at"]  # fmt: skip
-    found = [{**r, "archived": False} for r in store.scan(MEMORIES, shown, mine).to_pylist()]
-    cold = [c for c in shown if c not in ("content", "role")]
-    for row in store.scan(
-        ARCHIVE_INDEX, [*cold, "search_text"], filters.all_of(mine, ARCHIVED)
-    ).to_pylist():
-        found.append({**row, "content": summary_of(row), "archived": True})
-    current = []
-    for memory in found:
-        state = states.get(memory["memory_id"])
-        if is_hidden(state):
-            continue
-        memory["confidence"] = effective_confidence(memory.get("confidence"), state)
-        current.append(memory)
-    current.sort(key=lambda m: (m["occurred_at"], m["memory_id"]))
-    return current
 
 
 def store_originals(settings: Settings, user_id: str, plan: ImportPlan) -> int:
