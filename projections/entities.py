@@ -23,10 +23,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from memstream.projections.place_names import PLACE_NAMES
 from memstream.projections.timephrases import find_spans
 from memstream.storage.log_records import LogPosition
 
 __all__ = [
+    "NAMED_TYPES",
     "EntityMention",
     "MentionSeen",
     "entity_id",
@@ -39,9 +41,26 @@ __all__ = [
     "newer_than_row",
     "normalize_name",
     "person_names_in",
+    "type_of_name",
 ]
 
-EntityType = Literal["person", "email", "url", "hashtag", "date", "time", "money"]
+EntityType = Literal[
+    "person",
+    "place",
+    "organization",
+    "pet",
+    "product",
+    "email",
+    "url",
+    "hashtag",
+    "date",
+    "time",
+    "money",
+]
+#: Types of named things: one key group ("person", as before there were kinds of them),
+#: so a name keeps its entity id whatever a sentence says it is.
+NAMED_TYPES = frozenset({"person", "place", "organization", "pet", "product"})
+_NAMED = NAMED_TYPES
 
 _words = str.split
 #: The typographic apostrophe (U+2019).
@@ -136,7 +155,8 @@ class EntityMention:
     """One entity a message mentions.
 
     Attributes:
-        type: person, email, url, hashtag, date, time or money.
+        type: person, place, organization, pet, product, email, url, hashtag, date,
+            time or money.
         name: the display name ("Vitaly Petrov", "2023-05-07", "USD 1200").
         key: the normalized name within its type group: what resolution compares.
     """
@@ -250,7 +270,7 @@ def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> l
             found.append(EntityMention("hashtag", "#" + match.group(1), match.group(1).casefold()))
         masked = _HASHTAG.sub(_blank, masked)
     for name in person_names_in(masked):
-        found.append(EntityMention("person", name, normalize_name(name)))
+        found.append(EntityMention(type_of_name(name, masked), name, normalize_name(name)))
     for span in find_spans(masked, occurred_at):
         found.append(EntityMention("date", span.label, span.label))
     if has_digit:
@@ -324,7 +344,7 @@ def merge_entity(
         return {
             "entity_id": entity_id(user_id, group, mention.key),
             "user_id": user_id,
-            "type": group,
+            "type": mention.type,
             "canonical_name": mention.name,
             "key": mention.key,
             "aliases": [mention.key],
@@ -338,8 +358,11 @@ def merge_entity(
     row["first_seen"] = min(row["first_seen"], seen_at)
     row["last_seen"] = max(row["last_seen"], seen_at)
     # A fuller form of a name becomes the canonical one ("Maria" -> "Maria Gonzalez").
-    if len(mention.name) > len(row["canonical_name"]) and mention.type == "person":
+    if len(mention.name) > len(row["canonical_name"]) and mention.type in _NAMED:
         row["canonical_name"] = mention.name
+    # A name first seen as a bare name takes the kind a later sentence gives it.
+    if row["type"] == "person" and mention.type in _NAMED:
+        row["type"] = mention.type
     row.update(guard_columns(position))
     return row
 
@@ -349,7 +372,7 @@ def entity_ids_for(user_id: str, mentions: Iterable[EntityMention]) -> list[str]
 
 
 def _group(entity_type: str) -> str:
-    return entity_type
+    return "person" if entity_type in _NAMED else entity_type
 
 
 def _shouting(token: str) -> bool:
@@ -407,3 +430,100 @@ def _money_mention(match: re.Match[str]) -> EntityMention | None:
     value = f"{amount:,.2f}".rstrip("0").rstrip(".")
     label = f"{currency} {value}"
     return EntityMention("money", label, label.lower())
+
+
+_PET_NOUN = (
+    r"(?:cat|dog|puppy|pup|kitten|kitty|pet|hamster|rabbit|bunny|parrot|bird|fish|turtle|"
+    r"tortoise|horse|pony|guinea pig|snake|lizard|gecko|ferret|goldfish)s?"
+)
+_OWNER = r"(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Tt]heir|[A-Z][\w-]*'s)"
+_ORG_SUFFIXES = frozenset(
+    _words(
+        """
+        inc inc. corp corp. corporation ltd ltd. llc plc gmbh co co. company labs lab group
+        bank university college school hospital clinic institute foundation studio studios
+        records cafe café restaurant bakery club center centre academy airlines airways motors
+        systems technologies press media agency association society church museum gallery
+        """
+    )
+)
+_ORG_NOUN_AFTER = re.compile(
+    r"^\s+(?:hospital|clinic|university|college|school|company|bank|cafe|restaurant|bakery|"
+    r"studio|gym|academy|museum|church|library|hotel|store|shop|startup|team)\b",
+    re.I,
+)
+_ORG_BEFORE = re.compile(
+    r"\b(?:(?:work|works|worked|working|job|intern|interning|internship|employed|position|role)"
+    r"\s+(?:at|for|with)|as\s+an?\s+(?:[a-z-]+\s+){1,3}(?:at|for)|joined|hired\s+by|founded|"
+    r"co-founded)\s+(?:the\s+)?$",
+    re.I,
+)
+_PLACE_BEFORE = re.compile(
+    r"\b(?:(?:live|lives|lived|living|born|grew\s+up|stay|stayed|staying|vacation|holiday|"
+    r"trip|based|located|city\s+of|streets\s+of)\s+(?:in|at|near)|in|near|"
+    r"(?:move|moved|moving|go|going|went|goes|trip|flew|fly|flying|travel|traveled|travelled|"
+    r"traveling|travelling|drove|driving|headed|heading|back|road\s+trip|visit|visits)\s+to|"
+    r"(?:'m|am|is|are|was|come|comes|came|originally|back|flew|moved)\s+from|"
+    r"visit|visited|visiting|explore|explored|exploring)\s+(?:the\s+)?$",
+    re.I,
+)
+#: "at" before a name, where it is not a place: mostly an organisation ("met at Google"),
+#: unless a person is looked, smiled or shouted at.
+_AT_BEFORE = re.compile(r"\\bat\\s+(?:the\\s+)?$", re.I)
+_AT_A_PERSON = re.compile(
+    r"\\b(?:look|looks|looked|looking|mad|angry|smiled|smiling|smile|laughed|laughing|yelled|"
+    r"shouted|glanced|stared|staring|waved|pointed|upset|annoyed|grinned|winked)\\s+at\\s+$",
+    re.I,
+)
+#: "at" before a name, where it is not a place: mostly an organisation ("met at Google"),
+#: unless a person is looked, smiled or shouted at.
+_AT_BEFORE = re.compile(r"\bat\s+(?:the\s+)?$", re.I)
+_AT_A_PERSON = re.compile(
+    r"\b(?:look|looks|looked|looking|mad|angry|smiled|smiling|smile|laughed|laughing|yelled|"
+    r"shouted|glanced|stared|staring|waved|pointed|upset|annoyed|grinned|winked)\s+at\s+$",
+    re.I,
+)
+#: A lowercase word after a name that makes it part of a longer name ("the LGBTQ support
+#: group"), where words before it would otherwise say place or organisation.
+_NOUN_AFTER = re.compile(
+    r"^\s+(?!(?:and|or|but|with|for|to|in|on|at|last|this|next|yesterday|today|tomorrow|"
+    r"again|too|soon|because|since|so|where|when|before|after|from|by|of|is|was|were|are|"
+    r"has|had|will|would|for|which|who|that|while|now|then|once|every|all|together)\b)[a-z]"
+)
+_PRODUCT_BEFORE = re.compile(
+    r"\b(?:play|plays|played|playing|bought|buy|buying|ordered|drive|drives|driving|"
+    r"downloaded|installed|using)\s+(?:a\s+|an\s+|the\s+|my\s+|new\s+)*$",
+    re.I,
+)
+
+
+def type_of_name(name: str, text: str) -> EntityType:
+    """What a capitalized name in ``text`` is: a pet ("my cat Miso"), an organisation
+    ("Acme Corp", "works at Farfetch", "Santa Maria hospital"), a place (a country,
+    continent, US state or large city, or "moved to Braga"), a product ("playing
+    Valorant"), or else a person."""
+    at = text.find(name)
+    before, after = (text[:at], text[at + len(name) :]) if at >= 0 else ("", "")
+    escaped = re.escape(name)
+    if re.search(
+        rf"\b{_OWNER}\s+(?:[a-z]+\s+)?{_PET_NOUN}(?:,)?\s+(?:(?:is\s+)?(?:named|called)\s+)?"
+        rf"{escaped}\b|\b{escaped},?\s+(?:my|our|his|her|their|the)\s+(?:[a-z]+\s+)?"
+        rf"{_PET_NOUN}\b",
+        text,
+    ):
+        return "pet"
+    if name.split()[-1].lower() in _ORG_SUFFIXES or _ORG_NOUN_AFTER.match(after):
+        return "organization"
+    if name in PLACE_NAMES:
+        return "place"
+    if _NOUN_AFTER.match(after):
+        return "person"
+    if _ORG_BEFORE.search(before):
+        return "organization"
+    if _PLACE_BEFORE.search(before):
+        return "place"
+    if _AT_BEFORE.search(before) and not _AT_A_PERSON.search(before):
+        return "organization"
+    if _PRODUCT_BEFORE.search(before):
+        return "product"
+    return "person"

@@ -7,6 +7,8 @@ The rules cover identity and age, where someone lives or comes from and moves, w
 job changes, occupations, relations (partner, family, friends, pets), likes, dislikes
 and favourites, plans with dates, possessions, habits, opinions, and dated events ("I
 went to the support group yesterday" becomes a fact with the resolved date).
+Sentences are split into clauses at ";" and at "and I"; what a speaker says of themself
+that no rule reads becomes a third-person ``statement`` fact tagged with its topic.
 
 Every fact keeps its provenance (the event ids of the turns it came from). Facts about
 where someone lives, where they work, their job, name, age, partner and favourites are
@@ -60,6 +62,15 @@ _PLACE = r"(?:the\s+)?[A-Z][\w'.-]+(?:(?:\s+|,\s*)[A-Z][\w'.-]+){0,3}"
 _PHRASE = r"[^,.;!?]{2,80}?"
 _END = r"(?=\s*(?:[,.;!?]|$|\s+(?:and|but|because|so|since|which|when|with|after|before)\b))"
 _FIRST = r"(?P<s>I)"
+#: Adverbs between a subject and its verb ("I now work", "she also quit").
+_NOW = r"(?:\s+(?:now|also|just|recently|finally|currently|still|actually))*"
+#: A job title of up to three words, up to a preposition ("software tester at ...").
+_NOT_ROLE = r"(?!(?:at|for|in|with|and|but|on|since)\b)"
+_ROLE = r"(?:" + _NOT_ROLE + r"[a-z-]+\s+){0,2}" + _NOT_ROLE + r"[a-z-]+"
+_WORKPLACE_NOUN = (
+    r"(?:hospital|clinic|school|university|college|company|firm|bank|agency|restaurant|cafe|"
+    r"caf\u00e9|bakery|shop|store|startup|studio|office|factory|lab|library|hotel|gym|job)"
+)
 
 _OCCUPATIONS = frozenset(
     [
@@ -118,6 +129,14 @@ _OCCUPATIONS = frozenset(
         "teacher",
         "therapist",
         "translator",
+        "tester",
+        "cashier",
+        "clerk",
+        "officer",
+        "receptionist",
+        "secretary",
+        "soldier",
+        "technician",
         "tutor",
         "veterinarian",
         "vet",
@@ -282,16 +301,41 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"\b" + _SUBJECT + r"(?:\s+just)?\s+(?:quit|left)\s+(?:my|his|her)\s+job"
+            r"\b" + _SUBJECT + _NOW + r"\s+(?:quit|left)\s+(?:my|his|her)\s+job"
             r"(?:\s+at\s+(?P<v>" + _PLACE + r"))?"
         ),
         "left_job",
     ),
     (
         re.compile(
-            r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|\s+work|\s+works|\s+became|\s+become|"
+            r"\b"
+            + _SUBJECT
+            + _NOW
+            + r"\s+(?:quit|resigned\s+from)\s+(?:the\s+|my\s+|his\s+|her\s+)?"
+            r"(?P<v>" + _WORKPLACE_NOUN + r"|" + _PLACE + r")"
+        ),
+        "left_job",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + _NOW + r"(?:'m|\s+am|\s+is)?\s+(?:now\s+)?"
+            r"(?:work|works|working)\s+as\s+(?:a|an)\s+(?P<v>" + _ROLE + r")"
+        ),
+        "works_as",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + _NOW + r"(?:'m|\s+am|\s+is)?\s+(?:now\s+)?"
+            r"(?:work|works|working)\s+as\s+(?:a|an)\s+" + _ROLE + r"\s+(?:at|for)\s+"
+            r"(?P<v>" + _PLACE + r"(?:\s+" + _WORKPLACE_NOUN + r")?)"
+        ),
+        "works_at",
+    ),
+    (
+        re.compile(
+            r"\b" + _SUBJECT + _NOW + r"(?:'m|\s+am|\s+is|\s+work|\s+works|\s+became|\s+become|"
             r"'ve become|\s+started working)\s+(?:now\s+|as\s+)?(?:a|an)\s+"
-            r"(?P<v>(?:[a-z-]+\s+){0,2}[a-z-]+)\b"
+            r"(?P<v>" + _ROLE + r")\b"
         ),
         "is_a",
     ),
@@ -310,7 +354,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 _RELATION = re.compile(
-    r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er)\s+(?:(?:new|little|older|younger|big|best|late)\s+)?"
+    r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er|[A-Z][\w-]+'s)\s+(?:(?:new|little|older|younger|big|best|late)\s+)?"
     r"(?P<rel>[a-zé]+)(?:\s+is\s+named|\s+named|\s+called|'s\s+name\s+is|,)?\s+"
     r"(?P<v>" + _NAME + r")"
 )
@@ -376,45 +420,78 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
     sources: dict[tuple[str, str, str], list[str]] = {}
     last_person: str | None = None
     people = _people(turns)
+
+    def keep(subject: str, found: _Found, turn: Turn, speaker: str) -> None:
+        key = (subject.lower(), found.attribute, found.value.lower())
+        sources.setdefault(key, [])
+        if turn.event_id not in sources[key]:
+            sources[key].append(turn.event_id)
+        if key not in memories:
+            memories[key] = _memory(user_id, session_id, subject, speaker, found, turn)
+
     for turn in turns:
         speaker = (turn.speaker or ("the user" if turn.role == "user" else "")).strip()
-        for match in _SENTENCE.finditer(turn.content.replace("\u2019", "'")):
-            sentence = match.group(0).strip()
-            if len(sentence) < 6:
-                continue
+        unmatched: list[str] = []
+        for sentence in _clauses(turn.content):
             context = _Context(speaker, last_person, people, turn)
+            matched = False
             for subject, found in _statements(sentence, context):
-                key = (subject.lower(), found.attribute, found.value.lower())
-                sources.setdefault(key, [])
-                if turn.event_id not in sources[key]:
-                    sources[key].append(turn.event_id)
-                if key in memories:
-                    continue
-                memories[key] = DerivedMemory(
-                    memory_id=derived_memory_id(
-                        "fact", user_id, session_id, subject.lower(), found.attribute, found.value
-                    ),
-                    kind=found.kind,
-                    content=found.content,
-                    subject=subject,
-                    attribute=found.attribute,
-                    value=found.value,
-                    exclusive=found.exclusive,
-                    confidence=found.confidence,
-                    importance=found.importance,
-                    tags=list(found.tags),
-                    speaker=speaker or None,
-                    session_id=session_id,
-                    source_event_ids=[turn.event_id],
-                    occurred_at=turn.occurred_at,
-                )
+                keep(subject, found, turn, speaker)
+                matched = True
+            if not matched:
+                unmatched.append(sentence)
             others = _people_named(sentence, speaker)
             if others:
                 last_person = others[-1]
+        statement = _statement(unmatched, speaker, turn.occurred_at)
+        if statement is not None:
+            keep(speaker, statement, turn, speaker)
     return [
         m.model_copy(update={"source_event_ids": sources[k]}) if len(sources[k]) > 1 else m
         for k, m in memories.items()
     ]
+
+
+def _memory(
+    user_id: str, session_id: str, subject: str, speaker: str, found: _Found, turn: Turn
+) -> DerivedMemory:
+    return DerivedMemory(
+        memory_id=derived_memory_id(
+            "fact", user_id, session_id, subject.lower(), found.attribute, found.value
+        ),
+        kind=found.kind,
+        content=found.content,
+        subject=subject,
+        attribute=found.attribute,
+        value=found.value,
+        exclusive=found.exclusive,
+        confidence=found.confidence,
+        importance=found.importance,
+        tags=list(found.tags),
+        speaker=speaker or None,
+        session_id=session_id,
+        source_event_ids=[turn.event_id],
+        occurred_at=turn.occurred_at,
+    )
+
+
+_SHARED_IMAGE = re.compile(r"\[(?:shares|shared|sharing)[^\]]*\]?", re.IGNORECASE)
+
+
+def _clauses(content: str) -> list[str]:
+    """The sentences of a turn, split further at ";" and at ", and I" / "and I'm"
+    (each clause a statement of its own), shared-image captions left out."""
+    text = _SHARED_IMAGE.sub(" ", content.replace("\u2019", "'"))
+    out = []
+    for match in _SENTENCE.finditer(text):
+        for clause in _CLAUSE_BREAK.split(match.group(0).strip()):
+            clause = clause.strip(" ,")
+            if len(clause) >= 6:
+                out.append(clause)
+    return out
+
+
+_CLAUSE_BREAK = re.compile(r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=I\b|I'm\b|I've\b|my\b)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,6 +521,9 @@ class _Context:
         return None
 
     def owner(self, word: str) -> str | None:
+        if word.endswith("'s"):
+            name = word[:-2]
+            return name if name in self.people and name not in _NOT_NAMES else None
         return (self.speaker or None) if word.lower() == "my" else self.last_person
 
 
@@ -697,9 +777,16 @@ _ATTRIBUTE_BUILDERS: dict[
     "lives_in": lambda who, v: ("lives_in", f"{who} lives in {v}.", True, 0.8, ("home",)),
     "from": lambda who, v: ("from", f"{who} is from {v}.", True, 0.7, ("origin",)),
     "works_at": lambda who, v: ("works_at", f"{who} works at {v}.", True, 0.85, ("work",)),
+    "works_as": lambda who, v: (
+        "occupation",
+        f"{who} works as {_a(v)} {v}.",
+        True,
+        0.85,
+        ("work",),
+    ),
     "left_job": lambda who, v: (
         "left_job",
-        f"{who} left the job{' at ' + v if v else ''}.",
+        f"{who} left the {v}." if v.islower() else f"{who} left the job{' at ' + v if v else ''}.",
         False,
         0.7,
         ("work",),
@@ -707,6 +794,10 @@ _ATTRIBUTE_BUILDERS: dict[
     "age": lambda who, v: ("age", f"{who} is {v} years old.", True, 0.6, ("identity",)),
     "name": lambda who, v: ("name", f"{who}'s name is {v}.", True, 0.9, ("identity",)),
 }
+
+
+def _a(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
 def _attribute_fact(attribute: str, who: str, value: str, confidence: float) -> _Found | None:
@@ -736,7 +827,7 @@ def _is_a(who: str, phrase: str, confidence: float) -> _Found | None:
             "fact",
             "occupation",
             phrase,
-            f"{who} is a {phrase}.",
+            f"{who} is {_a(phrase)} {phrase}.",
             True,
             confidence,
             0.8,
@@ -853,3 +944,185 @@ def _when(spans: list[TimeSpan]) -> str | None:
     if span.granularity == "month":
         return f"in {span.label}"
     return f"in {span.label}"
+
+
+# -- what a speaker says of themself, when no rule above reads it -------------------
+
+#: Sentences a speaker says of themself ("I ...", "my ...", "we ...").
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|[Ww]e|[Ww]e're|[Ww]e've|[Mm]y|[Oo]ur)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you've|yours|yourself)\b", re.IGNORECASE)
+#: Leading words that carry nothing ("Wow, ", "Yeah! ", "Thanks, Jo! ").
+_INTERJECTION = re.compile(
+    r"^(?:(?:oh|ooh|wow|whoa|yeah|yes|yep|no|nah|well|haha|hah|lol|hey|hi|hello|so|and|but|"
+    r"also|ah|aw+|omg|totally|exactly|definitely|sure|true|okay|ok|cool|great|awesome|nice|"
+    r"man|dude|btw|anyway|honestly|actually|right)\b[\s,!.-]*)+",
+    re.IGNORECASE,
+)
+#: Sentences about the conversation rather than the speaker's life.
+_PLEASANTRY = re.compile(
+    r"^(?:I(?:'m| am)\s+(?:so\s+|really\s+|super\s+)?(?:glad|happy for|sorry|sure|here|"
+    r"thrilled for|proud of you|excited for you|curious|all ears)|"
+    r"I\s+(?:really\s+|totally\s+|completely\s+)?(?:hope|know|understand|agree|bet|guess|see|"
+    r"appreciate|feel you|get it|get what|can imagine|can see|can tell|can't wait to see|"
+    r"remember you|wish you|mean|couldn't agree|'d love to (?:see|hear)|would love to (?:see|"
+    r"hear)|'ll keep|will keep|can't imagine|admire|love that you|love how you|"
+    r"love your|like your|think you|can't wait to (?:hear|see|read))|"
+    r"(?:my\s+)?(?:thanks|thank)\b|[Mm]e too|[Mm]y pleasure|[Ww]e should)",
+    re.IGNORECASE,
+)
+_STATEMENT_SENTENCES = 3
+_STATEMENT_WORDS = (4, 45)
+_words = str.split
+_STATEMENT_STOPWORDS = frozenset(
+    _words(
+        """a an the and or but so to of in on at for with it is was be been am are were
+    i i'm i've i'd i'll me my we our us that this just really so very too also it's its
+    have has had do did does not no yes oh wow yeah lol haha"""
+    )
+)
+
+
+def _statement(sentences: Sequence[str], speaker: str, occurred_at: datetime) -> _Found | None:
+    """What ``speaker`` said of themself in a turn's ``sentences`` that no rule read,
+    in the third person: "I typically hold it for 30-60 seconds." becomes "Maria
+    typically holds it for 30-60 seconds."; None when they said nothing of themself."""
+    if not speaker or speaker == "the user":
+        return None
+    said = [s for s in (_said_of_self(s) for s in sentences) if s is not None]
+    if not said:
+        return None
+    text = " ".join(
+        _in_third_person(s if s[-1] in ".!" else s + ".", speaker)
+        for s in said[:_STATEMENT_SENTENCES]
+    )
+    text = text[0].upper() + text[1:]
+    value = text.rstrip(".!") + "."
+    when = _when(find_spans(text, occurred_at))
+    if when is not None:
+        value = f"{value[:-1]} ({when})."
+    return _Found(
+        "fact",
+        f"said:{value.lower()[:60]}",
+        value,
+        value,
+        False,
+        0.6,
+        0.4,
+        (_topic(value), "statement"),
+    )
+
+
+def _said_of_self(sentence: str) -> str | None:
+    """``sentence`` without its leading interjections when it is a statement the
+    speaker makes of themself; None for questions, pleasantries and small talk."""
+    text = _INTERJECTION.sub("", sentence.strip()).strip(" ,-")
+    if not text or text.endswith("?") or not _FIRST_PERSON.search(text):
+        return None
+    if _PLEASANTRY.match(text) or _SECOND_PERSON.search(text):
+        return None
+    words = text.split()
+    if not _STATEMENT_WORDS[0] <= len(words) <= _STATEMENT_WORDS[1]:
+        return None
+    content = [w for w in words if w.lower().strip(",.!'\"") not in _STATEMENT_STOPWORDS]
+    if len(content) < 2:
+        return None
+    return text
+
+
+_ADVERBS = (
+    r"(?:\s+(?:really|also|just|still|usually|always|often|never|actually|sometimes|"
+    r"typically|totally|definitely|even|mostly|now|generally|normally|rarely|already))*"
+)
+_I_VERB = re.compile(r"\b(?P<s>I|[Ww]e)(?P<adv>" + _ADVERBS + r")\s+(?P<verb>[a-z]+(?:n't)?)\b")
+_PRESENT_AGREEMENT = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "are": "is"}
+_BASE_VERBS_PRESENT = frozenset(
+    _words(
+        """love like enjoy want need think feel hope know go work live play try make take get see
+    watch read write run walk cook bake paint draw sing dance teach learn study help care
+    believe plan mean miss use keep find spend volunteer practice practise hold prefer adore
+    hate dislike own lead manage coach train swim hike climb travel visit collect build
+    create share wish look stay dream struggle remember appreciate admire value support
+    usually listen eat drink sleep wake start finish love feel rely hang meet chat talk
+    organize organise attend join take give bring grow speak open close worry wonder
+    """
+    )
+)
+
+
+_WE_SWAPS = (
+    (re.compile(r"\b[Ww]e're\b"), "{who} and others are"),
+    (re.compile(r"\b[Ww]e've\b"), "{who} and others have"),
+    (re.compile(r"\b[Ww]e'll\b"), "{who} and others will"),
+    (re.compile(r"\b[Ww]e\b"), "{who} and others"),
+    (re.compile(r"\b[Oo]ur\b"), "{who}'s"),
+    (re.compile(r"\bus\b"), "{who}"),
+)
+
+
+def _in_third_person(sentence: str, who: str) -> str:
+    """A first-person sentence of ``who``'s, told of them: "I", "my", "me", "we" and
+    "our" replaced, the verbs after "I" agreeing."""
+    text = _third_person(_agreeing(sentence), who)
+    for pattern, replacement in _WE_SWAPS:
+        text = pattern.sub(replacement.format(who=who), text)
+    return text
+
+
+def _agreeing(sentence: str) -> str:
+    """``sentence`` with the verbs after "I" in the third person singular ("I love" ->
+    "I loves"), so that replacing "I" by a name reads right."""
+
+    def agree(m: re.Match[str]) -> str:
+        verb = m.group("verb")
+        if m.group("s") != "I":
+            return m.group(0)
+        if verb in _PRESENT_AGREEMENT:
+            verb = _PRESENT_AGREEMENT[verb]
+        elif verb in _BASE_VERBS_PRESENT:
+            verb = _third_singular(verb)
+        return f"{m.group('s')}{m.group('adv')} {verb}"
+
+    return _I_VERB.sub(agree, sentence)
+
+
+def _third_singular(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(r"\b(?:" + words + r")", re.IGNORECASE))
+    for name, words in (
+        ("pet", r"dog|cat|pet|pupp|kitten|turtle|guinea pig|hamster|parrot|horse"),
+        (
+            "family",
+            r"kid|son\b|daughter|wife|husband|mom\b|dad\b|mother|father|sister|brother|"
+            r"family|parent|grand|child|baby|married|wedding",
+        ),
+        (
+            "work",
+            r"job|work|career|boss|compan|office|business|promot|hired|interview|client|"
+            r"colleague|shop|store|startup|salary|team\b",
+        ),
+        ("home", r"live\b|lives\b|moved|house|apartment|home\b|neighbo|city|town\b"),
+        ("health", r"health|doctor|hospital|injur|sick|diet|gym|workout|therap|surgery|pain"),
+        ("plan", r"going to|plan|'ll\b|will\b|next (?:week|month|year)|hope to|want to|soon"),
+        ("preference", r"love|like|enjoy|favou?rite|hate|prefer|fan of|passion"),
+        (
+            "hobby",
+            r"paint|read|book|hik|yoga|music|guitar|piano|game|gaming|danc|cook|bak|"
+            r"photograph|garden|camp|sport|art\b|writ",
+        ),
+    )
+)
+
+
+def _topic(text: str) -> str:
+    """The tag of what a statement is about (work, family, plan, ...), else "event"."""
+    for name, pattern in _TOPICS:
+        if pattern.search(text):
+            return name
+    return "event"

@@ -91,7 +91,7 @@ def test_a_context_block_holds_the_corrected_fact_its_entities_and_turns(
     assert block.budget_tokens == 1000 and 0 < block.tokens <= 1000
     assert "[fact] Ana's cat Miso likes tuna." in block.context
     assert "sardines" not in block.context  # the corrected fact is history
-    assert "## People, places and things" in block.context and "Miso (person" in block.context
+    assert "## People, places and things" in block.context and "Miso (pet" in block.context
     assert block.context.count("Ana's cat Miso likes tuna.") == 1  # a profile repeats no fact
     facts = next(s for s in block.sections if s["name"] == "facts")
     assert facts["lines"][0]["memory_id"].startswith("cmd-")

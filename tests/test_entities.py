@@ -118,3 +118,46 @@ def test_folding_counts_mentions_once_even_if_applied_twice() -> None:
     assert again == {}
     later = fold_mentions(once, [MentionSeen("u", vitaly, AT, _at("e2", 0))])  # a new log
     assert later[row["entity_id"]]["mention_count"] == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I live in Lisbon and I work as a nurse at Santa Maria hospital.",
+         {("place", "Lisbon"), ("organization", "Santa Maria")}),
+        ("I now work as a software tester at Farfetch.", {("organization", "Farfetch")}),
+        ("Ana's cat Miso likes tuna.", {("person", "Ana"), ("pet", "Miso")}),
+        ("My dog Max, a golden retriever, loves his ball.", {("pet", "Max")}),
+        ("Yesterday Buddy, our puppy, chewed the sofa.", {("pet", "Buddy")}),
+        ("We moved to Braga with my brother Tiago.", {("place", "Braga"), ("person", "Tiago")}),
+        ("I think Porto is lovely in spring.", {("place", "Porto")}),  # the gazetteer alone
+        ("I'm originally from Sweden.", {("place", "Sweden")}),
+        ("I think Florence called me.", {("person", "Florence")}),  # a given name first
+        ("We spent a week in Florence.", {("place", "Florence")}),
+        ("She joined Acme Corp in March.", {("organization", "Acme Corp")}),
+        ("I met Maria at Google.", {("person", "Maria"), ("organization", "Google")}),
+        ("I smiled at Jo.", {("person", "Jo")}),
+        ("I've been playing Valorant with Jo.", {("product", "Valorant"), ("person", "Jo")}),
+        ("I went to the LGBTQ support group.", {("person", "LGBTQ")}),
+    ],
+)  # fmt: skip
+def test_names_are_typed_as_people_places_organisations_pets_or_products(
+    text: str, expected: set[tuple[str, str]]
+) -> None:
+    found = {(k, n) for k, n in names(text, "Maya") if n != "Maya" and k not in {"date", "time"}}
+    assert found == expected
+
+
+def test_a_name_keeps_its_entity_id_and_takes_the_kind_a_later_sentence_gives_it() -> None:
+    bare = extract_mentions("I think Porto is lovely.", None, AT)
+    told = extract_mentions("We moved to Porto.", None, AT)
+    assert [m.type for m in bare] == ["place"]  # the gazetteer knows it anyway
+    jo = extract_mentions("I saw Jo today.", None, AT)[0]
+    at_jo = extract_mentions("We met at Jo.", None, AT)[0]
+    assert (jo.type, at_jo.type) == ("person", "organization")
+    [row] = fold_mentions({}, [MentionSeen("u", jo, AT, _at("e1", 1))]).values()
+    after = fold_mentions({row["entity_id"]: row}, [MentionSeen("u", at_jo, AT, _at("e1", 2))])
+    assert after[row["entity_id"]]["type"] == "organization"  # same id, the kind refined
+    back = fold_mentions(after, [MentionSeen("u", jo, AT, _at("e1", 3))])
+    assert back[row["entity_id"]]["type"] == "organization"  # a bare name does not undo it
+    assert told[0].key == bare[0].key

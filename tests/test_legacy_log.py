@@ -22,6 +22,7 @@ import pytest
 from memstream.operations.stores import open_store
 from memstream.projections.archiving import storage_ref_of, summary_of
 from memstream.projections.digest import digest_tables
+from memstream.projections.entities import NAMED_TYPES
 from memstream.storage.lance_tables import STATE_TABLES
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.streams.settings import Settings
@@ -66,6 +67,9 @@ AS_STATED_THEN: dict[str, dict[str, Callable[[dict[str, Any]], Any]]] = {
     # the summary is kept once, speaker first, as the full-text index sees it; the
     # storage reference without the memory id, which the row has already
     "archive_index": {"summary": summary_of, "storage_ref": storage_ref_of},
+    # every named thing was a person then; today places, organisations, pets and
+    # products are told apart (same entity ids)
+    "entities": {"type": lambda r: "person" if r["type"] in NAMED_TYPES else r["type"]},
 }
 
 

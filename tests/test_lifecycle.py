@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memstream.projections.decay import DecayCandidate, decay_decisions, decayed_confidence
+from memstream.projections.derived import slot_of
 from memstream.projections.events import FactsConsolidated
 from memstream.projections.local_extractor import Turn, extract_facts
 from memstream.projections.memory_state import (
@@ -341,6 +342,98 @@ def test_local_extractor_cases(text: str, expected: set[tuple[str, str]]) -> Non
     assert {(f.attribute, f.value) for f in facts} == expected
     for f in facts:
         assert f.source_event_ids == ["e1"] and f.subject == "Vitaly"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I live in Lisbon and I work as a nurse at Santa Maria hospital.",
+            {
+                ("lives_in", "Lisbon"),
+                ("occupation", "nurse"),
+                ("works_at", "Santa Maria hospital"),
+            },
+        ),
+        (
+            "Great. I also quit the hospital; I now work as a software tester at Farfetch.",
+            {
+                ("left_job", "hospital"),
+                ("occupation", "software tester"),
+                ("works_at", "Farfetch"),
+            },
+        ),
+        ("My cat Miso sleeps on my desk.", {("cat:miso", "Miso")}),
+    ],
+)
+def test_jobs_joined_by_and_or_led_by_now_and_also(
+    text: str, expected: set[tuple[str, str]]
+) -> None:
+    facts = extract_facts("u", "s", [Turn("e1", "Maya", "user", text, T0)])
+    assert {(f.attribute, f.value) for f in facts if f.attribute != "said"} >= expected
+    assert all(f.subject == "Maya" for f in facts)
+
+
+def test_a_new_job_supersedes_the_old_one_by_slot() -> None:
+    said = [
+        ("e1", "I live in Lisbon and I work as a nurse at Santa Maria hospital.", T0),
+        ("e2", "I also quit the hospital; I now work as a software tester at Farfetch.",
+         T0 + timedelta(days=20)),
+    ]  # fmt: skip
+    facts = [
+        f
+        for event_id, text, at in said
+        for f in extract_facts("u", event_id, [Turn(event_id, "Maya", "user", text, at)])
+    ]
+    members = [
+        {"memory_id": f.memory_id, "occurred_at": f.occurred_at, "slot": slot_of("u", f)}
+        for f in facts
+    ]
+    by_id = {r["memory_id"]: r for r in merge_states({}, slot_links("u", members)).values()}
+    ids = {(f.attribute, f.value): f.memory_id for f in facts}
+    assert (
+        by_id[ids[("occupation", "nurse")]]["superseded_by"]
+        == ids[("occupation", "software tester")]
+    )
+    assert (
+        by_id[ids[("works_at", "Santa Maria hospital")]]["superseded_by"]
+        == ids[("works_at", "Farfetch")]
+    )
+    assert ids[("occupation", "software tester")] not in by_id  # the current job stands
+
+
+@pytest.mark.parametrize(
+    ("speaker", "text", "expected"),
+    [
+        (
+            "John",
+            "I typically hold it for 30-60 seconds. It really helps with building strength!",
+            "John typically holds it for 30-60 seconds.",
+        ),
+        (
+            "Tim",
+            "Yeah! Just finished a book and I started the next one; my shelf is full.",
+            "Tim started the next one. Tim's shelf is full.",
+        ),
+        (
+            "Melanie",
+            "We went camping with the kids last week and our tent leaked.",
+            "Melanie and others went camping with the kids last week and Melanie's tent leaked"
+            " (the week of 2024-02-19).",
+        ),
+        ("Jo", "Thanks so much! I'm so glad you liked it. How are you?", None),
+        ("Jo", "I love that you did that for your sister.", None),
+        ("Jo", "Do you think I should go?", None),
+    ],
+)
+def test_what_a_speaker_says_of_themself_is_told_in_the_third_person(
+    speaker: str, text: str, expected: str | None
+) -> None:
+    facts = extract_facts("u", "s", [Turn("e1", speaker, "user", text, T0)])
+    said = [f for f in facts if f.attribute is not None and f.attribute.startswith("said:")]
+    assert [f.content for f in said] == ([expected] if expected else [])
+    for f in said:
+        assert f.source_event_ids == ["e1"] and f.subject == speaker and "statement" in f.tags
 
 
 def test_extractor_resolves_pronouns_and_relative_dates() -> None:

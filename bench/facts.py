@@ -1,0 +1,191 @@
+"""What consolidation derives from LoCoMo, scored against LoCoMo's own gold facts.
+
+LoCoMo ships per-session "observations": short statements about a speaker, each citing
+the turns it comes from. Those of the tuning half (conv-26, 30, 41, 42, 43; 1,210 of
+them) are in ``../shared/bench/locomo10_observations_tuning.jsonl``.
+
+The default run goes through the real pipeline: it starts ``memstream up`` (embedded
+Tansu broker, worker, HTTP API, no embedder: consolidation needs none) on a fresh data
+folder, publishes the tuning half's turns as ``bench/locomo.py`` does (one user per
+conversation, the LoCoMo event id as idempotency key and provenance) and a
+``session_ended`` per conversation, waits until consolidation stops adding memories,
+and lists every derived memory (kind other than ``episode``) with its provenance.
+
+``--direct`` calls the extractor itself on the same sessions (each session's turns in
+order, as consolidation hands them over when a session closes whole): the same
+memories in seconds, for tuning the rules. Both print the same figures.
+
+Scores, with MiniLM (the shipped model) cosine similarity and a threshold of 0.6:
+
+- coverage: the share of gold observations for which some derived memory cites one of
+  the observation's evidence turns and says the same thing;
+- precision: the share of derived memories that say the same thing as some gold
+  observation of their conversation; ``cited precision`` asks as well that the memory
+  cites one of that observation's evidence turns.
+
+Precision and counts are printed per tag of the derived memory (home, work, relation,
+event, ...), coverage per conversation.
+
+Usage: python bench/facts.py [--direct] [--bench ../shared/bench] [--show N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from locomo import TUNED_ON, event_of, read_jsonl, serving, session_ends, wait_for_facts
+
+from memstream.models.embedders import MiniLMEmbedder
+from memstream.projections.local_extractor import Turn, extract_facts
+from memstream.testing import WorkerProcess, wait_until
+
+THRESHOLD = 0.6
+
+
+def derived_directly(turns: list[dict]) -> list[dict]:
+    """The extractor's memories for each session, as consolidation derives them."""
+    sessions: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for turn in turns:
+        sessions[(turn["stream_id"], turn["session_id"])].append(turn)
+    found = []
+    for (user, session), session_turns in sessions.items():
+        ordered = sorted(session_turns, key=lambda t: t["seq"])
+        memories = extract_facts(
+            user,
+            f"{user}:{session}",
+            [
+                Turn(
+                    t["event_id"],
+                    t["speaker"],
+                    "user",
+                    t["content"],
+                    datetime.fromisoformat(t["timestamp"]),
+                )
+                for t in ordered
+            ],
+        )
+        found.extend(
+            {
+                "user_id": user,
+                "kind": m.kind,
+                "content": m.content,
+                "tags": m.tags,
+                "source_event_ids": m.source_event_ids,
+            }
+            for m in memories
+        )
+    return found
+
+
+def derived_by_pipeline(turns: list[dict], stable_seconds: float) -> list[dict]:
+    """Every derived memory a running memstream keeps after consolidating ``turns``."""
+    users = sorted({t["stream_id"] for t in turns})
+    env = {"MEMSTREAM_EMBEDDER": "none", "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "2"}
+    with tempfile.TemporaryDirectory(prefix="memstream-facts-") as tmp:
+        worker = WorkerProcess(Path(tmp) / "data", env=env).start()
+        try:
+            client = serving(worker)
+            started = time.perf_counter()
+            for start in range(0, len(turns), 500):
+                client.publish([event_of(t) for t in turns[start : start + 500]])
+            client.publish(session_ends(turns))
+            wait_until(
+                lambda: client.stats()["memories"].get("episode", 0) == len(turns),
+                timeout=900,
+                interval=1,
+            )
+            last = wait_for_facts(client, stable_seconds)
+            took = time.perf_counter() - started - stable_seconds
+            print(f"ingested and consolidated {len(turns)} turns in {took:.1f} s: {last}")
+            return [
+                m
+                for user in users
+                for m in client.all_memories(user, include_hidden=False, limit=200)
+                if m["kind"] != "episode"
+            ]
+        finally:
+            worker.stop()
+
+
+def scored(observations: list[dict], derived: list[dict], show: int) -> None:
+    embedder = MiniLMEmbedder()
+    gold = embedder.embed([o["observation"] for o in observations])
+    ours = embedder.embed([d["content"] for d in derived]) if derived else np.zeros((0, 384))
+    similar = gold @ ours.T  # (observations, derived)
+    same_user = np.array(
+        [[o["stream_id"] == d["user_id"] for d in derived] for o in observations], dtype=bool
+    )
+    cites = np.array(
+        [
+            [bool(set(o["evidence_event_ids"]) & set(d["source_event_ids"])) for d in derived]
+            for o in observations
+        ],
+        dtype=bool,
+    )
+    says = (similar >= THRESHOLD) & same_user
+    covered = (says & cites).any(axis=1)
+    precise = says.any(axis=0)
+    cited_precise = (says & cites).any(axis=0)
+
+    print(f"\n== tuning half: {len(observations)} gold observations, {len(derived)} derived ==")
+    print(f"coverage {covered.mean():.3f}   precision {precise.mean() if derived else 0:.3f}"
+          f"   cited precision {cited_precise.mean() if derived else 0:.3f}")  # fmt: skip
+    print("\ncoverage per conversation:")
+    for user in sorted({o["stream_id"] for o in observations}):
+        rows = [i for i, o in enumerate(observations) if o["stream_id"] == user]
+        n = sum(1 for d in derived if d["user_id"] == user)
+        print(f"  {user}: {covered[rows].mean():.3f} of {len(rows)}   ({n} derived)")
+    print("\nprecision per tag of the derived memory:")
+    by_tag: dict[str, list[int]] = defaultdict(list)
+    for j, d in enumerate(derived):
+        by_tag[(d.get("tags") or [d["kind"]])[0]].append(j)
+    for tag, rows in sorted(by_tag.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {tag:<12} {len(rows):>5} derived   precision {precise[rows].mean():.3f}")
+    print("\nkinds:", dict(Counter(d["kind"] for d in derived)))
+    if show:
+        rng = random.Random(7)
+        missed = [i for i in range(len(observations)) if not covered[i]]
+        print(f"\n{min(show, len(missed))} gold observations not covered:")
+        for i in rng.sample(missed, min(show, len(missed))):
+            o = observations[i]
+            print(f"  - {o['observation']}  [{', '.join(o['evidence_event_ids'])}]")
+        wrong = [j for j in range(len(derived)) if not precise[j]]
+        print(f"\n{min(show, len(wrong))} derived memories matching no gold observation:")
+        for j in rng.sample(wrong, min(show, len(wrong))):
+            print(f"  - {derived[j]['content']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
+    )
+    parser.add_argument("--direct", action="store_true", help="the extractor alone")
+    parser.add_argument("--show", type=int, default=0, help="print N misses of each kind")
+    parser.add_argument("--stable-seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    bench = Path(args.bench).resolve()
+    turns = [t for t in read_jsonl(bench / "locomo10_events.jsonl") if t["stream_id"] in TUNED_ON]
+    observations = read_jsonl(bench / "locomo10_observations_tuning.jsonl")
+    started = time.perf_counter()
+    if args.direct:
+        derived = derived_directly(turns)
+        print(f"extracted from {len(turns)} turns in {time.perf_counter() - started:.2f} s")
+    else:
+        derived = derived_by_pipeline(turns, args.stable_seconds)
+    scored(observations, derived, args.show)
+
+
+if __name__ == "__main__":
+    main()
