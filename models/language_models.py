@@ -12,6 +12,8 @@ losing the work.
 from __future__ import annotations
 
 import json
+import logging
+import re
 import time
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -27,11 +29,13 @@ __all__ = [
     "ModelError",
     "OpenAIModel",
     "SdkModel",
+    "lenient_json",
     "strict_schema",
 ]
 
 
 T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger(__name__)
 
 
 class ModelError(Exception):
@@ -178,11 +182,46 @@ class AnthropicModel(SdkModel):
 
 
 class OpenAIModel(SdkModel):
-    """A small GPT model through the ``openai`` SDK, with a strict JSON-schema response
-    format."""
+    """A chat model through the ``openai`` SDK: OpenAI's own (a small GPT model by
+    default), or a local server that speaks its API (Ollama, vLLM, llama.cpp, LM Studio)
+    at ``base_url``.
+
+    How the answer's shape is asked for (``json_mode``):
+
+    - ``schema``: a strict JSON-schema response format (OpenAI; vLLM and llama.cpp
+      take it too);
+    - ``object``: a JSON-object response format, the schema in the system prompt
+      (servers that constrain to JSON but not to a schema);
+    - ``prompt``: no response format, the schema in the system prompt;
+    - ``auto``: ``schema`` first; a server that refuses the response format (400) is
+      asked again with the next mode, which is then kept.
+
+    Whatever the mode, the answer is read tolerantly (code fences, a reasoning model's
+    ``<think>`` block and prose around the object are skipped) and validated; an answer
+    that is not the JSON asked for is asked for again, ``malformed_retries`` times, then
+    raises :class:`ModelError` with what was wrong.
+    """
 
     provider = "openai"
     default_model = "gpt-4.1-mini"
+    modes: tuple[str, ...] = ("schema", "object", "prompt")
+
+    def __init__(
+        self,
+        api_key: str,
+        *args: Any,
+        json_mode: str = "schema",
+        malformed_retries: int = 2,
+        **kwargs: Any,
+    ) -> None:
+        """``api_key`` and the rest as :class:`SdkModel` takes them; ``json_mode`` and
+        ``malformed_retries`` as the class says."""
+        if json_mode != "auto" and json_mode not in self.modes:
+            raise ValueError(f"json_mode {json_mode!r} is none of auto, {', '.join(self.modes)}")
+        self.json_mode = "schema" if json_mode == "auto" else json_mode
+        self._falls_back = json_mode == "auto"
+        self._malformed_retries = malformed_retries
+        super().__init__(api_key, *args, **kwargs)
 
     def _connect(self, api_key: str, base_url: str | None, timeout_seconds: float) -> None:
         import openai
@@ -195,25 +234,42 @@ class OpenAIModel(SdkModel):
     def ask(
         self, system: str, prompt: str, answer: type[T], max_tokens: int = 4096
     ) -> tuple[T, TokenUsage]:
-        def call() -> Any:
-            return self._client.chat.completions.create(
-                model=self.model,
-                max_completion_tokens=max_tokens,
-                messages=[
-                    {"role": "system", "content": system},
-                    {"role": "user", "content": prompt},
-                ],
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {
-                        "name": answer.__name__,
-                        "schema": strict_schema(answer),
-                        "strict": True,
-                    },
-                },
+        spent = TokenUsage(input_tokens=0, output_tokens=0, calls=0)
+        for attempt in range(self._malformed_retries + 1):
+            text, usage = self._answer_text(system, prompt, answer, max_tokens)
+            spent = TokenUsage(
+                input_tokens=spent.input_tokens + usage.input_tokens,
+                output_tokens=spent.output_tokens + usage.output_tokens,
+                calls=spent.calls + 1,
             )
+            try:
+                return _validated(answer, lenient_json(text, self.name), self.name), spent
+            except ModelError:
+                if attempt == self._malformed_retries:
+                    raise
+                log.warning("%s answered malformed JSON; asking again", self.name)
+        raise AssertionError("unreachable")
 
-        response = self._call(call, self._sdk.APIError)
+    def _answer_text(
+        self, system: str, prompt: str, answer: type[T], max_tokens: int
+    ) -> tuple[str, TokenUsage]:
+        """One answer's text in the mode that works, falling back (``auto``) when the
+        server refuses a response format."""
+        while True:
+            try:
+                response = self._call(
+                    lambda: self._request(system, prompt, answer, max_tokens),
+                    self._sdk.APIError,
+                )
+                break
+            except ModelError as exc:
+                refused = isinstance(exc.__cause__, self._sdk.BadRequestError)
+                if not (refused and self._falls_back and self.json_mode != self.modes[-1]):
+                    raise
+                fallback = self.modes[self.modes.index(self.json_mode) + 1]
+                log.warning("%s refused %s output (%s); trying %s", self.name,
+                            self.json_mode, exc.__cause__, fallback)  # fmt: skip
+                self.json_mode = fallback
         usage = TokenUsage(
             input_tokens=response.usage.prompt_tokens if response.usage else 0,
             output_tokens=response.usage.completion_tokens if response.usage else 0,
@@ -222,10 +278,60 @@ class OpenAIModel(SdkModel):
         if not response.choices:
             raise ModelError(f"{self.name} answered no choices")
         message = response.choices[0].message
-        if message.refusal:
+        if getattr(message, "refusal", None):
             raise ModelError(f"{self.name} refused: {message.refusal}")
+        return message.content or "", usage
+
+    def _request(self, system: str, prompt: str, answer: type[T], max_tokens: int) -> Any:
+        options: dict[str, Any] = {}
+        if self.json_mode == "schema":
+            options["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": answer.__name__,
+                    "schema": strict_schema(answer),
+                    "strict": True,
+                },
+            }
+        else:
+            system = f"{system}\n\n{_SCHEMA_INSTRUCTION}\n{json.dumps(strict_schema(answer))}"
+            if self.json_mode == "object":
+                options["response_format"] = {"type": "json_object"}
+        return self._client.chat.completions.create(
+            model=self.model,
+            max_completion_tokens=max_tokens,
+            messages=[
+                {"role": "system", "content": system},
+                {"role": "user", "content": prompt},
+            ],
+            **options,
+        )
+
+
+_SCHEMA_INSTRUCTION = (
+    "Answer with a single JSON object and nothing else (no prose, no code fence), "
+    "valid against this JSON schema:"
+)
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_THINKING = re.compile(r"<think(?:ing)?>.*?</think(?:ing)?>", re.DOTALL)
+
+
+def lenient_json(text: str, who: str) -> Any:
+    """The JSON object in a model's answer: the whole text when it is JSON, else the
+    object inside a code fence or between the first "{" and the last "}", after a
+    reasoning model's ``<think>`` block; :class:`ModelError` when there is none."""
+    text = _THINKING.sub("", text).strip()
+    candidates = [text]
+    fenced = _FENCE.search(text)
+    if fenced:
+        candidates.append(fenced.group(1).strip())
+    if "{" in text and "}" in text:
+        candidates.append(text[text.index("{") : text.rindex("}") + 1])
+    problem = "empty answer"
+    for candidate in candidates:
         try:
-            document = json.loads(message.content or "")
+            return json.loads(candidate)
         except json.JSONDecodeError as exc:
-            raise ModelError(f"{self.name} answered text that is not JSON: {exc}") from None
-        return _validated(answer, document, self.name), usage
+            problem = str(exc)
+    shown = " ".join(text.split())[:80]
+    raise ModelError(f"{who} answered text that is not JSON ({problem}): {shown!r}")

@@ -160,14 +160,27 @@ def make_model(settings: Settings) -> JsonModel | None:
         ),
     }
     model_class, key, model, base_url = choices[chosen]
-    if key is None or not key.get_secret_value():
-        raise StreamsError(f"extractor {chosen} needs MEMSTREAM_{chosen.upper()}_API_KEY")
-    return model_class(
-        key.get_secret_value(),
-        model=model,
-        base_url=base_url,
-        max_retries=settings.model_max_retries,
-    )
+    secret = key.get_secret_value() if key is not None else ""
+    if not secret and not (chosen == "openai" and base_url):
+        raise StreamsError(
+            f"extractor {chosen} needs MEMSTREAM_{chosen.upper()}_API_KEY"
+            + (" (or MEMSTREAM_OPENAI_BASE_URL: a local server)" if chosen == "openai" else "")
+        )
+    if chosen == "openai":
+        return OpenAIModel(
+            secret or _NO_KEY,
+            model=model,
+            base_url=base_url,
+            max_retries=settings.model_max_retries,
+            json_mode=settings.openai_json_mode,
+            malformed_retries=settings.model_malformed_retries,
+        )
+    return model_class(secret, model=model, base_url=base_url,
+                       max_retries=settings.model_max_retries)  # fmt: skip
+
+
+#: The key sent to a local server that asks for none (the SDK insists on one).
+_NO_KEY = "no-key"
 
 
 def make_extractor(model: JsonModel | None) -> Extractor:

@@ -147,10 +147,17 @@ class Settings(BaseSettings):
             ``openai``, or ``auto`` (default: Anthropic when ``anthropic_api_key`` is set,
             else OpenAI when ``openai_api_key`` is set, else local).
         anthropic_api_key / anthropic_base_url / anthropic_model: the Anthropic API.
-        openai_chat_model: the OpenAI model that consolidates and reflects.
+        openai_chat_model: the OpenAI model that consolidates and reflects (with
+            ``openai_base_url``, the name a local server knows its model by).
+        openai_json_mode: how the answer's JSON shape is asked of that model:
+            ``schema`` (strict JSON schema), ``object`` (JSON mode, the schema in the
+            prompt), ``prompt`` (the schema in the prompt only), or ``auto`` (schema
+            first, the next one when a server refuses it).
         model_concurrency: sessions consolidated at once by a model.
         model_max_retries: retries of a model call after a rate limit or server error
             (exponential backoff); a session still failing is tried again later.
+        model_malformed_retries: how many times an answer that is not the JSON asked
+            for is asked for again before the session counts as failed.
         session_gap_minutes: event time without a turn after which a session closes.
         session_idle_minutes: processing time without a turn after which it closes.
         lifecycle_every_seconds: how often the worker closes and consolidates sessions.
@@ -252,8 +259,10 @@ class Settings(BaseSettings):
     anthropic_base_url: str | None = None
     anthropic_model: str = "claude-haiku-4-5"
     openai_chat_model: str = "gpt-4.1-mini"
+    openai_json_mode: Literal["auto", "schema", "object", "prompt"] = "auto"
     model_concurrency: int = Field(default=_LIFECYCLE.model_concurrency, ge=1, le=64)
     model_max_retries: int = Field(default=4, ge=0, le=20)
+    model_malformed_retries: int = Field(default=2, ge=0, le=10)
     session_gap_minutes: float = Field(default=_minutes(_LIFECYCLE.session_gap), gt=0)
     session_idle_minutes: float = Field(default=_minutes(_LIFECYCLE.session_idle), gt=0)
     lifecycle_every_seconds: float = Field(default=10.0, gt=0)

@@ -6,8 +6,12 @@ Maria: I moved to Porto") and answers a fact for each move or new job it finds, 
 the turn's number; a prompt without numbered turns (a reflection) gets a summary naming
 how many lines it was given; a request for cold-storage summaries gets one per numbered
 memory. ``plan`` lists what the next answers are: ``ok``, ``429``,
-``500``, ``malformed`` (valid JSON of the wrong shape), ``not-json`` (OpenAI) or
-``no-tool`` (Anthropic: text instead of the forced tool call).
+``500``, ``malformed`` (valid JSON of the wrong shape), ``not-json`` (OpenAI: cut off
+mid-object), ``fenced`` (OpenAI: the JSON in a code fence between sentences, as small
+local models answer), ``think`` (OpenAI: a reasoning model's ``<think>`` block first) or
+``no-tool`` (Anthropic: text instead of the forced tool call). ``formats`` are the
+OpenAI response formats the server takes; another is refused with a 400, as Ollama and
+older llama.cpp servers refuse a JSON schema.
 """
 
 from __future__ import annotations
@@ -72,6 +76,7 @@ def send_json(handler: BaseHTTPRequestHandler, status: int, document: dict[str, 
 
 class ModelServer(BaseHTTPRequestHandler):
     plan: ClassVar[list[str]] = []
+    formats: ClassVar[set[str]] = {"json_schema", "json_object"}
     requests: ClassVar[list[dict[str, Any]]] = []
     usages: ClassVar[list[tuple[int, int]]] = []
 
@@ -85,8 +90,13 @@ class ModelServer(BaseHTTPRequestHandler):
                 "system": body.get("system") or body["messages"][0]["content"],
             }
         )
-        step = ModelServer.plan.pop(0) if ModelServer.plan else "ok"
         anthropic = self.path.endswith("/messages")
+        wanted = (body.get("response_format") or {}).get("type")
+        if not anthropic and wanted and wanted not in ModelServer.formats:
+            error = {"message": f"response_format {wanted} is not supported", "type": "invalid"}
+            self._send(400, {"error": error})
+            return
+        step = ModelServer.plan.pop(0) if ModelServer.plan else "ok"
         if step in ("429", "500"):
             kind = "rate_limit_error" if step == "429" else "api_error"
             error = {"type": kind, "message": f"fake {step}"}
@@ -141,6 +151,10 @@ class ModelServer(BaseHTTPRequestHandler):
             text = json.dumps({"memories": "none"})
         elif step == "not-json":
             text = '{"memories": [{"kind": "fact", '
+        elif step == "fenced":
+            text = f"Here are the memories:\n```json\n{text}\n```\nHope this helps!"
+        elif step == "think":
+            text = f"<think>The user moved; a fact {{maybe}}.</think>\n{text}"
         return {
             "id": "chatcmpl-01",
             "object": "chat.completion",
@@ -171,6 +185,7 @@ class ModelServer(BaseHTTPRequestHandler):
 def model_server() -> Iterator[str]:
     """Serve on a free loopback port; yields the base URL (``http://127.0.0.1:N``)."""
     ModelServer.plan, ModelServer.requests, ModelServer.usages = [], [], []
+    ModelServer.formats = {"json_schema", "json_object"}
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), ModelServer)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

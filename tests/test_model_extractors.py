@@ -22,6 +22,7 @@ from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.components import make_model
+from memstream.streams.errors import StreamsError
 from memstream.streams.lifecycle import LifecycleJobs, LifecyclePolicy
 from memstream.streams.projector import Projector
 from memstream.streams.settings import Settings
@@ -126,26 +127,85 @@ def test_openai_request_asks_for_a_strict_json_schema(server: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("factory", "plan", "says"),
+    ("factory", "plan", "says", "backoffs"),
     [
-        pytest.param(anthropic, ["malformed"], "malformed", id="anthropic-malformed"),
-        pytest.param(anthropic, ["no-tool"], "without calling", id="anthropic-no-tool"),
-        pytest.param(anthropic, ["500", "500", "500"], "500", id="anthropic-5xx"),
-        pytest.param(openai, ["malformed"], "malformed", id="openai-malformed"),
-        pytest.param(openai, ["not-json"], "not JSON", id="openai-not-json"),
-        pytest.param(openai, ["429", "429", "429"], "429", id="openai-429"),
+        pytest.param(anthropic, ["malformed"], "malformed", 0, id="anthropic-malformed"),
+        pytest.param(anthropic, ["no-tool"], "without calling", 0, id="anthropic-no-tool"),
+        pytest.param(anthropic, ["500", "500", "500"], "500", 2, id="anthropic-5xx"),
+        # an answer that is not the JSON asked for is asked again twice, at once
+        pytest.param(openai, ["malformed"] * 3, "malformed", 0, id="openai-malformed"),
+        pytest.param(openai, ["not-json"] * 3, "not JSON", 0, id="openai-not-json"),
+        pytest.param(openai, ["429", "429", "429"], "429", 2, id="openai-429"),
     ],
 )
 def test_failures_raise_a_model_error_after_the_retries(
-    server: str, factory: Factory, plan: list[str], says: str
+    server: str, factory: Factory, plan: list[str], says: str, backoffs: int
 ) -> None:
     sleeps: list[float] = []
     ModelServer.plan = list(plan)
     with pytest.raises(ModelError, match=says):
         ModelExtractor(factory(server, sleeps)).extract("u1", "s1", TURNS)
-    retried = len(plan) - 1
-    assert sleeps == [0.5 * 2**i for i in range(retried)]
+    assert sleeps == [0.5 * 2**i for i in range(backoffs)]
     assert len(ModelServer.requests) == len(plan)
+
+
+def local(url: str, json_mode: str = "auto") -> OpenAIModel:
+    """A model on a local server that speaks OpenAI's API and wants no key."""
+    return OpenAIModel("no-key", model="qwen2.5:7b", base_url=f"{url}/v1", json_mode=json_mode,
+                       backoff_seconds=0.5, sleep=lambda _: None)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("formats", "kept", "asked"),
+    [
+        ({"json_schema", "json_object"}, "schema", ["json_schema"]),
+        ({"json_object"}, "object", ["json_schema", "json_object", "json_object"]),
+        (set(), "prompt", ["json_schema", "json_object", None, None]),
+    ],
+)
+def test_a_local_server_is_asked_for_json_the_way_it_can_answer(
+    server: str, formats: set[str], kept: str, asked: list[str | None]
+) -> None:
+    ModelServer.formats = formats
+    model = local(server)
+    extractor = ModelExtractor(model)
+    memories, _ = extractor.extract("u1", "s1", TURNS)
+    assert sorted(m.content for m in memories) == [
+        "Maria lives in Porto.",
+        "Maria works at Blue Fin Labs.",
+    ]
+    assert model.json_mode == kept
+    if kept != "schema":  # the mode that works is kept for the next session
+        extractor.extract("u1", "s2", TURNS)
+    sent = [(r["body"].get("response_format") or {}).get("type") for r in ModelServer.requests]
+    assert sent == asked
+    for request in ModelServer.requests[len(asked) - 1 :]:
+        if kept != "schema":  # the schema rides in the system prompt instead
+            assert '"memories"' in request["body"]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("plan", "calls"),
+    [
+        (["fenced"], 1),
+        (["think"], 1),
+        (["not-json", "ok"], 2),
+        (["malformed", "not-json", "fenced"], 3),
+    ],
+)
+def test_a_local_answer_is_read_tolerantly_and_asked_again_when_malformed(
+    server: str, plan: list[str], calls: int
+) -> None:
+    ModelServer.plan = list(plan)
+    memories, usage = ModelExtractor(local(server, "prompt")).extract("u1", "s1", TURNS)
+    assert len(memories) == 2 and [m.source_event_ids for m in memories] == [["e-2"], ["e-3"]]
+    assert usage is not None and usage.calls == calls == len(ModelServer.requests)
+    assert usage.output_tokens == 42 * calls  # every attempt's tokens are counted
+
+
+def test_an_unknown_json_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="json_mode 'xml'"):
+        OpenAIModel("no-key", base_url="http://127.0.0.1:9/v1", json_mode="xml")
 
 
 def test_a_memory_citing_no_turn_of_the_session_is_dropped(server: str) -> None:
@@ -188,6 +248,22 @@ def test_settings_choose_the_model_when_a_key_is_present(server: str) -> None:
     chosen = make_model(Settings(openai_api_key="o", openai_chat_model="gpt-x"))
     assert chosen is not None and chosen.name == "openai/gpt-x"
     assert make_model(Settings(extractor="local", openai_api_key="o")) is None
+    with pytest.raises(StreamsError, match=r"OPENAI_API_KEY \(or MEMSTREAM_OPENAI_BASE_URL"):
+        make_model(Settings(extractor="openai"))
+
+
+def test_a_local_server_needs_no_key_and_answers_through_the_settings(server: str) -> None:
+    """``MEMSTREAM_EXTRACTOR=openai`` with a base URL and no key: a local server."""
+    settings = Settings(extractor="openai", openai_base_url=f"{server}/v1",
+                        openai_chat_model="llama3.1:8b", openai_json_mode="object")  # fmt: skip
+    model = make_model(settings)
+    assert isinstance(model, OpenAIModel) and model.json_mode == "object"
+    ModelServer.plan = ["fenced"]
+    memories, usage = ModelExtractor(model).extract("u1", "s1", TURNS)
+    assert len(memories) == 2 and usage is not None and usage.calls == 1
+    request = ModelServer.requests[-1]
+    assert request["headers"]["authorization"] == "Bearer no-key"
+    assert request["body"]["model"] == "llama3.1:8b"
 
 
 # -- the job: a failed session is retried later, never dropped ---------------------------
@@ -232,7 +308,7 @@ def test_a_failed_session_stays_pending_and_is_consolidated_at_the_next_run(
     assert list(first.failed) == [f"u1|s1|{TURNS[-1].occurred_at.isoformat()}"]
     projector.apply(_records("memory.lifecycle", first.events))
 
-    ModelServer.plan = ["malformed"]
+    ModelServer.plan = ["malformed"] * 3  # asked again twice, still malformed
     second = jobs.consolidate(now)
     assert second.events == [] and list(second.failed) == list(first.failed)
 
@@ -266,5 +342,5 @@ def test_model_summaries_and_the_local_fallback(server: str, factory: Factory) -
         "Jonas plays piano.",
         "Summary 2: Jonas plays piano on Tuesdays",
     ]
-    ModelServer.plan = ["malformed"]  # falls back to the local summaries, never blocks
-    assert summarize(texts) == local_summaries(texts)
+    ModelServer.plan = ["malformed"] * 3  # (OpenAI asks twice more) falls back to the
+    assert summarize(texts) == local_summaries(texts)  # local summaries, never blocks
