@@ -9,10 +9,12 @@ each budget with the same code ``POST /v1/context`` runs (:func:`memstream.queri
 context_candidates` and :func:`memstream.projections.context.assemble`, tokens counted with the
 shipped tokenizer). A question counts as covered when a line of the block rests on one of
 its gold evidence turns (the turn itself, or a fact citing it); recall is the share of
-gold turns the block rests on. Printed per category, for the three conversations the
-search weights were tuned on and the seven held out, with the time to build a block.
+gold turns the block rests on. Printed per category and with the tokens a block used,
+for the tuning half (conv-26, 30, 41, 42, 43) and the checking half, with the time to
+build a block. Lines scored under a floor share of the best one are left out of a block
+(``RELEVANCE_FLOOR``); ``--floors`` compares several over the same candidates.
 
-Usage: python bench/context.py [--budgets 1000,2000,4000] [--data FOLDER]
+Usage: python bench/context.py [--budgets 1000,2000,4000] [--floors 0,0.3] [--data FOLDER]
   --data keeps the ingested data folder and reuses it next time.
 """
 
@@ -36,7 +38,7 @@ from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
 from memstream.client import MemoryClient
 from memstream.models.tokens import count_tokens
 from memstream.operations import Operations
-from memstream.projections.context import assemble
+from memstream.projections.context import RELEVANCE_FLOOR, assemble
 from memstream.queries.context import context_candidates
 from memstream.queries.search import Searcher, SearchRequest
 from memstream.storage.layout import DataLayout
@@ -65,6 +67,9 @@ def main() -> None:
     )
     parser.add_argument("--budgets", default="1000,2000,4000")
     parser.add_argument("--data", help="keep the ingested data folder here and reuse it")
+    parser.add_argument(
+        "--floors", default=str(RELEVANCE_FLOOR), help="relevance floors to compare, e.g. 0,0.3"
+    )
     args = parser.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
     bench = Path(args.bench).resolve()
@@ -74,7 +79,8 @@ def main() -> None:
         data = Path(args.data) if args.data else Path(tmp) / "data"
         if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
             ingest(data, turns)
-        measure(Settings(data=str(data), embedder="minilm"), questions, budgets)
+        floors = [float(f) for f in args.floors.split(",")]
+        measure(Settings(data=str(data), embedder="minilm"), questions, budgets, floors)
 
 
 class TimedSearcher:
@@ -95,14 +101,15 @@ class TimedSearcher:
         return getattr(self._searcher, name)
 
 
-def measure(settings: Settings, questions: list[dict], budgets: list[int]) -> None:
+def measure(
+    settings: Settings, questions: list[dict], budgets: list[int], floors: list[float]
+) -> None:
     operations = Operations(settings)
     searcher = TimedSearcher(operations.searcher)  # opens the store, loads the embedder
-    covered: dict[tuple[str, int, str], list[float]] = defaultdict(list)
-    recall: dict[tuple[str, int, str], list[float]] = defaultdict(list)
-    tokens: dict[int, list[int]] = defaultdict(list)
+    gathered_for: list[tuple[dict, Any]] = []
     took: list[float] = []
     searching: list[float] = []
+    middle = budgets[len(budgets) // 2]
     for q in questions:
         now = datetime.fromisoformat(q["asked_at"] + "+00:00")
         request = SearchRequest(user_id=q["stream_id"], query=q["question"])
@@ -111,38 +118,13 @@ def measure(settings: Settings, questions: list[dict], budgets: list[int]) -> No
         candidates = context_candidates(cast(Searcher, searcher), request, now)
         gathered = time.perf_counter() - started
         searching.append(searcher.spent * 1000)
-        blocks = {}
-        for budget in budgets:
-            started = time.perf_counter()
-            blocks[budget] = assemble(candidates, budget, count_tokens)
-            if budget == budgets[len(budgets) // 2]:  # the middle budget's whole block
-                took.append((gathered + time.perf_counter() - started) * 1000)
-        gold = set(q["gold_event_ids"])
-        half = "tuned" if q["stream_id"] in TUNED_ON else "held out"
-        for budget, block in blocks.items():
-            rests_on = {
-                s for section in block.sections for line in section.lines for s in line.sources
-            }
-            tokens[budget].append(block.tokens)
-            for category in (CATEGORIES[q["category"]], "all main"):
-                covered[(half, budget, category)].append(float(bool(gold & rests_on)))
-                recall[(half, budget, category)].append(len(gold & rests_on) / len(gold))
-    print(f"\n{len(questions)} main questions; budgets {budgets} tokens")
-    header = f"{'conversations':<10} {'budget':>6}  " + "  ".join(
-        f"{c:>18}" for c in [*CATEGORIES.values(), "all main"]
-    )
-    print(header + "   (covered / recall)")
-    for half in ("tuned", "held out"):
-        for budget in budgets:
-            cells = []
-            for category in [*CATEGORIES.values(), "all main"]:
-                c = covered[(half, budget, category)]
-                r = recall[(half, budget, category)]
-                cells.append(f"{statistics.mean(c):.3f} / {statistics.mean(r):.3f}".rjust(18))
-            print(f"{half:<10} {budget:>6}  " + "  ".join(cells))
-    for budget in budgets:
-        used = sorted(tokens[budget])
-        print(f"budget {budget}: tokens used p50 {statistics.median(used):.0f}, max {used[-1]}")
+        started = time.perf_counter()
+        assemble(candidates, middle, count_tokens)  # the middle budget's whole block
+        took.append((gathered + time.perf_counter() - started) * 1000)
+        gathered_for.append((q, candidates))
+    for floor in floors:
+        print(f"\n== relevance floor {floor} ==")
+        report(gathered_for, budgets, floor)
     beyond = sorted(t - s for t, s in zip(took, searching, strict=True))
     took.sort()
     searching.sort()
@@ -157,6 +139,42 @@ def measure(settings: Settings, questions: list[dict], budgets: list[int]) -> No
         f"beyond search p50 {statistics.median(beyond):.1f} ms, p99 {p99(beyond):.1f} ms"
     )
     asyncio.run(operations.close())
+
+
+def report(gathered_for: list[tuple[dict, Any]], budgets: list[int], floor: float) -> None:
+    """Coverage, recall and tokens used of the blocks at each budget, per half."""
+    covered: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    recall: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+    tokens: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for q, candidates in gathered_for:
+        gold = set(q["gold_event_ids"])
+        half = "tuning" if q["stream_id"] in TUNED_ON else "checking"
+        for budget in budgets:
+            block = assemble(candidates, budget, count_tokens, floor)
+            rests_on = {
+                s for section in block.sections for line in section.lines for s in line.sources
+            }
+            tokens[(half, budget)].append(block.tokens)
+            for category in (CATEGORIES[q["category"]], "all main"):
+                covered[(half, budget, category)].append(float(bool(gold & rests_on)))
+                recall[(half, budget, category)].append(len(gold & rests_on) / len(gold))
+    print(f"{len(gathered_for)} main questions; budgets {budgets} tokens")
+    header = f"{'half':<10} {'budget':>6}  " + "  ".join(
+        f"{c:>18}" for c in [*CATEGORIES.values(), "all main"]
+    )
+    print(header + "   (covered / recall)   tokens used p50 / max")
+    for half in ("tuning", "checking"):
+        for budget in budgets:
+            cells = []
+            for category in [*CATEGORIES.values(), "all main"]:
+                c = covered[(half, budget, category)]
+                r = recall[(half, budget, category)]
+                cells.append(f"{statistics.mean(c):.3f} / {statistics.mean(r):.3f}".rjust(18))
+            used = sorted(tokens[(half, budget)])
+            print(
+                f"{half:<10} {budget:>6}  " + "  ".join(cells)
+                + f"   {statistics.median(used):.0f} / {used[-1]}"
+            )  # fmt: skip
 
 
 if __name__ == "__main__":

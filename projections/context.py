@@ -2,7 +2,9 @@
 budget (pure; the candidates are gathered by :mod:`memstream.queries.context`).
 
 The budget is shared out in order: facts 40%, entity profiles 25%, temporal context 25%,
-evidence 10%. Each section takes its lines best first while they fit its share (a line
+evidence 10%. Lines the search scored far below the best one (under ``RELEVANCE_FLOOR``
+of its score) are left out, so a block is as long as the evidence, not the budget.
+Each section takes its lines best first while they fit its share (a line
 that does not fit is skipped, a shorter one may still fit); what a section leaves unused
 flows to the next. The block never exceeds the budget, counted with the tokenizer the
 caller passes in, and is None when there is nothing to say.
@@ -17,6 +19,7 @@ from datetime import datetime
 from typing import Literal
 
 __all__ = [
+    "RELEVANCE_FLOOR",
     "SECTIONS",
     "Assembly",
     "ContextLine",
@@ -34,6 +37,10 @@ SECTIONS: tuple[tuple[SectionName, float, str], ...] = (
     ("temporal", 0.25, "## Around that time"),
     ("evidence", 0.10, "## Said before"),
 )
+
+#: Lines scored under this share of the best line's score are left out of a block: past
+#: it, reciprocal rank fusion's scores say neither retriever found the line near the top.
+RELEVANCE_FLOOR = 0.4
 
 #: Words and shapes of questions that want more context (several pieces of evidence, a
 #: comparison, a reason, a span of time).
@@ -65,6 +72,8 @@ class ContextLine:
     archived: bool = False
     #: the log events (turns, commands) the line rests on: its provenance
     sources: tuple[str, ...] = ()
+    #: how relevant the search found it (None: always worth its place)
+    score: float | None = None
 
     def render(self) -> str:
         """``- [kind] text (date, id)``; ``[archived]`` for an archived memory's summary
@@ -98,8 +107,17 @@ def assemble(
     candidates: Mapping[SectionName, Sequence[ContextLine]],
     budget_tokens: int,
     count_tokens: Callable[[str], int],
+    floor: float = RELEVANCE_FLOOR,
 ) -> Assembly:
-    """Fill the budget with ``candidates`` (each section's lines best first)."""
+    """Fill the budget with ``candidates`` (each section's lines best first), leaving
+    out lines scored under ``floor`` times the best score: the block stops where the
+    evidence stops, whatever budget is left."""
+    best = max((line.score for lines in candidates.values() for line in lines
+                if line.score is not None), default=0.0)  # fmt: skip
+    candidates = {
+        name: [line for line in lines if line.score is None or line.score >= floor * best]
+        for name, lines in candidates.items()
+    }
     sections: list[Section] = []
     carried = 0
     used_total = 0

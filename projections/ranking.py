@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memstream.projections.events import DERIVED_KINDS
 from memstream.projections.intent import Intent
 from memstream.projections.timephrases import find_spans
 
-__all__ = ["RankingWeights", "adjusted", "fuse"]
+__all__ = ["RankingWeights", "adjusted", "fuse", "without_restatements"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +105,25 @@ def adjusted(
         factor += weights.speaker
     confidence = row.get("confidence")
     return score * factor * (1.0 if confidence is None else float(confidence))
+
+
+def without_restatements(ranked: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
+    """The ids of ``ranked`` ((memory id, kind, source event ids), best first) less the
+    memories that say again what a better one says: a turn that a fact above was
+    derived from, and a fact whose turns are all shown above. Two facts from one turn
+    say different things: both stay."""
+    shown: set[str] = set()  # turns an episode above says verbatim
+    stated: set[str] = set()  # turns a fact above was derived from
+    kept = []
+    for memory_id, kind, sources in ranked:
+        turns = set(sources)
+        if turns and kind == "episode" and turns <= stated:
+            continue
+        if turns and kind in DERIVED_KINDS and turns <= shown:
+            continue
+        kept.append(memory_id)
+        if kind == "episode":
+            shown |= turns
+        elif kind in DERIVED_KINDS:
+            stated |= turns
+    return kept

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.projections.context import ContextLine, SectionName
+from memstream.projections.entities import normalize_name
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.projections.timephrases import query_range
@@ -31,6 +32,8 @@ FACT_KINDS = frozenset({"fact", "preference", "procedure", "opinion", "reflectio
 #: How many results are asked for, entities profiled, and turns shown around a time.
 _DEPTH = 50
 _ENTITIES = 5
+#: Entities named by results below this rank are not profiled unless the query names them.
+_PROFILED_FROM = 3
 _TEMPORAL = 20
 #: How many facts an entity's profile states, and how many facts' states are read at once.
 _FACTS_PER_ENTITY = 3
@@ -50,7 +53,9 @@ def context_candidates(
     facts = [r for r in results if r.kind in FACT_KINDS]
     return {
         "facts": [_line(r) for r in facts],
-        "entities": _entity_lines(searcher, user_id, results, {r.memory_id for r in facts}),
+        "entities": _entity_lines(
+            searcher, user_id, request.query, results, {r.memory_id for r in facts}
+        ),
         "temporal": _temporal_lines(searcher, request, results, now),
         "evidence": _evidence_lines(searcher, user_id, facts),
     }
@@ -64,24 +69,40 @@ def _line(result: SearchResult) -> ContextLine:
         result.kind,
         result.archived,
         tuple(result.source_event_ids),
+        result.score,
     )
 
 
 def _entity_lines(
-    searcher: Searcher, user_id: str, results: Sequence[SearchResult], said: set[str]
+    searcher: Searcher,
+    user_id: str,
+    query: str,
+    results: Sequence[SearchResult],
+    said: set[str],
 ) -> list[ContextLine]:
-    """Profiles of the first entities the results name, in a few reads whatever their
-    number: the entities, the facts linked to any of them, those facts' states. A
-    profile leaves out the facts ``said`` in the facts section."""
-    names: list[str] = []
-    for result in results:
+    """Profiles of the entities the query names, then of those the first
+    ``_PROFILED_FROM`` results name, in a few reads whatever their number: the
+    entities, the facts linked to any of them, those facts' states. A profile leaves
+    out the facts ``said`` in the facts section, and is scored as the best result
+    naming it (one the query names, as the best result)."""
+    scores: dict[str, float] = {}
+    asked = query.casefold()
+    top = results[0].score if results else 0.0
+    for rank, result in enumerate(results):
         for name in result.entities:
-            if name not in names:
-                names.append(name)
-    entities = resolve_entities(searcher.store, user_id, names[:_ENTITIES])
+            if name.casefold() in asked:
+                scores[name] = top
+            elif rank < _PROFILED_FROM:
+                scores.setdefault(name, result.score)
+    names = sorted(scores, key=lambda n: -scores[n])[:_ENTITIES]
+    entities = resolve_entities(searcher.store, user_id, names)
     ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
     known = _current_facts(searcher, user_id, ids, said)
-    return [_profile_line(e, known[e["entity_id"]]) for e in entities]
+    score_of = {normalize_name(n): s for n, s in scores.items()}
+    return [
+        _profile_line(e, known[e["entity_id"]], score_of.get(normalize_name(e["canonical_name"])))
+        for e in entities
+    ]
 
 
 def _current_facts(
@@ -122,7 +143,9 @@ def _current_facts(
     return known
 
 
-def _profile_line(profile: dict[str, Any], known: list[dict[str, Any]]) -> ContextLine:
+def _profile_line(
+    profile: dict[str, Any], known: list[dict[str, Any]], score: float | None
+) -> ContextLine:
     """``profile``, an ``entities`` row, as one line with the facts ``known`` of it; the
     line rests on the turns those facts came from."""
     name = profile["canonical_name"]
@@ -138,7 +161,13 @@ def _profile_line(profile: dict[str, Any], known: list[dict[str, Any]]) -> Conte
         parts.append(". " + " ".join(f["content"] for f in known))
     sources = tuple(dict.fromkeys(s for f in known for s in f["source_event_ids"] or ()))
     return ContextLine(
-        profile["entity_id"], "".join(parts), profile["last_seen"], "entity", False, sources
+        profile["entity_id"],
+        "".join(parts),
+        profile["last_seen"],
+        "entity",
+        False,
+        sources,
+        score,
     )
 
 
@@ -165,17 +194,15 @@ def _temporal_lines(
 def _evidence_lines(
     searcher: Searcher, user_id: str, facts: Sequence[SearchResult]
 ) -> list[ContextLine]:
-    wanted: list[str] = []
+    wanted: dict[str, float] = {}  # each turn, as relevant as the best fact citing it
     for fact in facts:
         for event_id in fact.source_event_ids:
-            memory_id = memory_id_for(user_id, event_id)
-            if memory_id not in wanted:
-                wanted.append(memory_id)
+            wanted.setdefault(memory_id_for(user_id, event_id), fact.score)
     if not wanted:
         return []
     rows = searcher.store.by_ids(
         MEMORIES,
-        wanted,
+        list(wanted),
         ["memory_id", "content", "speaker", "occurred_at", "kind", "source_event_ids"],
         where=filters.equals("user_id", user_id),
     )
@@ -187,6 +214,14 @@ def _evidence_lines(
             said = f"{row['speaker']}: {row['content']}" if row["speaker"] else row["content"]
             sources = tuple(row["source_event_ids"] or ())
             lines.append(
-                ContextLine(memory_id, said, row["occurred_at"], row["kind"], False, sources)
+                ContextLine(
+                    memory_id,
+                    said,
+                    row["occurred_at"],
+                    row["kind"],
+                    False,
+                    sources,
+                    wanted[memory_id],
+                )
             )
     return lines

@@ -20,7 +20,9 @@ The ranked lists are fused by weighted reciprocal rank fusion, then each score i
 adjusted by recency, importance, confidence, access and (for "when" questions) whether
 the memory names a date. Time phrases in the query ("last week", "in May") resolved
 against ``now`` favour memories of that time; explicit ``after``/``before`` filter.
-Superseded and soft-deleted rows are never returned.
+Superseded and soft-deleted rows are never returned, nor a memory that says again what
+a better-ranked one says (a turn a fact above came from, a fact whose turns are shown
+above): the ``k`` results are ``k`` pieces of evidence.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from memstream.projections.entities import EntityMention, entity_id, extract_men
 from memstream.projections.intent import IntentClassifier
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
 from memstream.projections.neighbours import SessionOrder, spread
-from memstream.projections.ranking import RankingWeights, adjusted, fuse
+from memstream.projections.ranking import RankingWeights, adjusted, fuse, without_restatements
 from memstream.projections.scope import scope_filter
 from memstream.projections.speakers import named_speaker, without_speaker
 from memstream.projections.timephrases import query_range
@@ -286,7 +288,11 @@ class Searcher:
                 if m in rows
             ),
             reverse=True,
-        )[: request.k]
+        )
+        kept = set(without_restatements(
+            [(m, rows[m]["kind"], rows[m].get("source_event_ids") or ()) for _, m in scored]
+        ))  # fmt: skip
+        scored = [(score, m) for score, m in scored if m in kept][: request.k]
         names = self._entity_names([rows[m] for _, m in scored])
         sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
         results = [_result(rows[m], score, names, sources.get(m)) for score, m in scored]

@@ -62,6 +62,20 @@ def test_nothing_found_is_null_and_a_memory_is_said_once() -> None:
     assert block.context is not None and block.context.count("(2024-05-01, fact-0)") == 1
 
 
+def test_a_block_stops_where_the_evidence_stops_whatever_budget_is_left() -> None:
+    scored = [
+        ContextLine(f"fact-{i}", f"fact {i}", T0, "fact", score=score)
+        for i, score in enumerate([0.40, 0.30, 0.13, 0.11, 0.02])
+    ]
+    unscored = ContextLine("turn-0", "a turn with no score", T0, "episode")
+    block = assemble({"facts": scored, "temporal": [unscored]}, 2000, count_tokens, floor=0.3)
+    kept = [line.memory_id for section in block.sections for line in section.lines]
+    assert kept == ["fact-0", "fact-1", "fact-2", "turn-0"]  # 0.13 >= 0.3 * 0.40 > 0.11
+    assert block.tokens < 100  # the unused budget is not spent
+    everything = assemble({"facts": scored}, 2000, count_tokens, floor=0.0)
+    assert len(everything.sections[0].lines) == 5
+
+
 def test_lines_carry_id_date_and_the_archived_label() -> None:
     cold = ContextLine("ep-1", "We booked Lisbon, 420 euros.", T0, "episode", archived=True)
     hot = ContextLine("fact-2", "Ana lives\nin Porto.", None, "fact")
@@ -93,6 +107,7 @@ def test_a_context_block_holds_the_corrected_fact_its_entities_and_turns(
     assert "sardines" not in block.context  # the corrected fact is history
     assert "## People, places and things" in block.context and "Miso (pet" in block.context
     assert block.context.count("Ana's cat Miso likes tuna.") == 1  # a profile repeats no fact
+    assert "Porto (place" not in block.context  # no profile the question has no use for
     facts = next(s for s in block.sections if s["name"] == "facts")
     assert facts["lines"][0]["memory_id"].startswith("cmd-")
     small = asyncio.run(operations.context("ana", "What does Miso like to eat?", budget_tokens=60))

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memstream.projections.ranking import RankingWeights, adjusted, fuse
+from memstream.projections.ranking import RankingWeights, adjusted, fuse, without_restatements
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
 
@@ -57,3 +57,27 @@ def test_adjustment_scales_by_confidence() -> None:
         2.0, _row(), now=NOW, weights=weights, intent="what", access_count=0, time_range=None
     )
     assert kept == pytest.approx(full / 2)
+
+
+def test_a_memory_that_says_again_what_a_better_one_says_is_left_out() -> None:
+    ranked = [
+        ("fact-hold", "fact", ["e1"]),  # "John typically holds it for 30-60 seconds."
+        ("ep-1", "episode", ["e1"]),  # the turn it came from: said already
+        ("ep-2", "episode", ["e2"]),
+        ("fact-job", "fact", ["e2"]),  # its turn is shown verbatim above
+        ("fact-home", "fact", ["e1"]),  # another fact from e1's turn: says something else
+        ("fact-both", "preference", ["e1", "e3"]),  # e3 is new
+        ("ep-3", "episode", ["e3"]),  # a fact above came from it
+        ("chunk-1", "chunk", ["d1"]),
+        ("chunk-1b", "chunk", ["d1"]),  # chunks are not turns: left as they are
+        ("cmd-1", "fact", []),  # a remembered fact rests on no turn
+    ]
+    assert without_restatements(ranked) == [
+        "fact-hold",
+        "ep-2",
+        "fact-home",
+        "fact-both",
+        "chunk-1",
+        "chunk-1b",
+        "cmd-1",
+    ]
