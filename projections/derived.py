@@ -29,6 +29,7 @@ __all__ = [
     "command_memory",
     "derived_memory_id",
     "derived_row",
+    "search_text_of",
     "slot_of",
     "state_changes",
 ]
@@ -40,6 +41,26 @@ def derived_memory_id(prefix: str, *parts: str) -> str:
     """A stable id for a derived memory from what identifies it."""
     digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
     return f"{prefix}-{digest}"
+
+
+#: Words a question about a fact's attribute uses that the fact need not say: "What is
+#: Maya's job?" finds "Maya works as a software tester." by its words too.
+SLOT_WORDS = {
+    "occupation": "job occupation profession work",
+    "works_at": "job work workplace employer",
+    "left_job": "quit former",
+    "lives_in": "home lives live",
+    "from": "origin hometown",
+    "age": "age old",
+    "name": "name",
+}
+
+
+def search_text_of(memory: DerivedMemory) -> str:
+    """What full-text search reads of a derived memory: its content, and the words of
+    its attribute (:data:`SLOT_WORDS`) in brackets."""
+    words = SLOT_WORDS.get((memory.attribute or "").split(":")[0])
+    return f"{memory.content} [{words}]" if words else memory.content
 
 
 def slot_of(user_id: str, memory: DerivedMemory) -> str | None:
@@ -68,7 +89,7 @@ def derived_row(
         channel=channel,
         speaker=memory.speaker,
         content=memory.content,
-        search_text=memory.content,
+        search_text=search_text_of(memory),
         tags=sorted(set(memory.tags)),
         entity_ids=entity_ids_for(user_id, mentions),
         importance=memory.importance,

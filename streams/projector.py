@@ -67,8 +67,10 @@ from memstream.storage.lance_tables import (
     DOCUMENTS,
     ENTITIES,
     INSERT_ONLY,
+    LEASES,
     MEMORIES,
     MEMORY_STATE,
+    PARTITION_OWNERS,
     SESSIONS,
     UPDATE_GUARDS,
     VECTORS,
@@ -89,6 +91,7 @@ from memstream.streams.partitioning import partition_of
 from memstream.streams.sealing import RecordKeys
 
 __all__ = [
+    "CLAIMS_TABLES",
     "WINDOW_GRACE_SECONDS",
     "BatchResult",
     "DeadLetter",
@@ -102,6 +105,8 @@ log = logging.getLogger(__name__)
 
 Row = dict[str, Any]
 
+#: Tables written by claims and lease renewals, which do not wait for the compaction window.
+CLAIMS_TABLES = frozenset({LEASES, PARTITION_OWNERS})
 #: How long the compaction window waits, once taken, for updates already under way in
 #: other workers (they check the window before each update) before compacting.
 WINDOW_GRACE_SECONDS = 1.0
@@ -203,6 +208,8 @@ class Projector:
         self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
         #: compactions that lost a commit race to a writer (each leaves files behind)
         self.compactions_preempted = 0
+        #: compactions of the claims tables that met a claim (expected; retried)
+        self.claims_compactions_preempted = 0
         #: rows of a key held twice that upkeep dropped (see ``store.drop_duplicate_keys``)
         self.duplicates_dropped = 0
 
@@ -265,12 +272,21 @@ class Projector:
                 log.debug("event archive: %d small files merged", removed)
 
     def _optimize(self, name: str, retain: timedelta) -> None:
-        """Compact one table; one that lost a commit race is left to the next upkeep."""
+        """Compact one table; one that lost a commit race is left to the next upkeep.
+
+        The claims tables (leases, partition owners) are written by processes claiming
+        partitions and renewing leases, which cannot wait for the compaction window (a
+        rebalance would stall behind it): their compaction may lose a race to a claim,
+        as expected, and is retried by the next upkeep like any other."""
         try:
             self.store.optimize_table(name, retain)
         except Exception as exc:
             if not is_commit_conflict(exc):
                 raise
+            if name in CLAIMS_TABLES:
+                self.claims_compactions_preempted += 1
+                log.info("compacting %s met a claim (%s): the next upkeep retries", name, exc)
+                return
             self.compactions_preempted += 1
             log.warning("compacting %s lost a commit race (%s): the next upkeep retries", name, exc)
 

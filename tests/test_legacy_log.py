@@ -21,6 +21,7 @@ import pytest
 
 from memstream.operations.stores import open_store
 from memstream.projections.archiving import storage_ref_of, summary_of
+from memstream.projections.derived import SLOT_WORDS
 from memstream.projections.digest import digest_tables
 from memstream.projections.entities import NAMED_TYPES
 from memstream.storage.lance_tables import STATE_TABLES
@@ -70,7 +71,15 @@ AS_STATED_THEN: dict[str, dict[str, Callable[[dict[str, Any]], Any]]] = {
     # every named thing was a person then; today places, organisations, pets and
     # products are told apart (same entity ids)
     "entities": {"type": lambda r: "person" if r["type"] in NAMED_TYPES else r["type"]},
+    # a derived memory's full text was its content; today its attribute's words follow
+    "memories": {"search_text": lambda r: _without_slot_words(r["search_text"])},
 }
+
+
+def _without_slot_words(text: str) -> str:
+    for words in SLOT_WORDS.values():
+        text = text.removesuffix(f" [{words}]")
+    return text
 
 
 def _digests(data: Path, columns: dict[str, list[str]]) -> list[str]:
