@@ -32,6 +32,7 @@ Usage: python bench/facts.py [--direct] [--bench ../shared/bench] [--show N]
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import tempfile
@@ -108,12 +109,20 @@ def derived_by_pipeline(turns: list[dict], stable_seconds: float) -> list[dict]:
             last = wait_for_facts(client, stable_seconds)
             took = time.perf_counter() - started - stable_seconds
             print(f"ingested and consolidated {len(turns)} turns in {took:.1f} s: {last}")
-            return [
-                m
-                for user in users
-                for m in client.all_memories(user, include_hidden=False, limit=200)
-                if m["kind"] != "episode"
-            ]
+            derived = []
+            for user in users:  # the user's rows as the json export gives them
+                rows = json.loads(b"".join(client.export(user, format="json")))["tables"]
+                hidden = {
+                    r["memory_id"]
+                    for r in rows["memory_state"]
+                    if r.get("superseded_by") or r.get("forgotten_at")
+                }
+                derived.extend(
+                    {**m, "user_id": user}
+                    for m in rows["memories"]
+                    if m["kind"] != "episode" and m["memory_id"] not in hidden
+                )
+            return derived
         finally:
             worker.stop()
 
@@ -149,7 +158,8 @@ def scored(observations: list[dict], derived: list[dict], show: int) -> None:
     print("\nprecision per tag of the derived memory:")
     by_tag: dict[str, list[int]] = defaultdict(list)
     for j, d in enumerate(derived):
-        by_tag[(d.get("tags") or [d["kind"]])[0]].append(j)
+        topics = [t for t in d.get("tags") or () if t != "statement"] or [d["kind"]]
+        by_tag[topics[0]].append(j)
     for tag, rows in sorted(by_tag.items(), key=lambda kv: -len(kv[1])):
         print(f"  {tag:<12} {len(rows):>5} derived   precision {precise[rows].mean():.3f}")
     print("\nkinds:", dict(Counter(d["kind"] for d in derived)))
