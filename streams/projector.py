@@ -285,7 +285,7 @@ class Projector:
                 raise
             if name in CLAIMS_TABLES:
                 self.claims_compactions_preempted += 1
-                log.info("compacting %s met a claim (%s): the next upkeep retries", name, exc)
+                log.info("compacting %s met a claim (%s): retried at the next upkeep", name, exc)
                 return
             self.compactions_preempted += 1
             log.warning("compacting %s lost a commit race (%s): the next upkeep retries", name, exc)

@@ -77,6 +77,49 @@ def _facts(url: str, query: str, history: bool = False) -> list[dict[str, Any]]:
     return results
 
 
+def test_a_new_job_said_in_passing_supersedes_the_old_one(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    """Jobs joined by "and", ";" and led by "now"/"also" become facts, and the later
+    job replaces the earlier one, by the worker's own consolidation. (Before the test
+    below, which stops the worker to replay its log.)"""
+    worker, _ = running
+    url = worker.api_url
+    said = [
+        ("m1", S1, "I live in Lisbon and I work as a nurse at Santa Maria hospital."),
+        ("m2", S2, "Great. I also quit the hospital; I now work as a software tester at Farfetch."),
+    ]
+    events = [
+        {"event_id": f"maya-{i}", "user_id": "maya", "session_id": session, "role": "user",
+         "speaker": "Maya", "content": text, "occurred_at": at.isoformat()}
+        for i, (session, at, text) in enumerate(said)
+    ]  # fmt: skip
+    assert httpx.post(f"{url}/v1/events", json=events).status_code == 202
+
+    def job_facts() -> list[dict[str, Any]]:
+        body = {"user_id": "maya", "query": "What is Maya's job?", "kinds": ["fact"]}
+        return list(httpx.post(f"{url}/v1/search", json=body).json()["results"])
+
+    def tester() -> dict[str, Any] | None:
+        return next((r for r in job_facts() if "software tester" in r["content"]), None)
+
+    fact = wait_until(tester, timeout=60)
+    assert fact["content"] == "Maya works as a software tester." and fact["source_event_ids"] == [
+        "maya-1"
+    ]
+    wait_until(lambda: not any("nurse" in r["content"] for r in job_facts()), timeout=30)
+    assert job_facts()[0]["content"] in {  # the question's answer comes first
+        "Maya works as a software tester.",
+        "Maya works at Farfetch.",
+    }
+    history = _get(url, f"/v1/memories/{fact['memory_id']}/history", user_id="maya")["history"]
+    assert [h["value"] for h in history] == ["nurse", "software tester"]
+    listed = httpx.get(f"{url}/v1/memories", params={"user_id": "maya", "kind": "fact"}).json()
+    standing = {m["content"] for m in listed["memories"]}
+    assert {"Maya works at Farfetch.", "Maya left the hospital."} <= standing
+    assert "Maya works at Santa Maria hospital." not in standing  # superseded by Farfetch
+
+
 def test_facts_supersede_commands_decay_and_replay(
     running: tuple[WorkerProcess, Path], tmp_path: Path
 ) -> None:
@@ -257,45 +300,3 @@ def test_facts_supersede_commands_decay_and_replay(
             capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert rebuilt.stdout.strip() == live, source
-
-
-def test_a_new_job_said_in_passing_supersedes_the_old_one(
-    running: tuple[WorkerProcess, Path],
-) -> None:
-    """Jobs joined by "and", ";" and led by "now"/"also" become facts, and the later
-    job replaces the earlier one, by the worker's own consolidation."""
-    worker, _ = running
-    url = worker.api_url
-    said = [
-        ("m1", S1, "I live in Lisbon and I work as a nurse at Santa Maria hospital."),
-        ("m2", S2, "Great. I also quit the hospital; I now work as a software tester at Farfetch."),
-    ]
-    events = [
-        {"event_id": f"maya-{i}", "user_id": "maya", "session_id": session, "role": "user",
-         "speaker": "Maya", "content": text, "occurred_at": at.isoformat()}
-        for i, (session, at, text) in enumerate(said)
-    ]  # fmt: skip
-    assert httpx.post(f"{url}/v1/events", json=events).status_code == 202
-
-    def job_facts() -> list[dict[str, Any]]:
-        body = {"user_id": "maya", "query": "What is Maya's job?", "kinds": ["fact"]}
-        return list(httpx.post(f"{url}/v1/search", json=body).json()["results"])
-
-    def tester() -> dict[str, Any] | None:
-        return next((r for r in job_facts() if "software tester" in r["content"]), None)
-
-    fact = wait_until(tester, timeout=60)
-    assert fact["content"] == "Maya works as a software tester." and fact["source_event_ids"] == [
-        "maya-1"
-    ]
-    wait_until(lambda: not any("nurse" in r["content"] for r in job_facts()), timeout=30)
-    assert job_facts()[0]["content"] in {  # the question's answer comes first
-        "Maya works as a software tester.",
-        "Maya works at Farfetch.",
-    }
-    history = _get(url, f"/v1/memories/{fact['memory_id']}/history", user_id="maya")["history"]
-    assert [h["value"] for h in history] == ["nurse", "software tester"]
-    listed = httpx.get(f"{url}/v1/memories", params={"user_id": "maya", "kind": "fact"}).json()
-    standing = {m["content"] for m in listed["memories"]}
-    assert {"Maya works at Farfetch.", "Maya left the hospital."} <= standing
-    assert "Maya works at Santa Maria hospital." not in standing  # superseded by Farfetch
