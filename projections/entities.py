@@ -437,6 +437,29 @@ _PET_NOUN = (
     r"tortoise|horse|pony|guinea pig|snake|lizard|gecko|ferret|goldfish)s?"
 )
 _OWNER = r"(?:[Mm]y|[Hh]is|[Hh]er|[Oo]ur|[Tt]heir|[A-Z][\w-]*'s)"
+#: The words the cues before a name end with (pet nouns, "named", prepositions,
+#: articles, verbs of playing and buying).
+_CUE_LAST_WORDS = frozenset(
+    _words(
+        """
+        cat dog puppy pup kitten kitty pet hamster rabbit bunny parrot bird fish turtle
+        tortoise horse pony pig snake lizard gecko ferret goldfish cats dogs puppies pups
+        kittens pets hamsters rabbits bunnies parrots birds turtles horses ponies pigs
+        snakes named called at for with joined by founded co-founded the in near to from
+        visit visits visited visiting explore explored exploring play plays played playing
+        bought buy buying ordered drive drives driving downloaded installed using a an my
+        new
+        """
+    )
+)
+#: How many characters around a name the cues below are looked for in.
+_CUE_REACH = 64
+#: "my cat Miso", "Ana's dog, named Rex": the words before a pet's name.
+_PET_BEFORE = re.compile(
+    rf"\b{_OWNER}\s+(?:[a-z]+\s+)?{_PET_NOUN},?\s+(?:(?:is\s+)?(?:named|called)\s+)?$"
+)
+#: "Buddy, our puppy": the words after it.
+_PET_AFTER = re.compile(rf"^,?\s+(?:my|our|his|her|their|the)\s+(?:[a-z]+\s+)?{_PET_NOUN}\b")
 _ORG_SUFFIXES = frozenset(
     _words(
         """
@@ -503,20 +526,20 @@ def type_of_name(name: str, text: str) -> EntityType:
     continent, US state or large city, or "moved to Braga"), a product ("playing
     Valorant"), or else a person."""
     at = text.find(name)
-    before, after = (text[:at], text[at + len(name) :]) if at >= 0 else ("", "")
-    escaped = re.escape(name)
-    if re.search(
-        rf"\b{_OWNER}\s+(?:[a-z]+\s+)?{_PET_NOUN}(?:,)?\s+(?:(?:is\s+)?(?:named|called)\s+)?"
-        rf"{escaped}\b|\b{escaped},?\s+(?:my|our|his|her|their|the)\s+(?:[a-z]+\s+)?"
-        rf"{_PET_NOUN}\b",
-        text,
-    ):
+    if at < 0:
+        before = after = ""
+    else:  # the words that tell are next to the name: look no further
+        before = text[max(0, at - _CUE_REACH) : at]
+        after = text[at + len(name) : at + len(name) + _CUE_REACH]
+    # The cues before a name all end in one of a few words: without one, none is tried.
+    cued = _last_word(before) in _CUE_LAST_WORDS
+    if (cued and _PET_BEFORE.search(before)) or _PET_AFTER.match(after):
         return "pet"
     if name.split()[-1].lower() in _ORG_SUFFIXES or _ORG_NOUN_AFTER.match(after):
         return "organization"
     if name in PLACE_NAMES:
         return "place"
-    if _NOUN_AFTER.match(after):
+    if not cued or _NOUN_AFTER.match(after):
         return "person"
     if _ORG_BEFORE.search(before):
         return "organization"
@@ -527,3 +550,8 @@ def type_of_name(name: str, text: str) -> EntityType:
     if _PRODUCT_BEFORE.search(before):
         return "product"
     return "person"
+
+
+def _last_word(text: str) -> str:
+    words = text.split()
+    return words[-1].lower().rstrip(",") if words else ""
