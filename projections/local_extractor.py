@@ -1042,7 +1042,7 @@ _BASE_VERBS_PRESENT = frozenset(
     believe plan mean miss use keep find spend volunteer practice practise hold prefer adore
     hate dislike own lead manage coach train swim hike climb travel visit collect build
     create share wish look stay dream struggle remember appreciate admire value support
-    usually listen eat drink sleep wake start finish love feel rely hang meet chat talk
+    listen eat drink sleep wake start finish rely hang meet chat talk
     organize organise attend join take give bring grow speak open close worry wonder
     """
     )

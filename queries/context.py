@@ -98,11 +98,13 @@ def _entity_lines(
     entities = resolve_entities(searcher.store, user_id, names)
     ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
     known = _current_facts(searcher, user_id, ids, said)
-    score_of = {normalize_name(n): s for n, s in scores.items()}
-    return [
-        _profile_line(e, known[e["entity_id"]], score_of.get(normalize_name(e["canonical_name"])))
-        for e in entities
-    ]
+    return [_profile_line(e, known[e["entity_id"]], _best_naming(e, scores)) for e in entities]
+
+
+def _best_naming(entity: dict[str, Any], scores: dict[str, float]) -> float | None:
+    """The best score of the names that resolved to ``entity`` (any of its aliases)."""
+    aliases = set(entity["aliases"] or ())
+    return max((s for n, s in scores.items() if normalize_name(n) in aliases), default=None)
 
 
 def _current_facts(
