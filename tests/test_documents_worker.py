@@ -203,6 +203,9 @@ def test_a_worker_killed_mid_document_leaves_it_indexed_once(tmp_path: Path) -> 
         up.start()
         up.wait_serving()
         with MemoryClient(up.api_url) as client:
+            # the journaled submission is published again, then applied: until then
+            # the document is unknown to a read (a 404 after a few seconds' wait)
+            wait_until(lambda: _known(client, "eve", "long.pdf"), timeout=120)
             shown = client.document("eve", "long.pdf", wait=120)
             assert shown["status"] == "indexed" and shown["version"] == 1, shown
             assert shown["chunks"] == shown["total_chunks"] > 64  # several parts
@@ -212,6 +215,17 @@ def test_a_worker_killed_mid_document_leaves_it_indexed_once(tmp_path: Path) -> 
         children = up.children()
         up.stop()
         WorkerProcess.wait_gone(children)
+
+
+def _known(client: MemoryClient, user_id: str, document_id: str) -> bool:
+    """Whether the document is applied (in any status)."""
+    try:
+        client.document(user_id, document_id)
+    except MemstreamAPIError as error:
+        if error.status != 404:
+            raise
+        return False
+    return True
 
 
 def _is_lane(pid: int) -> bool:
