@@ -22,7 +22,9 @@ and ``archive`` for each conversation with ``--now`` = the time its questions ar
 asked, and asks again. It prints recall per category fresh and aged (tuning and
 checking halves), the hot and archived counts, the bytes a hot and an archived memory
 take (table data and indexes on disk, after compaction), and search latency both ways.
-``--data DIR`` keeps the ingested folder and reuses it next time.
+``--data DIR`` keeps the ingested folder and reuses it next time (either way). The
+questions are asked of a worker restarted with its own lanes quiet (every turn is
+embedded and consolidated by then): no lifecycle timer, no upkeep.
 
 Usage: python bench/locomo.py [--bench ../shared/bench] [--out bench-out/locomo-run.jsonl]
        python bench/locomo.py --lifecycle [--data DIR]
@@ -133,19 +135,28 @@ def main() -> None:
         return
 
     with tempfile.TemporaryDirectory(prefix="memstream-locomo-") as tmp:
-        worker = WorkerProcess(
-            Path(tmp) / "data", env=worker_env(args.embedder, quiet=False)
-        ).start()
+        data = Path(args.data) if args.data else Path(tmp) / "data"
+        if (data / "CURRENT").exists():
+            print(f"reusing the ingested data in {data}", flush=True)
+        else:
+            worker = WorkerProcess(data, env=worker_env(args.embedder, quiet=False)).start()
+            try:
+                client = serving(worker)
+                ingest_seconds = publish_and_wait(client, turns)
+                print(
+                    f"ingested and embedded {len(turns)} turns in {ingest_seconds:.1f} s "
+                    f"({len(turns) / ingest_seconds:.0f} turns/s, embedding bound)",
+                    flush=True,
+                )
+                facts = wait_for_facts(client, stable_seconds=args.facts_stable_seconds)
+                print(f"consolidated facts: {facts}", flush=True)
+            finally:
+                worker.stop()
+        # the questions are asked of a worker whose own lanes are quiet: every turn is
+        # embedded and consolidated already; no lifecycle timer, no upkeep
+        worker = WorkerProcess(data, env=worker_env(args.embedder)).start()
         try:
             client = serving(worker)
-            ingest_seconds = publish_and_wait(client, turns)
-            print(
-                f"ingested and embedded {len(turns)} turns in {ingest_seconds:.1f} s "
-                f"({len(turns) / ingest_seconds:.0f} turns/s, embedding bound)",
-                flush=True,
-            )
-            facts = wait_for_facts(client, stable_seconds=args.facts_stable_seconds)
-            print(f"consolidated facts: {facts}", flush=True)
             runs = {"with facts": None, "episodes only": ["episode"]}
             for label, kinds in runs.items():
                 rows, took, wall = [], [], []

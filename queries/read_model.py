@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -32,7 +33,14 @@ import pyarrow.compute as pc
 from memstream.projections.neighbours import SessionOrder
 from memstream.queries.term_index import TermIndex
 from memstream.storage import filters
-from memstream.storage.lance_tables import ACCESS, KEYS, MEMORIES, MEMORY_STATE, VECTORS
+from memstream.storage.lance_tables import (
+    ACCESS,
+    ENTITIES,
+    KEYS,
+    MEMORIES,
+    MEMORY_STATE,
+    VECTORS,
+)
 from memstream.storage.user_rows import UserRows
 
 __all__ = ["ROW_COLUMNS", "ReadModel", "RequestFilter", "UserView"]
@@ -77,6 +85,32 @@ class RequestFilter:
         return mask
 
 
+#: Users with more vectors than this have their products computed in two halves on two
+#: threads (numpy lets go of the interpreter lock; BLAS is held to one thread where
+#: searches run, see :func:`memstream.streams.components.make_searcher`). At 100,000
+#: vectors: 11.3 ms in one thread, 5.5 in two.
+SPLIT_PRODUCT_ROWS = 20_000
+
+
+def _products(matrix: np.ndarray, query: np.ndarray, pool: Executor | None) -> np.ndarray:
+    """``matrix @ query`` (no copy of the rows), in two halves at once on ``pool`` for
+    a big matrix."""
+    if pool is None or len(matrix) < SPLIT_PRODUCT_ROWS:
+        found: np.ndarray = matrix @ query
+        return found
+    half = len(matrix) // 2
+    second = pool.submit(np.matmul, matrix[half:], query)
+    first = matrix[:half] @ query
+    return np.concatenate([first, second.result()])
+
+
+def _microseconds(times: Any) -> np.ndarray:
+    """Timestamps as int64 microseconds (a missing one the earliest)."""
+    as_int = pc.cast(times, pa.int64())
+    found: np.ndarray = pc.fill_null(as_int, np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+    return found
+
+
 def _as_bool(values: Any) -> np.ndarray:
     found: np.ndarray = pc.fill_null(values, False).to_numpy(zero_copy_only=False)
     return found.astype(bool, copy=False)
@@ -109,13 +143,22 @@ class UserView:
     order: SessionOrder
     #: who said the user's hot memories
     speakers: frozenset[str] = frozenset()
+    #: the user's entities (:data:`_ENTITY_COLUMNS`)
+    entities: pa.Table | None = None
+    #: each entity's canonical name, by entity id
+    entity_names: dict[str, str] = field(default_factory=dict)
     _masks: dict[tuple[str, RequestFilter], np.ndarray] = field(default_factory=dict)
 
     def nearest(
-        self, query: np.ndarray, wanted: RequestFilter, limit: int
+        self,
+        query: np.ndarray,
+        wanted: RequestFilter,
+        limit: int,
+        pool: Executor | None = None,
     ) -> list[tuple[str, float]]:
         """(memory id, cosine distance) of the ``limit`` vectors nearest ``query`` that
-        ``wanted`` lets through, nearest first (exact)."""
+        ``wanted`` lets through, nearest first (exact). With ``pool``, a big user's
+        products are computed in two halves at once."""
         if not len(self.vectors):
             return []
         mask = self._mask("vectors", wanted)
@@ -123,7 +166,7 @@ class UserView:
         if not allowed:
             return []
         q = np.asarray(query, dtype=np.float32)
-        cosine = (self.vectors @ q) / (float(np.linalg.norm(q)) or 1.0)  # no copy of the rows
+        cosine = _products(self.vectors, q, pool) / (float(np.linalg.norm(q)) or 1.0)
         if allowed < len(mask):
             cosine[~mask] = -np.inf
         take = min(limit, allowed)
@@ -145,6 +188,37 @@ class UserView:
             {**r, "_score": scores[r["memory_id"]]} for r in self.rows(list(scores), columns, None)
         ]
 
+    def entities_named(self, keys: list[str]) -> list[dict[str, Any]]:
+        """The user's entities one of whose aliases is among ``keys``: id, type,
+        aliases and how many memories mention them."""
+        if self.entities is None or not len(self.entities) or not keys:
+            return []
+        chosen = _has_any(self.entities["aliases"], tuple(keys))
+        found: list[dict[str, Any]] = (
+            self.entities.select(["entity_id", "type", "aliases", "mention_count"])
+            .filter(pa.array(chosen))
+            .to_pylist()
+        )
+        return found
+
+    def with_entities(
+        self, entity_ids: list[str], wanted: RequestFilter, limit: int, columns: tuple[str, ...]
+    ) -> list[dict[str, Any]]:
+        """The rows of the ``limit`` newest memories ``wanted`` lets through that are
+        linked to any of ``entity_ids``, newest first."""
+        if not entity_ids or not len(self.memories):
+            return []
+        linked = _has_any(self.memories["entity_ids"], tuple(entity_ids))
+        at = np.flatnonzero(linked & self._mask("memories", wanted))
+        if not len(at):
+            return []
+        when = self.memories["occurred_at"].take(pa.array(at, pa.int64()))
+        newest = np.argsort(-_microseconds(when), kind="stable")[:limit]
+        found: list[dict[str, Any]] = (
+            self.memories.select(list(columns)).take(pa.array(at[newest], pa.int64())).to_pylist()
+        )
+        return found
+
     def session_turns(self, sessions: list[str]) -> list[dict[str, Any]]:
         """The turns (episodes) of these sessions: memory id, session and time."""
         chosen = pc.and_(
@@ -157,6 +231,14 @@ class UserView:
             .to_pylist()
         )
         return turns
+
+    def speakers_of(self, memory_ids: list[str], wanted: RequestFilter) -> set[str | None]:
+        """Who said these memories (those the filter lets through)."""
+        mask = self._mask("memories", wanted)
+        at = [p for p in (self.positions.get(m) for m in memory_ids) if p is not None and mask[p]]
+        if not at:
+            return set()
+        return set(self.memories["speaker"].take(pa.array(at, pa.int64())).unique().to_pylist())
 
     def rows(
         self, memory_ids: list[str], columns: tuple[str, ...], wanted: RequestFilter | None
@@ -206,6 +288,7 @@ ROW_COLUMNS = (
 #: The columns of ``memories`` a view keeps: those, and what filters and BM25 read.
 _MEMORY_COLUMNS = (*ROW_COLUMNS, "project_id", "tags", "valid_until", "search_text")
 _VECTOR_COLUMNS = ("memory_id", "project_id", "kind", "occurred_at", "vector")
+_ENTITY_COLUMNS = ("entity_id", "type", "aliases", "mention_count", "canonical_name")
 _STATE_COLUMNS = (
     "state_id",
     "memory_id",
@@ -244,6 +327,7 @@ class _UserTables:
         self.vectors = rows(VECTORS, _VECTOR_COLUMNS, filters.equals("model", model))
         self.access = rows(ACCESS, ("memory_id", "access_count"))
         self.states = rows(MEMORY_STATE, _STATE_COLUMNS)
+        self.entities = rows(ENTITIES, _ENTITY_COLUMNS)
         self.terms = TermIndex()
         self._terms_generation = 0
         self._memories = _Made(self._memory_parts)
@@ -252,7 +336,10 @@ class _UserTables:
             lambda t: frozenset(s for s in t["speaker"].unique().to_pylist() if s)
         )
         self._vectors = _Made(
-            lambda t: (t.drop_columns(["vector"]).combine_chunks(), _matrix(t["vector"]))
+            lambda t: (
+                t.drop_columns(["vector"]).combine_chunks(),
+                _matrix(t["vector"]),
+            )
         )
         self._access = _Made(
             lambda t: dict(
@@ -260,6 +347,12 @@ class _UserTables:
             )
         )
         self._states = _Made(lambda t: {r["memory_id"]: r for r in t.to_pylist()})
+        self._entities = _Made(
+            lambda t: (
+                t.combine_chunks(),
+                dict(zip(t["entity_id"].to_pylist(), t["canonical_name"].to_pylist(), strict=True)),
+            )
+        )
         self.view: UserView | None = None
         self._lock = threading.Lock()
 
@@ -270,18 +363,21 @@ class _UserTables:
         generation), not when the table did: other users' writes move the table's
         version every few hundred milliseconds while they publish."""
         with self._lock:  # one refresh at a time: the term index follows each one
-            (memories, _), (vectors, _), (access, _), (states, _) = (
+            (memories, _), (vectors, _), (access, _), (states, _), (entities, _) = (
                 self.memories.current(),
                 self.vectors.current(),
                 self.access.current(),
                 self.states.current(),
+                self.entities.current(),
             )
-            m, v, a, s = (
+            m, v, a, s, e = (
                 self.memories.generation,
                 self.vectors.generation,
                 self.access.generation,
                 self.states.generation,
+                self.entities.generation,
             )
+            entity_rows, entity_names = self._entities.of(entities, e)
             self._index_terms()
             table, positions, docs = self._memories.of(memories, m)
             order = self._order.of(table, m)
@@ -300,6 +396,8 @@ class _UserTables:
                 docs=docs,
                 order=order,
                 speakers=self._speakers.of(table, m),
+                entities=entity_rows,
+                entity_names=entity_names,
                 _masks=masks,
             )
             return self.view

@@ -31,7 +31,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -47,7 +47,13 @@ from memstream.projections.entities import EntityMention, entity_id, extract_men
 from memstream.projections.intent import IntentClassifier
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
 from memstream.projections.neighbours import SessionOrder, spread
-from memstream.projections.ranking import RankingWeights, adjusted, fuse, without_restatements
+from memstream.projections.ranking import (
+    RankingWeights,
+    adjusted,
+    adjustment_bound,
+    fuse,
+    without_restatements,
+)
 from memstream.projections.scope import scope_filter
 from memstream.projections.speakers import named_speaker, without_speaker
 from memstream.projections.timephrases import query_range
@@ -188,18 +194,44 @@ class Searcher:
         where = _filters(request, "memories")
         wanted = _wanted(request)  # the same, as the read model's masks
         cold = self._archive_filter(request)
-        cold_text_job = pool.submit(
-            _timed,
-            stages,
-            "archived_text",
-            self._archived_full_text,
-            request.query,
-            cold,
-            depth,
+        # what has nothing to look for is not handed to the pool (a hand-off costs more
+        # than the nothing it would do)
+        cold_text_job = (
+            _ready([])
+            if cold is None
+            else pool.submit(
+                _timed,
+                stages,
+                "archived_text",
+                self._archived_full_text,
+                request.query,
+                cold,
+                depth,
+            )
         )
-        entity_job = pool.submit(
-            _timed, stages, "entities", self._entity_rows, request, where, cold, depth, now
-        )
+        mentions = self._query_mentions(request.query, now)
+
+        def linked_rows() -> list[dict[str, Any]]:
+            return _timed(
+                stages,
+                "entities",
+                self._entity_rows,
+                request,
+                mentions,
+                where,
+                wanted,
+                cold,
+                depth,
+                view,
+            )
+
+        entity_job: Future[list[dict[str, Any]]]
+        if not mentions:
+            entity_job = _ready([])
+        elif view is not None and cold is None:  # in memory: here
+            entity_job = _ready(linked_rows())
+        else:
+            entity_job = pool.submit(linked_rows)
 
         # A user in memory is searched in this thread: in-memory work handed to other
         # threads would only wait for the interpreter lock.
@@ -241,10 +273,16 @@ class Searcher:
             fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
+        fetch: Callable[[list[str]], list[dict[str, Any]]] | None = None
         if view is not None:
-            rows.update((r["memory_id"], r) for r in self._hot_rows(missing, where, wanted, view))
+            # rows are read from the view as the ranking needs them (see _best)
             accesses = {m: view.access[m] for m in ids if m in view.access}
             states = {m: view.states[m] for m in ids if m in view.states}
+            said_by = view.speakers_of(missing, wanted)
+
+            def fetch(chosen: list[str]) -> list[dict[str, Any]]:
+                return view.rows([m for m in chosen if m not in rows], ROW_COLUMNS, wanted)
+
         else:
             fetch_job = pool.submit(
                 _timed, stages, "rows", self._hot_rows, missing, where, wanted, None
@@ -256,44 +294,42 @@ class Searcher:
             rows.update((r["memory_id"], r) for r in fetch_job.result())
             accesses = access_job.result()
             states = state_job.result()
+            said_by = set()
         looked_up = time.perf_counter()
         stages["look_up"] = (looked_up - retrieved) * 1000
         if not request.include_history:
             fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
-        for m, state in states.items():
+        for m in states:
             if m in rows:
-                rows[m] = {
-                    **rows[m],
-                    "confidence": effective_confidence(rows[m].get("confidence"), state),
-                    "_state": state,
-                }
+                rows[m] = _with_state(rows[m], states[m])
         span = query_range(request.query, now)
-        speaker = named_speaker(request.query, {r["speaker"] for r in rows.values()})
-        scored = sorted(
-            (
-                (
-                    adjusted(
-                        score,
-                        rows[m],
-                        now=now,
-                        weights=w,
-                        intent=intent,
-                        access_count=accesses.get(m, 0),
-                        time_range=span,
-                        speaker=speaker,
-                    ),
-                    m,
+        said_by.update(r["speaker"] for r in rows.values())
+        speaker = named_speaker(request.query, said_by)
+
+        def score_of(m: str) -> float:
+            return adjusted(
+                fused[m],
+                rows[m],
+                now=now,
+                weights=w,
+                intent=intent,
+                access_count=accesses.get(m, 0),
+                time_range=span,
+                speaker=speaker,
+            )
+
+        def read(chosen: list[str]) -> None:
+            if fetch is not None:
+                found = fetch(chosen)
+                rows.update(
+                    (r["memory_id"], _with_state(r, states.get(r["memory_id"]))) for r in found
                 )
-                for m, score in fused.items()
-                if m in rows
-            ),
-            reverse=True,
+
+        bound = adjustment_bound(
+            w, intent, max(accesses.values(), default=0), span is not None, speaker is not None
         )
-        kept = set(without_restatements(
-            [(m, rows[m]["kind"], rows[m].get("source_event_ids") or ()) for _, m in scored]
-        ))  # fmt: skip
-        scored = [(score, m) for score, m in scored if m in kept][: request.k]
-        names = self._entity_names([rows[m] for _, m in scored])
+        scored = _best(fused, rows, read, score_of, bound, request.k)
+        names = self._entity_names([rows[m] for _, m in scored], view)
         sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
         results = [_result(rows[m], score, names, sources.get(m)) for score, m in scored]
         finished = time.perf_counter()
@@ -417,7 +453,7 @@ class Searcher:
             return [], []
         nearest: list[tuple[str, float]] = []
         if view is not None:
-            nearest = view.nearest(query_vector, wanted, depth)
+            nearest = view.nearest(query_vector, wanted, depth, self._pool)
         elif self._has_rows(VECTORS):
             vector_where = filters.all_of(
                 _filters(request, "vectors"), filters.equals("model", self._model or "")
@@ -484,25 +520,40 @@ class Searcher:
             self._user_counts[(table, user_id)] = cached
         return cached[0]
 
-    def _entity_rows(
-        self, request: SearchRequest, where: str, cold: str | None, depth: int, now: datetime
-    ) -> list[dict[str, Any]]:
-        """Memories (hot and archived) linked to the entities the query names, most
-        entities matched first, then newest first."""
+    def _query_mentions(self, query: str, now: datetime) -> list[EntityMention]:
+        """The entities (not dates) the query names that the entity retriever looks
+        for (none when it is off)."""
         if self.weights.entity <= 0:
             return []
-        mentions = [m for m in extract_mentions(request.query, None, now) if m.type != "date"]
-        if not mentions:
+        return [m for m in extract_mentions(query, None, now) if m.type != "date"]
+
+    def _entity_rows(
+        self,
+        request: SearchRequest,
+        mentions: list[EntityMention],
+        where: str,
+        wanted: RequestFilter,
+        cold: str | None,
+        depth: int,
+        view: UserView | None,
+    ) -> list[dict[str, Any]]:
+        """Memories (hot and archived) linked to the entities ``mentions`` (the query's)
+        name, most entities matched first, then newest first; the user's hot ones from
+        ``view`` when there is one."""
+        ids = self._entity_ids(request.user_id, mentions, self.weights.entity_max_share, view)
+        if not ids:
             return []
-        ids = self._entity_ids(request.user_id, mentions, self.weights.entity_max_share)
-        rows = self.store.with_entities(ids, where, depth, ROW_COLUMNS)
+        if view is not None:
+            rows = view.with_entities(ids, wanted, depth, ROW_COLUMNS)
+        else:
+            rows = self.store.with_entities(ids, where, depth, ROW_COLUMNS)
         if cold is not None:
             found = self.store.with_entities(ids, cold, depth, _ARCHIVE_COLUMNS, ARCHIVE_INDEX)
             rows += [_archived_row(r) for r in found]
-        wanted = set(ids)
+        named = set(ids)
         rows.sort(
             key=lambda r: (
-                -len(wanted.intersection(r["entity_ids"] or ())),
+                -len(named.intersection(r["entity_ids"] or ())),
                 -(r["occurred_at"] or _EPOCH).timestamp(),
             )
         )
@@ -561,21 +612,29 @@ class Searcher:
         return [_archived_row(r) for r in found]
 
     def _entity_ids(
-        self, user_id: str, mentions: Sequence[EntityMention], max_share: float
+        self,
+        user_id: str,
+        mentions: Sequence[EntityMention],
+        max_share: float,
+        view: UserView | None = None,
     ) -> list[str]:
-        """The ids of the query's entities and of every alias they answer to.
+        """The ids of the query's entities and of every alias they answer to (the
+        user's entities from ``view`` when there is one).
 
         An entity in more than ``max_share`` of the user's memories (the user's own
         name, a chat partner's) says little about which memory is meant: left out.
         """
         keys = [m.key for m in mentions]
-        known = self.store.scan(
-            ENTITIES,
-            columns=["entity_id", "type", "aliases", "mention_count"],
-            where=filters.all_of(
-                filters.equals("user_id", user_id), filters.has_any("aliases", keys)
-            ),
-        ).to_pylist()
+        if view is not None:
+            known = view.entities_named(keys)
+        else:
+            known = self.store.scan(
+                ENTITIES,
+                columns=["entity_id", "type", "aliases", "mention_count"],
+                where=filters.all_of(
+                    filters.equals("user_id", user_id), filters.has_any("aliases", keys)
+                ),
+            ).to_pylist()
         total = self._user_count(MEMORIES, user_id)
         ids: dict[str, None] = {}
         for row in known:
@@ -586,10 +645,17 @@ class Searcher:
                 ids[entity_id(user_id, row["type"], alias)] = None
         return list(ids)
 
-    def _entity_names(self, rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    def _entity_names(
+        self, rows: Sequence[dict[str, Any]], view: UserView | None = None
+    ) -> dict[str, str]:
+        """The canonical name of each entity ``rows`` link to (from ``view``, the user's
+        entities, when there is one: an id is the user's own, and an id with no entity
+        row, an alias's, has no name either way)."""
         ids = list(dict.fromkeys(e for r in rows for e in (r.get("entity_ids") or ())))
         if not ids:
             return {}
+        if view is not None:
+            return {e: view.entity_names[e] for e in ids if e in view.entity_names}
         found = self.store.by_ids(ENTITIES, ids, ["entity_id", "canonical_name"])
         return {r["entity_id"]: r["canonical_name"] for r in found}
 
@@ -622,6 +688,65 @@ def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: A
         return work(*args)
     finally:
         stages[name] = (time.perf_counter() - started) * 1000
+
+
+def _with_state(row: dict[str, Any], state: dict[str, Any] | None) -> dict[str, Any]:
+    """``row`` with the confidence its state gives it, and the state (a row without a
+    state as it is)."""
+    if state is None:
+        return row
+    confidence = effective_confidence(row.get("confidence"), state)
+    return {**row, "confidence": confidence, "_state": state}
+
+
+#: How many candidates :func:`_best` reads and scores at a time (at least; 2k when more).
+_RANKED_AT_ONCE = 32
+
+
+def _best(
+    fused: dict[str, float],
+    rows: dict[str, dict[str, Any]],
+    read: Callable[[list[str]], None],
+    score_of: Callable[[str], float],
+    bound: float,
+    k: int,
+) -> list[tuple[float, str]]:
+    """The ``k`` best (adjusted score, memory id) of the ``fused`` candidates, less
+    restatements, best first: exactly what scoring every candidate would give.
+
+    Candidates are taken by fused score, best first, a few at a time; ``read`` brings
+    their rows into ``rows`` (a candidate without a row is not one the request may
+    see). Since no adjustment multiplies a fused score by more than ``bound``, once the
+    ``k``-th result kept scores above ``bound`` times the next candidate's fused score,
+    no candidate left can enter or change the first ``k`` (whether a memory restates
+    another depends only on those above it), and the rest are never read."""
+    order = sorted(fused, key=lambda m: (-fused[m], m))
+    step = max(2 * k, _RANKED_AT_ONCE)
+    scored: list[tuple[float, str]] = []
+    kept: list[tuple[float, str]] = []
+    for start in range(0, len(order), step):
+        chosen = order[start : start + step]
+        read(chosen)
+        scored.extend((score_of(m), m) for m in chosen if m in rows)
+        scored.sort(reverse=True)
+        ranked = [(m, rows[m]["kind"], rows[m].get("source_event_ids") or ()) for _, m in scored]
+        shown = set(without_restatements(ranked))
+        kept = [(score, m) for score, m in scored if m in shown]
+        following = start + step
+        if (
+            following < len(order)
+            and len(kept) >= k
+            and kept[k - 1][0] > bound * fused[order[following]]
+        ):
+            break
+    return kept[:k]
+
+
+def _ready(value: T) -> Future[T]:
+    """A future that already has ``value``."""
+    done: Future[T] = Future()
+    done.set_result(value)
+    return done
 
 
 def _embedded_query(query: str, speakers: frozenset[str] | None) -> str:

@@ -44,3 +44,14 @@ def test_order_and_batching_do_not_change_vectors(embedder: MiniLMEmbedder) -> N
 
 def test_the_shipped_tokenizer_is_the_pinned_file() -> None:
     assert hashlib.sha256(tokenizer_path().read_bytes()).hexdigest() == TOKENIZER_SHA256
+
+
+def test_a_text_embedded_alone_on_its_own_threads_gets_the_batch_vector() -> None:
+    """A lone query runs on a session of its own (two threads) and a batch on the
+    other (one): the same model, the same vectors."""
+    both = MiniLMEmbedder(threads=1, single_threads=2)
+    texts = ["What does Miso like to eat?", "I moved to Porto last May with my cat"]
+    together = both.embed(texts)
+    for text, vector in zip(texts, together, strict=True):
+        alone = both.embed([text])[0]
+        assert float(alone @ vector) > 0.99999

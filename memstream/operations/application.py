@@ -216,7 +216,7 @@ class Operations:
             self._searcher = components.make_searcher(
                 self.settings,
                 self.store,
-                components.make_embedder(self.settings, self.settings.query_embed_threads),
+                components.make_embedder(self.settings, 1, self.settings.query_embed_threads),
                 self.clock,
                 stale_seconds=self._read_consistency or 0.0,
             )
