@@ -11,6 +11,7 @@ documents whose last writer may win.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import secrets
 from pathlib import Path
@@ -93,6 +94,17 @@ class SharedFolder:
         """The documents directly under ``folder`` (their names, sorted; temporary files
         of unfinished local writes left out)."""
         return sorted(self.stamps(folder))
+
+    def folder_time(self) -> int | None:
+        """The folder's own modification time (ns), for a local folder: adding,
+        replacing (a write renames into place) or removing a document moves it; -1
+        while there is no folder. None for an object store."""
+        if not self.location.is_local:
+            return None
+        try:
+            return os.stat(self.location.path).st_mtime_ns
+        except FileNotFoundError:
+            return -1
 
     def stamps(self, folder: str = "") -> dict[str, tuple[int, int]]:
         """``names`` with each document's modification time (ns) and size: what tells a

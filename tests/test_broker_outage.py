@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memstream.operations.errors import Unavailable
-from memstream.operations.sinks import BrokerSink
+from memstream.operations.sinks import PROBE_SECONDS, BrokerSink
 from memstream.streams.log_lines import RepeatSummary
 from memstream.streams.settings import Settings
 from memstream.testing import embedded_broker, free_port, message
@@ -39,6 +39,8 @@ def test_while_no_broker_answers_publishes_fail_fast_and_are_logged_once(
                 await sink.publish([message(event_id=f"during-{i}")])
             refusals.append(str(refused.value))
         with embedded_broker(port):
+            # a knock that found nobody is trusted for PROBE_SECONDS: then it is back
+            await asyncio.sleep(PROBE_SECONDS)
             assert await sink.publish([message(event_id="after")]) == ["after"]
         await sink.close()
         return refusals

@@ -295,3 +295,35 @@ def test_a_key_over_its_rate_gets_429_with_retry_after_and_big_bodies_413(
         headers={**_as(tokens["write"]), "Content-Type": "application/json"},
     )
     assert huge.status_code == 413
+
+
+def test_a_reader_sees_keys_created_and_revoked_elsewhere_at_once_and_lists_only_then(
+    tmp_path: Path,
+) -> None:
+    """A local key folder is listed again only when its own time moved (a key written
+    or removed), or while that time is too recent to trust; a key created or revoked
+    by another process is seen by the next request either way."""
+    import os
+
+    reader, writer = KeyStore(tmp_path), KeyStore(tmp_path)
+    first, token = writer.create("acme")
+    assert reader.authenticate(token) == first
+    listings = []
+    listing = reader.folder.stamps
+    reader.folder.stamps = lambda folder="": listings.append(1) or listing(folder)  # type: ignore[method-assign]
+    old = 1_000_000_000_000_000_000  # 2001: a folder time long settled
+    folder = reader.folder.location.path
+    os.utime(folder, ns=(old, old))
+    assert reader.authenticate(token) == first  # a time it has not seen: listed
+    listed = len(listings)
+    for _ in range(5):
+        assert reader.authenticate(token) == first
+    assert len(listings) == listed  # unmoved and settled: not listed again
+    writer.revoke(first.key_id)
+    assert reader.authenticate(token) is None  # the revocation moved the folder's time
+    second, other = writer.create("acme")
+    os.utime(folder, ns=(old, old))
+    assert reader.authenticate(other) == second
+    writer.revoke(second.key_id)
+    os.utime(folder, ns=(old + 1, old + 1))  # a change stamped with an old time still differs
+    assert reader.authenticate(other) is None

@@ -31,6 +31,10 @@ from memstream.streams.settings import Settings
 
 __all__ = ["BrokerSink", "DrainState", "EventSink"]
 
+#: While the broker is gone, how long a knock that found nobody is trusted (a publish
+#: meanwhile is refused at once: every search reports its access).
+PROBE_SECONDS = 0.5
+
 log = logging.getLogger(__name__)
 
 
@@ -89,6 +93,7 @@ class BrokerSink:
         self._drain = drain or DrainState()
         self._headroom = headroom if headroom is not None else headroom_of(settings)
         self._publisher: Publisher | None = None
+        self._probed_at = -float("inf")  # when the broker last did not answer a knock
         self._connecting = asyncio.Lock()
         self._outage = _Outage()
 
@@ -126,7 +131,12 @@ class BrokerSink:
             raise StorageFull(shortage)
         if self._outage.reason is not None:
             bootstrap = self._settings.bootstrap
-            if not await asyncio.to_thread(_anything_listens, bootstrap):
+            # while it is gone, the broker is knocked on at most every PROBE_SECONDS:
+            # every search reports its access, and a knock each is a connection each
+            probed = time.monotonic() - self._probed_at < PROBE_SECONDS
+            if probed or not await asyncio.to_thread(_anything_listens, bootstrap):
+                if not probed:
+                    self._probed_at = time.monotonic()
                 self._outage.refused()
                 raise Unavailable(f"no broker answers at {bootstrap}: {self._outage.reason}")
         with self._drain.publishing():

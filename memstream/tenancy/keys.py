@@ -63,6 +63,11 @@ _TENANT = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _TOKEN = re.compile(r"^msk_([0-9a-f]{12})_([A-Za-z0-9_-]{32,64})$")
 
 
+#: How coarse a file's modification time may be: a folder time this recent is not
+#: trusted to say nothing changed since (two changes may share one tick).
+_COARSE_NS = 1_000_000_000
+
+
 class KeyStoreError(ValueError):
     """A key operation that cannot be done (an unknown key, a bad tenant name)."""
 
@@ -149,6 +154,7 @@ class KeyStore:
             else (0.0 if where.location.is_local else 1.0)
         )
         self._listed_at = -float("inf")
+        self._listed_folder_time: int | None = None
         self._stamps: dict[str, tuple[int, int]] = {}
         self._documents: dict[str, ApiKey] = {}
         self._legacy_seen: tuple[int, int] | None = None
@@ -204,7 +210,10 @@ class KeyStore:
         """The keys as the store holds them now (documents read again only when they
         changed)."""
         now = time.monotonic()
-        if fresh or now - self._listed_at >= self.refresh_seconds:
+        if (fresh or now - self._listed_at >= self.refresh_seconds) and not self._unmoved(fresh):
+            listed_time = (
+                self.folder.folder_time()
+            )  # before the listing: a change after it moves it
             stamps = self.folder.stamps()
             for name, stamp in stamps.items():
                 if self._stamps.get(name) != stamp:
@@ -214,9 +223,20 @@ class KeyStore:
             for gone in set(self._documents) - set(stamps):
                 del self._documents[gone]
             self._stamps, self._listed_at = stamps, now
+            self._listed_folder_time = listed_time
         keys = dict(self._legacy())
         keys.update((k.key_id, k) for k in self._documents.values())
         return keys
+
+    def _unmoved(self, fresh: bool) -> bool:
+        """Whether a local folder's own time says no key document was added, replaced
+        or removed since the last listing (a listing per request costs more than the
+        request's search): file times tick coarsely (a few ms), so a time less than a
+        second old is not trusted, and a listing asked for ``fresh`` is always made."""
+        if fresh or self._listed_folder_time is None:
+            return False
+        current = self.folder.folder_time()
+        return current == self._listed_folder_time and time.time_ns() - current > _COARSE_NS
 
     def _legacy(self) -> dict[str, ApiKey]:
         """The keys of an older memstream's ``keys.json`` (revoking one writes its
