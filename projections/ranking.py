@@ -117,15 +117,15 @@ def adjustment_bound(
     """The most :func:`adjusted` can multiply a fused score by, for a query of
     ``intent`` (with a time phrase, naming a speaker, as told) over memories shown at
     most ``most_accessed`` times: every bonus at its most, importance and confidence 1
-    (their largest values)."""
-    factor = 1.0 + weights.recency + weights.importance
-    factor += weights.access * math.log1p(most_accessed)
+    (their largest values); a weight below 0 counts as 0, its bonus at its most."""
+    factor = 1.0 + max(weights.recency, 0.0) + max(weights.importance, 0.0)
+    factor += max(weights.access, 0.0) * math.log1p(most_accessed)
     if intent == "when":
-        factor += weights.dated_when
+        factor += max(weights.dated_when, 0.0)
     if time_range:
-        factor += weights.time_phrase
+        factor += max(weights.time_phrase, 0.0)
     if speaker:
-        factor += weights.speaker
+        factor += max(weights.speaker, 0.0)
     return factor
 
 

@@ -1,10 +1,11 @@
 """The search read model: each recently searched user's hot memories, their vectors,
-access counts and states, held in memory by the process that answers searches.
+access counts, states and entities, held in memory by the process that answers searches.
 
 A search of a cached user ranks vectors by an exact dot product over the user's own
-matrix, and takes rows, access counts and states from memory, instead of asking
-LanceDB for each (a prefiltered vector query over a million rows costs ~25 ms; the
-same product over the user's 10,000 vectors well under 1 ms). The tables stay the
+matrix, and takes rows, access counts, states and the entities the query names (and
+the memories linked to them) from memory, instead of asking LanceDB for each (a
+prefiltered vector query over a million rows costs ~25 ms; the same product over the
+user's 10,000 vectors well under 1 ms). The tables stay the
 truth: each user's rows are brought up to date from them before every search
 (:class:`memstream.storage.user_rows.UserRows` reads only what was written since), so a search
 sees what it would have seen in the tables.
