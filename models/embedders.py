@@ -271,7 +271,7 @@ class QueryEmbeddingCache:
         self._size = size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = Lock()
-        self.batcher: QueryBatcher[str] = QueryBatcher(lambda texts: embed_queries(embedder, texts))
+        self.batcher = QueryBatcher(lambda texts: embed_queries(embedder, texts))
 
     def __call__(self, query: str) -> np.ndarray:
         with self._lock:

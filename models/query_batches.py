@@ -13,21 +13,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import numpy as np
 
 __all__ = ["QueryBatcher"]
 
-Q = TypeVar("Q")
 
-
-class _Waiting(Generic[Q]):
+class _Waiting:
     """One caller's query, and what it is told: its vector, an error, or to lead."""
 
     __slots__ = ("error", "lead", "text", "vector", "woken")
 
-    def __init__(self, text: Q) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
         self.vector: np.ndarray | None = None
         self.error: BaseException | None = None
@@ -35,7 +33,7 @@ class _Waiting(Generic[Q]):
         self.woken = threading.Event()
 
 
-class QueryBatcher(Generic[Q]):
+class QueryBatcher:
     """Embeds each caller's query with ``embed_many``, batching concurrent callers (see
     the module docstring).
 
@@ -45,18 +43,18 @@ class QueryBatcher(Generic[Q]):
     """
 
     def __init__(
-        self, embed_many: Callable[[Sequence[Q]], np.ndarray], max_batch: int = 16
+        self, embed_many: Callable[[Sequence[str]], np.ndarray], max_batch: int = 16
     ) -> None:
         self._embed_many = embed_many
         self._max_batch = max_batch
         self._lock = threading.Lock()
-        self._waiting: list[_Waiting[Q]] = []
+        self._waiting: list[_Waiting] = []
         self._running = False
         #: calls of the model so far, and texts embedded by them
         self.calls = 0
         self.texts = 0
 
-    def __call__(self, text: Q) -> np.ndarray:
+    def __call__(self, text: str) -> np.ndarray:
         mine = _Waiting(text)
         with self._lock:
             self._waiting.append(mine)

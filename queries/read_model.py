@@ -235,28 +235,30 @@ class UserView:
 
     def speakers_of(self, memory_ids: list[str], wanted: RequestFilter) -> set[str | None]:
         """Who said these memories (those the filter lets through)."""
-        mask = self._mask("memories", wanted)
-        at = [p for p in (self.positions.get(m) for m in memory_ids) if p is not None and mask[p]]
-        if not at:
+        at = self._positions(memory_ids, wanted)
+        if not len(at):
             return set()
-        return set(self.memories["speaker"].take(pa.array(at, pa.int64())).unique().to_pylist())
+        return set(self.memories["speaker"].take(at).unique().to_pylist())
 
     def rows(
         self, memory_ids: list[str], columns: tuple[str, ...], wanted: RequestFilter | None
     ) -> list[dict[str, Any]]:
         """The rows of these memories (those the filter lets through), in that order."""
+        at = self._positions(memory_ids, wanted)
+        if not len(at):
+            return []
+        found: list[dict[str, Any]] = self.memories.select(list(columns)).take(at).to_pylist()
+        return found
+
+    def _positions(self, memory_ids: list[str], wanted: RequestFilter | None) -> pa.Array:
+        """Where these memories are held (those the filter lets through), in that order."""
         mask = None if wanted is None else self._mask("memories", wanted)
         at = [
             p
             for p in (self.positions.get(m) for m in memory_ids)
             if p is not None and (mask is None or mask[p])
         ]
-        if not at:
-            return []
-        found: list[dict[str, Any]] = (
-            self.memories.select(list(columns)).take(pa.array(at, pa.int64())).to_pylist()
-        )
-        return found
+        return pa.array(at, pa.int64())
 
     def _mask(self, table: str, wanted: RequestFilter) -> np.ndarray:
         key = (table, wanted)

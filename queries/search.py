@@ -273,16 +273,11 @@ class Searcher:
             fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
-        fetch: Callable[[list[str]], list[dict[str, Any]]] | None = None
         if view is not None:
             # rows are read from the view as the ranking needs them (see _best)
             accesses = {m: view.access[m] for m in ids if m in view.access}
             states = {m: view.states[m] for m in ids if m in view.states}
             said_by = view.speakers_of(missing, wanted)
-
-            def fetch(chosen: list[str]) -> list[dict[str, Any]]:
-                return view.rows([m for m in chosen if m not in rows], ROW_COLUMNS, wanted)
-
         else:
             fetch_job = pool.submit(
                 _timed, stages, "rows", self._hot_rows, missing, where, wanted, None
@@ -319,8 +314,10 @@ class Searcher:
             )
 
         def read(chosen: list[str]) -> None:
-            if fetch is not None:
-                found = fetch(chosen)
+            """Bring the rows of ``chosen`` the view holds (with their states) into ``rows``
+            (without a view, every row is read already)."""
+            if view is not None:
+                found = view.rows([m for m in chosen if m not in rows], ROW_COLUMNS, wanted)
                 rows.update(
                     (r["memory_id"], _with_state(r, states.get(r["memory_id"]))) for r in found
                 )

@@ -91,7 +91,6 @@ from memstream.streams.partitioning import partition_of
 from memstream.streams.sealing import RecordKeys
 
 __all__ = [
-    "CLAIMS_TABLES",
     "WINDOW_GRACE_SECONDS",
     "BatchResult",
     "DeadLetter",
@@ -208,8 +207,6 @@ class Projector:
         self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
         #: compactions that lost a commit race to a writer (each leaves files behind)
         self.compactions_preempted = 0
-        #: compactions of the claims tables that met a claim (expected; retried)
-        self.claims_compactions_preempted = 0
         #: rows of a key held twice that upkeep dropped (see ``store.drop_duplicate_keys``)
         self.duplicates_dropped = 0
 
@@ -284,7 +281,6 @@ class Projector:
             if not is_commit_conflict(exc):
                 raise
             if name in CLAIMS_TABLES:
-                self.claims_compactions_preempted += 1
                 log.info("compacting %s met a claim (%s): retried at the next upkeep", name, exc)
                 return
             self.compactions_preempted += 1

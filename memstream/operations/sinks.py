@@ -122,6 +122,17 @@ class BrokerSink:
             publisher, self._publisher = self._publisher, None
             await publisher.__aexit__(None, None, None)
 
+    async def _broker_answers(self) -> bool:
+        """Whether anything listens at the bootstrap addresses again. While the broker is
+        gone it is knocked on at most every PROBE_SECONDS: every search reports its
+        access, and a knock each would be a connection each."""
+        if time.monotonic() - self._probed_at < PROBE_SECONDS:
+            return False
+        if await asyncio.to_thread(_anything_listens, self._settings.bootstrap):
+            return True
+        self._probed_at = time.monotonic()
+        return False
+
     @contextlib.asynccontextmanager
     async def _publishing(self) -> AsyncIterator[Publisher]:
         if self._drain.draining:
@@ -129,16 +140,10 @@ class BrokerSink:
         shortage = self._headroom.shortage() if self._headroom is not None else None
         if shortage is not None:
             raise StorageFull(shortage)
-        if self._outage.reason is not None:
+        if self._outage.reason is not None and not await self._broker_answers():
+            self._outage.refused()
             bootstrap = self._settings.bootstrap
-            # while it is gone, the broker is knocked on at most every PROBE_SECONDS:
-            # every search reports its access, and a knock each is a connection each
-            probed = time.monotonic() - self._probed_at < PROBE_SECONDS
-            if probed or not await asyncio.to_thread(_anything_listens, bootstrap):
-                if not probed:
-                    self._probed_at = time.monotonic()
-                self._outage.refused()
-                raise Unavailable(f"no broker answers at {bootstrap}: {self._outage.reason}")
+            raise Unavailable(f"no broker answers at {bootstrap}: {self._outage.reason}")
         with self._drain.publishing():
             try:
                 publisher = await self._connect()

@@ -210,10 +210,9 @@ class KeyStore:
         """The keys as the store holds them now (documents read again only when they
         changed)."""
         now = time.monotonic()
-        if (fresh or now - self._listed_at >= self.refresh_seconds) and not self._unmoved(fresh):
-            listed_time = (
-                self.folder.folder_time()
-            )  # before the listing: a change after it moves it
+        due = now - self._listed_at >= self.refresh_seconds and not self._unmoved()
+        if fresh or due:
+            listed_time = self.folder.folder_time()  # before listing: a later change moves it
             stamps = self.folder.stamps()
             for name, stamp in stamps.items():
                 if self._stamps.get(name) != stamp:
@@ -228,12 +227,12 @@ class KeyStore:
         keys.update((k.key_id, k) for k in self._documents.values())
         return keys
 
-    def _unmoved(self, fresh: bool) -> bool:
+    def _unmoved(self) -> bool:
         """Whether a local folder's own time says no key document was added, replaced
         or removed since the last listing (a listing per request costs more than the
         request's search): file times tick coarsely (a few ms), so a time less than a
-        second old is not trusted, and a listing asked for ``fresh`` is always made."""
-        if fresh or self._listed_folder_time is None:
+        second old is not trusted."""
+        if self._listed_folder_time is None:
             return False
         current = self.folder.folder_time()
         return current == self._listed_folder_time and time.time_ns() - current > _COARSE_NS
