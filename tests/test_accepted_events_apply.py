@@ -3,10 +3,10 @@ dead-lettered; nothing in it can raise out of a fold and stop a partition."""
 
 from __future__ import annotations
 
-import tempfile
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
@@ -82,14 +82,21 @@ def documents() -> st.SearchStrategy[dict[str, Any]]:
     return message | remember | command | ended
 
 
-_store = ProjectionStore(tempfile.mkdtemp(prefix="accepted-"))
-_projector = Projector(_store, "memstream", FakeClock(T0))
+@pytest.fixture(scope="module")
+def projector(tmp_path_factory: pytest.TempPathFactory) -> Projector:
+    """One store for every example: it is kept under pytest's temporary folder, not leaked."""
+    store = ProjectionStore(str(tmp_path_factory.mktemp("accepted")))
+    return Projector(store, "memstream", FakeClock(T0))
+
+
 _offset = [0]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(documents(), min_size=1, max_size=6))
-def test_what_the_api_accepts_is_applied_or_dead_lettered(docs: list[dict[str, Any]]) -> None:
+def test_what_the_api_accepts_is_applied_or_dead_lettered(
+    projector: Projector, docs: list[dict[str, Any]]
+) -> None:
     records = []
     for document in docs:
         try:
@@ -100,9 +107,9 @@ def test_what_the_api_accepts_is_applied_or_dead_lettered(docs: list[dict[str, A
         records.append(
             LogRecord("e1", topic_for(event.type), 0, _offset[0], T0, b"k", encode(event))
         )
-    result = _projector.apply(records)  # must not raise
+    result = projector.apply(records)  # must not raise
     assert result.applied + len(result.dead_letters) + result.skipped == len(records)
-    assert _store.count(MEMORIES) >= 0
+    assert projector.store.count(MEMORIES) >= 0
 
 
 def test_the_documents_include_accepted_events_of_every_channel_type() -> None:
