@@ -28,6 +28,7 @@ from memstream.storage.schemas import (
     LEASES_SCHEMA,
     MEMORIES_SCHEMA,
     MEMORY_STATE_SCHEMA,
+    OWNER_COLUMNS,
     PARTITION_OWNERS_SCHEMA,
     SESSIONS_SCHEMA,
     WATERMARKS_SCHEMA,
@@ -48,6 +49,7 @@ __all__ = [
     "MEMORIES",
     "MEMORY_STATE",
     "NEW_EMPTY_COLUMNS",
+    "OWNER_GUARDED",
     "PARTITION_OWNERS",
     "REPLAY_FILLED_COLUMNS",
     "RETIRED_COLUMNS",
@@ -135,14 +137,19 @@ REPLAY_FILLED_COLUMNS: dict[str, tuple[str, ...]] = {
 #: (their meaning starts with the next write).
 NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {
     CHECKPOINTS: ("owner_epoch",),
-    DOCUMENTS: ("fact_ids", "facts_error", "retired_ids"),
+    DOCUMENTS: ("fact_ids", "facts_error", "retired_ids", *OWNER_COLUMNS),
+    SESSIONS: OWNER_COLUMNS,
+    MEMORY_STATE: OWNER_COLUMNS,
+    ARCHIVE_INDEX: OWNER_COLUMNS,
 }
 
 #: Conditions (LanceDB merge ``where``, ``target`` the stored row, ``source`` the new
-#: one) under which a guarded upsert replaces a stored row: a row folded from the log
-#: only by a later position in its partition, a checkpoint only by its partition's
-#: current owner or a later one. A writer that lost a partition while it was frozen
-#: therefore cannot put an older state back (see :mod:`memstream.streams.fencing`).
+#: one) under which a guarded upsert replaces a stored row: a row folded from one topic
+#: only by a later position in its partition; a row folded from several topics, and a
+#: checkpoint, only by its partition's current owner or a later one. A writer that lost a
+#: partition while it was frozen therefore cannot put an older state back (see
+#: :mod:`memstream.streams.fencing`). Rows written without a fence (one worker) carry no
+#: position or owner and are always replaced.
 _LATER_POSITION = (
     "target.applied_epoch IS NULL OR source.applied_epoch IS NULL"
     " OR target.applied_partition <> source.applied_partition"
@@ -150,13 +157,23 @@ _LATER_POSITION = (
     " OR (source.applied_epoch = target.applied_epoch"
     " AND source.applied_offset > target.applied_offset)"
 )
+_SAME_OR_LATER_OWNER = (
+    "target.owner_epoch IS NULL OR source.owner_epoch IS NULL"
+    " OR source.owner_epoch >= target.owner_epoch"
+)
+#: Epochs count per claim (consumer group and partition): a row last written under
+#: another claim (the partition count or the group changed since) is not compared.
+_SAME_OR_LATER_CLAIM = (
+    "target.owner_claim IS NULL OR source.owner_claim IS NULL"
+    f" OR target.owner_claim <> source.owner_claim OR {_SAME_OR_LATER_OWNER}"
+)
+#: Folded tables whose rows carry the writer's claim (:data:`OWNER_COLUMNS`).
+OWNER_GUARDED = frozenset({SESSIONS, MEMORY_STATE, ARCHIVE_INDEX, DOCUMENTS})
 UPDATE_GUARDS: dict[str, str] = {
     ENTITIES: _LATER_POSITION,
     ACCESS: _LATER_POSITION,
-    CHECKPOINTS: (
-        "target.owner_epoch IS NULL OR source.owner_epoch IS NULL"
-        " OR source.owner_epoch >= target.owner_epoch"
-    ),
+    CHECKPOINTS: _SAME_OR_LATER_OWNER,
+    **dict.fromkeys(OWNER_GUARDED, _SAME_OR_LATER_CLAIM),
 }
 
 STATE_TABLES = (

@@ -23,6 +23,7 @@ __all__ = [
     "MEMORIES_SCHEMA",
     "MEMORY_STATE_SCHEMA",
     "NOT_STATE_COLUMNS",
+    "OWNER_COLUMNS",
     "PARTITION_OWNERS_SCHEMA",
     "POSITION_COLUMNS",
     "SESSIONS_SCHEMA",
@@ -44,8 +45,12 @@ POSITION_COLUMNS = (
 #: Where an updated row's last applied event sat in the log (the guard that makes
 #: applying a batch twice count it once).
 APPLIED_COLUMNS = ("applied_epoch", "applied_partition", "applied_offset")
-#: Columns left out of state digests: log positions, not meaning.
-NOT_STATE_COLUMNS = (*POSITION_COLUMNS, *APPLIED_COLUMNS)
+#: Which worker's claim on the row's partition (consumer and partition) and under which
+#: ownership epoch a folded row was last written (the guard that keeps a worker that lost
+#: the partition from putting an older fold back; see ``storage.lance_tables``).
+OWNER_COLUMNS = ("owner_claim", "owner_epoch")
+#: Columns left out of state digests: log positions and writers, not meaning.
+NOT_STATE_COLUMNS = (*POSITION_COLUMNS, *APPLIED_COLUMNS, *OWNER_COLUMNS)
 
 MEMORIES_SCHEMA = pa.schema(
     [
@@ -84,6 +89,8 @@ MEMORIES_SCHEMA = pa.schema(
         pa.field("log_offset", pa.int64()),
     ]
 )
+
+_OWNER = [pa.field("owner_claim", pa.string()), pa.field("owner_epoch", pa.int64())]
 
 _APPLIED = [
     pa.field("applied_epoch", pa.string()),
@@ -140,6 +147,7 @@ SESSIONS_SCHEMA = pa.schema(
         # when the log last received a turn of it (processing time: the idle rule)
         pa.field("log_received_at", _UTC),
         pa.field("log_partition", pa.int32()),
+        *_OWNER,
     ]
 )
 
@@ -173,6 +181,7 @@ DOCUMENTS_SCHEMA = pa.schema(
         pa.field("facts_error", pa.string()),
         # the chunks and facts of the versions replaced (a removal forgets them too)
         pa.field("retired_ids", pa.list_(pa.string())),
+        *_OWNER,
     ]
 )
 
@@ -192,6 +201,7 @@ MEMORY_STATE_SCHEMA = pa.schema(
         pa.field("protected_at", _UTC),
         pa.field("confidence", pa.float64()),
         pa.field("confidence_as_of", _UTC),
+        *_OWNER,
     ]
 )
 
@@ -329,6 +339,7 @@ ARCHIVE_INDEX_SCHEMA = pa.schema(
         pa.field("archived_at", _UTC),
         pa.field("restored_at", _UTC),
         pa.field("expanded_at", pa.list_(_UTC)),
+        *_OWNER,
     ]
 )
 

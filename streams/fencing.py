@@ -14,9 +14,12 @@ That covers a worker that lost a rebalance and one frozen past its session timeo
 GC pause, SIGSTOP, a stalled disk) that wakes up with a batch in hand: it finds the new
 owner's epoch on its next check. A freeze inside one table write, after its check, is
 caught by the store itself: checkpoints are written only by the current epoch or a
-later one, and folded entity and access rows only by a later log position
+later one, folded entity and access rows only by a later log position, and the rows
+folded from several topics (sessions, memory state, documents, the archive index) only
+under the epoch they were last written with or a later one
 (:data:`memstream.storage.lance_tables.UPDATE_GUARDS`), so a late write cannot put an older state
-back; rows inserted by key are inserted once (the keys are primary keys).
+back (the projector checks its fence again when the store refuses one); rows inserted
+by key are inserted once (the keys are primary keys).
 """
 
 from __future__ import annotations

@@ -70,6 +70,7 @@ from memstream.storage.lance_tables import (
     LEASES,
     MEMORIES,
     MEMORY_STATE,
+    OWNER_GUARDED,
     PARTITION_OWNERS,
     SESSIONS,
     UPDATE_GUARDS,
@@ -543,7 +544,7 @@ class Projector:
         vector_column = vectors.column("vector").to_numpy(zero_copy_only=False)
         by_memory = dict(zip(memory_ids, vector_column, strict=True))
         mine = {r["archive_id"]: r for r in archived}
-        self.store.upsert(
+        self._write_folded(
             ARCHIVE_INDEX, list(adopt_vectors(mine, by_memory, self.vector_model).values())
         )
         self._drop_hot(archived, tables=(VECTORS,))
@@ -684,7 +685,7 @@ class Projector:
             self._merge_states(states)
         if changes.rows:
             self._guard()
-            self.store.upsert(DOCUMENTS, list(changes.rows.values()))
+            self._write_folded(DOCUMENTS, list(changes.rows.values()))
 
     def _apply_archive(self, events: list[ArchiveEvent]) -> None:
         """Fold archive events into ``archive_index``, then make the hot tables agree:
@@ -787,8 +788,39 @@ class Projector:
         self._wait_for_window()
         existing = self.store.rows_by_key(table, keys)
         changed = fold(existing)
-        self.store.upsert(table, list(changed.values()), guarded=table in UPDATE_GUARDS)
+        self._write_folded(table, list(changed.values()))
         return existing, changed
+
+    def _write_folded(self, table: str, rows: list[Row]) -> None:
+        """Write rows folded from what was read of ``table``, under its guard.
+
+        In the tables folded from several topics (:data:`OWNER_GUARDED`) each row carries
+        this worker's claim on its partition. A worker that froze between its read and
+        this write, while another claimed the partition and wrote the row, would put an
+        older fold back over the newer one; the store refuses it instead, and the check
+        that follows stops the batch as fenced (the new owner applies it again).
+        """
+        owned = table in OWNER_GUARDED and self.fence is not None
+        if owned:
+            rows = [self._stamped(row) for row in rows]
+        written = self.store.upsert(table, rows, guarded=table in UPDATE_GUARDS)
+        if owned and written < len(rows) and self.fence is not None:
+            self.fence.check({self._partition_of(str(row["user_id"])) for row in rows})
+            log.warning("%s: %d rows refused, yet no partition moved", table, len(rows) - written)
+
+    def _partition_of(self, user_id: str) -> int:
+        assert self._partitions is not None  # a fenced projector knows its partition count
+        return partition_of(user_id, self._partitions)
+
+    def _stamped(self, row: Row) -> Row:
+        """``row`` marked with this worker's claim on its partition (see ``_write_folded``)."""
+        assert self.fence is not None
+        partition = self._partition_of(str(row["user_id"]))
+        return {
+            **row,
+            "owner_claim": f"{self.consumer}|{partition}",
+            "owner_epoch": self.fence.held.get(partition),
+        }
 
     def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:
         """Note the partitions whose event time moved forward (written at the next

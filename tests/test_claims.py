@@ -11,10 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pytest
 
 from memstream.storage.claims import Lease, PartitionClaims
 from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ENTITIES, LEASES, MEMORIES
+from memstream.storage.lance_tables import (
+    ENTITIES,
+    FIXED_SCHEMAS,
+    KEYS,
+    LEASES,
+    MEMORIES,
+    OWNER_GUARDED,
+    SESSIONS,
+)
 from memstream.storage.log_records import LogPosition, LogRecord
 from memstream.storage.schemas import ENTITIES_SCHEMA, LEASES_SCHEMA, MEMORIES_SCHEMA
 from memstream.streams.projector import Projector
@@ -223,7 +232,6 @@ def test_a_partition_claimed_while_its_batch_is_archived_gets_no_row_from_it(
 ) -> None:
     """A worker that froze after its ownership check, while archiving a batch, and woke
     after another worker claimed the partition, inserts none of the batch's rows."""
-    import pytest
 
     from memstream.projections.codec import encode
     from memstream.storage.event_archive import EventArchive
@@ -259,3 +267,105 @@ def test_a_partition_claimed_while_its_batch_is_archived_gets_no_row_from_it(
     with pytest.raises(Fenced):
         projector.apply(records)
     assert store.count(MEMORIES) == 0
+
+
+def _owned_row(name: str, epoch: int | None, claim: str = "memstream|3") -> dict[str, Any]:
+    """A row of the owner-guarded table ``name``: its required columns filled, the rest
+    empty, written under ``epoch`` of ``claim``."""
+    fills = {pa.string(): "x", pa.int64(): 1, pa.int32(): 1, pa.float64(): 0.5}
+    schema = FIXED_SCHEMAS[name]
+    row: dict[str, Any] = {
+        f.name: (fills.get(f.type, NOW) if not f.nullable else None) for f in schema
+    }
+    row.update({KEYS[name]: "u|k", "user_id": "u", "owner_claim": claim, "owner_epoch": epoch})
+    return row
+
+
+@pytest.mark.parametrize("name", sorted(OWNER_GUARDED))
+def test_a_folded_row_is_replaced_only_by_its_partitions_owner_or_a_later_one(
+    tmp_path: Path, name: str
+) -> None:
+    store = ProjectionStore(str(tmp_path / "db"))
+    assert store.upsert(name, [_owned_row(name, 2)], guarded=True) == 1
+    assert store.upsert(name, [_owned_row(name, 1)], guarded=True) == 0  # an older owner
+    assert store.upsert(name, [_owned_row(name, 2)], guarded=True) == 1  # the owner again
+    assert store.upsert(name, [_owned_row(name, None)], guarded=True) == 1  # no fence
+    assert store.upsert(name, [_owned_row(name, 3)], guarded=True) == 1
+    # an epoch of another claim (the partition count or the group changed) is not compared
+    assert store.upsert(name, [_owned_row(name, 1, "memstream|5")], guarded=True) == 1
+    [row] = store.scan(name).to_pylist()
+    assert (row["owner_claim"], row["owner_epoch"]) == ("memstream|5", 1)
+
+
+def test_a_worker_frozen_inside_a_session_fold_cannot_put_its_older_fold_back(
+    tmp_path: Path,
+) -> None:
+    """A worker that froze between reading a session row and writing it back, while
+    another worker claimed the partition and wrote the row, has its write refused and
+    stops as fenced; the row keeps the new owner's fold."""
+    from memstream.projections.codec import encode
+    from memstream.streams.fencing import Fence, Fenced
+    from memstream.streams.partitioning import partition_of
+    from memstream.testing import message
+
+    at = datetime(2024, 5, 1, tzinfo=UTC)
+    folder = str(tmp_path / "projections")
+    partition = partition_of("alice", 8)
+
+    def fence(name: str) -> Fence:
+        return Fence(PartitionClaims(ProjectionStore(folder), "memstream"), FakeClock(at), name)
+
+    def records(first: int, count: int) -> list[LogRecord]:
+        events = [
+            message(event_id=f"m{i}", user_id="alice", session_id="s", occurred_at=at
+                    + timedelta(minutes=i))
+            for i in range(first, first + count)
+        ]  # fmt: skip
+        return [
+            LogRecord("e1", "memory.messages", partition, i, at, b"alice", encode(e))
+            for i, e in enumerate(events, start=first)
+        ]
+
+    frozen_fence, next_fence = fence("frozen"), fence("next")
+    frozen_fence.take({partition})
+    successor = Projector(
+        ProjectionStore(folder), "memstream", FakeClock(at), fence=next_fence, partitions=8
+    )
+
+    class FrozenAfterItsRead(ProjectionStore):
+        def rows_by_key(self, name: str, keys: Any) -> dict[str, dict[str, Any]]:
+            found = super().rows_by_key(name, keys)
+            if name == SESSIONS and not next_fence.held:
+                next_fence.take({partition})  # what a freeze here lets the new owner do
+                successor.apply(records(0, 6))
+                successor.flush()
+            return found
+
+    frozen = Projector(
+        FrozenAfterItsRead(folder), "memstream", FakeClock(at), fence=frozen_fence, partitions=8
+    )
+    with pytest.raises(Fenced):
+        frozen.apply(records(0, 3))
+        frozen.flush()
+    assert next_fence.held  # the freeze happened inside the session fold
+    [row] = ProjectionStore(folder).scan(SESSIONS).to_pylist()
+    assert row["last_at"] == at + timedelta(minutes=5)  # the new owner's, not the older fold
+    assert (row["owner_claim"], row["owner_epoch"]) == (f"memstream|{partition}", 2)
+
+
+def test_a_store_written_before_owner_columns_gets_them_empty_and_guards_from_then_on(
+    tmp_path: Path,
+) -> None:
+    import lancedb
+
+    folder = str(tmp_path / "db")
+    old_schema = pa.schema([f for f in FIXED_SCHEMAS[SESSIONS] if not f.name.startswith("owner_")])
+    old_row = {k: v for k, v in _owned_row(SESSIONS, None).items() if k in old_schema.names}
+    lancedb.connect(folder).create_table(
+        SESSIONS, pa.Table.from_pylist([old_row], schema=old_schema)
+    )
+    store = ProjectionStore(folder)
+    assert store.table(SESSIONS).schema.names == FIXED_SCHEMAS[SESSIONS].names
+    assert store.scan(SESSIONS).to_pylist()[0]["owner_epoch"] is None
+    assert store.upsert(SESSIONS, [_owned_row(SESSIONS, 2)], guarded=True) == 1
+    assert store.upsert(SESSIONS, [_owned_row(SESSIONS, 1)], guarded=True) == 0
