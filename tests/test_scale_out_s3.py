@@ -1,6 +1,7 @@
 """Many workers, one memory, on S3 (moto's server): the scenario of
-``test_scale_out.py``, with the tables, the event archive, the cold store and the data
-and API keys all in one bucket, and the replay by two writer processes."""
+``test_scale_out.py`` (a third of its users, at a third of its pace), with the tables,
+the event archive, the cold store and the data and API keys all in one bucket, and the
+replay by two writer processes."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DataPlace
-from tests.test_scale_out import run_scenario
+from tests.test_scale_out import S3_USERS, run_scenario
 
 pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(900)]
 
@@ -18,4 +19,4 @@ pytestmark = [pytest.mark.slow, pytest.mark.broker, pytest.mark.timeout(900)]
 def test_three_workers_and_two_replicas_survive_kills_joins_and_freezes_on_s3(
     data_place: DataPlace, tmp_path: Path
 ) -> None:
-    run_scenario(data_place, tmp_path)
+    run_scenario(data_place, tmp_path, users=S3_USERS)
