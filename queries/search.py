@@ -136,6 +136,13 @@ class Searcher:
         #: without the name it says before the view is brought up to date
         self._speakers: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._speakers_lock = threading.Lock()
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    @property
+    def in_flight(self) -> int:
+        """How many searches this searcher is answering now."""
+        return self._in_flight
 
     def forget(self, user_id: str) -> None:
         """Drop what is kept of ``user_id`` in memory (the user was erased)."""
@@ -171,6 +178,15 @@ class Searcher:
         a user not held; they overlap too) and ``look_up``, its wall time; then ``rank``
         (fusion, adjustments, entity names).
         """
+        with self._in_flight_lock:
+            self._in_flight += 1
+        try:
+            return self._search(request)
+        finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
+
+    def _search(self, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         stages: dict[str, float] = {}
         now = request.now or self._clock()

@@ -123,7 +123,7 @@ def make_searcher(
     spinning, 1.6 ms without)."""
     threadpool_limits(limits=1, user_api="blas")
     embed = QueryEmbeddingCache(embedder) if embedder is not None else None
-    return Searcher(
+    searcher = Searcher(
         store,
         embed=embed,
         model=embedder.model if embedder is not None else None,
@@ -132,6 +132,9 @@ def make_searcher(
         cache_rows=settings.search_cache_rows,
         stale_seconds=stale_seconds,
     )
+    if embed is not None:  # a query is alone when its search is
+        embed.busy = lambda: searcher.in_flight > 1
+    return searcher
 
 
 def lifecycle_policy(settings: Settings) -> LifecyclePolicy:

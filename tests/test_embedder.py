@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 import pytest
@@ -50,8 +51,38 @@ def test_a_text_embedded_alone_on_its_own_threads_gets_the_batch_vector() -> Non
     """A lone query runs on a session of its own (two threads) and a batch on the
     other (one): the same model, the same vectors."""
     both = MiniLMEmbedder(threads=1, single_threads=2)
+    assert both._single_session is not both._session
     texts = ["What does Miso like to eat?", "I moved to Porto last May with my cat"]
     together = both.embed(texts)
     for text, vector in zip(texts, together, strict=True):
-        alone = both.embed([text])[0]
+        alone = both.embed_alone([text])[0]
         assert float(alone @ vector) > 0.99999
+
+
+def test_a_query_is_embedded_alone_only_while_no_other_search_is_under_way() -> None:
+    """The lone-call threads are for a query nothing else wants the cores beside; a
+    query of a search among others runs on the batch threads."""
+    from memstream.models.embedders import QueryEmbeddingCache
+
+    class Recording(MiniLMEmbedder):
+        def __init__(self) -> None:
+            super().__init__(threads=1, single_threads=2)
+            self.calls: list[tuple[str, list[str]]] = []
+
+        def embed(self, texts: Any) -> np.ndarray:
+            self.calls.append(("batch threads", list(texts)))
+            return super().embed(texts)
+
+        def embed_alone(self, texts: Any) -> np.ndarray:
+            self.calls.append(("lone threads", list(texts)))
+            return super().embed_alone(texts)
+
+    embedder, others = Recording(), [0]
+    cache = QueryEmbeddingCache(embedder, busy=lambda: others[0] > 0)
+    cache("where does Miso live?")
+    others[0] = 3
+    cache("what does Miso eat?")
+    assert embedder.calls == [
+        ("lone threads", ["where does Miso live?"]),
+        ("batch threads", ["what does Miso eat?"]),
+    ]
