@@ -321,14 +321,33 @@ _STATE_COLUMNS = (
 
 class _Made(Generic[T]):
     """What is made of one table's kept rows, made again only when they change (their
-    generation moves)."""
+    generation moves); with ``grow``, when the change only appended rows, the last one
+    made is grown by them instead (``grow(last, rows, appended)``, which must leave
+    ``last`` as it was: a search may be reading it)."""
 
-    def __init__(self, make: Callable[[pa.Table], T]) -> None:
+    def __init__(
+        self,
+        make: Callable[[pa.Table], T],
+        grow: Callable[[T, pa.Table, pa.Table], T] | None = None,
+    ) -> None:
         self._make = make
+        self._grow = grow
         self._made: tuple[int, T] | None = None
 
-    def of(self, rows: pa.Table, generation: int) -> T:
-        if self._made is None or self._made[0] != generation:
+    def of(self, rows: pa.Table, source: UserRows) -> T:
+        """What is made of ``rows``, the rows ``source`` holds now (or made of them)."""
+        generation, last = source.generation, self._made
+        if last is not None and last[0] == generation:
+            return last[1]
+        if (
+            self._grow is not None
+            and last is not None
+            and last[0] == generation - 1
+            and source.appended
+            and source.written is not None
+        ):
+            self._made = (generation, self._grow(last[1], rows, source.written))
+        else:
             self._made = (generation, self._make(rows))
         return self._made[1]
 
@@ -347,12 +366,10 @@ class _UserTables:
         self.entities = rows(ENTITIES, _ENTITY_COLUMNS)
         self.terms = TermIndex()
         self._terms_generation = 0
-        self._memories = _Made(self._memory_parts)
-        self._order = _Made(_session_order)
-        self._speakers = _Made(
-            lambda t: frozenset(s for s in t["speaker"].unique().to_pylist() if s)
-        )
-        self._vectors = _Made(_vector_parts)
+        self._memories = _Made(self._memory_parts, self._more_memory_parts)
+        self._order = _Made(_session_order, _more_session_order)
+        self._speakers = _Made(_speakers, lambda last, _, appended: last | _speakers(appended))
+        self._vectors = _Made(_vector_parts, _more_vector_parts)
         self._access = _Made(
             lambda t: dict(
                 zip(t["memory_id"].to_pylist(), t["access_count"].to_pylist(), strict=True)
@@ -382,18 +399,11 @@ class _UserTables:
                 self.states.current(),
                 self.entities.current(),
             )
-            m, v, a, s, e = (
-                self.memories.generation,
-                self.vectors.generation,
-                self.access.generation,
-                self.states.generation,
-                self.entities.generation,
-            )
-            entity_rows, entity_names = self._entities.of(entities, e)
+            entity_rows, entity_names = self._entities.of(entities, self.entities)
             self._index_terms()
-            table, positions, docs = self._memories.of(memories, m)
-            order = self._order.of(table, m)
-            vector_rows, matrix, codes = self._vectors.of(vectors, v)
+            table, positions, docs = self._memories.of(memories, self.memories)
+            order = self._order.of(table, self.memories)
+            vector_rows, matrix, codes = self._vectors.of(vectors, self.vectors)
             old = self.view
             same_rows = old is not None and old.memories is table and old.vector_rows is vector_rows
             masks = old._masks if old is not None and same_rows else {}  # same rows, same masks
@@ -401,14 +411,14 @@ class _UserTables:
                 memories=table,
                 positions=positions,
                 vector_rows=vector_rows,
-                vectors=matrix,
-                codes=codes,
-                access=self._access.of(access, a),
-                states=self._states.of(states, s),
+                vectors=matrix.array,
+                codes=None if codes is None else codes.array,
+                access=self._access.of(access, self.access),
+                states=self._states.of(states, self.states),
                 terms=self.terms,
                 docs=docs,
                 order=order,
-                speakers=self._speakers.of(table, m),
+                speakers=self._speakers.of(table, self.memories),
                 entities=entity_rows,
                 entity_names=entity_names,
                 _masks=masks,
@@ -420,6 +430,23 @@ class _UserTables:
         ids = rows["memory_id"].to_pylist()
         docs = np.array([self.terms.doc(k) for k in ids], dtype=np.int64)
         return rows.combine_chunks(), {m: i for i, m in enumerate(ids)}, docs
+
+    def _more_memory_parts(
+        self,
+        last: tuple[pa.Table, dict[str, int], np.ndarray],
+        rows: pa.Table,
+        appended: pa.Table,
+    ) -> tuple[pa.Table, dict[str, int], np.ndarray]:
+        """``_memory_parts`` of ``rows``: those of the rows before, and of ``appended``."""
+        _, positions, docs = last
+        ids = appended["memory_id"].to_pylist()
+        start = len(positions)
+        more = np.array([self.terms.doc(k) for k in ids], dtype=np.int64)
+        return (
+            rows,
+            {**positions, **{m: start + i for i, m in enumerate(ids)}},
+            np.concatenate([docs, more]),
+        )
 
     def _index_terms(self) -> None:
         """Bring the term index to the memories just read (only what they changed)."""
@@ -437,6 +464,10 @@ class _UserTables:
         return len(self.memories) + len(self.vectors)
 
 
+def _speakers(memories: pa.Table) -> frozenset[str]:
+    return frozenset(s for s in memories["speaker"].unique().to_pylist() if s)
+
+
 def _session_order(memories: pa.Table) -> SessionOrder:
     """The order of the turns (episodes) among ``memories`` within their sessions."""
     turns = memories.filter(pc.equal(memories["kind"], "episode")).sort_by(
@@ -445,12 +476,87 @@ def _session_order(memories: pa.Table) -> SessionOrder:
     return SessionOrder.of_sorted(turns["memory_id"].to_pylist(), turns["session_id"].to_pylist())
 
 
-def _vector_parts(rows: pa.Table) -> tuple[pa.Table, np.ndarray, np.ndarray | None]:
+def _more_session_order(last: SessionOrder, memories: pa.Table, appended: pa.Table) -> SessionOrder:
+    """``_session_order`` of ``memories``: the order before, with the sessions that
+    ``appended`` adds turns to ordered again."""
+    episodes = appended.filter(pc.equal(appended["kind"], "episode"))
+    touched = pc.drop_null(pc.unique(episodes["session_id"]))
+    if not len(touched):
+        return last
+    position, at = dict(last.position), dict(last.at)
+    for session in touched.to_pylist():
+        index = 0
+        while (memory_id := at.pop((session, index), None)) is not None:
+            del position[memory_id]
+            index += 1
+    turns = memories.select(["memory_id", "kind", "session_id", "occurred_at"])
+    again = _session_order(turns.filter(pc.is_in(turns["session_id"], value_set=touched)))
+    position.update(again.position)
+    at.update(again.at)
+    return SessionOrder(position, at)
+
+
+@dataclass(frozen=True)
+class _Growing:
+    """The first ``size`` entries along ``axis`` of ``buffer``, which has room past them:
+    entries appended are written there while what was handed out before (views of the
+    first ``size``) stays as it was. ``used`` is shared by everything grown in one
+    buffer: only the one that ends where the buffer is used grows into it."""
+
+    buffer: np.ndarray
+    size: int
+    axis: int
+    used: list[int]
+
+    @classmethod
+    def of(cls, array: np.ndarray, axis: int) -> _Growing:
+        return cls(array, array.shape[axis], axis, [array.shape[axis]])
+
+    @property
+    def array(self) -> np.ndarray:
+        return _along(self.buffer, self.axis, 0, self.size)
+
+    def plus(self, more: np.ndarray) -> _Growing:
+        n, k = self.size, more.shape[self.axis]
+        buffer, used = self.buffer, self.used
+        if used[0] != n or buffer.shape[self.axis] < n + k:
+            shape = list(buffer.shape)
+            shape[self.axis] = 2 * (n + k)
+            buffer, used = np.empty(shape, dtype=buffer.dtype), [n]
+            _along(buffer, self.axis, 0, n)[...] = self.array
+        _along(buffer, self.axis, n, n + k)[...] = more
+        used[0] = n + k
+        return _Growing(buffer, n + k, self.axis, used)
+
+
+def _along(array: np.ndarray, axis: int, start: int, stop: int) -> np.ndarray:
+    return array[start:stop] if axis == 0 else array[:, start:stop]
+
+
+#: The vectors' other columns, their unit matrix (rows), and their sign codes (columns).
+VectorParts = tuple[pa.Table, _Growing, _Growing | None]
+
+
+def _vector_parts(rows: pa.Table) -> VectorParts:
     """The vectors' other columns, their unit matrix, and its sign codes for a user
     with enough of them to be shortlisted."""
     matrix = _matrix(rows["vector"])
-    codes = sign_codes(matrix) if len(matrix) >= SIGN_CODED_ROWS else None
-    return rows.drop_columns(["vector"]).combine_chunks(), matrix, codes
+    codes = _Growing.of(sign_codes(matrix), 1) if len(matrix) >= SIGN_CODED_ROWS else None
+    return rows.drop_columns(["vector"]).combine_chunks(), _Growing.of(matrix, 0), codes
+
+
+def _more_vector_parts(last: VectorParts, rows: pa.Table, appended: pa.Table) -> VectorParts:
+    """``_vector_parts`` of ``rows``: those of the rows before, and of ``appended``."""
+    _, matrix, codes = last
+    more = _matrix(appended["vector"])
+    if not matrix.size or more.shape[1] != matrix.buffer.shape[1]:
+        return _vector_parts(rows)
+    matrix = matrix.plus(more)
+    if codes is not None:
+        codes = codes.plus(sign_codes(more))
+    elif matrix.size >= SIGN_CODED_ROWS:
+        codes = _Growing.of(sign_codes(matrix.array), 1)
+    return rows.drop_columns(["vector"]), matrix, codes
 
 
 def _matrix(column: pa.ChunkedArray) -> np.ndarray:

@@ -9,7 +9,9 @@ deleted) and every compaction into new fragments, whose addresses are above all 
 ones. A newer row replaces the kept row with the same key. Deletions leave no new row,
 so each refresh also counts the user's rows: when the count differs from what is
 kept, the rows are read whole again. A refresh of a table nobody wrote to costs one
-version check.
+version check. A refresh that only added rows of new keys says so (``appended``): the
+rows kept before are then the first rows, in the same order, and what was made of them
+can be grown rather than made again.
 
 The result is the table's rows for the user as of the version it read, in no
 particular order, with the same columns every time.
@@ -70,9 +72,11 @@ class UserRows:
         self.full_reads = 0
         self.partial_reads = 0
         #: counts refreshes that changed the rows; ``written`` is what the last one
-        #: added or replaced, or None when it read the rows whole
+        #: added or replaced, or None when it read the rows whole; ``appended`` says the
+        #: last one only added rows of new keys, after the rows kept (in that order)
         self.generation = 0
         self.written: pa.Table | None = None
+        self.appended = False
 
     def current(self) -> tuple[pa.Table, int]:
         """The user's rows as of the table's newest version (or, within
@@ -101,15 +105,17 @@ class UserRows:
         if written.num_rows:
             self.partial_reads += 1
             fresh_keys = pc.is_in(self._rows.column(self._key), value_set=written.column(self._key))
-            kept = pc.invert(fresh_keys)
-            self._addresses = np.concatenate(
-                [
-                    self._addresses[kept.to_numpy(zero_copy_only=False)],
-                    _addresses(written),
-                ]
-            )
+            self.appended = not pc.any(fresh_keys).as_py()
             self.written = written.drop_columns([_ROW_ADDRESS])
-            self._rows = pa.concat_tables([self._rows.filter(kept), self.written])
+            if self.appended:  # new keys only: the kept rows stay as they are
+                self._addresses = np.concatenate([self._addresses, _addresses(written)])
+                self._rows = _compacted(pa.concat_tables([self._rows, self.written]))
+            else:
+                kept = pc.invert(fresh_keys)
+                self._addresses = np.concatenate(
+                    [self._addresses[kept.to_numpy(zero_copy_only=False)], _addresses(written)]
+                )
+                self._rows = pa.concat_tables([self._rows.filter(kept), self.written])
             self.generation += 1
         if self._store.count(self._name, self._where) != self._rows.num_rows:
             self._read_all(version)  # rows were deleted
@@ -124,6 +130,7 @@ class UserRows:
         self._version = version
         self.generation += 1
         self.written = None
+        self.appended = False
 
     def _read(self, where: str) -> pa.Table:
         table = self._store.table(self._name)
@@ -131,6 +138,17 @@ class UserRows:
             table.search().where(where).select(self._columns).with_row_id(True).limit(None)
         ).to_arrow()
         return found.select([*self._columns, _ROW_ADDRESS])
+
+
+#: Appends leave the kept rows in a chunk each; past this many they are made one again
+#: (what reads them slows with the chunks, a copy of them all costs the same each time).
+_MOST_CHUNKS = 64
+
+
+def _compacted(rows: pa.Table) -> pa.Table:
+    if rows.num_columns and rows.column(0).num_chunks > _MOST_CHUNKS:
+        return rows.combine_chunks()
+    return rows
 
 
 def _addresses(rows: pa.Table) -> np.ndarray:

@@ -215,3 +215,101 @@ def test_other_users_writes_remake_nothing_of_a_users_view(tmp_path: Path) -> No
     changed = model.view("alice", 2)
     assert changed is not None and changed.memories is not first.memories
     assert changed.memories.num_rows == 2
+
+
+def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows appended (the common write: new memories, new vectors) grow what the view
+    made of the rows before, in place where the arrays have room; a deletion makes it
+    again. Either way it answers what a view made from the tables afresh answers, and a
+    view handed out before stays as it was."""
+    import numpy as np
+
+    from memstream.queries import read_model
+    from memstream.storage.lance_tables import VECTORS
+    from memstream.storage.schemas import vectors_schema
+
+    monkeypatch.setattr(read_model, "SIGN_CODED_ROWS", 7)  # crossed while growing
+    store = ProjectionStore(str(tmp_path / "projections"), vector_dimension=8)
+    projector = Projector(store, "test", clock=FakeClock(AT))
+    rng = np.random.default_rng(3)
+    offsets = iter(range(1000))
+    words = ["cat", "tuna", "piano", "Lisbon", "rain", "tea"]
+    held = read_model._UserTables(store, "alice", "model", 0.0)
+    before: list[tuple[read_model.UserView, np.ndarray]] = []
+    grown_in_place = 0
+    vectorised: set[str] = set()
+
+    def add(count: int) -> None:
+        events = [
+            message(
+                user_id="alice",
+                session_id=f"s{n % 3}",
+                speaker=["Ana", "Rui", None][n % 3],
+                content=" ".join(rng.choice(words, 3)),
+                occurred_at=AT + timedelta(minutes=int(rng.integers(0, 500))),
+            )
+            for n in range(count)
+        ]
+        projector.apply(
+            [LogRecord("e", "t", 0, next(offsets), AT, None, encode(e)) for e in events]
+        )
+        ids = [m for m in store.scan(MEMORIES, ["memory_id"])["memory_id"].to_pylist()
+               if m not in vectorised]  # fmt: skip
+        vectorised.update(ids)
+        assert len(ids) == count
+        vectors = rng.standard_normal((len(ids), 8)).astype(np.float32)
+        store.insert_absent(
+            VECTORS,
+            pa.table(
+                {
+                    "memory_id": ids,
+                    "user_id": ["alice"] * len(ids),
+                    "project_id": pa.nulls(len(ids), pa.string()),
+                    "kind": ["episode"] * len(ids),
+                    "occurred_at": pa.array([AT] * len(ids), pa.timestamp("us", "UTC")),
+                    "model": ["model"] * len(ids),
+                    "source_event_id": ids,
+                    "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), 8),
+                },
+                schema=vectors_schema(8),
+            ),
+        )
+
+    def same_answers() -> None:
+        nonlocal grown_in_place
+        view = held.view_now()
+        fresh = read_model._UserTables(store, "alice", "model", 0.0).view_now()
+        assert view.memories.to_pylist() == fresh.memories.to_pylist()
+        assert view.positions == fresh.positions
+        assert view.order == fresh.order and view.speakers == fresh.speakers
+        assert view.vector_rows.to_pylist() == fresh.vector_rows.to_pylist()
+        assert len(view.vectors) == len(view.memories)
+        assert np.array_equal(view.vectors, fresh.vectors)
+        assert (view.codes is None) == (fresh.codes is None)
+        if view.codes is not None and fresh.codes is not None:
+            assert np.array_equal(view.codes, fresh.codes)
+        everything = RequestFilter()
+        for word in words:
+            assert view.full_text(word, everything, 5, ("memory_id",)) == fresh.full_text(
+                word, everything, 5, ("memory_id",)
+            )
+        query = rng.standard_normal(8).astype(np.float32)
+        assert view.nearest(query, everything, 4) == fresh.nearest(query, everything, 4)
+        if before and np.shares_memory(view.vectors, before[-1][0].vectors):
+            grown_in_place += 1
+        for old, copy in before:  # what was handed out before is as it was
+            assert np.array_equal(old.vectors, copy)
+        before.append((view, view.vectors.copy()))
+
+    for count in (3, 2, 2, 1, 4):
+        add(count)
+        same_answers()
+    some = store.scan(MEMORIES, ["memory_id"]).column("memory_id").to_pylist()[:2]
+    store.delete(MEMORIES, some)  # as the archiver does: the rows are read whole again
+    store.delete(VECTORS, some)
+    same_answers()
+    add(2)
+    same_answers()
+    assert grown_in_place >= 2
