@@ -116,9 +116,9 @@ class Settings(BaseSettings):
         searches_at_once / searches_waiting: searches (and context blocks) a process
             answers at once, and how many more may wait; beyond, a search is refused
             with 503 and ``Retry-After: 1`` (no queue grows without bound). On 2 cores,
-            2 and 16: 50 clients at once on a 50,000-memory user are answered at ~57
-            searches/s, p99 ~420 ms, the others told to come back (bench/query.py
-            --clients 50; 4 at once answered 67/s).
+            2 and 16: 50 clients at once on a 50,000-memory user are answered at ~100
+            searches/s, p99 ~250 ms, the others told to come back (bench/query.py
+            --clients 50).
         api_key: the key client commands send to the API (``Authorization: Bearer``), where
             the server requires keys (``memstream keys``).
         key_searches_per_second / key_searches_burst: reads (searches, context blocks,
