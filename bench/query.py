@@ -15,8 +15,9 @@ With ``--context`` each question is also asked as ``POST /v1/context`` (a block 
 default budget for the question's complexity) and its latency printed beside search's.
 
 With ``--clients N``, N clients then search at once, back to back, for ``--seconds``
-(asyncio, one process): searches answered per second, their p50/p99, and how many
-were refused with 429/503 and ``Retry-After`` (a refused client waits that long).
+(asyncio, one process): searches answered per second, their p50/p99, how many
+were refused with 429/503 and ``Retry-After`` (a refused client waits that long), and
+how many got no answer at all (the connection broke), if any.
 
 With ``--publish-rate R``, ``memstream up`` (embedded broker, worker with the MiniLM
 embedder, its API) runs on the folder instead of ``memstream serve``, and while the
@@ -315,6 +316,7 @@ async def at_once(
     (429/503, with ``Retry-After``)."""
     answered: list[float] = []
     refused: dict[int, int] = {}
+    failed: dict[str, int] = {}  # the connection broke: no answer at all
     deadline = time.perf_counter() + seconds
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
@@ -325,7 +327,11 @@ async def at_once(
                 query = queries[i % len(queries)]
                 i += clients
                 t0 = time.perf_counter()
-                answer = await http.post("/v1/search", json={"user_id": user, "query": query})
+                try:
+                    answer = await http.post("/v1/search", json={"user_id": user, "query": query})
+                except httpx.TransportError as error:  # counted and shown, not hidden
+                    failed[type(error).__name__] = failed.get(type(error).__name__, 0) + 1
+                    continue
                 if answer.status_code == 200:
                     answered.append((time.perf_counter() - t0) * 1000)
                 else:
@@ -342,7 +348,8 @@ async def at_once(
     print(
         f"{label}, {clients} clients at once for {seconds:.0f} s: "
         f"{len(answered) / took:.0f} searches/s answered, p50 {statistics.median(answered):.0f} "
-        f"ms, p99 {q[98]:.0f} ms; refused {sum(refused.values())} {refused or ''}",
+        f"ms, p99 {q[98]:.0f} ms; refused {sum(refused.values())} {refused or ''}"
+        + (f"; no answer (connection broken) {sum(failed.values())} {failed}" if failed else ""),
         flush=True,
     )
 
