@@ -402,7 +402,7 @@ class _UserTables:
             entity_rows, entity_names = self._entities.of(entities, self.entities)
             self._index_terms()
             table, positions, docs = self._memories.of(memories, self.memories)
-            order = self._order.of(table, self.memories)
+            order, _ = self._order.of(table, self.memories)
             vector_rows, matrix, codes = self._vectors.of(vectors, self.vectors)
             old = self.view
             same_rows = old is not None and old.memories is table and old.vector_rows is vector_rows
@@ -443,7 +443,7 @@ class _UserTables:
         start = len(positions)
         more = np.array([self.terms.doc(k) for k in ids], dtype=np.int64)
         return (
-            rows,
+            rows.combine_chunks(),  # a take across chunks costs 40 times one in one chunk
             {**positions, **{m: start + i for i, m in enumerate(ids)}},
             np.concatenate([docs, more]),
         )
@@ -468,32 +468,81 @@ def _speakers(memories: pa.Table) -> frozenset[str]:
     return frozenset(s for s in memories["speaker"].unique().to_pylist() if s)
 
 
-def _session_order(memories: pa.Table) -> SessionOrder:
+#: The order of a user's turns in their sessions, and the (time, id) each session's last
+#: turn sorts by (None: its time is missing, so the session is ordered again whole).
+_Order = tuple[SessionOrder, dict[str, tuple[int, str] | None]]
+
+_TURN_ORDER = [
+    ("session_id", "ascending"),
+    ("occurred_at", "ascending"),
+    ("memory_id", "ascending"),
+]
+
+
+def _sorted_turns(memories: pa.Table) -> tuple[list[str], list[str | None], list[int | None]]:
+    """The turns (episodes) among ``memories`` sorted by session, time and id: their
+    ids, sessions and times (microseconds)."""
+    turns = memories.filter(pc.equal(memories["kind"], "episode")).sort_by(_TURN_ORDER)
+    times = pc.cast(turns["occurred_at"], pa.int64()).to_pylist()
+    return turns["memory_id"].to_pylist(), turns["session_id"].to_pylist(), times
+
+
+def _session_order(memories: pa.Table) -> _Order:
     """The order of the turns (episodes) among ``memories`` within their sessions."""
-    turns = memories.filter(pc.equal(memories["kind"], "episode")).sort_by(
-        [("session_id", "ascending"), ("occurred_at", "ascending"), ("memory_id", "ascending")]
-    )
-    return SessionOrder.of_sorted(turns["memory_id"].to_pylist(), turns["session_id"].to_pylist())
+    ids, sessions, times = _sorted_turns(memories)
+    ends: dict[str, tuple[int, str] | None] = {
+        s: None if t is None else (t, m)
+        for m, s, t in zip(ids, sessions, times, strict=True)
+        if s is not None
+    }
+    return SessionOrder.of_sorted(ids, sessions), ends
 
 
-def _more_session_order(last: SessionOrder, memories: pa.Table, appended: pa.Table) -> SessionOrder:
-    """``_session_order`` of ``memories``: the order before, with the sessions that
-    ``appended`` adds turns to ordered again."""
-    episodes = appended.filter(pc.equal(appended["kind"], "episode"))
-    touched = pc.drop_null(pc.unique(episodes["session_id"]))
-    if not len(touched):
+def _more_session_order(last: _Order, memories: pa.Table, appended: pa.Table) -> _Order:
+    """``_session_order`` of ``memories``: the order before, the turns ``appended`` adds
+    after the last of their session (the usual case) put after it, and a session one of
+    them lands inside of ordered again whole."""
+    order, ends = last
+    ids, sessions, times = _sorted_turns(appended)
+    if not ids:
         return last
-    position, at = dict(last.position), dict(last.at)
-    for session in touched.to_pylist():
-        index = 0
-        while (memory_id := at.pop((session, index), None)) is not None:
-            del position[memory_id]
-            index += 1
-    turns = memories.select(["memory_id", "kind", "session_id", "occurred_at"])
-    again = _session_order(turns.filter(pc.is_in(turns["session_id"], value_set=touched)))
-    position.update(again.position)
-    at.update(again.at)
-    return SessionOrder(position, at)
+    position, at, ends = dict(order.position), dict(order.at), dict(ends)
+    again: list[str] = []
+    start = 0
+    while start < len(ids):
+        session, stop = sessions[start], start
+        while stop < len(ids) and sessions[stop] == session:
+            stop += 1
+        end = ends.get(session) if session is not None else None
+        first = times[start]
+        if session is None:
+            pass
+        elif session in ends and (end is None or first is None or (first, ids[start]) <= end):
+            again.append(session)  # lands among the turns held: ordered again whole
+        elif any(t is None for t in times[start:stop]):
+            again.append(session)
+        else:
+            index = 0 if end is None else position[end[1]][1] + 1
+            for memory_id in ids[start:stop]:
+                position[memory_id] = (session, index)
+                at[(session, index)] = memory_id
+                index += 1
+            last_time = times[stop - 1]
+            ends[session] = None if last_time is None else (last_time, ids[stop - 1])
+        start = stop
+    if again:
+        for session in again:
+            index = 0
+            while (session, index) in at:
+                del position[at.pop((session, index))]
+                index += 1
+        turns = memories.select(["memory_id", "kind", "session_id", "occurred_at"])
+        chosen = turns.filter(pc.is_in(turns["session_id"], value_set=pa.array(again)))
+        reordered, reordered_ends = _session_order(chosen)
+        position.update(reordered.position)
+        at.update(reordered.at)
+        ends.update(reordered_ends)
+    return SessionOrder(position, at), ends
 
 
 @dataclass(frozen=True)
@@ -556,7 +605,7 @@ def _more_vector_parts(last: VectorParts, rows: pa.Table, appended: pa.Table) ->
         codes = codes.plus(sign_codes(more))
     elif matrix.size >= SIGN_CODED_ROWS:
         codes = _Growing.of(sign_codes(matrix.array), 1)
-    return rows.drop_columns(["vector"]), matrix, codes
+    return rows.drop_columns(["vector"]).combine_chunks(), matrix, codes
 
 
 def _matrix(column: pa.ChunkedArray) -> np.ndarray:

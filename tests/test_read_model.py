@@ -241,14 +241,19 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
     grown_in_place = 0
     vectorised: set[str] = set()
 
-    def add(count: int) -> None:
+    later = iter(range(1000, 2000))
+
+    def add(count: int, after_the_rest: bool = False, session: str | None = None) -> None:
+        """``count`` turns in three sessions, at random among the turns held, or each
+        after every turn held (the usual write: a conversation going on)."""
         events = [
             message(
                 user_id="alice",
-                session_id=f"s{n % 3}",
+                session_id=session or f"s{n % 3}",
                 speaker=["Ana", "Rui", None][n % 3],
                 content=" ".join(rng.choice(words, 3)),
-                occurred_at=AT + timedelta(minutes=int(rng.integers(0, 500))),
+                occurred_at=AT
+                + timedelta(minutes=next(later) if after_the_rest else int(rng.integers(0, 500))),
             )
             for n in range(count)
         ]
@@ -303,9 +308,11 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
             assert np.array_equal(old.vectors, copy)
         before.append((view, view.vectors.copy()))
 
-    for count in (3, 2, 2, 1, 4):
-        add(count)
+    for count, after_the_rest in ((3, False), (2, False), (2, True), (1, False), (4, True)):
+        add(count, after_the_rest)
         same_answers()
+    add(3, after_the_rest=True, session="s9")  # a session new to the view
+    same_answers()
     some = store.scan(MEMORIES, ["memory_id"]).column("memory_id").to_pylist()[:2]
     store.delete(MEMORIES, some)  # as the archiver does: the rows are read whole again
     store.delete(VECTORS, some)
