@@ -783,7 +783,10 @@ class Projector:
         those back (tables with a guard only over an older state; see
         :data:`~memstream.storage.lance_tables.UPDATE_GUARDS`). Answers the rows read and the rows
         written."""
-        if table not in UPDATE_GUARDS:  # guarded tables refuse an older state themselves
+        # Tables guarded by log position refuse an older state themselves; the others
+        # (the owner's epoch guards them against a write begun before a freeze) are
+        # checked first too, so a worker that knows it lost a partition writes nothing.
+        if table not in UPDATE_GUARDS or table in OWNER_GUARDED:
             self._guard()
         self._wait_for_window()
         existing = self.store.rows_by_key(table, keys)
