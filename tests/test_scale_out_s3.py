@@ -1,5 +1,5 @@
 """Many workers, one memory, on S3 (moto's server): the scenario of
-``test_scale_out.py`` (a third of its users, at a third of its pace), with the tables,
+``test_scale_out.py`` (half its users, at half its pace), with the tables,
 the event archive, the cold store and the data and API keys all in one bucket, and the
 replay by two writer processes."""
 
