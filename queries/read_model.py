@@ -479,10 +479,11 @@ _TURN_ORDER = [
 ]
 
 
-def _sorted_turns(memories: pa.Table) -> tuple[list[str], list[str | None], list[int | None]]:
-    """The turns (episodes) among ``memories`` sorted by session, time and id: their
-    ids, sessions and times (microseconds)."""
-    turns = memories.filter(pc.equal(memories["kind"], "episode")).sort_by(_TURN_ORDER)
+def _sorted_turns(memories: pa.Table) -> tuple[list[str], list[str], list[int | None]]:
+    """The turns (episodes of a session) among ``memories`` sorted by session, time and
+    id: their ids, sessions and times (microseconds)."""
+    is_turn = pc.and_(pc.equal(memories["kind"], "episode"), pc.is_valid(memories["session_id"]))
+    turns = memories.filter(is_turn).sort_by(_TURN_ORDER)
     times = pc.cast(turns["occurred_at"], pa.int64()).to_pylist()
     return turns["memory_id"].to_pylist(), turns["session_id"].to_pylist(), times
 
@@ -491,9 +492,7 @@ def _session_order(memories: pa.Table) -> _Order:
     """The order of the turns (episodes) among ``memories`` within their sessions."""
     ids, sessions, times = _sorted_turns(memories)
     ends: dict[str, tuple[int, str] | None] = {
-        s: None if t is None else (t, m)
-        for m, s, t in zip(ids, sessions, times, strict=True)
-        if s is not None
+        s: None if t is None else (t, m) for m, s, t in zip(ids, sessions, times, strict=True)
     }
     return SessionOrder.of_sorted(ids, sessions), ends
 
@@ -513,14 +512,11 @@ def _more_session_order(last: _Order, memories: pa.Table, appended: pa.Table) ->
         session, stop = sessions[start], start
         while stop < len(ids) and sessions[stop] == session:
             stop += 1
-        end = ends.get(session) if session is not None else None
-        first = times[start]
-        if session is None:
-            pass
-        elif session in ends and (end is None or first is None or (first, ids[start]) <= end):
+        end, first = ends.get(session), times[start]
+        if any(t is None for t in times[start:stop]) or (
+            session in ends and (end is None or (first, ids[start]) <= end)
+        ):
             again.append(session)  # lands among the turns held: ordered again whole
-        elif any(t is None for t in times[start:stop]):
-            again.append(session)
         else:
             index = 0 if end is None else position[end[1]][1] + 1
             for memory_id in ids[start:stop]:
@@ -583,10 +579,10 @@ def _along(array: np.ndarray, axis: int, start: int, stop: int) -> np.ndarray:
 
 
 #: The vectors' other columns, their unit matrix (rows), and their sign codes (columns).
-VectorParts = tuple[pa.Table, _Growing, _Growing | None]
+_VectorParts = tuple[pa.Table, _Growing, _Growing | None]
 
 
-def _vector_parts(rows: pa.Table) -> VectorParts:
+def _vector_parts(rows: pa.Table) -> _VectorParts:
     """The vectors' other columns, their unit matrix, and its sign codes for a user
     with enough of them to be shortlisted."""
     matrix = _matrix(rows["vector"])
@@ -594,7 +590,7 @@ def _vector_parts(rows: pa.Table) -> VectorParts:
     return rows.drop_columns(["vector"]).combine_chunks(), _Growing.of(matrix, 0), codes
 
 
-def _more_vector_parts(last: VectorParts, rows: pa.Table, appended: pa.Table) -> VectorParts:
+def _more_vector_parts(last: _VectorParts, rows: pa.Table, appended: pa.Table) -> _VectorParts:
     """``_vector_parts`` of ``rows``: those of the rows before, and of ``appended``."""
     _, matrix, codes = last
     more = _matrix(appended["vector"])

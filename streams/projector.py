@@ -803,26 +803,25 @@ class Projector:
         older fold back over the newer one; the store refuses it instead, and the check
         that follows stops the batch as fenced (the new owner applies it again).
         """
-        owned = table in OWNER_GUARDED and self.fence is not None
-        if owned:
-            rows = [self._stamped(row) for row in rows]
+        fence = self.fence if table in OWNER_GUARDED else None
+        if fence is not None:
+            rows = [self._stamped(row, fence) for row in rows]
         written = self.store.upsert(table, rows, guarded=table in UPDATE_GUARDS)
-        if owned and written < len(rows) and self.fence is not None:
-            self.fence.check({self._partition_of(str(row["user_id"])) for row in rows})
+        if fence is not None and written < len(rows):
+            fence.check({self._partition_of(str(row["user_id"])) for row in rows})
             log.warning("%s: %d rows refused, yet no partition moved", table, len(rows) - written)
 
     def _partition_of(self, user_id: str) -> int:
         assert self._partitions is not None  # a fenced projector knows its partition count
         return partition_of(user_id, self._partitions)
 
-    def _stamped(self, row: Row) -> Row:
+    def _stamped(self, row: Row, fence: Fence) -> Row:
         """``row`` marked with this worker's claim on its partition (see ``_write_folded``)."""
-        assert self.fence is not None
         partition = self._partition_of(str(row["user_id"]))
         return {
             **row,
             "owner_claim": f"{self.consumer}|{partition}",
-            "owner_epoch": self.fence.held.get(partition),
+            "owner_epoch": fence.held.get(partition),
         }
 
     def _advance_watermarks(self, newest: dict[tuple[str, int], datetime]) -> None:
