@@ -40,6 +40,17 @@ run: $(RUNTIME)
 test: setup
 	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
 
+# The files whose scenarios race processes against each other (kills, freezes, several
+# writers, imports beside the lifecycle), run N times in a row; stops at the first
+# failing round: make test-repeat N=10
+N ?= 5
+REPEAT ?= tests/test_scale_out.py tests/test_scale_out_s3.py tests/test_portability.py tests/test_claims.py
+test-repeat: setup
+	for round in $$(seq $(N)); do \
+		echo "round $$round of $(N)"; \
+		$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder $(REPEAT) || exit 1; \
+	done
+
 test-fast: setup
 	$(BIN)/python -m pytest -m "not broker and not slow"
 

@@ -25,6 +25,7 @@ __all__ = [
     "lance_upkeep",
     "layout",
     "log_records",
+    "merges",
     "path_names",
     "schemas",
     "shared_folder",

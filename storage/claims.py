@@ -28,6 +28,7 @@ import pyarrow as pa
 from memstream.storage import filters
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import LEASES, PARTITION_OWNERS
+from memstream.storage.merges import keyed_merge
 from memstream.storage.schemas import LEASES_SCHEMA, PARTITION_OWNERS_SCHEMA
 
 __all__ = ["Lease", "Owner", "PartitionClaims"]
@@ -114,7 +115,7 @@ class PartitionClaims:
         table = self._table
         self._store.retrying(
             lambda: (
-                table.merge_insert("owner_key")
+                keyed_merge(table, "owner_key")
                 .when_matched_update_all(where=_LATER_EPOCH)
                 .when_not_matched_insert_all()
                 .execute(data)
@@ -223,7 +224,7 @@ class Lease:
         table = self._table
 
         def merge() -> object:
-            builder = table.merge_insert("lease").when_matched_update_all(where=where)
+            builder = keyed_merge(table, "lease").when_matched_update_all(where=where)
             if insert:
                 builder = builder.when_not_matched_insert_all()
             return builder.execute(data)

@@ -42,6 +42,7 @@ from memstream.storage.lance_tables import (
 )
 from memstream.storage.lance_upkeep import IndexUpkeep
 from memstream.storage.log_records import Checkpoints, LogPosition
+from memstream.storage.merges import keyed_merge
 from memstream.storage.schemas import (
     CHECKPOINTS_SCHEMA,
     DEFAULT_VECTOR_DIMENSION,
@@ -281,27 +282,30 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         data = _first_of_each_key(self._as_table(name, rows), key)
         table = self._tables[name]
         result = self.retrying(
-            lambda: table.merge_insert(key).when_not_matched_insert_all().execute(data)
+            lambda: keyed_merge(table, key).when_not_matched_insert_all().execute(data)
         )
         return int(getattr(result, "num_inserted_rows", data.num_rows))
 
-    def drop_duplicate_keys(self, name: str) -> int:
-        """Keep one row of each key that has several; answers how many rows went.
-
-        Concurrent inserts of one key keep one row (the key is LanceDB's primary key),
-        but an insert begun before a worker froze and committed after another worker
-        inserted the same rows, across a compaction, has been seen to keep both. Only
-        for a caller no other writer can interleave with (it holds the compaction
-        window): the duplicated keys' rows are deleted, then one of each put back."""
+    def duplicate_keys(self, name: str) -> list[str]:
+        """The keys of ``name`` that more than one row holds (none, while every write
+        goes through :func:`~memstream.storage.merges.keyed_merge`)."""
         key = KEYS[name]
-        table = self._tables[name]
-        table.checkout_latest()
+        self._tables[name].checkout_latest()
         counts = pc.value_counts(self.scan(name, [key]).column(key))
-        repeated = [str(k) for k, n in zip(counts.field("values").to_pylist(),
-                                           counts.field("counts").to_pylist(), strict=True)
-                    if n > 1]  # fmt: skip
+        return [str(k) for k, n in zip(counts.field("values").to_pylist(),
+                                       counts.field("counts").to_pylist(), strict=True)
+                if n > 1]  # fmt: skip
+
+    def drop_duplicate_keys(self, name: str) -> int:
+        """Keep one row of each key of an insert-only table that has several (they are
+        the same row written twice); answers how many rows went.
+
+        Only for a caller no other writer can interleave with (it holds the compaction
+        window): the duplicated keys' rows are deleted, then one of each put back."""
+        repeated = self.duplicate_keys(name)
         if not repeated:
             return 0
+        key, table = KEYS[name], self._tables[name]
         rows = self.scan(name, where=filters.is_in(key, repeated))
         kept = _first_of_each_key(rows.select(self._schemas[name].names), key)
         self.retrying(lambda: table.delete(filters.is_in(key, repeated)))
@@ -324,7 +328,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
 
         def merge() -> Any:
             return (
-                table.merge_insert(KEYS[name])
+                keyed_merge(table, KEYS[name])
                 .when_matched_update_all(where=where)
                 .when_not_matched_insert_all()
                 .execute(data)

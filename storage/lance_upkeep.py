@@ -26,6 +26,7 @@ from memstream.storage.lance_tables import (
     SESSIONS,
     VECTORS,
 )
+from memstream.storage.merges import keyed_merge
 
 __all__ = ["ANN_INDEX_MIN_ROWS", "IndexUpkeep"]
 
@@ -224,7 +225,7 @@ class IndexUpkeep:
                 name,
                 missing.num_rows,
             )
-            table.merge_insert(key).when_not_matched_insert_all().execute(missing)
+            keyed_merge(table, key).when_not_matched_insert_all().execute(missing)
         return int(missing.num_rows)
 
 

@@ -210,6 +210,8 @@ class Projector:
         self.compactions_preempted = 0
         #: rows of a key held twice that upkeep dropped (see ``store.drop_duplicate_keys``)
         self.duplicates_dropped = 0
+        #: keys upkeep found held twice in the tables whose rows are updated
+        self.duplicates_found = 0
 
     def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive;
@@ -252,13 +254,7 @@ class Projector:
                     return
                 time.sleep(WINDOW_GRACE_SECONDS)
             try:
-                for name in INSERT_ONLY & set(self.store.table_names):
-                    dropped = self.store.drop_duplicate_keys(name)
-                    if dropped:
-                        self.duplicates_dropped += dropped
-                        log.warning(
-                            "%s: %d duplicated rows dropped (one kept per key)", name, dropped
-                        )
+                self._check_keys()
                 for name in updated:
                     self._optimize(name, retain)
             finally:
@@ -268,6 +264,29 @@ class Projector:
             removed = self._archive.compact()
             if removed:
                 log.debug("event archive: %d small files merged", removed)
+
+    def _check_keys(self) -> None:
+        """Look for a key held twice in every keyed table (no write should make one):
+        say so loudly, and keep one row of each in the insert-only tables, whose
+        copies are the same row. Runs inside the compaction window."""
+        for name in self.store.table_names:
+            if name in INSERT_ONLY:
+                dropped = self.store.drop_duplicate_keys(name)
+                if dropped:
+                    self.duplicates_dropped += dropped
+                    log.error("%s: %d rows of keys held twice dropped (one of each kept)",
+                              name, dropped)  # fmt: skip
+                continue
+            repeated = self.store.duplicate_keys(name)
+            if repeated:
+                self.duplicates_found += len(repeated)
+                log.error(
+                    "%s: %d keys held twice (first: %s): a write raced past the key's "
+                    "conflict check",
+                    name,
+                    len(repeated),
+                    ", ".join(repeated[:5]),
+                )
 
     def _optimize(self, name: str, retain: timedelta) -> None:
         """Compact one table; one that lost a commit race is left to the next upkeep.

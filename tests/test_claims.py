@@ -39,11 +39,19 @@ def _memory(memory_id: str) -> dict[str, Any]:
     return row
 
 
+def _entity(entity_id: str, count: int) -> dict[str, Any]:
+    row: dict[str, Any] = {name: None for name in ENTITIES_SCHEMA.names}
+    row.update(entity_id=entity_id, user_id="u", type="person", canonical_name=entity_id,
+               key=entity_id, mention_count=count)  # fmt: skip
+    return row
+
+
 def _insert_same_keys(folder: str, rounds: int, barrier: Any) -> None:
     store = ProjectionStore(folder)
     for r in range(rounds):
         barrier.wait()
         store.insert_absent(MEMORIES, [_memory(f"r{r}-{i}") for i in range(20)])
+        store.upsert(ENTITIES, [_entity(f"r{r}-{i}", r) for i in range(20)])
 
 
 def _claim_race(folder: str, me: str, rounds: int, barrier: Any, results: Any) -> None:
@@ -74,14 +82,28 @@ def _run(target: Any, args_of: Any) -> None:
         assert p.exitcode == 0
 
 
-def test_concurrent_inserts_of_the_same_new_keys_keep_one_row_each(tmp_path: Path) -> None:
+@pytest.mark.parametrize("indexed", [False, True], ids=["new-tables", "indexed-keys"])
+def test_concurrent_inserts_of_the_same_new_keys_keep_one_row_each(
+    tmp_path: Path, indexed: bool
+) -> None:
+    """Processes inserting the same new keys at once (a frozen worker waking beside its
+    successor) leave one row of each, also once upkeep has indexed the key column
+    (LanceDB's merge through a key's index used to let both inserts commit)."""
     folder = str(tmp_path / "db")
-    ProjectionStore(folder)
+    store = ProjectionStore(folder)
+    if indexed:
+        store.insert_absent(MEMORIES, [_memory("seed")])
+        store.upsert(ENTITIES, [_entity("seed", 0)])
+        store.ensure_indexes([MEMORIES, ENTITIES])
+        for name in (MEMORIES, ENTITIES):
+            assert (KEYS[name],) in {tuple(i.columns) for i in store.table(name).list_indices()}
     barrier = multiprocessing.get_context("spawn").Barrier(WRITERS)
     _run(_insert_same_keys, lambda i: (folder, 8, barrier))
-    ids = ProjectionStore(folder).scan(MEMORIES, ["memory_id"]).column("memory_id").to_pylist()
-    assert len(ids) == 8 * 20
-    assert len(set(ids)) == len(ids)
+    seeded = 1 if indexed else 0
+    for name in (MEMORIES, ENTITIES):
+        ids = ProjectionStore(folder).scan(name, [KEYS[name]]).column(0).to_pylist()
+        assert len(ids) == 8 * 20 + seeded, name
+        assert len(set(ids)) == len(ids), name
 
 
 def test_racing_claims_give_each_epoch_to_exactly_one_worker(tmp_path: Path) -> None:
