@@ -175,10 +175,12 @@ class MemoryClient:
         )
         return result
 
-    def entity(self, user_id: str, name: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._call(
-            "GET", "/v1/entities", params={"user_id": user_id, "name": name}
-        )
+    def entity(self, user_id: str, name: str, project_id: str | None = None) -> dict[str, Any]:
+        """An entity's profile, its memories in the project's scope."""
+        params = {"user_id": user_id, "name": name}
+        if project_id is not None:
+            params["project_id"] = project_id
+        result: dict[str, Any] = self._call("GET", "/v1/entities", params=params)
         return result
 
     def history(self, user_id: str, memory_id: str) -> builtins.list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from memstream.projections.context import ContextLine, SectionName
 from memstream.projections.entities import normalize_name
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
+from memstream.projections.scope import scope_filter
 from memstream.projections.timephrases import query_range
 from memstream.queries.profiles import linked_ids, resolve_entities
 from memstream.queries.search import Searcher, SearchRequest, SearchResult
@@ -46,18 +47,15 @@ def context_candidates(
     """Each section's candidate lines for ``request`` (its user, project and query; the
     search looks ``_DEPTH`` deep), best first; empty when the search finds nothing."""
     request = request.model_copy(update={"k": _DEPTH, "now": now})
-    user_id = request.user_id
     results = searcher.search(request).results
     if not results:
         return {}
     facts = [r for r in results if r.kind in FACT_KINDS]
     return {
         "facts": [_line(r) for r in facts],
-        "entities": _entity_lines(
-            searcher, user_id, request.query, results, {r.memory_id for r in facts}
-        ),
+        "entities": _entity_lines(searcher, request, results, {r.memory_id for r in facts}),
         "temporal": _temporal_lines(searcher, request, results, now),
-        "evidence": _evidence_lines(searcher, user_id, facts),
+        "evidence": _evidence_lines(searcher, request, facts),
     }
 
 
@@ -75,8 +73,7 @@ def _line(result: SearchResult) -> ContextLine:
 
 def _entity_lines(
     searcher: Searcher,
-    user_id: str,
-    query: str,
+    request: SearchRequest,
     results: Sequence[SearchResult],
     said: set[str],
 ) -> list[ContextLine]:
@@ -85,8 +82,9 @@ def _entity_lines(
     entities, the facts linked to any of them, those facts' states. A profile leaves
     out the facts ``said`` in the facts section, and is scored as the best result
     naming it (one the query names, as the best result)."""
+    user_id = request.user_id
     scores: dict[str, float] = {}
-    asked = query.casefold()
+    asked = request.query.casefold()
     top = results[0].score if results else 0.0
     for rank, result in enumerate(results):
         for name in result.entities:
@@ -97,7 +95,7 @@ def _entity_lines(
     names = sorted(scores, key=lambda n: -scores[n])[:_ENTITIES]
     entities = resolve_entities(searcher.store, user_id, names)
     ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
-    known = _current_facts(searcher, user_id, ids, said)
+    known = _current_facts(searcher, request, ids, said)
     return [_profile_line(e, known[e["entity_id"]], _best_naming(e, scores)) for e in entities]
 
 
@@ -108,16 +106,18 @@ def _best_naming(entity: dict[str, Any], scores: dict[str, float]) -> float | No
 
 
 def _current_facts(
-    searcher: Searcher, user_id: str, ids: dict[str, set[str]], said: set[str]
+    searcher: Searcher, request: SearchRequest, ids: dict[str, set[str]], said: set[str]
 ) -> dict[str, list[dict[str, Any]]]:
-    """For each entity (its id → the ids its memories carry), its newest facts that still
-    hold (superseded, forgotten and pruned ones left out), at most
-    ``_FACTS_PER_ENTITY``, none of those ``said``. States are read for the newest facts
-    first, a slice at a time, only until every entity has its share."""
-    user = filters.equals("user_id", user_id)
+    """For each entity (its id → the ids its memories carry), its newest facts in the
+    request's scope that still hold (superseded, forgotten and pruned ones left out), at
+    most ``_FACTS_PER_ENTITY``, none of those ``said``. States are read for the newest
+    facts first, a slice at a time, only until every entity has its share."""
+    user_id = request.user_id
     linked = searcher.store.with_entities(
         sorted({i for entity_ids in ids.values() for i in entity_ids}),
-        filters.all_of(user, filters.is_null("valid_until"), filters.is_in("kind", FACT_KINDS)),
+        filters.all_of(
+            scope_filter(user_id, request.project_id), filters.is_in("kind", FACT_KINDS)
+        ),
         limit=1_000_000,
         columns=["memory_id", "content", "entity_ids", "source_event_ids", "occurred_at"],
     )
@@ -194,8 +194,10 @@ def _temporal_lines(
 
 
 def _evidence_lines(
-    searcher: Searcher, user_id: str, facts: Sequence[SearchResult]
+    searcher: Searcher, request: SearchRequest, facts: Sequence[SearchResult]
 ) -> list[ContextLine]:
+    """The turns the facts came from, in the request's scope."""
+    user_id = request.user_id
     wanted: dict[str, float] = {}  # each turn, as relevant as the best fact citing it
     for fact in facts:
         for event_id in fact.source_event_ids:
@@ -206,7 +208,7 @@ def _evidence_lines(
         MEMORIES,
         list(wanted),
         ["memory_id", "content", "speaker", "occurred_at", "kind", "source_event_ids"],
-        where=filters.equals("user_id", user_id),
+        where=scope_filter(user_id, request.project_id, include_deleted=True),
     )
     by_id = {r["memory_id"]: r for r in rows}
     lines = []

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from memstream.projections.archiving import ARCHIVED, archive_id, summary_of
 from memstream.projections.errors import InvalidQuery
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
+from memstream.projections.scope import scope_filter
 from memstream.storage import filters
 from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE
 
@@ -114,13 +115,12 @@ def list_memories(store: ProjectionStore, request: ListRequest) -> MemoryPage:
 
 
 def _where(request: ListRequest) -> str:
-    parts = [filters.equals("user_id", request.user_id)]
+    # the one scope rule: the user's memories of no project, and the project's
+    parts = [scope_filter(request.user_id, request.project_id, include_deleted=True)]
     if request.kind is not None:
         parts.append(filters.equals("kind", request.kind))
     if request.session_id is not None:
         parts.append(filters.equals("session_id", request.session_id))
-    if request.project_id is not None:
-        parts.append(filters.equals("project_id", request.project_id))
     if request.after is not None:
         parts.append(filters.at_least("occurred_at", request.after))
     if request.before is not None:

@@ -16,6 +16,7 @@ from typing import Any
 from memstream.projections.access import access_id
 from memstream.projections.entities import entity_id, normalize_name
 from memstream.projections.memory_state import effective_confidence, state_id
+from memstream.projections.scope import scope_filter
 from memstream.storage import filters
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
@@ -137,15 +138,18 @@ def linked_ids(user_id: str, entity: dict[str, Any]) -> set[str]:
     return {entity_id(user_id, entity["type"], alias) for alias in entity["aliases"] or ()}
 
 
-def entity_profile(store: ProjectionStore, user_id: str, name: str) -> dict[str, Any] | None:
-    """The entity ``name`` (or an alias of it) of ``user_id``, with its memories."""
+def entity_profile(
+    store: ProjectionStore, user_id: str, name: str, project_id: str | None = None
+) -> dict[str, Any] | None:
+    """The entity ``name`` (or an alias of it) of ``user_id``, with its memories in the
+    scope of ``project_id`` (:func:`~memstream.projections.scope.scope_filter`)."""
     found = resolve_entities(store, user_id, [name])
     if not found:
         return None
     (entity,) = found
     linked = store.with_entities(
         sorted(linked_ids(user_id, entity)),
-        filters.all_of(filters.equals("user_id", user_id), filters.is_null("valid_until")),
+        scope_filter(user_id, project_id),
         limit=1_000_000,
         columns=["memory_id", "kind", "content", "speaker", "session_id", "occurred_at"],
     )

@@ -70,7 +70,7 @@ class MemoryAccess(Protocol):
 
     def list_memories(self, request: ListRequest) -> dict[str, Any]: ...
 
-    def entity(self, user_id: str, name: str) -> dict[str, Any]: ...
+    def entity(self, user_id: str, name: str, project_id: str | None) -> dict[str, Any]: ...
 
     def explain(self, user_id: str, memory_id: str) -> dict[str, Any]: ...
 
@@ -172,8 +172,8 @@ class InProcess:
     def stats(self, user_id: str | None) -> dict[str, Any]:
         return plain(self._run(lambda ops: ops.stats(user_id)))
 
-    def entity(self, user_id: str, name: str) -> dict[str, Any]:
-        return plain(self._run(lambda ops: ops.entity(user_id, name)))
+    def entity(self, user_id: str, name: str, project_id: str | None) -> dict[str, Any]:
+        return plain(self._run(lambda ops: ops.entity(user_id, name, project_id)))
 
     def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
         return plain(self._run(lambda ops: ops.explain(user_id, memory_id)))
@@ -283,8 +283,8 @@ class OverHttp:
     def stats(self, user_id: str | None) -> dict[str, Any]:
         return self._ask(lambda api: api.stats(user_id))
 
-    def entity(self, user_id: str, name: str) -> dict[str, Any]:
-        return self._ask(lambda api: api.entity(user_id, name))
+    def entity(self, user_id: str, name: str, project_id: str | None) -> dict[str, Any]:
+        return self._ask(lambda api: api.entity(user_id, name, project_id))
 
     def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
         return self._ask(lambda api: api.explain(user_id, memory_id))

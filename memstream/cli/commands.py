@@ -425,6 +425,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = command("entity", _entity, "an entity's profile: aliases, mentions, memories", True)
     p.add_argument("--user", required=True)
+    p.add_argument("--project", help="its memories in this project's scope")
     p.add_argument("--json", action="store_true")
     p.add_argument("name")
 
@@ -993,7 +994,8 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _entity(args: argparse.Namespace, settings: Settings) -> int:
-    _show(args, _access(args, settings).entity(args.user, args.name), render.entity)
+    profile = _access(args, settings).entity(args.user, args.name, args.project)
+    _show(args, profile, render.entity)
     return 0
 
 

@@ -339,10 +339,13 @@ def create_app(
     async def get_entity(
         user_id: str = USER,
         name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),
+        project_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
         who: Principal = WHO,
     ) -> dict[str, Any]:
+        """An entity's profile, its memories in the project's scope (the user's memories
+        of no project, and the project's)."""
         who.reads(user_id)
-        return await ops.entity(user_id, name)
+        return await ops.entity(user_id, name, project_id)
 
     @app.post("/v1/context", responses=errors(*_READ, 503))
     async def post_context(body: ContextRequest, who: Principal = WHO) -> dict[str, Any]:

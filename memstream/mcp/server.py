@@ -279,7 +279,7 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
     async def get_entity_info(ctx: Context, name: str) -> dict[str, Any]:
         """A person, place or thing the user mentioned: aliases, mentions, first and last
         seen, and the memories about it."""
-        return _jsonable(await _answer(ops.entity(here(ctx).user_id, name)))
+        return _jsonable(await _answer(ops.entity(here(ctx).user_id, name, here(ctx).project_id)))
 
     @tool
     async def explain_memory(ctx: Context, memory_id: str) -> dict[str, Any]:
@@ -385,7 +385,7 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
     @server.resource("memstream://entities/{name}", mime_type="application/json")
     async def entity_resource(name: str, ctx: Context) -> dict[str, Any]:
         """An entity's profile."""
-        return _jsonable(await _answer(ops.entity(here(ctx).user_id, name)))
+        return _jsonable(await _answer(ops.entity(here(ctx).user_id, name, here(ctx).project_id)))
 
     return server
 

@@ -323,11 +323,14 @@ class Operations:
             raise NotFound(f"no memory {memory_id} for user {user_id}")
         return chain
 
-    async def entity(self, user_id: str, name: str) -> dict[str, Any]:
-        """An entity's profile: aliases, mentions, timeline, memories."""
-        valid_identifier("user_id", user_id)
+    async def entity(
+        self, user_id: str, name: str, project_id: str | None = None
+    ) -> dict[str, Any]:
+        """An entity's profile: aliases, mentions, and the timeline and memories in the
+        scope of ``project_id`` (the user's memories of no project, and that project's)."""
+        scope_filter(user_id, project_id)  # the doors' rule for identifiers
         plain_text("name", name)
-        profile = await self._blocking(entity_profile, self.store, user_id, name)
+        profile = await self._blocking(entity_profile, self.store, user_id, name, project_id)
         if profile is None:
             raise NotFound(f"no entity named {name!r} for user {user_id}")
         return profile
