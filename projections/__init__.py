@@ -29,6 +29,7 @@ __all__ = [
     "memory_rows",
     "memory_state",
     "neighbours",
+    "omissions",
     "ranking",
     "scope",
     "sealing",

@@ -1,8 +1,10 @@
 """Publishing events: messages to ``memory.messages``, others to their own topics.
 
 Lines from a JSONL file are checked with the same codec the worker uses, so the caller
-can report each rejected line, and then published exactly as written: the log holds
-what the channel sent, and the worker sends what does not validate to ``memory.dlq``.
+can report each rejected line, and then published as written (a line that does not say
+when it happened with the time added, as at every door): the log holds what the channel
+sent, and the worker sends what does not validate to ``memory.dlq``. A valid event of a
+type no channel may publish (a lifecycle decision, an erasure) is reported and not sent.
 A line without an ``event_id`` gets one derived from its bytes, so publishing the same
 file twice stores each message once. Records are keyed by ``user_id``.
 
@@ -20,8 +22,10 @@ best effort and follow every search.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -31,7 +35,9 @@ from aiokafka.errors import KafkaError
 
 from memstream.projections.codec import decode, encode, size_problem
 from memstream.projections.errors import InvalidEvent
-from memstream.projections.events import ERASURE_TYPES, Event
+from memstream.projections.events import CHANNEL_TYPES, ERASURE_TYPES, Event
+from memstream.projections.json_text import JsonProblem, parse_json
+from memstream.projections.omissions import needs_time, stamped
 from memstream.storage.headroom import Headroom
 from memstream.storage.journal import Journal, JournalRecord, Positions
 from memstream.streams.errors import BrokerError, DiskFull, PublishError
@@ -58,8 +64,10 @@ class CheckedLine:
     sendable: bool = True
 
 
-def check_lines(lines: Iterable[bytes]) -> list[CheckedLine]:
-    """Validate each non-blank line as an event (line numbers start at 1)."""
+def check_lines(lines: Iterable[bytes], now: datetime) -> list[CheckedLine]:
+    """Validate each non-blank line as an event (line numbers start at 1). A line that
+    does not say when it happened happened ``now``, as at every door
+    (:mod:`memstream.projections.omissions`): it is published with that time added."""
     checked = []
     for number, line in enumerate(lines, start=1):
         raw = line.strip()
@@ -69,11 +77,32 @@ def check_lines(lines: Iterable[bytes]) -> list[CheckedLine]:
         if too_large is not None:
             checked.append(CheckedLine(number, raw, None, (too_large,), sendable=False))
             continue
+        raw = _timed(raw, now)
         try:
-            checked.append(CheckedLine(number, raw, decode(raw)))
+            event = decode(raw)
         except InvalidEvent as exc:
             checked.append(CheckedLine(number, raw, None, tuple(exc.problems)))
+            continue
+        if event.type not in CHANNEL_TYPES:  # the worker would apply it: never sent
+            problem = f"type: must be one of {', '.join(sorted(CHANNEL_TYPES))}"
+            checked.append(CheckedLine(number, raw, None, (problem,), sendable=False))
+            continue
+        checked.append(CheckedLine(number, raw, event))
     return checked
+
+
+def _timed(raw: bytes, now: datetime) -> bytes:
+    """``raw``, with ``occurred_at`` added when it is a timed channel event that says no
+    time (anything that does not parse is left for the codec to refuse)."""
+    if not raw:
+        return raw
+    try:
+        document = parse_json(raw)
+    except JsonProblem:
+        return raw
+    if not needs_time(document):
+        return raw
+    return json.dumps(stamped(document, now), ensure_ascii=False).encode("utf-8")
 
 
 def headroom_of(settings: Settings) -> Headroom:

@@ -31,7 +31,6 @@ from memstream.operations import (
     Unavailable,
 )
 from memstream.operations.documents import TooLarge, UnsupportedDocument
-from memstream.operations.intake import TIMED_WHEN_PUBLISHED
 from memstream.projections.errors import ProjectionError
 from memstream.projections.events import (
     ConfirmFact,
@@ -43,6 +42,7 @@ from memstream.projections.events import (
     RememberFields,
     SessionEnded,
 )
+from memstream.projections.omissions import TIMED_WHEN_PUBLISHED
 from memstream.tenancy.limits import RateLimited
 
 __all__ = [

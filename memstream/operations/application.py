@@ -267,7 +267,7 @@ class Operations:
         """Publish JSON lines: valid events to their topics, invalid lines to the
         dead-letter topic with their reason; every line as checked (the valid ones
         audited per user, as :meth:`publish` audits)."""
-        checked = check_lines(lines)
+        checked = check_lines(lines, self.clock())
         with tracing.span("publish", events=len(checked), door=caller.door):
             await self.sink.publish_lines(checked)
         for kind, count in Counter(c.event.type for c in checked if c.event).items():

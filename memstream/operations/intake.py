@@ -7,13 +7,14 @@ import hashlib
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, get_args
+from typing import Any
 
 from memstream.operations.errors import OperationError
 from memstream.projections.codec import encode, from_document, size_problem
 from memstream.projections.errors import InvalidEvent, InvalidQuery
 from memstream.projections.events import CHANNEL_TYPES, Event
 from memstream.projections.json_text import JsonProblem, document_problems, dotted, parse_json
+from memstream.projections.omissions import TIMED_WHEN_PUBLISHED, stamped
 from memstream.projections.scope import valid_identifier, valid_tag
 
 __all__ = [
@@ -34,8 +35,8 @@ MAX_EVENTS_PER_PUBLISH = 1000
 def accepted_event(document: Any, now: datetime | None = None) -> Event:
     """The event a channel may publish for ``document`` (one JSON object).
 
-    A message without ``occurred_at`` happened ``now`` (default: the clock's time, as
-    the command line's do). A
+    A message without ``occurred_at`` happened ``now`` (default: the clock's time; the
+    one rule of :mod:`memstream.projections.omissions`). A
     document without ``event_id`` gets one derived from its content and time, so a
     client that sends the same request again (after a timeout, a 503) stores it once,
     and two messages alike said at different times stay two. (A document with neither
@@ -48,12 +49,7 @@ def accepted_event(document: Any, now: datetime | None = None) -> Event:
     problems = document_problems(document)  # first: the id below is made of its JSON
     if problems:
         raise InvalidEvent(problems)
-    if (
-        isinstance(document, dict)
-        and "occurred_at" not in document
-        and document.get("type", "message") in TIMED_WHEN_PUBLISHED
-    ):
-        document = {**document, "occurred_at": (now or datetime.now(UTC)).isoformat()}
+    document = stamped(document, now or datetime.now(UTC))
     if isinstance(document, dict) and "event_id" not in document:
         canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, default=str)
         digest = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:32]
@@ -66,16 +62,6 @@ def accepted_event(document: Any, now: datetime | None = None) -> Event:
         raise InvalidEvent([too_large])
     return door_checked(event)
 
-
-#: The channel event types that must say when they happened: given none, it is now.
-TIMED_WHEN_PUBLISHED = (
-    frozenset(
-        model.model_fields["type"].default
-        for model in get_args(Event)
-        if "occurred_at" in model.model_fields and model.model_fields["occurred_at"].is_required()
-    )
-    & CHANNEL_TYPES
-)
 
 #: The identifier fields a channel's event may carry.
 _IDENTIFIER_FIELDS = ("user_id", "project_id", "session_id", "channel", "memory_id")
