@@ -23,6 +23,7 @@ from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.layout import DataLayout
 from memstream.streams.app import FAUST_BROKER_SETTINGS, quiet_stream_checks
 from memstream.streams.components import make_embedder
+from memstream.streams.deployment_identity import claim_log, identity_of
 from memstream.streams.embedding_agent import add_embedder_agent
 from memstream.streams.errors import StreamsError
 from memstream.streams.health_watch import add_health_watch
@@ -44,10 +45,17 @@ def embedder_group(settings: Settings) -> str:
     return f"{settings.consumer_group}.embedder"
 
 
-def run_embedder(settings: Settings) -> int:
-    """Embed new messages and derived memories until stopped; return an exit code."""
+async def _join_log(settings: Settings) -> None:
+    """Create the topics if needed, and refuse a log of another deployment before the
+    group is joined (:mod:`memstream.streams.deployment_identity`)."""
     from memstream.streams.worker import topic_specs
 
+    await ensure_topics(settings.bootstrap, topic_specs(settings))
+    await claim_log(settings.bootstrap, identity_of(settings))
+
+
+def run_embedder(settings: Settings) -> int:
+    """Embed new messages and derived memories until stopped; return an exit code."""
     if settings.embedded:
         raise StreamsError(
             "memstream embed joins a running deployment: give its Kafka address with "
@@ -59,7 +67,7 @@ def run_embedder(settings: Settings) -> int:
     readiness = Readiness()
     metrics_server = MetricsServer(metrics_socket, readiness).start() if metrics_socket else None
     settings.local_dir.mkdir(parents=True, exist_ok=True)
-    asyncio.run(ensure_topics(settings.bootstrap, topic_specs(settings)))
+    asyncio.run(_join_log(settings))
     lane = background_lane("memstream-embedder", settings.embed_niceness)
     embedder = lane.submit(make_embedder, settings).result()
     if embedder is None:

@@ -31,6 +31,7 @@ from memstream.streams.errors import BrokerError
 __all__ = [
     "ACCESS",
     "COMMANDS",
+    "DEPLOYMENT",
     "DLQ",
     "DOCUMENTS",
     "EMBEDDINGS",
@@ -39,8 +40,10 @@ __all__ = [
     "META",
     "PROJECTED_TOPICS",
     "TopicSpec",
+    "append_record",
     "end_offsets",
     "ensure_topics",
+    "first_record",
     "new_epoch_name",
     "read_epoch",
     "start_offsets",
@@ -55,6 +58,8 @@ COMMANDS = "memory.commands"
 DOCUMENTS = "memory.documents"
 DLQ = "memory.dlq"
 META = "memory.meta"
+#: Which deployment the log serves (see :mod:`memstream.streams.deployment_identity`).
+DEPLOYMENT = "memory.deployment"
 
 #: The topics the projector folds into the tables (and the event archive keeps).
 PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS, LIFECYCLE, COMMANDS, DOCUMENTS)
@@ -121,27 +126,34 @@ async def read_epoch(bootstrap: str, now: datetime, *, create: bool = True) -> s
     When the topic is empty and ``create`` is true, a new epoch is written first; when
     two processes race, both read back the one at offset 0.
     """
-    first = await _first_meta_record(bootstrap)
-    if first is not None or not create:
-        return first
+    first = await first_record(bootstrap, META)
+    if first is None and create:
+        await append_record(bootstrap, META, new_epoch_name(now).encode())
+        first = await first_record(bootstrap, META)
+    return first.decode() if first is not None else None
+
+
+async def append_record(bootstrap: str, topic: str, value: bytes) -> None:
+    """Write ``value`` to partition 0 of ``topic``, acknowledged by the broker."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
     await _start(producer)
     try:
-        await producer.send_and_wait(META, new_epoch_name(now).encode(), partition=0)
+        await producer.send_and_wait(topic, value, partition=0)
     finally:
         await producer.stop()
-    return await _first_meta_record(bootstrap)
 
 
-async def _first_meta_record(bootstrap: str) -> str | None:
+async def first_record(bootstrap: str, topic: str) -> bytes | None:
+    """The value at offset 0 of partition 0 of ``topic`` (None while it is empty): what
+    a one-partition topic whose first record wins holds."""
     # Tansu holds a fetch for its whole wait even when the record is there: 50 ms, not
-    # the default 500, so reading the epoch does not take half a second.
+    # the default 500, so reading the record does not take half a second.
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_wait_ms=50
     )
     await _start(consumer)
     try:
-        partition = TopicPartition(META, 0)
+        partition = TopicPartition(topic, 0)
         consumer.assign([partition])
         end = (await consumer.end_offsets([partition]))[partition]
         if end == 0:
@@ -149,7 +161,8 @@ async def _first_meta_record(bootstrap: str) -> str | None:
         consumer.seek(partition, 0)
         batch = await consumer.getmany(partition, timeout_ms=5_000, max_records=1)
         records = batch.get(partition, [])
-        return records[0].value.decode() if records else None
+        value: bytes | None = records[0].value if records else None
+        return value
     finally:
         await consumer.stop()
 

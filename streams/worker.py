@@ -36,6 +36,7 @@ from memstream.streams.app import build_app, compaction_window, upkeep_lease
 from memstream.streams.batch_consumer import EpisodeConsumer
 from memstream.streams.broker import EmbeddedBroker
 from memstream.streams.components import make_cold_store, make_embedder
+from memstream.streams.deployment_identity import claim_log, identity_of
 from memstream.streams.fencing import Fence
 from memstream.streams.journal_sweeper import JournalSweeper
 from memstream.streams.lanes import ProcessLane, background_lane
@@ -50,6 +51,7 @@ from memstream.streams.telemetry.metrics import describe_process
 from memstream.streams.topics import (
     ACCESS,
     COMMANDS,
+    DEPLOYMENT,
     DLQ,
     DOCUMENTS,
     EMBEDDINGS,
@@ -76,13 +78,20 @@ def topic_specs(settings: Settings) -> list[TopicSpec]:
         TopicSpec(DOCUMENTS, settings.messages_partitions),
         TopicSpec(DLQ, 1),
         TopicSpec(META, 1),
+        TopicSpec(DEPLOYMENT, 1),
     ]
 
 
 async def prepare_log(settings: Settings) -> str:
-    """Create the topics if needed, publish again the erasures a crash left unfinished
-    (the worker then applies them), and return the log's epoch."""
+    """Create the topics if needed, check that the log serves this deployment, publish
+    again the erasures a crash left unfinished (the worker then applies them), and
+    return the log's epoch.
+
+    Raises:
+        ForeignDeployment: the log serves another data location or partition count.
+    """
     await ensure_topics(settings.bootstrap, topic_specs(settings))
+    await claim_log(settings.bootstrap, identity_of(settings))
     epoch = await read_epoch(settings.bootstrap, system_clock())
     assert epoch is not None
     pending = data_keys_of(settings).pending()
