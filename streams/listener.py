@@ -15,7 +15,7 @@ import socket
 
 from memstream.streams.errors import StreamsError
 
-__all__ = ["PortInUse", "listen_on"]
+__all__ = ["PortBusy", "PortInUse", "listen_on"]
 
 #: Connections the kernel queues before the server accepts them (uvicorn's default).
 _BACKLOG = 2048
@@ -23,6 +23,10 @@ _BACKLOG = 2048
 
 class PortInUse(StreamsError):
     """A server cannot listen on the port it was given."""
+
+
+class PortBusy(PortInUse):
+    """Another program listens on the port."""
 
 
 def listen_on(
@@ -52,7 +56,7 @@ def listen_on(
     except OSError as exc:
         listener.close()
         if exc.errno == errno.EADDRINUSE:
-            raise PortInUse(
+            raise PortBusy(
                 f"{serving} port {port} on {host} is in use by another program: choose "
                 f"another with {port_setting}"
             ) from None

@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,28 @@ def test_a_second_server_on_the_first_ones_port_leaves_the_first_announced(
         done = _memstream("serve", "--data", str(other), "--port", port)
         assert f"port {port} on 127.0.0.1 is in use" in done.stderr
         assert json.loads(announced)["url"] == first.api_url
+        # a second deployment on all three of the first one's ports: each is named in
+        # one refusal, with the deployment holding it, before anything starts
+        ports = {"MEMSTREAM_METRICS_PORT": str(first.metrics_port),
+                 "MEMSTREAM_BROKER_PORT": str(first.broker_port)}  # fmt: skip
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "memstream", "up", "--data", str(other), "--port", port],
+            capture_output=True, text=True, timeout=60, env={**os.environ, **ports},
+        )  # fmt: skip
+        took = time.monotonic() - started
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        holder = f"memstream serving {data} (pid {first.process.pid})"  # type: ignore[union-attr]
+        for serving, number in (
+            ("the HTTP API", port),
+            ("the metrics", ports["MEMSTREAM_METRICS_PORT"]),
+            ("the embedded broker", ports["MEMSTREAM_BROKER_PORT"]),
+        ):
+            assert f"{serving} port {number} on 127.0.0.1 is in use by {holder}" in done.stderr
+        assert "a second deployment needs its own ports and its own broker" in done.stderr
+        assert "--kafka" not in done.stderr  # never the advice to join the first one
+        assert not (other / "logs" / "broker.log").exists()
+        print(f"three busy ports refused in {took:.2f} s")
     finally:
         assert first.stop(timeout=60) == 0
 

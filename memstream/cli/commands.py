@@ -47,6 +47,7 @@ from memstream.streams.settings import EMBEDDERS, Settings
 
 if TYPE_CHECKING:
     from memstream.operations import Operations
+    from memstream.streams.ports import PortNeed
 
 __all__ = ["UsageError", "main"]
 
@@ -57,6 +58,9 @@ _D = TypeVar("_D")
 class UsageError(MemstreamError):
     """A command was given something it cannot use."""
 
+
+#: Where the HTTP API's port is chosen.
+_API_PORT_SETTING = "--port or MEMSTREAM_API_PORT"
 
 #: The commands that run until stopped: they log what they do.
 _SERVICES = frozenset({"up", "serve", "worker", "embed", "broker"})
@@ -632,18 +636,15 @@ def _create_key(args: argparse.Namespace, store: Any, audit: Any) -> int:
 
 
 def _up(args: argparse.Namespace, settings: Settings) -> int:
-    from memstream.http.guard import serving_rule
-    from memstream.http.process import ApiProcess
     from memstream.server_address import running_api
-    from memstream.streams.listener import listen_on
-    from memstream.streams.log_lines import configure_logging
-    from memstream.streams.telemetry.exposition import bind_metrics
-    from memstream.streams.worker import run
+    from memstream.streams.ports import registered, take_ports
 
     if args.no_api:
+        from memstream.streams.log_lines import configure_logging
+        from memstream.streams.worker import run
+
         configure_logging(settings.log_level, settings.log_format)
         return run(settings, api=None)
-    rule = serving_rule(settings)
     served = running_api(settings.local_dir)
     if served is not None:
         _error(
@@ -651,11 +652,36 @@ def _up(args: argparse.Namespace, settings: Settings) -> int:
             "a worker to it with `memstream worker --kafka ADDRESS` (its broker's address)"
         )
         return 2
-    listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
-    metrics = bind_metrics(settings.metrics_host, settings.metrics_port)  # and here
+    needs = _ports_of(settings, api=True)
+    # every port at once, before anything is loaded or started: ports in use end here
+    listener, metrics, *_ = take_ports(needs)
+    assert listener is not None
+    from memstream.http.guard import serving_rule
+    from memstream.http.process import ApiProcess
+    from memstream.streams.log_lines import configure_logging
+    from memstream.streams.worker import run
+
+    rule = serving_rule(settings)
     configure_logging(settings.log_level, settings.log_format)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
-    return run(settings, api=lambda s: ApiProcess(s, listener), metrics_socket=metrics)
+    with registered(settings.data_location.uri, [n.port for n in needs]):
+        return run(settings, api=lambda s: ApiProcess(s, listener), metrics_socket=metrics)
+
+
+def _ports_of(settings: Settings, *, api: bool) -> list[PortNeed]:
+    """The ports ``up`` (``api``: with the HTTP API) needs: the API's, the metrics'
+    (unless 0) and the embedded broker's; ``serve``, the API's alone."""
+    from memstream.streams.ports import PortNeed
+
+    needs = [PortNeed("the HTTP API", settings.api_host, settings.api_port, _API_PORT_SETTING)]
+    if not api:
+        return needs
+    needs.append(PortNeed("the metrics", settings.metrics_host, settings.metrics_port,
+                          "MEMSTREAM_METRICS_PORT (0: no metrics port)"))  # fmt: skip
+    if settings.embedded:
+        needs.append(PortNeed("the embedded broker", settings.broker_host, settings.broker_port,
+                              "MEMSTREAM_BROKER_PORT", listen=False))  # fmt: skip
+    return [n for n in needs if n.port != 0]
 
 
 def _worker(args: argparse.Namespace, settings: Settings) -> int:
@@ -688,16 +714,20 @@ def _broker(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.streams.ports import registered, take_ports
+
+    needs = _ports_of(settings, api=False)
+    (listener,) = take_ports(needs)  # a port in use ends here, before anything loads
+    assert listener is not None
     from memstream.http.guard import serving_rule
     from memstream.http.serve import serve
-    from memstream.streams.listener import listen_on
     from memstream.streams.log_lines import configure_logging
 
     rule = serving_rule(settings)
-    listener = listen_on(settings.api_host, settings.api_port)  # a port in use ends here
     configure_logging(settings.log_level, settings.log_format)
     logging.getLogger("memstream.http").info("HTTP API: %s", rule)
-    return serve(settings, listener)
+    with registered(settings.data_location.uri, [n.port for n in needs]):
+        return serve(settings, listener)
 
 
 def _access(args: argparse.Namespace, settings: Settings) -> MemoryAccess:
