@@ -286,6 +286,11 @@ class MemoryClient:
         found = self._call("GET", "/v1/documents", params={"user_id": user_id})
         return list(found["documents"])
 
+    def users(self, tenant: str | None = None) -> builtins.list[dict[str, Any]]:
+        """The users memory is held of (a key's own tenant's), with their counts."""
+        params = {"tenant": tenant} if tenant else {}
+        return list(self._call("GET", "/v1/users", params=params)["users"])
+
     def stats(self, user_id: str | None = None) -> dict[str, Any]:
         params = {"user_id": user_id} if user_id else {}
         result: dict[str, Any] = self._call("GET", "/v1/stats", params=params)

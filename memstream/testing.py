@@ -66,6 +66,20 @@ def embedded_broker(port: int | None = None) -> Iterator[str]:
         broker.stop()
 
 
+def _first_error(lines: list[str], most: int = 40) -> list[str]:
+    """The first line logged at ERROR or CRITICAL, and what follows it until the next
+    log line (its traceback), at most ``most`` lines."""
+    for start, line in enumerate(lines):
+        if " ERROR " in line or " CRITICAL " in line:
+            block = [line]
+            for following in lines[start + 1 : start + most]:
+                if following[:4].isdigit() and following[4:5] == "-":  # the next log line
+                    break
+                block.append(following)
+            return block
+    return []
+
+
 def message(**fields: Any) -> MessageEvent:
     """A valid message event; any field can be overridden."""
     n = next(_counter)
@@ -287,9 +301,14 @@ class WorkerProcess:
             return log.read().decode(errors="replace")
 
     def log_tail(self, lines: int = 40) -> str:
-        """The last ``lines`` of this worker's log and, for ``up`` on a local folder,
-        of its embedded broker's (where a broker that died says why)."""
-        tail = self.log().splitlines()[-lines:]
+        """The last ``lines`` of this worker's log (after its first error, with the
+        traceback that follows it, when that is further up) and, for ``up`` on a local
+        folder, of its embedded broker's (where a broker that died says why)."""
+        logged = self.log().splitlines()
+        tail = logged[-lines:]
+        first = _first_error(logged)
+        if first and first[0] not in tail:  # a crash's cause, far above its aftermath
+            tail = ["-- the first error --", *first, "-- the end --", *tail]
         broker = Path(self.data) / "logs" / "broker.log" if isinstance(self.data, Path) else None
         if self.kafka is None and broker is not None and broker.exists():
             tail += ["-- broker.log --", *broker.read_text(errors="replace").splitlines()[-10:]]

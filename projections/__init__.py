@@ -37,5 +37,6 @@ __all__ = [
     "short_ids",
     "speakers",
     "timephrases",
+    "user_ids",
     "vectors",
 ]

@@ -15,6 +15,7 @@ from memstream.storage import filters
 
 __all__ = [
     "is_identifier",
+    "owner_view_filter",
     "plain_text",
     "scope_filter",
     "valid_identifier",
@@ -80,3 +81,14 @@ def scope_filter(
         )
     alive = "" if include_deleted else filters.is_null("valid_until")
     return filters.all_of(user, project, alive)
+
+
+def owner_view_filter(user_id: str, project_id: str | None = None) -> str:
+    """The filter of the views a user's owner pages through (a list of memories, an
+    entity's profile): with a project, :func:`scope_filter`'s rule (the user's memories
+    of no project, and that project's: never another project's); without one, every
+    memory of the user, of any project (as an export holds them). Soft-deleted rows
+    are not left out here: the views show them as history."""
+    if project_id is None:
+        return filters.equals("user_id", valid_identifier("user_id", user_id))
+    return scope_filter(user_id, project_id, include_deleted=True)

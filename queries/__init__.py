@@ -17,4 +17,5 @@ __all__ = [
     "search_documents",
     "stats",
     "term_index",
+    "users",
 ]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from memstream.projections.archiving import ARCHIVED, archive_id, summary_of
 from memstream.projections.errors import InvalidQuery
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
-from memstream.projections.scope import scope_filter
+from memstream.projections.scope import owner_view_filter
 from memstream.storage import filters
 from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE
 
@@ -115,8 +115,7 @@ def list_memories(store: ProjectionStore, request: ListRequest) -> MemoryPage:
 
 
 def _where(request: ListRequest) -> str:
-    # the one scope rule: the user's memories of no project, and the project's
-    parts = [scope_filter(request.user_id, request.project_id, include_deleted=True)]
+    parts = [owner_view_filter(request.user_id, request.project_id)]
     if request.kind is not None:
         parts.append(filters.equals("kind", request.kind))
     if request.session_id is not None:

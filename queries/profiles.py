@@ -16,7 +16,7 @@ from typing import Any
 from memstream.projections.access import access_id
 from memstream.projections.entities import entity_id, normalize_name
 from memstream.projections.memory_state import effective_confidence, state_id
-from memstream.projections.scope import scope_filter
+from memstream.projections.scope import owner_view_filter
 from memstream.storage import filters
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
@@ -142,14 +142,14 @@ def entity_profile(
     store: ProjectionStore, user_id: str, name: str, project_id: str | None = None
 ) -> dict[str, Any] | None:
     """The entity ``name`` (or an alias of it) of ``user_id``, with its memories in the
-    scope of ``project_id`` (:func:`~memstream.projections.scope.scope_filter`)."""
+    owner's view of ``project_id`` (:func:`~memstream.projections.scope.owner_view_filter`)."""
     found = resolve_entities(store, user_id, [name])
     if not found:
         return None
     (entity,) = found
     linked = store.with_entities(
         sorted(linked_ids(user_id, entity)),
-        scope_filter(user_id, project_id),
+        filters.all_of(owner_view_filter(user_id, project_id), filters.is_null("valid_until")),
         limit=1_000_000,
         columns=["memory_id", "kind", "content", "speaker", "session_id", "occurred_at"],
     )

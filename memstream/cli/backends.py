@@ -49,7 +49,12 @@ BUSY_RETRIES = 3
 
 
 class ServerRefused(MemstreamError):
-    """The server answered with an error; the message is its explanation."""
+    """The server answered with an error; the message is its explanation, ``status``
+    its HTTP status (None when it did not answer)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class MemoryAccess(Protocol):
@@ -67,6 +72,8 @@ class MemoryAccess(Protocol):
     ) -> dict[str, Any]: ...
 
     def stats(self, user_id: str | None) -> dict[str, Any]: ...
+
+    def users(self, tenant: str | None) -> list[dict[str, Any]]: ...
 
     def list_memories(self, request: ListRequest) -> dict[str, Any]: ...
 
@@ -172,6 +179,9 @@ class InProcess:
     def stats(self, user_id: str | None) -> dict[str, Any]:
         return plain(self._run(lambda ops: ops.stats(user_id)))
 
+    def users(self, tenant: str | None) -> list[dict[str, Any]]:
+        return plain(self._run(lambda ops: ops.users(tenant)))
+
     def entity(self, user_id: str, name: str, project_id: str | None) -> dict[str, Any]:
         return plain(self._run(lambda ops: ops.entity(user_id, name, project_id)))
 
@@ -247,7 +257,7 @@ class OverHttp:
             with MemoryClient(self.url, retries=BUSY_RETRIES, api_key=self._api_key) as client:
                 return call(client)
         except MemstreamAPIError as exc:
-            raise ServerRefused(_explanation(exc.detail)) from None
+            raise ServerRefused(_explanation(exc.detail), exc.status) from None
         except httpx.HTTPError as exc:
             raise ServerRefused(f"the API at {self.url} did not answer: {exc}") from None
 
@@ -282,6 +292,9 @@ class OverHttp:
 
     def stats(self, user_id: str | None) -> dict[str, Any]:
         return self._ask(lambda api: api.stats(user_id))
+
+    def users(self, tenant: str | None) -> list[dict[str, Any]]:
+        return self._ask(lambda api: api.users(tenant))
 
     def entity(self, user_id: str, name: str, project_id: str | None) -> dict[str, Any]:
         return self._ask(lambda api: api.entity(user_id, name, project_id))

@@ -214,6 +214,7 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("explain", "memstream explain --user ana ep-1a2b3c4d"),
         ("history", "memstream history --user ana cmd-5e6f7a8b"),
         ("stats", "memstream stats --user ana"),
+        ("users", "memstream users"),
     )),
     ("Change them", (
         ("correct", 'memstream correct --user ana ep-1a2b3c4d "Ana lives in Lisbon"'),
@@ -425,6 +426,12 @@ def _parser() -> argparse.ArgumentParser:
         asks_server=True,
     )
     p.add_argument("--user", required=True)
+    p.add_argument("--yes", action="store_true", help="erase without asking (for scripts)")
+    p.add_argument("--json", action="store_true")
+
+    p = command("users", _users, "the users memory is held of, with counts and last activity",
+                True)  # fmt: skip
+    p.add_argument("--tenant", help="only this tenant's users (tenant:...)")
     p.add_argument("--json", action="store_true")
 
     p = command("entity", _entity, "an entity's profile: aliases, mentions, memories", True)
@@ -807,6 +814,8 @@ def _memories(args: argparse.Namespace, settings: Settings) -> int:
         )
         page = access.list_memories(request)
         print(json.dumps(page, default=str) if args.json else render.memory_page(page, args.all))
+        if not page["memories"] and cursor is None and _unknown_user(access, args.user):
+            return 2
         cursor = page["next_cursor"]
         if not args.all or cursor is None:
             return 0
@@ -831,9 +840,10 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
         )
     except ValidationError as exc:
         raise UsageError("; ".join(_as_flags(problems_of(exc), _SEARCH_FLAGS))) from None
-    response = _access(args, settings).search(request)
+    access = _access(args, settings)
+    response = access.search(request)
     print(response.model_dump_json(indent=2) if args.json else render.search_results(response))
-    return 0
+    return 2 if not response.results and _unknown_user(access, args.user) else 0
 
 
 #: The flag of each field of a search request.
@@ -1010,6 +1020,9 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.tenancy.audit import AuditLog
 
     access = _access(args, settings)
+    unknown = _unknown_user(access, args.user, quiet=True)
+    if not args.yes and not _confirmed_erasure(args.user, unknown):
+        return 2
     done = access.erase(args.user)
     if isinstance(access, InProcess):  # a server audits what it is asked
         AuditLog(settings.log_dir).record(
@@ -1023,8 +1036,61 @@ def _erase(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if done["complete"] else 3
 
 
+def _confirmed_erasure(user_id: str, unknown: str | None) -> bool:
+    """Whether to go on with erasing ``user_id``: asked on a terminal (the user id typed
+    again); refused elsewhere, saying to add ``--yes``. ``unknown``: what says that no
+    memory of the user is held (then there may be nothing to erase)."""
+    if unknown is not None:
+        _error(f"{unknown}: nothing to erase, unless keys or rows of it are left")
+    if not sys.stdin.isatty():
+        _error(f"erasing {user_id} is for good: add --yes to erase it (nothing was erased)")
+        return False
+    asked = "erase whatever is left of" if unknown else "erase, for good, every memory of"
+    typed = input(f"{asked} {user_id}? type the user id to go on: ").strip()
+    if typed != user_id:
+        _error("not erased (the id typed was not the user's)")
+        return False
+    return True
+
+
+def _unknown_user(access: MemoryAccess, user_id: str, *, quiet: bool = False) -> str | None:
+    """None while memory of ``user_id`` is held; else a sentence saying it is not, with
+    the known ids most like it (printed as an error unless ``quiet``)."""
+    from memstream.projections.user_ids import closest_users, tenant_of
+
+    known = [u["user_id"] for u in access.users(tenant_of(user_id))]
+    if user_id in known:
+        return None
+    near = closest_users(user_id, known)
+    hint = f": did you mean {' or '.join(near)}?" if near else " (`memstream users` lists them)"
+    said = f"no memory of user {user_id} is held here{hint}"
+    if not quiet:
+        _error(said)
+    return said
+
+
+def _not_found(exc: MemstreamError) -> bool:
+    """Whether ``exc`` says that what was asked for is not there (in this process, or
+    the server's 404)."""
+    from memstream.operations.errors import NotFound
+
+    return isinstance(exc, NotFound) or getattr(exc, "status", None) == 404
+
+
+def _users(args: argparse.Namespace, settings: Settings) -> int:
+    users = _access(args, settings).users(args.tenant)
+    _show(args, {"users": users}, render.users)
+    return 0
+
+
 def _entity(args: argparse.Namespace, settings: Settings) -> int:
-    profile = _access(args, settings).entity(args.user, args.name, args.project)
+    access = _access(args, settings)
+    try:
+        profile = access.entity(args.user, args.name, args.project)
+    except MemstreamError as exc:
+        if _not_found(exc) and _unknown_user(access, args.user) is not None:
+            return 2
+        raise
     _show(args, profile, render.entity)
     return 0
 
@@ -1108,9 +1174,10 @@ def _top(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _stats(args: argparse.Namespace, settings: Settings) -> int:
-    document = _access(args, settings).stats(args.user)
+    access = _access(args, settings)
+    document = access.stats(args.user)
     print(json.dumps(document, indent=2) if args.json else render.stats(document))
-    return 0
+    return 2 if args.user and _unknown_user(access, args.user) else 0
 
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:

@@ -216,6 +216,20 @@ def entity(profile: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def users(document: Mapping[str, Any]) -> str:
+    """The users memory is held of, a line each: memories, archived, last activity."""
+    rows = document["users"]
+    if not rows:
+        return "no users: no memory is held yet"
+    width = max(len(u["user_id"]) for u in rows)
+    lines = [
+        f"{u['user_id']:<{width}}  {u['memories']:>7} memories  {u['archived']:>6} archived"
+        f"  last {when(u['last_at'])}"
+        for u in rows
+    ]
+    return "\n".join([*lines, f"{len(rows)} users"])
+
+
 def stats(document: Mapping[str, Any]) -> str:
     lines = [
         f"{kind:>14}: {count}" for kind, count in document["memories"].items() or [("memories", 0)]

@@ -398,6 +398,20 @@ def create_app(
             who.reads(user_id)
         return await ops.stats(user_id)
 
+    @app.get("/v1/users", responses=errors(*_READ))
+    async def get_users(
+        tenant: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """The users memory is held of, each with its memories, archived memories and
+        when its newest memory happened: a key's own tenant's (``tenant`` may only name
+        it); every tenant's for the operator (or the one ``tenant`` names)."""
+        if who.tenant is not None:
+            if tenant is not None and tenant != who.tenant:
+                raise who.refuse(f"this key lists the users of {who.tenant} only")
+            tenant = who.tenant
+        return {"users": await ops.users(tenant)}
+
     @app.delete(
         "/v1/users/{user_id:user_id}",
         responses={

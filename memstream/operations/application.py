@@ -78,6 +78,7 @@ from memstream.queries.search import Searcher, SearchRequest, SearchResponse
 from memstream.queries.search_documents import MEMORY_KINDS
 from memstream.queries.stats import stats as compute_stats
 from memstream.queries.user_state import user_digest
+from memstream.queries.users import known_users
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.event_archive import EventArchive
 from memstream.storage.filesystems import Location
@@ -326,8 +327,8 @@ class Operations:
     async def entity(
         self, user_id: str, name: str, project_id: str | None = None
     ) -> dict[str, Any]:
-        """An entity's profile: aliases, mentions, and the timeline and memories in the
-        scope of ``project_id`` (the user's memories of no project, and that project's)."""
+        """An entity's profile: aliases, mentions, and the timeline and memories of the
+        user (with ``project_id``: of no project, and that project's; never another's)."""
         scope_filter(user_id, project_id)  # the doors' rule for identifiers
         plain_text("name", name)
         profile = await self._blocking(entity_profile, self.store, user_id, name, project_id)
@@ -403,6 +404,13 @@ class Operations:
         if found is None:
             raise NotFound(f"no memory {memory_id} for user {user_id}")
         return found
+
+    async def users(self, tenant: str | None = None) -> list[dict[str, Any]]:
+        """The users memory is held of (of ``tenant``, or all): their counts and when
+        their newest memory happened (see :mod:`memstream.queries.users`)."""
+        if tenant is not None:
+            valid_identifier("tenant", tenant)
+        return await self._blocking(known_users, self.store, tenant)
 
     async def stats(self, user_id: str | None = None) -> dict[str, Any]:
         """Memory counts, dead letters and the lag behind the log: of one user (their own

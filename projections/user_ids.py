@@ -1,0 +1,29 @@
+"""What a user id says of itself: its tenant (the part before its first ``:``, as in
+``acme:bob``; an id without one belongs to no tenant), and which known ids are most like
+one that is not known (a typo, another case: ``Ana`` for ``ana``)."""
+
+from __future__ import annotations
+
+import difflib
+
+__all__ = ["closest_users", "tenant_of"]
+
+#: How many ids a suggestion names at most, and how alike they must be (difflib's ratio).
+_SUGGESTED, _ALIKE = 3, 0.6
+
+
+def tenant_of(user_id: str) -> str | None:
+    """The tenant of ``user_id``: the part before its first ``:``, if any."""
+    return user_id.split(":", 1)[0] if ":" in user_id else None
+
+
+def closest_users(user_id: str, known: list[str]) -> list[str]:
+    """The known ids most like ``user_id``, of its tenant, best first: the same id in
+    another case, then those difflib finds alike."""
+    tenant = tenant_of(user_id)
+    mates = [k for k in known if k != user_id and (tenant is None or tenant_of(k) == tenant)]
+    folded = [k for k in mates if k.casefold() == user_id.casefold()]
+    alike = difflib.get_close_matches(user_id.casefold(), [k.casefold() for k in mates],
+                                      n=_SUGGESTED, cutoff=_ALIKE)  # fmt: skip
+    by_fold = {k.casefold(): k for k in mates}
+    return list(dict.fromkeys([*folded, *(by_fold[a] for a in alike)]))[:_SUGGESTED]
