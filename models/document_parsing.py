@@ -12,9 +12,11 @@ its name or its sender says); :func:`parse_document` turns the bytes into
   on long documents) reads the text layer page by page; a line like ``3.2 Renewal``
   or ``§ 4 Notice`` is taken as a heading. An encrypted PDF, a damaged one and one over
   the page limit fail with a :class:`DocumentUnreadable` naming the class of failure.
-- DOCX: `python-docx`; paragraphs and tables in the body's order, a paragraph styled
-  ``Title`` or ``Heading N`` is a heading; pages as the document marks them (its page
-  breaks, and those Word recorded when it last laid the document out).
+- DOCX: `python-docx`, once the zip's declared sizes say it inflates to at most
+  :data:`MAX_INFLATED_BYTES` (``too_large`` otherwise); paragraphs and tables in the
+  body's order, a paragraph styled ``Title`` or ``Heading N`` is a heading; pages as
+  the document marks them (its page breaks, and those Word recorded when it last laid
+  the document out).
 
 What fails is final: the same bytes fail the same way every time, so a failure is
 recorded once, with its class and message, never retried.
@@ -32,6 +34,7 @@ from memstream.projections.chunks import Block
 __all__ = [
     "ACCEPTED",
     "DOCX",
+    "MAX_INFLATED_BYTES",
     "DocumentUnreadable",
     "ParsedDocument",
     "UnsupportedMediaType",
@@ -40,6 +43,9 @@ __all__ = [
     "parse_document",
 ]
 
+#: The most a DOCX may inflate to, all of its parts together (a zip's parts are read no
+#: further than the sizes its directory declares, so the declared sizes bound it).
+MAX_INFLATED_BYTES = 128 * 1024 * 1024
 #: A Word document (Office Open XML).
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 #: The media types memstream reads, with the file name endings that say them.
@@ -396,8 +402,17 @@ def _docx(data: bytes, max_pages: int) -> ParsedDocument:
     from docx.text.paragraph import Paragraph
 
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:  # what it inflates to, first
+            inflated = sum(member.file_size for member in archive.infolist())
+        if inflated > MAX_INFLATED_BYTES:
+            raise DocumentUnreadable(
+                "too_large",
+                f"the DOCX inflates to {inflated:,} bytes; the limit is {MAX_INFLATED_BYTES:,}",
+            )
         document = docx.Document(io.BytesIO(data))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        if isinstance(exc, DocumentUnreadable):
+            raise
         raise DocumentUnreadable("corrupt", f"the DOCX cannot be read: {exc}") from None
     blocks: list[Block] = []
     path: list[tuple[int, str]] = []

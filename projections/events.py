@@ -579,7 +579,14 @@ MediaType = Literal[
 Checksum = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 #: Why a document could not be read (``failed``); ``empty`` is no failure.
 DocumentErrorClass = Literal[
-    "encrypted", "corrupt", "mismatched", "not_text", "too_many_pages", "too_large", "missing"
+    "encrypted",
+    "corrupt",
+    "mismatched",
+    "not_text",
+    "too_many_pages",
+    "too_large",
+    "too_complex",
+    "missing",
 ]
 #: The most chunks one ``DocumentChunked`` event carries (a long document's chunks
 #: come in several, so no record nears the log's size limit).

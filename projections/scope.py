@@ -19,6 +19,7 @@ __all__ = [
     "plain_text",
     "scope_filter",
     "valid_identifier",
+    "valid_path_identifier",
     "valid_tag",
     "without_controls",
 ]
@@ -38,6 +39,16 @@ def valid_identifier(name: str, value: str) -> str:
     """``value`` if it is a valid identifier, else InvalidQuery naming ``name``."""
     if not is_identifier(value):
         raise InvalidQuery(f"{name}: {IDENTIFIER_RULE}")
+    return value
+
+
+def valid_path_identifier(name: str, value: str) -> str:
+    """``value`` if it is a valid identifier none of whose ``/``-separated segments is
+    ``.`` or ``..`` (a name that goes into a URL path: clients that normalise paths
+    could never reach it), else InvalidQuery naming ``name``."""
+    valid_identifier(name, value)
+    if any(segment in (".", "..") for segment in value.split("/")):
+        raise InvalidQuery(f"{name}: must not have a '.' or '..' segment between slashes")
     return value
 
 

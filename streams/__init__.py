@@ -40,5 +40,6 @@ __all__ = [
     "sealing",
     "settings",
     "topics",
+    "unread_documents",
     "worker",
 ]

@@ -40,6 +40,7 @@ from memstream.streams.document_lane import (
     chunked_submission,
     lane_died,
     missing_original,
+    parser_failed,
     with_facts,
 )
 from memstream.streams.lifecycle import Extractor
@@ -106,6 +107,9 @@ def add_document_agent(
             if getattr(lane, "closed", False):
                 raise asyncio.CancelledError from None  # stopping: read again after
             return [lane_died(event, clock(), attempt)]
+        except Exception as exc:  # the lane's own failure: never the agent's death
+            log.warning("document %s: %s", event.document_id, exc, exc_info=True)
+            return [parser_failed(event, exc, clock(), attempt)]
         if extractor is not None and in_lane is None:
             results = [
                 await asyncio.to_thread(with_facts, event, r, extractor)

@@ -54,6 +54,7 @@ __all__ = [
     "document_facts",
     "lane_died",
     "missing_original",
+    "parser_failed",
     "read_submission",
     "with_facts",
 ]
@@ -100,6 +101,20 @@ def missing_original(
     return _failed(event, "missing", message, attempt, attempt >= limits.tries, now)
 
 
+def parser_failed(
+    event: DocumentSubmitted, exc: BaseException, now: datetime, attempt: int
+) -> DocumentFailed:
+    """The final failure of a document a parser raised an error of its own on (one no
+    rule of memstream's foresaw), named by its class: ``too_complex`` where the parser
+    refused the document's structure (XML entities that amplify, nesting), else
+    ``corrupt``."""
+    text = str(exc)[:500]
+    complex_ = any(w in text.lower() for w in ("amplification", "recursion", "too deep"))
+    error_class: DocumentErrorClass = "too_complex" if complex_ else "corrupt"
+    message = f"the document cannot be read ({type(exc).__name__}: {text})"
+    return _failed(event, error_class, message, attempt, True, now)
+
+
 def lane_died(event: DocumentSubmitted, now: datetime, attempt: int) -> DocumentFailed:
     """The final failure of a document whose reading killed the process reading it (a
     parser that crashed on it, or memory it exhausted): reading it again would too."""
@@ -126,6 +141,11 @@ def chunked_submission(
         ]
     except UnsupportedMediaType as exc:
         return [_failed(event, "mismatched", str(exc), attempt, True, now)]
+    except MemoryError:
+        message = "reading the document took more memory than a document may"
+        return [_failed(event, "too_large", message, attempt, True, now)]
+    except Exception as exc:  # any parser's own error: the same bytes fail the same way
+        return [parser_failed(event, exc, now, attempt)]
     chunks = chunk_blocks(parsed.blocks, count, target=limits.target, overlap=limits.overlap)
     firsts = list(range(0, len(chunks), CHUNKS_PER_EVENT)) or [0]  # no text: one empty part
     parts = [chunks[i : i + CHUNKS_PER_EVENT] for i in range(0, len(chunks), CHUNKS_PER_EVENT)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import resource
 import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -62,8 +63,9 @@ class ProcessLane(Executor):
     memory) fails the work it held with ``BrokenProcessPool``; the next work gets a new
     child."""
 
-    def __init__(self, niceness: int) -> None:
+    def __init__(self, niceness: int, memory_bytes: int | None = None) -> None:
         self._niceness = niceness
+        self._memory_bytes = memory_bytes
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self.closed = False
@@ -88,7 +90,7 @@ class ProcessLane(Executor):
                     max_workers=1,
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_child_lane,
-                    initargs=(os.getpid(), self._niceness),
+                    initargs=(os.getpid(), self._niceness, self._memory_bytes),
                 )
             return self._pool
 
@@ -120,6 +122,11 @@ def _children_of(pool: ProcessPoolExecutor) -> set[int]:
     return set(processes)
 
 
-def _child_lane(parent_pid: int, niceness: int) -> None:  # runs in the child
+def _child_lane(parent_pid: int, niceness: int, memory_bytes: int | None) -> None:
+    """(in the child) Die with the parent, yield the cores, and keep to ``memory_bytes``
+    of data (a parser past it gets MemoryError, or dies: either fails that document
+    alone, never the worker, the API or the broker)."""
     die_with_parent(parent_pid)
     lower_priority(niceness)
+    if memory_bytes is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))

@@ -62,10 +62,16 @@ from memstream.streams.topics import (
     ensure_topics,
     read_epoch,
 )
+from memstream.streams.unread_documents import publish_unread
 
 __all__ = ["ApiChild", "announce_ready", "prepare_log", "ready_line", "run", "topic_specs"]
 
 log = logging.getLogger(__name__)
+
+
+#: The data (heap) the documents lane's process may hold: a document that would take
+#: more fails as ``too_large`` (or kills that process alone), whatever its parser does.
+DOCUMENT_LANE_MEMORY_BYTES = 2 * 1024**3
 
 
 def topic_specs(settings: Settings) -> list[TopicSpec]:
@@ -243,8 +249,14 @@ def run(
             vector_model=vector_model,
         )
         sweeper = _recover_journal(settings, store, epoch)
+        if settings.embedded:  # a new log: what was applied but not read is in no log
+            unread = asyncio.run(
+                publish_unread(settings.bootstrap, store, record_keys_of(settings))
+            )
+            if unread:
+                log.info("%d documents not read before the last stop: reading them", unread)
         originals = DocumentOriginals(layout.documents)
-        documents_lane = ProcessLane(settings.embed_niceness)
+        documents_lane = ProcessLane(settings.embed_niceness, DOCUMENT_LANE_MEMORY_BYTES)
         projector = Projector(
             store,
             consumer=settings.consumer_group,

@@ -83,3 +83,22 @@ def test_the_process_lane_runs_lower_comes_back_after_a_crash_and_stops() -> Non
     assert WorkerProcess.wait_gone({again}) == set()
     with pytest.raises(RuntimeError):
         lane.submit(os.getpid)
+
+
+def _hold(size: int) -> int:
+    """(in the lane) Take ``size`` bytes and touch them."""
+    block = bytearray(size)
+    return len(block)
+
+
+def test_the_process_lane_keeps_to_its_memory_and_goes_on() -> None:
+    """A parser that would take more memory than the lane may gets MemoryError (or dies),
+    in the lane's process alone; the next work runs."""
+    lane = ProcessLane(niceness=0, memory_bytes=768 * 1024**2)
+    try:
+        assert lane.submit(_hold, 64 * 1024**2).result(timeout=60) == 64 * 1024**2
+        with pytest.raises((MemoryError, BrokenProcessPool)):
+            lane.submit(_hold, 2 * 1024**3).result(timeout=60)
+        assert lane.submit(_hold, 1024).result(timeout=60) == 1024
+    finally:
+        lane.shutdown(wait=True)

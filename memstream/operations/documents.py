@@ -20,7 +20,7 @@ from memstream.models.document_parsing import UnsupportedMediaType, claimed_medi
 from memstream.operations.errors import OperationError
 from memstream.projections.errors import InvalidQuery
 from memstream.projections.events import DocumentSubmitted, MediaType
-from memstream.projections.scope import valid_identifier, valid_tag
+from memstream.projections.scope import valid_identifier, valid_path_identifier, valid_tag
 from memstream.storage.document_originals import checksum_of
 
 __all__ = [
@@ -88,7 +88,7 @@ def submission(
     document_id = document_id or base
     if not document_id:
         raise InvalidQuery("document_id: needed when the document has no file name")
-    valid_identifier("document_id", document_id)
+    valid_path_identifier("document_id", document_id)
     if project_id is not None:
         valid_identifier("project_id", project_id)
     tags = [valid_tag("tags", tag).lower() for tag in tags]
