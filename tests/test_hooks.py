@@ -149,3 +149,74 @@ def test_a_misused_hook_command_says_how_to_use_it(argv: list[str], said: str) -
         [sys.executable, "-m", "memstream", *argv], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and said in done.stderr
+
+
+def _hook(
+    event: str, stdin: bytes, tmp_path: Path, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", "hook", event, "--user", "dev",
+         "--api", "http://127.0.0.1:9"],
+        input=stdin.decode(), capture_output=True, text=True, timeout=timeout,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+             "XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+
+
+def _offset(tmp_path: Path) -> int:
+    (saved,) = (tmp_path / "state" / "memstream" / "hooks").glob("*.json")
+    offset: int = json.loads(saved.read_text())["offset"]
+    return offset
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [b"[" * 100_000, b'{"a": ' * 100_000, b"\xff\xfe not utf-8", b"x" * (9 * 1024 * 1024)],
+    ids=["deep-list", "deep-object", "not-utf8", "a-line-longer-than-a-run-reads"],
+)
+def test_a_line_that_cannot_be_read_is_stepped_past(tmp_path: Path, hostile: bytes) -> None:
+    """No traceback, and the offset moves past the line: it never wedges the capture."""
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_bytes(hostile + b"\n")
+    payload = {"session_id": _SESSION, "transcript_path": str(transcript)}
+    done = _hook("stop", json.dumps(payload).encode(), tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert _offset(tmp_path) == len(hostile) + 1
+
+
+@pytest.mark.parametrize(
+    ("stdin", "said"),
+    [
+        (b"[" * 100_000, "nests deeper than any hook's input"),
+        (b"not json", "is not JSON"),
+        (json.dumps({"session_id": _SESSION, "transcript_path": "/dev/zero"}).encode(),
+         "not a regular file"),
+    ],
+)  # fmt: skip
+def test_hostile_input_to_a_hook_is_one_line_and_no_hang(
+    tmp_path: Path, stdin: bytes, said: str
+) -> None:
+    done = _hook("stop", stdin, tmp_path, timeout=20)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert said in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_install_writes_through_a_linked_settings_file_and_refuses_a_nested_one(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "shop"
+    (project / ".claude").mkdir(parents=True)
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps({"model": "sonnet"}))
+    link = project / ".claude" / "settings.json"
+    link.symlink_to(dotfiles)
+    said = _install("--project", str(project), "--user", "dev")
+    assert said.returncode == 0, said.stderr
+    assert link.is_symlink() and link.resolve() == dotfiles  # the link stays a link
+    assert "memstream hook stop" in dotfiles.read_text()
+    nested = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    dotfiles.write_text(nested)
+    refused = _install("--project", str(project), "--user", "dev")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "left as it is" in refused.stderr and dotfiles.read_text() == nested

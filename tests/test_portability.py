@@ -227,9 +227,52 @@ def test_a_claude_export_and_a_mem0_export_skip_their_malformed_entries_by_posit
     assert read_import(json.dumps(mem0_export()["results"]).encode(), "alex").events == mem0.events
 
 
+def _conversation(number: int, **message: Any) -> dict[str, Any]:
+    """A ChatGPT conversation of one user turn (``message`` overrides its fields)."""
+    said = {"content_type": "text", "parts": [f"I planted tomato {number}."]}
+    turn = {"id": f"m{number}", "author": {"role": "user"}, "create_time": 1714550400,
+            "content": said}  # fmt: skip
+    turn.update(message)
+    return {
+        "id": f"c{number}", "title": "garden", "create_time": 1714550400, "current_node": "n2",
+        "mapping": {
+            "n1": {"id": "n1", "message": None, "parent": None, "children": ["n2"]},
+            "n2": {"id": "n2", "message": turn, "parent": "n1", "children": []},
+        },
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [
+        ({"create_time": 1e300}, "message 2: time 1e+300 is no date"),
+        ({"create_time": -1e18}, "message 2: time -1e+18 is no date"),
+        ({"author": None}, "message 2: a message without its author's role"),
+        ({"author": "user"}, "message 2: a message without its author's role"),
+        ({"content": {"content_type": "text", "parts": [1, 2]}}, "its parts are not text"),
+        ({"content": "just text"}, "message 2: "),
+    ],
+)
+def test_one_bad_entry_is_skipped_by_position_and_the_good_ones_imported(
+    bad: dict[str, Any], why: str
+) -> None:
+    conversations = [_conversation(n) for n in range(12)] + [_conversation(12, **bad)]
+    plan = read_import(json.dumps(conversations).encode(), "ana")
+    assert len([e for e in plan.events if isinstance(e, MessageEvent)]) == 12
+    said = [f"{s.position}: {s.reason}" for s in plan.skipped]
+    assert any(line.startswith("conversation 13, ") and why in line for line in said), said
+    timeless = {**_conversation(13), "create_time": 1e300}  # the conversation's own time
+    plan = read_import(json.dumps([*conversations[:12], timeless]).encode(), "ana")
+    assert [(s.position, s.reason) for s in plan.skipped] == [
+        ("conversation 13", "time 1e+300 is no date")
+    ]
+
+
 @pytest.mark.parametrize(
     ("data", "why"),
     [
+        (b"[" * 100_000 + b"]" * 100_000, "nests deeper than any export does"),
+        (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "nests deeper than any export does"),
         (b"name,email\nana,a@example.com\n", "not JSON"),
         (b'{"hello": "world"}', "without a list of 'results' or 'memories'"),
         (b'[{"title": "x"}]', "no 'mapping', 'chat_messages' or 'memory'"),

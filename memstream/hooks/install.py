@@ -78,12 +78,16 @@ def install_claude_code(
     """Merge the hooks into the settings file; what was done, in a line or two."""
     folder = (project.expanduser().resolve() if project else Path.home()) / ".claude"
     path = folder / "settings.json"
+    if path.is_symlink():  # written through: the link (a dotfiles checkout, say) stays
+        path = path.resolve()
     existing: dict[str, Any] = {}
     if path.exists():
         try:
             existing = json.loads(path.read_text() or "{}")
         except (OSError, ValueError) as exc:
             raise HookProblem(f"{path} is not readable JSON ({exc}): left as it is") from None
+        except RecursionError:
+            raise HookProblem(f"{path} nests deeper than settings do: left as it is") from None
         if not isinstance(existing, dict):
             raise HookProblem(f"{path} is not a JSON object: left as it is")
     try:
@@ -92,7 +96,7 @@ def install_claude_code(
         raise HookProblem(f"{path}: {exc}") from None
     if not changed:
         return f"{path}: memstream's hooks are installed already; nothing changed"
-    folder.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     partial.write_text(json.dumps(settings, indent=2) + "\n")
     partial.replace(path)

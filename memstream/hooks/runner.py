@@ -17,6 +17,7 @@ It imports the standard library alone, so a hook costs a Python start and one re
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -46,6 +47,9 @@ INJECT_TIMEOUT = 3.0
 CAPTURE_TIMEOUT = 20.0
 #: Events per publish (the API takes up to 1,000).
 _BATCH = 500
+#: The most of a transcript one run reads: a long transcript is caught up with over
+#: several runs, each saving how far it got, so no run outlasts the agent's timeout.
+READ_BYTES = 8 * 1024 * 1024
 
 
 class HookProblem(Exception):
@@ -138,6 +142,8 @@ def _payload(data: bytes) -> dict[str, Any]:
         payload = json.loads(data or b"{}")
     except ValueError:
         raise HookProblem("the agent's input is not JSON") from None
+    except RecursionError:
+        raise HookProblem("the agent's input nests deeper than any hook's input") from None
     if not isinstance(payload, dict):
         raise HookProblem("the agent's input is not a JSON object")
     return payload
@@ -177,16 +183,20 @@ def _capture(event: str, payload: dict[str, Any], options: dict[str, str]) -> No
     if not isinstance(path, str) or not isinstance(session, str):
         raise HookProblem("the agent's input names no transcript_path and session_id")
     transcript = Path(path).expanduser()
+    position = _Position(transcript)
     try:
-        data = transcript.read_bytes()
+        offset, data = _window(transcript, position.load())
     except OSError as exc:
         raise HookProblem(f"cannot read the transcript {path}: {exc.strerror}") from None
     user, project = _user(options), _project(payload)
     session_id = identifier(session, "claude-code-")
-    position = _Position(transcript)
-    read = read_transcript(
-        data, position.load(), user_id=user, session_id=session_id, project_id=project
-    )
+    read = read_transcript(data, 0, user_id=user, session_id=session_id, project_id=project)
+    if not read.messages and read.next_offset == 0 and len(data) == READ_BYTES:
+        # one line longer than a run reads: stepped past, so that it wedges nothing
+        print(f"memstream hook: a transcript line of over {READ_BYTES:,} bytes skipped",
+              file=sys.stderr)  # fmt: skip
+        position.save(_after_line(transcript, offset))
+        return
     documents = list(read.messages)
     if event == "SessionEnd" and documents:
         documents.append(
@@ -201,7 +211,38 @@ def _capture(event: str, payload: dict[str, Any], options: dict[str, str]) -> No
         )
     for start in range(0, len(documents), _BATCH):
         _call(options, "POST", "/v1/events", documents[start : start + _BATCH], CAPTURE_TIMEOUT)
-    position.save(read.next_offset)
+    position.save(offset + read.next_offset)
+
+
+def _window(transcript: Path, offset: int) -> tuple[int, bytes]:
+    """At most :data:`READ_BYTES` of ``transcript`` from ``offset`` (from 0 when the
+    file is shorter: it was replaced), and where they start. Only a regular file is
+    read (a device such as ``/dev/zero`` never ends).
+
+    Raises:
+        OSError: the transcript cannot be read, or is no regular file.
+    """
+    if not transcript.is_file():
+        raise OSError(errno.EINVAL, "not a regular file")
+    with transcript.open("rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        offset = offset if offset <= size else 0
+        file.seek(offset)
+        return offset, file.read(READ_BYTES)
+
+
+def _after_line(transcript: Path, offset: int) -> int:
+    """The offset just after the line that starts at ``offset`` (the file's end when it
+    has no end of line yet: the next run reads on from there)."""
+    with transcript.open("rb") as file:
+        file.seek(offset)
+        position = offset
+        while chunk := file.read(1 << 20):
+            found = chunk.find(b"\n")
+            if found >= 0:
+                return position + found + 1
+            position += len(chunk)
+        return position
 
 
 class _Position:

@@ -71,7 +71,7 @@ def read_transcript(
 def _entry(line: bytes) -> Mapping[str, Any] | None:
     try:
         entry = json.loads(line)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None  # a damaged line: the rest of the transcript still counts
     return entry if isinstance(entry, dict) else None
 

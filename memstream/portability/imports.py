@@ -101,6 +101,8 @@ def read_import(data: bytes, user_id: str) -> ImportPlan:
         document = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise _unknown("it is not JSON, nor JSON lines starting with an export header") from None
+    except RecursionError:
+        raise _unknown("its JSON nests deeper than any export does") from None
     if isinstance(document, dict):
         listed = document.get("results", document.get("memories"))
         if isinstance(listed, list):
@@ -141,7 +143,7 @@ def _first_line(data: bytes) -> Any:
     line = data.lstrip().split(b"\n", 1)[0]
     try:
         return json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
 
 
@@ -171,6 +173,9 @@ def _memstream_events(data: bytes, header: Mapping[str, Any], user_id: str) -> I
             document = json.loads(line)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             plan.skipped.append(Skipped(where, f"not JSON: {exc}"))
+            continue
+        except RecursionError:
+            plan.skipped.append(Skipped(where, "JSON nested deeper than any event"))
             continue
         if isinstance(document, dict) and set(document) == {"original"}:
             original = _original(document["original"])
@@ -221,12 +226,18 @@ def _chatgpt(conversations: list[Any], user_id: str) -> ImportPlan:
         except ValueError as exc:
             plan.skipped.append(Skipped(where, str(exc)))
             continue
-        started = _epoch(conversation.get("create_time"))
+        try:
+            started = _epoch(conversation.get("create_time"))
+        except ValueError as exc:
+            plan.skipped.append(Skipped(where, str(exc)))
+            continue
         messages = [node.get("message") for node in _branch(conversation)]
         read = partial(
             _chatgpt_turn, user_id=user_id, session=session, title=title, started=started
         )
         turns = _turns(plan, where, messages, read)
+        if not turns and any(isinstance(m, dict) for m in messages):
+            plan.skipped.append(Skipped(where, "no turn of the user or the assistant in it"))
         _add_session(plan, turns, user_id, session, "chatgpt", conversation_id)
     return plan
 
@@ -263,7 +274,10 @@ def _chatgpt_turn(
 ) -> MessageEvent | None:
     if not isinstance(message, dict):
         return None  # the root node carries no message
-    role = (message.get("author") or {}).get("role")
+    author = message.get("author")
+    if not isinstance(author, dict) or not isinstance(author.get("role"), str):
+        raise ValueError("a message without its author's role")
+    role = author["role"]
     metadata = message.get("metadata") or {}
     if role not in ("user", "assistant", "tool") or metadata.get(
         "is_visually_hidden_from_conversation"
@@ -290,7 +304,10 @@ def _chatgpt_turn(
 def _chatgpt_text(content: Mapping[str, Any]) -> str:
     kind = content.get("content_type")
     if kind in ("text", "multimodal_text"):
-        parts = [p for p in content.get("parts") or () if isinstance(p, str)]
+        given = content.get("parts") or ()
+        parts = [p for p in given if isinstance(p, str)]
+        if given and not parts and not any(isinstance(p, dict) for p in given):
+            raise ValueError("its parts are not text")  # (a dict is an image, say)
         return "\n".join(parts).strip()
     if kind == "code" and isinstance(content.get("text"), str):
         return str(content["text"]).strip()
@@ -298,8 +315,16 @@ def _chatgpt_text(content: Mapping[str, Any]) -> str:
 
 
 def _epoch(value: Any) -> datetime | None:
+    """A time given in seconds since 1970 (None when none is given).
+
+    Raises:
+        ValueError: a number no date has (``1e300``, ``-1e18``, NaN).
+    """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), UTC)
+        try:
+            return datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"time {value!r} is no date") from None
     return None
 
 
@@ -406,7 +431,7 @@ def _turns(
     for index, message in enumerate(messages, start=1):
         try:
             turn = turn_of(message)
-        except (ValueError, ValidationError, TypeError, KeyError) as exc:
+        except (ValueError, ValidationError, TypeError, KeyError, AttributeError) as exc:
             plan.skipped.append(Skipped(f"{where}, message {index}", _why(exc)))
             continue
         if turn is not None:
