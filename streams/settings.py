@@ -111,6 +111,9 @@ class Settings(BaseSettings):
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
         api_read_consistency_seconds: how stale a server's view of the tables may be: it
             looks for what the worker wrote at most this often.
+        api_metrics_open: with API keys on, whether the API's ``/metrics`` answers without
+            a key (for a scraper on a private network); otherwise it asks for an admin
+            key, since its counts are the whole deployment's.
         api_url: the server client commands (search, context, stats...) ask; empty: the
             one running for the data folder, if any, else they open the data folder.
         searches_at_once / searches_waiting: searches (and context blocks) a process
@@ -240,6 +243,7 @@ class Settings(BaseSettings):
     api_port: int = Field(default=8787, ge=1, le=65535)
     api_url: str = Field(default="", pattern=r"^(https?://\S+)?$")
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
+    api_metrics_open: bool = False
     search_cache_rows: int = Field(default=400_000, ge=0)
     searches_at_once: int = Field(default=2, ge=1, le=256)
     searches_waiting: int = Field(default=16, ge=0, le=100_000)

@@ -353,15 +353,22 @@ def test_a_user_whose_id_holds_a_slash_can_be_erased(deployment: Deployment) -> 
         wait_until(lambda user=user: not found(user), timeout=60)
 
 
-def test_a_key_lists_the_users_of_its_own_tenant_only(deployment: Deployment) -> None:
+def test_a_key_lists_the_users_of_its_own_tenant_only_and_metrics_need_an_admin_key(
+    deployment: Deployment,
+) -> None:
     d = deployment
     listed = d.call("acme-read", "GET", "/v1/users")
     assert listed.status_code == 200, listed.text
     users = listed.json()["users"]
     assert [u["user_id"] for u in users] == ["acme:ana"]
-    assert users[0]["memories"] >= 1 and users[0]["last_at"].startswith("2024-05-01")
+    assert users[0]["memories"] >= 1 and users[0]["last_at"] >= "2024-05-01"
     globex = d.call("globex", "GET", "/v1/users").json()["users"]
     assert [u["user_id"] for u in globex] == ["globex:bob"]
+    # the API's metrics are the deployment's counts: an admin key's only
+    assert d.call(None, "GET", "/metrics").status_code == 401
+    assert d.call("acme-read", "GET", "/metrics").status_code == 403
+    scraped = d.call("acme-admin", "GET", "/metrics")
+    assert scraped.status_code == 200 and "memstream_" in scraped.text
     other = d.call("acme", "GET", "/v1/users", tenant="globex")
     assert other.status_code == 403 and "acme only" in other.json()["detail"]
     assert d.call(None, "GET", "/v1/users").status_code == 401

@@ -183,6 +183,8 @@ def create_app(
         max_body_size=settings.max_body_bytes,
         docs_url=None,
         redoc_url=None,
+        # a path is answered as it is: `/v1/users/` (an empty user id) is no list of users
+        redirect_slashes=False,
     )
     install_docs(app)
     install_error_handlers(app)
@@ -206,8 +208,14 @@ def create_app(
         return document
 
     @app.get("/metrics", include_in_schema=False)
-    async def prometheus_metrics() -> Response:
-        """This process's series in Prometheus' text format (docs/metrics.md)."""
+    async def prometheus_metrics(request: Request) -> Response:
+        """This process's series in Prometheus' text format (docs/metrics.md): with keys
+        on, for an admin key (the counts are the whole deployment's), unless the
+        operator opened it (``MEMSTREAM_API_METRICS_OPEN``)."""
+        if not settings.api_metrics_open:
+            who = await guard(request)
+            if who.key is not None:
+                who.admin("reading the deployment's metrics")
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     @app.post("/v1/events", status_code=202, responses=errors(401, 403, 413, 422, 429, 503, 507))

@@ -1,8 +1,9 @@
 """Who is asking, and whether they may: API keys, tenants, rate limits and the audit
 log at the HTTP front door (:mod:`memstream.tenancy`).
 
-With keys configured, every request but ``/healthz``, ``/readyz``, ``/metrics`` (no
-user's data: counts by route and type) and the API's documents carries
+With keys configured, every request but ``/healthz``, ``/readyz`` and the API's
+documents carries (``/metrics``, the whole deployment's counts, an admin key's, unless
+``MEMSTREAM_API_METRICS_OPEN``)
 ``Authorization: Bearer <key>``: none, or a key unknown or revoked, is answered 401; a
 key reaching a user outside its tenant, or writing with a read key, 403 with the same
 words whether that user exists or not; a key over its rate, 429 with ``Retry-After``.
