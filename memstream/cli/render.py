@@ -47,6 +47,7 @@ __all__ = [
     "published",
     "search_results",
     "stats",
+    "users",
     "weak_facts",
     "when",
     "why",
