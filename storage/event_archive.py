@@ -121,7 +121,7 @@ class EventArchive:
         tables: list[pa.Table] = []
         rows = 0
         with ThreadPoolExecutor(max_workers=_READERS) as pool:
-            read = pool.map(lambda step: self._read_file(step[0]), plan)
+            read = pool.map(lambda step: self._read_planned(step[0]), plan)
             for (archive_file, seen), table in zip(plan, read, strict=True):
                 if seen >= archive_file.first_offset:  # overlaps a file already read
                     table = table.filter(pc.greater(table.column("offset"), seen))
@@ -212,6 +212,34 @@ class EventArchive:
             first_offset=int(match["first"]),
             last_offset=int(match["last"]),
         )
+
+    def _read_planned(self, archive_file: ArchiveFile) -> pa.Table:
+        """The records of a file a reader listed. A running worker may have merged it
+        into a larger file meanwhile (:meth:`compact` writes the merged file before it
+        removes the small ones): then the offsets it held are read from the file that
+        covers them now."""
+        try:
+            return self._read_file(archive_file)
+        except ArchiveCorrupt:
+            if self._fs.get_file_info(archive_file.path).type != pafs.FileType.NotFound:
+                raise
+            covering = [
+                f
+                for f in self.files(
+                    archive_file.topic, archive_file.log_epoch, [archive_file.partition]
+                )
+                if f.first_offset <= archive_file.first_offset
+                and f.last_offset >= archive_file.last_offset
+            ]
+            if not covering:
+                raise
+            table = self._read_file(covering[0])
+            offsets = table.column("offset")
+            within = pc.and_(
+                pc.greater_equal(offsets, archive_file.first_offset),
+                pc.less_equal(offsets, archive_file.last_offset),
+            )
+            return table.filter(within)
 
     def _read_file(self, archive_file: ArchiveFile) -> pa.Table:
         try:

@@ -163,3 +163,27 @@ def test_replay_of_an_archive_with_nulls_and_republished_duplicates(tmp_path: Pa
     assert projections is not None
     ids = ProjectionStore.at(projections).scan(MEMORIES).column("memory_id").to_pylist()
     assert len(ids) == len(set(ids)) == 41
+
+
+class _MergedWhileListed(EventArchive):
+    """An archive a running worker compacts right after a reader listed its files (the
+    reader then finds the files it planned to read gone)."""
+
+    def files(self, *args: object, **kwargs: object) -> list:  # type: ignore[type-arg]
+        listed = super().files(*args, **kwargs)  # type: ignore[arg-type]
+        if not getattr(self, "_merged", False):
+            self._merged = True
+            assert EventArchive.compact(self, target_rows=50) > 0
+        return listed
+
+
+def test_a_reader_whose_files_were_merged_meanwhile_reads_them_from_the_merged_file(
+    tmp_path: Path,
+) -> None:
+    archive = archive_in(tmp_path)
+    for start in range(0, 40, 10):
+        archive.write([record(o, p) for p in (0, 1) for o in range(start, start + 10)])
+    before = positions(archive)
+    merging = _MergedWhileListed(resolve_location(str(tmp_path)))
+    assert positions(merging) == before  # every record once, none missing
+    assert len(archive.files()) == 2  # the small files are gone: one merged per partition
