@@ -129,14 +129,22 @@ def build_app(
         **quiet_stream_checks(settings),
     )
     indexed = asyncio.Event()
+    lease = projector.upkeep_lease or upkeep_lease(projector.store, settings)
 
     async def index_once(result: BatchResult) -> None:
-        """Index the tables after the first batch. Indexes only speed reads up, so a
-        failure here is logged and left to the upkeep timer, never the consumer's end."""
+        """Index the tables after the first batch, holding the upkeep lease (an index
+        built beside another process's compaction preempts it); without the lease, the
+        upkeep's holder indexes them. Indexes only speed reads up, so a failure here is
+        logged and left to the upkeep timer, never the consumer's end."""
         if not indexed.is_set():
             indexed.set()
             try:
-                await asyncio.to_thread(projector.store.ensure_indexes)
+                if not await asyncio.to_thread(lease.acquire, time.time_ns()):
+                    return  # another process does the upkeep, indexes included
+                try:
+                    await asyncio.to_thread(projector.store.ensure_indexes)
+                finally:
+                    await asyncio.to_thread(lease.release)
             except Exception:
                 log.warning(
                     "indexing after the first batch failed; upkeep retries it", exc_info=True
@@ -228,7 +236,6 @@ def build_app(
         store=projector.store,
     )
 
-    lease = projector.upkeep_lease or upkeep_lease(projector.store, settings)
     measured = [float("-inf")]  # when the tables' shapes were last read
 
     @app.timer(interval=settings.optimize_every_seconds)  # type: ignore[untyped-decorator]
