@@ -1177,7 +1177,9 @@ def _stats(args: argparse.Namespace, settings: Settings) -> int:
     access = _access(args, settings)
     document = access.stats(args.user)
     print(json.dumps(document, indent=2) if args.json else render.stats(document))
-    return 2 if args.user and _unknown_user(access, args.user) else 0
+    held = sum(document["memories"].values()) + document["archived"]
+    # the users' listing (a scan) only when the counts say nothing is held
+    return 2 if args.user and not held and _unknown_user(access, args.user) else 0
 
 
 def _replay(args: argparse.Namespace, settings: Settings) -> int:
