@@ -78,7 +78,13 @@ async def claim_log(bootstrap: str, mine: DeploymentIdentity) -> DeploymentIdent
         first = await first_record(bootstrap, DEPLOYMENT)
     if first is None:
         raise BrokerError(f"cannot read back {DEPLOYMENT} on {bootstrap}")
-    theirs = DeploymentIdentity.decode(first)
+    try:
+        theirs = DeploymentIdentity.decode(first)
+    except (ValueError, KeyError, TypeError, RecursionError):
+        raise ForeignDeployment(
+            f"the broker at {bootstrap} holds a {DEPLOYMENT} record that names no "
+            "deployment: it serves something else; give this deployment a broker of its own"
+        ) from None
     if theirs != mine:
         raise ForeignDeployment(refusal(bootstrap, theirs, mine))
     return theirs

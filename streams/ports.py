@@ -74,7 +74,7 @@ def holder_of(port: int, folder: Path | None = None) -> str | None:
         try:
             record = json.loads(path.read_text())
             pid, data, ports = int(record["pid"]), str(record["data"]), record["ports"]
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             continue
         if port in ports and _alive(pid):
             return f"memstream serving {data} (pid {pid})"

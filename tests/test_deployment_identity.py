@@ -20,7 +20,13 @@ from memstream.streams.deployment_identity import (
     ForeignDeployment,
     claim_log,
 )
-from memstream.streams.topics import DEPLOYMENT, MESSAGES, TopicSpec, ensure_topics
+from memstream.streams.topics import (
+    DEPLOYMENT,
+    MESSAGES,
+    TopicSpec,
+    append_record,
+    ensure_topics,
+)
 from memstream.testing import embedded_broker
 
 pytestmark = [pytest.mark.broker]
@@ -91,3 +97,11 @@ def test_a_worker_of_another_data_location_refuses_before_it_reads(
     projections = data_place.location.child("projections")
     found = projections.filesystem.get_file_info(projections.path)
     assert found.type.name == "NotFound", found
+
+
+def test_a_log_whose_first_identity_record_is_no_identity_is_refused() -> None:
+    with embedded_broker() as bootstrap:
+        asyncio.run(ensure_topics(bootstrap, [TopicSpec(DEPLOYMENT, 1)]))
+        asyncio.run(append_record(bootstrap, DEPLOYMENT, b"[" * 100_000))
+        with pytest.raises(ForeignDeployment, match="names no deployment"):
+            asyncio.run(claim_log(bootstrap, FIRST))

@@ -1046,7 +1046,10 @@ def _confirmed_erasure(user_id: str, unknown: str | None) -> bool:
         _error(f"erasing {user_id} is for good: add --yes to erase it (nothing was erased)")
         return False
     asked = "erase whatever is left of" if unknown else "erase, for good, every memory of"
-    typed = input(f"{asked} {user_id}? type the user id to go on: ").strip()
+    try:
+        typed = input(f"{asked} {user_id}? type the user id to go on: ").strip()
+    except EOFError:  # Ctrl-D: no answer is no
+        typed = ""
     if typed != user_id:
         _error("not erased (the id typed was not the user's)")
         return False
