@@ -14,14 +14,18 @@ fresh data folder and measures, on this machine:
    then while a second copy of the PDF (other bytes) and the Markdown files are
    uploaded and processed;
 4. bytes stored per chunk: the originals, and the ``memories`` and ``vectors`` tables'
-   growth, divided by the chunks.
+   growth, divided by the chunks;
+5. with ``--big-mb``, first: a Markdown file of that many megabytes of one user and,
+   right after it, ``--small`` one-line documents of ten other users: until every small
+   one is indexed (they pass the big one on the lane's other readers), and until the big
+   one is indexed (every chunk a memory) and embedded. ``--big-only`` stops there.
 
 The lifecycle timer is stopped (``MEMSTREAM_LIFECYCLE_EVERY_SECONDS`` far away) so it
 does not share the cores with what is measured; the embedder runs, and table upkeep runs
 as often as deployed (every 30 s), as in a deployment.
 
 Usage: python bench/documents.py [--pages 300] [--files 1000] [--rate 100] [--seconds 30]
-       [--batch-within SECONDS]
+       [--batch-within SECONDS] [--big-mb 50 --small 90 [--big-only]]
 """
 
 from __future__ import annotations
@@ -93,6 +97,49 @@ def markdown_file(i: int) -> str:
     return f"# Note {i}\n\nmdnote{i} is its word.\n\n" + "\n".join(sections)
 
 
+def big_markdown(megabytes: float, seed: int) -> bytes:
+    """About ``megabytes`` of Markdown: numbered sections of four paragraphs of prose."""
+    rng = random.Random(seed)
+    parts, size, n = [], 0, 0
+    while size < megabytes * 1_000_000:
+        n += 1
+        body = "\n\n".join(
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 90))).capitalize() + "."
+            for _ in range(4)
+        )
+        part = f"## Section {n}\n\n{body}\n\n"
+        parts.append(part)
+        size += len(part)
+    return "".join(parts).encode()
+
+
+def big_and_small(client: MemoryClient, megabytes: float, small: int) -> None:
+    """A big Markdown file, then ``small`` notes of ten other users: when each is
+    indexed, and when the big one's chunks all have their vectors."""
+    body = big_markdown(megabytes, 7)
+    print(f"Markdown: {len(body):,} bytes of user 'big', then {small} notes of 10 users")
+    started = time.perf_counter()
+    client.add_document("big", data=body, filename="big.md")
+    users = [f"small{n % 10}" for n in range(small)]
+    for n, user in enumerate(users):
+        client.add_document(user, text=f"Note {n}: the boat leaves at {n % 12} o'clock.",
+                            document_id=f"note-{n}", title=f"note {n}")  # fmt: skip
+
+    def done(user: str, expected: int) -> bool:
+        return indexed(client, user, expected)
+
+    wait_until(lambda: all(done(f"small{u}", users.count(f"small{u}")) for u in range(10)),
+               3600, 0.5)  # fmt: skip
+    print(f"  every note indexed {time.perf_counter() - started:.1f} s after the big upload")
+    wait_until(lambda: done("big", 1), 3600, 1.0)
+    shown = client.documents("big")[0]
+    took = time.perf_counter() - started
+    chunks = shown["chunks"]
+    print(f"  the big one {shown['status']} {took:.1f} s after its upload ({chunks:,} chunks)")
+    wait_until(lambda: client.stats()["embedding_lag"] == 0, 7200, 2.0)
+    print(f"  every chunk has its vector {time.perf_counter() - started:.1f} s after")
+
+
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -115,6 +162,9 @@ def main() -> None:
         default=None,
         help="MEMSTREAM_BATCH_WITHIN_SECONDS for the worker (default: its own, 0.5 s)",
     )
+    parser.add_argument("--big-mb", type=float, default=0, help="a big Markdown file first")
+    parser.add_argument("--small", type=int, default=90)
+    parser.add_argument("--big-only", action="store_true")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="memstream-docs-") as tmp:
@@ -132,6 +182,10 @@ def main() -> None:
             worker.wait_serving(timeout=120)
             store = open_store(data)  # reads what the worker writes as it writes it
             with MemoryClient(worker.api_url, timeout=600) as client:
+                if args.big_mb:
+                    big_and_small(client, args.big_mb, args.small)
+                    if args.big_only:
+                        return
                 pdf, markers = long_pdf(args.pages, 1)
                 print(f"PDF: {args.pages} pages, {len(pdf):,} bytes")
                 started = time.perf_counter()

@@ -34,6 +34,7 @@ from memstream.projections.chunks import Block
 __all__ = [
     "ACCEPTED",
     "DOCX",
+    "MAX_BLOCKS",
     "MAX_INFLATED_BYTES",
     "DocumentUnreadable",
     "ParsedDocument",
@@ -46,6 +47,9 @@ __all__ = [
 #: The most a DOCX may inflate to, all of its parts together (a zip's parts are read no
 #: further than the sizes its directory declares, so the declared sizes bound it).
 MAX_INFLATED_BYTES = 128 * 1024 * 1024
+#: The most blocks (paragraphs, list items, table rows, headings) a document may have:
+#: a 50 MB Markdown file of prose has about 100,000; a file past this is ``too_complex``.
+MAX_BLOCKS = 2_000_000
 #: A Word document (Office Open XML).
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 #: The media types memstream reads, with the file name endings that say them.
@@ -72,7 +76,8 @@ class DocumentUnreadable(ValueError):
 
     Attributes:
         error_class: ``encrypted``, ``corrupt``, ``mismatched`` (not what its name or
-            sender says), ``not_text`` or ``too_many_pages``.
+            sender says), ``not_text``, ``too_many_pages``, ``too_large`` (it inflates
+            past a limit) or ``too_complex`` (more blocks than :data:`MAX_BLOCKS`).
     """
 
     def __init__(self, error_class: str, message: str) -> None:
@@ -180,6 +185,19 @@ def parse_document(data: bytes, media_type: str, max_pages: int = 2000) -> Parse
     if not data.strip():
         return ParsedDocument([], 0)  # nothing in it, whatever it claims to be
     media_type_of(data, None, media_type)  # the bytes are what they claim to be
+    parsed = _parsed(data, media_type, max_pages)
+    if len(parsed.blocks) > MAX_BLOCKS:
+        raise _too_complex(len(parsed.blocks))
+    return parsed
+
+
+def _too_complex(blocks: int) -> DocumentUnreadable:
+    return DocumentUnreadable(
+        "too_complex", f"the document has {blocks:,} blocks or more; the limit is {MAX_BLOCKS:,}"
+    )
+
+
+def _parsed(data: bytes, media_type: str, max_pages: int) -> ParsedDocument:
     if media_type == "application/pdf":
         return _pdf(data, max_pages)
     if media_type == DOCX:
@@ -428,6 +446,8 @@ def _docx(data: bytes, max_pages: int) -> ParsedDocument:
                 blocks.append(Block(text, page, _names(path)))
             continue
         assert isinstance(item, Paragraph)
+        if len(blocks) > MAX_BLOCKS:
+            raise _too_complex(len(blocks))
         page += _page_breaks(item)
         if page > max_pages:
             raise DocumentUnreadable(

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ from memstream.streams.settings import Settings
 from memstream.streams.telemetry import metrics, tracing
 from memstream.streams.telemetry.exposition import Readiness
 from memstream.streams.topics import EMBEDDINGS, MESSAGES, META
+from memstream.streams.unread_documents import unread_submissions
 
 __all__ = [
     "FAUST_BROKER_SETTINGS",
@@ -106,7 +108,7 @@ def build_app(
     embed: bool = True,
     readiness: Readiness | None = None,
     documents: DocumentOriginals | None = None,
-    documents_lane: Executor | None = None,
+    documents_lanes: Sequence[Executor] = (),
 ) -> tuple[faust.App, EpisodeConsumer]:
     """A faust app that folds the projected topics into ``projector``'s store and, with
     an ``embedder`` and ``embed``, embeds new messages (on ``embedding_lane``, default a
@@ -114,7 +116,7 @@ def build_app(
     summary vectors, and ``memstream embed`` processes embed); and its episodes
     consumer (to drain it). ``readiness`` gets the worker's checks (see
     :mod:`memstream.streams.health_watch`). With ``documents`` (where the originals
-    are), it reads submitted documents on ``documents_lane``."""
+    are), it reads submitted documents on ``documents_lanes`` (a reader each)."""
     app = faust.App(
         settings.consumer_group,
         broker=f"kafka://{settings.bootstrap}",
@@ -196,9 +198,10 @@ def build_app(
             settings,
             documents,
             system_clock,
-            lane=documents_lane,
+            lanes=documents_lanes,
             keys=projector.keys,
             extractor=make_extractor(make_model(settings)),
+            unread=partial(unread_submissions, projector.store),
         )
 
     if sweeper is not None:

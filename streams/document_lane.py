@@ -56,6 +56,7 @@ __all__ = [
     "missing_original",
     "parser_failed",
     "read_submission",
+    "read_timed_out",
     "with_facts",
 ]
 
@@ -120,6 +121,15 @@ def lane_died(event: DocumentSubmitted, now: datetime, attempt: int) -> Document
     parser that crashed on it, or memory it exhausted): reading it again would too."""
     message = "reading the document stopped the process reading it (a parser crash or no memory)"
     return _failed(event, "corrupt", message, attempt, True, now)
+
+
+def read_timed_out(
+    event: DocumentSubmitted, seconds: float, now: datetime, attempt: int
+) -> DocumentFailed:
+    """The final failure of a document whose reading took longer than ``seconds``
+    (its structure costs more than a document may: reading it again would too)."""
+    message = f"reading the document took longer than {seconds:g} s, the limit"
+    return _failed(event, "too_complex", message, attempt, True, now)
 
 
 def chunked_submission(

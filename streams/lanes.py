@@ -104,6 +104,15 @@ class ProcessLane(Executor):
         if not done.cancelled() and isinstance(done.exception(), BrokenProcessPool):
             self._drop(pool)
 
+    def restart(self) -> None:
+        """Kill the child and what it is doing (its work fails with
+        ``BrokenProcessPool``); the next work gets a new child."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            _kill_children(pool)
+            pool.shutdown(wait=False, cancel_futures=True)
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop the child: what it is doing is dropped (it is read again from the log)."""
         with self._lock:
@@ -111,10 +120,14 @@ class ProcessLane(Executor):
             self.closed = True
         if pool is None:
             return
-        for child in multiprocessing.active_children():
-            if child.pid in _children_of(pool):
-                child.kill()
+        _kill_children(pool)
         pool.shutdown(wait=wait, cancel_futures=True)
+
+
+def _kill_children(pool: ProcessPoolExecutor) -> None:
+    for child in multiprocessing.active_children():
+        if child.pid in _children_of(pool):
+            child.kill()
 
 
 def _children_of(pool: ProcessPoolExecutor) -> set[int]:

@@ -103,6 +103,12 @@ class Settings(BaseSettings):
             refused with 413 before anything is stored).
         document_max_pages: the most pages of a PDF the documents lane reads (a longer
             one fails, ``too_many_pages``).
+        document_readers: how many documents the documents lane reads at once (a
+            process each, in turns across tenants and users: a big document holds one
+            reader, the others' documents pass it on the rest).
+        document_read_seconds: the longest one document may take to read (parse,
+            chunk, find facts); its process is killed past it and the document fails,
+            ``too_complex`` (a 50 MB Markdown file takes about 80 s on one core).
         embed_context_turns: earlier turns of the session whose vectors each message's
             vector is averaged with (better recall; 0 turns it off).
         openai_api_key / openai_base_url: the OpenAI API (base URL for another endpoint
@@ -234,6 +240,8 @@ class Settings(BaseSettings):
     embed_within_seconds: float = Field(default=0.5, gt=0)
     document_max_bytes: int = Field(default=50_000_000, ge=1)
     document_max_pages: int = Field(default=2000, ge=1)
+    document_readers: int = Field(default=2, ge=1, le=32)
+    document_read_seconds: float = Field(default=900.0, gt=0)
     embed_context_turns: int = Field(default=2, ge=0, le=10)
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None

@@ -1,34 +1,43 @@
-"""Documents accepted and applied but never read, read after a restart.
+"""Documents accepted and applied but not read: found in the documents table.
 
-The embedded broker keeps its log in memory: after a stop, a ``DocumentSubmitted`` the
-projector applied (its document ``received``, or ``chunked`` part of the way) but the
-documents lane had not read yet is no longer in any log, and the intake journal has let
-it go (it was applied). The ``documents`` table still says so: each such row holds the
-whole submission. At start, before the worker consumes, every one is published again
-with its own event id, so the lane reads it (the projector takes the submission once; a
-part read twice is taken once too).
+The documents lane takes a submission off the log as soon as it is queued, so what it
+has not read when it stops (or loses a partition) is in no log it will read again; with
+the embedded broker the whole log is gone after a stop, and the intake journal has let
+the submission go once it was applied. The ``documents`` table still says so: each
+row ``received`` (or ``chunked`` part of the way) holds the whole submission. The lane
+sweeps these rows for the partitions it owns, at start and every few seconds after, and
+reads each one it does not hold already (see :mod:`memstream.streams.document_queue`),
+so after any stop, crash or rebalance every applied submission is read.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, cast
 
 from memstream.projections.events import DocumentSubmitted, MediaType
 from memstream.storage import filters
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import DOCUMENTS
-from memstream.streams.publisher import Publisher
-from memstream.streams.sealing import RecordKeys
+from memstream.streams.partitioning import partition_of
 
-__all__ = ["UNREAD", "publish_unread", "unread_submissions"]
+__all__ = ["UNREAD", "unread_submissions"]
 
 #: The statuses of a document whose reading did not finish.
 UNREAD = ("received", "chunked")
 
 
-def unread_submissions(store: ProjectionStore) -> list[DocumentSubmitted]:
-    """The submission of every document whose reading did not finish, oldest first."""
+def unread_submissions(
+    store: ProjectionStore,
+    partitions: Collection[int] | None = None,
+    count: int = 1,
+) -> list[DocumentSubmitted]:
+    """The submission of every document whose reading did not finish, oldest first;
+    with ``partitions``, only of the users those of ``count`` partitions hold."""
     rows = store.scan(DOCUMENTS, where=filters.is_in("status", UNREAD)).to_pylist()
+    if partitions is not None:
+        owned = set(partitions)
+        rows = [r for r in rows if partition_of(r["user_id"], count) in owned]
     rows.sort(key=lambda r: (r["submitted_at"], r["document_key"]))
     return [_submission(row) for row in rows if row["submitted_event_id"]]
 
@@ -46,13 +55,3 @@ def _submission(row: dict[str, Any]) -> DocumentSubmitted:
         tags=list(row["tags"] or ()),
         occurred_at=row["submitted_at"],
     )
-
-
-async def publish_unread(bootstrap: str, store: ProjectionStore, keys: RecordKeys | None) -> int:
-    """Publish again the submission of every document whose reading did not finish;
-    answers how many."""
-    submissions = unread_submissions(store)
-    if submissions:
-        async with Publisher(bootstrap, keys=keys) as publisher:
-            await publisher.publish(submissions)
-    return len(submissions)

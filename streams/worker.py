@@ -62,15 +62,15 @@ from memstream.streams.topics import (
     ensure_topics,
     read_epoch,
 )
-from memstream.streams.unread_documents import publish_unread
 
 __all__ = ["ApiChild", "announce_ready", "prepare_log", "ready_line", "run", "topic_specs"]
 
 log = logging.getLogger(__name__)
 
 
-#: The data (heap) the documents lane's process may hold: a document that would take
-#: more fails as ``too_large`` (or kills that process alone), whatever its parser does.
+#: The data (heap) each process of the documents lane (one a reader) may hold: a
+#: document that would take more fails as ``too_large`` (or kills that process alone),
+#: whatever its parser does.
 DOCUMENT_LANE_MEMORY_BYTES = 2 * 1024**3
 
 
@@ -198,7 +198,7 @@ def run(
     """
     broker = None
     api_process: ApiChild | None = None
-    documents_lane: ProcessLane | None = None
+    documents_lanes: list[ProcessLane] = []
     metrics_server: MetricsServer | None = None
     if metrics_socket is None:  # a port in use ends run here, before anything starts
         metrics_socket = bind_metrics(settings.metrics_host, settings.metrics_port)
@@ -249,14 +249,11 @@ def run(
             vector_model=vector_model,
         )
         sweeper = _recover_journal(settings, store, epoch)
-        if settings.embedded:  # a new log: what was applied but not read is in no log
-            unread = asyncio.run(
-                publish_unread(settings.bootstrap, store, record_keys_of(settings))
-            )
-            if unread:
-                log.info("%d documents not read before the last stop: reading them", unread)
         originals = DocumentOriginals(layout.documents)
-        documents_lane = ProcessLane(settings.embed_niceness, DOCUMENT_LANE_MEMORY_BYTES)
+        documents_lanes = [
+            ProcessLane(settings.embed_niceness, DOCUMENT_LANE_MEMORY_BYTES)
+            for _ in range(settings.document_readers)
+        ]
         projector = Projector(
             store,
             consumer=settings.consumer_group,
@@ -287,7 +284,7 @@ def run(
             embed=embed,
             readiness=readiness,
             documents=originals,
-            documents_lane=documents_lane,
+            documents_lanes=documents_lanes,
         )
         if api is not None:
             api_process = api(settings)
@@ -314,7 +311,7 @@ def run(
             return int(exit_.code or 0)
         return 0
     finally:
-        if documents_lane is not None:
+        for documents_lane in documents_lanes:
             documents_lane.shutdown(wait=False)
         if api_process is not None:
             api_process.stop()

@@ -2,8 +2,9 @@
 lane: a PDF whose page tree lists itself, a DOCX whose entities amplify ("billion
 laughs"), a DOCX with one text node too long for the XML parser, and a DOCX that
 inflates far past what a document may (refused from its zip's directory, before any of
-it is inflated: the test measures the reading process's memory); and a document id no
-URL can reach (a ``.`` or ``..`` segment) is refused."""
+it is inflated: the test measures the reading process's memory), a document of more
+blocks than a document may have; and a document id no URL can reach (a ``.`` or ``..``
+segment) is refused."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import docx
 import pytest
 from test_documents import T0, submitted
 
+from memstream.models import document_parsing
 from memstream.models.document_parsing import DOCX, MAX_INFLATED_BYTES
 from memstream.models.tokens import count_tokens
 from memstream.operations.documents import submission
@@ -138,6 +140,26 @@ def test_a_docx_that_inflates_past_the_limit_is_refused_before_it_is_inflated(
     assert int(after_kib) * 1024 < 2.5 * 1024**3  # the issue's ceiling, imports included
     grown = (int(after_kib) - int(before_kib)) * 1024  # what reading the bomb took
     assert grown < 64 * 1024**2, grown  # not one of the inflated 128 MiB
+
+
+@pytest.mark.parametrize(
+    ("media_type", "data"),
+    [
+        ("text/markdown", b"\n\n".join(b"line %d" % n for n in range(50))),
+        ("text/plain", b"\n\n".join(b"line %d" % n for n in range(50))),
+        (DOCX, docx_with(body_of(b"<w:p><w:r><w:t>x</w:t></w:r></w:p>" * 50))),
+    ],
+)
+def test_a_document_of_more_blocks_than_the_limit_is_too_complex(
+    media_type: str, data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The limit is 2,000,000 blocks; 40 here, so the test reads 50 blocks, not millions."""
+    monkeypatch.setattr(document_parsing, "MAX_BLOCKS", 40)
+    [failed] = chunked_submission(submitted(data, media_type), data, count_tokens, T0,
+                                  ReadLimits())  # fmt: skip
+    assert isinstance(failed, DocumentFailed)
+    assert failed.error_class == "too_complex", failed
+    assert "blocks or more; the limit is 40" in failed.message
 
 
 @pytest.mark.parametrize("document_id", ["..", ".", "../../evil", "a/../../b", "./.", "a/./b"])
