@@ -21,7 +21,8 @@ import pytest
 
 from memstream.client import MemoryClient
 from memstream.operations.stores import open_store
-from memstream.portability.imports import UnknownShape, read_import
+from memstream.portability import imports
+from memstream.portability.imports import MAX_DEPTH, UnknownShape, read_import
 from memstream.projections.events import MessageEvent, RememberFact, SessionEnded
 from memstream.queries.user_state import user_digest
 from memstream.streams.settings import Settings
@@ -266,6 +267,82 @@ def test_one_bad_entry_is_skipped_by_position_and_the_good_ones_imported(
     assert [(s.position, s.reason) for s in plan.skipped] == [
         ("conversation 13", "time 1e+300 is no date")
     ]
+
+
+def test_an_entry_nested_too_deep_or_a_file_cut_short_loses_only_what_cannot_be_read() -> None:
+    good = [json.dumps(_conversation(n)).encode() for n in range(12)]
+    deep = b'{"mapping": ' * 100_000 + b"1" + b"}" * 100_000
+    data = b"[" + b",".join([*good[:6], deep, *good[6:]]) + b"]"
+    plan = read_import(data, "ana")
+    assert len([e for e in plan.events if isinstance(e, MessageEvent)]) == 12
+    assert [(s.position, s.reason) for s in plan.skipped] == [
+        ("conversation 7", f"it nests deeper than {MAX_DEPTH} levels, deeper than any export does")
+    ]
+    cut = b"[" + b",".join(good)[:-40]  # the twelfth conversation and the list unfinished
+    plan = read_import(cut, "ana")
+    assert len([e for e in plan.events if isinstance(e, MessageEvent)]) == 11
+    [skipped] = plan.skipped
+    assert skipped.position == "after entry 11"
+    assert skipped.reason.startswith("the rest of the file cannot be read: ")
+
+
+def test_a_zip_whose_conversations_inflate_past_the_limit_is_refused_unread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    zipped = io.BytesIO()
+    with zipfile.ZipFile(zipped, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("export/conversations.json", json.dumps([_conversation(1)] * 100))
+    monkeypatch.setattr(imports, "MAX_INFLATED_BYTES", 1000)  # 8 GiB: 1 kB here
+    with pytest.raises(
+        UnknownShape, match=r"conversations.json inflates to [\d,]+ bytes; the limit is 1,000"
+    ):
+        read_import(zipped.getvalue(), "ana")
+
+
+_READ_ALL = """
+import resource, sys
+from memstream.portability.imports import open_import
+with open(sys.argv[1], "rb") as source:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    stream = open_import(source, "ana")
+    events = sum(len(batch) for _, batch in stream.batches(500))
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(stream.plan.shape, events, len(stream.plan.skipped), (after - before) * 1024)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", ["mem0", "chatgpt-zip"])
+def test_a_big_export_is_read_entry_by_entry_in_bounded_memory(tmp_path: Path, shape: str) -> None:
+    """300,000 Mem0 memories (40 MB), or a zip whose conversations.json inflates to
+    about 70 MB: read whole (every event made, in batches), the reading process grows
+    by less than 64 MiB (json.loads of the file alone would take several times that)."""
+    path = tmp_path / "export"
+    with open(path, "wb") as out:
+        if shape == "mem0":
+            entries = 300_000
+            out.write(b"[" + b",".join(
+                json.dumps({"id": f"m{n}", "memory": f"Ana likes thing number {n} a lot",
+                            "created_at": "2024-01-01T00:00:00Z"}).encode()
+                for n in range(entries)) + b"]")  # fmt: skip
+            expected = entries
+        else:
+            with (
+                zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive,
+                archive.open("conversations.json", "w") as member,
+            ):
+                member.write(b"[")
+                for n in range(200_000):
+                    member.write((b"," if n else b"") + json.dumps(_conversation(n)).encode())
+                member.write(b"]")
+            expected = 400_000  # a turn and the session's end each
+    done = subprocess.run(
+        [sys.executable, "-c", _READ_ALL, str(path)], capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    *_, events, skipped, grown = done.stdout.split()
+    assert (int(events), int(skipped)) == (expected, 0), done.stdout
+    assert int(grown) < 64 * 1024**2, done.stdout
 
 
 @pytest.mark.parametrize(

@@ -17,14 +17,17 @@ loads neither the store nor the model.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
+import shutil
 import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -1266,17 +1269,34 @@ def _export(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _import(args: argparse.Namespace, settings: Settings) -> int:
-    if args.file == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(args.file).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
-    with counting(f"importing for {args.user}", "events published") as count:
+    with (
+        _import_source(args.file) as source,
+        counting(f"importing for {args.user}", "events published") as count,
+    ):
         report = _run(
             settings,
-            lambda ops: ops.import_file(args.user, data, progress=lambda done, _: count(done)),
+            lambda ops: ops.import_file(args.user, source, progress=lambda done, _: count(done)),
         )
     _say(render.imported(report))
     return 0
+
+
+@contextlib.contextmanager
+def _import_source(name: str) -> Iterator[IO[bytes]]:
+    """The file to import, open for reading as a stream; standard input (``-``) is
+    spooled to a temporary file first (the reading seeks)."""
+    if name == "-":
+        with tempfile.TemporaryFile() as spooled:
+            shutil.copyfileobj(sys.stdin.buffer, spooled)
+            spooled.seek(0)
+            yield spooled
+        return
+    path = Path(name)
+    if path.exists() and not path.is_file():
+        raise UsageError(f"cannot read {name}: not a regular file")
+    try:
+        source = open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror}") from None
+    with source:
+        yield source

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import datetime, timedelta
-from typing import Any, Literal, TypeVar
+from typing import IO, Any, Literal, TypeVar
 
 import pyarrow as pa
 from pydantic import ValidationError
@@ -50,7 +50,7 @@ from memstream.operations.results import (
 from memstream.operations.sinks import BrokerSink, EventSink
 from memstream.operations.stores import open_store
 from memstream.portability.exports import EXPORT_FORMATS, ExportFormat
-from memstream.portability.imports import read_import
+from memstream.portability.imports import open_import
 from memstream.projections.archiving import archive_id
 from memstream.projections.clock import Clock, system_clock
 from memstream.projections.codec import problems_of
@@ -911,13 +911,14 @@ class Operations:
     async def import_file(
         self,
         user_id: str,
-        data: bytes,
+        source: IO[bytes],
         caller: Caller = LOCAL,
         progress: Callable[[int, int], None] | None = None,
     ) -> transfer.ImportReport:
-        """Import a file for ``user_id`` (see :mod:`memstream.portability.imports`): its
-        document originals stored, then its events published a batch at a time;
-        ``progress`` is told (published, of) after each batch.
+        """Import the file ``source`` (seekable) for ``user_id`` (see
+        :mod:`memstream.portability.imports`), read as a stream: each batch's document
+        originals stored, then its events published; ``progress`` is told (published,
+        read so far) after each batch.
 
         Raises:
             UnknownShape: the file is none of the shapes read (nothing published).
@@ -925,20 +926,27 @@ class Operations:
                 importing the file again is safe).
         """
         valid_identifier("user_id", user_id)
-        plan = await self._blocking(read_import, data, user_id)
-        originals = await self._blocking(transfer.store_originals, self.settings, user_id, plan)
-        published = 0
-        with tracing.span("import", events=len(plan.events), door=caller.door):
-            for start in range(0, len(plan.events), transfer.IMPORT_BATCH):
-                batch = plan.events[start : start + transfer.IMPORT_BATCH]
-                await self.sink.publish(batch)
-                published += len(batch)
+        stream = await self._blocking(open_import, source, user_id)
+        batches = stream.batches(transfer.IMPORT_BATCH)
+        published = originals = 0
+        kinds: Counter[str] = Counter()
+        with tracing.span("import", door=caller.door):
+            while (batch := await self._blocking(next, batches, None)) is not None:
+                stored, events = batch
+                originals += await self._blocking(
+                    transfer.store_originals, self.settings, user_id, stored
+                )
+                if events:
+                    await self.sink.publish(events)
+                published += len(events)
+                kinds.update(event.type for event in events)
                 if progress is not None:
-                    progress(published, len(plan.events))
-        for kind, count in Counter(event.type for event in plan.events).items():
+                    progress(published, published)
+        for kind, count in kinds.items():
             metrics.PUBLISHED.labels(kind, caller.door).inc(count)
-        self._audited(caller, "import", user_id, 202, events=published, skipped=len(plan.skipped))
-        return transfer.ImportReport(plan.shape, published, originals, plan.skipped)
+        skipped = stream.plan.skipped
+        self._audited(caller, "import", user_id, 202, events=published, skipped=len(skipped))
+        return transfer.ImportReport(stream.plan.shape, published, originals, skipped)
 
     async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:
         """The user's memories near the prune threshold, weakest first."""

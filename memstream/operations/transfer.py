@@ -21,7 +21,7 @@ from memstream.portability.exports import (
     export_header,
     json_document,
 )
-from memstream.portability.imports import ImportPlan, Skipped
+from memstream.portability.imports import Skipped
 from memstream.projections.events import Event
 from memstream.queries.memory_list import every_memory
 from memstream.queries.user_state import user_tables
@@ -128,9 +128,11 @@ def _dossier(
         yield part.encode("utf-8")
 
 
-def store_originals(settings: Settings, user_id: str, plan: ImportPlan) -> int:
-    """Store the document originals ``plan`` carries; how many."""
+def store_originals(settings: Settings, user_id: str, found: list[bytes]) -> int:
+    """Store the document originals an import ``found``; how many."""
+    if not found:
+        return 0
     originals = DocumentOriginals(DataLayout(settings.data_location).documents)
-    for data in plan.originals:
+    for data in found:
         originals.put(user_id, data)
-    return len(plan.originals)
+    return len(found)

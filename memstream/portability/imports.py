@@ -17,6 +17,13 @@ Every event id is made from the exporter's own ids (a message's, a memory's), so
 importing a file twice stores nothing twice. An entry that cannot be read is reported
 by its position and skipped; the rest is imported. A file of no known shape is refused
 with the shapes accepted.
+
+A file is read as a stream (:func:`open_import`): a JSON list one entry at a time (by
+``ijson``'s events, each entry built alone, none nesting deeper than
+:data:`MAX_DEPTH`), a zip's ``conversations.json`` inflated as it is read (its declared
+size at most :data:`MAX_INFLATED_BYTES`), memstream's own export a line at a time; so
+the memory an import takes is that of one entry and one batch of events, whatever the
+file's size.
 """
 
 from __future__ import annotations
@@ -27,12 +34,15 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from itertools import chain
+from typing import IO, Any
 
+import ijson  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from memstream.projections.codec import from_document, problems_of
@@ -47,7 +57,22 @@ from memstream.projections.events import (
     UserErased,
 )
 
-__all__ = ["SHAPES", "ImportPlan", "Skipped", "UnknownShape", "read_import"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INFLATED_BYTES",
+    "SHAPES",
+    "ImportPlan",
+    "ImportStream",
+    "Skipped",
+    "UnknownShape",
+    "open_import",
+    "read_import",
+]
+
+#: The deepest an entry of an export may nest (a ChatGPT conversation nests about 8).
+MAX_DEPTH = 100
+#: The most a zip's ``conversations.json`` may declare it inflates to.
+MAX_INFLATED_BYTES = 8 * 1024**3
 
 #: The shapes an import reads, as an error names them.
 SHAPES = (
@@ -76,7 +101,8 @@ class Skipped:
 @dataclass
 class ImportPlan:
     """What a file holds for the user: its shape, the events to publish (in order),
-    the bytes of the document originals they submit, and the entries skipped."""
+    the bytes of the document originals they submit, and the entries skipped. Read
+    from a stream, ``events`` and ``originals`` hold what was read and not yet taken."""
 
     shape: str
     events: list[Event] = field(default_factory=list)
@@ -84,73 +110,257 @@ class ImportPlan:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+@dataclass
+class ImportStream:
+    """A file being read: its ``plan`` fills as ``steps`` go (one entry a step)."""
+
+    plan: ImportPlan
+    steps: Iterator[None] = field(default_factory=lambda: iter(()))
+
+    def batches(self, size: int) -> Iterator[tuple[list[bytes], list[Event]]]:
+        """The originals met and the events read, about ``size`` events at a time, in
+        the file's order (an original before the events after it)."""
+        plan = self.plan
+        for _ in self.steps:
+            if len(plan.events) >= size or plan.originals:
+                yield self._taken()
+        if plan.events or plan.originals:
+            yield self._taken()
+
+    def _taken(self) -> tuple[list[bytes], list[Event]]:
+        plan = self.plan
+        taken = (plan.originals, plan.events)
+        plan.originals, plan.events = [], []
+        return taken
+
+
+@dataclass(frozen=True)
+class _Unreadable:
+    """An entry of a list that could not be built (it nests too deep), and why."""
+
+    reason: str
+
+
 def read_import(data: bytes, user_id: str) -> ImportPlan:
-    """The events ``data`` holds for ``user_id`` (see the module docstring).
+    """The events ``data`` holds for ``user_id``, all of them (see :func:`open_import`).
 
     Raises:
         UnknownShape: naming the shapes accepted; also a memstream export of another user.
     """
-    if data[:4] == b"PK\x03\x04":
-        data = _from_zip(data)
-    first = data.lstrip()[:1]
+    stream = open_import(io.BytesIO(data), user_id)
+    for _ in stream.steps:
+        pass
+    return stream.plan
+
+
+def open_import(source: IO[bytes], user_id: str) -> ImportStream:
+    """The file ``source`` (seekable) for ``user_id``, its shape told, read as its
+    steps are taken (see the module docstring).
+
+    Raises:
+        UnknownShape: naming the shapes accepted; also a memstream export of another user.
+    """
+    if source.read(4) == b"PK\x03\x04":
+        source.seek(0)
+        source = _zip_member(source)
+    source.seek(0)
+    first = _first_byte(source)
     if first == b"{":
-        header = _first_line(data)
+        header = _first_line(source)
         if isinstance(header, dict) and "memstream_export" in header:
-            return _memstream_events(data, header, user_id)
-    try:
-        document = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise _unknown("it is not JSON, nor JSON lines starting with an export header") from None
-    except RecursionError:
-        raise _unknown("its JSON nests deeper than any export does") from None
-    if isinstance(document, dict):
-        listed = document.get("results", document.get("memories"))
-        if isinstance(listed, list):
-            return _mem0(listed, user_id)
-        raise _unknown("it is a JSON object without a list of 'results' or 'memories'")
-    if not isinstance(document, list):
-        raise _unknown(f"it is a JSON {type(document).__name__}")
-    sample = next((item for item in document if isinstance(item, dict)), None)
-    if sample is None:
-        if document:
-            raise _unknown("it is a JSON list of no objects")
-        return ImportPlan("an empty list")
-    if "mapping" in sample:
-        return _chatgpt(document, user_id)
-    if "chat_messages" in sample:
-        return _claude(document, user_id)
-    if "memory" in sample:
-        return _mem0(document, user_id)
+            plan = ImportPlan("a memstream events export")
+            return ImportStream(plan, _memstream_events(source, header, user_id, plan))
+        key = _listed_key(source)
+        plan = ImportPlan("a Mem0 export of memories")
+        items = _checked(_list_items(source, key), plan.skipped, "memory")
+        return ImportStream(plan, _mem0(items, user_id, plan))
+    if first != b"[":
+        raise _unknown("it is not JSON, nor JSON lines starting with an export header")
+    skipped: list[Skipped] = []  # the plan's, once its shape is known
+    items = _checked(_list_items(source, None), skipped, "entry")
+    seen: list[Any] = []
+    for item in items:
+        seen.append(item)
+        if isinstance(item, dict):
+            break
+    if not seen:
+        return ImportStream(ImportPlan("an empty list"))
+    sample = seen[-1]
+    if not isinstance(sample, dict):
+        if any(isinstance(item, _Unreadable) for item in seen):
+            raise _unknown("its JSON nests deeper than any export does")
+        raise _unknown("it is a JSON list of no objects")
+    entries = chain(seen, items)
+    read = {"mapping": _chatgpt, "chat_messages": _claude, "memory": _mem0}
+    for marker, shape in _LIST_SHAPES.items():
+        if marker in sample:
+            plan = ImportPlan(shape, skipped=skipped)
+            return ImportStream(plan, read[marker](entries, user_id, plan))
     raise _unknown("a JSON list of entries with no 'mapping', 'chat_messages' or 'memory'")
+
+
+#: The key a list's first object has, and the shape it says the list is of.
+_LIST_SHAPES = {
+    "mapping": "a ChatGPT data export",
+    "chat_messages": "a Claude data export",
+    "memory": "a Mem0 export of memories",
+}
 
 
 def _unknown(why: str) -> UnknownShape:
     return UnknownShape(f"not a file memstream imports ({why}); it reads " + "; ".join(SHAPES))
 
 
-def _from_zip(data: bytes) -> bytes:
+def _zip_member(source: IO[bytes]) -> IO[bytes]:
+    """The zip's ``conversations.json``, inflated as it is read."""
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = [n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"]
-            if not names:
-                raise _unknown("a zip without conversations.json")
-            return archive.read(min(names, key=len))
-    except zipfile.BadZipFile:
-        raise _unknown("a damaged zip") from None
+        archive = zipfile.ZipFile(source)
+        members = [
+            m for m in archive.infolist() if m.filename.rsplit("/", 1)[-1] == "conversations.json"
+        ]
+        if not members:
+            raise _unknown("a zip without conversations.json")
+        member = min(members, key=lambda m: len(m.filename))
+        if member.file_size > MAX_INFLATED_BYTES:
+            raise _unknown(
+                f"its conversations.json inflates to {member.file_size:,} bytes; the limit is "
+                f"{MAX_INFLATED_BYTES:,}"
+            )
+        return archive.open(member)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as exc:
+        raise _unknown(f"a damaged zip: {exc}") from None
 
 
-def _first_line(data: bytes) -> Any:
-    line = data.lstrip().split(b"\n", 1)[0]
+def _first_byte(source: IO[bytes]) -> bytes:
+    """The first byte that is not white space (the stream is left at its start)."""
     try:
+        while chunk := source.read(65536):
+            stripped = chunk.lstrip()
+            if stripped:
+                return stripped[:1]
+        return b""
+    finally:
+        source.seek(0)
+
+
+def _first_line(source: IO[bytes]) -> Any:
+    """The first line, as JSON, if it is a short line of JSON (an export header)."""
+    try:
+        line = b""
+        while not line.strip():
+            line = source.readline(65536)
+            if not line:
+                return None
         return json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
+    finally:
+        source.seek(0)
+
+
+_OPENS = ("start_map", "start_array")
+_CLOSES = ("end_map", "end_array")
+
+
+def _listed_key(source: IO[bytes]) -> str:
+    """Which key of the file's top-level object holds its list of memories:
+    ``results``, or else ``memories`` (the stream is left at its start)."""
+    kinds: dict[str, str] = {}
+    depth = deepest = 0
+    key: str | None = None
+    try:
+        for event, value in ijson.basic_parse(source, use_float=True):
+            if depth == 1 and event == "map_key":
+                key = value
+            elif depth == 1 and key is not None:
+                kinds.setdefault(key, event)
+                key = None
+            depth += (event in _OPENS) - (event in _CLOSES)
+            deepest = max(deepest, depth)
+    except ijson.JSONError as exc:
+        raise _unknown(f"it is not JSON: {exc}") from None
+    finally:
+        source.seek(0)
+    listed = "results" if "results" in kinds else "memories"
+    if kinds.get(listed) != "start_array":
+        if deepest > MAX_DEPTH:
+            raise _unknown("its JSON nests deeper than any export does")
+        raise _unknown("it is a JSON object without a list of 'results' or 'memories'")
+    return listed
+
+
+def _list_items(source: IO[bytes], key: str | None) -> Iterator[Any]:
+    """The entries of the top-level list (``key`` None) or of the list under ``key`` of
+    the top-level object, built one at a time; an entry nesting deeper than
+    :data:`MAX_DEPTH` is an :class:`_Unreadable`, and the next one is read."""
+    events = ijson.basic_parse(source, use_float=True)
+    if key is None:
+        first = next(events, None)
+        if first is None or first[0] != "start_array":
+            return
+    elif not _to_list_under(events, key):
+        return
+    for event, value in events:
+        if event == "end_array":
+            return
+        yield _entry(events, event, value) if event in _OPENS else value
+
+
+def _to_list_under(events: Iterator[tuple[str, Any]], key: str) -> bool:
+    """Read ``events`` up to the start of the top-level object's list under ``key``."""
+    depth = 0
+    last: str | None = None
+    for event, value in events:
+        if depth == 1 and last == key and event == "start_array":
+            return True
+        last = value if depth == 1 and event == "map_key" else None
+        depth += (event in _OPENS) - (event in _CLOSES)
+    return False
+
+
+def _entry(events: Iterator[tuple[str, Any]], event: str, value: Any) -> Any:
+    """The entry that ``event`` opens, built from ``events`` up to where it closes;
+    nesting deeper than :data:`MAX_DEPTH`, an :class:`_Unreadable` (read past)."""
+    builder: Any = ijson.ObjectBuilder()
+    builder.event(event, value)
+    depth = 1
+    for event, value in events:
+        depth += (event in _OPENS) - (event in _CLOSES)
+        if builder is not None:
+            if depth > MAX_DEPTH:
+                builder = None
+            else:
+                builder.event(event, value)
+        if depth == 0:
+            break
+    return builder.value if builder is not None else _Unreadable(_DEEP)
+
+
+_DEEP = f"it nests deeper than {MAX_DEPTH} levels, deeper than any export does"
+
+
+def _checked(items: Iterator[Any], skipped: list[Skipped], noun: str) -> Iterator[Any]:
+    """``items``, until the file cannot be read any further: before the first entry
+    that refuses the file; after it, the rest is reported skipped."""
+    read = 0
+    try:
+        for item in items:
+            read += 1
+            yield item
+    except (ijson.JSONError, zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+        if read == 0:
+            raise _unknown(f"it is not JSON: {exc}") from None
+        skipped.append(
+            Skipped(f"after {noun} {read}", f"the rest of the file cannot be read: {exc}")
+        )
 
 
 # -- memstream's own export ----------------------------------------------------------------
 
 
-def _memstream_events(data: bytes, header: Mapping[str, Any], user_id: str) -> ImportPlan:
+def _memstream_events(
+    source: IO[bytes], header: Mapping[str, Any], user_id: str, plan: ImportPlan
+) -> Iterator[None]:
     if header.get("memstream_export") != 1 or header.get("format") != "events":
         raise _unknown(
             f"an export header of version {header.get('memstream_export')!r}, format "
@@ -162,11 +372,16 @@ def _memstream_events(data: bytes, header: Mapping[str, Any], user_id: str) -> I
             f"this export holds the events of user {exported!r}: import it with --user "
             f"{exported} (event ids and memory ids are the user's)"
         )
-    plan = ImportPlan("a memstream events export")
-    lines = data.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.strip())
-    for number, line in enumerate(lines[start + 1 :], start=start + 2):
+    return _memstream_lines(source, user_id, plan)
+
+
+def _memstream_lines(source: IO[bytes], user_id: str, plan: ImportPlan) -> Iterator[None]:
+    header_read = False
+    for number, line in enumerate(source, start=1):
         if not line.strip():
+            continue
+        if not header_read:
+            header_read = True
             continue
         where = f"line {number}"
         try:
@@ -183,6 +398,7 @@ def _memstream_events(data: bytes, header: Mapping[str, Any], user_id: str) -> I
                 plan.skipped.append(Skipped(where, original))
             else:
                 plan.originals.append(original)
+                yield
             continue
         try:
             event = from_document(document)
@@ -193,7 +409,7 @@ def _memstream_events(data: bytes, header: Mapping[str, Any], user_id: str) -> I
             plan.skipped.append(Skipped(where, f"an event of another user ({event.user_id})"))
             continue
         plan.events.append(event)
-    return plan
+        yield
 
 
 def _original(document: Any) -> bytes | str:
@@ -209,10 +425,12 @@ def _original(document: Any) -> bytes | str:
 # -- ChatGPT -------------------------------------------------------------------------------
 
 
-def _chatgpt(conversations: list[Any], user_id: str) -> ImportPlan:
-    plan = ImportPlan("a ChatGPT data export")
+def _chatgpt(conversations: Iterable[Any], user_id: str, plan: ImportPlan) -> Iterator[None]:
     for number, conversation in enumerate(conversations, start=1):
         where = f"conversation {number}"
+        if isinstance(conversation, _Unreadable):
+            plan.skipped.append(Skipped(where, conversation.reason))
+            continue
         if not isinstance(conversation, dict) or not isinstance(conversation.get("mapping"), dict):
             plan.skipped.append(Skipped(where, "not a conversation (no 'mapping' of messages)"))
             continue
@@ -239,7 +457,7 @@ def _chatgpt(conversations: list[Any], user_id: str) -> ImportPlan:
         if not turns and any(isinstance(m, dict) for m in messages):
             plan.skipped.append(Skipped(where, "no turn of the user or the assistant in it"))
         _add_session(plan, turns, user_id, session, "chatgpt", conversation_id)
-    return plan
+        yield
 
 
 def _branch(conversation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -331,10 +549,12 @@ def _epoch(value: Any) -> datetime | None:
 # -- Claude --------------------------------------------------------------------------------
 
 
-def _claude(conversations: list[Any], user_id: str) -> ImportPlan:
-    plan = ImportPlan("a Claude data export")
+def _claude(conversations: Iterable[Any], user_id: str, plan: ImportPlan) -> Iterator[None]:
     for number, conversation in enumerate(conversations, start=1):
         where = f"conversation {number}"
+        if isinstance(conversation, _Unreadable):
+            plan.skipped.append(Skipped(where, conversation.reason))
+            continue
         messages = conversation.get("chat_messages") if isinstance(conversation, dict) else None
         conversation_id = conversation.get("uuid") if isinstance(conversation, dict) else None
         if not isinstance(messages, list) or not isinstance(conversation_id, str):
@@ -351,7 +571,7 @@ def _claude(conversations: list[Any], user_id: str) -> ImportPlan:
         read = partial(_claude_turn, user_id=user_id, session=session, title=title)
         turns = _turns(plan, where, messages, read)
         _add_session(plan, turns, user_id, session, "claude", conversation_id)
-    return plan
+        yield
 
 
 def _claude_turn(message: Any, user_id: str, session: str, title: str) -> MessageEvent | None:
@@ -385,14 +605,16 @@ def _claude_turn(message: Any, user_id: str, session: str, title: str) -> Messag
 # -- Mem0 ----------------------------------------------------------------------------------
 
 
-def _mem0(memories: list[Any], user_id: str) -> ImportPlan:
-    plan = ImportPlan("a Mem0 export of memories")
+def _mem0(memories: Iterable[Any], user_id: str, plan: ImportPlan) -> Iterator[None]:
     for number, memory in enumerate(memories, start=1):
+        if isinstance(memory, _Unreadable):
+            plan.skipped.append(Skipped(f"memory {number}", memory.reason))
+            continue
         try:
             plan.events.append(_mem0_fact(memory, user_id))
         except (ValueError, ValidationError, TypeError, KeyError) as exc:
             plan.skipped.append(Skipped(f"memory {number}", _why(exc)))
-    return plan
+        yield
 
 
 def _mem0_fact(memory: Any, user_id: str) -> RememberFact:
