@@ -12,7 +12,10 @@ a replay applies the events and never calls the model. Records that do not decod
 skipped here (the projector dead-letters them). Delivery is at least once: an event
 published twice has the same id and yields one vector row. A second agent embeds the
 memories that ``memory.lifecycle`` and ``memory.commands`` write (facts, reflections,
-remembered and corrected facts), each by its content alone.
+remembered and corrected facts), each by its content alone, and documents' chunks: it
+embeds a batch in slices of at most ``embed_batch_size`` texts (:func:`derived_slices`)
+and publishes each slice's vectors before the next, so a 50 MB document's 25,000 chunks
+move the embedding lag as they go and leave the lane to the chat turns between slices.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ __all__ = [
     "SessionWindow",
     "add_embedder_agent",
     "derived_memories",
+    "derived_slices",
     "embed_derived_values",
     "embed_values",
     "embedding_records",
@@ -223,6 +227,24 @@ def derived_memories(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:
     return found
 
 
+def derived_slices(values: list[bytes], most: int) -> list[list[bytes]]:
+    """``values`` in consecutive slices of at most ``most`` texts to embed (a value that
+    holds more, a document's part, is a slice of its own)."""
+    slices: list[list[bytes]] = []
+    current: list[bytes] = []
+    count = 0
+    for value in values:
+        texts = len(derived_memories([value]))
+        if current and count + texts > most:
+            slices.append(current)
+            current, count = [], 0
+        current.append(value)
+        count += texts
+    if current:
+        slices.append(current)
+    return slices
+
+
 def embed_derived_values(
     values: list[bytes], embedder: Embedder, now: datetime, window: SessionWindow | None = None
 ) -> list[tuple[bytes, bytes]]:
@@ -302,7 +324,12 @@ def add_embedder_agent(
 
     last_active = [time.monotonic()]
 
-    def agent(name: str, embed: Embed, lane_name: str) -> Any:
+    def agent(
+        name: str,
+        embed: Embed,
+        lane_name: str,
+        sliced: Callable[[list[bytes]], list[list[bytes]]] = lambda values: [values],
+    ) -> Any:
         async def embed_batches(stream: Any) -> None:
             async for events in stream.take_events(
                 settings.embed_batch_size, within=settings.embed_within_seconds
@@ -310,27 +337,24 @@ def add_embedder_agent(
                 last_active[0] = time.monotonic()
                 oldest = min(e.message.timestamp or time.time() for e in events)
                 metrics.EMBEDDING_OLDEST.set(max(0.0, time.time() - oldest))
-                started, started_ns = time.perf_counter(), time.time_ns()
-                records = await _embed_until_done(
-                    opened_values(keys, [bytes(e.value) for e in events]),
-                    embedder,
-                    clock,
-                    window,
-                    embed,
-                    lane,
-                )
-                metrics.EMBEDDING_SECONDS.labels(lane_name).observe(time.perf_counter() - started)
-                records = sealed_records(keys, records)
-                sent = [await sink.send(key=key, value=value) for key, value in records]
-                await asyncio.gather(*sent)
-                metrics.EMBEDDINGS.labels(lane_name).inc(len(records))
+                started_ns = time.time_ns()
+                for values in sliced(opened_values(keys, [bytes(e.value) for e in events])):
+                    started = time.perf_counter()
+                    records = await _embed_until_done(values, embedder, clock, window, embed, lane)
+                    seconds = time.perf_counter() - started
+                    metrics.EMBEDDING_SECONDS.labels(lane_name).observe(seconds)
+                    records = sealed_records(keys, records)
+                    sent = [await sink.send(key=key, value=value) for key, value in records]
+                    await asyncio.gather(*sent)
+                    metrics.EMBEDDINGS.labels(lane_name).inc(len(records))
+                    last_active[0] = time.monotonic()
+                    log.debug("%s: embedded %d memories", name, len(records))
                 metrics.EMBEDDING_DELAY.observe(max(0.0, time.time() - oldest))
                 metrics.EMBEDDING_OLDEST.set(0)
                 if tracing.enabled():
                     tracing.message_spans(
                         [e.message for e in events], started_ns, time.time_ns(), "embed"
                     )
-                log.debug("%s: embedded %d memories", name, len(records))
 
         return embed_batches
 
@@ -338,6 +362,11 @@ def add_embedder_agent(
         agent("memstream.embedder", embed_values, "messages")
     )
     app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")(
-        agent("memstream.embedder.derived", embed_derived_values, "derived")
+        agent(
+            "memstream.embedder.derived",
+            embed_derived_values,
+            "derived",
+            lambda values: derived_slices(values, settings.embed_batch_size),
+        )
     )
     return lambda: last_active[0]

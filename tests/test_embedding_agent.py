@@ -113,3 +113,28 @@ def test_a_failed_batch_leaves_the_window_as_it_was() -> None:
 
 def test_undecodable_values_are_skipped() -> None:
     assert embed_values([b"not json"], RecordingEmbedder(), NOW) == []
+
+
+def test_a_big_document_is_embedded_in_slices_of_a_batch_of_texts() -> None:
+    """A document's parts are cut into slices of at most ``most`` texts (a part with
+    more is a slice alone), in order, none left out: the lane is shared between slices."""
+    from test_documents import T0, submitted
+
+    from memstream.models.tokens import count_tokens
+    from memstream.projections.events import CHUNKS_PER_EVENT
+    from memstream.streams.document_lane import ReadLimits, chunked_submission
+    from memstream.streams.embedding_agent import derived_memories, derived_slices
+
+    body = "\n\n".join(f"## Part {n}\n\nThe lease term {n} runs a year." for n in range(700))
+    data = body.encode()
+    parts = chunked_submission(
+        submitted(data, "text/markdown"), data, count_tokens, T0, ReadLimits(target=12, overlap=0)
+    )
+    values = [encode(part) for part in parts] + [encode(message(event_id="chat"))]
+    assert len(parts) > 4  # several parts of CHUNKS_PER_EVENT chunks
+    slices = derived_slices(values, 2 * CHUNKS_PER_EVENT)
+    assert [v for s in slices for v in s] == values  # all of them, in order
+    assert all(len(derived_memories(s)) <= 2 * CHUNKS_PER_EVENT for s in slices)
+    assert len(slices) == -(-len(parts) // 2)
+    [alone] = derived_slices(values[:1], 10)  # a part holding more than ``most``
+    assert alone == values[:1]
