@@ -31,6 +31,7 @@ __all__ = [
     "NAMED_TYPES",
     "EntityMention",
     "MentionSeen",
+    "entity_group",
     "entity_id",
     "entity_ids_for",
     "extract_mentions",
@@ -179,7 +180,7 @@ class MentionSeen:
 
     @property
     def entity_id(self) -> str:
-        return entity_id(self.user_id, _group(self.mention.type), self.mention.key)
+        return entity_id(self.user_id, entity_group(self.mention.type), self.mention.key)
 
 
 def newer_than_row(position: LogPosition, row: Mapping[str, Any] | None) -> bool:
@@ -282,7 +283,7 @@ def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> l
     unique: dict[tuple[str, str], EntityMention] = {}
     for mention in found:
         if mention.key:
-            unique.setdefault((_group(mention.type), mention.key), mention)
+            unique.setdefault((entity_group(mention.type), mention.key), mention)
     return list(unique.values())
 
 
@@ -314,7 +315,7 @@ def person_names_in(text: str) -> list[str]:
         if len(tokens) == 1:
             token = _strip_possessive(tokens[0])
             possessive = token != tokens[0]
-            if len(token) < 2 or _shouting(token):
+            if len(token) < 2 or _shouting(token) or token in _ABBREVIATIONS:
                 continue
             if initial and not possessive and token not in mid_sentence:
                 continue
@@ -339,7 +340,7 @@ def merge_entity(
     the projector passes only mentions newer than the row's position, so applying a batch
     twice counts it once.
     """
-    group = _group(mention.type)
+    group = entity_group(mention.type)
     if existing is None:
         return {
             "entity_id": entity_id(user_id, group, mention.key),
@@ -368,10 +369,13 @@ def merge_entity(
 
 
 def entity_ids_for(user_id: str, mentions: Iterable[EntityMention]) -> list[str]:
-    return [entity_id(user_id, _group(m.type), m.key) for m in mentions]
+    return [entity_id(user_id, entity_group(m.type), m.key) for m in mentions]
 
 
-def _group(entity_type: str) -> str:
+def entity_group(entity_type: str) -> str:
+    """The group whose ids an entity of ``entity_type`` takes: every named kind
+    (person, place, organization, pet, product) shares one, so a name keeps its id when a
+    later sentence tells its kind."""
     return "person" if entity_type in _NAMED else entity_type
 
 
@@ -385,9 +389,89 @@ def _blank(match: re.Match[str]) -> str:
 
 
 def is_ordinary_word(token: str) -> bool:
-    """True for a common word, month or day name (capitalized or not): not a name."""
+    """True for a common word, month or day name, or its plural ("Tuesdays"),
+    capitalized or not: not a name."""
     lower = _strip_possessive(token).casefold()
-    return lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES
+    if lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES:
+        return True
+    return lower.endswith("s") and lower[:-1] in _MONTH_AND_DAY_NAMES
+
+
+#: Abbreviations of things, not of anyone or anywhere: request methods, formats, roles.
+_ABBREVIATIONS = frozenset(
+    {
+        "GET",
+        "POST",
+        "PUT",
+        "PATCH",
+        "DELETE",
+        "HEAD",
+        "API",
+        "APIS",
+        "URL",
+        "URLS",
+        "URI",
+        "HTTP",
+        "HTTPS",
+        "JSON",
+        "YAML",
+        "XML",
+        "HTML",
+        "CSS",
+        "SQL",
+        "CLI",
+        "SDK",
+        "UI",
+        "UX",
+        "UUID",
+        "CPU",
+        "GPU",
+        "RAM",
+        "SSD",
+        "OS",
+        "PDF",
+        "CSV",
+        "ID",
+        "IDS",
+        "ETA",
+        "FAQ",
+        "FYI",
+        "ASAP",
+        "TBD",
+        "TODO",
+        "OK",
+        "AM",
+        "PM",
+        "CEO",
+        "CTO",
+        "CFO",
+        "COO",
+        "VP",
+        "HR",
+        "PR",
+        "QA",
+        "DM",
+        "DMS",
+        "PS",
+        "RSVP",
+        "DIY",
+        "TV",
+    }
+)
+
+
+#: Places written as abbreviations.
+_PLACE_ABBREVIATIONS = frozenset({"UK", "US", "USA", "UAE", "EU", "NYC", "LA", "SF", "DC"})
+
+
+def _acronym(token: str) -> bool:
+    """An all-capitals word of two to five letters ("NASA", "LGBTQ")."""
+    return 2 <= len(token) <= 5 and token.isupper()
+
+
+def _camel_case(name: str) -> bool:
+    """One word with a capital inside it ("GitHub", "FastAPI"): a product's name."""
+    return " " not in name and any(c.isupper() for c in name[1:]) and not name.isupper()
 
 
 def _strip_possessive(token: str) -> str:
@@ -539,6 +623,11 @@ def type_of_name(name: str, text: str) -> EntityType:
         return "organization"
     if name in PLACE_NAMES:
         return "place"
+    if _acronym(name):  # "NASA", "LGBTQ": a body, not a person
+        return "place" if name in _PLACE_ABBREVIATIONS else "organization"
+    if _camel_case(name):  # "GitHub": a product, or the company ("works at GitHub")
+        at_company = cued and (_ORG_BEFORE.search(before) or _AT_BEFORE.search(before))
+        return "organization" if at_company else "product"
     if not cued or _NOUN_AFTER.match(after):
         return "person"
     if _ORG_BEFORE.search(before):

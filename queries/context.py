@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.projections.context import ContextLine, SectionName
-from memstream.projections.entities import normalize_name
+from memstream.projections.entities import NAMED_TYPES, normalize_name
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.projections.scope import scope_filter
@@ -96,7 +96,12 @@ def _entity_lines(
     entities = resolve_entities(searcher.store, user_id, names)
     ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
     known = _current_facts(searcher, request, ids, said)
-    return [_profile_line(e, known[e["entity_id"]], _best_naming(e, scores)) for e in entities]
+    named = {normalize_name(n) for n in scores if n.casefold() in asked}
+    return [  # a line has something to say: facts, or who the question asks about
+        _profile_line(e, known[e["entity_id"]], _best_naming(e, scores))
+        for e in entities
+        if known[e["entity_id"]] or (e["type"] in NAMED_TYPES and named & set(e["aliases"] or ()))
+    ]
 
 
 def _best_naming(entity: dict[str, Any], scores: dict[str, float]) -> float | None:

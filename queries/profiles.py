@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memstream.projections.access import access_id
-from memstream.projections.entities import entity_id, normalize_name
+from memstream.projections.entities import entity_group, entity_id, normalize_name
 from memstream.projections.memory_state import effective_confidence, state_id
 from memstream.projections.scope import owner_view_filter
 from memstream.storage import filters
@@ -134,8 +134,9 @@ def resolve_entities(
 
 def linked_ids(user_id: str, entity: dict[str, Any]) -> set[str]:
     """The entity ids a memory linked to ``entity`` (an ``entities`` row) may carry: one
-    per alias."""
-    return {entity_id(user_id, entity["type"], alias) for alias in entity["aliases"] or ()}
+    per alias, in the group of its type (a place's ids are its named group's)."""
+    group = entity_group(entity["type"])
+    return {entity_id(user_id, group, alias) for alias in entity["aliases"] or ()}
 
 
 def entity_profile(

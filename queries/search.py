@@ -43,7 +43,12 @@ from memstream.projections.archiving import ARCHIVED, storage_ref_of, summary_of
 from memstream.projections.clock import Clock, system_clock
 from memstream.projections.compact_vectors import unpack_int4
 from memstream.projections.documents import CHUNK_KIND
-from memstream.projections.entities import EntityMention, entity_id, extract_mentions
+from memstream.projections.entities import (
+    EntityMention,
+    entity_group,
+    entity_id,
+    extract_mentions,
+)
 from memstream.projections.intent import IntentClassifier
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
 from memstream.projections.neighbours import SessionOrder, spread
@@ -654,8 +659,9 @@ class Searcher:
             if row["mention_count"] > max_share * total:
                 continue
             ids[row["entity_id"]] = None
+            group = entity_group(row["type"])
             for alias in row["aliases"] or ():
-                ids[entity_id(user_id, row["type"], alias)] = None
+                ids[entity_id(user_id, group, alias)] = None
         return list(ids)
 
     def _entity_names(

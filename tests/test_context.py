@@ -118,6 +118,16 @@ def test_a_context_block_holds_the_corrected_fact_its_entities_and_turns(
     assert other.context is None  # another user's memories never leak in
 
 
+def test_an_entity_line_says_something_or_is_left_out(operations: Operations) -> None:
+    """A profile with no fact to give, of an entity the question does not name (a date,
+    a name in a result), takes no line: its mention count is not worth the tokens."""
+    block = asyncio.run(operations.context("ana", "Who helped me move house?"))
+    assert block.context is not None and "Maria helped me move to Porto" in block.context
+    assert "(date" not in block.context and "Porto (place" not in block.context
+    asked = asyncio.run(operations.context("ana", "What do I know about Porto?"))
+    assert asked.context is not None and "Porto (place" in asked.context  # named: kept
+
+
 def test_explain_shows_where_a_memory_came_from_and_its_confidence(
     operations: Operations,
 ) -> None:

@@ -42,7 +42,9 @@ def _at(epoch: str, offset: int) -> LogPosition:
             {"Leonardo"},
         ),
         ("Researching adoption agencies, it's been a dream.", set(), {"Researching"}),
-        ("WOW AMAZING news from NASA", {"NASA"}, {"AMAZING"}),
+        ("WOW AMAZING news from NASA", set(), {"AMAZING", "NASA"}),  # NASA: an organization
+        ("I climb on Tuesdays and in Mays with Marta.", {"Marta"}, {"Tuesdays", "Mays"}),
+        ("Send a POST to the API, then ask the UX team.", set(), {"POST", "API", "UX"}),
         ("Ёлка и Владимир Путин", {"Владимир Путин"}, set()),
         ("i talked to john yesterday", set(), {"john"}),  # lowercase names are not guessed
     ],
@@ -138,7 +140,12 @@ def test_folding_counts_mentions_once_even_if_applied_twice() -> None:
         ("I met Maria at Google.", {("person", "Maria"), ("organization", "Google")}),
         ("I smiled at Jo.", {("person", "Jo")}),
         ("I've been playing Valorant with Jo.", {("product", "Valorant"), ("person", "Jo")}),
-        ("I went to the LGBTQ support group.", {("person", "LGBTQ")}),
+        ("I went to the LGBTQ support group.", {("organization", "LGBTQ")}),
+        ("Good news from NASA today.", {("organization", "NASA")}),
+        ("We moved to the UK.", {("place", "UK")}),
+        ("I push to GitHub and deploy with FastAPI.",
+         {("product", "GitHub"), ("product", "FastAPI")}),
+        ("Send a GET request to the API.", set()),
     ],
 )  # fmt: skip
 def test_names_are_typed_as_people_places_organisations_pets_or_products(
