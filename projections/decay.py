@@ -8,13 +8,17 @@ access, or from when the memory occurred if it was never returned (a use recorde
 the job's time has not happened yet as of it). The value is always
 computed from the written confidence, never from the last decayed one, so running the
 job twice, or daily instead of weekly, gives the same numbers. Episodes do not decay
-(they are the record); confirmed memories never decay; superseded and forgotten ones
-are history and are left alone. Under the prune threshold a memory is soft-deleted.
+(they are the record); confirmed memories never decay; nor do stable facts
+(:func:`is_stable_fact`: who someone is to the user, a name, where one is from or
+lives, a birthday, an allergy, a diet), which hold until a newer fact supersedes them; superseded
+and forgotten ones are history and are left alone. Under the prune threshold a memory
+is soft-deleted.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +33,7 @@ __all__ = [
     "DecayCandidate",
     "decay_decisions",
     "decayed_confidence",
+    "is_stable_fact",
 ]
 
 #: Decay rate per kind (per day^0.8). A fact untouched for 60 days keeps 59% (0.02).
@@ -41,6 +46,26 @@ DEFAULT_DECAY_RATES: Mapping[str, float] = {
 }
 DEFAULT_PRUNE_THRESHOLD = 0.05
 _SECONDS_PER_DAY = 86_400.0
+
+#: The attributes of facts that stay true until they are replaced: relations, names,
+#: origins and homes, birthdays, allergies and diets.
+STABLE_ATTRIBUTES = frozenset(
+    {
+        "name", "from", "lives_in", "birthday", "allergy", "diet",
+        "wife", "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancee",
+        "son", "daughter", "sister", "brother", "mom", "mother", "dad", "father",
+        "grandma", "grandmother", "grandpa", "grandfather", "aunt", "uncle", "cousin",
+        "niece", "nephew", "child", "children", "kids", "pet", "dog", "cat",
+    }
+)  # fmt: skip
+#: What a fact without such an attribute says when it is of that kind.
+_STABLE_CONTENT = re.compile(
+    r"\b(?:allerg(?:y|ic|ies)|intoleran(?:t|ce)|birthday|born\s+(?:in|on)|"
+    r"vegetarian|vegan|celiac|coeliac|diabetic|"
+    r"(?:wife|husband|partner|son|daughter|sister|brother|mother|father|mom|dad)\s+is\s+"
+    r"[A-Z])",
+    re.IGNORECASE,
+)
 
 
 def decayed_confidence(confidence: float, rate: float, days: float, access_count: int) -> float:
@@ -62,6 +87,15 @@ class DecayCandidate:
     access_count: int
     last_accessed: datetime | None
     state: Mapping[str, Any] | None
+    stable: bool = False
+
+
+def is_stable_fact(kind: str, attribute: str | None, content: str) -> bool:
+    """Whether a memory is a fact that stays true until replaced (see the module)."""
+    if kind != "fact":
+        return False
+    named = (attribute or "").split(":", 1)[0].lower()  # "sister:zoë": a sister's fact
+    return named in STABLE_ATTRIBUTES or bool(_STABLE_CONTENT.search(content))
 
 
 def decay_decisions(
@@ -77,7 +111,9 @@ def decay_decisions(
     for c in sorted(candidates, key=lambda c: c.memory_id):
         rate = rates.get(c.kind)
         state = c.state
-        if rate is None or is_hidden(state) or (state and state["protected_at"] is not None):
+        if rate is None or c.stable or is_hidden(state):
+            continue
+        if state and state["protected_at"] is not None:
             continue
         # a use recorded after ``now`` has not happened yet as of it
         used = c.last_accessed is not None and c.last_accessed <= now

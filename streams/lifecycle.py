@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from memstream.models.language_models import ModelError
 from memstream.models.reflection import LocalReflector, Week
-from memstream.projections.decay import DecayCandidate, decay_decisions
+from memstream.projections.decay import DecayCandidate, decay_decisions, is_stable_fact
 from memstream.projections.events import (
     DERIVED_KINDS,
     ConfidenceDecayed,
@@ -289,9 +289,8 @@ class LifecycleJobs:
             filters.is_in("kind", kinds),
             filters.equals("user_id", user_id) if user_id is not None else "",
         )
-        rows = self.store.scan(
-            MEMORIES, ["memory_id", "user_id", "kind", "confidence", "occurred_at"], where
-        ).to_pylist()
+        columns = ["memory_id", "user_id", "kind", "confidence", "occurred_at", "attribute"]
+        rows = self.store.scan(MEMORIES, [*columns, "content"], where).to_pylist()
         if not rows:
             return {}
         used = usage_of(self.store, rows)
@@ -307,6 +306,7 @@ class LifecycleJobs:
                     access_count=u.access_count,
                     last_accessed=u.last_accessed,
                     state=u.state,
+                    stable=is_stable_fact(r["kind"], r["attribute"], r["content"]),
                 )
             )
         return by_user

@@ -12,7 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstream.projections.decay import DecayCandidate, decay_decisions, decayed_confidence
+from memstream.projections.decay import (
+    DecayCandidate,
+    decay_decisions,
+    decayed_confidence,
+    is_stable_fact,
+)
 from memstream.projections.derived import slot_of
 from memstream.projections.events import FactsConsolidated
 from memstream.projections.local_extractor import Turn, extract_facts
@@ -89,6 +94,31 @@ def test_decay_skips_protected_forgotten_superseded_and_episodes() -> None:
     assert abs(values["plain"] - 0.9 * math.exp(-0.02 * 60**0.8)) < 1e-9
     expected = 0.9 * math.exp(-0.02 * 10**0.8) + 0.05 * math.log1p(5 / 20)
     assert abs(values["accessed"] - expected) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("attribute", "content", "stable"),
+    [
+        (None, "Ana is allergic to shellfish.", True),
+        ("partner", "the user's partner is José.", True),
+        ("sister:zoë", "the user's sister is Zoë.", True),
+        ("lives_in", "the user lives in Porto.", True),
+        (None, "Ana's birthday is on 3 March.", True),
+        (None, "Ana plans to run the Porto marathon in October.", False),
+        ("works_at", "the user works at Stripe.", False),
+        (None, "Ana feels tired this week.", False),
+    ],
+)
+def test_stable_facts_keep_their_confidence_while_states_and_plans_fade(
+    attribute: str | None, content: str, stable: bool
+) -> None:
+    """Two years unused: an allergy, a relation, a home keep what they were written
+    with (until a newer fact supersedes them); a plan or a state fades and is pruned."""
+    assert is_stable_fact("fact", attribute, content) is stable
+    candidate = _candidate("m", stable=is_stable_fact("fact", attribute, content))
+    decayed, pruned = decay_decisions("u", [candidate], T0 + timedelta(days=730))
+    assert (decayed is None and pruned is None) is stable
+    assert not is_stable_fact("opinion", attribute, content)  # facts only
 
 
 def test_a_fact_searches_keep_returning_is_not_pruned_and_later_uses_do_not_count() -> None:
