@@ -74,6 +74,27 @@ def stats(url: str, user: str) -> dict[str, Any]:
     return document
 
 
+def test_a_documents_status_says_when_its_chunks_are_findable_by_vector(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    """``indexed`` is findable by words; ``embedded_chunks`` counts the chunks the
+    embedder has given a vector, up to all of them."""
+    worker, _ = running
+    text = "\n\n".join(
+        f"## Clause {n}\n\nThe tenant pays rent item {n} monthly." for n in range(30)
+    )
+    with MemoryClient(worker.api_url, timeout=60) as client:
+        added = client.add_document("vera", text=text, document_id="lease.md", wait=60)
+        shown = added["document"]
+        assert shown["status"] == "indexed" and shown["chunks"] >= 1
+        assert 0 <= shown["embedded_chunks"] <= shown["chunks"]
+
+        def embedded() -> int:
+            return int(client.document("vera", "lease.md")["embedded_chunks"])
+
+        wait_until(lambda: embedded() == shown["chunks"], timeout=120)
+
+
 def test_the_command_line_asks_the_server_running_for_its_data_folder(
     running: tuple[WorkerProcess, Path],
 ) -> None:

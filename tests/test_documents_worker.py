@@ -113,7 +113,10 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
         timeout=120,
     )
     assert added.returncode == 1, added.stderr  # one of them failed
-    assert "notes.md: indexed, version 1, 1 of 1 chunks, 1 facts" in added.stdout
+    # (this worker runs no embedder: no chunk has its vector)
+    assert "notes.md: indexed, version 1, 1 of 1 chunks (0 with their vector), 1 facts" in (
+        added.stdout
+    )
     assert "locked.pdf: failed, version 1, 0 of 0 chunks" in added.stdout
     assert "encrypted: the PDF is encrypted" in added.stdout
     listed = subprocess.run(

@@ -102,6 +102,8 @@ def document(shown: Mapping[str, Any]) -> str:
         f"{shown['document_id']}{titled}: {shown['status']}, version "
         f"{shown['version']}, {shown['chunks']} of {shown['total_chunks']} chunks"
     )
+    if "embedded_chunks" in shown and shown["chunks"]:
+        line += f" ({shown['embedded_chunks']} with their vector)"
     if shown.get("facts"):
         line += f", {shown['facts']} facts"
     if shown.get("pages"):

@@ -34,6 +34,7 @@ from memstream.operations.documents import (
     DOCUMENT_DONE,
     DocumentAccepted,
     document_view,
+    embedded_chunks,
     received_view,
     submission,
 )
@@ -647,7 +648,9 @@ class Operations:
             return received_view(user_id, document_id, checksum)  # accepted, not applied yet
         if row is None:
             raise NotFound(f"no document {document_id} for user {user_id}")
-        return document_view(row)
+        view = document_view(row)
+        view["embedded_chunks"] = await self._blocking(embedded_chunks, self.store, row)
+        return view
 
     async def _document_when(
         self,

@@ -14,14 +14,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from memstream.models.document_parsing import UnsupportedMediaType, claimed_media_type
 from memstream.operations.errors import OperationError
+from memstream.projections.documents import chunk_memory_id
 from memstream.projections.errors import InvalidQuery
 from memstream.projections.events import DocumentSubmitted, MediaType
 from memstream.projections.scope import valid_identifier, valid_path_identifier, valid_tag
 from memstream.storage.document_originals import checksum_of
+
+if TYPE_CHECKING:
+    from memstream.storage.lance_store import ProjectionStore
+
+#: The most chunk ids asked of the vectors table in one read.
+_IDS_A_READ = 2_000
 
 __all__ = [
     "DOCUMENT_DONE",
@@ -29,6 +36,7 @@ __all__ = [
     "TooLarge",
     "UnsupportedDocument",
     "document_view",
+    "embedded_chunks",
     "received_view",
     "submission",
 ]
@@ -137,6 +145,24 @@ def document_view(row: Mapping[str, Any]) -> dict[str, Any]:
     if row["tries"]:
         view["tries"] = row["tries"]
     return view
+
+
+def embedded_chunks(store: ProjectionStore, row: Mapping[str, Any]) -> int:
+    """How many of the current version's chunks (a ``documents`` row's) have their
+    vector: findable by meaning too, not only by their words."""
+    from memstream.storage.lance_tables import VECTORS  # (the store's, when asked)
+
+    submission = row.get("submitted_event_id")
+    if not submission or not row["chunks"]:
+        return 0
+    ids = [
+        chunk_memory_id(row["user_id"], row["document_id"], submission, index)
+        for index in range(row["total"] or row["chunks"])
+    ]
+    return sum(
+        len(store.by_ids(VECTORS, ids[start : start + _IDS_A_READ], columns=["memory_id"]))
+        for start in range(0, len(ids), _IDS_A_READ)
+    )
 
 
 def received_view(user_id: str, document_id: str, checksum: str) -> dict[str, Any]:
