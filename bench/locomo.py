@@ -305,7 +305,8 @@ def age(worker: WorkerProcess, client: MemoryClient, questions: list[dict], embe
                 text=True,
                 check=True,
             )
-            published = int(done.stderr.split("published ")[-1].split()[0])
+            said = done.stderr.split("published ")[-1].split()[0]
+            published = 0 if said == "nothing" else int(said)
             if job == "archive":
                 wanted = before["archived"] + published
                 wait_until(

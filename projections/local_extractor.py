@@ -366,6 +366,14 @@ _DISLIKE = re.compile(
     r"\b" + _SUBJECT + r"\s+(?:really\s+)?(?P<verb>hate|hates|dislike|dislikes|can't stand|"
     r"don't like|do not like|doesn't like)\s+(?P<v>" + _PHRASE + r")" + _END
 )
+_PREFER = re.compile(
+    r"\b" + _SUBJECT + r"\s+(?:really\s+|much\s+|usually\s+|also\s+)?(?P<verb>prefer|prefers)\s+"
+    r"(?P<v>" + _PHRASE + r")" + _END
+)
+_ALLERGIC = re.compile(
+    r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|'s)\s+(?:very\s+|severely\s+|badly\s+|also\s+)?"
+    r"(?P<verb>allergic)\s+to\s+(?P<v>" + _PHRASE + r")" + _END
+)
 _FAVORITE = re.compile(
     r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er)\s+(?:all-time\s+)?favou?rite\s+(?P<what>[a-z ]{2,30}?)\s+"
     r"(?:is|was|has to be)\s+(?P<v>" + _PHRASE + r")" + _END
@@ -383,6 +391,8 @@ _HAS = re.compile(
 _SIMPLE_STATEMENTS: tuple[tuple[re.Pattern[str], DerivedKind, str, str, float, str], ...] = (
     (_LIKE, "preference", "likes", "likes", 0.5, "preference"),
     (_DISLIKE, "preference", "dislikes", "dislikes", 0.5, "preference"),
+    (_PREFER, "preference", "prefers", "prefers", 0.5, "preference"),
+    (_ALLERGIC, "fact", "allergy", "is allergic to", 0.8, "health"),
     (_HAS, "fact", "has", "has", 0.4, "possession"),
 )
 _HABIT = re.compile(

@@ -363,6 +363,8 @@ def test_a_second_consolidation_of_the_same_turns_is_dropped() -> None:
             {("likes:hiking in the mountains", "hiking in the mountains")},
         ),
         ("My favorite book is Dune.", {("favorite:book", "Dune")}),
+        ("I prefer short answers.", {("prefers:short answers", "short answers")}),
+        ("I'm allergic to shellfish.", {("allergy:shellfish", "shellfish")}),
         ("Sounds like fun!", set()),
         ("It's like a little oasis of calm.", set()),
     ],
