@@ -358,21 +358,26 @@ _RELATION = re.compile(
     r"(?P<rel>[a-zé]+)(?:\s+is\s+named|\s+named|\s+called|'s\s+name\s+is|,)?\s+"
     r"(?P<v>" + _NAME + r")"
 )
-_LIKE = re.compile(
-    r"\b" + _SUBJECT + r"\s+(?:really\s+|absolutely\s+|just\s+|also\s+|totally\s+)?"
-    r"(?P<verb>love|loves|like|likes|enjoy|enjoys|adore|adores)\s+(?P<v>" + _PHRASE + r")" + _END
+
+
+def _statement(adverbs: str, verbs: str, link: str = r"\s+") -> re.Pattern[str]:
+    """The pattern of "<subject> [adverb] <verb> <phrase>", the phrase ending a clause;
+    ``link`` joins the subject to the adverb or verb ("I'm allergic": ``'m``)."""
+    return re.compile(
+        r"\b" + _SUBJECT + link + r"(?:(?:" + adverbs + r")\s+)?(?P<verb>" + verbs + r")\s+"
+        r"(?P<v>" + _PHRASE + r")" + _END
+    )
+
+
+_LIKE = _statement(
+    "really|absolutely|just|also|totally", "love|loves|like|likes|enjoy|enjoys|adore|adores"
 )
-_DISLIKE = re.compile(
-    r"\b" + _SUBJECT + r"\s+(?:really\s+)?(?P<verb>hate|hates|dislike|dislikes|can't stand|"
-    r"don't like|do not like|doesn't like)\s+(?P<v>" + _PHRASE + r")" + _END
+_DISLIKE = _statement(
+    "really", "hate|hates|dislike|dislikes|can't stand|don't like|do not like|doesn't like"
 )
-_PREFER = re.compile(
-    r"\b" + _SUBJECT + r"\s+(?:really\s+|much\s+|usually\s+|also\s+)?(?P<verb>prefer|prefers)\s+"
-    r"(?P<v>" + _PHRASE + r")" + _END
-)
-_ALLERGIC = re.compile(
-    r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|'s)\s+(?:very\s+|severely\s+|badly\s+|also\s+)?"
-    r"(?P<verb>allergic)\s+to\s+(?P<v>" + _PHRASE + r")" + _END
+_PREFER = _statement("really|much|usually|also", "prefer|prefers")
+_ALLERGIC = _statement(
+    "very|severely|badly|also", r"allergic\s+to", link=r"(?:'m|\s+am|\s+is|'s)\s+"
 )
 _FAVORITE = re.compile(
     r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er)\s+(?:all-time\s+)?favou?rite\s+(?P<what>[a-z ]{2,30}?)\s+"
