@@ -18,7 +18,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from typing import Literal
 
-__all__ = ["TimeSpan", "find_spans", "query_range"]
+__all__ = ["TimeSpan", "find_spans", "looks_ahead", "query_range"]
 
 Granularity = Literal["day", "week", "month", "year"]
 
@@ -169,8 +169,39 @@ class TimeSpan:
         return str(d.year)
 
 
+#: What says a sentence speaks of what is to come: a future form, a plan.
+_FUTURE = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|plan(?:s|ning)?\s+(?:to|on)|hop(?:e|es|ing)\s+to|"
+    r"about\s+to|can't\s+wait|looking\s+forward|upcoming)\b|\w'll\b",
+    re.IGNORECASE,
+)
+#: A present tense that speaks of a plan when a day is named: "I start on Monday", "we're
+#: flying on Friday".
+_SCHEDULED = re.compile(
+    r"\b(?:start|starts|begin|begins|leave|leaves|fly|flies|arrive|arrives|move|moves)\b|"
+    r"(?:'m|'re|\bam|\bare|\bis)\s+(?:\w+ing)\b",
+    re.IGNORECASE,
+)
+#: A past tense: the day named is behind.
+_PAST = re.compile(
+    r"\b(?:was|were|did|had|went|got|came|left|took|met|saw|made|told|said|began|flew|"
+    r"(?!(?:need|indeed|proceed|exceed|succeed|speed|feed|seed|breed)\b)\w{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+def looks_ahead(text: str) -> bool:
+    """Whether ``text`` speaks of what is to come ("I'll see her on Friday", "I start my
+    new job on Monday"), so a bare "on Monday" or "in October" in it is the next one."""
+    if _FUTURE.search(text):
+        return True
+    return bool(_SCHEDULED.search(text)) and not _PAST.search(text)
+
+
 def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
-    """The dates and time phrases in ``text``, resolved against ``reference`` (UTC)."""
+    """The dates and time phrases in ``text``, resolved against ``reference`` (UTC): a
+    bare weekday ("on Friday") or month ("in May") is the last one before, or, in a
+    sentence that :func:`looks_ahead`, the next one."""
     reference = reference.astimezone(UTC) if reference.tzinfo else reference.replace(tzinfo=UTC)
     triggers = frozenset(
         "digit" if word.isdigit() else word.lower() for word in _TRIGGER.findall(text)
@@ -179,12 +210,15 @@ def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
         return []
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, TimeSpan]] = []
+    ahead: bool | None = None  # worked out once, when a bare weekday or month needs it
     for kind, pattern in _patterns_for(triggers):
         for match in pattern.finditer(text):
             a, b = match.span()
             if any(a < end and start < b for start, end in taken):
                 continue
-            span = _resolve(kind, match, reference)
+            if ahead is None and kind in ("relative_weekday", "in_month"):
+                ahead = looks_ahead(text)
+            span = _resolve(kind, match, reference, bool(ahead))
             if span is not None:
                 taken.append((a, b))
                 found.append((a, span))
@@ -213,16 +247,19 @@ def query_range(text: str, now: datetime) -> tuple[datetime, datetime] | None:
     return min(s.start for s in spans), max(s.end for s in spans)
 
 
-def _resolve(kind: str, m: re.Match[str], ref: datetime) -> TimeSpan | None:
-    """The span a phrase names, or None when it names none (``February 30``) or one
-    beyond the calendar (``9000 years ago``)."""
+def _resolve(kind: str, m: re.Match[str], ref: datetime, ahead: bool = False) -> TimeSpan | None:
+    """The span a phrase names (a bare weekday or month the next one when ``ahead``), or
+    None when it names none (``February 30``) or one beyond the calendar (``9000 years
+    ago``)."""
     try:
-        return _resolve_unchecked(kind, m, ref)
+        return _resolve_unchecked(kind, m, ref, ahead)
     except (ValueError, OverflowError):
         return None
 
 
-def _resolve_unchecked(kind: str, m: re.Match[str], ref: datetime) -> TimeSpan | None:
+def _resolve_unchecked(
+    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False
+) -> TimeSpan | None:
     text = m.group(0)
     groups = m.groupdict()
     today = ref.date()
@@ -250,12 +287,18 @@ def _resolve_unchecked(kind: str, m: re.Match[str], ref: datetime) -> TimeSpan |
     if kind == "relative_unit":
         return _relative_unit(today, groups["which"].lower(), groups["unit"].lower(), text)
     if kind == "relative_weekday":
-        return _relative_weekday(today, groups["which"].lower(), groups["weekday"].lower(), text)
+        which = groups["which"].lower()
+        if which == "on" and ahead:  # "I start on Monday": the next one, today included
+            which = "coming"
+        return _relative_weekday(today, which, groups["weekday"].lower(), text)
     if kind == "in_month":
         month = MONTHS[groups["month"].lower()]
         # The most recent such month that has begun ("in May", asked in March 2024,
-        # means May 2023).
-        year = today.year if month <= today.month else today.year - 1
+        # means May 2023), or, looking ahead, the next that has not ended.
+        if ahead:
+            year = today.year if month >= today.month else today.year + 1
+        else:
+            year = today.year if month <= today.month else today.year - 1
         return _month(year, month, text)
     if kind == "in_year":
         year = int(groups["year"])
@@ -332,4 +375,6 @@ def _relative_weekday(today: date, which: str, weekday: str, text: str) -> TimeS
         return _day(today + timedelta(days=ahead), text)
     if which == "on":  # "on Friday" in a message: the most recent one, today included
         return _day(today - timedelta(days=(today.weekday() - target) % 7), text)
+    if which == "coming":  # "on Friday" of what is to come: the next one, today included
+        return _day(today + timedelta(days=(target - today.weekday()) % 7), text)
     return _day(today + timedelta(days=target - today.weekday()), text)  # this Friday

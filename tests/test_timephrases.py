@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstream.projections.timephrases import query_range
+from memstream.projections.timephrases import find_spans, query_range
 
 NOW = datetime(2024, 3, 14, 15, 0, tzinfo=UTC)  # a Thursday
 
@@ -41,3 +41,26 @@ def test_phrases(query: str, start: str, end: str) -> None:
 @pytest.mark.parametrize("query", ["what is my dog's name", "may I ask about Mayfair", "13 cats"])
 def test_no_phrase_no_range(query: str) -> None:
     assert query_range(query, NOW) is None
+
+
+SATURDAY = datetime(2024, 4, 13, 10, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("said", "label"),
+    [
+        ("I start my new job on Monday.", "2024-04-15"),  # what is to come: the next one
+        ("I started my new job on Monday.", "2024-04-08"),  # done: the last one
+        ("I will see her on Friday.", "2024-04-19"),
+        ("We're flying to Rome on Sunday.", "2024-04-14"),
+        ("I went hiking on Friday.", "2024-04-12"),
+        ("I need to leave on Friday.", "2024-04-19"),  # "need" is no past tense
+        ("I'm running the marathon in October.", "2024-10"),
+        ("I'll be in Lisbon in March.", "2025-03"),
+        ("I met Ana in March.", "2024-03"),
+        ("We moved in on Saturday.", "2024-04-13"),  # today is the last Saturday
+    ],
+)
+def test_a_bare_weekday_or_month_is_resolved_by_the_sentence_s_tense(said: str, label: str) -> None:
+    [span] = find_spans(said, SATURDAY)
+    assert span.label == label
