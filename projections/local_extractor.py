@@ -360,7 +360,7 @@ _RELATION = re.compile(
 )
 
 
-def _statement(adverbs: str, verbs: str, link: str = r"\s+") -> re.Pattern[str]:
+def _verb_pattern(adverbs: str, verbs: str, link: str = r"\s+") -> re.Pattern[str]:
     """The pattern of "<subject> [adverb] <verb> <phrase>", the phrase ending a clause;
     ``link`` joins the subject to the adverb or verb ("I'm allergic": ``'m``)."""
     return re.compile(
@@ -369,14 +369,14 @@ def _statement(adverbs: str, verbs: str, link: str = r"\s+") -> re.Pattern[str]:
     )
 
 
-_LIKE = _statement(
+_LIKE = _verb_pattern(
     "really|absolutely|just|also|totally", "love|loves|like|likes|enjoy|enjoys|adore|adores"
 )
-_DISLIKE = _statement(
+_DISLIKE = _verb_pattern(
     "really", "hate|hates|dislike|dislikes|can't stand|don't like|do not like|doesn't like"
 )
-_PREFER = _statement("really|much|usually|also", "prefer|prefers")
-_ALLERGIC = _statement(
+_PREFER = _verb_pattern("really|much|usually|also", "prefer|prefers")
+_ALLERGIC = _verb_pattern(
     "very|severely|badly|also", r"allergic\s+to", link=r"(?:'m|\s+am|\s+is|'s)\s+"
 )
 _FAVORITE = re.compile(
