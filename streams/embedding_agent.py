@@ -13,9 +13,11 @@ skipped here (the projector dead-letters them). Delivery is at least once: an ev
 published twice has the same id and yields one vector row. A second agent embeds the
 memories that ``memory.lifecycle`` and ``memory.commands`` write (facts, reflections,
 remembered and corrected facts), each by its content alone, and documents' chunks: it
-embeds a batch in slices of at most ``embed_batch_size`` texts (:func:`derived_slices`)
-and publishes each slice's vectors before the next, so a 50 MB document's 25,000 chunks
-move the embedding lag as they go and leave the lane to the chat turns between slices.
+takes ``embed_batch_size / CHUNKS_PER_EVENT`` records at a time (a document's part holds
+up to that many chunks), embeds them in slices of at most ``embed_batch_size`` texts
+(:func:`derived_slices`) and publishes each slice's vectors before the next, so a 50 MB
+document's 25,000 chunks move the embedding lag and the committed offsets as they go,
+and leave the lane to the chat turns between slices.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from memstream.projections.episodes import (
 )
 from memstream.projections.errors import InvalidEvent
 from memstream.projections.events import (
+    CHUNKS_PER_EVENT,
     CorrectFact,
     DerivedMemory,
     DocumentChunked,
@@ -329,11 +332,10 @@ def add_embedder_agent(
         embed: Embed,
         lane_name: str,
         sliced: Callable[[list[bytes]], list[list[bytes]]] = lambda values: [values],
+        taken: int = settings.embed_batch_size,
     ) -> Any:
         async def embed_batches(stream: Any) -> None:
-            async for events in stream.take_events(
-                settings.embed_batch_size, within=settings.embed_within_seconds
-            ):
+            async for events in stream.take_events(taken, within=settings.embed_within_seconds):
                 last_active[0] = time.monotonic()
                 oldest = min(e.message.timestamp or time.time() for e in events)
                 metrics.EMBEDDING_OLDEST.set(max(0.0, time.time() - oldest))
@@ -367,6 +369,9 @@ def add_embedder_agent(
             embed_derived_values,
             "derived",
             lambda values: derived_slices(values, settings.embed_batch_size),
+            # a document's part holds up to CHUNKS_PER_EVENT texts: a batch of records is
+            # a batch of texts, so its offsets are committed within a slice's time
+            max(1, settings.embed_batch_size // CHUNKS_PER_EVENT),
         )
     )
     return lambda: last_active[0]
