@@ -56,7 +56,33 @@ class _Found:
     tags: tuple[str, ...]
 
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+#: Where a sentence may end: "." "!" "?" before a space or the text's end (so "2.5",
+#: "v1.2" and "notes.md" stay whole), or a line's end.
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)|\n")
+#: Words a "." ends that end no sentence ("Dr. Moreau", "e.g. this").
+_ABBREVIATIONS = frozenset(
+    {"dr", "mr", "mrs", "ms", "mx", "prof", "st", "jr", "sr", "vs", "etc", "approx", "fig"}
+    | {"inc", "ltd", "mt", "ave", "dept", "univ", "e.g", "i.e"}
+)
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``: split at :data:`_SENTENCE_END`, except after an
+    abbreviation or an initial ("J. Smith")."""
+    found, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        before = text[start : end.start()].split()
+        word = before[-1] if before else ""
+        if end.group(0) == "." and (
+            word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())
+        ):
+            continue
+        found.append(text[start : end.end()])
+        start = end.end()
+    found.append(text[start:])
+    return [sentence for sentence in found if sentence.strip()]
+
+
 _NAME = r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}"
 _PLACE = r"(?:the\s+)?[A-Z][\w'.-]+(?:(?:\s+|,\s*)[A-Z][\w'.-]+){0,3}"
 _PHRASE = r"[^,.;!?]{2,80}?"
@@ -498,8 +524,8 @@ def _clauses(content: str) -> list[str]:
     (each clause a statement of its own), shared-image captions left out."""
     text = _SHARED_IMAGE.sub(" ", content.replace("\u2019", "'"))
     out = []
-    for match in _SENTENCE.finditer(text):
-        for clause in _CLAUSE_BREAK.split(match.group(0).strip()):
+    for sentence in _sentences(text):
+        for clause in _CLAUSE_BREAK.split(sentence.strip()):
             clause = clause.strip(" ,")
             if len(clause) >= 6:
                 out.append(clause)

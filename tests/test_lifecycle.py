@@ -20,7 +20,7 @@ from memstream.projections.decay import (
 )
 from memstream.projections.derived import slot_of
 from memstream.projections.events import FactsConsolidated
-from memstream.projections.local_extractor import Turn, extract_facts
+from memstream.projections.local_extractor import Turn, _sentences, extract_facts
 from memstream.projections.memory_state import (
     StateChange,
     effective_confidence,
@@ -477,3 +477,22 @@ def test_extractor_resolves_pronouns_and_relative_dates() -> None:
     assert facts["works_at"].subject == "Maria" and facts["works_at"].value == "Siemens"
     dated = next(f for a, f in facts.items() if a.startswith("did:"))
     assert "2024-02-29" in dated.content and dated.source_event_ids == ["e2"]
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Thanks to the physio, Dr. Moreau, my knee is better. I am happy!",
+         ["Thanks to the physio, Dr. Moreau, my knee is better.", "I am happy!"]),
+        ("Keep p99 under 2.5 seconds. Then ship v1.2 of notes.md now.",
+         ["Keep p99 under 2.5 seconds.", "Then ship v1.2 of notes.md now."]),
+        ("I met J. Smith today. He likes e.g. apples.",
+         ["I met J. Smith today.", "He likes e.g. apples."]),
+        ("I said no. Then I left", ["I said no.", "Then I left"]),
+        ("Line one\nLine two.", ["Line one", "Line two."]),
+    ],
+)  # fmt: skip
+def test_sentences_end_where_a_sentence_ends_not_at_every_period(
+    text: str, sentences: list[str]
+) -> None:
+    assert [s.strip() for s in _sentences(text)] == sentences
