@@ -20,6 +20,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from memstream.projections.user_ids import tenant_of
+
 __all__ = ["FairQueue", "Work"]
 
 _T = TypeVar("_T")
@@ -50,7 +52,8 @@ class Work(Generic[_T]):
 
 def _turn_of(user_id: str) -> str:
     """Whose turn a user's work takes: its tenant's, or its own without a tenant."""
-    return user_id.split(":", 1)[0] if ":" in user_id else f"\0{user_id}"
+    tenant = tenant_of(user_id)
+    return tenant if tenant is not None else f"\0{user_id}"
 
 
 class FairQueue(Generic[_T]):
@@ -66,11 +69,6 @@ class FairQueue(Generic[_T]):
     def __len__(self) -> int:
         """How many submissions wait (not those being read)."""
         return len(self._held) - len(self._reading)
-
-    @property
-    def reading(self) -> list[Work[_T]]:
-        """The submissions being read."""
-        return list(self._reading.values())
 
     def holds(self, submission: str, now: float) -> bool:
         """Whether ``submission`` waits, is being read, or was read not long ago."""

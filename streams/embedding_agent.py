@@ -13,11 +13,11 @@ skipped here (the projector dead-letters them). Delivery is at least once: an ev
 published twice has the same id and yields one vector row. A second agent embeds the
 memories that ``memory.lifecycle`` and ``memory.commands`` write (facts, reflections,
 remembered and corrected facts), each by its content alone, and documents' chunks: it
-takes ``embed_batch_size / CHUNKS_PER_EVENT`` records at a time (a document's part holds
-up to that many chunks), embeds them in slices of at most ``embed_batch_size`` texts
-(:func:`derived_slices`) and publishes each slice's vectors before the next, so a 50 MB
-document's 25,000 chunks move the embedding lag and the committed offsets as they go,
-and leave the lane to the chat turns between slices.
+takes ``embed_batch_size / CHUNKS_PER_EVENT`` records at a time (:func:`derived_take`: a
+document's part holds up to that many chunks), so a call embeds about
+``embed_batch_size`` texts and a 50 MB document's 25,000 chunks move the embedding lag
+and the committed offsets as they go, and leave the lane to the chat turns between
+calls.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ __all__ = [
     "SessionWindow",
     "add_embedder_agent",
     "derived_memories",
-    "derived_slices",
+    "derived_take",
     "embed_derived_values",
     "embed_values",
     "embedding_records",
@@ -230,22 +230,10 @@ def derived_memories(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:
     return found
 
 
-def derived_slices(values: list[bytes], most: int) -> list[list[bytes]]:
-    """``values`` in consecutive slices of at most ``most`` texts to embed (a value that
-    holds more, a document's part, is a slice of its own)."""
-    slices: list[list[bytes]] = []
-    current: list[bytes] = []
-    count = 0
-    for value in values:
-        texts = len(derived_memories([value]))
-        if current and count + texts > most:
-            slices.append(current)
-            current, count = [], 0
-        current.append(value)
-        count += texts
-    if current:
-        slices.append(current)
-    return slices
+def derived_take(batch_size: int) -> int:
+    """How many records the derived agent takes at a time: a document's part holds up
+    to ``CHUNKS_PER_EVENT`` chunks, so a take holds about ``batch_size`` texts."""
+    return max(1, batch_size // CHUNKS_PER_EVENT)
 
 
 def embed_derived_values(
@@ -331,7 +319,6 @@ def add_embedder_agent(
         name: str,
         embed: Embed,
         lane_name: str,
-        sliced: Callable[[list[bytes]], list[list[bytes]]] = lambda values: [values],
         taken: int = settings.embed_batch_size,
     ) -> Any:
         async def embed_batches(stream: Any) -> None:
@@ -339,18 +326,21 @@ def add_embedder_agent(
                 last_active[0] = time.monotonic()
                 oldest = min(e.message.timestamp or time.time() for e in events)
                 metrics.EMBEDDING_OLDEST.set(max(0.0, time.time() - oldest))
-                started_ns = time.time_ns()
-                for values in sliced(opened_values(keys, [bytes(e.value) for e in events])):
-                    started = time.perf_counter()
-                    records = await _embed_until_done(values, embedder, clock, window, embed, lane)
-                    seconds = time.perf_counter() - started
-                    metrics.EMBEDDING_SECONDS.labels(lane_name).observe(seconds)
-                    records = sealed_records(keys, records)
-                    sent = [await sink.send(key=key, value=value) for key, value in records]
-                    await asyncio.gather(*sent)
-                    metrics.EMBEDDINGS.labels(lane_name).inc(len(records))
-                    last_active[0] = time.monotonic()
-                    log.debug("%s: embedded %d memories", name, len(records))
+                started, started_ns = time.perf_counter(), time.time_ns()
+                records = await _embed_until_done(
+                    opened_values(keys, [bytes(e.value) for e in events]),
+                    embedder,
+                    clock,
+                    window,
+                    embed,
+                    lane,
+                )
+                metrics.EMBEDDING_SECONDS.labels(lane_name).observe(time.perf_counter() - started)
+                records = sealed_records(keys, records)
+                sent = [await sink.send(key=key, value=value) for key, value in records]
+                await asyncio.gather(*sent)
+                metrics.EMBEDDINGS.labels(lane_name).inc(len(records))
+                log.debug("%s: embedded %d memories", name, len(records))
                 metrics.EMBEDDING_DELAY.observe(max(0.0, time.time() - oldest))
                 metrics.EMBEDDING_OLDEST.set(0)
                 if tracing.enabled():
@@ -368,10 +358,7 @@ def add_embedder_agent(
             "memstream.embedder.derived",
             embed_derived_values,
             "derived",
-            lambda values: derived_slices(values, settings.embed_batch_size),
-            # a document's part holds up to CHUNKS_PER_EVENT texts: a batch of records is
-            # a batch of texts, so its offsets are committed within a slice's time
-            max(1, settings.embed_batch_size // CHUNKS_PER_EVENT),
+            derived_take(settings.embed_batch_size),
         )
     )
     return lambda: last_active[0]

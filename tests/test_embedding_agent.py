@@ -115,26 +115,25 @@ def test_undecodable_values_are_skipped() -> None:
     assert embed_values([b"not json"], RecordingEmbedder(), NOW) == []
 
 
-def test_a_big_document_is_embedded_in_slices_of_a_batch_of_texts() -> None:
-    """A document's parts are cut into slices of at most ``most`` texts (a part with
-    more is a slice alone), in order, none left out: the lane is shared between slices."""
+def test_a_take_of_a_big_document_s_parts_holds_a_batch_of_texts() -> None:
+    """The derived embedder takes so many records that a take of a big document's full
+    parts holds no more texts than a batch (its offsets move as the document is
+    embedded), and it takes one record at least."""
     from test_documents import T0, submitted
 
     from memstream.models.tokens import count_tokens
     from memstream.projections.events import CHUNKS_PER_EVENT
     from memstream.streams.document_lane import ReadLimits, chunked_submission
-    from memstream.streams.embedding_agent import derived_memories, derived_slices
+    from memstream.streams.embedding_agent import derived_memories, derived_take
 
     body = "\n\n".join(f"## Part {n}\n\nThe lease term {n} runs a year." for n in range(700))
     data = body.encode()
     parts = chunked_submission(
         submitted(data, "text/markdown"), data, count_tokens, T0, ReadLimits(target=12, overlap=0)
     )
-    values = [encode(part) for part in parts] + [encode(message(event_id="chat"))]
-    assert len(parts) > 4  # several parts of CHUNKS_PER_EVENT chunks
-    slices = derived_slices(values, 2 * CHUNKS_PER_EVENT)
-    assert [v for s in slices for v in s] == values  # all of them, in order
-    assert all(len(derived_memories(s)) <= 2 * CHUNKS_PER_EVENT for s in slices)
-    assert len(slices) == -(-len(parts) // 2)
-    [alone] = derived_slices(values[:1], 10)  # a part holding more than ``most``
-    assert alone == values[:1]
+    values = [encode(part) for part in parts]
+    assert len(parts) > 4 and len(derived_memories(values[:1])) == CHUNKS_PER_EVENT
+    for batch_size in (256, 300, 64):
+        take = values[: derived_take(batch_size)]
+        assert 0 < len(derived_memories(take)) <= batch_size
+    assert derived_take(10) == 1  # a part holding more than a batch is taken alone

@@ -22,7 +22,13 @@ import pytest
 from memstream.client import MemoryClient
 from memstream.operations.stores import open_store
 from memstream.portability import imports
-from memstream.portability.imports import MAX_DEPTH, UnknownShape, read_import
+from memstream.portability.imports import (
+    MAX_DEPTH,
+    MAX_SKIPS_NAMED,
+    Skipped,
+    UnknownShape,
+    read_import,
+)
 from memstream.projections.events import MessageEvent, RememberFact, SessionEnded
 from memstream.queries.user_state import user_digest
 from memstream.streams.settings import Settings
@@ -670,3 +676,26 @@ def test_hooks_capture_the_transcript_once_and_inject_context_for_the_prompt(
     said = json.loads(asked.stdout)["hookSpecificOutput"]
     assert said["hookEventName"] == "UserPromptSubmit"
     assert "Postgres for the orders service" in said["additionalContext"]
+
+
+def test_a_file_of_many_bad_entries_names_a_thousand_and_counts_the_rest() -> None:
+    entries = [{"id": f"m{n}", "memory": "", "created_at": "2024-01-01T00:00:00Z"}
+               for n in range(MAX_SKIPS_NAMED + 500)]  # fmt: skip
+    entries.append({"id": "good", "memory": "Ana likes figs", "created_at": "2024-01-01T00:00:00Z"})
+    plan = read_import(json.dumps(entries).encode(), "ana")
+    assert len(plan.events) == 1
+    assert len(plan.skipped) == MAX_SKIPS_NAMED and plan.more_skipped == 500
+    assert plan.skipped[0] == Skipped("memory 1", "no 'memory' text")
+
+
+def test_a_line_of_an_events_export_longer_than_the_limit_is_skipped_unread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(imports, "MAX_LINE_BYTES", 1000)  # 128 MiB: 1 kB here
+    header = {"memstream_export": 1, "format": "events", "user_id": "ana"}
+    event = {"type": "remember_fact", "event_id": "r1", "user_id": "ana",
+             "content": "Ana likes figs", "occurred_at": "2024-01-01T00:00:00Z"}  # fmt: skip
+    data = b"\n".join([json.dumps(header).encode(), b"x" * 5000, json.dumps(event).encode()])
+    plan = read_import(data + b"\n", "ana")
+    assert [e.event_id for e in plan.events] == ["r1"]
+    assert plan.skipped == [Skipped("line 2", "longer than 1,000 bytes")]

@@ -314,7 +314,10 @@ def imported(report: ImportReport) -> str:
     lines = [
         f"imported {report.shape}: {report.published:,} events published"
         + (f", {report.originals} document originals stored" if report.originals else "")
-        + (f"; {len(report.skipped)} entries skipped:" if report.skipped else "")
-    ]
+        + (f"; {len(report.skipped) + report.more_skipped:,} entries skipped:"
+           if report.skipped else "")
+    ]  # fmt: skip
     lines += [f"  {s.position}: {s.reason}" for s in report.skipped]
+    if report.more_skipped:
+        lines.append(f"  and {report.more_skipped:,} more")
     return "\n".join(lines)

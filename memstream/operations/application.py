@@ -947,9 +947,12 @@ class Operations:
                     progress(published, published)
         for kind, count in kinds.items():
             metrics.PUBLISHED.labels(kind, caller.door).inc(count)
-        skipped = stream.plan.skipped
-        self._audited(caller, "import", user_id, 202, events=published, skipped=len(skipped))
-        return transfer.ImportReport(stream.plan.shape, published, originals, skipped)
+        plan = stream.plan
+        skipped = len(plan.skipped) + plan.more_skipped
+        self._audited(caller, "import", user_id, 202, events=published, skipped=skipped)
+        return transfer.ImportReport(
+            plan.shape, published, originals, plan.skipped, plan.more_skipped
+        )
 
     async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:
         """The user's memories near the prune threshold, weakest first."""

@@ -55,6 +55,8 @@ class ImportReport:
     published: int
     originals: int
     skipped: list[Skipped]
+    #: entries skipped past those named in ``skipped``
+    more_skipped: int = 0
 
 
 def export_stream(

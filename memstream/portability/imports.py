@@ -60,6 +60,8 @@ from memstream.projections.events import (
 __all__ = [
     "MAX_DEPTH",
     "MAX_INFLATED_BYTES",
+    "MAX_LINE_BYTES",
+    "MAX_SKIPS_NAMED",
     "SHAPES",
     "ImportPlan",
     "ImportStream",
@@ -73,6 +75,11 @@ __all__ = [
 MAX_DEPTH = 100
 #: The most a zip's ``conversations.json`` may declare it inflates to.
 MAX_INFLATED_BYTES = 8 * 1024**3
+#: The most skipped entries an import names one by one (the rest are counted).
+MAX_SKIPS_NAMED = 1_000
+#: The longest line of a memstream export read (an original of a 50 MB document, in
+#: base64, is about 67 MB).
+MAX_LINE_BYTES = 128 * 1024**2
 
 #: The shapes an import reads, as an error names them.
 SHAPES = (
@@ -108,6 +115,8 @@ class ImportPlan:
     events: list[Event] = field(default_factory=list)
     originals: list[bytes] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    #: entries skipped past the first :data:`MAX_SKIPS_NAMED`, counted, not named
+    more_skipped: int = 0
 
 
 @dataclass
@@ -116,6 +125,9 @@ class ImportStream:
 
     plan: ImportPlan
     steps: Iterator[None] = field(default_factory=lambda: iter(()))
+
+    def __post_init__(self) -> None:
+        self.steps = _skips_counted(self.steps, self.plan)
 
     def batches(self, size: int) -> Iterator[tuple[list[bytes], list[Event]]]:
         """The originals met and the events read, about ``size`` events at a time, in
@@ -132,6 +144,19 @@ class ImportStream:
         taken = (plan.originals, plan.events)
         plan.originals, plan.events = [], []
         return taken
+
+
+def _skips_counted(steps: Iterator[None], plan: ImportPlan) -> Iterator[None]:
+    """``steps``, the plan's skipped entries past :data:`MAX_SKIPS_NAMED` counted
+    instead of kept (a file of a million bad entries holds no million reasons)."""
+    for step in steps:
+        if len(plan.skipped) > MAX_SKIPS_NAMED:
+            plan.more_skipped += len(plan.skipped) - MAX_SKIPS_NAMED
+            del plan.skipped[MAX_SKIPS_NAMED:]
+        yield step
+    if len(plan.skipped) > MAX_SKIPS_NAMED:
+        plan.more_skipped += len(plan.skipped) - MAX_SKIPS_NAMED
+        del plan.skipped[MAX_SKIPS_NAMED:]
 
 
 @dataclass(frozen=True)
@@ -377,7 +402,10 @@ def _memstream_events(
 
 def _memstream_lines(source: IO[bytes], user_id: str, plan: ImportPlan) -> Iterator[None]:
     header_read = False
-    for number, line in enumerate(source, start=1):
+    for number, line in enumerate(_bounded_lines(source), start=1):
+        if line is None:
+            plan.skipped.append(Skipped(f"line {number}", f"longer than {MAX_LINE_BYTES:,} bytes"))
+            continue
         if not line.strip():
             continue
         if not header_read:
@@ -410,6 +438,18 @@ def _memstream_lines(source: IO[bytes], user_id: str, plan: ImportPlan) -> Itera
             continue
         plan.events.append(event)
         yield
+
+
+def _bounded_lines(source: IO[bytes]) -> Iterator[bytes | None]:
+    """The lines of ``source``, each read no further than :data:`MAX_LINE_BYTES`: a
+    longer one is None (and read past, a piece at a time)."""
+    while line := source.readline(MAX_LINE_BYTES + 1):
+        if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+            yield line
+            continue
+        while (rest := source.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+            pass
+        yield None
 
 
 def _original(document: Any) -> bytes | str:
