@@ -18,6 +18,7 @@ folder and on S3 alike (S3 commits are conditional PUTs), so no lock service is 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -149,6 +150,11 @@ class Lease:
 
     Time is wall-clock nanoseconds, passed in: holders on different hosts must keep
     their clocks within a small part of ``ttl`` of each other (NTP does).
+
+    The holder is the process, so two users of one lease in a process (the upkeep
+    timer, the first batch's indexing, an erasure) would both "acquire" it, and the
+    first to release it would free it under the other: they :meth:`take` it and
+    :meth:`give_back` it instead; :meth:`acquire` alone renews it.
     """
 
     def __init__(self, store: ProjectionStore, name: str, holder: str, ttl: timedelta) -> None:
@@ -159,6 +165,33 @@ class Lease:
         self.ttl_ns = int(ttl.total_seconds() * 1e9)
         #: the leases table's version when the row was last read, and the row
         self._seen: tuple[int, dict[str, Any] | None] | None = None
+        #: the users of the lease in this process now (see :meth:`take`)
+        self._users = 0
+        self._counting = threading.Lock()
+
+    def take(self, now_ns: int, alone: bool = True) -> bool:
+        """Take the lease for one user in this process; False while another process has
+        it, or (``alone``) while another user here has it. Each True is ended by one
+        :meth:`give_back`; the lease is released when the last user here gives it back.
+
+        The upkeep timer and the first batch's indexing take it ``alone`` (their
+        compactions and index builds would preempt each other). An erasure shares it
+        with this process's upkeep, whose table rewrites its own locks keep apart
+        from the erasure's, rather than wait for an upkeep that waits for it."""
+        with self._counting:
+            if alone and self._users:
+                return False
+            if not self.acquire(now_ns):
+                return False
+            self._users += 1
+            return True
+
+    def give_back(self) -> None:
+        """End a :meth:`take`; the last user here releases the lease."""
+        with self._counting:
+            self._users -= 1
+            if self._users == 0:
+                self.release()
 
     def acquire(self, now_ns: int) -> bool:
         """Take (or renew) the lease until ``now_ns + ttl``; False while another holds it.

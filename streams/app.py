@@ -141,12 +141,12 @@ def build_app(
         if not indexed.is_set():
             indexed.set()
             try:
-                if not await asyncio.to_thread(lease.acquire, time.time_ns()):
-                    return  # another process does the upkeep, indexes included
+                if not await asyncio.to_thread(lease.take, time.time_ns()):
+                    return  # upkeep (here or elsewhere) builds the indexes
                 try:
                     await asyncio.to_thread(projector.store.ensure_indexes)
                 finally:
-                    await asyncio.to_thread(lease.release)
+                    await asyncio.to_thread(lease.give_back)
             except Exception:
                 log.warning(
                     "indexing after the first batch failed; upkeep retries it", exc_info=True
@@ -249,8 +249,8 @@ def build_app(
             log.warning("upkeep skipped (compaction writes a copy first): %s", shortage)
             return
         try:
-            if not await asyncio.to_thread(lease.acquire, time.time_ns()):
-                return  # another worker does the upkeep now
+            if not await asyncio.to_thread(lease.take, time.time_ns()):
+                return  # another worker (or this one's indexing or erasure) has it now
             started = time.perf_counter()
             try:
                 with tracing.span("upkeep"):
@@ -260,7 +260,7 @@ def build_app(
                         lambda: lease.acquire(time.time_ns()),
                     )
             finally:
-                await asyncio.to_thread(lease.release)
+                await asyncio.to_thread(lease.give_back)
             metrics.UPKEEP_SECONDS.observe(time.perf_counter() - started)
             metrics.UPKEEP_RUNS.labels("done").inc()
             if time.monotonic() - measured[0] >= TABLE_SHAPES_EVERY_SECONDS:

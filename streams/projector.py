@@ -622,9 +622,11 @@ class Projector:
             return
         lease = self.upkeep_lease
         waited = time.monotonic()
-        while not lease.acquire(time.time_ns()):
+        taken = True
+        while not lease.take(time.time_ns(), alone=False):
             if time.monotonic() - waited > lease.ttl_ns / 1e9:
                 log.warning("the upkeep lease is held too long: erasing beside its holder")
+                taken = False
                 break
             time.sleep(0.2)
         window = self.window is not None and self.window.acquire(time.time_ns())
@@ -636,7 +638,8 @@ class Projector:
             if window and self.window is not None:
                 self.window.release()
                 self._window_releases += 1
-            lease.release()
+            if taken:
+                lease.give_back()
 
     def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
         """Sessions, derived memories, supersession and memory state, watermarks.

@@ -151,6 +151,27 @@ def test_a_lease_has_one_holder_at_a_time_and_expires(tmp_path: Path) -> None:
     assert not dead.held(time.time_ns())
 
 
+def test_a_lease_stays_held_until_the_last_user_in_its_process_gives_it_back(
+    tmp_path: Path,
+) -> None:
+    """The upkeep timer, the first batch's indexing and an erasure of one worker share
+    its lease: the first to finish must not free it under the others, or another
+    worker compacts beside them (a compaction preempted, its files left behind)."""
+    store = ProjectionStore(str(tmp_path / "db"))
+    here = Lease(store, "upkeep", "w0", timedelta(seconds=30))
+    elsewhere = Lease(store, "upkeep", "w1", timedelta(seconds=30))
+    assert here.take(time.time_ns())  # the upkeep timer
+    assert not here.take(time.time_ns())  # the indexing waits for the next upkeep
+    assert here.take(time.time_ns(), alone=False)  # an erasure shares it
+    here.give_back()  # the upkeep is done; the erasure is not
+    assert here.held(time.time_ns())
+    assert not elsewhere.take(time.time_ns())
+    here.give_back()
+    assert not here.held(time.time_ns())
+    assert elsewhere.take(time.time_ns())
+    assert not here.take(time.time_ns(), alone=False)  # another process has it
+
+
 def test_a_lease_inserted_twice_before_its_key_was_marked_has_one_holder(
     tmp_path: Path,
 ) -> None:
