@@ -70,7 +70,7 @@ def event_of(turn: dict) -> dict:
         "event_id": turn["event_id"],
         "user_id": turn["stream_id"],
         "session_id": f"{turn['stream_id']}:{turn['session_id']}",
-        "role": "user",
+        "role": turn.get("role") or "user",  # LoCoMo's two people are both users
         "speaker": turn["speaker"],
         "content": turn["content"],
         "occurred_at": turn["timestamp"] + "Z",

@@ -66,6 +66,10 @@ _ABBREVIATIONS = frozenset(
 )
 
 
+#: An initial or initials before a "." ("J", "J.K", "K"): no sentence ends there.
+_INITIALS = re.compile(r"^(?:[A-Z]\.)*[A-Z]$")
+
+
 def _sentences(text: str) -> list[str]:
     """The sentences of ``text``: split at :data:`_SENTENCE_END`, except after an
     abbreviation or an initial ("J. Smith")."""
@@ -73,9 +77,7 @@ def _sentences(text: str) -> list[str]:
     for end in _SENTENCE_END.finditer(text):
         before = text[start : end.start()].split()
         word = before[-1] if before else ""
-        if end.group(0) == "." and (
-            word.lower() in _ABBREVIATIONS or (len(word) == 1 and word.isupper())
-        ):
+        if end.group(0) == "." and (word.lower() in _ABBREVIATIONS or _INITIALS.match(word)):
             continue
         found.append(text[start : end.end()])
         start = end.end()
@@ -85,8 +87,13 @@ def _sentences(text: str) -> list[str]:
 
 _NAME = r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}"
 _PLACE = r"(?:the\s+)?[A-Z][\w'.-]+(?:(?:\s+|,\s*)[A-Z][\w'.-]+){0,3}"
-_PHRASE = r"[^,.;!?]{2,80}?"
-_END = r"(?=\s*(?:[,.;!?]|$|\s+(?:and|but|because|so|since|which|when|with|after|before)\b))"
+#: A phrase, up to the end of its clause: a dot or comma inside a number, a version or
+#: a name ("2.0", "Fly.io", "€1,200") does not end it.
+_PHRASE = r"(?:[^,.;!?]|[.,](?=\w)){2,80}?"
+_END = (
+    r"(?=\s*(?:[,.;!?](?!\w)|$|\s+(?:and|but|because|so|since|which|when|with|after|"
+    r"before)\b))"
+)
 _FIRST = r"(?P<s>I)"
 #: Adverbs between a subject and its verb ("I now work", "she also quit").
 _NOW = r"(?:\s+(?:now|also|just|recently|finally|currently|still|actually))*"
@@ -450,7 +457,7 @@ _PAST_EVENT = re.compile(
     r"started|finished|took|had|met|saw|painted|signed|volunteered|won|lost|bought|made|"
     r"got|did|gave|received|moved|traveled|travelled|celebrated|read|wrote|watched|"
     r"played|tried|learned|learnt|adopted|applied|graduated|organized|hosted|climbed|"
-    r"camped|hiked|baked|cooked)\b[^.;!?]{2,160})",
+    r"camped|hiked|baked|cooked)\b(?:[^.;!?]|\.(?=\w)){2,160})",
     re.IGNORECASE,
 )
 
@@ -521,15 +528,47 @@ _SHARED_IMAGE = re.compile(r"\[(?:shares|shared|sharing)[^\]]*\]?", re.IGNORECAS
 
 def _clauses(content: str) -> list[str]:
     """The sentences of a turn, split further at ";" and at ", and I" / "and I'm"
-    (each clause a statement of its own), shared-image captions left out."""
+    (each clause a statement of its own), shared-image captions, lead-ins ("Quick
+    context:") and requests to the listener ("Help me plan my week: ...") left out."""
     text = _SHARED_IMAGE.sub(" ", content.replace("\u2019", "'"))
     out = []
     for sentence in _sentences(text):
-        for clause in _CLAUSE_BREAK.split(sentence.strip()):
+        sentence = _LEAD_IN.sub("", sentence.strip())
+        if _is_request(sentence):
+            continue
+        for clause in _CLAUSE_BREAK.split(sentence):
             clause = clause.strip(" ,")
             if len(clause) >= 6:
                 out.append(clause)
     return out
+
+
+#: What a sentence opens with before the statement it introduces: "Quick context
+#: before I ask for help:", "I should correct something:", "Big news:".
+_LEAD_IN = re.compile(
+    r"^[^:]{0,50}\b(?:context|correct|correction|update|news|note|background|reminder|"
+    r"fyi|things? about me)\b[^:]{0,40}:\s+(?=\S)",
+    re.IGNORECASE,
+)
+#: A request to the listener: an imperative ("Help me ...", "Remind me ...", "Write
+#: ..."), a "can you" / "could you" / "I need you to", or "let's"; what follows asks
+#: for something and asserts nothing.
+_REQUEST = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|now|also|and|hey|hi|please|quick question)[\s,:!-]+)*"
+    r"(?:please\s+)?(?:(?:help|remind|tell|show|give|write|find|explain|suggest|compare|"
+    r"summari[sz]e|translate|draft|rewrite|list|check|fix|create|recommend|describe|"
+    r"generate|calculate|convert|proofread|edit|format|outline|brainstorm|teach|walk)\s+"
+    r"(?:me|us|a|an|the|my|our|this|that|these|those|some|three|two|\w+ing|what|how|why|"
+    r"when|where|which|who|if|whether|it|them|out|up|through|down)\b|"
+    r"(?:can|could|would|will)\s+you\b|i(?:'d| would) like you to\b|"
+    r"i (?:need|want) you to\b|let's\b|let us\b)",
+    re.IGNORECASE,
+)
+
+
+def _is_request(sentence: str) -> bool:
+    """True when ``sentence`` asks the listener for something rather than telling."""
+    return bool(_REQUEST.match(_INTERJECTION.sub("", sentence).lstrip(" ,-")))
 
 
 _CLAUSE_BREAK = re.compile(r"\s*;\s*|,?\s+(?:and|but|so)\s+(?=I\b|I'm\b|I've\b|my\b)")
@@ -899,10 +938,13 @@ def _clean_place(value: str) -> str | None:
 
 
 def _clean_name(value: str) -> str | None:
+    """The name in ``value``, without the words that are no name and a possessive "'s"
+    ("Nils" and "Elias" keep their "s")."""
     words = [w for w in value.split() if w not in _NOT_NAMES]
     if not words:
         return None
-    return " ".join(words).rstrip("'s") if words[-1].endswith(("'s", "")) else " ".join(words)
+    name = " ".join(words)
+    return name[:-2] if name.endswith("'s") else name
 
 
 _FILLER = re.compile(r"\b(?:so much|a lot|too|really|very much|lol|haha)\b", re.IGNORECASE)
@@ -1012,7 +1054,7 @@ _PLEASANTRY = re.compile(
     re.IGNORECASE,
 )
 _STATEMENT_SENTENCES = 3
-_STATEMENT_WORDS = (4, 45)
+_STATEMENT_WORDS = (3, 45)
 _words = str.split
 _STATEMENT_STOPWORDS = frozenset(
     _words(
@@ -1027,18 +1069,18 @@ def _statement(sentences: Sequence[str], speaker: str, occurred_at: datetime) ->
     """What ``speaker`` said of themself in a turn's ``sentences`` that no rule read,
     in the third person: "I typically hold it for 30-60 seconds." becomes "Maria
     typically holds it for 30-60 seconds."; None when they said nothing of themself."""
-    if not speaker or speaker == "the user":
+    if not speaker:
         return None
     said = [s for s in (_said_of_self(s) for s in sentences) if s is not None]
     if not said:
         return None
-    text = " ".join(
-        _in_third_person(s if s[-1] in ".!" else s + ".", speaker)
-        for s in said[:_STATEMENT_SENTENCES]
-    )
+    kept = said[:_STATEMENT_SENTENCES]
+    text = " ".join(_in_third_person(s if s[-1] in ".!" else s + ".", speaker) for s in kept)
     text = text[0].upper() + text[1:]
     value = text.rstrip(".!") + "."
-    when = _when(find_spans(text, occurred_at))
+    # each sentence's phrases in its own tense ("I accepted the offer! I start on
+    # Monday": the next Monday)
+    when = _when([span for s in kept for span in find_spans(s, occurred_at)])
     if when is not None:
         value = f"{value[:-1]} ({when})."
     return _Found(

@@ -117,6 +117,7 @@ _NEEDS: dict[str, frozenset[str]] = {
     "relative_unit": frozenset({"week", "month", "year"}),
     "relative_weekday": _DAY_WORDS,
     "in_month": _MONTH_WORDS,
+    "relative_month": _MONTH_WORDS,
     "in_year": frozenset({"digit"}),
 }
 #: Patterns whose every trigger is required (all of "digit" and a month word, say).
@@ -141,6 +142,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(r"\b(?P<which>last|this|next|past)\s+(?P<unit>week(?:end)?|month|year)\b", re.I),
     ),
     ("relative_weekday", re.compile(rf"\b(?P<which>last|this|next|on)\s+{_WEEKDAY}\b", re.I)),
+    ("relative_month", re.compile(rf"\b(?P<which>last|this|next)\s+{_LONG_MONTH}\b", re.I)),
     ("in_month", re.compile(rf"\b(?:in|during|since|of)\s+{_LONG_MONTH}\b", re.I)),
     ("in_year", re.compile(rf"\b(?:in|during|since|of|back in)\s+{_YEAR}\b", re.I)),
 ]
@@ -211,14 +213,16 @@ def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, TimeSpan]] = []
     ahead: bool | None = None  # worked out once, when a bare weekday or month needs it
+    behind = False
     for kind, pattern in _patterns_for(triggers):
         for match in pattern.finditer(text):
             a, b = match.span()
             if any(a < end and start < b for start, end in taken):
                 continue
-            if ahead is None and kind in ("relative_weekday", "in_month"):
+            if ahead is None and kind in _TENSED:
                 ahead = looks_ahead(text)
-            span = _resolve(kind, match, reference, bool(ahead))
+                behind = not ahead and bool(_PAST.search(text))
+            span = _resolve(kind, match, reference, bool(ahead), behind)
             if span is not None:
                 taken.append((a, b))
                 found.append((a, span))
@@ -247,18 +251,25 @@ def query_range(text: str, now: datetime) -> tuple[datetime, datetime] | None:
     return min(s.start for s in spans), max(s.end for s in spans)
 
 
-def _resolve(kind: str, m: re.Match[str], ref: datetime, ahead: bool = False) -> TimeSpan | None:
-    """The span a phrase names (a bare weekday or month the next one when ``ahead``), or
-    None when it names none (``February 30``) or one beyond the calendar (``9000 years
-    ago``)."""
+#: The phrases whose date depends on the sentence's tense ("on Monday", "in May",
+#: "August 24", "next September").
+_TENSED = frozenset({"relative_weekday", "in_month", "month_day", "day_month", "relative_month"})
+
+
+def _resolve(
+    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False, behind: bool = False
+) -> TimeSpan | None:
+    """The span a phrase names (a bare weekday or month the next one when ``ahead``, a
+    date without its year the last one when ``behind``, in the past tense), or None when
+    it names none (``February 30``) or one beyond the calendar (``9000 years ago``)."""
     try:
-        return _resolve_unchecked(kind, m, ref, ahead)
+        return _resolve_unchecked(kind, m, ref, ahead, behind)
     except (ValueError, OverflowError):
         return None
 
 
 def _resolve_unchecked(
-    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False
+    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False, behind: bool = False
 ) -> TimeSpan | None:
     text = m.group(0)
     groups = m.groupdict()
@@ -273,7 +284,7 @@ def _resolve_unchecked(
             return _month(int(groups["year"]), MONTHS[groups["month"].lower()], text)
         if kind in ("month_day", "day_month"):
             month = MONTHS[groups["month"].lower()]
-            return _day(date(today.year, month, int(groups["day"])), text)
+            return _day(_nearest_date(today, month, int(groups["day"]), ahead, behind), text)
     except ValueError:  # "February 30"
         return None
     if kind == "ago":
@@ -300,10 +311,43 @@ def _resolve_unchecked(
         else:
             year = today.year if month <= today.month else today.year - 1
         return _month(year, month, text)
+    if kind == "relative_month":
+        month = MONTHS[groups["month"].lower()]
+        which = groups["which"].lower()
+        if which == "next":  # the next that has not begun
+            year = today.year if month > today.month else today.year + 1
+        elif which == "last":  # the last that has ended
+            year = today.year if month < today.month else today.year - 1
+        else:
+            year = today.year
+        return _month(year, month, text)
     if kind == "in_year":
         year = int(groups["year"])
         return TimeSpan(_at(date(year, 1, 1)), _at(date(year + 1, 1, 1)), "year", text)
     return None
+
+
+def _nearest_date(today: date, month: int, day: int, ahead: bool, behind: bool) -> date:
+    """The year of a date named without one: the nearest such date ("January 25", said
+    on December 21, is next month's; "December 20", said on January 5, last month's);
+    in a sentence that looks ahead, not one that has passed, and in one in the past
+    tense, not one to come."""
+    candidates = []
+    for year in (today.year - 1, today.year, today.year + 1):
+        try:
+            candidates.append(date(year, month, day))
+        except ValueError:  # February 29 of a year without one
+            continue
+    if not candidates:
+        raise ValueError(f"no day {day} in month {month}")
+    nearest = min(candidates, key=lambda d: (abs((d - today).days), d < today))
+    if ahead and nearest < today:
+        later = [d for d in candidates if d >= today]
+        return later[0] if later else nearest
+    if behind and nearest > today:
+        earlier = [d for d in candidates if d <= today]
+        return earlier[-1] if earlier else nearest
+    return nearest
 
 
 def _count(word: str) -> int:
