@@ -14,7 +14,13 @@ for the tuning half (conv-26, 30, 41, 42, 43) and the checking half, with the ti
 build a block. Lines scored under a floor share of the best one are left out of a block
 (``RELEVANCE_FLOOR``); ``--floors`` compares several over the same candidates.
 
+``--corpus`` asks the questions of the hand-written user-and-assistant conversations of
+``tests/fixtures/conversations`` instead, each of a block of one budget (600 tokens
+unless ``--budgets`` names one), and prints per question whether its answer, word for
+word, is in the block.
+
 Usage: python bench/context.py [--budgets 1000,2000,4000] [--floors 0,0.3] [--data FOLDER]
+       python bench/context.py --corpus [--budgets 600] [--data FOLDER]
   --data keeps the ingested data folder and reuses it next time.
 """
 
@@ -33,6 +39,7 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from corpus import read_corpus
 from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
 
 from memstream.client import MemoryClient
@@ -65,13 +72,21 @@ def main() -> None:
     parser.add_argument(
         "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
     )
-    parser.add_argument("--budgets", default="1000,2000,4000")
+    parser.add_argument("--budgets", help="tokens per block (1000,2000,4000; --corpus: 600)")
     parser.add_argument("--data", help="keep the ingested data folder here and reuse it")
     parser.add_argument(
         "--floors", default=str(RELEVANCE_FLOOR), help="relevance floors to compare, e.g. 0,0.3"
     )
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="the questions of tests/fixtures/conversations, each at one budget (600)",
+    )
     args = parser.parse_args()
-    budgets = [int(b) for b in args.budgets.split(",")]
+    if args.corpus:
+        corpus_blocks(args.data, int(args.budgets or 600))
+        return
+    budgets = [int(b) for b in (args.budgets or "1000,2000,4000").split(",")]
     bench = Path(args.bench).resolve()
     turns = read_jsonl(bench / "locomo10_events.jsonl")
     questions = [q for q in read_jsonl(bench / "locomo10_questions.jsonl") if q["main"]]
@@ -175,6 +190,40 @@ def report(gathered_for: list[tuple[dict, Any]], budgets: list[int], floor: floa
                 f"{half:<10} {budget:>6}  " + "  ".join(cells)
                 + f"   {statistics.median(used):.0f} / {used[-1]}"
             )  # fmt: skip
+
+
+def corpus_blocks(data_folder: str | None, budget: int) -> None:
+    """Each question of the hand-written conversations: is its answer, word for word, in
+    the block of ``budget`` tokens, and does the block rest on a turn that says it?"""
+    corpus = read_corpus()
+    with tempfile.TemporaryDirectory(prefix="memstream-context-corpus-") as tmp:
+        data = Path(data_folder) if data_folder else Path(tmp) / "data"
+        if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
+            ingest(data, corpus.turns)
+        operations = Operations(Settings(data=str(data), embedder="minilm"))
+        answered, resting, used = 0, 0, []
+        print(f"\n{len(corpus.questions)} questions, a block of {budget} tokens each")
+        for q in corpus.questions:
+            now = datetime.fromisoformat(q["asked_at"] + "+00:00")
+            request = SearchRequest(user_id=q["stream_id"], query=q["question"])
+            candidates = context_candidates(operations.searcher, request, now)
+            block = assemble(candidates, budget, count_tokens)
+            text = block.context or ""
+            has = q["answer"].lower() in text.lower()
+            rests_on = {s for sec in block.sections for line in sec.lines for s in line.sources}
+            rests = bool(set(q["evidence_event_ids"]) & rests_on)
+            answered += has
+            resting += rests
+            used.append(block.tokens)
+            mark = "yes" if has else "NO "
+            print(f"  {mark} {block.tokens:>4} tokens  {q['stream_id']}: {q['question']}")
+        n = len(corpus.questions)
+        print(
+            f"answer in the block: {answered} of {n} ({answered / n:.3f}); block rests on an "
+            f"evidence turn: {resting} of {n}; tokens p50 {statistics.median(used):.0f}, "
+            f"max {max(used)}"
+        )
+        asyncio.run(operations.close())
 
 
 if __name__ == "__main__":

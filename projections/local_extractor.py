@@ -215,6 +215,7 @@ _RELATIONS_EXCLUSIVE = frozenset(
         "fiancee",
         "fiancée",
         "boss",
+        "manager",
     ]
 )
 _RELATIONS = frozenset(
@@ -244,6 +245,17 @@ _RELATIONS = frozenset(
         "neighbor",
         "neighbour",
         "mentor",
+        "teacher",
+        "tutor",
+        "coach",
+        "doctor",
+        "physio",
+        "physiotherapist",
+        "therapist",
+        "dentist",
+        "vet",
+        "builder",
+        "landlord",
         "dog",
         "cat",
         "puppy",
@@ -388,8 +400,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
 
 _RELATION = re.compile(
     r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er|[A-Z][\w-]+'s)\s+(?:(?:new|little|older|younger|big|best|late)\s+)?"
-    r"(?P<rel>[a-zé]+)(?:\s+is\s+named|\s+named|\s+called|'s\s+name\s+is|,)?\s+"
-    r"(?P<v>" + _NAME + r")"
+    r"(?P<rel>[a-zé]+)(?:\s+is\s+named|\s+named|\s+called|'s\s+name\s+is|\s+is|,)?\s+"
+    r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?" + _NAME + r")"
 )
 
 
@@ -485,7 +497,9 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
             matched = False
             for subject, found in _statements(sentence, context):
                 keep(subject, found, turn, speaker)
-                matched = True
+                # a relation read out of a sentence ("my manager Serkan") leaves the
+                # rest of it ("I'll ask ... on Monday") to be said too
+                matched = matched or "relation" not in found.tags
             if not matched:
                 unmatched.append(sentence)
             others = _people_named(sentence, speaker)
@@ -1099,8 +1113,8 @@ def _said_of_self(sentence: str) -> str | None:
     """``sentence`` without its leading interjections when it is a statement the
     speaker makes of themself; None for questions, pleasantries and small talk."""
     text = _INTERJECTION.sub("", sentence.strip()).strip(" ,-")
-    if not text or text.endswith("?") or not _FIRST_PERSON.search(text):
-        return None
+    if not text or text.endswith(("?", ":")) or not _FIRST_PERSON.search(text):
+        return None  # a question, or what introduces a quote ("Here's my contract:")
     if _PLEASANTRY.match(text) or _SECOND_PERSON.search(text):
         return None
     words = text.split()

@@ -97,7 +97,8 @@ _UNIT = r"(?P<unit>day|week|month|year)s?"
 #: messages name no date: one scan for these words is all they cost).
 _TRIGGER = re.compile(
     r"\d|\b(?:yesterday|today|tonight|tomorrow|ago|week|month|year"
-    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)",
+    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun"
+    r"|spring|summer|autumn|fall|winter)",
     re.I,
 )
 _MONTH_WORDS = frozenset(
@@ -118,6 +119,7 @@ _NEEDS: dict[str, frozenset[str]] = {
     "relative_weekday": _DAY_WORDS,
     "in_month": _MONTH_WORDS,
     "relative_month": _MONTH_WORDS,
+    "season": frozenset({"spring", "summer", "autumn", "fall", "winter"}),
     "in_year": frozenset({"digit"}),
 }
 #: Patterns whose every trigger is required (all of "digit" and a month word, say).
@@ -144,6 +146,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("relative_weekday", re.compile(rf"\b(?P<which>last|this|next|on)\s+{_WEEKDAY}\b", re.I)),
     ("relative_month", re.compile(rf"\b(?P<which>last|this|next)\s+{_LONG_MONTH}\b", re.I)),
     ("in_month", re.compile(rf"\b(?:in|during|since|of)\s+{_LONG_MONTH}\b", re.I)),
+    (
+        "season",
+        re.compile(
+            r"\b(?P<which>last|this|next|(?:in|during|over)(?:\s+the)?)\s+"
+            r"(?P<season>spring|summer|autumn|fall|winter)\b",
+            re.I,
+        ),
+    ),
     ("in_year", re.compile(rf"\b(?:in|during|since|of|back in)\s+{_YEAR}\b", re.I)),
 ]
 
@@ -253,7 +263,11 @@ def query_range(text: str, now: datetime) -> tuple[datetime, datetime] | None:
 
 #: The phrases whose date depends on the sentence's tense ("on Monday", "in May",
 #: "August 24", "next September").
-_TENSED = frozenset({"relative_weekday", "in_month", "month_day", "day_month", "relative_month"})
+_TENSED = frozenset(
+    {"relative_weekday", "in_month", "month_day", "day_month", "relative_month", "season"}
+)
+#: The month each season begins (in the northern hemisphere); a season is three months.
+_SEASON_STARTS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 
 def _resolve(
@@ -321,6 +335,8 @@ def _resolve_unchecked(
         else:
             year = today.year
         return _month(year, month, text)
+    if kind == "season":
+        return _season(today, groups["which"].lower(), groups["season"].lower(), ahead, text)
     if kind == "in_year":
         year = int(groups["year"])
         return TimeSpan(_at(date(year, 1, 1)), _at(date(year + 1, 1, 1)), "year", text)
@@ -348,6 +364,32 @@ def _nearest_date(today: date, month: int, day: int, ahead: bool, behind: bool) 
         earlier = [d for d in candidates if d <= today]
         return earlier[-1] if earlier else nearest
     return nearest
+
+
+def _season(today: date, which: str, season: str, ahead: bool, text: str) -> TimeSpan:
+    """The season a phrase names: "last autumn" the last that has ended, "next spring"
+    the next to begin, "this summer" the one under way, else this year's, "in
+    the winter" the last begun, or looking ahead, the next not ended. Its span is the
+    season's three months; its label, the year it begins in."""
+    first = _SEASON_STARTS[season]
+    spans = []
+    for year in (today.year - 2, today.year - 1, today.year, today.year + 1):
+        end_year, end_month = _add_months(year, first, 3)
+        spans.append((date(year, first, 1), date(end_year, end_month, 1)))
+    if which == "last":
+        start, end = [s for s in spans if s[1] <= today][-1]
+    elif which == "next":
+        start, end = next(s for s in spans if s[0] > today)
+    elif which == "this":
+        under_way = [s for s in spans if s[0] <= today < s[1]]
+        start, end = (
+            under_way[0] if under_way else next(s for s in spans if s[0].year == today.year)
+        )
+    elif ahead:
+        start, end = next(s for s in spans if s[1] > today)
+    else:
+        start, end = [s for s in spans if s[0] <= today][-1]
+    return TimeSpan(_at(start), _at(end), "year", text)
 
 
 def _count(word: str) -> int:

@@ -81,7 +81,8 @@ def _entity_lines(
     ``_PROFILED_FROM`` results name, in a few reads whatever their number: the
     entities, the facts linked to any of them, those facts' states. A profile leaves
     out the facts ``said`` in the facts section, and is scored as the best result
-    naming it (one the query names, as the best result)."""
+    naming it (one the query names, as the best result). A date, an amount or a link
+    takes a line only when the question names it: its facts say it already."""
     user_id = request.user_id
     scores: dict[str, float] = {}
     asked = request.query.casefold()
@@ -97,10 +98,10 @@ def _entity_lines(
     ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
     known = _current_facts(searcher, request, ids, said)
     named = {normalize_name(n) for n in scores if n.casefold() in asked}
-    return [  # a line has something to say: facts, or who the question asks about
+    return [  # a line has something to say: a named thing's facts, or what is asked about
         _profile_line(e, known[e["entity_id"]], _best_naming(e, scores))
         for e in entities
-        if known[e["entity_id"]] or (e["type"] in NAMED_TYPES and named & set(e["aliases"] or ()))
+        if named & set(e["aliases"] or ()) or (e["type"] in NAMED_TYPES and known[e["entity_id"]])
     ]
 
 

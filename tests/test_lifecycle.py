@@ -357,7 +357,13 @@ def test_a_second_consolidation_of_the_same_turns_is_dropped() -> None:
         ("I just moved to Porto!", {("lives_in", "Porto")}),
         ("I started a new job at Blue Fin Labs.", {("works_at", "Blue Fin Labs")}),
         ("I am a teacher.", {("occupation", "teacher")}),
-        ("My sister Ana is visiting.", {("sister:ana", "Ana")}),
+        (  # the relation, and what the rest of the sentence says
+            "My sister Ana is visiting.",
+            {
+                ("sister:ana", "Ana"),
+                ("said:vitaly's sister ana is visiting.", "Vitaly's sister Ana is visiting."),
+            },
+        ),
         (
             "I love hiking in the mountains.",
             {("likes:hiking in the mountains", "hiking in the mountains")},

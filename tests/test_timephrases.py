@@ -84,3 +84,27 @@ def test_a_date_without_its_year_is_the_nearest_one_in_the_sentence_s_tense(
 ) -> None:
     [span] = find_spans(said, datetime.fromisoformat(on).replace(tzinfo=UTC))
     assert span.label == label
+
+
+@pytest.mark.parametrize(
+    ("said", "on", "start", "end"),
+    [
+        ("I bought Salomon boots last autumn.", "2025-03-03", "2024-09-01", "2024-12-01"),
+        ("Next spring we want to do the garden.", "2024-08-03", "2025-03-01", "2025-06-01"),
+        ("I'm illustrating a picture book this autumn.", "2025-07-05", "2025-09-01", "2025-12-01"),
+        ("We went skiing this winter.", "2025-01-20", "2024-12-01", "2025-03-01"),
+        ("This summer was hot.", "2024-11-10", "2024-06-01", "2024-09-01"),
+        ("I will travel in the winter.", "2024-10-01", "2024-12-01", "2025-03-01"),
+        ("In the summer I swam a lot.", "2024-10-01", "2024-06-01", "2024-09-01"),
+    ],
+)
+def test_a_season_is_its_three_months_in_the_sentence_s_tense(
+    said: str, on: str, start: str, end: str
+) -> None:
+    [span] = find_spans(said, datetime.fromisoformat(on).replace(tzinfo=UTC))
+    assert (span.start.date().isoformat(), span.end.date().isoformat()) == (start, end)
+    assert span.label == start[:4]
+
+
+def test_fall_the_verb_is_no_season() -> None:
+    assert find_spans("I fall asleep early.", NOW) == []
