@@ -92,7 +92,22 @@ def memory_history(
         seen.add(document["memory_id"])
         chain.append(document)
         forward = document
+    _when_superseded(store, chain)
     return chain
+
+
+def _when_superseded(store: ProjectionStore, chain: list[dict[str, Any]]) -> None:
+    """Give each memory of ``chain`` that a later one replaced ``superseded_at``: when
+    the replacement was recorded (a correction: when it was made). ``valid_until`` says
+    until when the memory held, which for a correction is the corrected memory's own
+    time (it was never true)."""
+    successors = {m["superseded_by"] for m in chain if m.get("superseded_by")}
+    recorded = {
+        r["memory_id"]: r["ingested_at"]
+        for r in store.by_ids(MEMORIES, sorted(successors), ["memory_id", "ingested_at"])
+    }
+    for memory in chain:
+        memory["superseded_at"] = recorded.get(memory.get("superseded_by") or "")
 
 
 def _superseded_by(store: ProjectionStore, user_id: str, memory_id: str) -> list[dict[str, Any]]:

@@ -270,10 +270,11 @@ def operations(tmp_path: Path) -> Operations:
         + [LogRecord("e1", "memory.commands", 0, 0, T0, b"ana", encode(remembered))]
     )
     fact = command_memory(remembered).memory_id
-    corrected, _ = correction(
-        store, "ana", fact, "Ana's cat Miso likes tuna.", T0 + timedelta(hours=1)
+    an_hour_later = T0 + timedelta(hours=1)
+    corrected, _ = correction(store, "ana", fact, "Ana's cat Miso likes tuna.", an_hour_later)
+    projector.apply(
+        [LogRecord("e1", "memory.commands", 0, 1, an_hour_later, b"ana", encode(corrected))]
     )
-    projector.apply([LogRecord("e1", "memory.commands", 0, 1, T0, b"ana", encode(corrected))])
     return Operations(
         Settings(data=str(tmp_path), embedder="none"),
         store=store,

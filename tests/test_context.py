@@ -5,7 +5,7 @@ lines labelled; and, over a real store, the block and the explanation an agent g
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -128,12 +128,34 @@ def test_an_entity_line_says_something_or_is_left_out(operations: Operations) ->
     assert asked.context is not None and "Porto (place" in asked.context  # named: kept
 
 
+def _first_fact(operations: Operations, question: str) -> str:
+    """The id of the first line of the facts section of the block for ``question``."""
+    block = asyncio.run(operations.context("ana", question))
+    assert block.context is not None
+    facts = next(s for s in block.sections if s["name"] == "facts")
+    return str(facts["lines"][0]["memory_id"])
+
+
+def test_history_says_when_a_correction_was_made_and_that_the_old_fact_never_held(
+    operations: Operations,
+) -> None:
+    new_fact = _first_fact(operations, "What does Miso like to eat?")
+    old, new = asyncio.run(operations.history("ana", new_fact))
+    assert (old["content"], new["content"]) == (
+        "Ana's cat Miso likes sardines.",
+        "Ana's cat Miso likes tuna.",
+    )
+    remembered_at = T0 + timedelta(minutes=2)
+    assert old["superseded_by"] == new_fact
+    assert old["superseded_at"] == T0 + timedelta(hours=1)  # when it was corrected
+    assert old["valid_until"] == remembered_at + timedelta(microseconds=1)  # never held
+    assert new["superseded_at"] is None
+
+
 def test_explain_shows_where_a_memory_came_from_and_its_confidence(
     operations: Operations,
 ) -> None:
-    block = asyncio.run(operations.context("ana", "What does Miso like to eat?"))
-    assert block.context is not None
-    new_fact = next(s for s in block.sections if s["name"] == "facts")["lines"][0]["memory_id"]
+    new_fact = _first_fact(operations, "What does Miso like to eat?")
     why = asyncio.run(operations.explain("ana", new_fact))
     assert why["memory"]["content"] == "Ana's cat Miso likes tuna."
     assert [m["content"] for m in why["history"]] == [

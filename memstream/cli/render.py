@@ -193,7 +193,10 @@ def history(chain: Sequence[Mapping[str, Any]]) -> str:
     for m in chain:
         status = "current"
         if m["superseded_by"]:
-            status = f"superseded {when(m['valid_until'])} by {short_id(m['superseded_by'])}"
+            status = f"superseded by {short_id(m['superseded_by'])}"
+            if m.get("superseded_at"):
+                status += f" on {when(m['superseded_at'])}"
+            status += f", held until {when(m['valid_until'])}"
         if m["forgotten_at"]:
             status = f"{m['forgotten_reason'] or 'forgotten'} {when(m['forgotten_at'])}"
         lines.append(
