@@ -15,7 +15,8 @@ build a block. Lines scored under a floor share of the best one are left out of 
 (``RELEVANCE_FLOOR``); ``--floors`` compares several over the same candidates.
 
 ``--corpus`` asks the questions of the hand-written user-and-assistant conversations of
-``tests/fixtures/conversations`` instead, each of a block of one budget (600 tokens
+``tests/fixtures/conversations`` instead, of all of them as one user's history (each
+answer among the turns of the others), each of a block of one budget (600 tokens
 unless ``--budgets`` names one), and prints per question whether its answer, word for
 word, is in the block.
 
@@ -39,7 +40,7 @@ from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from corpus import read_corpus
+from corpus_retrieval import one_history
 from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
 
 from memstream.client import MemoryClient
@@ -193,17 +194,19 @@ def report(gathered_for: list[tuple[dict, Any]], budgets: list[int], floor: floa
 
 
 def corpus_blocks(data_folder: str | None, budget: int) -> None:
-    """Each question of the hand-written conversations: is its answer, word for word, in
-    the block of ``budget`` tokens, and does the block rest on a turn that says it?"""
-    corpus = read_corpus()
+    """Each question of the hand-written conversations, asked of them all as one user's
+    history (``bench/corpus_retrieval.py``): is its answer, word for word, in the block
+    of ``budget`` tokens, and does the block rest on a turn that says it?"""
+    history, questions = one_history()
     with tempfile.TemporaryDirectory(prefix="memstream-context-corpus-") as tmp:
         data = Path(data_folder) if data_folder else Path(tmp) / "data"
         if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
-            ingest(data, corpus.turns)
+            ingest(data, history)
         operations = Operations(Settings(data=str(data), embedder="minilm"))
         answered, resting, used = 0, 0, []
-        print(f"\n{len(corpus.questions)} questions, a block of {budget} tokens each")
-        for q in corpus.questions:
+        print(f"\n{len(questions)} questions of one history of {len(history)} turns, a block of "
+              f"{budget} tokens each")  # fmt: skip
+        for q in questions:
             now = datetime.fromisoformat(q["asked_at"] + "+00:00")
             request = SearchRequest(user_id=q["stream_id"], query=q["question"])
             candidates = context_candidates(operations.searcher, request, now)
@@ -211,13 +214,13 @@ def corpus_blocks(data_folder: str | None, budget: int) -> None:
             text = block.context or ""
             has = q["answer"].lower() in text.lower()
             rests_on = {s for sec in block.sections for line in sec.lines for s in line.sources}
-            rests = bool(set(q["evidence_event_ids"]) & rests_on)
+            rests = bool(set(q["gold_event_ids"]) & rests_on)
             answered += has
             resting += rests
             used.append(block.tokens)
             mark = "yes" if has else "NO "
-            print(f"  {mark} {block.tokens:>4} tokens  {q['stream_id']}: {q['question']}")
-        n = len(corpus.questions)
+            print(f"  {mark} {block.tokens:>4} tokens  {q['conversation']}: {q['question']}")
+        n = len(questions)
         print(
             f"answer in the block: {answered} of {n} ({answered / n:.3f}); block rests on an "
             f"evidence turn: {resting} of {n}; tokens p50 {statistics.median(used):.0f}, "

@@ -388,11 +388,29 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
 
 
+#: Nationalities and languages: capitalized, but nobody's name ("Léa loves Japanese
+#: food. She hates coriander": "she" is Léa).
+_NATIONALITIES = frozenset(
+    _words(
+        """
+        american arabic argentinian australian austrian belgian brazilian british
+        bulgarian canadian chilean chinese colombian croatian cuban czech danish dutch
+        egyptian english estonian ethiopian european filipino finnish french german
+        greek hindi hungarian icelandic indian indonesian iranian irish israeli italian
+        japanese kenyan korean latin latvian lebanese lithuanian malaysian mandarin
+        mexican moroccan nepalese nigerian norwegian pakistani persian peruvian polish
+        portuguese romanian russian scottish serbian slovak spanish swedish swiss syrian
+        taiwanese thai turkish ukrainian vietnamese welsh cantonese catalan basque
+        """
+    )
+)
+
+
 def is_ordinary_word(token: str) -> bool:
-    """True for a common word, month or day name, or its plural ("Tuesdays"),
-    capitalized or not: not a name."""
+    """True for a common word, a nationality or language, a month or day name, or its
+    plural ("Tuesdays"), capitalized or not: not a name."""
     lower = _strip_possessive(token).casefold()
-    if lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES:
+    if lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES or lower in _NATIONALITIES:
         return True
     return lower.endswith("s") and lower[:-1] in _MONTH_AND_DAY_NAMES
 

@@ -36,6 +36,10 @@ _ENTITIES = 5
 #: Entities named by results below this rank are not profiled unless the query names them.
 _PROFILED_FROM = 3
 _TEMPORAL = 20
+#: The best-ranked turns a block's "around that time" section opens with, when they
+#: score within ``_CLOSE`` of the best.
+_LEADING = 2
+_CLOSE = 0.95
 #: How many facts an entity's profile states, and how many facts' states are read at once.
 _FACTS_PER_ENTITY = 3
 _STATE_SLICE = 64
@@ -182,9 +186,12 @@ def _profile_line(
 def _temporal_lines(
     searcher: Searcher, request: SearchRequest, results: Sequence[SearchResult], now: datetime
 ) -> list[ContextLine]:
-    """The turns inside the time the query names, else those of the most relevant
-    session; then the other turns the search found, best first."""
+    """The turns the search ranks first (:data:`_LEADING`, whatever their session, when
+    as relevant as the best), then those inside the time the query names, else those of
+    the most relevant session; then the other turns the search found, best first. A
+    second-best turn of another session is not pushed out by the first one's neighbours."""
     episodes = [r for r in results if r.kind == "episode"]
+    leading = [r for r in episodes[:_LEADING] if r.score >= _CLOSE * episodes[0].score]
     span = query_range(request.query, now)
     if span is not None:
         within = request.model_copy(
@@ -194,9 +201,10 @@ def _temporal_lines(
     else:
         session = next((r.session_id for r in episodes if r.session_id), None)
         first = [r for r in episodes if session and r.session_id == session][:_TEMPORAL]
-    chosen = {r.memory_id for r in first}
-    rest = [r for r in episodes if r.memory_id not in chosen]
-    return [_line(r) for r in (*first, *rest)]
+    ordered: dict[str, SearchResult] = {}
+    for r in (*leading, *first, *episodes):
+        ordered.setdefault(r.memory_id, r)  # as first found (a time's search scores its own)
+    return [_line(r) for r in ordered.values()]
 
 
 def _evidence_lines(

@@ -108,3 +108,13 @@ def test_no_fact_of_the_corpus_is_a_request_a_broken_name_or_a_cut_sentence() ->
                 wrong.append(memory.content)
     assert derived >= 100  # the corpus says a lot: an extractor finding nothing fails
     assert wrong == []
+
+
+def test_a_nationality_is_nobody_a_pronoun_can_stand_for() -> None:
+    turns = [
+        Turn("e1", "François", "user", "My girlfriend Léa loves Japanese food.", SATURDAY),
+        Turn("e2", "François", "user", "She hates coriander by the way.", SATURDAY),
+    ]
+    facts = [m.content for m in extract_facts("u", "s", turns)]
+    assert any(f.startswith("Léa dislikes coriander") for f in facts), facts
+    assert not any(f.startswith("Japanese") for f in facts)

@@ -1,0 +1,175 @@
+"""Turn-level retrieval over the hand-written conversations, against BM25 in one run.
+
+The 30 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
+family, health, work, seven coding sessions with long answers and code, requests,
+corrections) are taken as one user's history: 239 turns over two years, in time order,
+each conversation's sessions its own. Every question of the corpus is asked of that one
+history, so each answer has to be found among the turns of all the others.
+
+The history goes through ``memstream up`` (embedded Tansu broker, worker with the MiniLM
+embedder, HTTP API) as ``bench/locomo.py`` sends LoCoMo; the questions are asked with
+``k = 50`` and ``now`` = the end of the history, with facts (a fact counts as the turns
+it came from) and episodes only. ``../shared/bench/bm25_baseline.py`` ranks the same
+turns for the same questions, and ``../shared/bench/score.py`` scores all three runs:
+recall@10 and hit@1 are printed for every question and for those of the coding sessions.
+
+Usage: python bench/corpus_retrieval.py [--bench ../shared/bench] [--out bench-out/corpus]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from corpus import CORPUS, read_corpus
+from locomo import ask, publish_and_wait, serving, wait_for_facts, worker_env
+
+from memstream.testing import WorkerProcess
+
+USER = "corpus"
+
+
+def one_history() -> tuple[list[dict], list[dict]]:
+    """The corpus's turns as one user's, in time order, and its questions (LoCoMo's
+    fields: each a single-hop question with its gold turns)."""
+    corpus = read_corpus()
+    turns = sorted(corpus.turns, key=lambda t: (t["timestamp"], t["event_id"]))
+    history = [
+        {
+            **t,
+            "dataset": "memstream-corpus",
+            "stream_id": USER,
+            "session_id": f"{t['stream_id']}:{t['session_id']}",
+        }
+        for t in turns
+    ]
+    sessions = {t["event_id"]: t["session_id"] for t in history}
+    end = history[-1]["timestamp"]
+    questions = [
+        {
+            "stream_id": USER,
+            "question_id": f"{q['stream_id']}:q{n}",
+            "question": q["question"],
+            "answer": q["answer"],
+            "dataset": "memstream-corpus",
+            "category": 4,
+            "category_name": "single-hop",
+            "asked_at": end,
+            "gold_event_ids": q["evidence_event_ids"],
+            "gold_session_ids": sorted({sessions[e] for e in q["evidence_event_ids"]}),
+            "main": True,
+            "conversation": q["stream_id"],
+        }
+        for n, q in enumerate(corpus.questions)
+    ]
+    return history, questions
+
+
+def coding_conversations() -> set[str]:
+    """The conversations that are coding sessions."""
+    return {
+        json.loads(p.read_text())["id"]
+        for p in CORPUS.glob("*.json")
+        if json.loads(p.read_text())["kind"] == "coding"
+    }
+
+
+def scored(bench: Path, events: Path, questions: Path, run: Path) -> dict[str, float]:
+    """recall@10 and hit@1 of a run over all the questions, as ``score.py`` counts them."""
+    figures = run.with_suffix(f".{questions.stem}.scores.json")
+    score = [sys.executable, str(bench / "score.py"), str(questions), str(events), str(run)]
+    subprocess.run(
+        [*score, "--json", str(figures)],
+        check=True,
+        capture_output=True,
+    )
+    overall = json.loads(figures.read_text())["ALL(main)"]
+    return {"recall@10": overall["recall@10"], "hit@1": overall["hit@1"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
+    )
+    parser.add_argument("--out", default="bench-out/corpus")
+    args = parser.parse_args()
+    bench = Path(args.bench).resolve()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    history, questions = one_history()
+    events = out / "events.jsonl"
+    events.write_text("".join(json.dumps(t) + "\n" for t in history))
+    coding = coding_conversations()
+    subsets = {
+        "every question": questions,
+        "coding sessions": [q for q in questions if q["conversation"] in coding],
+    }
+    files = {}
+    for name, subset in subsets.items():
+        files[name] = out / f"questions-{re.sub(r'[^a-z]+', '-', name)}.jsonl"
+        files[name].write_text("".join(json.dumps(q) + "\n" for q in subset))
+
+    runs = {"memstream, with facts": out / "run-with-facts.jsonl"}
+    runs["memstream, episodes only"] = out / "run-episodes-only.jsonl"
+    runs["BM25 (shared baseline)"] = out / "run-bm25.jsonl"
+    with tempfile.TemporaryDirectory(prefix="memstream-corpus-") as tmp:
+        data = Path(tmp) / "data"
+        worker = WorkerProcess(data, env=worker_env("minilm", quiet=False)).start()
+        try:
+            client = serving(worker)
+            seconds = publish_and_wait(client, history)
+            print(f"ingested and embedded {len(history)} turns in {seconds:.1f} s")
+            print(f"consolidated: {wait_for_facts(client, stable_seconds=20)}", flush=True)
+        finally:
+            worker.stop()
+        worker = WorkerProcess(data, env=worker_env("minilm")).start()  # lanes quiet
+        try:
+            client = serving(worker)
+            ask(client, questions, runs["memstream, with facts"])
+            only = [{**q, "kinds": ["episode"]} for q in questions]
+            ask_episodes(client, only, runs["memstream, episodes only"])
+        finally:
+            worker.stop()
+    subprocess.run(
+        [
+            sys.executable,
+            str(bench / "bm25_baseline.py"),
+            str(events),
+            str(files["every question"]),
+            str(runs["BM25 (shared baseline)"]),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    print(f"\n{len(questions)} questions over one history of {len(history)} turns")
+    print(f"{'':<28} " + "  ".join(f"{name:>30}" for name in subsets))
+    for label, run in runs.items():
+        cells = []
+        for name in subsets:
+            s = scored(bench, events, files[name], run)
+            cells.append(f"recall@10 {s['recall@10']:.3f}  hit@1 {s['hit@1']:.3f}".rjust(30))
+        print(f"{label:<28} " + "  ".join(cells))
+
+
+def ask_episodes(client: object, questions: list[dict], run: Path) -> None:
+    """The questions with ``kinds = [episode]``: turns alone, no fact."""
+    rows = []
+    for q in questions:
+        answer = client.search(  # type: ignore[attr-defined]
+            q["stream_id"], q["question"], k=50, now=q["asked_at"] + "Z", kinds=q["kinds"]
+        )
+        slots = [r["source_event_ids"][0] for r in answer["results"]]
+        rows.append({"question_id": q["question_id"], "retrieved": slots})
+    run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+if __name__ == "__main__":
+    main()
