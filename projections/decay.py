@@ -91,7 +91,10 @@ class DecayCandidate:
 
 
 def is_stable_fact(kind: str, attribute: str | None, content: str) -> bool:
-    """Whether a memory is a fact that stays true until replaced (see the module)."""
+    """Whether a memory is a fact that stays true until replaced (see the module), or a
+    standing instruction the user gave ("always include security advice")."""
+    if kind == "procedure":
+        return (attribute or "").startswith("instruction:")
     if kind != "fact":
         return False
     named = (attribute or "").split(":", 1)[0].lower()  # "sister:zoë": a sister's fact

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from lemminflect import getAllLemmas, getInflection
+
 from memstream.projections.derived import derived_memory_id
 from memstream.projections.entities import is_ordinary_word, person_names_in
 from memstream.projections.events import DerivedKind, DerivedMemory, TokenUsage
@@ -480,6 +482,9 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
     sources: dict[tuple[str, str, str], list[str]] = {}
     last_person: str | None = None
     people = _people(turns)
+    # standing instructions are given to an assistant, not between friends ("never stop
+    # believing")
+    with_assistant = any(turn.role == "assistant" for turn in turns)
 
     def keep(subject: str, found: _Found, turn: Turn, speaker: str) -> None:
         key = (subject.lower(), found.attribute, found.value.lower())
@@ -495,6 +500,14 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
         for sentence in _clauses(turn.content):
             context = _Context(speaker, last_person, people, turn)
             matched = False
+            instruction = (
+                _instruction(sentence, speaker)
+                if with_assistant and turn.role != "assistant"
+                else None
+            )
+            if instruction is not None:
+                keep(speaker, instruction, turn, speaker)
+                continue
             for subject, found in _statements(sentence, context):
                 keep(subject, found, turn, speaker)
                 # a relation read out of a sentence ("my manager Serkan") leaves the
@@ -578,6 +591,38 @@ _REQUEST = re.compile(
     r"i (?:need|want) you to\b|let's\b|let us\b)",
     re.IGNORECASE,
 )
+
+
+#: An instruction to the listener that holds from now on ("Always include security
+#: advice when I ask about auth", "Never suggest Terragrunt to me", "Please don't use
+#: unwrap in examples"); not "don't worry" and the like, which are pleasantries.
+_INSTRUCTION = re.compile(
+    r"^(?:(?:please|and|also|oh|btw)[\s,]+)*(?P<how>always|never|don't|do not)\s+"
+    r"(?P<v>(?!(?:worry|mind|hesitate|be|feel|apologi[sz]e|thank|forget|stop)\b)"
+    r"[a-z][^.!?]{3,200})",
+    re.IGNORECASE,
+)
+
+
+def _instruction(sentence: str, speaker: str) -> _Found | None:
+    """The standing instruction ``sentence`` gives the listener, as a ``procedure`` of
+    the speaker's ("Priya's standing instruction: always include security advice when
+    Priya asks about auth."), or None."""
+    m = _INSTRUCTION.match(_INTERJECTION.sub("", sentence.strip()).lstrip(" ,-"))
+    if m is None or not speaker:
+        return None
+    how = m.group("how").lower()
+    said = _in_third_person(f"{how} {m.group('v').strip()}", speaker).rstrip(" ,")
+    return _Found(
+        "procedure",
+        f"instruction:{said.lower()[:60]}",
+        said,
+        f"{speaker[0].upper()}{speaker[1:]}'s standing instruction: {said}.",
+        False,
+        0.9,
+        0.8,
+        ("instruction",),
+    )
 
 
 def _is_request(sentence: str) -> bool:
@@ -795,6 +840,10 @@ def _phrase_facts(sentence: str, context: _Context) -> Iterable[tuple[str, _Foun
         value = phrase(m, who, words=12)
         if who and value and len(value.split()) >= 2:
             freq = m.group("freq").lower()
+            if m.group("s") == "I":  # "I usually charge" -> "Aoife usually charges"
+                verb, _, rest = value.partition(" ")
+                if verb not in _MODALS and _is_base_verb(verb):
+                    value = f"{_third_singular(verb)} {rest}"
             yield (
                 who[0],
                 _Found(
@@ -1132,18 +1181,8 @@ _ADVERBS = (
 )
 _I_VERB = re.compile(r"\b(?P<s>I|[Ww]e)(?P<adv>" + _ADVERBS + r")\s+(?P<verb>[a-z]+(?:n't)?)\b")
 _PRESENT_AGREEMENT = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "are": "is"}
-_BASE_VERBS_PRESENT = frozenset(
-    _words(
-        """love like enjoy want need think feel hope know go work live play try make take get see
-    watch read write run walk cook bake paint draw sing dance teach learn study help care
-    believe plan mean miss use keep find spend volunteer practice practise hold prefer adore
-    hate dislike own lead manage coach train swim hike climb travel visit collect build
-    create share wish look stay dream struggle remember appreciate admire value support
-    listen eat drink sleep wake start finish rely hang meet chat talk
-    organize organise attend join take give bring grow speak open close worry wonder
-    """
-    )
-)
+#: Verbs that take no "-s" after "he"/"she" (modals), and so stay as they are.
+_MODALS = frozenset(_words("can could will would shall should must might may ought need dare"))
 
 
 _WE_SWAPS = (
@@ -1175,19 +1214,23 @@ def _agreeing(sentence: str) -> str:
             return m.group(0)
         if verb in _PRESENT_AGREEMENT:
             verb = _PRESENT_AGREEMENT[verb]
-        elif verb in _BASE_VERBS_PRESENT:
+        elif verb not in _MODALS and _is_base_verb(verb):
             verb = _third_singular(verb)
         return f"{m.group('s')}{m.group('adv')} {verb}"
 
     return _I_VERB.sub(agree, sentence)
 
 
+def _is_base_verb(word: str) -> bool:
+    """True when ``word`` is a verb's base form ("maintain", "ask"; not "went", "asked")."""
+    lemmas: tuple[str, ...] | None = getAllLemmas(word).get("VERB")
+    return lemmas == (word,)
+
+
 def _third_singular(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
+    """The third person singular of a base-form verb ("charge" -> "charges")."""
+    forms: tuple[str, ...] = getInflection(verb, "VBZ")
+    return forms[0] if forms else verb
 
 
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(

@@ -118,3 +118,59 @@ def test_a_nationality_is_nobody_a_pronoun_can_stand_for() -> None:
     facts = [m.content for m in extract_facts("u", "s", turns)]
     assert any(f.startswith("Léa dislikes coriander") for f in facts), facts
     assert not any(f.startswith("Japanese") for f in facts)
+
+
+def _chat(text: str, speaker: str = "Priya") -> list[tuple[str, str]]:
+    """What the extractor keeps of a user's turn answered by an assistant: (kind,
+    content) pairs."""
+    turns = [
+        Turn("e1", speaker, "user", text, SATURDAY),
+        Turn("e2", None, "assistant", "Understood.", SATURDAY),
+    ]
+    return [(m.kind, m.content) for m in extract_facts("u", "s", turns)]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        (
+            "Always include security advice when I ask about auth.",
+            "Priya's standing instruction: always include security advice when Priya asks "
+            "about auth.",
+        ),
+        (
+            "Never suggest Terragrunt to me, the team voted against it.",
+            "Priya's standing instruction: never suggest Terragrunt to Priya, the team voted "
+            "against it.",
+        ),
+        (
+            "Please don't use unwrap in examples.",
+            "Priya's standing instruction: don't use unwrap in examples.",
+        ),
+    ],
+)
+def test_a_standing_instruction_to_an_assistant_is_kept_as_a_procedure(
+    said: str, kept: str
+) -> None:
+    assert _chat(said) == [("procedure", kept)]
+
+
+def test_encouragement_between_friends_is_no_instruction() -> None:
+    turns = [
+        Turn("e1", "Jon", "user", "Never stop believing in your dreams.", SATURDAY),
+        Turn("e2", "Gina", "user", "Always remember how far you've come!", SATURDAY),
+        Turn("e3", "Jon", "user", "Don't worry about it.", SATURDAY),
+    ]
+    assert [m for m in extract_facts("u", "s", turns) if m.kind == "procedure"] == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("I maintain a Rust CLI called logslice.", "Priya maintains a Rust CLI called logslice."),
+        ("I usually charge €1,200 for a cover.", "Priya usually charges €1,200 for a cover."),
+        ("I switched to Postgres last week.", "Priya switched to Postgres last week"),
+    ],
+)
+def test_a_verb_agrees_with_the_speaker_it_is_said_of(said: str, kept: str) -> None:
+    assert any(content.startswith(kept) for _, content in _chat(said)), _chat(said)

@@ -121,6 +121,12 @@ def test_stable_facts_keep_their_confidence_while_states_and_plans_fade(
     assert not is_stable_fact("opinion", attribute, content)  # facts only
 
 
+def test_a_standing_instruction_keeps_its_confidence_and_other_procedures_fade() -> None:
+    instruction = "Priya's standing instruction: always include security advice."
+    assert is_stable_fact("procedure", "instruction:always include security advice", instruction)
+    assert not is_stable_fact("procedure", None, "To deploy, run make release.")
+
+
 def test_a_fact_searches_keep_returning_is_not_pruned_and_later_uses_do_not_count() -> None:
     """Decay counts from the last use: a fact still asked about keeps its confidence
     while an unused one of the same age is pruned; a job run for an earlier time
