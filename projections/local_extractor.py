@@ -495,7 +495,8 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
             memories[key] = _memory(user_id, session_id, subject, speaker, found, turn)
 
     for turn in turns:
-        speaker = (turn.speaker or ("the user" if turn.role == "user" else "")).strip()
+        # a document's "I" is the user who added it (their notes), as a chat's unnamed user
+        speaker = (turn.speaker or ("the user" if turn.role in _USERS_WORDS else "")).strip()
         unmatched: list[str] = []
         for sentence in _clauses(turn.content):
             context = _Context(speaker, last_person, people, turn)
@@ -518,13 +519,21 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
             others = _people_named(sentence, speaker)
             if others:
                 last_person = others[-1]
-        statement = _statement(unmatched, speaker, turn.occurred_at)
+        # what no rule reads is said of themself by a speaker, never by a document (a
+        # manual's "we recommend" is nobody's statement)
+        statement = (
+            _statement(unmatched, speaker, turn.occurred_at) if turn.role != "document" else None
+        )
         if statement is not None:
             keep(speaker, statement, turn, speaker)
     return [
         m.model_copy(update={"source_event_ids": sources[k]}) if len(sources[k]) > 1 else m
         for k, m in memories.items()
     ]
+
+
+#: The roles of turns whose unnamed "I" is the user: a chat's, a document's they added.
+_USERS_WORDS = frozenset({"user", "document"})
 
 
 def _memory(

@@ -234,7 +234,8 @@ def document_facts(
     extractor: Extractor,
 ) -> tuple[list[DerivedMemory], TokenUsage | None, str | None]:
     """The facts ``extractor`` derives from a part's chunks (``texts``: index and
-    text), read as the user's own words: each names the chunk it comes from
+    text), a ``document``'s turns (its "I" is the user who added it, but nothing it
+    says of itself becomes a statement of the user's): each names the chunk it comes from
     (``source_memory_ids``) and the events that brought it, with an id of the
     document's version. Or why there are none."""
     chunk_ids = {
@@ -245,7 +246,7 @@ def document_facts(
         Turn(
             event_id=chunk_id,
             speaker=None,
-            role="user",
+            role="document",
             content=text,
             occurred_at=event.occurred_at,
         )

@@ -174,3 +174,12 @@ def test_encouragement_between_friends_is_no_instruction() -> None:
 )
 def test_a_verb_agrees_with_the_speaker_it_is_said_of(said: str, kept: str) -> None:
     assert any(content.startswith(kept) for _, content in _chat(said)), _chat(said)
+
+
+def test_a_document_s_own_words_are_no_statement_of_the_user() -> None:
+    manual = (
+        "We recommend rotating the keys every 90 days. Our service keeps backups for a "
+        "week. I live in Lisbon."
+    )
+    found = extract_facts("u", "doc", [Turn("c1", None, "document", manual, SATURDAY)])
+    assert [(m.attribute, m.value) for m in found] == [("lives_in", "Lisbon")]  # the notes' I
