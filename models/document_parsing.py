@@ -369,7 +369,8 @@ def _pdf(data: bytes, max_pages: int) -> ParsedDocument:
                 page.close()
             found, path = _pdf_blocks(text, number + 1, path)
             blocks.extend(found)
-        return ParsedDocument(blocks, pages)
+        title = " ".join(str(document.get_metadata_dict().get("Title") or "").split())
+        return ParsedDocument(blocks, pages, title or None)
     finally:
         document.close()
 
@@ -464,7 +465,8 @@ def _docx(data: bytes, max_pages: int) -> ParsedDocument:
             title = title or text
         else:
             blocks.append(Block(text, page, _names(path)))
-    return ParsedDocument(blocks, page, title)
+    own = " ".join((document.core_properties.title or "").split())  # File > Properties
+    return ParsedDocument(blocks, page, own or title)
 
 
 def _page_breaks(paragraph: object) -> int:

@@ -107,6 +107,8 @@ class DocumentState:
     fact_ids: tuple[str, ...] = ()
     facts_error: str | None = None
     retired_ids: tuple[str, ...] = ()
+    #: False while the title is the file's name: the document's own, once read, replaces it
+    title_given: bool = True
 
 
 def fold_document(state: DocumentState | None, event: DocumentEvent) -> DocumentState | None:
@@ -132,6 +134,7 @@ def fold_document(state: DocumentState | None, event: DocumentEvent) -> Document
             tags=tuple(event.tags),
             submitted_event_id=event.event_id,
             retired_ids=tuple(dict.fromkeys(retired)),
+            title_given=event.title_given,
         )
     if state is None or state.status == "removed":
         return state
@@ -317,6 +320,7 @@ def state_row(state: DocumentState) -> dict[str, Any]:
         "fact_ids": list(state.fact_ids),
         "facts_error": state.facts_error,
         "retired_ids": list(state.retired_ids),
+        "title_given": state.title_given,
     }
 
 
@@ -346,6 +350,7 @@ def state_from_row(row: Mapping[str, Any]) -> DocumentState:
         fact_ids=tuple(row.get("fact_ids") or ()),
         facts_error=row.get("facts_error"),
         retired_ids=tuple(row.get("retired_ids") or ()),
+        title_given=row.get("title_given") is not False,  # unknown: as it was given
     )
 
 

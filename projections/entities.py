@@ -37,6 +37,7 @@ __all__ = [
     "extract_mentions",
     "fold_mentions",
     "guard_columns",
+    "is_nationality",
     "is_ordinary_word",
     "merge_entity",
     "newer_than_row",
@@ -272,7 +273,7 @@ def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> l
         masked = _HASHTAG.sub(_blank, masked)
     for name in person_names_in(masked):
         found.append(EntityMention(type_of_name(name, masked), name, normalize_name(name)))
-    for span in find_spans(masked, occurred_at):
+    for span in find_spans(masked, occurred_at, seasons=False):
         found.append(EntityMention("date", span.label, span.label))
     if has_digit:
         found.extend(_time_mention(match) for match in _TIME.finditer(masked))
@@ -406,11 +407,18 @@ _NATIONALITIES = frozenset(
 )
 
 
+def is_nationality(token: str) -> bool:
+    """True for a nationality or a language ("Japanese", "Portuguese"): nobody a "she"
+    can stand for. (The entities table still files such a word as a name, as the
+    oldest logs' entities were written.)"""
+    return _strip_possessive(token).casefold() in _NATIONALITIES
+
+
 def is_ordinary_word(token: str) -> bool:
-    """True for a common word, a nationality or language, a month or day name, or its
-    plural ("Tuesdays"), capitalized or not: not a name."""
+    """True for a common word, month or day name, or its plural ("Tuesdays"),
+    capitalized or not: not a name."""
     lower = _strip_possessive(token).casefold()
-    if lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES or lower in _NATIONALITIES:
+    if lower in _ORDINARY or lower in _MONTH_AND_DAY_NAMES:
         return True
     return lower.endswith("s") and lower[:-1] in _MONTH_AND_DAY_NAMES
 

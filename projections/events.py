@@ -607,6 +607,9 @@ class DocumentSubmitted(_EventBase):
     project_id: Identifier | None = None
     document_id: Identifier
     title: str = Field(min_length=1, max_length=500)
+    #: False when no title was given (``title`` is then the file's name): the title the
+    #: document gives itself, once read, takes its place
+    title_given: bool = True
     media_type: MediaType
     size: int = Field(ge=0)
     checksum: Checksum

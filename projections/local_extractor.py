@@ -26,7 +26,7 @@ from datetime import datetime
 from lemminflect import getAllLemmas, getInflection
 
 from memstream.projections.derived import derived_memory_id
-from memstream.projections.entities import is_ordinary_word, person_names_in
+from memstream.projections.entities import is_nationality, is_ordinary_word, person_names_in
 from memstream.projections.events import DerivedKind, DerivedMemory, TokenUsage
 from memstream.projections.timephrases import TimeSpan, find_spans
 
@@ -706,11 +706,15 @@ def _people(turns: Sequence[Turn]) -> frozenset[str]:
     words that are the subject of a verb ("Maria lives...")."""
     names = {t.speaker.strip() for t in turns if t.speaker}
     for t in turns:
-        names.update(n for n in person_names_in(t.content) if n not in _NOT_NAMES)
+        names.update(
+            n for n in person_names_in(t.content) if n not in _NOT_NAMES and not is_nationality(n)
+        )
         names.update(
             m.group(1)
             for m in _SUBJECT_OF_VERB.finditer(t.content)
-            if m.group(1) not in _NOT_NAMES and not is_ordinary_word(m.group(1))
+            if m.group(1) not in _NOT_NAMES
+            and not is_ordinary_word(m.group(1))
+            and not is_nationality(m.group(1))
         )
     return frozenset(names)
 
@@ -720,7 +724,7 @@ def _people_named(sentence: str, speaker: str) -> list[str]:
     after a preposition (places: "in Porto", "to Berlin")."""
     found = []
     for name in person_names_in(sentence) + _SUBJECT_OF_VERB.findall(sentence):
-        if name == speaker or name in _NOT_NAMES or is_ordinary_word(name):
+        if name == speaker or name in _NOT_NAMES or is_ordinary_word(name) or is_nationality(name):
             continue
         at = sentence.find(name)
         if at >= 0 and _AFTER_PREPOSITION.search(sentence[:at]):

@@ -210,10 +210,11 @@ def looks_ahead(text: str) -> bool:
     return bool(_SCHEDULED.search(text)) and not _PAST.search(text)
 
 
-def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
+def find_spans(text: str, reference: datetime, seasons: bool = True) -> list[TimeSpan]:
     """The dates and time phrases in ``text``, resolved against ``reference`` (UTC): a
     bare weekday ("on Friday") or month ("in May") is the last one before, or, in a
-    sentence that :func:`looks_ahead`, the next one."""
+    sentence that :func:`looks_ahead`, the next one; ``seasons`` False leaves "last
+    spring" and the like out (the entity projection files no memory under a season)."""
     reference = reference.astimezone(UTC) if reference.tzinfo else reference.replace(tzinfo=UTC)
     triggers = frozenset(
         "digit" if word.isdigit() else word.lower() for word in _TRIGGER.findall(text)
@@ -223,16 +224,16 @@ def find_spans(text: str, reference: datetime) -> list[TimeSpan]:
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, TimeSpan]] = []
     ahead: bool | None = None  # worked out once, when a bare weekday or month needs it
-    behind = False
     for kind, pattern in _patterns_for(triggers):
         for match in pattern.finditer(text):
             a, b = match.span()
             if any(a < end and start < b for start, end in taken):
                 continue
+            if kind == "season" and not seasons:
+                continue
             if ahead is None and kind in _TENSED:
                 ahead = looks_ahead(text)
-                behind = not ahead and bool(_PAST.search(text))
-            span = _resolve(kind, match, reference, bool(ahead), behind)
+            span = _resolve(kind, match, reference, bool(ahead))
             if span is not None:
                 taken.append((a, b))
                 found.append((a, span))
@@ -270,20 +271,18 @@ _TENSED = frozenset(
 _SEASON_STARTS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
 
-def _resolve(
-    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False, behind: bool = False
-) -> TimeSpan | None:
-    """The span a phrase names (a bare weekday or month the next one when ``ahead``, a
-    date without its year the last one when ``behind``, in the past tense), or None when
-    it names none (``February 30``) or one beyond the calendar (``9000 years ago``)."""
+def _resolve(kind: str, m: re.Match[str], ref: datetime, ahead: bool = False) -> TimeSpan | None:
+    """The span a phrase names (a bare weekday or month the next one when ``ahead``), or
+    None when it names none (``February 30``) or one beyond the calendar (``9000 years
+    ago``)."""
     try:
-        return _resolve_unchecked(kind, m, ref, ahead, behind)
+        return _resolve_unchecked(kind, m, ref, ahead)
     except (ValueError, OverflowError):
         return None
 
 
 def _resolve_unchecked(
-    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False, behind: bool = False
+    kind: str, m: re.Match[str], ref: datetime, ahead: bool = False
 ) -> TimeSpan | None:
     text = m.group(0)
     groups = m.groupdict()
@@ -298,7 +297,7 @@ def _resolve_unchecked(
             return _month(int(groups["year"]), MONTHS[groups["month"].lower()], text)
         if kind in ("month_day", "day_month"):
             month = MONTHS[groups["month"].lower()]
-            return _day(_nearest_date(today, month, int(groups["day"]), ahead, behind), text)
+            return _day(_nearest_date(today, month, int(groups["day"]), ahead), text)
     except ValueError:  # "February 30"
         return None
     if kind == "ago":
@@ -343,11 +342,11 @@ def _resolve_unchecked(
     return None
 
 
-def _nearest_date(today: date, month: int, day: int, ahead: bool, behind: bool) -> date:
+def _nearest_date(today: date, month: int, day: int, ahead: bool) -> date:
     """The year of a date named without one: the nearest such date ("January 25", said
-    on December 21, is next month's; "December 20", said on January 5, last month's);
-    in a sentence that looks ahead, not one that has passed, and in one in the past
-    tense, not one to come."""
+    on December 21, is next month's; "December 20", said on January 5, last month's),
+    and in a sentence that looks ahead, not one that has passed. A past tense says
+    nothing of it: "we booked the trip for 12 May" is a trip to come."""
     candidates = []
     for year in (today.year - 1, today.year, today.year + 1):
         try:
@@ -360,9 +359,6 @@ def _nearest_date(today: date, month: int, day: int, ahead: bool, behind: bool) 
     if ahead and nearest < today:
         later = [d for d in candidates if d >= today]
         return later[0] if later else nearest
-    if behind and nearest > today:
-        earlier = [d for d in candidates if d <= today]
-        return earlier[-1] if earlier else nearest
     return nearest
 
 

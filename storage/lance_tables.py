@@ -137,7 +137,7 @@ REPLAY_FILLED_COLUMNS: dict[str, tuple[str, ...]] = {
 #: (their meaning starts with the next write).
 NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {
     CHECKPOINTS: ("owner_epoch",),
-    DOCUMENTS: ("fact_ids", "facts_error", "retired_ids", *OWNER_COLUMNS),
+    DOCUMENTS: ("fact_ids", "facts_error", "retired_ids", *OWNER_COLUMNS, "title_given"),
     SESSIONS: OWNER_COLUMNS,
     MEMORY_STATE: OWNER_COLUMNS,
     ARCHIVE_INDEX: OWNER_COLUMNS,

@@ -181,6 +181,7 @@ DOCUMENTS_SCHEMA = pa.schema(
         pa.field("facts_error", pa.string()),
         # the chunks and facts of the versions replaced (a removal forgets them too)
         pa.field("retired_ids", pa.list_(pa.string())),
+        pa.field("title_given", pa.bool_()),
         *_OWNER,
     ]
 )

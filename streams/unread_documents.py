@@ -49,6 +49,7 @@ def _submission(row: dict[str, Any]) -> DocumentSubmitted:
         project_id=row["project_id"],
         document_id=row["document_id"],
         title=row["title"],
+        title_given=row.get("title_given") is not False,
         media_type=cast(MediaType, row["media_type"]),
         size=row["size"],
         checksum=row["checksum"],

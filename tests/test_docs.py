@@ -156,9 +156,10 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     tour, client, documents = outputs["README.md"]
     (http,) = outputs["docs/http-api.md"]
     (document_client,) = outputs["docs/documents.md"]
-    assert "lease.md: indexed, version 1, 1 of 1 chunks" in documents
-    assert "[lease.md, p. 1, §Lease > Renewal]" not in documents  # the section, not the path
-    assert "[lease.md, p. 1, §Renewal]" in documents
+    # sent with no title, the file is known by its first heading
+    assert "lease.md (Lease): indexed, version 1, 1 of 1 chunks" in documents
+    assert "[Lease, p. 1, §Lease > Renewal]" not in documents  # the section, not the path
+    assert "[Lease, p. 1, §Renewal]" in documents
     assert "document lease.md removed (its chunks and facts)" in documents
     assert document_client.split() == ["indexed", "Lease", "notes,", "p.", "1", "[]"]
     agents, mcp_over_http, hooks = outputs["docs/agents.md"]

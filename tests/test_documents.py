@@ -26,6 +26,7 @@ from memstream.models.document_parsing import (
 )
 from memstream.models.tokens import count_tokens
 from memstream.operations import state_digest
+from memstream.operations.documents import submission
 from memstream.projections.codec import encode
 from memstream.projections.documents import (
     CHUNK_KIND,
@@ -515,3 +516,51 @@ def test_no_chunk_or_fact_outlives_a_removal_in_any_order(steps: list[str]) -> N
             forgotten.update(s.memory_id for s in changes.states if s.forgotten_reason == "removed")
     if rows and next(iter(rows.values()))["status"] == "removed":
         assert written <= forgotten
+
+
+def _titled_pdf() -> bytes:
+    document = FPDF()
+    document.set_title("Tenancy Agreement 2026")
+    document.set_font("helvetica", size=11)
+    document.add_page()
+    document.multi_cell(0, 6, "The rent is 900 euros a month.")
+    return bytes(document.output())
+
+
+def _titled_docx() -> bytes:
+    document = docx.Document()
+    document.core_properties.title = "Tenancy Agreement 2026"
+    document.add_heading("Rent", 1)
+    document.add_paragraph("The rent is 900 euros a month.")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("lease.pdf", _titled_pdf()),
+        ("lease.docx", _titled_docx()),
+        ("lease.md", b"# Tenancy Agreement 2026\n\nThe rent is 900 euros a month.\n"),
+    ],
+)
+def test_a_document_sent_without_a_title_is_known_by_its_own(
+    tmp_path: Path, name: str, data: bytes
+) -> None:
+    """The title a PDF's or DOCX's properties or a Markdown file's first heading give
+    replace the file's name once the document is read; a title given is kept."""
+    event = submission("ana", data, T0, max_bytes=10**7, name=name)
+    assert (event.title, event.title_given) == (name, False)
+    log = DocumentLog(tmp_path)
+    log.apply([event])
+    assert log.document(document_id=name)["title"] == name  # until it is read
+    log.apply(read_submission(event, lambda u, c: data, count_tokens, T0))
+    row = log.document(document_id=name)
+    assert row["status"] == "indexed" and row["title"] == "Tenancy Agreement 2026"
+
+    given = submission("ana", data, T0, max_bytes=10**7, name=name, title="My lease")
+    assert given.title_given
+    assert {e.title for e in read_submission(given, lambda u, c: data, count_tokens, T0)} == {
+        "My lease"
+    }

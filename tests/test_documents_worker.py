@@ -113,10 +113,10 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
         timeout=120,
     )
     assert added.returncode == 1, added.stderr  # one of them failed
-    # (this worker runs no embedder: no chunk has its vector)
-    assert "notes.md: indexed, version 1, 1 of 1 chunks (0 with their vector), 1 facts" in (
-        added.stdout
-    )
+    # (this worker runs no embedder: no chunk has its vector); sent with no title, the
+    # notes are known by their first heading
+    indexed = "notes.md (Notes): indexed, version 1, 1 of 1 chunks (0 with their vector), 1 facts"
+    assert indexed in added.stdout
     assert "locked.pdf: failed, version 1, 0 of 0 chunks" in added.stdout
     assert "encrypted: the PDF is encrypted" in added.stdout
     listed = subprocess.run(
@@ -128,7 +128,7 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
          "when to plant tomatoes"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
-    assert "[notes.md, p. 1, §Garden]" in search.stdout, search.stdout + search.stderr
+    assert "[Notes, p. 1, §Garden]" in search.stdout, search.stdout + search.stderr
     with MemoryClient(worker.api_url) as client:
         [fact] = [
             r for r in client.search("bo", "where does bo live")["results"] if r["kind"] == "fact"

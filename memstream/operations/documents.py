@@ -78,7 +78,7 @@ def submission(
     tags: Sequence[str] = (),
 ) -> DocumentSubmitted:
     """The ``DocumentSubmitted`` event of ``data`` (the document id defaults to the
-    file's name, the title to the name too).
+    file's name, the title to the name too, until the document, read, gives its own).
 
     Raises:
         TooLarge: over ``max_bytes``.
@@ -100,7 +100,8 @@ def submission(
     if project_id is not None:
         valid_identifier("project_id", project_id)
     tags = [valid_tag("tags", tag).lower() for tag in tags]
-    title = " ".join((title or base or document_id).split())[:500]
+    given = " ".join((title or "").split())[:500]
+    title = given or " ".join((base or document_id).split())[:500]
     checksum = checksum_of(data)
     return DocumentSubmitted(
         # one id per submission: the same bytes again are refused before this when they
@@ -110,6 +111,7 @@ def submission(
         project_id=project_id,
         document_id=document_id,
         title=title or document_id,
+        title_given=bool(given),
         media_type=cast(MediaType, media),
         size=len(data),
         checksum=checksum,
