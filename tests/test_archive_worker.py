@@ -108,7 +108,12 @@ def test_archive_search_expand_restore_in_a_running_worker(
             assert dry.returncode == 0, dry.stderr
             shown = short_id(lisbon["memory_id"])  # plain output's short form
             assert shown in dry.stdout and "unused for 730 days" in dry.stdout
-            assert "would archive 2 memories" in dry.stderr
+            assert short_id(memory_id_for("ana", "old-1")) in dry.stdout
+            assert short_id(memory_id_for("ana", "new-0")) not in dry.stdout  # used lately
+            # both old turns, and the fact consolidation drew from them if it ran by now
+            listed = [line for line in dry.stdout.splitlines() if "unused for" in line]
+            assert len(listed) in (2, 3), dry.stdout
+            assert f"would archive {len(listed)} memories" in dry.stderr
             assert hot_count() == 3 and not data.cold_files()
 
             done = _cli(data, bootstrap, "jobs", "archive", "--user", "ana")
