@@ -1171,10 +1171,19 @@ def _statement(sentences: Sequence[str], speaker: str, occurred_at: datetime) ->
     )
 
 
+#: What a sentence ends with that says nothing of the speaker: ", thanks", ", by the
+#: way", ", haha" (before the sentence's own end mark).
+_ASIDE = re.compile(
+    r",\s*(?:thanks|thank you|by the way|btw|haha|lol|though|anyway)(?=\s*[.!]*\s*$)",
+    re.IGNORECASE,
+)
+
+
 def _said_of_self(sentence: str) -> str | None:
-    """``sentence`` without its leading interjections when it is a statement the
-    speaker makes of themself; None for questions, pleasantries and small talk."""
-    text = _INTERJECTION.sub("", sentence.strip()).strip(" ,-")
+    """``sentence`` without its leading interjections and trailing asides ("..., thanks",
+    "..., by the way") when it is a statement the speaker makes of themself; None for
+    questions, pleasantries and small talk."""
+    text = _ASIDE.sub("", _INTERJECTION.sub("", sentence.strip())).strip(" ,-")
     if not text or text.endswith(("?", ":")) or not _FIRST_PERSON.search(text):
         return None  # a question, or what introduces a quote ("Here's my contract:")
     if _PLEASANTRY.match(text) or _SECOND_PERSON.search(text):

@@ -183,3 +183,14 @@ def test_a_document_s_own_words_are_no_statement_of_the_user() -> None:
     )
     found = extract_facts("u", "doc", [Turn("c1", None, "document", manual, SATURDAY)])
     assert [(m.attribute, m.value) for m in found] == [("lives_in", "Lisbon")]  # the notes' I
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("We went with Argon2id, thanks.", "Priya and others went with Argon2id."),
+        ("Our deploy target is Fly.io, by the way.", "Priya's deploy target is Fly.io."),
+    ],
+)
+def test_an_aside_at_a_statement_s_end_is_left_out(said: str, kept: str) -> None:
+    assert ("fact", kept) in _chat(said)
