@@ -35,6 +35,8 @@ class Corpus:
     turns: list[dict]
     facts: list[dict]
     questions: list[dict]
+    #: each conversation's kind ("move", "coding", ...), by its id
+    kinds: dict[str, str]
 
 
 def read_corpus(folder: Path = CORPUS) -> Corpus:
@@ -42,9 +44,11 @@ def read_corpus(folder: Path = CORPUS) -> Corpus:
     turns: list[dict] = []
     facts: list[dict] = []
     questions: list[dict] = []
+    kinds: dict[str, str] = {}
     for path in sorted(folder.glob("*.json")):
         conversation = json.loads(path.read_text())
         name = conversation["id"]
+        kinds[name] = conversation["kind"]
         seq = 0
         for s, session in enumerate(conversation["sessions"], start=1):
             start = datetime.fromisoformat(session["at"])
@@ -86,4 +90,4 @@ def read_corpus(folder: Path = CORPUS) -> Corpus:
             }
             for q in conversation["questions"]
         )
-    return Corpus(turns, facts, questions)
+    return Corpus(turns, facts, questions, kinds)

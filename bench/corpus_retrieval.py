@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from corpus import CORPUS, read_corpus
+from corpus import read_corpus
 from locomo import ask, publish_and_wait, serving, wait_for_facts, worker_env
 
 from memstream.testing import WorkerProcess
@@ -38,7 +38,8 @@ USER = "corpus"
 
 def one_history() -> tuple[list[dict], list[dict]]:
     """The corpus's turns as one user's, in time order, and its questions (LoCoMo's
-    fields: each a single-hop question with its gold turns)."""
+    fields: each a single-hop question with its gold turns, and the kind of the
+    conversation it is about)."""
     corpus = read_corpus()
     turns = sorted(corpus.turns, key=lambda t: (t["timestamp"], t["event_id"]))
     history = [
@@ -66,19 +67,11 @@ def one_history() -> tuple[list[dict], list[dict]]:
             "gold_session_ids": sorted({sessions[e] for e in q["evidence_event_ids"]}),
             "main": True,
             "conversation": q["stream_id"],
+            "kind": corpus.kinds[q["stream_id"]],
         }
         for n, q in enumerate(corpus.questions)
     ]
     return history, questions
-
-
-def coding_conversations() -> set[str]:
-    """The conversations that are coding sessions."""
-    return {
-        json.loads(p.read_text())["id"]
-        for p in CORPUS.glob("*.json")
-        if json.loads(p.read_text())["kind"] == "coding"
-    }
 
 
 def scored(bench: Path, events: Path, questions: Path, run: Path) -> dict[str, float]:
@@ -107,10 +100,9 @@ def main() -> None:
     history, questions = one_history()
     events = out / "events.jsonl"
     events.write_text("".join(json.dumps(t) + "\n" for t in history))
-    coding = coding_conversations()
     subsets = {
         "every question": questions,
-        "coding sessions": [q for q in questions if q["conversation"] in coding],
+        "coding sessions": [q for q in questions if q["kind"] == "coding"],
     }
     files = {}
     for name, subset in subsets.items():

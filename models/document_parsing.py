@@ -25,6 +25,7 @@ recorded once, with its class and message, never retried.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import PurePath
@@ -369,8 +370,9 @@ def _pdf(data: bytes, max_pages: int) -> ParsedDocument:
                 page.close()
             found, path = _pdf_blocks(text, number + 1, path)
             blocks.extend(found)
-        title = " ".join(str(document.get_metadata_dict().get("Title") or "").split())
-        return ParsedDocument(blocks, pages, title or None)
+        return ParsedDocument(
+            blocks, pages, _own_title(lambda: document.get_metadata_dict().get("Title"))
+        )
     finally:
         document.close()
 
@@ -465,8 +467,18 @@ def _docx(data: bytes, max_pages: int) -> ParsedDocument:
             title = title or text
         else:
             blocks.append(Block(text, page, _names(path)))
-    own = " ".join((document.core_properties.title or "").split())  # File > Properties
+    own = _own_title(lambda: document.core_properties.title)  # File > Properties
     return ParsedDocument(blocks, page, own or title)
+
+
+def _own_title(read: Callable[[], object]) -> str | None:
+    """The title a document's properties give, on one line and at most 500 characters;
+    None when it has none, or properties that cannot be read (the text still can)."""
+    try:
+        title = read()
+    except Exception:  # a malformed property is no reason to refuse the text
+        return None
+    return " ".join(str(title or "")[:2000].split())[:500] or None
 
 
 def _page_breaks(paragraph: object) -> int:

@@ -855,8 +855,7 @@ def _phrase_facts(sentence: str, context: _Context) -> Iterable[tuple[str, _Foun
             freq = m.group("freq").lower()
             if m.group("s") == "I":  # "I usually charge" -> "Aoife usually charges"
                 verb, _, rest = value.partition(" ")
-                if verb not in _MODALS and _is_base_verb(verb):
-                    value = f"{_third_singular(verb)} {rest}"
+                value = f"{_agreeing_verb(verb)} {rest}"
             yield (
                 who[0],
                 _Found(
@@ -1234,13 +1233,19 @@ def _agreeing(sentence: str) -> str:
         verb = m.group("verb")
         if m.group("s") != "I":
             return m.group(0)
-        if verb in _PRESENT_AGREEMENT:
-            verb = _PRESENT_AGREEMENT[verb]
-        elif verb not in _MODALS and _is_base_verb(verb):
-            verb = _third_singular(verb)
-        return f"{m.group('s')}{m.group('adv')} {verb}"
+        return f"{m.group('s')}{m.group('adv')} {_agreeing_verb(verb)}"
 
     return _I_VERB.sub(agree, sentence)
+
+
+def _agreeing_verb(verb: str) -> str:
+    """``verb`` as it follows "he" or "she" where it followed "I" ("am" -> "is",
+    "charge" -> "charges"; "went", "can" and words that are no verb stay)."""
+    if verb in _PRESENT_AGREEMENT:
+        return _PRESENT_AGREEMENT[verb]
+    if verb not in _MODALS and _is_base_verb(verb):
+        return _third_singular(verb)
+    return verb
 
 
 def _is_base_verb(word: str) -> bool:

@@ -159,8 +159,9 @@ def chunked_submission(
     chunks = chunk_blocks(parsed.blocks, count, target=limits.target, overlap=limits.overlap)
     firsts = list(range(0, len(chunks), CHUNKS_PER_EVENT)) or [0]  # no text: one empty part
     parts = [chunks[i : i + CHUNKS_PER_EVENT] for i in range(0, len(chunks), CHUNKS_PER_EVENT)]
-    if not event.title_given and parsed.title:  # the document's own, for its file name
-        event = event.model_copy(update={"title": " ".join(parsed.title.split())[:500]})
+    own = " ".join((parsed.title or "")[:2000].split())[:500]
+    if not event.title_given and own:  # the document's own, for its file name
+        event = event.model_copy(update={"title": own})
     return [
         _part(event, first, part, len(chunks), parsed.pages, extractor)
         for first, part in zip(firsts, parts or [[]], strict=True)

@@ -564,3 +564,17 @@ def test_a_document_sent_without_a_title_is_known_by_its_own(
     assert {e.title for e in read_submission(given, lambda u, c: data, count_tokens, T0)} == {
         "My lease"
     }
+
+
+@pytest.mark.parametrize(("given", "known_as"), [("   ", "lease.pdf"), ("T" * 10_000, "T" * 500)])
+def test_a_blank_or_huge_title_property_is_no_title_or_is_cut(given: str, known_as: str) -> None:
+    document = FPDF()
+    document.set_title(given)
+    document.set_font("helvetica", size=11)
+    document.add_page()
+    document.multi_cell(0, 6, "The rent is 900 euros a month.")
+    data = bytes(document.output())
+    event = submission("ana", data, T0, max_bytes=10**7, name="lease.pdf")
+    parts = read_submission(event, lambda u, c: data, count_tokens, T0)
+    assert [type(p).__name__ for p in parts] == ["DocumentChunked"]
+    assert parts[0].title == known_as
