@@ -1,17 +1,19 @@
 """Turn-level retrieval over the hand-written conversations, against BM25 in one run.
 
-The 30 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
-family, health, work, seven coding sessions with long answers and code, requests,
-corrections) are taken as one user's history: 239 turns over two years, in time order,
-each conversation's sessions its own. Every question of the corpus is asked of that one
-history, so each answer has to be found among the turns of all the others.
+The 34 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
+family, health, work, eleven coding sessions with code, four of them with answers of
+2,000 to 5,600 characters, requests, corrections) are taken as one user's history: 266
+turns over two years, in time order, each conversation's sessions its own. Every question
+of the corpus is asked of that one history, so each answer has to be found among the
+turns of all the others.
 
 The history goes through ``memstream up`` (embedded Tansu broker, worker with the MiniLM
 embedder, HTTP API) as ``bench/locomo.py`` sends LoCoMo; the questions are asked with
 ``k = 50`` and ``now`` = the end of the history, with facts (a fact counts as the turns
 it came from) and episodes only. ``../shared/bench/bm25_baseline.py`` ranks the same
 turns for the same questions, and ``../shared/bench/score.py`` scores all three runs:
-recall@10 and hit@1 are printed for every question and for those of the coding sessions.
+recall@10 and hit@1 are printed for every question, for those of the coding sessions, and
+for those of the sessions with turns longer than the embedder reads (found by passages).
 
 Usage: python bench/corpus_retrieval.py [--bench ../shared/bench] [--out bench-out/corpus]
 """
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpus import read_corpus
 from locomo import ask, publish_and_wait, serving, wait_for_facts, worker_env
 
+from memstream.projections.passages import LONG_TURN_CHARACTERS
 from memstream.testing import WorkerProcess
 
 USER = "corpus"
@@ -100,9 +103,13 @@ def main() -> None:
     history, questions = one_history()
     events = out / "events.jsonl"
     events.write_text("".join(json.dumps(t) + "\n" for t in history))
+    long_ones = {
+        t["stream_id"] for t in read_corpus().turns if len(t["content"]) > LONG_TURN_CHARACTERS
+    }
     subsets = {
         "every question": questions,
         "coding sessions": [q for q in questions if q["kind"] == "coding"],
+        "long coding sessions": [q for q in questions if q["conversation"] in long_ones],
     }
     files = {}
     for name, subset in subsets.items():

@@ -20,10 +20,12 @@ from memstream.projections.context import ContextLine, SectionName
 from memstream.projections.entities import NAMED_TYPES, normalize_name
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
+from memstream.projections.passages import Passage, passages
 from memstream.projections.scope import scope_filter
 from memstream.projections.timephrases import query_range
 from memstream.queries.profiles import linked_ids, resolve_entities
 from memstream.queries.search import Searcher, SearchRequest, SearchResult
+from memstream.queries.term_index import words
 from memstream.storage import filters
 from memstream.storage.lance_tables import MEMORIES, MEMORY_STATE
 
@@ -63,16 +65,44 @@ def context_candidates(
     }
 
 
-def _line(result: SearchResult) -> ContextLine:
+def _line(result: SearchResult, query: str = "") -> ContextLine:
     return ContextLine(
         result.memory_id,
-        result.content,
+        _excerpt(result, query),
         result.occurred_at,
         result.kind,
         result.archived,
         tuple(result.source_event_ids),
         result.score,
     )
+
+
+def _excerpt(result: SearchResult, query: str) -> str:
+    """What a line quotes of a memory: a long turn's passage that the search matched,
+    or else the one sharing most words with the query, marked as cut; else it all."""
+    if result.kind != "episode" or result.archived:
+        return result.content
+    matched = result.passage
+    return _quoted(result.content, query, None if matched is None else matched.index)
+
+
+def _quoted(content: str, query: str, index: int | None = None) -> str:
+    """``content``, or for a long turn, its passage ``index`` (None: the one sharing most
+    words with ``query``; the first on a tie), marked as cut."""
+    found = passages(content)
+    if not found:
+        return content
+    if index is not None and index < len(found):
+        best = found[index]
+    else:
+        asked = set(words(query))
+
+        def shared(p: Passage) -> int:
+            return len(asked.intersection(words(content[p.start : p.end])))
+
+        best = max(found, key=shared)
+    start, end = best.start, best.end
+    return f"{'… ' if start > 0 else ''}{content[start:end]}{' …' if end < len(content) else ''}"
 
 
 def _entity_lines(
@@ -204,7 +234,7 @@ def _temporal_lines(
     ordered: dict[str, SearchResult] = {}
     for r in (*leading, *first, *episodes):
         ordered.setdefault(r.memory_id, r)  # as first found (a time's search scores its own)
-    return [_line(r) for r in ordered.values()]
+    return [_line(r, request.query) for r in ordered.values()]
 
 
 def _evidence_lines(
@@ -213,9 +243,11 @@ def _evidence_lines(
     """The turns the facts came from, in the request's scope."""
     user_id = request.user_id
     wanted: dict[str, float] = {}  # each turn, as relevant as the best fact citing it
+    cited_by: dict[str, str] = {}  # and that fact: what a long turn is quoted for
     for fact in facts:
         for event_id in fact.source_event_ids:
             wanted.setdefault(memory_id_for(user_id, event_id), fact.score)
+            cited_by.setdefault(memory_id_for(user_id, event_id), fact.content)
     if not wanted:
         return []
     rows = searcher.store.by_ids(
@@ -229,7 +261,8 @@ def _evidence_lines(
     for memory_id in wanted:
         row = by_id.get(memory_id)
         if row is not None:
-            said = f"{row['speaker']}: {row['content']}" if row["speaker"] else row["content"]
+            quoted = _quoted(row["content"], cited_by[memory_id])
+            said = f"{row['speaker']}: {quoted}" if row["speaker"] else quoted
             sources = tuple(row["source_event_ids"] or ())
             lines.append(
                 ContextLine(

@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -52,6 +53,7 @@ from memstream.projections.entities import (
 from memstream.projections.intent import IntentClassifier
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
 from memstream.projections.neighbours import SessionOrder, spread
+from memstream.projections.passages import passage_of, passages
 from memstream.projections.ranking import (
     RankingWeights,
     adjusted,
@@ -65,6 +67,7 @@ from memstream.projections.timephrases import query_range
 from memstream.queries.read_model import ROW_COLUMNS, ReadModel, RequestFilter, UserView
 from memstream.queries.search_documents import (
     DocumentSource,
+    PassageSpan,
     SearchRequest,
     SearchResponse,
     SearchResult,
@@ -82,6 +85,7 @@ from memstream.storage.lance_tables import (
 )
 
 __all__ = [
+    "Nearness",
     "SearchRequest",
     "SearchResponse",
     "SearchResult",
@@ -264,9 +268,10 @@ class Searcher:
         text_job = None if view is not None else pool.submit(hot_full_text)
         hot_text = hot_full_text() if text_job is None else []
         query_vector = embed_job.result() if embed_job is not None else None
-        vector_ids, cold_vector_rows = _timed(
+        nearness = _timed(
             stages, "vectors", self._vector_ids, request, wanted, query_vector, cold, depth, view
         )
+        vector_ids, cold_vector_rows = nearness.memory_ids, nearness.archived_rows
         intent = self._intent(request.query, query_vector)
         if text_job is not None:
             hot_text = text_job.result()
@@ -315,6 +320,8 @@ class Searcher:
         stages["look_up"] = (looked_up - retrieved) * 1000
         if not request.include_history:
             fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
+        if request.min_similarity is not None and query_vector is not None:
+            fused = {m: s for m, s in fused.items() if nearness.reaches(m, request.min_similarity)}
         for m in states:
             if m in rows:
                 rows[m] = _with_state(rows[m], states[m])
@@ -349,7 +356,17 @@ class Searcher:
         scored = _best(fused, rows, read, score_of, bound, request.k)
         names = self._entity_names([rows[m] for _, m in scored], view)
         sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
-        results = [_result(rows[m], score, names, sources.get(m)) for score, m in scored]
+        results = [
+            _result(
+                rows[m],
+                score,
+                names,
+                sources.get(m),
+                nearness.passages.get(m),
+                nearness.similarity.get(m),
+            )
+            for score, m in scored
+        ]
         finished = time.perf_counter()
         stages["rank"] = (finished - looked_up) * 1000
         took = (finished - started) * 1000
@@ -463,15 +480,15 @@ class Searcher:
         cold: str | None,
         depth: int,
         view: UserView | None = None,
-    ) -> tuple[list[str], list[dict[str, Any]]]:
-        """The ids of the memories whose vectors (of the query's model) are nearest
-        ``query_vector``, hot and archived by one cosine, and the rows of the archived
-        ones among them."""
+    ) -> Nearness:
+        """The memories whose vectors (of the query's model) are nearest
+        ``query_vector``, hot and archived by one cosine (see :class:`Nearness`)."""
         if query_vector is None or self.weights.vector <= 0:
-            return [], []
+            return Nearness([], [], {}, {}, None)
         nearest: list[tuple[str, float]] = []
+        reach = depth * 2  # a long turn's passages are rows of their own
         if view is not None:
-            nearest = view.nearest(query_vector, wanted, depth, self._pool)
+            nearest = view.nearest(query_vector, wanted, reach, self._pool)
         elif self._has_rows(VECTORS):
             vector_where = filters.all_of(
                 _filters(request, "vectors"), filters.equals("model", self._model or "")
@@ -479,13 +496,30 @@ class Searcher:
             exact = (
                 self._user_count(VECTORS, request.user_id) < self.weights.exact_vector_search_below
             )
-            nearest = self.store.nearest(query_vector.tolist(), vector_where, depth, exact=exact)
+            nearest = self.store.nearest(query_vector.tolist(), vector_where, reach, exact=exact)
         archived: dict[str, tuple[float, dict[str, Any]]] = {}
         if cold is not None:
             archived = self._nearest_archived(query_vector, cold, depth)
-        ranked = [*nearest, *((m, distance) for m, (distance, _) in archived.items())]
-        merged = [m for m, _ in sorted(ranked, key=lambda pair: pair[1])[:depth]]
-        return merged, [archived[m][1] for m in merged if m in archived]
+        hot, matched = _by_memory(nearest)
+        ranked = [*hot, *((m, distance) for m, (distance, _) in archived.items())]
+        ranked.sort(key=lambda pair: pair[1])
+        merged = [m for m, _ in ranked[:depth]]
+        # a memory neither list holds is no nearer than the farthest one a full list
+        # holds; when a list is not full, one it left out has no vector to judge by
+        farthest = [max((d for _, d in nearest), default=2.0)]
+        if len(nearest) < reach:
+            farthest = []
+        elif cold is not None:
+            cold_distances = [d for d, _ in archived.values()]
+            full = len(cold_distances) >= depth
+            farthest = [*farthest, max(cold_distances)] if full else []
+        return Nearness(
+            merged,
+            [archived[m][1] for m in merged if m in archived],
+            matched,
+            {m: round(1.0 - distance, 6) for m, distance in ranked},
+            1.0 - min(farthest) if farthest else None,
+        )
 
     def _nearest_archived(
         self, query_vector: np.ndarray, cold: str, depth: int
@@ -831,11 +865,61 @@ def _filters(request: SearchRequest, table: str) -> str:
     return filters.all_of(*parts)
 
 
+@dataclass(frozen=True)
+class Nearness:
+    """What the vector retriever found: the memories nearest the query (``memory_ids``,
+    nearest first), the search rows of the archived ones among them, the passage a long
+    turn was found by, each listed memory's cosine similarity to the query, and the
+    most a memory it did not list can be similar (None: such a memory may have no
+    vector to judge it by)."""
+
+    memory_ids: list[str]
+    archived_rows: list[dict[str, Any]]
+    passages: dict[str, int]
+    similarity: dict[str, float]
+    unlisted: float | None
+
+    def reaches(self, memory_id: str, floor: float) -> bool:
+        """Whether the memory is (or may be) at least ``floor`` similar to the query."""
+        similarity = self.similarity.get(memory_id)
+        if similarity is None:
+            return self.unlisted is None or self.unlisted >= floor
+        return similarity >= floor
+
+
+def _by_memory(nearest: list[tuple[str, float]]) -> tuple[list[tuple[str, float]], dict[str, int]]:
+    """(memory id, distance) from (vector row id, distance), nearest first: a long turn
+    once, as near as its nearest row; and which passage that row is, when it is one."""
+    best: dict[str, float] = {}
+    matched: dict[str, int] = {}
+    for vector_id, distance in sorted(nearest, key=lambda pair: pair[1]):
+        memory_id, index = passage_of(vector_id)
+        if memory_id in best:
+            continue
+        best[memory_id] = distance
+        if index is not None:
+            matched[memory_id] = index
+    return list(best.items()), matched
+
+
+def _passage(row: dict[str, Any], index: int | None) -> PassageSpan | None:
+    """Where passage ``index`` is in the row's content (None: no passage, or an
+    archived row whose content is a summary)."""
+    if index is None or row.get("_archived"):
+        return None
+    found = passages(row["content"])
+    if index >= len(found):
+        return None
+    return PassageSpan(index=index, start=found[index].start, end=found[index].end)
+
+
 def _result(
     row: dict[str, Any],
     score: float,
     names: dict[str, str],
     document: DocumentSource | None = None,
+    passage: int | None = None,
+    similarity: float | None = None,
 ) -> SearchResult:
     state = row.get("_state")
     return SearchResult(
@@ -854,4 +938,6 @@ def _result(
         archived=bool(row.get("_archived")),
         storage_ref=row.get("storage_ref"),
         document=document,
+        passage=_passage(row, passage),
+        similarity=similarity,
     )

@@ -12,7 +12,15 @@ import re
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+)
 
 from memstream.projections.events import Identifier, Tag, UtcDateTime
 from memstream.projections.intent import Intent
@@ -21,6 +29,7 @@ from memstream.projections.scope import without_controls
 __all__ = [
     "MEMORY_KINDS",
     "DocumentSource",
+    "PassageSpan",
     "SearchRequest",
     "SearchResponse",
     "SearchResult",
@@ -75,6 +84,11 @@ class SearchRequest(BaseModel):
     include_history: StrictBool = False
     #: search the archived memories too, ranked with the hot ones (false: hot only)
     include_archived: StrictBool = True
+    #: leave out what is further in meaning from the query than this cosine similarity
+    #: (of the query and the memory's vector, or a long turn's nearest passage): when
+    #: nothing reaches it, the answer is "nothing relevant", not the k least unrelated.
+    #: A memory not embedded yet is kept; a deployment without an embedder keeps all.
+    min_similarity: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
 
     @field_validator("query")
     @classmethod
@@ -110,6 +124,17 @@ class DocumentSource(BaseModel):
     citation: str
 
 
+class PassageSpan(BaseModel):
+    """Where in a long turn the passage that matched the query is: passage ``index``,
+    characters ``start`` to ``end`` of ``content``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    start: int
+    end: int
+
+
 class SearchResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -131,6 +156,11 @@ class SearchResult(BaseModel):
     storage_ref: str | None = None
     #: a chunk of a document: the document, its pages and section, and how to cite it
     document: DocumentSource | None = None
+    #: a long turn found by one of its passages: which one, and where it is
+    passage: PassageSpan | None = None
+    #: the cosine similarity of the query and the memory (its nearest passage, for a
+    #: long turn); None when the memory was not among the nearest vectors
+    similarity: float | None = None
 
 
 class SearchResponse(BaseModel):

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memstream.projections.archiving import ARCHIVED
+from memstream.projections.passages import OWN_VECTORS
 from memstream.projections.scope import valid_identifier
 from memstream.storage import filters
 from memstream.storage.lance_store import ProjectionStore
@@ -62,7 +63,9 @@ def stats(
             ARCHIVE_INDEX, ARCHIVED if where is None else filters.all_of(where, ARCHIVED)
         ),
         "entities": store.count(ENTITIES, where),
-        "embedding_lag": max(0, len(kinds) - store.count(VECTORS, where)),
+        "embedding_lag": max(
+            0, len(kinds) - store.count(VECTORS, filters.all_of(where or "", OWN_VECTORS))
+        ),
     }
     checkpoints = store.load_checkpoints()
     if user_id is not None:

@@ -2,7 +2,9 @@
 
 The words are what the tables' full-text index makes of a text: split on anything not
 a letter or digit, accents folded, lower case, English stop words dropped, each word
-stemmed (Snowball English, the Porter2 stemmer). Scores are Okapi BM25 (k1 1.2, b 0.3,
+stemmed (Snowball English, the Porter2 stemmer); an identifier in camel case counts as
+itself and as its parts, so ``getUserById`` is found by "user" (the tables' index, which
+serves users the read model does not hold, keeps it whole). Scores are Okapi BM25 (k1 1.2, b 0.3,
 see :data:`B`) with the statistics of the user's own memories: how common a word is
 among *this user's* memories decides its weight, not how common it is among everyone's.
 
@@ -36,6 +38,9 @@ K1 = 1.2
 B = 0.3
 _WORD = re.compile(r"[^\W_]+")
 _LONGEST = 40
+#: The parts of a camel-case identifier: ``HTTPServer`` is HTTP and Server, ``getV2`` get
+#: and V2.
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
 #: The Snowball project's English stop words, without apostrophes (split as the text is).
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are aren as at be because been
@@ -60,14 +65,29 @@ def _stem(word: str) -> str:
 
 
 def _folded(text: str) -> str:
+    """``text`` with its accents folded (case kept)."""
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _with_parts(word: str) -> list[str]:
+    """A word in lower case, then, for an identifier written in camel case
+    (``getUserById``, ``HTTPServer``), its parts: code is found by the words it is
+    made of as well as by its name."""
+    lower = word.lower()
+    if word == lower or word[1:] == lower[1:] or word.isupper():
+        return [lower]  # most words: one case, or only capitalized
+    parts = _CAMEL_PART.findall(word)
+    return [lower, *(p.lower() for p in parts)] if len(parts) > 1 else [lower]
 
 
 def words(text: str) -> list[str]:
     """The index words of ``text``, in order (repeats kept)."""
     return [
-        _stem(w) for w in _WORD.findall(_folded(text)) if len(w) <= _LONGEST and w not in STOP_WORDS
+        _stem(w)
+        for found in _WORD.findall(_folded(text))
+        for w in _with_parts(found)
+        if len(w) <= _LONGEST and w not in STOP_WORDS
     ]
 
 

@@ -25,7 +25,9 @@ __all__ = [
     "is_in",
     "is_not_null",
     "is_null",
+    "lacks",
     "literal",
+    "starts_with_any",
 ]
 
 _COLUMN = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -95,6 +97,19 @@ def after(column: str, value: datetime) -> str:
 def column_greater(left: str, right: str) -> str:
     """``left > right`` for two columns of the same row."""
     return f"{_column(left)} > {_column(right)}"
+
+
+def lacks(column: str, text: str) -> str:
+    """``column`` (a string) does not contain ``text`` (which holds no ``%`` or ``_``)."""
+    if "%" in text or "_" in text:
+        raise ValueError("lacks() takes text without LIKE wildcards")
+    return f"{_column(column)} NOT LIKE {literal('%' + text + '%')}"
+
+
+def starts_with_any(column: str, prefixes: Iterable[str]) -> str:
+    """``column`` (a string) begins with one of ``prefixes`` (none: nothing matches)."""
+    parts = [f"starts_with({_column(column)}, {literal(p)})" for p in prefixes]
+    return " OR ".join(parts) if parts else "FALSE"
 
 
 def is_null(column: str) -> str:

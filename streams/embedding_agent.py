@@ -56,6 +56,7 @@ from memstream.projections.events import (
     ReflectionWritten,
     RememberFact,
 )
+from memstream.projections.passages import passage_id, passages
 from memstream.projections.vectors import embedding_events
 from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.settings import Settings
@@ -63,6 +64,7 @@ from memstream.streams.telemetry import metrics, tracing
 from memstream.streams.topics import COMMANDS, DOCUMENTS, EMBEDDINGS, LIFECYCLE, MESSAGES
 
 __all__ = [
+    "EmbeddedMemory",
     "SessionWindow",
     "add_embedder_agent",
     "derived_memories",
@@ -70,6 +72,7 @@ __all__ = [
     "embed_derived_values",
     "embed_values",
     "embedding_records",
+    "passage_texts",
     "vectors_in_context",
 ]
 
@@ -140,21 +143,23 @@ def embed_values(
         turns.append((current, earlier[-window.turns :] if window.turns > 0 else []))
         pending[key] = [*earlier, (current, None)]
     vectors, own = vectors_in_context(embedder, turns)
-    records = embedding_records(
-        [
-            (
-                memory_id_for(m.user_id, m.event_id),
-                m.user_id,
-                m.project_id,
-                "episode",
-                m.occurred_at,
-            )
-            for m in messages
-        ],
-        vectors,
-        embedder,
-        now,
-    )
+    described: list[EmbeddedMemory] = [
+        (memory_id_for(m.user_id, m.event_id), m.user_id, m.project_id, "episode", m.occurred_at)
+        for m in messages
+    ]
+    records = embedding_records(described, vectors, embedder, now)
+    long_turns = [
+        passage
+        for memory, m in zip(described, messages, strict=True)
+        for passage in passage_texts(memory, m.speaker, m.content)
+    ]
+    if long_turns:
+        records += embedding_records(
+            [memory for memory, _ in long_turns],
+            embedder.embed([text for _, text in long_turns]),
+            embedder,
+            now,
+        )
     for (user_id, session_id), kept in pending.items():  # only once the batch is embedded
         window.remember(user_id, session_id, [(t, own[t] if v is None else v) for t, v in kept])
     return records
@@ -189,6 +194,22 @@ def embedding_records(
     by ``embedder``), keyed by user."""
     events = embedding_events(memories, vectors, embedder.model, embedder.version, now)
     return [(e.user_id.encode(), encode(e)) for e in events]
+
+
+def passage_texts(
+    memory: EmbeddedMemory, speaker: str | None, content: str
+) -> list[tuple[EmbeddedMemory, str]]:
+    """(passage, text to embed) of each passage of a long turn (none for a short one):
+    a passage is embedded alone, with the speaker's name like its turn
+    (:mod:`memstream.projections.passages`)."""
+    memory_id, user_id, project_id, kind, occurred_at = memory
+    return [
+        (
+            (passage_id(memory_id, p.index), user_id, project_id, kind, occurred_at),
+            search_text(speaker, content[p.start : p.end]),
+        )
+        for p in passages(content)
+    ]
 
 
 def derived_memories(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:

@@ -23,10 +23,16 @@ import pyarrow.compute as pc
 from memstream.models.embedders import Embedder
 from memstream.projections.codec import encode
 from memstream.projections.events import EmbeddingComputed
+from memstream.projections.passages import OWN_VECTORS
 from memstream.projections.vectors import embedding_events
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import MEMORIES, VECTORS
-from memstream.streams.embedding_agent import Turn, vectors_in_context
+from memstream.streams.embedding_agent import (
+    EmbeddedMemory,
+    Turn,
+    passage_texts,
+    vectors_in_context,
+)
 
 __all__ = ["missing_embedding_events", "missing_embeddings"]
 
@@ -36,6 +42,7 @@ _COLUMNS = [
     "user_id",
     "project_id",
     "session_id",
+    "speaker",
     "content",
     "search_text",
     "occurred_at",
@@ -57,21 +64,35 @@ def missing_embedding_events(
     store: ProjectionStore, embedder: Embedder, now: datetime, turns: int, batch: int
 ) -> Iterator[list[EmbeddingComputed]]:
     """The ``EmbeddingComputed`` events of :func:`missing_embeddings`."""
-    if store.count(MEMORIES) <= store.count(VECTORS):
+    if store.count(MEMORIES) <= store.count(VECTORS, OWN_VECTORS):
         return
-    embedded = store.scan(VECTORS, columns=["memory_id"]).column("memory_id")
+    embedded = store.scan(VECTORS, columns=["memory_id"], where=OWN_VECTORS).column("memory_id")
     memories = store.scan(MEMORIES, columns=_COLUMNS)
     missing_mask = pc.invert(pc.is_in(memories.column("memory_id"), value_set=embedded))
     missing = memories.filter(missing_mask).to_pylist()
     texts = _texts(missing, memories, turns)
     for start in range(0, len(missing), batch):
         chunk = missing[start : start + batch]
-        described = [
+        described: list[EmbeddedMemory] = [
             (m["memory_id"], m["user_id"], m["project_id"], m["kind"], m["occurred_at"])
             for m in chunk
         ]
         vectors, _ = vectors_in_context(embedder, texts[start : start + batch])
         yield embedding_events(described, vectors, embedder.model, embedder.version, now)
+        long_turns = [
+            passage
+            for memory, m in zip(described, chunk, strict=True)
+            if m["kind"] == "episode"
+            for passage in passage_texts(memory, m["speaker"], m["content"])
+        ]
+        if long_turns:
+            yield embedding_events(
+                [memory for memory, _ in long_turns],
+                embedder.embed([text for _, text in long_turns]),
+                embedder.model,
+                embedder.version,
+                now,
+            )
 
 
 def _texts(

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import faust
 from aiokafka import AIOKafkaConsumer
 
+from memstream.projections.passages import OWN_VECTORS
 from memstream.storage.lance_store import ProjectionStore
 from memstream.storage.lance_tables import CHECKPOINTS, MEMORIES, VECTORS
 from memstream.streams.batch_consumer import EpisodeConsumer
@@ -156,7 +157,7 @@ def _faust_positions(app: faust.App, group: str) -> dict[Partition, Position]:
 
 def _count_embedding_lag(store: ProjectionStore) -> None:
     try:
-        waiting = store.count(MEMORIES) - store.count(VECTORS)
+        waiting = store.count(MEMORIES) - store.count(VECTORS, OWN_VECTORS)
     except Exception:  # the store away: /readyz says so; the gauge keeps its value
         log.debug("counting the memories without vectors failed", exc_info=True)
         return

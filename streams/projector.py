@@ -47,6 +47,7 @@ from memstream.projections.documents import DocumentEvent, apply_documents, docu
 from memstream.projections.entities import MentionSeen, fold_mentions
 from memstream.projections.events import MemoryArchived, UserErased
 from memstream.projections.memory_state import StateChange, merge_states, slot_links, state_id
+from memstream.projections.passages import PASSAGE_MARK
 from memstream.projections.sessions import (
     SessionTouch,
     accept_consolidations,
@@ -112,6 +113,8 @@ CLAIMS_TABLES = frozenset({LEASES, PARTITION_OWNERS})
 WINDOW_GRACE_SECONDS = 1.0
 #: Longest a writer waits for the window to close (longer: its holder is stuck).
 _WINDOW_WAIT_SECONDS = 60.0
+#: How many archived memories' passages one delete looks for.
+_PREFIXES_A_DELETE = 256
 
 
 def is_data_error(exc: BaseException) -> bool:
@@ -749,6 +752,16 @@ class Projector:
             )
             for name in tables:
                 self.store.table(name).delete(where)
+            if VECTORS in tables:  # and a long turn's passages
+                for start in range(0, len(ids), _PREFIXES_A_DELETE):
+                    chosen = ids[start : start + _PREFIXES_A_DELETE]
+                    prefixes = [f"{m}{PASSAGE_MARK}" for m in chosen]
+                    self.store.table(VECTORS).delete(
+                        filters.all_of(
+                            filters.starts_with_any("memory_id", prefixes),
+                            filters.equals("user_id", user_id),
+                        )
+                    )
 
     def _restore_hot(self, rows: list[dict[str, object]]) -> None:
         if self._cold is None:

@@ -34,6 +34,11 @@ def test_search_with_an_invalid_user(tmp_path: Path, user: str) -> None:
     assert_clean_error(run("search", "--data", str(tmp_path), "--user", user, "x"), "--user")
 
 
+def test_search_with_a_floor_out_of_range_names_the_flag(tmp_path: Path) -> None:
+    done = run("search", "--data", str(tmp_path), "--user", "ana", "--min-similarity", "2", "x")
+    assert_clean_error(done, "--min-similarity: ")
+
+
 def test_publish_without_a_broker(tmp_path: Path) -> None:
     kafka = f"127.0.0.1:{free_port()}"
     done = run(

@@ -46,7 +46,7 @@ def test_the_tools_are_listed_with_schemas_and_no_user_argument(
     search = next(t for t in tools if t.name == "search_memory")
     assert search.input_schema["required"] == ["query"]
     assert set(search.input_schema["properties"]) == {
-        "query", "kind", "tag", "entity", "after", "before", "limit",
+        "query", "kind", "tag", "entity", "after", "before", "limit", "min_similarity",
     }  # fmt: skip
 
 
@@ -90,7 +90,7 @@ def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
         (bad_kind, "search_memory: kind: must be one of 'episode', 'fact', 'preference', "
         "'procedure', 'opinion', 'reflection', 'summary', 'chunk'"),
         (stray, "search_memory takes no argument k; its arguments are query, kind, tag, "
-         "entity, after, before, limit"),
+         "entity, after, before, limit, min_similarity"),
         (none, "search_memory: limit: must be at least 1"),
         (text, "weak_facts: limit: must be a whole number"),
         (extra, "memory_stats takes no argument user_id; its arguments are none"),

@@ -345,6 +345,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--hot-only", action="store_true", help="leave archived memories out (searched by default)"
     )
+    p.add_argument(
+        "--min-similarity",
+        type=float,
+        metavar="S",
+        help="leave out what is less similar in meaning to the query than S (cosine, e.g. 0.3)",
+    )
     # archived memories are always searched now; the old flag is accepted and changes nothing
     p.add_argument("--archived", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true")
@@ -839,20 +845,22 @@ def _search(args: argparse.Namespace, settings: Settings) -> int:
                 "tags": args.tags,
                 "include_history": args.history,
                 "include_archived": not args.hot_only,
+                "min_similarity": args.min_similarity,
             }
         )
     except ValidationError as exc:
         raise UsageError("; ".join(_as_flags(problems_of(exc), _SEARCH_FLAGS))) from None
     access = _access(args, settings)
     response = access.search(request)
-    print(response.model_dump_json(indent=2) if args.json else render.search_results(response))
+    shown = render.search_results(response, request.min_similarity)
+    print(response.model_dump_json(indent=2) if args.json else shown)
     return 2 if not response.results and _unknown_user(access, args.user) else 0
 
 
 #: The flag of each field of a search request.
 _SEARCH_FLAGS = {"user_id": "--user", "project_id": "--project", "query": "QUERY", "k": "-k",
                  "now": "--now", "after": "--after", "before": "--before", "kinds": "--kind",
-                 "tags": "--tag"}  # fmt: skip
+                 "tags": "--tag", "min_similarity": "--min-similarity"}  # fmt: skip
 
 
 def _as_flags(problems: Sequence[str], flags: Mapping[str, str]) -> list[str]:

@@ -23,7 +23,7 @@ from memstream.projections.events import (
     SessionClosed,
 )
 from memstream.projections.short_ids import short_id
-from memstream.queries.search_documents import SearchResponse
+from memstream.queries.search_documents import SearchResponse, SearchResult
 
 if TYPE_CHECKING:
     from memstream.operations.transfer import ImportReport
@@ -64,8 +64,12 @@ def published(checked: Sequence[CheckedLine]) -> str:
     return "\n".join(lines)
 
 
-def search_results(response: SearchResponse) -> str:
+def search_results(response: SearchResponse, min_similarity: float | None = None) -> str:
+    """A line per result (a long turn shows the passage it was found by); when nothing
+    is left, whether nothing was found or nothing reached the floor."""
     if not response.results:
+        if min_similarity is not None:
+            return f"nothing relevant: no memory reaches similarity {min_similarity:g}"
         return "no results"
     lines = []
     for rank, r in enumerate(response.results, start=1):
@@ -73,8 +77,18 @@ def search_results(response: SearchResponse) -> str:
         cold = " (archived)" if r.archived else ""
         cited = f"  [{r.document.citation}]" if r.document is not None else ""
         fields = [f"{rank:>3}.", f"{r.score:.3f}", when(r.occurred_at), short_id(r.memory_id)]
-        lines.append("  ".join(fields) + f"  {who}{r.content}{cold}{cited}")
+        lines.append("  ".join(fields) + f"  {who}{_shown(r)}{cold}{cited}")
     return "\n".join(lines)
+
+
+def _shown(result: SearchResult) -> str:
+    """A result's content, or for a long turn found by a passage, that passage."""
+    span = result.passage
+    if span is None:
+        return result.content
+    before = "… " if span.start > 0 else ""
+    after = " …" if span.end < len(result.content) else ""
+    return f"{before}{' '.join(result.content[span.start : span.end].split())}{after}"
 
 
 def memory_page(page: Mapping[str, Any], following: bool = False) -> str:

@@ -193,10 +193,15 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         after: datetime | None = None,
         before: datetime | None = None,
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
+        min_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] | None = None,
     ) -> dict[str, Any]:
         """Hybrid search (full text, meaning, entities) of the user's memories, best first.
         Each result has its memory_id, kind, content, date, speaker and entities; an
-        archived one is a summary (archived: true)."""
+        archived one is a summary (archived: true); a long turn found by one of its
+        passages says where that passage is (passage: start, end). ``min_similarity``
+        (cosine, e.g. 0.3) leaves out what is further in meaning from the query: when
+        nothing reaches it, ``results`` is empty and ``note`` says nothing relevant is
+        known."""
         at = here(ctx)
         wanted = limit
         request = await _answer(
@@ -209,6 +214,7 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
                 tags=[tag] if tag else None,
                 after=after,
                 before=before,
+                min_similarity=min_similarity,
             )
         )
         response = await _answer(ops.search(request))
@@ -216,7 +222,10 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         if entity:
             named = entity.casefold()
             results = [r for r in results if any(e.casefold() == named for e in r.entities)]
-        return {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
+        answer: dict[str, Any] = {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
+        if not results and min_similarity is not None:
+            answer["note"] = f"nothing relevant: no memory reaches similarity {min_similarity:g}"
+        return answer
 
     @tool
     async def get_context(
