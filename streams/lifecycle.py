@@ -98,6 +98,8 @@ class JobResult:
 
     events: list[Event]
     failed: dict[str, str] = field(default_factory=dict)
+    #: sessions left for a later run by the run's bounds (how many, or how much text)
+    waiting: int = 0
 
 
 def closure_key(user_id: str, session_id: str, through: datetime) -> str:
@@ -163,6 +165,7 @@ class LifecycleJobs:
         partitions: set[int] | None = None,
         limit: int | None = None,
         as_of: bool = False,
+        characters: int | None = None,
     ) -> JobResult:
         """Close what the rule closes, then consolidate every closed, unconsolidated span.
 
@@ -173,7 +176,9 @@ class LifecycleJobs:
         publishing order, and the closures whose extraction failed. ``skip`` names
         closures (:func:`closure_key`) already being handled (closed or consolidated by
         events not applied yet); ``limit`` caps how many sessions one run closes, and
-        how many it consolidates (the rest wait for the next run).
+        how many it consolidates, and ``characters`` how much text of their turns it
+        reads (a run's time is in proportion to its text: a session that would pass the
+        bound waits for the next run, unless it is the run's first).
         """
         self.store.refresh()
         pending = self._pending(user_id, partitions)
@@ -187,19 +192,25 @@ class LifecycleJobs:
             row = rows.get(session_key(event.user_id, event.session_id))
             if row is not None:
                 row["closed_through"] = event.through
-        todo = [
+        wanted = [
             row
             for row in sorted(rows.values(), key=lambda r: r["session_key"])
             if needs_consolidation(row) and _closure_of(row) not in skip
-        ][:limit]
+        ]
+        todo = wanted[:limit]
         events: list[Event] = list(closed)
         failed: dict[str, str] = {}
         workers = max(1, min(self.policy.model_concurrency, len(todo)))
+        budget = _TextBudget(characters)
         with ThreadPoolExecutor(workers, thread_name_prefix="consolidate") as pool:
             run = map if workers == 1 else pool.map  # rules need no threads
             for start in range(0, len(todo), _SESSIONS_PER_READ):
-                chunk = todo[start : start + _SESSIONS_PER_READ]
-                episodes = self.store.session_episodes([_span(r) for r in chunk])
+                episodes = self.store.session_episodes(
+                    [_span(r) for r in todo[start : start + _SESSIONS_PER_READ]]
+                )
+                chunk = budget.take(todo[start : start + _SESSIONS_PER_READ], episodes)
+                if not chunk:
+                    break
                 attempt = partial(self._attempt, episodes=episodes, now=now)
                 for row, outcome in zip(chunk, run(attempt, chunk), strict=True):
                     if isinstance(outcome, str):
@@ -207,7 +218,7 @@ class LifecycleJobs:
                         failed[_closure_of(row)] = outcome
                     else:
                         events.append(outcome)
-        return JobResult(events, failed)
+        return JobResult(events, failed, len(wanted) - budget.taken)
 
     def _attempt(
         self,
@@ -375,3 +386,32 @@ def _span(row: Mapping[str, Any]) -> tuple[str, str, datetime | None, datetime]:
 
 def _closure_of(row: Mapping[str, Any]) -> str:
     return closure_key(row["user_id"], row["session_id"], row["closed_through"])
+
+
+class _TextBudget:
+    """How much text of sessions' turns a consolidation run may still read (None: no
+    bound); the run's first session is taken whatever its size."""
+
+    def __init__(self, characters: int | None) -> None:
+        self.left = characters
+        self.taken = 0
+
+    def take(
+        self,
+        rows: list[dict[str, Any]],
+        episodes: dict[tuple[str, str], list[dict[str, Any]]],
+    ) -> list[dict[str, Any]]:
+        """The first of ``rows`` whose turns fit what is left (all, without a bound)."""
+        if self.left is None:
+            self.taken += len(rows)
+            return rows
+        chosen = []
+        for row in rows:
+            turns = episodes.get((row["user_id"], row["session_id"]), [])
+            size = sum(len(e["content"] or "") for e in turns)
+            if self.taken and size > self.left:
+                break
+            self.left -= size
+            self.taken += 1
+            chosen.append(row)
+        return chosen

@@ -3,9 +3,10 @@ archives.
 
 Every ``lifecycle_every_seconds`` the timer runs the consolidation job over the
 sessions of the ``memory.messages`` partitions this worker holds (at most
-``consolidate_per_tick`` of them per round, with more rounds while work remains and
-ingest is quiet), with the wall clock as processing time, and publishes what it decided
-to ``memory.lifecycle`` (keyed by user). While ingest is backlogged (the last fetch of
+``consolidate_per_tick`` of them, holding at most ``consolidate_characters_per_tick`` of
+text, per round, with more rounds while work remains and ingest is quiet), with the
+wall clock as processing time, and publishes what it decided to ``memory.lifecycle``
+(keyed by user). While ingest is backlogged (the last fetch of
 the episodes consumer came back full) the timer waits, for up to
 ``lifecycle_max_defer_seconds``: lifecycle work shares the worker's cores and yields
 them to the hot path, then catches up. Decay runs every ``decay_every_hours``,
@@ -39,7 +40,7 @@ import faust
 from memstream.models.embedders import Embedder
 from memstream.projections.clock import Clock, system_clock
 from memstream.projections.codec import encode
-from memstream.projections.events import Event, FactsConsolidated, MemoryArchived, SessionClosed
+from memstream.projections.events import Event, FactsConsolidated, MemoryArchived
 from memstream.streams.batch_consumer import EpisodeConsumer
 from memstream.streams.components import make_archiver, make_lifecycle, make_model
 from memstream.streams.lifecycle import closure_key
@@ -88,7 +89,8 @@ def add_lifecycle_timer(
     )
     schedule = schedule_for(settings, clock)
 
-    def decide(now: datetime, partitions: set[int]) -> list[Event]:
+    def decide(now: datetime, partitions: set[int]) -> tuple[list[Event], int]:
+        """The events of one round, and how many sessions wait for another."""
         count = settings.messages_partitions
 
         def owns(user_id: str) -> bool:
@@ -100,6 +102,7 @@ def add_lifecycle_timer(
                 skip=schedule.skipped(),
                 partitions=partitions,
                 limit=settings.consolidate_per_tick,
+                characters=settings.consolidate_characters_per_tick,
             )
         for key, reason in result.failed.items():
             attempts, delay = schedule.failed(key)
@@ -133,7 +136,7 @@ def add_lifecycle_timer(
             if merged:
                 log.debug("cold store: %d small files merged", merged)
             schedule.ran("archive")
-        return events
+        return events, result.waiting
 
     @app.timer(interval=settings.lifecycle_every_seconds)  # type: ignore[untyped-decorator]
     async def lifecycle() -> None:
@@ -143,7 +146,7 @@ def add_lifecycle_timer(
         while True:  # more rounds while there is more to do and ingest is quiet
             started = time.perf_counter()
             try:
-                events = await asyncio.to_thread(decide, clock(), partitions)
+                events, waiting = await asyncio.to_thread(decide, clock(), partitions)
             except Exception:
                 log.exception(
                     "lifecycle jobs failed; retrying in %.0f s", settings.lifecycle_every_seconds
@@ -154,15 +157,24 @@ def add_lifecycle_timer(
             )
             sent = [await sink.send(key=key, value=value) for key, value in records]
             await asyncio.gather(*sent)
-            for e in events:
-                if isinstance(e, SessionClosed | FactsConsolidated):
-                    schedule.published(closure_key(e.user_id, e.session_id, e.through))
+            for key in _in_flight(events):
+                schedule.published(key)
             metrics.LIFECYCLE_EVENTS.inc(len(events))
             if events:
                 took = time.perf_counter() - started
                 log.info("lifecycle: published %d events (%.2f s)", len(events), took)
-            full = sum(isinstance(e, FactsConsolidated) for e in events)
-            if full < settings.consolidate_per_tick or episodes.backlogged:
+            if not waiting or episodes.backlogged:
                 return
 
     return lifecycle
+
+
+def _in_flight(events: list[Event]) -> set[str]:
+    """The closures a round's events settle: each one consolidated. A session closed
+    but left for a later round (by the round's bounds) is not: the next round closes it
+    again (the same event, applied once) and consolidates it."""
+    return {
+        closure_key(e.user_id, e.session_id, e.through)
+        for e in events
+        if isinstance(e, FactsConsolidated)
+    }

@@ -177,6 +177,9 @@ class Settings(BaseSettings):
         lifecycle_every_seconds: how often the worker closes and consolidates sessions.
         consolidate_per_tick: most sessions one tick closes and consolidates (the rest
             wait for the next tick).
+        consolidate_characters_per_tick: most text (characters of their turns) the
+            sessions one tick consolidates hold; a session that would pass it waits for
+            the next tick, unless it is the tick's first.
         lifecycle_max_defer_seconds: longest the timer waits while ingest is
             backlogged before it runs anyway.
         decay_every_hours / reflect_every_days: how often the worker decays
@@ -284,6 +287,7 @@ class Settings(BaseSettings):
     session_idle_minutes: float = Field(default=_minutes(_LIFECYCLE.session_idle), gt=0)
     lifecycle_every_seconds: float = Field(default=10.0, gt=0)
     consolidate_per_tick: int = Field(default=1000, ge=1)
+    consolidate_characters_per_tick: int = Field(default=400_000, ge=1)
     lifecycle_max_defer_seconds: float = Field(default=60.0, ge=0)
     decay_every_hours: float = Field(default=24.0, gt=0)
     reflect_every_days: float = Field(default=7.0, gt=0)

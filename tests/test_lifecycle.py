@@ -447,6 +447,49 @@ def test_a_new_job_supersedes_the_old_one_by_slot() -> None:
 
 
 @pytest.mark.parametrize(
+    ("before", "after", "tool"),
+    [
+        ("We track experiments in Weights & Biases for now.",
+         "We moved from Weights & Biases to MLflow for experiment tracking.", "weights biases"),
+        ("The backend is FastAPI and we use SQLite for now.",
+         "Update: we switched from SQLite to Postgres yesterday.", "sqlite"),
+        ("I'm using Jenkins at work.", "We finally migrated from our old Jenkins setup to "
+         "GitHub Actions.", "jenkins"),
+    ],
+)  # fmt: skip
+def test_a_switch_in_a_working_session_supersedes_what_it_replaced(
+    before: str, after: str, tool: str
+) -> None:
+    said = [("e1", before, T0), ("e2", after, T0 + timedelta(days=14))]
+    facts = [
+        f
+        for event_id, text, at in said
+        for f in extract_facts("u", event_id, [Turn(event_id, "Mei", "user", text, at)])
+    ]
+    used, switched = (
+        next(f for f in facts if event_id in f.source_event_ids and f.attribute == f"uses:{tool}")
+        for event_id in ("e1", "e2")
+    )
+    members = [
+        {"memory_id": f.memory_id, "occurred_at": f.occurred_at, "slot": slot_of("u", f)}
+        for f in facts
+    ]
+    by_id = {r["memory_id"]: r for r in merge_states({}, slot_links("u", members)).values()}
+    assert by_id[used.memory_id]["superseded_by"] == switched.memory_id
+    assert switched.memory_id not in by_id  # what they use now stands
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I moved from Lisbon to Porto in May.", "We moved from the suburbs to the city.",
+     "We went from Madrid to Paris by train."],
+)  # fmt: skip
+def test_a_move_between_places_is_no_change_of_tools(text: str) -> None:
+    facts = extract_facts("u", "s", [Turn("e1", "Mei", "user", text, T0)])
+    assert not [f for f in facts if f.attribute.startswith("uses:")]
+
+
+@pytest.mark.parametrize(
     ("speaker", "text", "expected"),
     [
         (

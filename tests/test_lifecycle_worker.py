@@ -55,6 +55,9 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WorkerPr
             env={
                 "MEMSTREAM_LIFECYCLE_EVERY_SECONDS": "1",
                 "MEMSTREAM_SESSION_IDLE_MINUTES": "0.05",
+                # a round reads one session's text: every session closed in a round but
+                # left to the next by the bound is consolidated by the rounds that follow
+                "MEMSTREAM_CONSOLIDATE_CHARACTERS_PER_TICK": "60",
             },
         ).start()
         worker.wait_ready()
