@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstream.cli.render import search_results
 from memstream.models.embedders import MiniLMEmbedder, QueryEmbeddingCache
 from memstream.projections.codec import decode, encode
 from memstream.projections.episodes import memory_id_for
@@ -228,3 +229,17 @@ def test_a_camel_case_identifier_is_found_by_its_parts() -> None:
     assert {"getuserbyid", "get", "user", "id"} <= set(words("call getUserById first"))
     assert {"http", "server"} <= set(words("HTTPServer"))
     assert words("Paris NASA max_retries") == ["pari", "nasa", "max", "retri"]
+
+
+def test_the_command_line_shows_the_passage_a_long_turn_was_found_by(
+    history: tuple[ProjectionStore, Searcher, list[bytes]],
+) -> None:
+    _, searcher, _ = history
+    response = searcher.search(
+        SearchRequest(user_id="ingrid", query="prometheus metrics listener port 9102", k=1)
+    )
+    [found] = response.results
+    assert found.passage is not None and found.passage.start > 0
+    line = search_results(response)
+    assert "port 9102" in line and "… ## Metrics" in line
+    assert "## Shutdown" not in line  # the turn's opening is not shown
