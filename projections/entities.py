@@ -104,16 +104,17 @@ _MONTH_AND_DAY_NAMES = frozenset(
         """
     )
 )
-#: Lowercase words allowed inside a name ("Leonardo da Vinci", "Ludwig van Beethoven").
+#: Lowercase words allowed inside a name ("Leonardo da Vinci", "Ludwig van Beethoven");
+#: "&" joins one too ("Weights & Biases", "Procter & Gamble").
 _NAME_CONNECTORS = frozenset(
-    {"da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von", "bin", "al"}
+    {"da", "de", "del", "della", "der", "di", "du", "la", "le", "van", "von", "bin", "al", "&"}
 )
 
 _UPPER = "".join(ch for ch in map(chr, range(0x3000)) if ch.isupper() and ch.isalpha())
 _CAPITALIZED = rf"[{re.escape(_UPPER)}][\w'{_RSQUO}\-]*"
 _CONNECTOR = "|".join(sorted(_NAME_CONNECTORS))
 _CAPITALIZED_RUN = re.compile(
-    rf"(?<![\w'{_RSQUO}\-]){_CAPITALIZED}(?: (?:(?:{_CONNECTOR}) )?{_CAPITALIZED})*"
+    rf"(?<![\w'{_RSQUO}\-]){_CAPITALIZED}(?: (?:(?:{_CONNECTOR}|&) )?{_CAPITALIZED})*"
 )
 _SENTENCE_END = re.compile(r"[.!?…:;\"“”()\[\]\n]\s*$")
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
@@ -645,7 +646,11 @@ def type_of_name(name: str, text: str) -> EntityType:
     cued = _last_word(before) in _CUE_LAST_WORDS
     if (cued and _PET_BEFORE.search(before)) or _PET_AFTER.match(after):
         return "pet"
-    if name.split()[-1].lower() in _ORG_SUFFIXES or _ORG_NOUN_AFTER.match(after):
+    if (
+        name.split()[-1].lower() in _ORG_SUFFIXES
+        or _ORG_NOUN_AFTER.match(after)
+        or " & " in name  # "Procter & Gamble", "Weights & Biases": a firm's two names
+    ):
         return "organization"
     if name in PLACE_NAMES:
         return "place"

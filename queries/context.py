@@ -12,6 +12,7 @@ is :func:`memstream.projections.context.assemble`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -20,7 +21,7 @@ from memstream.projections.context import ContextLine, SectionName
 from memstream.projections.entities import NAMED_TYPES, normalize_name
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
-from memstream.projections.passages import Passage, passages
+from memstream.projections.passages import passages
 from memstream.projections.scope import scope_filter
 from memstream.projections.timephrases import query_range
 from memstream.queries.profiles import linked_ids, resolve_entities
@@ -78,31 +79,48 @@ def _line(result: SearchResult, query: str = "") -> ContextLine:
 
 
 def _excerpt(result: SearchResult, query: str) -> str:
-    """What a line quotes of a memory: a long turn's passage that the search matched,
-    or else the one sharing most words with the query, marked as cut; else it all."""
+    """What a line quotes of a memory: of a long turn, the few lines or sentences that
+    share most of the query's words (nearest the passage the search matched on a tie),
+    marked as cut; else it all."""
     if result.kind != "episode" or result.archived:
         return result.content
     matched = result.passage
-    return _quoted(result.content, query, None if matched is None else matched.index)
+    return _quoted(result.content, query, None if matched is None else matched.start)
 
 
-def _quoted(content: str, query: str, index: int | None = None) -> str:
-    """``content``, or for a long turn, its passage ``index`` (None: the one sharing most
-    words with ``query``; the first on a tie), marked as cut."""
-    found = passages(content)
-    if not found:
+def _quoted(content: str, query: str, near: int | None = None) -> str:
+    """``content``, or for a long turn, its window of at most :data:`_QUOTED` characters
+    (whole lines or sentences, opening on one that shares a word with ``query``) that
+    shares most words with it; on a tie, the one nearest character ``near`` (the
+    matched passage), else the first; marked as cut."""
+    if not passages(content):
         return content
-    if index is not None and index < len(found):
-        best = found[index]
-    else:
-        asked = set(words(query))
-
-        def shared(p: Passage) -> int:
-            return len(asked.intersection(words(content[p.start : p.end])))
-
-        best = max(found, key=shared)
-    start, end = best.start, best.end
+    units = [(m.start(), m.end()) for m in _UNIT.finditer(content)]
+    asked = set(words(query))
+    said = [asked.intersection(words(content[a:b])) for a, b in units]
+    opening = [i for i, shared in enumerate(said) if shared] or [0]  # a window opens on one
+    best: tuple[int, int, int, int] | None = None  # (-shared, distance, start, -end)
+    for i in opening:
+        start = units[i][0]
+        found: set[str] = set()
+        for j in range(i, len(units)):
+            if units[j][1] - start > _QUOTED and j > i:
+                break
+            found |= said[j]
+            end = min(units[j][1], start + _QUOTED)
+            distance = 0 if near is None else abs(start - near)
+            key = (-len(found), distance, start, -end)
+            if best is None or key < best:
+                best = key
+    assert best is not None  # a long turn has units
+    _, _, start, end = best[0], best[1], best[2], -best[3]
     return f"{'… ' if start > 0 else ''}{content[start:end]}{' …' if end < len(content) else ''}"
+
+
+#: The most a line quotes of a long turn (about 90 tokens of English).
+_QUOTED = 500
+#: A line of a long turn, or a sentence of a line.
+_UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.M)
 
 
 def _entity_lines(
@@ -135,7 +153,7 @@ def _entity_lines(
     return [  # a line has something to say: a named thing's facts, or what is asked about
         _profile_line(e, known[e["entity_id"]], _best_naming(e, scores))
         for e in entities
-        if named & set(e["aliases"] or ()) or (e["type"] in NAMED_TYPES and known[e["entity_id"]])
+        if known[e["entity_id"]] and (named & set(e["aliases"] or ()) or e["type"] in NAMED_TYPES)
     ]
 
 

@@ -17,6 +17,7 @@ from memstream.projections.codec import encode
 from memstream.projections.coldness import ColdPolicy
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.events import MemoryArchived, MemoryExpanded
+from memstream.projections.passages import passage_id, passages
 from memstream.projections.ranking import RankingWeights
 from memstream.projections.vectors import embedding_events
 from memstream.queries import memory_usage
@@ -184,6 +185,28 @@ def test_archive_moves_originals_and_search_finds_the_summaries(world: World) ->
     assert {r.archived for r in world.search("Maria Lisbon", k=5)} == {True, False}
     assert not any(r.archived for r in world.search("Maria Lisbon", include_archived=False))
     assert world.search("boiler serviced", include_archived=False) == []
+
+
+def test_archiving_a_long_turn_takes_its_passages_along(world: World) -> None:
+    long_turn = message(
+        event_id="old-long",
+        user_id="ana",
+        content=" ".join(f"Paragraph {n} of the trip notes about Lisbon." for n in range(60)),
+        occurred_at=OLD + timedelta(hours=5),
+    )
+    world.apply("memory.messages", [long_turn])
+    memory_id = memory_id_for("ana", "old-long")
+    spans = passages(long_turn.content)
+    assert len(spans) > 1
+    keys = [(passage_id(memory_id, p.index), "ana", None, "episode", long_turn.occurred_at)
+            for p in spans]  # fmt: skip
+    vectors = np.random.default_rng(8).standard_normal((len(keys), 384)).astype(np.float32)
+    world.apply("memory.embeddings", embedding_events(keys, vectors, "test-model", "1", NOW))
+    assert world.store.count(VECTORS) == 4 + len(spans)
+    events = world.archiver.archive(NOW)
+    assert memory_id in {e.memory_id for e in events}
+    world.apply("memory.lifecycle", events)
+    assert world.store.count(VECTORS) == 1  # the one hot turn's: no passage is left behind
 
 
 def test_expand_returns_the_original_exactly_and_three_expansions_restore(world: World) -> None:

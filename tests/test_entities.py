@@ -146,6 +146,9 @@ def test_folding_counts_mentions_once_even_if_applied_twice() -> None:
         ("I push to GitHub and deploy with FastAPI.",
          {("product", "GitHub"), ("product", "FastAPI")}),
         ("Send a GET request to the API.", set()),
+        ("We track experiments in Weights & Biases for now.",
+         {("organization", "Weights & Biases")}),
+        ("I bought shares of Procter & Gamble.", {("organization", "Procter & Gamble")}),
     ],
 )  # fmt: skip
 def test_names_are_typed_as_people_places_organisations_pets_or_products(
