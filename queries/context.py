@@ -153,7 +153,7 @@ def _entity_lines(
     return [  # a line has something to say: a named thing's facts, or what is asked about
         _profile_line(e, known[e["entity_id"]], _best_naming(e, scores))
         for e in entities
-        if known[e["entity_id"]] and (named & set(e["aliases"] or ()) or e["type"] in NAMED_TYPES)
+        if named & set(e["aliases"] or ()) or (e["type"] in NAMED_TYPES and known[e["entity_id"]])
     ]
 
 
