@@ -22,7 +22,9 @@ __all__ = [
     "OWN_VECTORS",
     "PASSAGE_CHARACTERS",
     "PASSAGE_MARK",
+    "PASSAGE_VECTORS",
     "Passage",
+    "marked_cut",
     "passage_id",
     "passage_of",
     "passages",
@@ -36,8 +38,9 @@ PASSAGE_CHARACTERS = 800
 _TAIL = PASSAGE_CHARACTERS // 4
 #: What joins a memory id and a passage index in a vector row id.
 PASSAGE_MARK = "+p"
-#: The filter on ``vectors`` that keeps memories' own vectors, not their passages'.
+#: The filters on ``vectors`` that keep memories' own vectors, or their passages'.
 OWN_VECTORS = filters.lacks("memory_id", PASSAGE_MARK)
+PASSAGE_VECTORS = filters.contains("memory_id", PASSAGE_MARK)
 #: Where a passage may end, best first: before a heading, after a blank line, a line, a
 #: sentence, a word.
 _BREAKS = (
@@ -115,3 +118,10 @@ def passage_of(vector_id: str) -> tuple[str, int | None]:
     if not mark or not index.isdigit():
         return vector_id, None
     return memory_id, int(index)
+
+
+def marked_cut(content: str, start: int, end: int) -> str:
+    """Characters ``start`` to ``end`` of ``content``, with "…" where it was cut."""
+    before = "… " if start > 0 else ""
+    after = " …" if end < len(content) else ""
+    return f"{before}{content[start:end]}{after}"

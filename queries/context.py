@@ -13,6 +13,7 @@ is :func:`memstream.projections.context.assemble`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -21,7 +22,7 @@ from memstream.projections.context import ContextLine, SectionName
 from memstream.projections.entities import NAMED_TYPES, normalize_name
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
-from memstream.projections.passages import passages
+from memstream.projections.passages import LONG_TURN_CHARACTERS, marked_cut
 from memstream.projections.scope import scope_filter
 from memstream.projections.timephrases import query_range
 from memstream.queries.profiles import linked_ids, resolve_entities
@@ -93,28 +94,28 @@ def _quoted(content: str, query: str, near: int | None = None) -> str:
     (whole lines or sentences, opening on one that shares a word with ``query``) that
     shares most words with it; on a tie, the one nearest character ``near`` (the
     matched passage), else the first; marked as cut."""
-    if not passages(content):
+    if len(content) <= LONG_TURN_CHARACTERS:
         return content
     units = [(m.start(), m.end()) for m in _UNIT.finditer(content)]
     asked = set(words(query))
     said = [asked.intersection(words(content[a:b])) for a, b in units]
-    opening = [i for i, shared in enumerate(said) if shared] or [0]  # a window opens on one
+    any_shared = any(said)
     best: tuple[int, int, int, int] | None = None  # (-shared, distance, start, -end)
-    for i in opening:
-        start = units[i][0]
-        found: set[str] = set()
-        for j in range(i, len(units)):
-            if units[j][1] - start > _QUOTED and j > i:
-                break
-            found |= said[j]
-            end = min(units[j][1], start + _QUOTED)
+    window: Counter[str] = Counter()  # the words of units i..j-1: the longest from i
+    j = 0
+    for i, (start, _) in enumerate(units):
+        while j < len(units) and (j == i or units[j][1] - start <= _QUOTED):
+            window.update(said[j])
+            j += 1
+        if said[i] or not any_shared:  # a window opens on a unit that shares a word
+            end = min(units[j - 1][1], start + _QUOTED)
             distance = 0 if near is None else abs(start - near)
-            key = (-len(found), distance, start, -end)
+            key = (-len(+window), distance, start, -end)
             if best is None or key < best:
                 best = key
+        window.subtract(said[i])
     assert best is not None  # a long turn has units
-    _, _, start, end = best[0], best[1], best[2], -best[3]
-    return f"{'… ' if start > 0 else ''}{content[start:end]}{' …' if end < len(content) else ''}"
+    return marked_cut(content, best[2], -best[3])
 
 
 #: The most a line quotes of a long turn (about 90 tokens of English).

@@ -504,21 +504,15 @@ class Searcher:
         ranked = [*hot, *((m, distance) for m, (distance, _) in archived.items())]
         ranked.sort(key=lambda pair: pair[1])
         merged = [m for m, _ in ranked[:depth]]
-        # a memory neither list holds is no nearer than the farthest one a full list
-        # holds; when a list is not full, one it left out has no vector to judge by
-        farthest = [max((d for _, d in nearest), default=2.0)]
-        if len(nearest) < reach:
-            farthest = []
-        elif cold is not None:
-            cold_distances = [d for d, _ in archived.values()]
-            full = len(cold_distances) >= depth
-            farthest = [*farthest, max(cold_distances)] if full else []
+        lists = [(nearest, reach)]
+        if cold is not None:
+            lists.append(([(m, d) for m, (d, _) in archived.items()], depth))
         return Nearness(
             merged,
             [archived[m][1] for m in merged if m in archived],
             matched,
             {m: round(1.0 - distance, 6) for m, distance in ranked},
-            1.0 - min(farthest) if farthest else None,
+            _unlisted_similarity(lists),
         )
 
     def _nearest_archived(
@@ -885,6 +879,16 @@ class Nearness:
         if similarity is None:
             return self.unlisted is None or self.unlisted >= floor
         return similarity >= floor
+
+
+def _unlisted_similarity(lists: list[tuple[list[tuple[str, float]], int]]) -> float | None:
+    """The most a memory that none of ``lists`` (each (id, distance) pairs, and how many
+    it was asked for) holds can be similar to the query: it is no nearer than the
+    farthest one of a full list. None when a list is not full: what it left out has no
+    vector to judge it by."""
+    if any(len(found) < asked for found, asked in lists):
+        return None
+    return 1.0 - min(max(d for _, d in found) for found, _ in lists)
 
 
 def _by_memory(nearest: list[tuple[str, float]]) -> tuple[list[tuple[str, float]], dict[str, int]]:

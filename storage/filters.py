@@ -20,6 +20,7 @@ __all__ = [
     "before",
     "bytes_equal",
     "column_greater",
+    "contains",
     "equals",
     "has_any",
     "is_in",
@@ -27,7 +28,6 @@ __all__ = [
     "is_null",
     "lacks",
     "literal",
-    "starts_with_any",
 ]
 
 _COLUMN = re.compile(r"^[a-z_][a-z0-9_]*$")
@@ -99,17 +99,16 @@ def column_greater(left: str, right: str) -> str:
     return f"{_column(left)} > {_column(right)}"
 
 
-def lacks(column: str, text: str) -> str:
-    """``column`` (a string) does not contain ``text`` (which holds no ``%`` or ``_``)."""
+def contains(column: str, text: str) -> str:
+    """``column`` (a string) contains ``text`` (which holds no ``%`` or ``_``)."""
     if "%" in text or "_" in text:
-        raise ValueError("lacks() takes text without LIKE wildcards")
-    return f"{_column(column)} NOT LIKE {literal('%' + text + '%')}"
+        raise ValueError("contains() takes text without LIKE wildcards")
+    return f"{_column(column)} LIKE {literal('%' + text + '%')}"
 
 
-def starts_with_any(column: str, prefixes: Iterable[str]) -> str:
-    """``column`` (a string) begins with one of ``prefixes`` (none: nothing matches)."""
-    parts = [f"starts_with({_column(column)}, {literal(p)})" for p in prefixes]
-    return " OR ".join(parts) if parts else "FALSE"
+def lacks(column: str, text: str) -> str:
+    """``column`` (a string) does not contain ``text``."""
+    return f"NOT ({contains(column, text)})"
 
 
 def is_null(column: str) -> str:

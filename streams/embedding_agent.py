@@ -51,6 +51,7 @@ from memstream.projections.events import (
     CorrectFact,
     DerivedMemory,
     DocumentChunked,
+    EmbeddingComputed,
     FactsConsolidated,
     MessageEvent,
     ReflectionWritten,
@@ -72,6 +73,7 @@ __all__ = [
     "embed_derived_values",
     "embed_values",
     "embedding_records",
+    "passage_embeddings",
     "passage_texts",
     "vectors_in_context",
 ]
@@ -148,18 +150,8 @@ def embed_values(
         for m in messages
     ]
     records = embedding_records(described, vectors, embedder, now)
-    long_turns = [
-        passage
-        for memory, m in zip(described, messages, strict=True)
-        for passage in passage_texts(memory, m.speaker, m.content)
-    ]
-    if long_turns:
-        records += embedding_records(
-            [memory for memory, _ in long_turns],
-            embedder.embed([text for _, text in long_turns]),
-            embedder,
-            now,
-        )
+    said = [(memory, m.speaker, m.content) for memory, m in zip(described, messages, strict=True)]
+    records += [(e.user_id.encode(), encode(e)) for e in passage_embeddings(said, embedder, now)]
     for (user_id, session_id), kept in pending.items():  # only once the batch is embedded
         window.remember(user_id, session_id, [(t, own[t] if v is None else v) for t, v in kept])
     return records
@@ -210,6 +202,20 @@ def passage_texts(
         )
         for p in passages(content)
     ]
+
+
+def passage_embeddings(
+    turns: list[tuple[EmbeddedMemory, str | None, str]], embedder: Embedder, now: datetime
+) -> list[EmbeddingComputed]:
+    """One ``EmbeddingComputed`` per passage of the long turns among ``turns`` (memory,
+    speaker, content), their texts embedded in one call (none for short turns)."""
+    found = [p for memory, speaker, text in turns for p in passage_texts(memory, speaker, text)]
+    if not found:
+        return []
+    vectors = embedder.embed([text for _, text in found])
+    return embedding_events(
+        [memory for memory, _ in found], vectors, embedder.model, embedder.version, now
+    )
 
 
 def derived_memories(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:

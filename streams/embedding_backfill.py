@@ -30,7 +30,7 @@ from memstream.storage.lance_tables import MEMORIES, VECTORS
 from memstream.streams.embedding_agent import (
     EmbeddedMemory,
     Turn,
-    passage_texts,
+    passage_embeddings,
     vectors_in_context,
 )
 
@@ -79,20 +79,14 @@ def missing_embedding_events(
         ]
         vectors, _ = vectors_in_context(embedder, texts[start : start + batch])
         yield embedding_events(described, vectors, embedder.model, embedder.version, now)
-        long_turns = [
-            passage
+        episodes = [
+            (memory, m["speaker"], m["content"])
             for memory, m in zip(described, chunk, strict=True)
             if m["kind"] == "episode"
-            for passage in passage_texts(memory, m["speaker"], m["content"])
         ]
-        if long_turns:
-            yield embedding_events(
-                [memory for memory, _ in long_turns],
-                embedder.embed([text for _, text in long_turns]),
-                embedder.model,
-                embedder.version,
-                now,
-            )
+        passages = passage_embeddings(episodes, embedder, now)
+        if passages:
+            yield passages
 
 
 def _texts(

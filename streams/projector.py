@@ -47,7 +47,7 @@ from memstream.projections.documents import DocumentEvent, apply_documents, docu
 from memstream.projections.entities import MentionSeen, fold_mentions
 from memstream.projections.events import MemoryArchived, UserErased
 from memstream.projections.memory_state import StateChange, merge_states, slot_links, state_id
-from memstream.projections.passages import PASSAGE_MARK
+from memstream.projections.passages import PASSAGE_VECTORS, passage_of
 from memstream.projections.sessions import (
     SessionTouch,
     accept_consolidations,
@@ -113,8 +113,6 @@ CLAIMS_TABLES = frozenset({LEASES, PARTITION_OWNERS})
 WINDOW_GRACE_SECONDS = 1.0
 #: Longest a writer waits for the window to close (longer: its holder is stuck).
 _WINDOW_WAIT_SECONDS = 60.0
-#: How many archived memories' passages one delete looks for.
-_PREFIXES_A_DELETE = 256
 
 
 def is_data_error(exc: BaseException) -> bool:
@@ -554,8 +552,8 @@ class Projector:
         if self.vector_model is None or not self.store.count(ARCHIVE_INDEX):
             return
         memory_ids = vectors.column("memory_id").to_pylist()
-        keys = {
-            archive_id(u, m)
+        keys = {  # a passage's vector is its turn's: archived with it
+            archive_id(u, passage_of(m)[0])
             for u, m in zip(vectors.column("user_id").to_pylist(), memory_ids, strict=True)
         }
         archived = [
@@ -752,16 +750,24 @@ class Projector:
             )
             for name in tables:
                 self.store.table(name).delete(where)
-            if VECTORS in tables:  # and a long turn's passages
-                for start in range(0, len(ids), _PREFIXES_A_DELETE):
-                    chosen = ids[start : start + _PREFIXES_A_DELETE]
-                    prefixes = [f"{m}{PASSAGE_MARK}" for m in chosen]
-                    self.store.table(VECTORS).delete(
-                        filters.all_of(
-                            filters.starts_with_any("memory_id", prefixes),
-                            filters.equals("user_id", user_id),
-                        )
-                    )
+            if VECTORS in tables:
+                self._drop_passages(user_id, set(ids))
+
+    def _drop_passages(self, user_id: str, memory_ids: set[str]) -> None:
+        """Delete the passages' vectors of these memories of ``user_id`` (long turns'),
+        found among the user's passage rows (most turns have none: nothing is deleted)."""
+        rows = self.store.scan(
+            VECTORS,
+            ["memory_id"],
+            filters.all_of(filters.equals("user_id", user_id), PASSAGE_VECTORS),
+        )
+        doomed = [m for m in rows.column("memory_id").to_pylist() if passage_of(m)[0] in memory_ids]
+        if doomed:
+            self.store.table(VECTORS).delete(
+                filters.all_of(
+                    filters.is_in("memory_id", doomed), filters.equals("user_id", user_id)
+                )
+            )
 
     def _restore_hot(self, rows: list[dict[str, object]]) -> None:
         if self._cold is None:

@@ -207,6 +207,11 @@ def test_archiving_a_long_turn_takes_its_passages_along(world: World) -> None:
     assert memory_id in {e.memory_id for e in events}
     world.apply("memory.lifecycle", events)
     assert world.store.count(VECTORS) == 1  # the one hot turn's: no passage is left behind
+    # a passage's vector that arrives after its turn was archived stays out too (where
+    # the store has a model, as a worker's has)
+    world.projector.vector_model = "test-model"
+    world.apply("memory.embeddings", embedding_events(keys, vectors, "test-model", "2", NOW))
+    assert world.store.count(VECTORS) == 1
 
 
 def test_expand_returns_the_original_exactly_and_three_expansions_restore(world: World) -> None:

@@ -31,7 +31,7 @@ from memstream.projections.passages import (
 )
 from memstream.projections.ranking import RankingWeights
 from memstream.queries.context import _excerpt
-from memstream.queries.search import Searcher, SearchRequest
+from memstream.queries.search import Searcher, SearchRequest, SearchResponse
 from memstream.queries.stats import stats
 from memstream.queries.term_index import words
 from memstream.storage.lance_store import ProjectionStore
@@ -80,6 +80,11 @@ SHORT_TURNS = [
     "We also ship a small admin page written in React.",
     "My manager wants the service live before the end of June.",
 ]
+
+
+def _asked(searcher: Searcher, query: str) -> SearchResponse:
+    """The best result for ``query`` of the user with the long answer."""
+    return searcher.search(SearchRequest(user_id="ingrid", query=query, k=1))
 
 
 def _record(offset: int, value: bytes) -> LogRecord:
@@ -215,9 +220,7 @@ def test_a_long_turn_found_by_its_words_quotes_the_lines_that_share_them(
     history: tuple[ProjectionStore, Searcher, list[bytes]],
 ) -> None:
     _, searcher, _ = history
-    result = searcher.search(
-        SearchRequest(user_id="ingrid", query="structured JSON handler invoice id", k=1)
-    ).results[0]
+    result = _asked(searcher, "structured JSON handler invoice id").results[0]
     unmatched = result.model_copy(update={"passage": None})
     quoted = _excerpt(unmatched, "structured JSON handler invoice id")
     assert quoted.startswith("… Use the structured JSON handler and put the invoice id")
@@ -234,9 +237,7 @@ def test_the_command_line_shows_the_passage_a_long_turn_was_found_by(
     history: tuple[ProjectionStore, Searcher, list[bytes]],
 ) -> None:
     _, searcher, _ = history
-    response = searcher.search(
-        SearchRequest(user_id="ingrid", query="prometheus metrics listener port 9102", k=1)
-    )
+    response = _asked(searcher, "prometheus metrics listener port 9102")
     [found] = response.results
     assert found.passage is not None and found.passage.start > 0
     line = search_results(response)

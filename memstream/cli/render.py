@@ -22,6 +22,7 @@ from memstream.projections.events import (
     ReflectionWritten,
     SessionClosed,
 )
+from memstream.projections.passages import marked_cut
 from memstream.projections.short_ids import short_id
 from memstream.queries.search_documents import SearchResponse, SearchResult
 
@@ -86,9 +87,7 @@ def _shown(result: SearchResult) -> str:
     span = result.passage
     if span is None:
         return result.content
-    before = "… " if span.start > 0 else ""
-    after = " …" if span.end < len(result.content) else ""
-    return f"{before}{' '.join(result.content[span.start : span.end].split())}{after}"
+    return " ".join(marked_cut(result.content, span.start, span.end).split())
 
 
 def memory_page(page: Mapping[str, Any], following: bool = False) -> str:
