@@ -38,17 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from memstream.projections.codec import encode
-from memstream.projections.coldness import ColdPolicy
+from memstream.events.codec import encode
+from memstream.jobs.archiver import Archiver
+from memstream.policies.coldness import ColdPolicy
 from memstream.projections.vectors import embedding_events
-from memstream.queries.search import Searcher, SearchRequest
-from memstream.storage.cold_store import ColdStore, StorageRef
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.archive.cold_store import ColdStore, StorageRef
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, VECTORS
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
-from memstream.streams.archiver import Archiver
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
 

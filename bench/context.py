@@ -5,9 +5,10 @@ one user per conversation, as ``bench/locomo.py`` does), waits for every vector 
 consolidation to settle, then stops the worker: the measurement runs with no background
 lane (no embedder, no lifecycle timer) beside it. For each main question (categories 1-4)
 it gathers the context candidates once, with ``now = asked_at``, and assembles a block at
-each budget with the same code ``POST /v1/context`` runs (:func:`memstream.queries.context.
-context_candidates` and :func:`memstream.projections.context.assemble`, tokens counted with the
-shipped tokenizer). A question counts as covered when a line of the block rests on one of
+each budget with the same code ``POST /v1/context`` runs
+(:func:`memstream.queries.context.gathering.context_candidates` and
+:func:`memstream.queries.context.assembly.assemble`, tokens counted with the shipped
+tokenizer). A question counts as covered when a line of the block rests on one of
 its gold evidence turns (the turn itself, or a fact citing it); recall is the share of
 gold turns the block rests on. Printed per category and with the tokens a block used,
 for the tuning half (conv-26, 30, 41, 42, 43) and the checking half, with the time to
@@ -43,14 +44,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpus_retrieval import one_history
 from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
 
+from memstream.adapters.tokens import count_tokens
+from memstream.application import Operations
 from memstream.client import MemoryClient
-from memstream.models.tokens import count_tokens
-from memstream.operations import Operations
-from memstream.projections.context import RELEVANCE_FLOOR, assemble
-from memstream.queries.context import context_candidates
-from memstream.queries.search import Searcher, SearchRequest
+from memstream.queries.context.assembly import RELEVANCE_FLOOR, assemble
+from memstream.queries.context.gathering import context_candidates
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.settings import Settings
 from memstream.storage.layout import DataLayout
-from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from corpus import read_corpus
 from locomo import ask, publish_and_wait, serving, wait_for_facts, worker_env
 
-from memstream.projections.passages import LONG_TURN_CHARACTERS
 from memstream.testing import WorkerProcess
+from memstream.text.passages import LONG_TURN_CHARACTERS
 
 USER = "corpus"
 

@@ -26,8 +26,8 @@ import httpx
 from memstream.projections.episodes import memory_id_for
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.headroom import free_bytes
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES, VECTORS
 from memstream.storage.layout import DataLayout
 from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
 

@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from memstream.adapters.embedders import MiniLMEmbedder
 from memstream.client import MemoryClient
-from memstream.models.embedders import MiniLMEmbedder
-from memstream.projections.codec import from_document
+from memstream.events.codec import from_document
 from memstream.projections.episodes import search_text
 from memstream.streams.publisher import Publisher
 from memstream.testing import WorkerProcess, wait_until

@@ -37,16 +37,16 @@ from typing import Any
 
 import numpy as np
 
-from memstream.projections.coldness import ColdPolicy
+from memstream.jobs.archiver import Archiver
+from memstream.policies.coldness import ColdPolicy
 from memstream.projections.vectors import embedding_events
-from memstream.storage.cold_store import ColdStore
+from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.data_keys import DataKeys
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, STATE_TABLES, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, STATE_TABLES, VECTORS
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
-from memstream.streams.archiver import Archiver
 from memstream.streams.projector import Projector
 from memstream.streams.sealing import RecordKeys, erasure_event
 from memstream.testing import FakeClock, message
@@ -119,7 +119,7 @@ def counts(store: ProjectionStore, user: str) -> dict[str, int]:
 
 def main() -> None:
     logging.basicConfig(level="WARNING", format="  %(message)s")
-    logging.getLogger("memstream.storage.lance_upkeep").setLevel("INFO")
+    logging.getLogger("memstream.storage.lance.upkeep").setLevel("INFO")
     parser = argparse.ArgumentParser()
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--others", type=int, default=5)

@@ -58,9 +58,9 @@ from corpus import read_corpus
 from fact_defects import broken_names, is_cut, is_request, name_words
 from locomo import TUNED_ON, event_of, read_jsonl, serving, session_ends, wait_for_facts
 
-from memstream.models.embedders import MiniLMEmbedder
-from memstream.projections.local_extractor import Turn, extract_facts
+from memstream.adapters.embedders import MiniLMEmbedder
 from memstream.testing import WorkerProcess, wait_until
+from memstream.text.extractor import Turn, extract_facts
 
 THRESHOLD = 0.6
 

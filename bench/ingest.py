@@ -47,14 +47,14 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memstream.queries.search import SearchRequest, search
-from memstream.storage.event_archive import EventArchive
+from memstream.queries.search.searcher import SearchRequest, search
+from memstream.settings import Settings
+from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES, SESSIONS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES, SESSIONS
 from memstream.storage.layout import DataLayout
 from memstream.streams.publisher import Publisher
-from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess, message, wait_until
 
 

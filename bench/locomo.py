@@ -359,8 +359,8 @@ def footprint(data: Path) -> dict:
     (its ``archive_index`` row) take on disk, table data and indexes, once compacted."""
     from datetime import timedelta
 
-    from memstream.operations.stores import open_store
-    from memstream.streams.settings import Settings
+    from memstream.application.stores import open_store
+    from memstream.settings import Settings
 
     store = open_store(Settings(data=str(data)))
     store.optimize(timedelta(days=1))  # compacts (the bytes counted are the current version's)

@@ -6,7 +6,7 @@ worker runs with its embedder lane off and its lifecycle timer idle (every 24 h)
 nothing else competes for the cores. For each question of one conversation, three paths
 answer the same call, one after another:
 
-- the operation in process (:class:`~memstream.operations.Operations`, what every front
+- the operation in process (:class:`~memstream.application.Operations`, what every front
   door calls);
 - the MCP server in process (the SDK's client and server over memory streams);
 - ``memstream mcp --user U`` over stdio, started as Claude Desktop starts it.
@@ -39,13 +39,14 @@ from context import ingest
 from locomo import read_jsonl
 from mcp import Client, StdioServerParameters
 
-from memstream.mcp.server import Scope, memory_server
-from memstream.operations import Operations
-from memstream.queries.search import SearchRequest
+from memstream.application import Operations
+from memstream.mcp.scope import Scope
+from memstream.mcp.server import memory_server
+from memstream.queries.search.searcher import SearchRequest
+from memstream.settings import Settings
 from memstream.storage import filters
-from memstream.storage.lance_tables import ENTITIES
+from memstream.storage.lance.tables import ENTITIES
 from memstream.storage.layout import DataLayout
-from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess
 
 Call = Callable[[str], Awaitable[Any]]

@@ -52,12 +52,12 @@ def _ingest(messages: int, traced: bool) -> float:
     """Messages per second, publish to searchable (this process's code is the variant's)."""
     from ingest import events, open_store
 
-    from memstream.storage.lance_tables import MEMORIES
+    from memstream.storage.lance.tables import MEMORIES
     from memstream.streams.publisher import Publisher
     from memstream.testing import WorkerProcess, wait_until
 
     if traced:
-        from memstream.streams.telemetry import tracing
+        from memstream.observability import tracing
 
         assert tracing.configure("bench")
     with tempfile.TemporaryDirectory() as folder:

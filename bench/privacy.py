@@ -33,8 +33,8 @@ from pathlib import Path
 
 import httpx
 
-from memstream.storage.lance_tables import MEMORIES
-from memstream.streams.settings import Settings
+from memstream.settings import Settings
+from memstream.storage.lance.tables import MEMORIES
 from memstream.tenancy.keys import KeyStore
 from memstream.testing import WorkerProcess, wait_until
 
@@ -114,7 +114,7 @@ def one_round(on: bool, messages: int, queries: int) -> tuple[float, float, floa
         try:
             worker.wait_serving(timeout=120)
             from memstream.storage.filesystems import resolve_location
-            from memstream.storage.lance_store import ProjectionStore
+            from memstream.storage.lance.store import ProjectionStore
             from memstream.storage.layout import DataLayout
 
             docs = documents(messages, prefix)

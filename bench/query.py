@@ -48,8 +48,8 @@ import numpy as np
 import pyarrow as pa
 
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES, VECTORS
 from memstream.storage.layout import DataLayout
 from memstream.storage.schemas import MEMORIES_SCHEMA
 from memstream.streams.publisher import Publisher

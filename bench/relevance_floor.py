@@ -29,14 +29,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import read_corpus
 
-from memstream.models.embedders import MiniLMEmbedder, QueryEmbeddingCache
-from memstream.projections.codec import encode, from_document
+from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
+from memstream.events.codec import encode, from_document
+from memstream.events.vocabulary import MessageEvent
+from memstream.jobs.embedding_agent import SessionWindow, embed_values
 from memstream.projections.episodes import memory_id_for
-from memstream.projections.events import MessageEvent
-from memstream.queries.search import Searcher, SearchRequest
-from memstream.storage.lance_store import ProjectionStore
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
-from memstream.streams.embedding_agent import SessionWindow, embed_values
 from memstream.streams.projector import Projector
 
 FLOORS = "0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5"

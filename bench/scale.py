@@ -32,11 +32,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memstream.projections.codec import from_document
-from memstream.projections.events import MessageEvent
+from memstream.events.codec import from_document
+from memstream.events.vocabulary import MessageEvent
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ENTITIES, MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ENTITIES, MEMORIES
 from memstream.storage.layout import DataLayout
 from memstream.streams.broker import is_listening
 from memstream.streams.partitioning import partition_of

@@ -5,7 +5,7 @@ embedded with the default MiniLM embedder; the turns of each half of the convers
 (tuning: conv-26, 30, 41, 42, 43; checking: the rest) and of all ten are pooled as one
 user. For each question, the exact ten and fifty nearest turns (a float32 product over
 all of them) are compared with the ten and fifty nearest among a shortlist nearest by
-signs (:mod:`memstream.queries.sign_codes`), for shortlists of several shares of the
+signs (:mod:`memstream.queries.search.sign_codes`), for shortlists of several shares of the
 pool, the one search uses (``1/SHORTLIST_SHARE``) among them. A share, not a count, is
 what carries over between pool sizes: the exact nearest's ranks by signs grow with the
 pool.
@@ -27,8 +27,13 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from memstream.models.embedders import MiniLMEmbedder
-from memstream.queries.sign_codes import SHORTLIST_SHARE, shortlist, shortlist_size, sign_codes
+from memstream.adapters.embedders import MiniLMEmbedder
+from memstream.queries.search.sign_codes import (
+    SHORTLIST_SHARE,
+    shortlist,
+    shortlist_size,
+    sign_codes,
+)
 
 TUNING = {"conv-26", "conv-30", "conv-41", "conv-42", "conv-43"}
 SHARES = (50, 25, SHORTLIST_SHARE, 10)

@@ -18,10 +18,10 @@ if TYPE_CHECKING:
         MemstreamError,
         MemstreamUnreachable,
     )
-    from memstream.projections.codec import decode, encode, from_document
-    from memstream.projections.events import MessageEvent
-    from memstream.queries.search import SearchRequest, SearchResult
-    from memstream.streams.settings import Settings
+    from memstream.events.codec import decode, encode, from_document
+    from memstream.events.vocabulary import MessageEvent
+    from memstream.queries.search.searcher import SearchRequest, SearchResult
+    from memstream.settings import Settings
 
 __all__ = [
     "MemoryClient",
@@ -45,13 +45,13 @@ _HOMES = {
     "MemstreamAPIError": "memstream.client",
     "MemstreamError": "memstream.client",
     "MemstreamUnreachable": "memstream.client",
-    "decode": "memstream.projections.codec",
-    "encode": "memstream.projections.codec",
-    "from_document": "memstream.projections.codec",
-    "MessageEvent": "memstream.projections.events",
-    "SearchRequest": "memstream.queries.search",
-    "SearchResult": "memstream.queries.search",
-    "Settings": "memstream.streams.settings",
+    "decode": "memstream.events.codec",
+    "encode": "memstream.events.codec",
+    "from_document": "memstream.events.codec",
+    "MessageEvent": "memstream.events.vocabulary",
+    "SearchRequest": "memstream.queries.search.searcher",
+    "SearchResult": "memstream.queries.search.searcher",
+    "Settings": "memstream.settings",
 }
 
 

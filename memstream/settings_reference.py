@@ -1,5 +1,5 @@
 """The configuration reference (``docs/configuration.md``), made from
-:class:`~memstream.streams.settings.Settings` itself: every setting with its variable, its default
+:class:`~memstream.settings.Settings` itself: every setting with its variable, its default
 and what it means (the class's own docstring), so the page cannot drift from the code.
 
     python -m memstream.settings_reference > docs/configuration.md
@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from memstream.streams.settings import Settings
+from memstream.settings import Settings
 
 __all__ = ["meanings", "reference"]
 

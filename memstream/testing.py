@@ -27,8 +27,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
-from memstream.projections.codec import from_document
-from memstream.projections.events import MessageEvent
+from memstream.events.codec import from_document
+from memstream.events.vocabulary import MessageEvent
 from memstream.streams.broker import EmbeddedBroker
 from memstream.streams.lifeline import launched_to_die_with_us
 

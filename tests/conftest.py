@@ -16,16 +16,16 @@ from typing import Any
 import pytest
 from pyarrow import fs as pafs
 
-from memstream.operations import Operations
-from memstream.operations.commands import correction
-from memstream.projections.codec import encode
+from memstream.application import Operations
+from memstream.application.commands import correction
+from memstream.events.codec import encode
+from memstream.events.vocabulary import RememberFact
 from memstream.projections.derived import command_memory
-from memstream.projections.events import RememberFact
+from memstream.settings import Settings
 from memstream.storage.filesystems import Location, resolve_location
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
-from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, WorkerProcess, embedded_broker, free_port, message
 
 # Processes the tests start serve no metrics port unless a test gives them one

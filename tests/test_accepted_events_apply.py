@@ -10,11 +10,11 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from memstream.operations import accepted_event
-from memstream.projections.codec import encode
-from memstream.projections.errors import InvalidEvent
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.application import accepted_event
+from memstream.events.codec import encode
+from memstream.events.errors import InvalidEvent
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.streams.topics import topic_for

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from memstream.operations.admission import ReadAdmission
-from memstream.operations.errors import Overloaded
+from memstream.application.admission import ReadAdmission
+from memstream.application.errors import Overloaded
 
 
 def test_beyond_the_running_and_the_waiting_a_read_is_refused_at_once() -> None:

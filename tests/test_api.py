@@ -320,7 +320,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_serve_without_a_broker_searches_and_refuses_to_publish(tmp_path: Path) -> None:
     from memstream.storage.filesystems import resolve_location
-    from memstream.storage.lance_store import ProjectionStore
+    from memstream.storage.lance.store import ProjectionStore
     from memstream.storage.layout import DataLayout
     from memstream.testing import free_port
 

@@ -11,26 +11,26 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstream.operations import state_digest
+from memstream.application import state_digest
+from memstream.events.codec import encode
+from memstream.events.vocabulary import MemoryArchived, MemoryExpanded
+from memstream.jobs.archiver import Archiver, NotArchived
+from memstream.policies.coldness import ColdPolicy
 from memstream.projections.archiving import is_archived, storage_ref_of
-from memstream.projections.codec import encode
-from memstream.projections.coldness import ColdPolicy
 from memstream.projections.episodes import memory_id_for
-from memstream.projections.events import MemoryArchived, MemoryExpanded
-from memstream.projections.passages import passage_id, passages
-from memstream.projections.ranking import RankingWeights
 from memstream.projections.vectors import embedding_events
 from memstream.queries import memory_usage
-from memstream.queries.search import Searcher, SearchRequest
-from memstream.storage.cold_store import ColdStore
+from memstream.queries.search.ranking import RankingWeights
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.filesystems import Location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, VECTORS
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA, MEMORIES_SCHEMA
-from memstream.streams.archiver import Archiver, NotArchived
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
+from memstream.text.passages import passage_id, passages
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 OLD = NOW - timedelta(days=730)
@@ -419,7 +419,7 @@ def test_one_searcher_sees_the_archive_change(world: World) -> None:
 def _state_of(w: World, user_id: str) -> dict[str, str]:
     """A digest per state table of the rows a user owns (log positions left out)."""
     from memstream.projections.digest import digest_tables
-    from memstream.storage.lance_tables import STATE_TABLES
+    from memstream.storage.lance.tables import STATE_TABLES
     from memstream.storage.schemas import NOT_STATE_COLUMNS
 
     w.store.refresh()
@@ -435,7 +435,7 @@ def _state_of(w: World, user_id: str) -> dict[str, str]:
 def test_forged_events_naming_another_users_memories_change_nothing_of_hers(
     world: World,
 ) -> None:
-    from memstream.projections.codec import from_document
+    from memstream.events.codec import from_document
 
     world.apply("memory.lifecycle", world.archiver.archive(NOW))
     [hot_id] = set(world.hot())
@@ -528,7 +528,7 @@ def test_forged_events_naming_another_users_memories_change_nothing_of_hers(
 def test_a_forged_archive_event_cannot_claim_a_memory_before_its_owner_archives_it(
     world: World,
 ) -> None:
-    from memstream.projections.codec import from_document
+    from memstream.events.codec import from_document
 
     [hot_id] = [m for m, r in world.hot().items() if r["occurred_at"] > OLD + timedelta(days=1)]
     forged = {

@@ -17,8 +17,8 @@ import httpx
 import pytest
 from conftest import DataPlace
 
+from memstream.events.short_ids import short_id
 from memstream.projections.episodes import memory_id_for
-from memstream.projections.short_ids import short_id
 from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from memstream.runtime.worker import prepare_log
+from memstream.settings import Settings
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.streams.batch_consumer import EpisodeConsumer
 from memstream.streams.projector import BatchResult, Projector
 from memstream.streams.publisher import Publisher
-from memstream.streams.settings import Settings
 from memstream.streams.topics import MESSAGES
-from memstream.streams.worker import prepare_log
 from memstream.testing import FakeClock, embedded_broker, message
 
 pytestmark = [pytest.mark.broker]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memstream.operations.errors import Unavailable
-from memstream.operations.sinks import PROBE_SECONDS, BrokerSink
-from memstream.streams.log_lines import RepeatSummary
-from memstream.streams.settings import Settings
+from memstream.application.errors import Unavailable
+from memstream.application.sinks import PROBE_SECONDS, BrokerSink
+from memstream.observability.logs import RepeatSummary
+from memstream.settings import Settings
 from memstream.testing import embedded_broker, free_port, message
 
 pytestmark = [pytest.mark.broker]
@@ -50,7 +50,7 @@ def test_while_no_broker_answers_publishes_fail_fast_and_are_logged_once(
     # the rest never reached a producer: refused on a TCP connect that found no listener
     assert all(r.startswith(f"no broker answers at 127.0.0.1:{port}") for r in refusals[1:])
     warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
-    ours = [r for r in warnings if r.name == "memstream.operations.sinks"]
+    ours = [r for r in warnings if r.name == "memstream.application.sinks"]
     assert len(ours) == 1 and "refusing at once" in ours[0].getMessage()
     kinds = {(r.name, r.levelno, r.msg) for r in warnings}
     assert len(warnings) == len(kinds) < 15, [r.getMessage() for r in warnings]  # no flood

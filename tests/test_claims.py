@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 
 from memstream.storage.claims import Lease, PartitionClaims
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import (
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import (
     ENTITIES,
     FIXED_SCHEMAS,
     KEYS,
@@ -276,10 +276,10 @@ def test_a_partition_claimed_while_its_batch_is_archived_gets_no_row_from_it(
     """A worker that froze after its ownership check, while archiving a batch, and woke
     after another worker claimed the partition, inserts none of the batch's rows."""
 
-    from memstream.projections.codec import encode
-    from memstream.storage.event_archive import EventArchive
+    from memstream.events.codec import encode
+    from memstream.storage.archive.event_archive import EventArchive
     from memstream.storage.filesystems import resolve_location
-    from memstream.streams.fencing import Fence, Fenced
+    from memstream.streams.delivery.fencing import Fence, Fenced
     from memstream.testing import message
 
     at = datetime(2024, 5, 1, tzinfo=UTC)
@@ -346,8 +346,8 @@ def test_a_worker_frozen_inside_a_session_fold_cannot_put_its_older_fold_back(
     """A worker that froze between reading a session row and writing it back, while
     another worker claimed the partition and wrote the row, has its write refused and
     stops as fenced; the row keeps the new owner's fold."""
-    from memstream.projections.codec import encode
-    from memstream.streams.fencing import Fence, Fenced
+    from memstream.events.codec import encode
+    from memstream.streams.delivery.fencing import Fence, Fenced
     from memstream.streams.partitioning import partition_of
     from memstream.testing import message
 

@@ -132,7 +132,7 @@ def test_no_hostile_argument_gets_a_traceback(
     bad value is one ``error:`` line and exit code 2, never an exception."""
     from memstream.cli.commands import main
     from memstream.storage.filesystems import resolve_location
-    from memstream.storage.lance_store import ProjectionStore
+    from memstream.storage.lance.store import ProjectionStore
     from memstream.storage.layout import DataLayout
 
     data = tmp_path / "data"

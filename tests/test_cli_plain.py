@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from memstream.cli.commands import _TASKS, _parser
-from memstream.projections.codec import encode
+from memstream.events.codec import encode
 from memstream.projections.episodes import memory_id_for
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstream.projections.codec import decode, encode, from_document
-from memstream.projections.errors import InvalidEvent
+from memstream.events.codec import decode, encode, from_document
+from memstream.events.errors import InvalidEvent
 from memstream.testing import message
 
 VALID = {

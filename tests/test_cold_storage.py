@@ -12,9 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.models.summarizer import summarize
-from memstream.projections.coldness import ColdCandidate, ColdPolicy, cold_decisions, hotness
-from memstream.storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef, original_checksum
+from memstream.adapters.summarizer import summarize
+from memstream.policies.coldness import ColdCandidate, ColdPolicy, cold_decisions, hotness
+from memstream.storage.archive.cold_store import (
+    ColdStore,
+    ColdStoreCorrupt,
+    StorageRef,
+    original_checksum,
+)
 from memstream.storage.filesystems import Location
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

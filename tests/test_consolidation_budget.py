@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memstream.projections.codec import encode
-from memstream.projections.events import FactsConsolidated, SessionEnded
-from memstream.projections.lifecycle_policy import LifecyclePolicy
-from memstream.projections.local_extractor import LocalExtractor
-from memstream.storage.lance_store import ProjectionStore
+from memstream.events.codec import encode
+from memstream.events.vocabulary import FactsConsolidated, SessionEnded
+from memstream.jobs.lifecycle import LifecycleJobs
+from memstream.policies.lifecycle import LifecyclePolicy
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
-from memstream.streams.lifecycle import LifecycleJobs
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
+from memstream.text.extractor import LocalExtractor
 
 T0 = datetime(2025, 6, 2, 9, tzinfo=UTC)
 #: (session, its turns' characters): the third is longer than the bound on its own

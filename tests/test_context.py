@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from memstream.models.tokens import count_tokens
-from memstream.operations import NotFound, Operations
-from memstream.projections.context import SECTIONS, ContextLine, assemble, complexity
+from memstream.adapters.tokens import count_tokens
+from memstream.application import NotFound, Operations
 from memstream.projections.episodes import memory_id_for
+from memstream.queries.context.assembly import SECTIONS, ContextLine, assemble, complexity
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 

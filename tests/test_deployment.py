@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from memstream.cli.commands import _parser
-from memstream.streams.settings import Settings
+from memstream.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

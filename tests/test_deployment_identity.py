@@ -15,18 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import DataPlace
 
-from memstream.streams.deployment_identity import (
-    DeploymentIdentity,
-    ForeignDeployment,
-    claim_log,
-)
-from memstream.streams.topics import (
-    DEPLOYMENT,
-    MESSAGES,
-    TopicSpec,
-    append_record,
-    ensure_topics,
-)
+from memstream.streams.deployment_identity import DeploymentIdentity, ForeignDeployment, claim_log
+from memstream.streams.topics import DEPLOYMENT, MESSAGES, TopicSpec, append_record, ensure_topics
 from memstream.testing import embedded_broker
 
 pytestmark = [pytest.mark.broker]

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memstream.projections.codec import from_document
+from memstream.events.codec import from_document
+from memstream.settings import Settings
 from memstream.settings_reference import meanings, reference
-from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess
 
 ROOT = Path(__file__).resolve().parent.parent

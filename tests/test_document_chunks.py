@@ -10,14 +10,14 @@ from fpdf import FPDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.models.document_parsing import (
+from memstream.adapters.document_parsing import (
     DocumentUnreadable,
     UnsupportedMediaType,
     media_type_of,
     parse_document,
 )
-from memstream.models.tokens import count_tokens
-from memstream.projections.chunks import Block, chunk_blocks, document_text
+from memstream.adapters.tokens import count_tokens
+from memstream.text.chunks import Block, chunk_blocks, document_text
 
 SPEC = """# Lease
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.streams.document_queue import REMEMBER_READ_SECONDS, FairQueue, Work
+from memstream.jobs.document_queue import REMEMBER_READ_SECONDS, FairQueue, Work
 
 
 def work(submission: str, user: str, document: str = "d", partition: int = 0) -> Work[str]:

@@ -18,16 +18,26 @@ from fpdf import FPDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.models.document_parsing import (
+from memstream.adapters.document_parsing import (
     DOCX,
     DocumentUnreadable,
     media_type_of,
     parse_document,
 )
-from memstream.models.tokens import count_tokens
-from memstream.operations import state_digest
-from memstream.operations.documents import submission
-from memstream.projections.codec import encode
+from memstream.adapters.tokens import count_tokens
+from memstream.application import state_digest
+from memstream.application.documents import submission
+from memstream.events.codec import encode
+from memstream.events.vocabulary import (
+    CHUNKS_PER_EVENT,
+    DocumentChunked,
+    DocumentFailed,
+    DocumentRemoved,
+    DocumentSubmitted,
+    Event,
+    UserErased,
+)
+from memstream.jobs.document_lane import ReadLimits, read_submission
 from memstream.projections.documents import (
     CHUNK_KIND,
     DocumentState,
@@ -38,32 +48,18 @@ from memstream.projections.documents import (
     fold_document,
     superseded_memory_ids,
 )
-from memstream.projections.events import (
-    CHUNKS_PER_EVENT,
-    DocumentChunked,
-    DocumentFailed,
-    DocumentRemoved,
-    DocumentSubmitted,
-    Event,
-    UserErased,
-)
-from memstream.projections.local_extractor import LocalExtractor
-from memstream.queries.search import Searcher, SearchRequest
-from memstream.storage.document_originals import (
-    DocumentOriginals,
-    OriginalMissing,
-    checksum_of,
-)
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.document_originals import DocumentOriginals, OriginalMissing, checksum_of
 from memstream.storage.errors import StorageError
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import DOCUMENTS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import DOCUMENTS
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogPosition, LogRecord
-from memstream.streams.document_lane import ReadLimits, read_submission
 from memstream.streams.projector import Projector
 from memstream.streams.topics import topic_for
 from memstream.testing import FakeClock
+from memstream.text.extractor import LocalExtractor
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 

@@ -11,10 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memstream.operations.intake import InvalidEvents, channel_events, parse_body
-from memstream.projections.codec import MAX_EVENT_BYTES, decode, encode
-from memstream.projections.errors import InvalidEvent
-from memstream.projections.json_text import MAX_DEPTH
+from memstream.application.intake import InvalidEvents, channel_events, parse_body
+from memstream.events.codec import MAX_EVENT_BYTES, decode, encode
+from memstream.events.errors import InvalidEvent
+from memstream.events.json_text import MAX_DEPTH
 
 #: Any text, lone surrogates included.
 any_text = st.text(st.characters(), max_size=12)

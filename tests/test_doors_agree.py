@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from memstream.cli.commands import _message_document
-from memstream.operations.intake import InvalidEvents, channel_events, parse_body
-from memstream.projections.errors import InvalidEvent
-from memstream.projections.events import Event
+from memstream.application.intake import InvalidEvents, channel_events, parse_body
+from memstream.cli.writing import _message_document
+from memstream.events.errors import InvalidEvent
+from memstream.events.vocabulary import Event
 from memstream.streams.publisher import check_lines
 
 NOW = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)

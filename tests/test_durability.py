@@ -24,8 +24,8 @@ import pytest
 
 from memstream.projections.episodes import memory_id_for
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES, SESSIONS, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES, SESSIONS, VECTORS
 from memstream.storage.layout import DataLayout
 from memstream.testing import ApiPublishing, WorkerProcess, free_port, wait_until
 
@@ -322,7 +322,7 @@ def _publish_to_broker(bootstrap: str, count: int) -> list[tuple[str, str]]:
     """Publish straight to the broker, as a producer outside memstream would."""
     import asyncio
 
-    from memstream.projections.codec import from_document
+    from memstream.events.codec import from_document
     from memstream.streams.publisher import Publisher
 
     events = [from_document(event("direct", i)) for i in range(count)]

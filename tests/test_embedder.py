@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstream.models.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
+from memstream.adapters.embedders import TOKENIZER_SHA256, MiniLMEmbedder, tokenizer_path
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def test_a_text_embedded_alone_on_its_own_threads_gets_the_batch_vector() -> Non
 def test_a_query_is_embedded_alone_only_while_no_other_search_is_under_way() -> None:
     """The lone-call threads are for a query nothing else wants the cores beside; a
     query of a search among others runs on the batch threads."""
-    from memstream.models.embedders import QueryEmbeddingCache
+    from memstream.adapters.embedders import QueryEmbeddingCache
 
     class Recording(MiniLMEmbedder):
         def __init__(self) -> None:

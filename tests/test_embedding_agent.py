@@ -9,10 +9,10 @@ from datetime import datetime
 import numpy as np
 import pytest
 
-from memstream.projections.codec import decode, encode
-from memstream.projections.events import EmbeddingComputed
+from memstream.events.codec import decode, encode
+from memstream.events.vocabulary import EmbeddingComputed
+from memstream.jobs.embedding_agent import SessionWindow, embed_values
 from memstream.projections.vectors import decode_vector
-from memstream.streams.embedding_agent import SessionWindow, embed_values
 from memstream.testing import message
 
 NOW = datetime.fromisoformat("2024-06-01T00:00:00+00:00")
@@ -121,10 +121,10 @@ def test_a_take_of_a_big_document_s_parts_holds_a_batch_of_texts() -> None:
     embedded), and it takes one record at least."""
     from test_documents import T0, submitted
 
-    from memstream.models.tokens import count_tokens
-    from memstream.projections.events import CHUNKS_PER_EVENT
-    from memstream.streams.document_lane import ReadLimits, chunked_submission
-    from memstream.streams.embedding_agent import derived_memories, derived_take
+    from memstream.adapters.tokens import count_tokens
+    from memstream.events.vocabulary import CHUNKS_PER_EVENT
+    from memstream.jobs.document_lane import ReadLimits, chunked_submission
+    from memstream.jobs.embedding_agent import derived_memories, derived_take
 
     body = "\n\n".join(f"## Part {n}\n\nThe lease term {n} runs a year." for n in range(700))
     data = body.encode()

@@ -6,15 +6,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstream.projections.entities import (
-    EntityMention,
-    MentionSeen,
-    entity_id,
-    extract_mentions,
-    fold_mentions,
-    normalize_name,
-)
+from memstream.projections.entities import MentionSeen, entity_id, fold_mentions
 from memstream.storage.log_records import LogPosition
+from memstream.text.mentions import EntityMention, extract_mentions, normalize_name
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 

@@ -11,14 +11,14 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstream.projections.codec import encode
-from memstream.projections.entities import extract_mentions, is_ordinary_word
-from memstream.projections.place_names import PLACE_NAMES
+from memstream.events.codec import encode
 from memstream.queries.profiles import entity_profile
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
+from memstream.text.mentions import extract_mentions, is_ordinary_word
+from memstream.text.place_names import PLACE_NAMES
 
 AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
 

@@ -29,12 +29,12 @@ import lancedb
 import pyarrow.parquet as pq
 import pytest
 
+from memstream.application.stores import state_digest
 from memstream.client import MemoryClient
-from memstream.operations.stores import state_digest
 from memstream.storage.data_keys import DataKeys
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import STATE_TABLES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, wait_until
 

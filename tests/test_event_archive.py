@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstream.storage.event_archive import EventArchive
+from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.log_records import LogRecord
 
@@ -104,11 +104,11 @@ def test_replay_of_an_archive_with_nulls_and_republished_duplicates(tmp_path: Pa
     published twice across a restart): the replay applies each event once."""
     from datetime import UTC, datetime, timedelta
 
-    from memstream.projections.codec import encode, from_document
-    from memstream.storage.lance_store import ProjectionStore
-    from memstream.storage.lance_tables import MEMORIES
+    from memstream.events.codec import encode, from_document
+    from memstream.jobs.replay import archive_batches, rebuild
+    from memstream.storage.lance.store import ProjectionStore
+    from memstream.storage.lance.tables import MEMORIES
     from memstream.storage.layout import DataLayout
-    from memstream.streams.replay import archive_batches, rebuild
     from memstream.streams.topics import topic_for
 
     at = datetime(2024, 5, 1, tzinfo=UTC)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memstream.projections.local_extractor import Turn, extract_facts
+from memstream.text.extractor import Turn, extract_facts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 

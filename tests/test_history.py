@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memstream.projections.codec import encode
-from memstream.storage.event_archive import ArchiveFile
+from memstream.events.codec import encode
+from memstream.storage.archive.event_archive import ArchiveFile
 from memstream.storage.log_records import LogPosition, log_record
 from memstream.streams.batches import prepare_batch
 from memstream.streams.history import describe_shortfalls, log_shortfall, store_shortfalls

@@ -18,13 +18,13 @@ import docx
 import pytest
 from test_documents import T0, submitted
 
-from memstream.models import document_parsing
-from memstream.models.document_parsing import DOCX, MAX_INFLATED_BYTES
-from memstream.models.tokens import count_tokens
-from memstream.operations.documents import submission
-from memstream.projections.errors import InvalidQuery
-from memstream.projections.events import DocumentFailed
-from memstream.streams.document_lane import ReadLimits, chunked_submission
+from memstream.adapters import document_parsing
+from memstream.adapters.document_parsing import DOCX, MAX_INFLATED_BYTES
+from memstream.adapters.tokens import count_tokens
+from memstream.application.documents import submission
+from memstream.events.errors import InvalidQuery
+from memstream.events.vocabulary import DocumentFailed
+from memstream.jobs.document_lane import ReadLimits, chunked_submission
 
 W = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
@@ -117,9 +117,9 @@ def test_a_docx_that_inflates_past_the_limit_is_refused_before_it_is_inflated(
     reading = (
         "import resource, sys\n"
         "from pathlib import Path\n"
-        "from memstream.models.document_parsing import DOCX\n"
-        "from memstream.models.tokens import count_tokens\n"
-        "from memstream.streams.document_lane import ReadLimits, chunked_submission\n"
+        "from memstream.adapters.document_parsing import DOCX\n"
+        "from memstream.adapters.tokens import count_tokens\n"
+        "from memstream.jobs.document_lane import ReadLimits, chunked_submission\n"
         "from test_documents import T0, submitted\n"
         "data = Path(sys.argv[1]).read_bytes()\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"

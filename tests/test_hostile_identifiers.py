@@ -19,17 +19,17 @@ from pathlib import Path
 import pytest
 from pyarrow import fs as pafs
 
-from memstream.operations import state_digest
-from memstream.projections.codec import encode
-from memstream.projections.coldness import ColdPolicy
-from memstream.projections.events import Event, UserErased
-from memstream.storage.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
+from memstream.application import state_digest
+from memstream.events.codec import encode
+from memstream.events.vocabulary import Event, UserErased
+from memstream.jobs.archiver import Archiver
+from memstream.policies.coldness import ColdPolicy
+from memstream.storage.archive.cold_store import ColdStore, ColdStoreCorrupt, StorageRef
 from memstream.storage.filesystems import Location, resolve_location
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.storage.path_names import MAX_SEGMENT, path_segment
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
-from memstream.streams.archiver import Archiver
 from memstream.streams.projector import Projector
 from memstream.streams.topics import topic_for
 from memstream.testing import FakeClock, message

@@ -13,8 +13,8 @@ import pytest
 
 from memstream.projections.episodes import memory_id_for
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, wait_until
 
@@ -190,7 +190,7 @@ def test_a_2_mb_invalid_record_is_dead_lettered_and_the_records_beside_it_applie
     larger than the topic takes, so it carries a reference; nothing else is lost."""
     import json
 
-    from memstream.storage.lance_tables import DEAD_LETTERS
+    from memstream.storage.lance.tables import DEAD_LETTERS
 
     good = [message(500 + i, user_id="big") for i in range(2)]
     huge = b'{"user_id": "big", "content": "' + b"x" * 2_000_000 + b'"}'  # no session: invalid
@@ -290,7 +290,7 @@ def test_records_the_doors_refuse_are_dead_lettered_when_produced_to_the_log(
     dead-lettered with the reason; the good record beside them is applied."""
     import json
 
-    from memstream.storage.lance_tables import DEAD_LETTERS
+    from memstream.storage.lance.tables import DEAD_LETTERS
 
     def event(i: int, **fields: Any) -> bytes:
         return json.dumps(message(800 + i, **{"user_id": "rule", **fields})).encode()

@@ -8,9 +8,9 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memstream.projections.codec import encode
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.events.codec import encode
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from memstream.operations import accepted_event
-from memstream.projections.codec import decode
-from memstream.projections.errors import InvalidEvent, InvalidQuery
-from memstream.projections.scope import valid_identifier, valid_tag
+from memstream.application import accepted_event
+from memstream.events.codec import decode
+from memstream.events.errors import InvalidEvent, InvalidQuery
+from memstream.policies.scope import valid_identifier, valid_tag
 
 MESSAGE = {
     "user_id": "ana",

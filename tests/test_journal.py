@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memstream.storage.journal import Journal, JournalRecord, Seal, read_frames
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogPosition
 from memstream.streams.errors import DiskFull
 from memstream.streams.journal_lane import JournalLane
@@ -184,9 +184,9 @@ def test_the_sweeper_removes_applied_segments_and_publishes_orphans_again(
 
 
 def test_publisher_without_a_journal_folder_says_what_to_do(tmp_path: Path) -> None:
+    from memstream.settings import Settings
     from memstream.streams.errors import BrokerError
     from memstream.streams.publisher import publisher_for
-    from memstream.streams.settings import Settings
 
     async def make(settings: Settings) -> Publisher:
         return publisher_for(settings)

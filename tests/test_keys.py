@@ -13,11 +13,11 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstream.application import Operations
 from memstream.http.app import create_app
 from memstream.http.guard import FORBIDDEN, Guard, is_loopback, serving_rule
-from memstream.operations import Operations
+from memstream.settings import Settings
 from memstream.streams.errors import StreamsError
-from memstream.streams.settings import Settings
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import KeyStore, KeyStoreError, owns, valid_tenant
 from memstream.tenancy.limits import Buckets, Limit, RateLimited

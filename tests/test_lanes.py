@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memstream.models.embedders import MiniLMEmbedder
-from memstream.streams.lanes import ProcessLane, background_lane
+from memstream.adapters.embedders import MiniLMEmbedder
+from memstream.runtime.lanes import ProcessLane, background_lane
 from memstream.testing import WorkerProcess
 
 

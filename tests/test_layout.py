@@ -1,9 +1,20 @@
-"""The code's layout keeps its promises: ``projections/`` is pure, imports point one way,
-and every module says what it exports.
+"""The code's layout keeps its promises: every module at the path its import name says and
+importable under that one name, imports pointing down the layers, the pure rooms free of
+I/O, and every module saying what it exports.
 
-Layers, from the front doors down (a module may import its own layer and those below):
+The rooms of ``memstream``, from the front doors down (a module may import its own tier
+and the tiers below; docs/architecture.md draws them):
 
-    memstream (front doors, operations) → streams, queries, models → projections → storage
+    cli http mcp hooks                      front doors
+    application portability tenancy client  use cases, the façade every door calls
+    runtime                                 processes: the worker, the faust app, wiring
+    jobs                                    lifecycle, archive, replay, the lanes' work
+    streams queries                         the Kafka runtime; the read side
+    adapters observability                  models and parsers; metrics, traces, logs
+    settings                                one frozen settings object
+    projections policies text               pure: folds, policies, language rules
+    events clock                            the event vocabulary; time
+    storage                                 rows and bytes, knowing nothing of events
 """
 
 from __future__ import annotations
@@ -18,42 +29,64 @@ from pathlib import Path
 
 import pytest
 
+import memstream
+
 ROOT = Path(__file__).resolve().parent.parent
-#: The layers, each a package under ``memstream`` (whose own modules are the front layer).
-PACKAGES = ["memstream", "streams", "queries", "models", "projections", "storage"]
-LOWER = PACKAGES[1:]
+PACKAGE = ROOT / "memstream"
+#: Each room of ``memstream`` (a subpackage, or a module of the package itself) by tier.
+TIERS: dict[str, int] = {
+    "storage": 0,
+    "events": 1,
+    "clock": 1,
+    "projections": 2,
+    "policies": 2,
+    "text": 2,
+    "settings": 3,
+    "adapters": 4,
+    "observability": 4,
+    "streams": 5,
+    "queries": 5,
+    "jobs": 6,
+    "runtime": 7,
+    "application": 8,
+    "portability": 8,
+    "tenancy": 8,
+    "client": 8,
+    "server_address": 8,
+    "cli": 9,
+    "http": 9,
+    "mcp": 9,
+    "hooks": 9,
+    "__main__": 9,
+    "testing": 9,
+    "settings_reference": 9,
+}
+#: The rooms that are pure: no I/O, time passed in.
+PURE = ["events", "clock", "projections", "policies", "text"]
 #: What pure code must not load, even indirectly.
 IMPURE = ["lancedb", "fastapi", "uvicorn", "onnxruntime", "openai", "anthropic", "aiokafka"]
-#: The packages each layer may import from.
-ALLOWED = {
-    "storage": {"storage"},
-    "projections": {"projections", "storage"},
-    "models": {"models", "projections", "storage"},
-    "queries": {"queries", "models", "projections", "storage"},
-    "streams": {"streams", "queries", "models", "projections", "storage"},
-    "memstream": set(PACKAGES),
-}
+#: The folders at the root that name rooms of the package and must not import.
+SIGNPOSTS = ["streams", "projections", "storage"]
+#: Modules allowed past 600 lines: the event vocabulary (one model per event).
+LONG_ALLOWED = {"memstream.events.vocabulary"}
 
 
-def _modules(package: str) -> list[str]:
-    """The modules of a layer, by their installed names (``memstream.streams.x``); the
-    front layer is ``memstream`` without the lower layers' packages."""
-    folder = ROOT / package
-    name = "memstream" if package == "memstream" else f"memstream.{package}"
-    names = [name]
-    for info in pkgutil.walk_packages([str(folder)], prefix=f"{name}."):
-        if package == "memstream" and info.name.split(".")[1] in LOWER:
-            continue
-        names.append(info.name)
-    return names
+def _all_modules() -> list[str]:
+    found = ["memstream"]
+    found += [info.name for info in pkgutil.walk_packages([str(PACKAGE)], prefix="memstream.")]
+    return found
 
 
-def _layer(module: str) -> str:
-    """The layer of an installed module name: the package under ``memstream``."""
+ALL_MODULES = _all_modules()
+
+
+def _room(module: str) -> str:
     parts = module.split(".")
-    if parts[0] != "memstream":
-        return parts[0]
-    return parts[1] if len(parts) > 1 and parts[1] in LOWER else "memstream"
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _tier(module: str) -> int:
+    return 9 if module == "memstream" else TIERS[_room(module)]
 
 
 def _source(module: str) -> Path:
@@ -82,36 +115,41 @@ def _submodules(package: str) -> set[str]:
     return {name for name in inside if not name.startswith("_")}
 
 
-ALL_MODULES = [m for p in PACKAGES for m in _modules(p)]
+def test_every_room_has_a_tier() -> None:
+    rooms = {_room(m) for m in ALL_MODULES if m != "memstream"}
+    assert rooms <= set(TIERS), f"rooms without a tier: {sorted(rooms - set(TIERS))}"
 
 
-@pytest.mark.parametrize("module", _modules("projections"))
-def test_projections_import_nothing_that_does_io(module: str) -> None:
+@pytest.mark.parametrize("module", ALL_MODULES)
+def test_imports_point_down_the_tiers(module: str) -> None:
+    ours = {n for n in _imported(module) if n.split(".")[0] == "memstream" and n != "memstream"}
+    upward = sorted(n for n in ours if _tier(n) > _tier(module))
+    assert not upward, f"{module} (tier {_tier(module)}) imports {upward} from above"
+
+
+@pytest.mark.parametrize("module", [m for m in ALL_MODULES if _room(m) == "storage"])
+def test_storage_knows_rows_not_events(module: str) -> None:
+    ours = {n for n in _imported(module) if n.startswith("memstream.")}
+    assert {_room(n) for n in ours} <= {"storage"}, f"{module} imports {sorted(ours)}"
+
+
+@pytest.mark.parametrize("module", [m for m in ALL_MODULES if _room(m) in PURE])
+def test_pure_rooms_import_nothing_that_does_io(module: str) -> None:
     roots = {name.split(".")[0] for name in _imported(module)}
     assert not roots & set(IMPURE), f"{module} imports {sorted(roots & set(IMPURE))}"
 
 
-def test_importing_every_projection_loads_nothing_that_does_io() -> None:
+def test_importing_every_pure_module_loads_nothing_that_does_io() -> None:
+    pure = [m for m in ALL_MODULES if _room(m) in PURE]
     script = (
         "import importlib, json, sys\n"
-        f"for name in {_modules('projections')!r}: importlib.import_module(name)\n"
+        f"for name in {pure!r}: importlib.import_module(name)\n"
         f"print(json.dumps(sorted(m for m in {IMPURE!r} if m in sys.modules)))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert json.loads(done.stdout) == []
-
-
-@pytest.mark.parametrize("module", ALL_MODULES)
-def test_imports_point_down_the_layers(module: str) -> None:
-    layer = _layer(module)
-    imported = _imported(module)
-    ours = {_layer(name) for name in imported if name.split(".")[0] == "memstream"}
-    assert ours <= ALLOWED[layer], f"{module} imports {sorted(ours - ALLOWED[layer])}"
-    # only `memstream` is installed: no module names the layers as top-level packages
-    bare = sorted(n for n in imported if n.split(".")[0] in LOWER)
-    assert not bare, f"{module} imports {bare}: import memstream.{bare[0]}"
 
 
 def test_only_the_front_doors_import_the_front_doors() -> None:
@@ -121,6 +159,71 @@ def test_only_the_front_doors_import_the_front_doors() -> None:
             continue
         wrong = {n for n in _imported(module) if f"{n}.".startswith(doors)}
         assert not wrong, f"{module} imports the front door {sorted(wrong)}"
+
+
+@pytest.mark.parametrize("module", ALL_MODULES)
+def test_every_module_is_at_the_path_its_name_says(module: str) -> None:
+    loaded = importlib.import_module(module)
+    assert loaded.__file__ is not None
+    assert Path(loaded.__file__) == _source(module), f"{module} loads from {loaded.__file__}"
+
+
+def test_no_module_is_reachable_through_a_link() -> None:
+    """Git keeps no symbolic link (a link to a folder of code is a second name for it,
+    and Git for Windows checks it out as a text file)."""
+    staged = subprocess.run(
+        ["git", "ls-files", "-s"], capture_output=True, text=True, cwd=ROOT, check=True
+    ).stdout.splitlines()
+    links = [line.split("\t")[1] for line in staged if line.startswith("120000")]
+    assert links == []
+    assert not [p for p in PACKAGE.rglob("*") if p.is_symlink()]
+
+
+def test_the_only_code_on_the_import_path_is_the_package() -> None:
+    """From the root of the repository (on ``sys.path`` in an editable install, and as the
+    working folder of ``python -m``), every folder holding Python code is ``memstream``,
+    the signposts (which refuse to import), or the tests' and benchmarks' own scripts."""
+    code = {p.parts[0] for p in (q.relative_to(ROOT) for q in ROOT.glob("*/**/*.py"))}
+    code -= {".venv", "build", "dist", "memstream-data", ".git"}
+    assert code <= {"memstream", "tests", "bench", "deploy", *SIGNPOSTS}, code
+    assert not list(ROOT.glob("*.py")), "a module at the root would import as a second name"
+
+
+@pytest.mark.parametrize("folder", ["root", "elsewhere"])
+@pytest.mark.parametrize("name", [*SIGNPOSTS, "models", "queries"])
+def test_the_rooms_import_only_under_memstream(name: str, folder: str, tmp_path: Path) -> None:
+    cwd = ROOT if folder == "root" else tmp_path
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {name}"], capture_output=True, text=True, cwd=cwd
+    )
+    assert done.returncode != 0
+    assert "ImportError" in done.stderr or "ModuleNotFoundError" in done.stderr
+    if name in SIGNPOSTS:  # the root is on the path of an editable install
+        assert f"import memstream.{name}" in done.stderr
+    else:
+        assert f"No module named '{name}'" in done.stderr
+
+
+def test_one_module_object_per_file() -> None:
+    """Importing every module leaves one entry in ``sys.modules`` per source file."""
+    script = (
+        "import importlib, json, sys\n"
+        f"for name in {ALL_MODULES!r}: importlib.import_module(name)\n"
+        "files = [m.__file__ for m in list(sys.modules.values())\n"
+        "         if getattr(m, '__file__', None) and '/memstream/' in m.__file__]\n"
+        "print(json.dumps(files))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    files = [f for f in json.loads(done.stdout) if f.startswith(str(PACKAGE))]
+    assert len(files) == len(set(files)) == len(ALL_MODULES)
+
+
+@pytest.mark.parametrize("module", ALL_MODULES)
+def test_no_module_grows_past_600_lines(module: str) -> None:
+    lines = len(_source(module).read_text().splitlines())
+    assert module in LONG_ALLOWED or lines <= 600, f"{module} has {lines} lines"
 
 
 @pytest.mark.parametrize("module", ALL_MODULES)
@@ -135,13 +238,11 @@ def test_every_module_states_its_public_names(module: str) -> None:
     for name in exported:
         found = hasattr(loaded, name) or (is_package and name in _submodules(module))
         assert found, f"{module}.__all__ names {name!r}, which is not there"
-    if _source(module).name == "__init__.py":  # a package: its modules, or what it lifts
-        modules = {name.rsplit(".", 1)[1] for name in _modules(module)[1:] if "." in name}
-        direct = {m.split(".")[0] for m in modules if not m.startswith("_")}
-        if not direct <= set(exported):
-            assert set(exported) - direct, (
-                f"{module}.__all__ misses {sorted(direct - set(exported))}"
-            )
+    if is_package:  # a package names its modules, or lifts names out of them
+        missing = _submodules(module) - set(exported)
+        assert not missing or set(exported) - _submodules(module), (
+            f"{module}.__all__ misses {sorted(missing)}"
+        )
     tree = ast.parse(_source(module).read_text())
     defined = {
         node.name
@@ -151,3 +252,7 @@ def test_every_module_states_its_public_names(module: str) -> None:
     }
     missing = defined - set(exported)
     assert not missing, f"{module} defines public {sorted(missing)} missing from __all__"
+
+
+def test_the_package_is_what_python_reports() -> None:
+    assert Path(memstream.__file__).parent == PACKAGE

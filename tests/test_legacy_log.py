@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-from memstream.operations.stores import open_store
+from memstream.application.stores import open_store
 from memstream.projections.archiving import storage_ref_of, summary_of
 from memstream.projections.derived import SLOT_WORDS
 from memstream.projections.digest import digest_tables
-from memstream.projections.entities import NAMED_TYPES
-from memstream.storage.lance_tables import STATE_TABLES
+from memstream.settings import Settings
+from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.schemas import NOT_STATE_COLUMNS
-from memstream.streams.settings import Settings
+from memstream.text.mentions import NAMED_TYPES
 
 pytestmark = pytest.mark.slow
 

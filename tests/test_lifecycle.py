@@ -12,15 +12,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstream.projections.decay import (
+from memstream.events.vocabulary import FactsConsolidated
+from memstream.policies.decay import (
     DecayCandidate,
     decay_decisions,
     decayed_confidence,
     is_stable_fact,
 )
 from memstream.projections.derived import slot_of
-from memstream.projections.events import FactsConsolidated
-from memstream.projections.local_extractor import Turn, _sentences, extract_facts
 from memstream.projections.memory_state import (
     StateChange,
     effective_confidence,
@@ -35,6 +34,8 @@ from memstream.projections.sessions import (
     merge_sessions,
     sessions_to_close,
 )
+from memstream.text.extractor import Turn, extract_facts
+from memstream.text.sentences import _sentences
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ and decay, reflection and archival come due on the leader only."""
 
 from __future__ import annotations
 
-from memstream.streams.lifecycle_schedule import Cadence, LifecycleSchedule
+from memstream.jobs.lifecycle_schedule import Cadence, LifecycleSchedule
 from memstream.testing import FakeClock
 
 CADENCE = Cadence(tick=10, max_defer=60, decay=3600, reflect=86400, archive=7200)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memstream.projections.codec import encode
-from memstream.storage.event_archive import EventArchive
+from memstream.events.codec import encode
+from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogRecord

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from pyarrow import fs as pafs
 
+from memstream.settings import Settings
 from memstream.storage.filesystems import Location, resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import CHECKPOINTS, MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import CHECKPOINTS, MEMORIES
 from memstream.storage.layout import DataLayout
-from memstream.streams.settings import Settings
 from tests.conftest import location_for
 
 

@@ -13,15 +13,15 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memstream.application import Operations
+from memstream.events.codec import encode
 from memstream.http.app import create_app
-from memstream.operations import Operations
-from memstream.projections.codec import encode
-from memstream.projections.coldness import ColdPolicy
-from memstream.storage.cold_store import ColdStore
+from memstream.jobs.archiver import Archiver
+from memstream.policies.coldness import ColdPolicy
+from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
-from memstream.streams.archiver import Archiver
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
 

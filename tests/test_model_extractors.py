@@ -11,22 +11,22 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from model_server import ModelServer, model_server
 
-from memstream.models.extractor import ModelExtractor
-from memstream.models.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
-from memstream.models.reflection import ModelReflector, Week
-from memstream.models.summarizer import ModelSummarizer, local_summaries
-from memstream.projections.codec import encode
-from memstream.projections.events import FactsConsolidated, SessionEnded
-from memstream.projections.local_extractor import Turn
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.adapters.extractor import ModelExtractor
+from memstream.adapters.language_models import AnthropicModel, JsonModel, ModelError, OpenAIModel
+from memstream.adapters.reflection import ModelReflector, Week
+from memstream.adapters.summarizer import ModelSummarizer, local_summaries
+from memstream.events.codec import encode
+from memstream.events.vocabulary import FactsConsolidated, SessionEnded
+from memstream.jobs.lifecycle import LifecycleJobs, LifecyclePolicy
+from memstream.runtime.assembly import make_model
+from memstream.settings import Settings
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
-from memstream.streams.components import make_model
 from memstream.streams.errors import StreamsError
-from memstream.streams.lifecycle import LifecycleJobs, LifecyclePolicy
 from memstream.streams.projector import Projector
-from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, message
+from memstream.text.extractor import Turn
 
 T0 = datetime(2024, 6, 1, 10, 0, tzinfo=UTC)
 

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memstream.projections.codec import encode
-from memstream.projections.neighbours import SessionOrder, spread
-from memstream.projections.speakers import named_speaker, without_speaker
-from memstream.queries.search import Searcher, SearchRequest
-from memstream.storage.lance_store import ProjectionStore
+from memstream.events.codec import encode
+from memstream.queries.search.neighbours import SessionOrder, spread
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.queries.search.speakers import named_speaker, without_speaker
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message

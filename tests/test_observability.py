@@ -110,7 +110,7 @@ def test_metrics_traces_health_and_logs_of_a_deployment(tmp_path: Path) -> None:
     with SpanReceiver() as receiver, deployment(tmp_path, receiver.endpoint) as (up, second):
         startup = up.log().splitlines()
         assert len(startup) <= 15, "\n".join(startup)
-        ready = [line for line in startup if " INFO memstream.streams.worker: ready: " in line]
+        ready = [line for line in startup if " INFO memstream.runtime.worker: ready: " in line]
         assert len(ready) == 1 and f"HTTP API on {up.api_url}" in ready[0], startup
         assert f"metrics on {up.metrics_url}/metrics" in ready[0]
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from model_server import send_json
 
-from memstream.models.embedders import OpenAIEmbedder
+from memstream.adapters.embedders import OpenAIEmbedder
 
 
 class FakeOpenAI(BaseHTTPRequestHandler):

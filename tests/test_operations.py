@@ -6,13 +6,13 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memstream.operations import Operations
-from memstream.projections.codec import encode
-from memstream.projections.events import SessionClosed
-from memstream.storage.lance_store import ProjectionStore
+from memstream.application import Operations
+from memstream.events.codec import encode
+from memstream.events.vocabulary import SessionClosed
+from memstream.settings import Settings
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
-from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, message
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)

@@ -35,9 +35,11 @@ def test_the_wheel_installs_only_memstream_and_its_client_works_alone(tmp_path: 
         names = built.namelist()
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top == {"memstream"}, top
-    for layer in ("streams", "projections", "storage", "models", "queries"):
-        assert f"memstream/{layer}/__init__.py" in names, layer
-    assert "memstream/models/data/minilm-tokenizer.json" in names
+    for room in ("streams", "projections", "storage", "adapters", "queries", "events", "text"):
+        assert f"memstream/{room}/__init__.py" in names, room
+    assert "memstream/adapters/data/minilm-tokenizer.json" in names
+    assert "memstream/text/data/place_names.txt" in names
+    assert not [name for name in names if name.startswith(("streams/", "projections/"))]
 
     venv = tmp_path / "app"
     _run(sys.executable, "-m", "venv", venv)

@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from memstream.projections.codec import from_document
+from memstream.events.codec import from_document
+from memstream.jobs.replay import ReplayReport, archive_batches, rebuild, rebuild_by_partitions
 from memstream.projections.digest import digest_tables
+from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.data_keys import DataKeys
-from memstream.storage.event_archive import EventArchive
 from memstream.storage.filesystems import Location, resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import DEAD_LETTERS, STATE_TABLES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import DEAD_LETTERS, STATE_TABLES
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.streams.partitioning import partition_of
-from memstream.streams.replay import ReplayReport, archive_batches, rebuild, rebuild_by_partitions
 from memstream.streams.sealing import RecordKeys
 from memstream.streams.topics import topic_for
 

@@ -16,12 +16,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
 from memstream.cli.render import search_results
-from memstream.models.embedders import MiniLMEmbedder, QueryEmbeddingCache
-from memstream.projections.codec import decode, encode
+from memstream.events.codec import decode, encode
+from memstream.events.vocabulary import EmbeddingComputed
+from memstream.jobs.embedding_agent import embed_values
+from memstream.jobs.embedding_backfill import missing_embedding_events
 from memstream.projections.episodes import memory_id_for
-from memstream.projections.events import EmbeddingComputed
-from memstream.projections.passages import (
+from memstream.queries.context.gathering import _excerpt
+from memstream.queries.search.ranking import RankingWeights
+from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
+from memstream.queries.search.term_index import words
+from memstream.queries.stats import stats
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import VECTORS
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
+from memstream.testing import FakeClock, message
+from memstream.text.passages import (
     LONG_TURN_CHARACTERS,
     OWN_VECTORS,
     PASSAGE_CHARACTERS,
@@ -29,18 +41,6 @@ from memstream.projections.passages import (
     passage_of,
     passages,
 )
-from memstream.projections.ranking import RankingWeights
-from memstream.queries.context import _excerpt
-from memstream.queries.search import Searcher, SearchRequest, SearchResponse
-from memstream.queries.stats import stats
-from memstream.queries.term_index import words
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import VECTORS
-from memstream.storage.log_records import LogRecord
-from memstream.streams.embedding_agent import embed_values
-from memstream.streams.embedding_backfill import missing_embedding_events
-from memstream.streams.projector import Projector
-from memstream.testing import FakeClock, message
 
 AT = datetime(2025, 5, 6, 10, tzinfo=UTC)
 

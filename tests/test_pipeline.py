@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from memstream.operations import state_digest
-from memstream.queries.search import SearchRequest, search
+from memstream.application import state_digest
+from memstream.queries.search.searcher import SearchRequest, search
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import DEAD_LETTERS, MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import DEAD_LETTERS, MEMORIES
 from memstream.storage.layout import DataLayout
 from memstream.streams.publisher import Publisher
 from memstream.streams.topics import DLQ, MESSAGES

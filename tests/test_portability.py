@@ -19,19 +19,14 @@ from typing import Any
 import httpx
 import pytest
 
+from memstream.application.stores import open_store
 from memstream.client import MemoryClient
-from memstream.operations.stores import open_store
+from memstream.events.vocabulary import MessageEvent, RememberFact, SessionEnded
 from memstream.portability import imports
-from memstream.portability.imports import (
-    MAX_DEPTH,
-    MAX_SKIPS_NAMED,
-    Skipped,
-    UnknownShape,
-    read_import,
-)
-from memstream.projections.events import MessageEvent, RememberFact, SessionEnded
+from memstream.portability.import_plan import Skipped
+from memstream.portability.imports import MAX_DEPTH, MAX_SKIPS_NAMED, UnknownShape, read_import
 from memstream.queries.user_state import user_digest
-from memstream.streams.settings import Settings
+from memstream.settings import Settings
 from memstream.testing import WorkerProcess, wait_until
 
 # -- the exporters' shapes, as their documentation and real exports show them ---------------

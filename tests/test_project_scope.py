@@ -1,6 +1,6 @@
 """The project is a confidentiality boundary: every read of a project sees the user's
 memories of no project and that project's, never another project's, through the one
-scope rule (:func:`memstream.projections.scope.scope_filter`). A reader of no project
+scope rule (:func:`memstream.policies.scope.scope_filter`). A reader of no project
 sees only the memories of no project in search and context, and the whole user in the
 owner's views (a list, an entity's profile). Over a real store, every read operation the
 doors call (search, context and each of its sections, entity profiles, lists)."""
@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from memstream.operations import Operations
-from memstream.projections.codec import encode
-from memstream.projections.events import Event, RememberFact
+from memstream.application import Operations
+from memstream.events.codec import encode
+from memstream.events.vocabulary import Event, RememberFact
 from memstream.queries.memory_list import ListRequest
-from memstream.queries.search import SearchRequest
-from memstream.storage.lance_store import ProjectionStore
+from memstream.queries.search.searcher import SearchRequest
+from memstream.settings import Settings
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
-from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, message
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstream.operations import state_digest
-from memstream.projections.codec import encode
-from memstream.storage.event_archive import EventArchive
+from memstream.application import state_digest
+from memstream.events.codec import encode
+from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import DEAD_LETTERS, ENTITIES, MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import DEAD_LETTERS, ENTITIES, MEMORIES
 from memstream.storage.log_records import LogPosition, LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
@@ -226,16 +226,18 @@ def test_catching_up_from_the_archive_after_the_log_was_lost(tmp_path: Path) -> 
 def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
     store: ProjectionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memstream.streams.projector
+    import memstream.streams.projector.spine
 
-    real_fold = memstream.streams.projector.fold_accesses
+    real_fold = memstream.streams.projector.spine.fold_accesses
 
     def fold_that_cannot_take_bob(existing: Any, accesses: Any) -> Any:
         if any(event.user_id == "bob" for event, _ in accesses):
             raise ValueError("a value no rule expected")
         return real_fold(existing, accesses)
 
-    monkeypatch.setattr(memstream.streams.projector, "fold_accesses", fold_that_cannot_take_bob)
+    monkeypatch.setattr(
+        memstream.streams.projector.spine, "fold_accesses", fold_that_cannot_take_bob
+    )
     poison = accessed("bob", ["ep-1"], offset=7)
     result = projector(store).apply([*messages(2), poison, *messages(2, start=2)])
     assert result.applied == 4 and store.count(MEMORIES) == 4
@@ -251,12 +253,12 @@ def test_a_record_no_fold_can_take_is_dead_lettered_and_the_partition_moves_on(
 def test_a_store_failure_is_not_dead_lettered_but_stops_the_batch(
     store: ProjectionStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memstream.streams.projector
+    import memstream.streams.projector.spine
 
     def store_away(existing: Any, accesses: Any) -> Any:
         raise OSError("the store is unreachable")
 
-    monkeypatch.setattr(memstream.streams.projector, "fold_accesses", store_away)
+    monkeypatch.setattr(memstream.streams.projector.spine, "fold_accesses", store_away)
     with pytest.raises(OSError):
         projector(store).apply([accessed("ana", ["ep-1"], offset=0)])
     assert store.count(DEAD_LETTERS) == 0 and store.load_checkpoints("memstream") == {}
@@ -333,8 +335,8 @@ def test_an_archive_index_written_by_0_4_0_is_migrated_and_searched(tmp_path: Pa
     from lancedb.index import FTS
 
     from memstream.projections.archiving import summary_of
-    from memstream.queries.search import Searcher, SearchRequest
-    from memstream.storage.lance_tables import ARCHIVE_INDEX
+    from memstream.queries.search.searcher import Searcher, SearchRequest
+    from memstream.storage.lance.tables import ARCHIVE_INDEX
     from memstream.storage.schemas import ARCHIVE_INDEX_SCHEMA
 
     columns = _json.loads(

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from memstream.models.query_batches import QueryBatcher
+from memstream.adapters.query_batches import QueryBatcher
 from memstream.testing import wait_until
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.projections.intent import Intent
-from memstream.projections.ranking import (
+from memstream.queries.search.intent import Intent
+from memstream.queries.search.ranking import (
     RankingWeights,
     adjusted,
     adjustment_bound,

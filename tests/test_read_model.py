@@ -15,12 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstream.projections.codec import encode
-from memstream.projections.events import ForgetMemory
-from memstream.queries.read_model import RequestFilter
-from memstream.queries.search import Searcher, SearchRequest, _filters, _wanted
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ACCESS, MEMORIES
+from memstream.events.codec import encode
+from memstream.events.vocabulary import ForgetMemory
+from memstream.queries.search.candidates import request_filters as _filters
+from memstream.queries.search.candidates import wanted_of as _wanted
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.queries.search.user_view import RequestFilter
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ACCESS, MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import MEMORIES_SCHEMA
 from memstream.storage.user_rows import UserRows
@@ -194,7 +196,7 @@ def test_a_searcher_keeping_users_in_memory_sees_every_write(tmp_path: Path) -> 
 def test_other_users_writes_remake_nothing_of_a_users_view(tmp_path: Path) -> None:
     """A user's view is made again when the user's rows change, not whenever the table
     moves: while others publish, the tables move every few hundred milliseconds."""
-    from memstream.queries.read_model import ReadModel
+    from memstream.queries.search.read_model import ReadModel
 
     store = ProjectionStore(str(tmp_path / "projections"))
     projector = Projector(store, "test", clock=FakeClock(AT))
@@ -226,8 +228,8 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
     view handed out before stays as it was."""
     import numpy as np
 
-    from memstream.queries import read_model
-    from memstream.storage.lance_tables import VECTORS
+    from memstream.queries.search import read_model, user_view
+    from memstream.storage.lance.tables import VECTORS
     from memstream.storage.schemas import vectors_schema
 
     monkeypatch.setattr(read_model, "SIGN_CODED_ROWS", 7)  # crossed while growing
@@ -237,7 +239,7 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
     offsets = iter(range(1000))
     words = ["cat", "tuna", "piano", "Lisbon", "rain", "tea"]
     held = read_model._UserTables(store, "alice", "model", 0.0)
-    before: list[tuple[read_model.UserView, np.ndarray]] = []
+    before: list[tuple[user_view.UserView, np.ndarray]] = []
     grown_in_place = 0
     vectorised: set[str] = set()
 

@@ -18,15 +18,15 @@ from typing import Any
 import httpx
 import pytest
 
-from memstream.operations import state_digest
+from memstream.application import state_digest
 from memstream.projections.episodes import memory_id_for
-from memstream.queries.search_documents import SearchRequest
+from memstream.queries.search.request import SearchRequest
+from memstream.runtime.assembly import embedder_model, make_embedder, make_searcher
+from memstream.settings import Settings
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ARCHIVE_INDEX, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ARCHIVE_INDEX, VECTORS
 from memstream.storage.layout import DataLayout
-from memstream.streams.components import embedder_model, make_embedder, make_searcher
-from memstream.streams.settings import Settings
 from memstream.testing import WorkerProcess, embedded_broker, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]

@@ -13,17 +13,18 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
+from memstream.application import Operations
 from memstream.cli.render import search_results
-from memstream.mcp.server import Scope, memory_server
-from memstream.models.embedders import MiniLMEmbedder, QueryEmbeddingCache
-from memstream.operations import Operations
-from memstream.projections.codec import encode
-from memstream.queries.search import Searcher, SearchRequest, SearchResponse
-from memstream.storage.lance_store import ProjectionStore
+from memstream.events.codec import encode
+from memstream.jobs.embedding_agent import embed_values
+from memstream.mcp.scope import Scope
+from memstream.mcp.server import memory_server
+from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
+from memstream.settings import Settings
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
-from memstream.streams.embedding_agent import embed_values
 from memstream.streams.projector import Projector
-from memstream.streams.settings import Settings
 from memstream.testing import FakeClock, message
 
 AT = datetime(2025, 3, 2, 9, tzinfo=UTC)

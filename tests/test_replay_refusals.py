@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from memstream.jobs import replay
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_tables import MEMORIES
-from memstream.streams import replay
+from memstream.storage.lance.tables import MEMORIES
 from memstream.streams.topics import read_epoch
 from memstream.testing import WorkerProcess, wait_until
 from tests.test_pipeline import cli, live_store, publish

@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
+from memstream.application import Operations
 from memstream.http.app import create_app
-from memstream.operations import Operations
 
 #: Ids the identifier rule refuses, each holding what ends a line or a path segment.
 REFUSED = ["a\nb", "a\r\nb", "a\u2028b", "a\x0bb/c", "x\n/history", "\n"]

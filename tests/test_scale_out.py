@@ -32,8 +32,8 @@ import httpx
 import pytest
 
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import KEYS, MEMORIES, SESSIONS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import KEYS, MEMORIES, SESSIONS
 from memstream.storage.layout import FIRST_GENERATION, DataLayout
 from memstream.streams.broker import is_listening
 from memstream.testing import WorkerProcess, free_port, spawn, wait_until

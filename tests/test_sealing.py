@@ -12,14 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.operations.stores import state_digest
-from memstream.projections.codec import encode
-from memstream.projections.errors import InvalidEvent
-from memstream.projections.events import MessageEvent
-from memstream.projections.sealing import cipher_of, envelope_of, is_sealed, open_envelope, seal
+from memstream.application.stores import state_digest
+from memstream.events.codec import encode
+from memstream.events.errors import InvalidEvent
+from memstream.events.sealed_records import cipher_of, envelope_of, is_sealed, open_envelope, seal
+from memstream.events.vocabulary import MessageEvent
 from memstream.storage.data_keys import DataKey, DataKeys, MissingDataKey
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import STATE_TABLES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.batches import prepare_batch
 from memstream.streams.projector import Projector

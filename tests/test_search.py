@@ -13,13 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memstream.models.embedders import MiniLMEmbedder, QueryEmbeddingCache
-from memstream.projections.codec import encode
+from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
+from memstream.events.codec import encode
+from memstream.events.errors import InvalidQuery
 from memstream.projections.episodes import memory_id_for, search_text
-from memstream.projections.errors import InvalidQuery
 from memstream.projections.vectors import embedding_events
-from memstream.queries.search import Searcher, SearchRequest
-from memstream.storage.lance_store import ProjectionStore
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
@@ -177,6 +177,6 @@ def test_bad_requests_are_refused_before_reading(searcher: Searcher) -> None:
     empty = {"user_id": "alice", "query": "x", "after": "2024-05-01", "before": "2024-04-01"}
     assert searcher.search(SearchRequest.model_validate(empty)).results == []
     with pytest.raises(InvalidQuery):
-        from memstream.projections.scope import scope_filter
+        from memstream.policies.scope import scope_filter
 
         scope_filter("alice", "p' OR 1=1")

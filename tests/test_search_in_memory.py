@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.projections.codec import encode
-from memstream.projections.events import (
+from memstream.events.codec import encode
+from memstream.events.vocabulary import (
     ConfidenceDecayed,
     ConfidenceUpdate,
     DerivedMemory,
@@ -29,12 +29,15 @@ from memstream.projections.events import (
     ForgetMemory,
     MemoryAccessed,
 )
-from memstream.projections.ranking import RankingWeights, without_restatements
 from memstream.projections.vectors import embedding_events
-from memstream.queries import search as search_module
-from memstream.queries.search import Searcher, SearchRequest, _best, _filters, _wanted
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.queries.search import candidates as candidates_module
+from memstream.queries.search.candidates import best_rows as _best
+from memstream.queries.search.candidates import request_filters as _filters
+from memstream.queries.search.candidates import wanted_of as _wanted
+from memstream.queries.search.ranking import RankingWeights, without_restatements
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
@@ -201,7 +204,7 @@ def test_ranking_what_it_needs_answers_as_ranking_every_candidate(
         for extra in ({}, {"kinds": ["episode"]}, {"include_history": True})
     ]
     lazily = [_answers(searcher, request) for request in requests]
-    monkeypatch.setattr(search_module, "_RANKED_AT_ONCE", 1_000_000)
+    monkeypatch.setattr(candidates_module, "_RANKED_AT_ONCE", 1_000_000)
     assert [_answers(searcher, request) for request in requests] == lazily
     assert all(lazily) and any(len(found) == k for found in lazily)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstream.streams.settings import Settings
+from memstream.settings import Settings
 
 
 def test_api_keys_are_hidden_when_settings_are_shown(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -36,10 +36,10 @@ def test_a_reserve_too_small_to_seal_the_journal_is_refused() -> None:
 def test_the_settings_defaults_are_the_policies_defaults() -> None:
     """One place for each default: a deployment that sets nothing runs the policies the
     lifecycle jobs and the archiver assume when built without settings."""
-    from memstream.projections.coldness import ColdPolicy
-    from memstream.projections.lifecycle_policy import LifecyclePolicy
-    from memstream.projections.ranking import RankingWeights
-    from memstream.streams.components import cold_policy, lifecycle_policy, ranking_weights
+    from memstream.policies.coldness import ColdPolicy
+    from memstream.policies.lifecycle import LifecyclePolicy
+    from memstream.queries.search.ranking import RankingWeights
+    from memstream.runtime.assembly import cold_policy, lifecycle_policy, ranking_weights
 
     assert lifecycle_policy(Settings()) == LifecyclePolicy()
     assert cold_policy(Settings()) == ColdPolicy()

@@ -16,12 +16,12 @@ import pytest
 from pyarrow import fs as pafs
 from pydantic import SecretStr
 
+from memstream.settings import Settings
 from memstream.storage.data_keys import DataKeys, SealedKeyStore
 from memstream.storage.errors import StorageError
 from memstream.storage.filesystems import Location
 from memstream.storage.shared_folder import SharedFolder
 from memstream.streams.sealing import RecordKeys, data_keys_of
-from memstream.streams.settings import Settings
 from memstream.tenancy.keys import KeyStore, key_store_of
 from tests.conftest import location_for
 

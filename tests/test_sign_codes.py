@@ -11,15 +11,15 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.projections.neighbours import SessionOrder
-from memstream.queries.read_model import RequestFilter, UserView
-from memstream.queries.sign_codes import (
+from memstream.queries.search.neighbours import SessionOrder
+from memstream.queries.search.sign_codes import (
     SIGN_CODED_ROWS,
     shortlist,
     shortlist_size,
     sign_codes,
 )
-from memstream.queries.term_index import TermIndex
+from memstream.queries.search.term_index import TermIndex
+from memstream.queries.search.user_view import RequestFilter, UserView
 
 
 def _hamming(vectors: np.ndarray, query: np.ndarray) -> np.ndarray:

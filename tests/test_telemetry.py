@@ -21,11 +21,11 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from memstream.http.metering import Metering
+from memstream.observability import metrics, reference, tracing
+from memstream.observability.lag import Position, StallWatch, lag_of
+from memstream.observability.readings import parse, quantile, rate
+from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics
 from memstream.streams.listener import PortInUse
-from memstream.streams.telemetry import metrics, reference, tracing
-from memstream.streams.telemetry.exposition import MetricsServer, Readiness, bind_metrics
-from memstream.streams.telemetry.lag import Position, StallWatch, lag_of
-from memstream.streams.telemetry.readings import parse, quantile, rate
 from memstream.testing import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,9 +266,9 @@ def test_with_tracing_off_records_carry_no_headers_and_no_spans_are_made() -> No
 
 _LOGGING = """
 import logging
-from memstream.streams.log_lines import configure_logging
+from memstream.observability.logs import configure_logging
 configure_logging("INFO", "{format}")
-logging.getLogger("memstream.streams.worker").info("ready: %s", "HTTP API on http://x")
+logging.getLogger("memstream.runtime.worker").info("ready: %s", "HTTP API on http://x")
 logging.getLogger("faust.transport.drivers.aiokafka").error(
     "Stream has not started processing %r (started %s).", "TP(topic='memory.lifecycle')", "5 min"
 )
@@ -299,13 +299,13 @@ def _log_lines(log_format: str) -> list[str]:
 def test_logs_are_quiet_about_idle_partitions_and_library_chatter() -> None:
     lines = _log_lines("text")
     assert len(lines) == 2, lines
-    assert re.search(r" INFO memstream\.streams\.worker: ready: HTTP API on http://x$", lines[0])
+    assert re.search(r" INFO memstream\.runtime\.worker: ready: HTTP API on http://x$", lines[0])
     assert " ERROR faust.transport.drivers.aiokafka: Broker stopped responding" in lines[1]
 
 
 def test_json_logs_are_one_object_per_line() -> None:
     first, second = (json.loads(line) for line in _log_lines("json"))
-    assert first["level"] == "INFO" and first["logger"] == "memstream.streams.worker"
+    assert first["level"] == "INFO" and first["logger"] == "memstream.runtime.worker"
     assert first["message"] == "ready: HTTP API on http://x" and "time" in first
     assert second["level"] == "ERROR"
 
@@ -316,7 +316,7 @@ def test_json_logs_are_one_object_per_line() -> None:
 def test_the_metrics_reference_lists_every_series() -> None:
     assert (ROOT / "docs" / "metrics.md").read_text() == reference.render(), (
         "docs/metrics.md is stale: run "
-        "python -m memstream.streams.telemetry.reference > docs/metrics.md"
+        "python -m memstream.observability.reference > docs/metrics.md"
     )
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.queries.term_index import TermIndex, words
+from memstream.queries.search.term_index import TermIndex, words
 
 
 def test_words_are_folded_stemmed_and_without_stop_words() -> None:

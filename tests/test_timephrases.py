@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstream.projections.timephrases import find_spans, query_range
+from memstream.text.time_phrases import find_spans, query_range
 
 NOW = datetime(2024, 3, 14, 15, 0, tzinfo=UTC)  # a Thursday
 

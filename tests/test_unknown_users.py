@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memstream.projections.codec import encode
-from memstream.projections.user_ids import closest_users, tenant_of
+from memstream.events.codec import encode
+from memstream.events.user_ids import closest_users, tenant_of
 from memstream.queries.users import known_users
 from memstream.storage.filesystems import resolve_location
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector

@@ -11,20 +11,20 @@ from pathlib import Path
 import httpx
 import pytest
 
+from memstream.application.documents import submission
 from memstream.client import MemoryClient
-from memstream.operations.documents import submission
-from memstream.projections.codec import encode
-from memstream.projections.events import DocumentSubmitted
+from memstream.events.codec import encode
+from memstream.events.vocabulary import DocumentSubmitted
+from memstream.jobs.unread_documents import unread_submissions
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.journal import Journal
-from memstream.storage.lance_store import ProjectionStore
+from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogRecord
 from memstream.streams.partitioning import partition_of
 from memstream.streams.projector import Projector
 from memstream.streams.topics import DOCUMENTS
-from memstream.streams.unread_documents import unread_submissions
 from memstream.testing import FakeClock, WorkerProcess, wait_until
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

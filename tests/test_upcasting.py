@@ -14,9 +14,9 @@ from typing import Literal
 import pyarrow.dataset as ds
 import pytest
 
-from memstream.projections import events as ev
-from memstream.projections.codec import Document, EventCodec, decode
-from memstream.projections.errors import InvalidEvent
+from memstream.events import vocabulary as ev
+from memstream.events.codec import Document, EventCodec, decode
+from memstream.events.errors import InvalidEvent
 
 LOG = Path(__file__).parent / "fixtures" / "log-0.4.0" / "events"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from memstream.projections.codec import encode
+from memstream.events.codec import encode
 from memstream.storage.claims import Lease
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import MEMORIES
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.streams import projector as projector_module
 from memstream.streams.projector import Projector

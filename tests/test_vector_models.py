@@ -13,20 +13,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstream.operations import state_digest
+from memstream.application import state_digest
+from memstream.events.codec import encode
+from memstream.events.vocabulary import EmbeddingComputed, Event
+from memstream.jobs.archiver import Archiver
+from memstream.policies.coldness import ColdPolicy
 from memstream.projections.archiving import is_archived
-from memstream.projections.codec import encode
-from memstream.projections.coldness import ColdPolicy
 from memstream.projections.compact_vectors import unpack_int4
-from memstream.projections.events import EmbeddingComputed, Event
 from memstream.projections.vectors import decode_vector, embedding_events
-from memstream.storage.cold_store import ColdStore
+from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.filesystems import Location
-from memstream.storage.lance_store import ProjectionStore
-from memstream.storage.lance_tables import ARCHIVE_INDEX, MEMORIES, VECTORS
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, VECTORS
 from memstream.storage.log_records import LogRecord
 from memstream.storage.schemas import COLD_ORIGINAL_SCHEMA
-from memstream.streams.archiver import Archiver
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
 

@@ -19,6 +19,11 @@ def main() -> None:
     # with bench/query.py, 50 clients at once: 82 searches/s with OpenBLAS's default
     # threads, 97/s with one.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if sys.argv[1:] == ["--version"]:  # nothing else to load
+        from importlib.metadata import version
+
+        print(f"memstream {version('memstream')}")
+        sys.exit(0)
     if sys.argv[1:2] == ["hook"]:  # a coding agent waits on it: the standard library only
         from memstream.hooks.runner import main as hook
 

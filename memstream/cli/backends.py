@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pydantic_core
 
-from memstream.queries.search_documents import SearchRequest, SearchResponse
+from memstream.queries.search.request import SearchRequest, SearchResponse
+from memstream.settings import Settings
 from memstream.storage.errors import MemstreamError
-from memstream.streams.settings import Settings
 
 if TYPE_CHECKING:
+    from memstream.application import Operations
     from memstream.client import MemoryClient
-    from memstream.operations import Operations
     from memstream.queries.memory_list import ListRequest
 
 __all__ = [
@@ -154,7 +154,7 @@ class InProcess:
 
     def _run(self, call: Callable[[Operations], Awaitable[_T]]) -> _T:
         """Run one operation, then let its background reports finish (briefly)."""
-        from memstream.operations import Operations
+        from memstream.application import Operations
 
         return run_closing(lambda: Operations(self.settings), call)
 
@@ -206,7 +206,7 @@ class InProcess:
         self._run(lambda ops: ops.forget(user_id, memory_id))
 
     def erase(self, user_id: str) -> dict[str, Any]:
-        from memstream.operations.results import erasure_document
+        from memstream.application.results import erasure_document
 
         return plain(erasure_document(self._run(lambda ops: ops.erase(user_id))))
 

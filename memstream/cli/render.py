@@ -12,8 +12,9 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memstream.projections.codec import encode
-from memstream.projections.events import (
+from memstream.events.codec import encode
+from memstream.events.short_ids import short_id
+from memstream.events.vocabulary import (
     ConfidenceDecayed,
     Event,
     FactsConsolidated,
@@ -22,13 +23,12 @@ from memstream.projections.events import (
     ReflectionWritten,
     SessionClosed,
 )
-from memstream.projections.passages import marked_cut
-from memstream.projections.short_ids import short_id
-from memstream.queries.search_documents import SearchResponse, SearchResult
+from memstream.queries.search.request import SearchResponse, SearchResult
+from memstream.text.passages import marked_cut
 
 if TYPE_CHECKING:
-    from memstream.operations.transfer import ImportReport
-    from memstream.projections.coldness import ColdDecision
+    from memstream.application.transfer import ImportReport
+    from memstream.policies.coldness import ColdDecision
     from memstream.streams.publisher import CheckedLine
 
 __all__ = [

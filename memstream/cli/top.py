@@ -5,7 +5,7 @@ It scrapes the API's ``/metrics`` and each worker's and embedder's metrics port 
 (events applied per second), embeddings per second and the embedding backlog, search
 latency (p50 and p99 over the last interval), refusals and dead letters, lifecycle job
 runs, and the lag of each partition. Rates and quantiles are worked out between two
-scrapes (:mod:`memstream.streams.telemetry.readings`), as PromQL's ``rate`` and
+scrapes (:mod:`memstream.observability.readings`), as PromQL's ``rate`` and
 ``histogram_quantile`` would. ``--once`` prints one view (after two scrapes) and exits.
 """
 
@@ -21,7 +21,7 @@ from rich.live import Live
 from rich.panel import Panel
 from rich.table import Table
 
-from memstream.streams.telemetry.readings import Scrape, merged, parse, quantile, rate
+from memstream.observability.readings import Scrape, merged, parse, quantile, rate
 
 __all__ = ["Endpoint", "run_top", "view"]
 

@@ -2,4 +2,4 @@
 (:mod:`.runner`), ``memstream hook install claude-code`` writes the agent's settings
 (:mod:`.install`), and :mod:`.transcripts` reads a transcript into message events."""
 
-__all__: list[str] = []
+__all__ = ["install", "runner", "transcripts"]

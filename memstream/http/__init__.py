@@ -1,5 +1,7 @@
-"""The HTTP API: a route table over the operations layer, its error contract, the server
-process of ``memstream serve`` and the API child of ``memstream up``.
+"""The HTTP API: one router per resource over the operations layer (``*_routes``: health,
+events, search, memories, entities, users, keys, documents), the parameters they share,
+the error contract, the guard, the app that assembles them, the server process of
+``memstream serve`` and the API child of ``memstream up``.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -9,7 +11,20 @@ from __future__ import annotations
 __all__ = [
     "app",
     "contract",
+    "docs_pages",
+    "document_routes",
+    "entity_routes",
+    "event_routes",
+    "guard",
+    "health",
+    "health_routes",
+    "key_routes",
+    "memory_routes",
+    "metering",
+    "parameters",
     "process",
+    "search_routes",
     "serve",
     "timing",
+    "user_routes",
 ]

@@ -22,7 +22,7 @@ from pydantic.json_schema import models_json_schema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from memstream.operations import (
+from memstream.application import (
     InvalidEvents,
     LessHistory,
     NotAvailable,
@@ -30,9 +30,10 @@ from memstream.operations import (
     StorageFull,
     Unavailable,
 )
-from memstream.operations.documents import TooLarge, UnsupportedDocument
-from memstream.projections.errors import ProjectionError
-from memstream.projections.events import (
+from memstream.application.documents import TooLarge, UnsupportedDocument
+from memstream.events.errors import ProjectionError
+from memstream.events.omissions import TIMED_WHEN_PUBLISHED
+from memstream.events.vocabulary import (
     ConfirmFact,
     CorrectFact,
     ForgetMemory,
@@ -42,7 +43,6 @@ from memstream.projections.events import (
     RememberFields,
     SessionEnded,
 )
-from memstream.projections.omissions import TIMED_WHEN_PUBLISHED
 from memstream.tenancy.limits import RateLimited
 
 __all__ = [

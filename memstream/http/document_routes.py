@@ -15,20 +15,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.datastructures import UploadFile
 
+from memstream.adapters.document_parsing import ACCEPTED
+from memstream.application.documents import DocumentAccepted
+from memstream.events.codec import problems_of
+from memstream.events.vocabulary import IDENTIFIER_PATTERN, Identifier, MediaType, Tag
 from memstream.http.contract import errors
 from memstream.http.guard import Principal
-from memstream.models.document_parsing import ACCEPTED
-from memstream.operations import Operations
-from memstream.operations.documents import DocumentAccepted
-from memstream.projections.codec import problems_of
-from memstream.projections.events import IDENTIFIER_PATTERN, Identifier, MediaType, Tag
-from memstream.streams.settings import Settings
+from memstream.http.parameters import READ, WRITE, RouteDeps
 
-__all__ = ["READABLE", "DocumentFields", "DocumentText", "install_document_routes"]
+__all__ = ["READABLE", "DocumentFields", "DocumentText", "document_router"]
 
 _ID = {"type": "string", "pattern": IDENTIFIER_PATTERN, "maxLength": 200}
 #: The media types a document may be (what the ``file`` part's encoding declares).
@@ -76,17 +75,13 @@ def _multipart_schema() -> dict[str, Any]:
 _MULTIPART = _multipart_schema()
 
 
-def install_document_routes(
-    app: FastAPI,
-    ops: Operations,
-    who: Any,
-    settings: Settings,
-    read: tuple[int, ...],
-    write: tuple[int, ...],
-) -> None:
-    """Add the documents routes to ``app`` (``who`` is the guard's dependency)."""
+def document_router(deps: RouteDeps) -> APIRouter:
+    """The documents routes, over ``deps``."""
+    router = APIRouter()
+    ops, who, settings = deps.operations, deps.who, deps.operations.settings
+    read, write = READ, WRITE
 
-    @app.post(
+    @router.post(
         "/v1/documents",
         status_code=202,
         max_body_size=settings.document_max_bytes + 64_000,  # the form's own bytes too
@@ -134,7 +129,7 @@ def install_document_routes(
             response.status_code = 200
         return body
 
-    @app.get("/v1/documents", responses=errors(*read))
+    @router.get("/v1/documents", responses=errors(*read))
     async def list_documents(
         user_id: str = Query(pattern=IDENTIFIER_PATTERN, max_length=200),
         principal: Principal = who,
@@ -143,7 +138,7 @@ def install_document_routes(
         principal.reads(user_id)
         return {"documents": await ops.documents(user_id)}
 
-    @app.get("/v1/documents/{document_id:text}", responses=errors(*read, 404))
+    @router.get("/v1/documents/{document_id:text}", responses=errors(*read, 404))
     async def get_document(
         document_id: str = Path(pattern=IDENTIFIER_PATTERN, max_length=200),
         user_id: str = Query(pattern=IDENTIFIER_PATTERN, max_length=200),
@@ -156,7 +151,7 @@ def install_document_routes(
         principal.reads(user_id)
         return await ops.document(user_id, document_id, wait)
 
-    @app.delete(
+    @router.delete(
         "/v1/documents/{document_id:text}",
         status_code=202,
         responses={**errors(*write, 404), 200: {"description": "Removed already"}},
@@ -176,6 +171,8 @@ def install_document_routes(
         done = await ops.remove_document(user_id, document_id, wait, caller=principal.caller())
         response.status_code = 200 if done["removed"] or wait else 202
         return done
+
+    return router
 
 
 async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
 
-from memstream.operations.callers import Caller, Door
-from memstream.projections.scope import is_identifier
+from memstream.application.callers import Caller, Door
+from memstream.policies.scope import is_identifier
+from memstream.settings import Settings
 from memstream.streams.errors import StreamsError
-from memstream.streams.settings import Settings
 from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import ApiKey, KeyStore, key_store_of
 from memstream.tenancy.limits import Buckets

@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memstream.streams.telemetry import metrics
+from memstream.observability import metrics
 
 __all__ = ["REFUSED", "Metering"]
 

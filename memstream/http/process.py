@@ -26,10 +26,10 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from typing import Any
 
-from memstream.operations import DrainState
+from memstream.application import DrainState
+from memstream.observability.logs import configure_logging
+from memstream.settings import Settings
 from memstream.streams.lifeline import die_with_parent
-from memstream.streams.log_lines import configure_logging
-from memstream.streams.settings import Settings
 
 __all__ = ["ApiProcess"]
 

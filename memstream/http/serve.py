@@ -21,12 +21,12 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from memstream.application import BrokerSink, DrainState, Operations
 from memstream.http.app import create_app
-from memstream.operations import BrokerSink, DrainState, Operations
+from memstream.observability import tracing
+from memstream.observability.metrics import describe_process
 from memstream.server_address import announced, api_url_of, new_instance
-from memstream.streams.settings import Settings
-from memstream.streams.telemetry import tracing
-from memstream.streams.telemetry.metrics import describe_process
+from memstream.settings import Settings
 
 __all__ = ["build_api", "serve"]
 

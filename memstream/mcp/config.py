@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from memstream.streams.settings import Settings
+from memstream.settings import Settings
 
 __all__ = ["client_config", "memstream_command"]
 

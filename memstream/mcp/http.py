@@ -29,10 +29,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memstream.application import Operations
+from memstream.events.errors import ProjectionError
 from memstream.http.guard import Guard
-from memstream.mcp.server import CHECKED_SCOPE, memory_server, request_scope, scope_of_request
-from memstream.operations import Operations
-from memstream.projections.errors import ProjectionError
+from memstream.mcp.scope import CHECKED_SCOPE, request_scope, scope_of_request
+from memstream.mcp.server import memory_server
 from memstream.tenancy.limits import RateLimited
 
 __all__ = ["MCP_PATH", "mcp_route"]

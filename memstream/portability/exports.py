@@ -23,8 +23,8 @@ from typing import Any, Literal
 
 import pydantic_core
 
-from memstream.projections.codec import encode
-from memstream.projections.events import DocumentSubmitted, Event
+from memstream.events.codec import encode
+from memstream.events.vocabulary import DocumentSubmitted, Event
 
 __all__ = [
     "EXPORT_FORMATS",

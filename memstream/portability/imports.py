@@ -32,29 +32,26 @@ import base64
 import binascii
 import io
 import json
-import re
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from functools import partial
 from itertools import chain
 from typing import IO, Any
 
 import ijson  # type: ignore[import-untyped]
-from pydantic import ValidationError
 
-from memstream.projections.codec import from_document, problems_of
-from memstream.projections.errors import InvalidEvent, ProjectionError
-from memstream.projections.events import (
-    IDENTIFIER_PATTERN,
-    TAG_PATTERN,
+from memstream.events.codec import from_document
+from memstream.events.errors import InvalidEvent, ProjectionError
+from memstream.events.vocabulary import (
     Event,
-    MessageEvent,
-    RememberFact,
-    SessionEnded,
     UserErased,
+)
+from memstream.portability.chat_exports import chatgpt, claude, mem0
+from memstream.portability.import_plan import (
+    ImportPlan,
+    Skipped,
+    Unreadable,
 )
 
 __all__ = [
@@ -63,9 +60,7 @@ __all__ = [
     "MAX_LINE_BYTES",
     "MAX_SKIPS_NAMED",
     "SHAPES",
-    "ImportPlan",
     "ImportStream",
-    "Skipped",
     "UnknownShape",
     "open_import",
     "read_import",
@@ -88,35 +83,10 @@ SHAPES = (
     "a Claude data export (conversations.json, or the export's .zip)",
     "a Mem0 export of memories (a JSON list of {id, memory, created_at}, or under 'results')",
 )
-_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
-_TAG = re.compile(TAG_PATTERN)
-_NOT_IN_IDENTIFIERS = re.compile(r"[^A-Za-z0-9_.:@+/-]+")
 
 
 class UnknownShape(ProjectionError):
     """The file is none of the shapes an import reads."""
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """An entry left out, where it is in the file and why."""
-
-    position: str
-    reason: str
-
-
-@dataclass
-class ImportPlan:
-    """What a file holds for the user: its shape, the events to publish (in order),
-    the bytes of the document originals they submit, and the entries skipped. Read
-    from a stream, ``events`` and ``originals`` hold what was read and not yet taken."""
-
-    shape: str
-    events: list[Event] = field(default_factory=list)
-    originals: list[bytes] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-    #: entries skipped past the first :data:`MAX_SKIPS_NAMED`, counted, not named
-    more_skipped: int = 0
 
 
 @dataclass
@@ -159,13 +129,6 @@ def _skips_counted(steps: Iterator[None], plan: ImportPlan) -> Iterator[None]:
         del plan.skipped[MAX_SKIPS_NAMED:]
 
 
-@dataclass(frozen=True)
-class _Unreadable:
-    """An entry of a list that could not be built (it nests too deep), and why."""
-
-    reason: str
-
-
 def read_import(data: bytes, user_id: str) -> ImportPlan:
     """The events ``data`` holds for ``user_id``, all of them (see :func:`open_import`).
 
@@ -198,7 +161,7 @@ def open_import(source: IO[bytes], user_id: str) -> ImportStream:
         key = _listed_key(source)
         plan = ImportPlan("a Mem0 export of memories")
         items = _checked(_list_items(source, key), plan.skipped, "memory")
-        return ImportStream(plan, _mem0(items, user_id, plan))
+        return ImportStream(plan, mem0(items, user_id, plan))
     if first != b"[":
         raise _unknown("it is not JSON, nor JSON lines starting with an export header")
     skipped: list[Skipped] = []  # the plan's, once its shape is known
@@ -212,11 +175,11 @@ def open_import(source: IO[bytes], user_id: str) -> ImportStream:
         return ImportStream(ImportPlan("an empty list"))
     sample = seen[-1]
     if not isinstance(sample, dict):
-        if any(isinstance(item, _Unreadable) for item in seen):
+        if any(isinstance(item, Unreadable) for item in seen):
             raise _unknown("its JSON nests deeper than any export does")
         raise _unknown("it is a JSON list of no objects")
     entries = chain(seen, items)
-    read = {"mapping": _chatgpt, "chat_messages": _claude, "memory": _mem0}
+    read = {"mapping": chatgpt, "chat_messages": claude, "memory": mem0}
     for marker, shape in _LIST_SHAPES.items():
         if marker in sample:
             plan = ImportPlan(shape, skipped=skipped)
@@ -317,7 +280,7 @@ def _listed_key(source: IO[bytes]) -> str:
 def _list_items(source: IO[bytes], key: str | None) -> Iterator[Any]:
     """The entries of the top-level list (``key`` None) or of the list under ``key`` of
     the top-level object, built one at a time; an entry nesting deeper than
-    :data:`MAX_DEPTH` is an :class:`_Unreadable`, and the next one is read."""
+    :data:`MAX_DEPTH` is an :class:`Unreadable`, and the next one is read."""
     events = ijson.basic_parse(source, use_float=True)
     if key is None:
         first = next(events, None)
@@ -345,7 +308,7 @@ def _to_list_under(events: Iterator[tuple[str, Any]], key: str) -> bool:
 
 def _entry(events: Iterator[tuple[str, Any]], event: str, value: Any) -> Any:
     """The entry that ``event`` opens, built from ``events`` up to where it closes;
-    nesting deeper than :data:`MAX_DEPTH`, an :class:`_Unreadable` (read past)."""
+    nesting deeper than :data:`MAX_DEPTH`, an :class:`Unreadable` (read past)."""
     builder: Any = ijson.ObjectBuilder()
     builder.event(event, value)
     depth = 1
@@ -358,7 +321,7 @@ def _entry(events: Iterator[tuple[str, Any]], event: str, value: Any) -> Any:
                 builder.event(event, value)
         if depth == 0:
             break
-    return builder.value if builder is not None else _Unreadable(_DEEP)
+    return builder.value if builder is not None else Unreadable(_DEEP)
 
 
 _DEEP = f"it nests deeper than {MAX_DEPTH} levels, deeper than any export does"
@@ -465,286 +428,10 @@ def _original(document: Any) -> bytes | str:
 # -- ChatGPT -------------------------------------------------------------------------------
 
 
-def _chatgpt(conversations: Iterable[Any], user_id: str, plan: ImportPlan) -> Iterator[None]:
-    for number, conversation in enumerate(conversations, start=1):
-        where = f"conversation {number}"
-        if isinstance(conversation, _Unreadable):
-            plan.skipped.append(Skipped(where, conversation.reason))
-            continue
-        if not isinstance(conversation, dict) or not isinstance(conversation.get("mapping"), dict):
-            plan.skipped.append(Skipped(where, "not a conversation (no 'mapping' of messages)"))
-            continue
-        conversation_id = conversation.get("conversation_id") or conversation.get("id")
-        if not isinstance(conversation_id, str) or not conversation_id:
-            plan.skipped.append(Skipped(where, "a conversation without an id"))
-            continue
-        title = str(conversation.get("title") or "")
-        try:
-            session = _session_id("chatgpt", conversation_id)
-        except ValueError as exc:
-            plan.skipped.append(Skipped(where, str(exc)))
-            continue
-        try:
-            started = _epoch(conversation.get("create_time"))
-        except ValueError as exc:
-            plan.skipped.append(Skipped(where, str(exc)))
-            continue
-        messages = [node.get("message") for node in _branch(conversation)]
-        read = partial(
-            _chatgpt_turn, user_id=user_id, session=session, title=title, started=started
-        )
-        turns = _turns(plan, where, messages, read)
-        if not turns and any(isinstance(m, dict) for m in messages):
-            plan.skipped.append(Skipped(where, "no turn of the user or the assistant in it"))
-        _add_session(plan, turns, user_id, session, "chatgpt", conversation_id)
-        yield
-
-
-def _branch(conversation: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The nodes from the root to ``current_node`` (the branch the user last saw), or,
-    without one, from the root along each node's last child."""
-    mapping: Mapping[str, Any] = conversation["mapping"]
-    nodes = {k: v for k, v in mapping.items() if isinstance(v, dict)}
-    current = conversation.get("current_node")
-    path: list[Mapping[str, Any]] = []
-    if isinstance(current, str) and current in nodes:
-        seen: set[str] = set()
-        while isinstance(current, str) and current in nodes and current not in seen:
-            seen.add(current)
-            path.append(nodes[current])
-            current = nodes[current].get("parent")
-        return path[::-1]
-    roots = [n for n in nodes.values() if n.get("parent") not in nodes]
-    node = roots[0] if roots else None
-    while node is not None and len(path) <= len(nodes):
-        path.append(node)
-        children = [c for c in node.get("children") or () if c in nodes]
-        node = nodes[children[-1]] if children else None
-    return path
-
-
-def _chatgpt_turn(
-    message: Any,
-    user_id: str,
-    session: str,
-    title: str,
-    started: datetime | None,
-) -> MessageEvent | None:
-    if not isinstance(message, dict):
-        return None  # the root node carries no message
-    author = message.get("author")
-    if not isinstance(author, dict) or not isinstance(author.get("role"), str):
-        raise ValueError("a message without its author's role")
-    role = author["role"]
-    metadata = message.get("metadata") or {}
-    if role not in ("user", "assistant", "tool") or metadata.get(
-        "is_visually_hidden_from_conversation"
-    ):
-        return None  # system prompts and hidden context are not the conversation
-    text = _chatgpt_text(message.get("content") or {})
-    if not text:
-        return None
-    at = _epoch(message.get("create_time")) or started
-    if at is None:
-        raise ValueError("a message without a time, in a conversation without one")
-    return MessageEvent(
-        event_id=f"chatgpt:{message['id']}",
-        user_id=user_id,
-        session_id=session,
-        channel="chatgpt",
-        role=role,
-        content=text,
-        occurred_at=at,
-        metadata={"conversation": title} if title else {},
-    )
-
-
-def _chatgpt_text(content: Mapping[str, Any]) -> str:
-    kind = content.get("content_type")
-    if kind in ("text", "multimodal_text"):
-        given = content.get("parts") or ()
-        parts = [p for p in given if isinstance(p, str)]
-        if given and not parts and not any(isinstance(p, dict) for p in given):
-            raise ValueError("its parts are not text")  # (a dict is an image, say)
-        return "\n".join(parts).strip()
-    if kind == "code" and isinstance(content.get("text"), str):
-        return str(content["text"]).strip()
-    return ""  # images alone, browsing results, reasoning: no words of the conversation
-
-
-def _epoch(value: Any) -> datetime | None:
-    """A time given in seconds since 1970 (None when none is given).
-
-    Raises:
-        ValueError: a number no date has (``1e300``, ``-1e18``, NaN).
-    """
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(float(value), UTC)
-        except (OverflowError, OSError, ValueError):
-            raise ValueError(f"time {value!r} is no date") from None
-    return None
-
-
 # -- Claude --------------------------------------------------------------------------------
-
-
-def _claude(conversations: Iterable[Any], user_id: str, plan: ImportPlan) -> Iterator[None]:
-    for number, conversation in enumerate(conversations, start=1):
-        where = f"conversation {number}"
-        if isinstance(conversation, _Unreadable):
-            plan.skipped.append(Skipped(where, conversation.reason))
-            continue
-        messages = conversation.get("chat_messages") if isinstance(conversation, dict) else None
-        conversation_id = conversation.get("uuid") if isinstance(conversation, dict) else None
-        if not isinstance(messages, list) or not isinstance(conversation_id, str):
-            plan.skipped.append(
-                Skipped(where, "not a conversation (no 'uuid' and 'chat_messages')")
-            )
-            continue
-        try:
-            session = _session_id("claude", conversation_id)
-        except ValueError as exc:
-            plan.skipped.append(Skipped(where, str(exc)))
-            continue
-        title = str(conversation.get("name") or "")
-        read = partial(_claude_turn, user_id=user_id, session=session, title=title)
-        turns = _turns(plan, where, messages, read)
-        _add_session(plan, turns, user_id, session, "claude", conversation_id)
-        yield
-
-
-def _claude_turn(message: Any, user_id: str, session: str, title: str) -> MessageEvent | None:
-    if not isinstance(message, dict):
-        raise TypeError("not a message object")
-    sender = message.get("sender")
-    roles = {"human": "user", "assistant": "assistant"}
-    if sender not in roles:
-        raise ValueError(f"sender {sender!r} is neither 'human' nor 'assistant'")
-    text = str(message["text"]) if isinstance(message.get("text"), str) else ""
-    if not text.strip():
-        text = "\n".join(
-            str(part.get("text"))
-            for part in message.get("content") or ()
-            if isinstance(part, dict) and part.get("type") == "text" and part.get("text")
-        )
-    if not text.strip():
-        return None  # attachments alone
-    return MessageEvent(
-        event_id=f"claude:{message['uuid']}",
-        user_id=user_id,
-        session_id=session,
-        channel="claude",
-        role=roles[sender],
-        content=text.strip(),
-        occurred_at=_iso(message.get("created_at")),
-        metadata={"conversation": title} if title else {},
-    )
 
 
 # -- Mem0 ----------------------------------------------------------------------------------
 
 
-def _mem0(memories: Iterable[Any], user_id: str, plan: ImportPlan) -> Iterator[None]:
-    for number, memory in enumerate(memories, start=1):
-        if isinstance(memory, _Unreadable):
-            plan.skipped.append(Skipped(f"memory {number}", memory.reason))
-            continue
-        try:
-            plan.events.append(_mem0_fact(memory, user_id))
-        except (ValueError, ValidationError, TypeError, KeyError) as exc:
-            plan.skipped.append(Skipped(f"memory {number}", _why(exc)))
-        yield
-
-
-def _mem0_fact(memory: Any, user_id: str) -> RememberFact:
-    if not isinstance(memory, dict):
-        raise TypeError("not a memory object")
-    text = memory.get("memory")
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("no 'memory' text")
-    if not isinstance(memory.get("id"), str) or not memory["id"]:
-        raise ValueError("no 'id'")
-    categories = memory.get("categories") or []
-    tags = [
-        t for t in (str(c).strip().lower().replace(" ", "-") for c in categories) if _TAG.match(t)
-    ]
-    return RememberFact(
-        event_id=f"mem0:{memory['id']}"[:200],
-        user_id=user_id,
-        content=text.strip()[:4000],
-        tags=tags[:32],
-        occurred_at=_iso(memory.get("created_at") or memory.get("updated_at")),
-    )
-
-
 # -- shared --------------------------------------------------------------------------------
-
-
-def _turns(
-    plan: ImportPlan,
-    where: str,
-    messages: list[Any],
-    turn_of: Callable[[Any], MessageEvent | None],
-) -> list[MessageEvent]:
-    """The turns of a conversation's messages; a message that cannot be read is
-    skipped, reported by its position."""
-    turns: list[MessageEvent] = []
-    for index, message in enumerate(messages, start=1):
-        try:
-            turn = turn_of(message)
-        except (ValueError, ValidationError, TypeError, KeyError, AttributeError) as exc:
-            plan.skipped.append(Skipped(f"{where}, message {index}", _why(exc)))
-            continue
-        if turn is not None:
-            turns.append(turn)
-    return turns
-
-
-def _add_session(
-    plan: ImportPlan,
-    turns: list[MessageEvent],
-    user_id: str,
-    session: str,
-    source: str,
-    conversation_id: str,
-) -> None:
-    """A conversation's turns in time order, then the end of its session (so the
-    lifecycle consolidates it without waiting for the session gap)."""
-    if not turns:
-        return
-    turns.sort(key=lambda t: t.occurred_at)
-    plan.events.extend(turns)
-    plan.events.append(
-        SessionEnded(
-            event_id=f"{source}-end:{conversation_id}"[:200],
-            user_id=user_id,
-            session_id=session,
-            occurred_at=turns[-1].occurred_at,
-        )
-    )
-
-
-def _session_id(source: str, conversation_id: str) -> str:
-    session = f"{source}-{_NOT_IN_IDENTIFIERS.sub('-', conversation_id)}"[:200]
-    if not _IDENTIFIER.match(session):
-        raise ValueError(f"conversation id {conversation_id!r} makes no session id")
-    return session
-
-
-def _iso(value: Any) -> datetime:
-    if not isinstance(value, str):
-        raise ValueError("no time ('created_at')")
-    try:
-        at = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(f"time {value!r} is not ISO 8601") from None
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, ValidationError):
-        return "; ".join(problems_of(exc))
-    if isinstance(exc, KeyError):
-        return f"no {exc.args[0]!r}"
-    return str(exc)

@@ -35,8 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from memstream.settings import Settings
 from memstream.storage.shared_folder import SharedFolder
-from memstream.streams.settings import Settings
 
 __all__ = [
     "API_KEYS_FOLDER",

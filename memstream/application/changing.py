@@ -1,0 +1,144 @@
+"""Changing memory: publishing what channels say, remembering, correcting, confirming
+and forgetting a memory (named by its id or a short prefix of it), each as an event
+through the sink and audited."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+from memstream.application import commands
+from memstream.application.callers import LOCAL, Caller
+from memstream.application.core import OperationsCore
+from memstream.application.errors import NotFound
+from memstream.application.intake import channel_events, door_checked
+from memstream.application.results import (
+    Accepted,
+)
+from memstream.events.errors import InvalidEvent, InvalidQuery
+from memstream.observability import metrics, tracing
+from memstream.projections.archiving import archive_id
+from memstream.projections.memory_state import is_hidden, state_id
+from memstream.storage.filters import equals
+from memstream.storage.lance.tables import (
+    ARCHIVE_INDEX,
+    MEMORIES,
+    MEMORY_STATE,
+)
+from memstream.streams.publisher import CheckedLine, check_lines
+
+_T = TypeVar("_T")
+
+__all__ = ["MemoryChanges"]
+
+
+class MemoryChanges(OperationsCore):
+    """Changing memory: publishing what channels say, remembering, correcting, confirming"""
+
+    async def publish(self, documents: Sequence[Any], caller: Caller = LOCAL) -> Accepted:
+        """Validate every document as a channel event, then publish them all, or none
+        (audited per user, with the count of the user's events).
+
+        Raises:
+            InvalidEvents: naming, per index, what is wrong (nothing was published).
+        """
+        events = channel_events(documents, self.clock())
+        with tracing.span("publish", events=len(events), door=caller.door):
+            accepted = Accepted(await self.sink.publish(events))
+        for kind, count in Counter(event.type for event in events).items():
+            metrics.PUBLISHED.labels(kind, caller.door).inc(count)
+        users = Counter(event.user_id for event in events)
+        for user_id, count in users.items():
+            self._audited(caller, "publish", user_id, 202, events=count)
+        return accepted
+
+    async def publish_lines(
+        self, lines: Sequence[bytes], caller: Caller = LOCAL
+    ) -> list[CheckedLine]:
+        """Publish JSON lines: valid events to their topics, invalid lines to the
+        dead-letter topic with their reason; every line as checked (the valid ones
+        audited per user, as :meth:`publish` audits)."""
+        checked = check_lines(lines, self.clock())
+        with tracing.span("publish", events=len(checked), door=caller.door):
+            await self.sink.publish_lines(checked)
+        for kind, count in Counter(c.event.type for c in checked if c.event).items():
+            metrics.PUBLISHED.labels(kind, caller.door).inc(count)
+        users = Counter(c.event.user_id for c in checked if c.event is not None)
+        for user_id, count in users.items():
+            self._audited(caller, "publish", user_id, 202, events=count)
+        return checked
+
+    async def remember(self, fields: dict[str, Any], caller: Caller = LOCAL) -> Accepted:
+        """``remember_fact``: a memory stated by the user or an agent. The same statement
+        in the same scope is one memory (see :func:`commands.remembering`): while its
+        memory stands, remembering it again publishes nothing and answers that memory;
+        once it was forgotten or replaced, it is remembered anew."""
+        now = self.clock()
+        event, memory_id = commands.remembering(fields, now)
+        try:
+            door_checked(event)
+        except InvalidEvent as exc:
+            raise InvalidQuery("; ".join(exc.problems)) from None
+        standing = await self._blocking(self._standing, event.user_id, memory_id)
+        if standing is True:
+            self._audited(caller, "remember", event.user_id, 200)  # stored before
+            return Accepted([], memory_id)
+        if standing is False:
+            event, memory_id = commands.remembering(fields, now, again=True)
+        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        self._audited(caller, "remember", event.user_id, 202)
+        return accepted
+
+    def _standing(self, user_id: str, memory_id: str) -> bool | None:
+        """Whether a memory of the user stands (True), was forgotten or replaced (False),
+        or is not stored (None: never written, or not applied yet)."""
+        try:
+            store = self.store
+        except NotFound:  # no projections yet
+            return None
+        mine = equals("user_id", user_id)
+        stored = store.by_ids(MEMORIES, [memory_id], columns=["memory_id"], where=mine)
+        archived = store.by_ids(ARCHIVE_INDEX, [archive_id(user_id, memory_id)], ["memory_id"])
+        if not stored and not archived:
+            return None
+        states = store.by_ids(MEMORY_STATE, [state_id(user_id, memory_id)])
+        return not is_hidden(states[0] if states else None)
+
+    async def correct(
+        self, user_id: str, memory_id: str, content: str, caller: Caller = LOCAL
+    ) -> Accepted:
+        """``correct_fact``: the new content replaces the memory, which stays as history."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        event, new_id = await self._command(
+            commands.correction, self.store, user_id, memory_id, content, self.clock()
+        )
+        accepted = Accepted(await self.sink.publish([event]), new_id)
+        self._audited(caller, "correct", user_id, 202)
+        return accepted
+
+    async def confirm(self, user_id: str, memory_id: str, caller: Caller = LOCAL) -> Accepted:
+        """``confirm_fact``: full confidence, never decays."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        event = await self._command(
+            commands.confirmation, self.store, user_id, memory_id, self.clock()
+        )
+        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        self._audited(caller, "confirm", user_id, 202)
+        return accepted
+
+    async def forget(self, user_id: str, memory_id: str, caller: Caller = LOCAL) -> Accepted:
+        """``forget``: never returned by search again; kept for history."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        event = await self._command(
+            commands.forgetting, self.store, user_id, memory_id, self.clock()
+        )
+        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        self._audited(caller, "forget", user_id, 202)
+        return accepted
+
+    async def _command(self, build: Callable[..., Awaitable[_T] | _T], *args: Any) -> Any:
+        try:
+            return await self._blocking(build, *args)
+        except commands.UnknownMemory as exc:
+            raise NotFound(str(exc)) from None

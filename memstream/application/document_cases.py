@@ -1,0 +1,214 @@
+"""Documents as use cases: submitting one (its bytes kept, its event published), reading
+its status as it is chunked and indexed, removing it, and listing a user's."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from memstream.application.callers import LOCAL, Caller
+from memstream.application.core import UNKNOWN_DOCUMENT_WAIT, OperationsCore
+from memstream.application.documents import (
+    DOCUMENT_DONE,
+    DocumentAccepted,
+    document_view,
+    embedded_chunks,
+    received_view,
+    submission,
+)
+from memstream.application.errors import NotFound
+from memstream.events.vocabulary import (
+    DocumentRemoved,
+)
+from memstream.policies.scope import valid_identifier
+from memstream.projections.documents import document_key
+from memstream.storage.document_originals import DocumentOriginals
+from memstream.storage.filters import equals
+from memstream.storage.lance.tables import (
+    DOCUMENTS,
+)
+from memstream.storage.layout import DataLayout
+
+__all__ = ["DocumentCases"]
+
+
+class DocumentCases(OperationsCore):
+    """Documents as use cases: submitting one (its bytes kept, its event published), reading"""
+
+    async def add_document(
+        self,
+        user_id: str,
+        data: bytes,
+        *,
+        name: str | None = None,
+        media_type: str | None = None,
+        title: str | None = None,
+        document_id: str | None = None,
+        project_id: str | None = None,
+        tags: Sequence[str] = (),
+        caller: Caller = LOCAL,
+    ) -> DocumentAccepted:
+        """Take a document: its original is stored in the data location under its
+        checksum, then ``DocumentSubmitted`` is published (the documents lane parses
+        it). The same bytes as the document's current version publish nothing."""
+        event = submission(
+            user_id,
+            data,
+            self.clock(),
+            max_bytes=self.settings.document_max_bytes,
+            name=name,
+            media_type=media_type,
+            title=title,
+            document_id=document_id,
+            project_id=project_id,
+            tags=tags,
+        )
+        current = await self._blocking(self._document_row, user_id, event.document_id)
+        if (
+            current is not None
+            and current["checksum"] == event.checksum
+            and current["status"] != "removed"
+        ):
+            self._audited(caller, "document_add", user_id, 200, document=event.document_id)
+            return DocumentAccepted(event.document_id, event.checksum, False, [])
+        originals = DocumentOriginals(DataLayout(self.settings.data_location).documents)
+        await self._blocking(originals.put, user_id, data)
+        accepted = await self.sink.publish([event])
+        self._audited(caller, "document_add", user_id, 202, document=event.document_id)
+        return DocumentAccepted(event.document_id, event.checksum, True, accepted)
+
+    def _document_row(self, user_id: str, document_id: str) -> dict[str, Any] | None:
+        try:
+            store = self.store
+        except NotFound:  # no projections yet
+            return None
+        rows = store.by_ids(DOCUMENTS, [document_key(user_id, document_id)])
+        return dict(rows[0]) if rows else None
+
+    async def document(
+        self,
+        user_id: str,
+        document_id: str,
+        wait_seconds: float = 0.0,
+        checksum: str | None = None,
+    ) -> dict[str, Any]:
+        """A document's status; with ``wait_seconds``, waits that long at most for it
+        (its version ``checksum``, if given: one just submitted) to be indexed, empty
+        or failed (for a document it does not know at all, a few seconds at most).
+
+        Raises:
+            NotFound: the user has no such document (or it is not applied yet).
+        """
+        valid_identifier("user_id", user_id)
+        valid_identifier("document_id", document_id)
+        row = await self._document_when(
+            user_id,
+            document_id,
+            wait_seconds,
+            lambda r: r["status"] in DOCUMENT_DONE and checksum in (None, r["checksum"]),
+            checksum is None,
+        )
+        if wait_seconds and row is not None and row["status"] in DOCUMENT_DONE:
+            self._searches_see_now(user_id)
+        if checksum is not None and (row is None or row["checksum"] != checksum):
+            return received_view(user_id, document_id, checksum)  # accepted, not applied yet
+        if row is None:
+            raise NotFound(f"no document {document_id} for user {user_id}")
+        view = document_view(row)
+        view["embedded_chunks"] = await self._blocking(embedded_chunks, self.store, row)
+        return view
+
+    async def _document_when(
+        self,
+        user_id: str,
+        document_id: str,
+        wait_seconds: float,
+        done: Callable[[dict[str, Any]], bool],
+        may_be_unknown: bool,
+    ) -> dict[str, Any] | None:
+        """The document's row once ``done`` says so, or after ``wait_seconds`` (for a
+        document not seen at all and ``may_be_unknown``, a few seconds at most)."""
+        started = time.monotonic()
+        while True:
+            if self._store is not None:
+                await self._blocking(self._store.refresh)
+            row = await self._blocking(self._document_row, user_id, document_id)
+            waited = time.monotonic() - started
+            # a document not seen yet may be on its way (just submitted), for a moment
+            unknown = row is None and may_be_unknown and waited >= UNKNOWN_DOCUMENT_WAIT
+            if (row is not None and done(row)) or unknown or waited >= wait_seconds:
+                return row
+            await asyncio.sleep(0.2)
+
+    def _searches_see_now(self, user_id: str) -> None:
+        """Searches answered here from now on see what a wait saw applied (a document
+        indexed or removed), not the user's memories as held in memory a moment ago
+        (they are read again at the user's next search)."""
+        if self._searcher is not None:
+            self._searcher.forget(user_id)
+
+    async def remove_document(
+        self,
+        user_id: str,
+        document_id: str,
+        wait_seconds: float = 0.0,
+        caller: Caller = LOCAL,
+    ) -> dict[str, Any]:
+        """Remove a document: ``DocumentRemoved`` soft-deletes the chunks and facts of
+        every version of it (a document removed already publishes nothing). With
+        ``wait_seconds``, waits that long at most for the removal to be applied; the
+        answer's ``document`` is then the document's status.
+
+        Raises:
+            NotFound: the user has no such document (or it is not applied yet).
+        """
+        valid_identifier("user_id", user_id)
+        valid_identifier("document_id", document_id)
+        row = await self._blocking(self._document_row, user_id, document_id)
+        if row is None:
+            raise NotFound(f"no document {document_id} for user {user_id}")
+        if row["status"] == "removed":
+            self._audited(caller, "document_remove", user_id, 200, document=document_id)
+            return {"document_id": document_id, "removed": True, "accepted": []}
+        now = self.clock()
+        event = DocumentRemoved(
+            event_id=f"removed:{document_id}:{now.strftime('%Y%m%dT%H%M%S.%fZ')}",
+            user_id=user_id,
+            document_id=document_id,
+            occurred_at=now,
+        )
+        accepted = await self.sink.publish([event])
+        self._audited(caller, "document_remove", user_id, 202, document=document_id)
+        answer: dict[str, Any] = {
+            "document_id": document_id,
+            "removed": False,
+            "accepted": accepted,
+        }
+        if wait_seconds:
+            row = await self._document_when(
+                user_id, document_id, wait_seconds, lambda r: r["status"] == "removed", False
+            )
+            answer["document"] = document_view(row) if row is not None else None
+            if row is not None and row["status"] == "removed":
+                self._searches_see_now(user_id)
+        return answer
+
+    async def documents(self, user_id: str) -> list[dict[str, Any]]:
+        """The user's documents, newest first."""
+        valid_identifier("user_id", user_id)
+
+        def rows() -> list[dict[str, Any]]:
+            try:
+                store = self.store
+            except NotFound:
+                return []
+            mine: list[dict[str, Any]] = store.scan(
+                DOCUMENTS, where=equals("user_id", user_id)
+            ).to_pylist()
+            return mine
+
+        found = await self._blocking(rows)
+        found.sort(key=lambda r: (r["submitted_at"], r["document_id"]), reverse=True)
+        return [document_view(r) for r in found]

@@ -1,0 +1,298 @@
+"""Reading memory: search, one memory and its history, an entity, a context block, an
+explanation, a page of memories, users, statistics, the log's position and digests.
+
+Reads run in a thread (the store's calls block), at most as many at once as the
+read admission allows; a search reports what it returned as a best-effort
+``MemoryAccessed`` event."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from memstream.adapters.tokens import count_tokens
+from memstream.application.core import (
+    ACCESS_REPORT_SECONDS,
+    SEARCH_PHASES,
+    LogEnd,
+    OperationsCore,
+)
+from memstream.application.errors import NotFound, Unavailable
+from memstream.application.results import (
+    ContextBlock,
+)
+from memstream.events.codec import problems_of
+from memstream.events.errors import InvalidQuery
+from memstream.events.vocabulary import (
+    MemoryAccessed,
+    in_time_range,
+)
+from memstream.observability import metrics, tracing
+from memstream.policies.limits import MAX_CONTEXT_TOKENS, MAX_LISTED
+from memstream.policies.scope import plain_text, scope_filter, valid_identifier, valid_tag
+from memstream.projections.digest import digest_tables
+from memstream.queries.context.assembly import Assembly, assemble, complexity
+from memstream.queries.context.gathering import context_candidates
+from memstream.queries.explain import explanation
+from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
+from memstream.queries.profiles import entity_profile, memory_document, memory_history
+from memstream.queries.search.request import MEMORY_KINDS
+from memstream.queries.search.searcher import SearchRequest, SearchResponse
+from memstream.queries.stats import stats as compute_stats
+from memstream.queries.user_state import user_digest
+from memstream.queries.users import known_users
+from memstream.runtime import assembly as components
+from memstream.storage.lance.tables import (
+    STATE_TABLES,
+)
+from memstream.storage.schemas import NOT_STATE_COLUMNS
+from memstream.streams.partitioning import partition_of
+from memstream.streams.topics import (
+    MESSAGES,
+    end_offsets,
+    read_epoch,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["MemoryReads"]
+
+
+class MemoryReads(OperationsCore):
+    """Reading memory: search, one memory and its history, an entity, a context block, an"""
+
+    async def search(self, request: SearchRequest) -> SearchResponse:
+        """Hybrid search; the memories returned are then reported as accessed (in the
+        background, best effort: the answer never waits for the broker)."""
+        for index, tag in enumerate(request.tags or ()):
+            valid_tag(f"tags.{index}", tag)
+        with _measured_read("search"):
+            async with self._reads.turn():
+                response = await self._blocking(self.searcher.search, request)
+            _stages(response.timings)
+        if response.results:
+            accessed = MemoryAccessed(
+                user_id=request.user_id,
+                memory_ids=[r.memory_id for r in response.results],
+                accessed_at=self.clock(),
+            )
+            task = asyncio.create_task(self._report_access(accessed))
+            self._pending.add(task)
+            task.add_done_callback(self._pending.discard)
+        return response
+
+    async def _report_access(self, event: MemoryAccessed) -> None:
+        try:
+            await asyncio.wait_for(self.sink.publish([event]), ACCESS_REPORT_SECONDS)
+        except (Unavailable, TimeoutError) as exc:  # reinforcement is best effort
+            log.warning("could not publish %s: %s", event.type, exc or "timed out")
+        except Exception:
+            log.warning("could not publish %s", event.type, exc_info=True)
+
+    async def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
+        """One memory as stored (hot or archived)."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        found = await self._blocking(memory_document, self.store, user_id, memory_id)
+        if found is None:
+            raise NotFound(f"no memory {memory_id} for user {user_id}")
+        return found
+
+    async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+        """The memories that replaced one another through this one, oldest first."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        chain = await self._blocking(memory_history, self.store, user_id, memory_id)
+        if chain is None:
+            raise NotFound(f"no memory {memory_id} for user {user_id}")
+        return chain
+
+    async def entity(
+        self, user_id: str, name: str, project_id: str | None = None
+    ) -> dict[str, Any]:
+        """An entity's profile: aliases, mentions, and the timeline and memories of the
+        user (with ``project_id``: of no project, and that project's; never another's)."""
+        scope_filter(user_id, project_id)  # the doors' rule for identifiers
+        plain_text("name", name)
+        profile = await self._blocking(entity_profile, self.store, user_id, name, project_id)
+        if profile is None:
+            raise NotFound(f"no entity named {name!r} for user {user_id}")
+        return profile
+
+    async def context(
+        self,
+        user_id: str,
+        query: str,
+        project_id: str | None = None,
+        budget_tokens: int | None = None,
+        now: datetime | None = None,
+    ) -> ContextBlock:
+        """The memory block to put before an agent's answer, within ``budget_tokens``
+        (default: by the query's complexity); its context is None when nothing relevant
+        is found, so a caller can leave the block out."""
+        started = time.perf_counter()
+        try:
+            request = SearchRequest(user_id=user_id, project_id=project_id, query=query)
+        except ValidationError as exc:
+            raise InvalidQuery("; ".join(problems_of(exc))) from None
+        scope_filter(user_id, project_id)  # the doors' rule for identifiers
+        if budget_tokens is not None and not 1 <= budget_tokens <= MAX_CONTEXT_TOKENS:
+            raise InvalidQuery(f"budget_tokens: must be 1 to {MAX_CONTEXT_TOKENS}")
+        when = now or self.clock()
+        judged = complexity(query)
+        budget = budget_tokens or (
+            self.settings.context_complex_tokens
+            if judged == "complex"
+            else self.settings.context_simple_tokens
+        )
+
+        def build() -> Assembly:
+            found = context_candidates(self.searcher, request, when)
+            return assemble(found, budget, count_tokens)
+
+        with _measured_read("context"):
+            async with self._reads.turn():
+                assembly = await self._blocking(build)
+        sections = [
+            {
+                "name": s.name,
+                "tokens": s.tokens,
+                "lines": [
+                    {
+                        "memory_id": line.memory_id,
+                        "kind": line.kind,
+                        "text": line.text,
+                        "occurred_at": line.occurred_at,
+                        "archived": line.archived,
+                        "source_event_ids": list(line.sources),
+                    }
+                    for line in s.lines
+                ],
+            }
+            for s in assembly.sections
+        ]
+        took = (time.perf_counter() - started) * 1000
+        return ContextBlock(assembly.context, sections, assembly.tokens, budget, judged, took)
+
+    async def explain(
+        self, user_id: str, memory_id: str, now: datetime | None = None
+    ) -> dict[str, Any]:
+        """Why a memory exists: where it came from, what replaced what, what commands did
+        to it, the entities it links, and how its confidence got where it is now."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        rates = components.lifecycle_policy(self.settings).decay_rates
+        found = await self._blocking(
+            explanation, self.store, user_id, memory_id, now or self.clock(), rates
+        )
+        if found is None:
+            raise NotFound(f"no memory {memory_id} for user {user_id}")
+        return found
+
+    async def users(self, tenant: str | None = None) -> list[dict[str, Any]]:
+        """The users memory is held of (of ``tenant``, or all): their counts and when
+        their newest memory happened (see :mod:`memstream.queries.users`)."""
+        if tenant is not None:
+            valid_identifier("tenant", tenant)
+        return await self._blocking(known_users, self.store, tenant)
+
+    async def stats(self, user_id: str | None = None) -> dict[str, Any]:
+        """Memory counts, dead letters and the lag behind the log: of one user (their own
+        dead letters, their partition's lag), or of the deployment, with the applied
+        offsets (see :func:`memstream.queries.stats.stats`)."""
+        if user_id is not None:
+            valid_identifier("user_id", user_id)
+        offsets, epoch = await self.log_position()
+        if user_id is not None and offsets:  # the lag of the user's own partition
+            mine = (MESSAGES, partition_of(user_id, len(offsets)))
+            offsets = {mine: offsets[mine]} if mine in offsets else None
+        document: dict[str, Any] = await self._blocking(
+            lambda: compute_stats(self.store, user_id, end_offsets=offsets, log_epoch=epoch)
+        )
+        return document
+
+    async def log_position(self, timeout: float = 5.0) -> LogEnd:
+        """The message topic's end offsets and the log epoch; (None, None) if the broker
+        does not answer within ``timeout`` seconds."""
+        bootstrap = self.settings.bootstrap
+        try:
+            ends = await asyncio.wait_for(end_offsets(bootstrap, MESSAGES), timeout)
+            epoch = await asyncio.wait_for(
+                read_epoch(bootstrap, self.clock(), create=False), timeout
+            )
+        except Exception:  # the broker is down: lag unknown
+            return None, None
+        return {(MESSAGES, p): off for p, off in ends.items()}, epoch
+
+    async def digest(self, user_id: str | None = None) -> tuple[str, dict[str, tuple[int, str]]]:
+        """The state digest, and per state table its row count and digest; of one user's
+        rows (see :mod:`memstream.queries.user_state`), or of the whole store."""
+        if user_id is not None:
+            valid_identifier("user_id", user_id)
+            return await self._blocking(user_digest, self.store, user_id)
+
+        def compute() -> tuple[str, dict[str, tuple[int, str]]]:
+            tables = {name: self.store.scan(name).to_pylist() for name in STATE_TABLES}
+            per_table = {
+                name: (len(rows), digest_tables({name: rows}, ignore=NOT_STATE_COLUMNS))
+                for name, rows in tables.items()
+            }
+            return digest_tables(tables, ignore=NOT_STATE_COLUMNS), per_table
+
+        return await self._blocking(compute)
+
+    async def list_memories(self, request: ListRequest) -> MemoryPage:
+        """A page of the user's memories (see :mod:`memstream.queries.memory_list`).
+
+        Raises:
+            InvalidQuery: a malformed id, kind, limit or cursor.
+        """
+        valid_identifier("user_id", request.user_id)
+        for name in ("session_id", "project_id"):
+            value = getattr(request, name)
+            if value is not None:
+                valid_identifier(name, value)
+        if request.kind is not None and request.kind not in MEMORY_KINDS:
+            raise InvalidQuery(f"kind: must be one of {', '.join(MEMORY_KINDS)}")
+        if not 1 <= request.limit <= MAX_LISTED:
+            raise InvalidQuery(f"limit: must be from 1 to {MAX_LISTED}")
+        for name in ("after", "before"):
+            moment = getattr(request, name)
+            try:
+                if moment is not None:
+                    in_time_range(moment)
+            except ValueError as exc:
+                raise InvalidQuery(f"{name}: {exc}") from None
+        if self._store is not None:
+            await self._blocking(self._store.refresh)
+        try:
+            store = self.store
+        except NotFound:  # no projections yet: nothing to list
+            return MemoryPage([], None)
+        return await self._blocking(list_memories, store, request)
+
+
+@contextlib.contextmanager
+def _measured_read(operation: str) -> Iterator[None]:
+    """Count and time a search or a context block (an error counts as one), in a span."""
+    started = time.perf_counter()
+    with tracing.span(operation):
+        try:
+            yield
+        except BaseException:
+            metrics.SEARCHES.labels(operation, "error").inc()
+            raise
+    metrics.SEARCHES.labels(operation, "ok").inc()
+    metrics.SEARCH_SECONDS.labels(operation).observe(time.perf_counter() - started)
+
+
+def _stages(timings: dict[str, float]) -> None:
+    """Each stage of a search (milliseconds, as Server-Timing says) in its histogram and,
+    when tracing, as a child span of the search's."""
+    for stage, ms in timings.items():
+        metrics.SEARCH_STAGE_SECONDS.labels(stage).observe(ms / 1000)
+    tracing.stage_spans(timings, time.time_ns(), SEARCH_PHASES)

@@ -1,0 +1,89 @@
+"""What operations answer: plain frozen values a front door renders as it likes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memstream.events.vocabulary import Event
+
+__all__ = [
+    "Accepted",
+    "ArchiveReport",
+    "ContextBlock",
+    "Erased",
+    "Expanded",
+    "JobReport",
+    "erasure_document",
+]
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """Events the log took, and the memory they name (for the memory commands)."""
+
+    event_ids: list[str]
+    memory_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Erased:
+    """A user's erasure: the keys destroyed, and whether every projection and the cold
+    store have dropped the user yet (``complete``)."""
+
+    user_id: str
+    key_ids: tuple[str, ...]
+    requested_at: datetime
+    complete: bool
+    took_seconds: float
+
+
+def erasure_document(erased: Erased) -> dict[str, Any]:
+    """An erasure as the front doors answer it (no key material, ids only)."""
+    return {
+        "user_id": erased.user_id,
+        "complete": erased.complete,
+        "keys_destroyed": list(erased.key_ids),
+        "requested_at": erased.requested_at.isoformat(),
+        "took_seconds": round(erased.took_seconds, 3),
+    }
+
+
+@dataclass(frozen=True)
+class Expanded:
+    """An archived memory's original, and whether reading it started a restore."""
+
+    memory_id: str
+    original: dict[str, Any]
+    restoring: bool
+
+
+@dataclass(frozen=True)
+class JobReport:
+    """What a lifecycle job decided, what it could not do, and whether it published."""
+
+    events: list[Event]
+    failed: dict[str, str] = field(default_factory=dict)
+    published: bool = False
+
+
+@dataclass(frozen=True)
+class ArchiveReport:
+    """What the archive job moved to cold storage, and how many cold files it merged."""
+
+    events: list[Event]
+    merged_files: int
+
+
+@dataclass(frozen=True)
+class ContextBlock:
+    """A context block for an agent (None when nothing relevant was found), its sections,
+    its size against its budget, and how the query was judged."""
+
+    context: str | None
+    sections: list[dict[str, Any]]
+    tokens: int
+    budget_tokens: int
+    complexity: str
+    took_ms: float

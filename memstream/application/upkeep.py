@@ -1,0 +1,170 @@
+"""Upkeep of memory on request: running a lifecycle job now, the weak facts and archive
+candidates it would act on, archiving, expanding and restoring archived memories, and
+erasing a user."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+from typing import Any
+
+from memstream.application.callers import LOCAL, Caller
+from memstream.application.core import Job, OperationsCore
+from memstream.application.errors import NotFound
+from memstream.application.results import (
+    Accepted,
+    ArchiveReport,
+    Erased,
+    Expanded,
+    JobReport,
+)
+from memstream.events.short_ids import short_id
+from memstream.events.vocabulary import (
+    Event,
+    MemoryRestored,
+)
+from memstream.jobs.archiver import NotArchived
+from memstream.policies.coldness import ColdDecision
+from memstream.policies.scope import valid_identifier
+from memstream.storage.filters import equals
+from memstream.storage.lance.tables import (
+    MEMORIES,
+)
+from memstream.streams.sealing import data_keys_of, erasure_event
+
+__all__ = ["Upkeep"]
+
+
+class Upkeep(OperationsCore):
+    """Upkeep of memory on request: running a lifecycle job now, the weak facts and archive"""
+
+    async def erase(
+        self, user_id: str, wait_seconds: float = 120.0, caller: Caller = LOCAL
+    ) -> Erased:
+        """Erase everything of ``user_id``: destroy the user's data keys (from then on
+        nothing sealed under them opens, in the log, the journal or the event archive),
+        publish ``UserErased`` so every projection and the cold store drop the user, and
+        wait up to ``wait_seconds`` for the worker to finish (``complete``). Asking
+        again finishes an erasure a crash interrupted."""
+        valid_identifier("user_id", user_id)
+        started = time.perf_counter()
+        keys = data_keys_of(self.settings)
+        erasure = await self._blocking(keys.erase, user_id, self.clock())
+        await self.sink.publish([erasure_event(erasure)])
+        deadline = time.monotonic() + wait_seconds
+        while keys.is_pending(user_id) and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        complete = not keys.is_pending(user_id)
+        if self._searcher is not None:
+            self._searcher.forget(user_id)
+        self._audited(caller, "erase", user_id, 200 if complete else 202)
+        return Erased(
+            user_id, erasure.key_ids, erasure.requested_at, complete, time.perf_counter() - started
+        )
+
+    async def expand(self, user_id: str, memory_id: str) -> Expanded:
+        """An archived memory's original, read from cold storage exactly as archived
+        (three expansions in 30 days restore it)."""
+        memory_id = await self._memory_named(user_id, memory_id)
+        try:
+            expansion = await self._blocking(
+                self.archiver().expand, user_id, memory_id, self.clock()
+            )
+        except NotArchived:
+            raise await self._not_archived(user_id, memory_id) from None
+        await self.sink.publish(expansion.events)
+        restoring = any(isinstance(e, MemoryRestored) for e in expansion.events)
+        return Expanded(memory_id, expansion.original, restoring)
+
+    async def restore(
+        self, user_id: str, memory_id: str | None, caller: Caller = LOCAL
+    ) -> Accepted:
+        """Bring an archived memory (or, with None, all the user's) back to the hot
+        tables, with its vector."""
+        valid_identifier("user_id", user_id)
+        if memory_id is not None:
+            memory_id = await self._memory_named(user_id, memory_id)
+        try:
+            events = await self._blocking(self.archiver().restore, user_id, memory_id, self.clock())
+        except NotArchived:
+            raise await self._not_archived(user_id, memory_id or "") from None
+        accepted = await self.sink.publish(events) if events else []
+        self._audited(caller, "restore", user_id, 202, memories=len(events))
+        return Accepted(accepted, memory_id)
+
+    async def _not_archived(self, user_id: str, memory_id: str) -> NotFound:
+        """What to say of a memory that is not in cold storage: that it is hot, or that
+        the user has no such memory."""
+        hot = await self._blocking(
+            lambda: self.store.by_ids(
+                MEMORIES, [memory_id], ["memory_id"], where=equals("user_id", user_id)
+            )
+        )
+        if hot:
+            return NotFound(
+                f"memory {memory_id} of {user_id} is not archived: it is in the hot tables "
+                f"(`memstream explain --user {user_id} {short_id(memory_id)}` shows it)"
+            )
+        return NotFound(f"no memory {memory_id} for user {user_id}")
+
+    async def run_job(
+        self,
+        job: Job,
+        now: datetime | None = None,
+        user_id: str | None = None,
+        dry_run: bool = False,
+        caller: Caller = LOCAL,
+    ) -> JobReport:
+        """Run a lifecycle job once as of ``now`` and publish what it decided (unless
+        ``dry_run``; a job asked for one user is audited). A ``now`` given is the clock
+        for every rule, event time included (a user's last session closes once its last
+        turn is a session gap before it)."""
+        when = now or self.clock()
+        jobs = self.lifecycle()
+        events: list[Event]
+        failed: dict[str, str] = {}
+        if job == "decay":
+            events = list(await self._blocking(jobs.decay, when, user_id))
+        else:
+            if job == "consolidate":
+                result = await self._blocking(
+                    lambda: jobs.consolidate(when, user_id, as_of=now is not None)
+                )
+            else:
+                result = await self._blocking(jobs.reflect, when, user_id)
+            events, failed = result.events, result.failed
+        publish = bool(events) and not dry_run
+        if publish:
+            await self.sink.publish(events)
+            if user_id is not None:
+                self._audited(caller, job, user_id, 202, events=len(events))
+        return JobReport(events, failed, publish)
+
+    async def weak_facts(self, user_id: str, now: datetime | None = None) -> list[dict[str, Any]]:
+        """The user's memories near the prune threshold, weakest first."""
+        valid_identifier("user_id", user_id)
+        found: list[dict[str, Any]] = await self._blocking(
+            self.lifecycle().weak_facts, user_id, now or self.clock()
+        )
+        return found
+
+    async def archive_candidates(
+        self, now: datetime | None = None, user_id: str | None = None
+    ) -> list[ColdDecision]:
+        """Who the archive job would move now, and why (nothing is written)."""
+        return await self._blocking(self.archiver().candidates, now or self.clock(), user_id)
+
+    async def archive(
+        self, now: datetime | None = None, user_id: str | None = None
+    ) -> ArchiveReport:
+        """Move what is cold to the cold store, publish the archive events, then merge
+        small cold files."""
+        archiver = self.archiver(summarizing=True)
+        events: list[Event] = list(
+            await self._blocking(archiver.archive, now or self.clock(), user_id)
+        )
+        if events:
+            await self.sink.publish(events)
+        merged = await self._blocking(archiver.cold.compact)
+        return ArchiveReport(events, merged)

@@ -1,0 +1,92 @@
+"""Commands that change memory: ``correct``, ``confirm``, ``forget`` (and a memory's
+``history``), and ``erase`` (a user, for good, after asking)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from memstream.cli import render
+from memstream.cli.backends import InProcess
+from memstream.cli.shared import (
+    Command,
+    access_of,
+    confirmed_erasure,
+    show,
+    unknown_user,
+)
+from memstream.settings import Settings
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["correct", "erase", "memory_command", "register"]
+
+
+def correct(args: argparse.Namespace, settings: Settings) -> int:
+    now_id = access_of(args, settings).correct(args.user, args.memory_id, args.text)
+    print(f"corrected {args.memory_id}: now {now_id}")
+    return 0
+
+
+def memory_command(args: argparse.Namespace, settings: Settings) -> int:
+    access = access_of(args, settings)
+    if args.command == "history":
+        show(args, access.history(args.user, args.memory_id), render.history)
+        return 0
+    if args.command == "confirm":
+        access.confirm(args.user, args.memory_id)
+        print(f"confirmed {args.memory_id}")
+    else:
+        access.forget(args.user, args.memory_id)
+        print(f"forgot {args.memory_id}")
+    return 0
+
+
+def erase(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.tenancy.audit import AuditLog
+
+    access = access_of(args, settings)
+    unknown = unknown_user(access, args.user, quiet=True)
+    if not args.yes and not confirmed_erasure(args.user, unknown):
+        return 2
+    done = access.erase(args.user)
+    if isinstance(access, InProcess):  # a server audits what it is asked
+        AuditLog(settings.log_dir).record(
+            "erase",
+            key_id=None,
+            tenant=None,
+            user_id=args.user,
+            status=200 if done["complete"] else 202,
+        )
+    show(args, done, render.erasure)
+    return 0 if done["complete"] else 3
+
+
+def register(command: Command) -> None:
+    """Add this module's commands, with their flags, to the parser ``command`` builds."""
+    p = command("correct", correct, "replace a memory with corrected content", True)
+    p.add_argument("--user", required=True)
+    p.add_argument("memory_id")
+    p.add_argument("text")
+
+    for name, help_ in (
+        ("confirm", "confirm a memory: full confidence, never decays"),
+        ("forget", "forget a memory: never returned by search, kept for history"),
+        ("history", "the memories that replaced one another through this one"),
+    ):
+        p = command(name, memory_command, help_, asks_server=True)
+        p.add_argument("--user", required=True)
+        p.add_argument("--json", action="store_true")
+        p.add_argument("memory_id")
+
+    p = command(
+        "erase",
+        erase,
+        "erase a user for good: destroy the user's data keys, then drop every row, "
+        "vector, entity and archived original of the user",
+        asks_server=True,
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("--yes", action="store_true", help="erase without asking (for scripts)")
+    p.add_argument("--json", action="store_true")

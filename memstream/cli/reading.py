@@ -1,0 +1,228 @@
+"""Commands that read memory: ``search``, ``memories list``, ``context``, ``explain``,
+``entity``, ``users`` and ``stats``, answered by the server running for the data folder
+when there is one, else in this process."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from memstream.cli import render
+from memstream.cli.shared import (
+    Command,
+    UsageError,
+    access_of,
+    as_flags,
+    not_found,
+    show,
+    time_arg,
+    unknown_user,
+)
+from memstream.events.codec import problems_of
+from memstream.queries.search.request import MEMORY_KINDS, SearchRequest
+from memstream.settings import EMBEDDERS, Settings
+from memstream.storage.errors import MemstreamError
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = [
+    "context_command",
+    "entity_command",
+    "explain_command",
+    "memories_command",
+    "register",
+    "search_command",
+    "stats_command",
+    "users_command",
+]
+
+
+def memories_command(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.queries.memory_list import ListRequest
+
+    access = access_of(args, settings)
+    cursor = args.cursor
+    while True:
+        request = ListRequest(
+            user_id=args.user,
+            kind=args.kind,
+            session_id=args.session,
+            project_id=args.project,
+            after=time_arg(args.after, "--after"),
+            before=time_arg(args.before, "--before"),
+            order="oldest" if args.oldest else "newest",
+            limit=args.limit,
+            cursor=cursor,
+            include_hidden=args.history,
+        )
+        page = access.list_memories(request)
+        print(json.dumps(page, default=str) if args.json else render.memory_page(page, args.all))
+        if not page["memories"] and cursor is None and unknown_user(access, args.user):
+            return 2
+        cursor = page["next_cursor"]
+        if not args.all or cursor is None:
+            return 0
+
+
+def search_command(args: argparse.Namespace, settings: Settings) -> int:
+    try:
+        request = SearchRequest.model_validate(
+            {
+                "user_id": args.user,
+                "project_id": args.project,
+                "query": args.query,
+                "k": args.k,
+                "now": args.now,
+                "after": args.after,
+                "before": args.before,
+                "kinds": args.kinds,
+                "tags": args.tags,
+                "include_history": args.history,
+                "include_archived": not args.hot_only,
+                "min_similarity": args.min_similarity,
+            }
+        )
+    except ValidationError as exc:
+        raise UsageError("; ".join(as_flags(problems_of(exc), _SEARCH_FLAGS))) from None
+    access = access_of(args, settings)
+    response = access.search(request)
+    shown = render.search_results(response, request.min_similarity)
+    print(response.model_dump_json(indent=2) if args.json else shown)
+    return 2 if not response.results and unknown_user(access, args.user) else 0
+
+
+#: The flag of each field of a search request.
+_SEARCH_FLAGS = {"user_id": "--user", "project_id": "--project", "query": "QUERY", "k": "-k",
+                 "now": "--now", "after": "--after", "before": "--before", "kinds": "--kind",
+                 "tags": "--tag", "min_similarity": "--min-similarity"}  # fmt: skip
+
+
+def users_command(args: argparse.Namespace, settings: Settings) -> int:
+    users = access_of(args, settings).users(args.tenant)
+    show(args, {"users": users}, render.users)
+    return 0
+
+
+def entity_command(args: argparse.Namespace, settings: Settings) -> int:
+    access = access_of(args, settings)
+    try:
+        profile = access.entity(args.user, args.name, args.project)
+    except MemstreamError as exc:
+        if not_found(exc) and unknown_user(access, args.user) is not None:
+            return 2
+        raise
+    show(args, profile, render.entity)
+    return 0
+
+
+def context_command(args: argparse.Namespace, settings: Settings) -> int:
+    now = time_arg(args.now, "--now")
+    block = access_of(args, settings).context(args.user, args.query, args.project, args.budget, now)
+    if args.json:
+        print(json.dumps(block, indent=2, ensure_ascii=False))
+        return 0
+    print(block["context"] or "(nothing relevant)")
+    print(
+        f"{block['tokens']} of {block['budget_tokens']} tokens ({block['complexity']} query)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def explain_command(args: argparse.Namespace, settings: Settings) -> int:
+    show(args, access_of(args, settings).explain(args.user, args.memory_id), render.why)
+    return 0
+
+
+def stats_command(args: argparse.Namespace, settings: Settings) -> int:
+    access = access_of(args, settings)
+    document = access.stats(args.user)
+    print(json.dumps(document, indent=2) if args.json else render.stats(document))
+    held = sum(document["memories"].values()) + document["archived"]
+    # the users' listing (a scan) only when the counts say nothing is held
+    return 2 if args.user and not held and unknown_user(access, args.user) else 0
+
+
+def register(command: Command) -> None:
+    """Add this module's commands, with their flags, to the parser ``command`` builds."""
+    p = command("search", search_command, "hybrid search of a user's memories", asks_server=True)
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--now", help="the time relative phrases refer to (ISO 8601)")
+    p.add_argument("--after", help="only memories from this time on (ISO 8601)")
+    p.add_argument("--before", help="only memories before this time (ISO 8601)")
+    p.add_argument("--kind", action="append", dest="kinds", help="only this kind (repeatable)")
+    p.add_argument("--tag", action="append", dest="tags", help="only with this tag (repeatable)")
+    p.add_argument("--embedder", choices=EMBEDDERS)
+    p.add_argument(
+        "--history", action="store_true", help="include superseded and forgotten memories"
+    )
+    p.add_argument(
+        "--hot-only", action="store_true", help="leave archived memories out (searched by default)"
+    )
+    p.add_argument(
+        "--min-similarity",
+        type=float,
+        metavar="S",
+        help="leave out what is less similar in meaning to the query than S (cosine, e.g. 0.3)",
+    )
+    # archived memories are always searched now; the old flag is accepted and changes nothing
+    p.add_argument("--archived", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("query")
+
+    p = command("memories", memories_command, "list a user's memories, a page at a time", True)
+    p.add_argument("action", choices=("list",))
+    p.add_argument("--user", required=True)
+    p.add_argument("--kind", choices=MEMORY_KINDS)
+    p.add_argument("--session")
+    p.add_argument("--project")
+    p.add_argument("--after", help="only memories from this time on (ISO 8601)")
+    p.add_argument("--before", help="only memories before this time (ISO 8601)")
+    p.add_argument("--oldest", action="store_true", help="oldest first (newest first otherwise)")
+    p.add_argument("--limit", type=int, default=20, help="memories a page (at most 200)")
+    p.add_argument("--cursor", help="where the page before ended (it prints the next one)")
+    p.add_argument("--all", action="store_true", help="every page, one after the other")
+    p.add_argument("--history", action="store_true", help="superseded and forgotten ones too")
+    p.add_argument("--json", action="store_true")
+
+    p = command(
+        "users", users_command, "the users memory is held of, with counts and last activity", True
+    )
+    p.add_argument("--tenant", help="only this tenant's users (tenant:...)")
+    p.add_argument("--json", action="store_true")
+
+    p = command("entity", entity_command, "an entity's profile: aliases, mentions, memories", True)
+    p.add_argument("--user", required=True)
+    p.add_argument("--project", help="its memories in this project's scope")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("name")
+
+    p = command(
+        "context", context_command, "the memory block for an agent about to answer QUERY", True
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("--project")
+    p.add_argument("--budget", type=int, help="tokens (default: 1,000 simple, 3,000 complex)")
+    p.add_argument("--now", help="the time relative phrases refer to (ISO 8601)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("query")
+
+    p = command(
+        "explain", explain_command, "why a memory exists and how its confidence got there", True
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("memory_id")
+
+    p = command(
+        "stats", stats_command, "memory counts, dead letters, applied offsets and lag", True
+    )
+    p.add_argument("--user")
+    p.add_argument("--json", action="store_true")

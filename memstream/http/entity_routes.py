@@ -1,0 +1,42 @@
+"""Entities: an entity's profile, ``GET /v1/entities``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query
+
+from memstream.events.vocabulary import IDENTIFIER_PATTERN
+from memstream.http.contract import (
+    CONTROL_FREE_PATTERN,
+    errors,
+)
+from memstream.http.guard import Principal
+from memstream.http.parameters import (
+    READ,
+    USER,
+    RouteDeps,
+)
+
+__all__ = ["entity_router"]
+
+
+def entity_router(deps: RouteDeps) -> APIRouter:
+    """The routes of this module, over ``deps``."""
+    router = APIRouter()
+    ops = deps.operations
+    WHO = deps.who
+
+    @router.get("/v1/entities", responses=errors(*READ, 404))
+    async def get_entity(
+        user_id: str = USER,
+        name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),
+        project_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """An entity's profile, its memories in the project's scope (the user's memories
+        of no project, and the project's)."""
+        who.reads(user_id)
+        return await ops.entity(user_id, name, project_id)
+
+    return router

@@ -1,0 +1,164 @@
+"""Memories: remember one, list them a page at a time, the weak ones, and one memory's
+history, explanation, correction, confirmation, forgetting and restoring."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.encoders import jsonable_encoder
+
+from memstream.events.vocabulary import IDENTIFIER_PATTERN, UtcDateTime
+from memstream.http.contract import (
+    RememberRequest,
+    errors,
+)
+from memstream.http.guard import Principal
+from memstream.http.parameters import (
+    AFTER,
+    BEFORE,
+    KINDS,
+    MEMORY,
+    READ,
+    USER,
+    WRITE,
+    Correction,
+    Owner,
+    RouteDeps,
+)
+from memstream.policies.limits import MAX_LISTED
+from memstream.queries.memory_list import ListRequest
+
+__all__ = ["memory_router"]
+
+
+def memory_router(deps: RouteDeps) -> APIRouter:
+    """The routes of this module, over ``deps``."""
+    router = APIRouter()
+    ops = deps.operations
+    WHO = deps.who
+
+    @router.post("/v1/memories", status_code=202, responses=errors(*WRITE))
+    async def remember(body: RememberRequest, who: Principal = WHO) -> dict[str, Any]:
+        """``remember_fact``: store a memory stated by the user or an agent."""
+        who.writes(body.user_id)
+        done = await ops.remember(body.model_dump(exclude_none=True), who.caller())
+        return {"accepted": done.event_ids, "memory_id": done.memory_id}
+
+    @router.get("/v1/memories", responses=errors(*READ))
+    async def list_memories(
+        user_id: str = USER,
+        kind: str | None = Query(None, pattern=KINDS),
+        session_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        project_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        after: UtcDateTime | None = AFTER,
+        before: UtcDateTime | None = BEFORE,
+        order: Literal["newest", "oldest"] = "newest",
+        limit: int = Query(50, ge=1, le=MAX_LISTED),
+        cursor: str | None = Query(None, max_length=2000, pattern=r"^[A-Za-z0-9_-]+$"),
+        include_hidden: bool = Query(False, description="superseded and forgotten too"),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """The user's memories a page at a time, newest (or oldest) first, archived ones
+        included and marked; ``next_cursor`` gives the next page, which memories added
+        meanwhile never shift."""
+        who.reads(user_id)
+        request = ListRequest(
+            user_id=user_id,
+            kind=kind,
+            session_id=session_id,
+            project_id=project_id,
+            after=after,
+            before=before,
+            order=order,
+            limit=limit,
+            cursor=cursor,
+            include_hidden=include_hidden,
+        )
+        page = await ops.list_memories(request)
+        return {"memories": page.memories, "next_cursor": page.next_cursor}
+
+    @router.get("/v1/memories/weak", responses=errors(*READ, 503))
+    async def weak_memories(user_id: str = USER, who: Principal = WHO) -> dict[str, Any]:
+        """Memories near the prune threshold, weakest first."""
+        who.reads(user_id)
+        return {"memories": await ops.weak_facts(user_id)}
+
+    @router.post(
+        "/v1/memories/{memory_id:text}/restore",
+        status_code=202,
+        responses=errors(*WRITE, 404, 501),
+    )
+    async def restore(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
+        """Bring an archived memory back to the hot tables, with its vector."""
+        who.writes(body.user_id)
+        done = await ops.restore(body.user_id, memory_id, who.caller())
+        return {"accepted": done.event_ids, "memory_id": memory_id}
+
+    @router.get("/v1/memories/{memory_id:text}/history", responses=errors(*READ, 404))
+    async def get_history(
+        memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
+    ) -> dict[str, Any]:
+        """The memories that replaced one another through this one, oldest first."""
+        who.reads(user_id)
+        return {"memory_id": memory_id, "history": await ops.history(user_id, memory_id)}
+
+    @router.post(
+        "/v1/memories/{memory_id:text}/correct", status_code=202, responses=errors(*WRITE, 404)
+    )
+    async def correct(
+        body: Correction, memory_id: str = MEMORY, who: Principal = WHO
+    ) -> dict[str, Any]:
+        """``correct_fact``: the new content replaces the memory, which stays as history."""
+        who.writes(body.user_id)
+        done = await ops.correct(body.user_id, memory_id, body.content, who.caller())
+        return {"accepted": done.event_ids, "memory_id": done.memory_id, "supersedes": memory_id}
+
+    @router.post(
+        "/v1/memories/{memory_id:text}/confirm", status_code=202, responses=errors(*WRITE, 404)
+    )
+    async def confirm(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
+        """``confirm_fact``: full confidence, never decays."""
+        who.writes(body.user_id)
+        done = await ops.confirm(body.user_id, memory_id, who.caller())
+        return {"accepted": done.event_ids, "memory_id": memory_id}
+
+    @router.post(
+        "/v1/memories/{memory_id:text}/forget", status_code=202, responses=errors(*WRITE, 404)
+    )
+    async def forget(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
+        """``forget``: never returned by search again; kept for history."""
+        who.writes(body.user_id)
+        done = await ops.forget(body.user_id, memory_id, who.caller())
+        return {"accepted": done.event_ids, "memory_id": memory_id}
+
+    @router.get("/v1/memories/{memory_id:text}/explain", responses=errors(*READ, 404))
+    async def explain(
+        memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
+    ) -> dict[str, Any]:
+        """Why a memory exists: the turns it came from, what replaced what, commands,
+        entities, and how its confidence got where it is."""
+        who.reads(user_id)
+        return await ops.explain(user_id, memory_id)
+
+    @router.get("/v1/memories/{memory_id:memory_id}", responses=errors(*READ, 404, 501, 503, 507))
+    async def get_memory(
+        memory_id: str = MEMORY,
+        user_id: str = USER,
+        expand: bool = Query(False),
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """A memory; with ``expand=true`` an archived memory's original, read from cold
+        storage exactly as it was archived (three expansions in 30 days restore it)."""
+        who.reads(user_id)
+        if not expand:
+            return await ops.memory(user_id, memory_id)
+        expanded = await ops.expand(user_id, memory_id)
+        return {
+            "memory_id": expanded.memory_id,
+            "archived": True,
+            "original": jsonable_encoder(expanded.original),
+            "restoring": expanded.restoring,
+        }
+
+    return router

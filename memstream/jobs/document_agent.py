@@ -1,0 +1,245 @@
+"""The documents lane of a worker: submitted documents in, their chunks out.
+
+A faust agent reads ``memory.documents`` in the worker's consumer group and queues each
+``DocumentSubmitted`` in a :class:`~memstream.jobs.document_queue.FairQueue`;
+``document_readers`` readers take from it in turns across tenants and users, so a big
+document holds one reader and the other users' documents pass it on the others. A
+reader reads the version's original from the data location, then parses and chunks it,
+and finds facts in the chunks by the local rules, in a process of its own at low
+priority (:class:`~memstream.runtime.lanes.ProcessLane`, one a reader: a long PDF holds
+neither the cores nor the interpreter's lock the chat turns the worker applies need; a
+language model is called from a thread instead), and publishes what
+:func:`~memstream.jobs.document_lane.read_submission` made of it (chunks, and the
+facts derived from them) to the same topic, keyed by user (so the events of a document
+stay in order). The other events of the topic are the projector's. A missing original
+is tried again after a pause, a bounded number of times; a parse failure is published
+once, final, and so is a document that killed the process reading it or took longer
+than ``document_read_seconds`` (its process is killed).
+
+A submission leaves the log's reading as soon as it is queued; what was queued but not
+read when the worker stops, crashes or loses the partition is found again in the
+documents table (:mod:`memstream.jobs.unread_documents`): at start and every
+``SWEEP_SECONDS`` the lane queues every unfinished submission of the partitions it owns
+that it does not hold already. A submission read twice (a sweep and the log both
+bring it, or a new owner reads what the old one was reading) publishes the same events
+with the same ids, which the projector applies once. So no document stays
+``received`` for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import faust
+
+from memstream.adapters.tokens import count_tokens
+from memstream.clock import Clock
+from memstream.events.codec import decode, encode
+from memstream.events.errors import InvalidEvent
+from memstream.events.vocabulary import DocumentChunked, DocumentFailed, DocumentSubmitted
+from memstream.jobs.document_lane import (
+    ReadLimits,
+    chunked_submission,
+    lane_died,
+    missing_original,
+    parser_failed,
+    read_timed_out,
+    with_facts,
+)
+from memstream.jobs.document_queue import FairQueue, Work
+from memstream.jobs.lifecycle import Extractor
+from memstream.settings import Settings
+from memstream.storage.document_originals import DocumentOriginals, OriginalMissing
+from memstream.streams.partitioning import partition_of
+from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
+from memstream.streams.topics import DOCUMENTS
+from memstream.text.extractor import LocalExtractor
+
+__all__ = ["MAX_WAITING", "SWEEP_SECONDS", "Unread", "add_document_agent"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds before reading a missing original again (doubling each time).
+RETRY_PAUSE_SECONDS = 1.0
+#: Seconds between two sweeps of the documents table for unread submissions.
+SWEEP_SECONDS = 15.0
+#: The most submissions waiting in the lane; the log is read no further meanwhile.
+MAX_WAITING = 5_000
+
+#: The unfinished submissions of the given partitions (of ``count``), oldest first.
+Unread = Callable[[Collection[int], int], list[DocumentSubmitted]]
+
+
+def add_document_agent(
+    app: faust.App,
+    settings: Settings,
+    originals: DocumentOriginals,
+    clock: Clock,
+    lanes: Sequence[Executor] = (),
+    keys: RecordKeys | None = None,
+    limits: ReadLimits | None = None,
+    extractor: Extractor | None = None,
+    unread: Unread | None = None,
+) -> None:
+    """Register the documents lane's agent on ``app``: one reader on each of ``lanes``
+    (one on the loop's default pool without any), facts derived from the chunks by
+    ``extractor``, if any; ``unread`` finds the submissions applied but not read."""
+    limits = limits or ReadLimits(max_pages=settings.document_max_pages)
+    readers: Sequence[Executor | None] = list(lanes) or [None]
+    count = settings.messages_partitions
+    topic = app.topic(DOCUMENTS, key_serializer="raw", value_serializer="raw", partitions=count)
+    queue: FairQueue[DocumentSubmitted] = FairQueue()
+    changed = asyncio.Event()  # work was queued or finished
+
+    # The local rules run in the lane's process; a language model is called from here.
+    in_lane = extractor if isinstance(extractor, LocalExtractor) else None
+
+    async def events_of(
+        event: DocumentSubmitted, attempt: int, lane: Executor | None
+    ) -> list[DocumentChunked | DocumentFailed]:
+        """What ``read_submission`` makes of the submission, its work split: the read
+        and a model's calls on threads, the parsing, chunking and rules on ``lane``."""
+        try:
+            data = await asyncio.to_thread(originals.get, event.user_id, event.checksum)
+        except OriginalMissing as exc:
+            return [missing_original(event, str(exc), clock(), limits, attempt)]
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(
+            lane, chunked_submission, event, data, count_tokens, clock(), limits, attempt, in_lane
+        )
+        try:
+            results: list[DocumentChunked | DocumentFailed] = list(
+                await asyncio.wait_for(work, settings.document_read_seconds)
+            )
+        except TimeoutError:
+            _restart(lane)  # the child goes, with what it was doing
+            return [read_timed_out(event, settings.document_read_seconds, clock(), attempt)]
+        except BrokenProcessPool:
+            if getattr(lane, "closed", False):
+                raise asyncio.CancelledError from None  # stopping: read again after
+            return [lane_died(event, clock(), attempt)]
+        except Exception as exc:  # the lane's own failure: never the reader's death
+            log.warning("document %s: %s", event.document_id, exc, exc_info=True)
+            return [parser_failed(event, exc, clock(), attempt)]
+        if extractor is not None and in_lane is None:
+            results = [
+                await asyncio.to_thread(with_facts, event, r, extractor)
+                if isinstance(r, DocumentChunked)
+                else r
+                for r in results
+            ]
+        return results
+
+    async def read(event: DocumentSubmitted, lane: Executor | None) -> None:
+        for attempt in range(1, limits.tries + 1):
+            results = await events_of(event, attempt, lane)
+            records = sealed_records(
+                keys, [(event.user_id.encode(), encode(result)) for result in results]
+            )
+            sent = [await topic.send(key=key, value=value) for key, value in records]
+            await asyncio.gather(*sent)
+            first = results[0]
+            if not isinstance(first, DocumentFailed) or first.final:
+                outcome = first.error_class if isinstance(first, DocumentFailed) else "chunked"
+                log.info(
+                    "document %s of %s (%s): %s", event.document_id, event.user_id,
+                    event.checksum[:12], outcome,
+                )  # fmt: skip
+                return
+            await asyncio.sleep(RETRY_PAUSE_SECONDS * 2 ** (attempt - 1))
+
+    def enqueue(event: DocumentSubmitted) -> bool:
+        work = Work(
+            submission=event.event_id,
+            user_id=event.user_id,
+            document_id=event.document_id,
+            partition=partition_of(event.user_id, count),
+            item=event,
+        )
+        if not queue.put(work, time.monotonic()):
+            return False
+        changed.set()
+        return True
+
+    async def reader(lane: Executor | None) -> None:
+        while True:
+            work = queue.take()
+            if work is None:
+                changed.clear()
+                await changed.wait()
+                continue
+            try:
+                await read(work.item, lane)
+            except asyncio.CancelledError:
+                queue.drop(work)  # read again after (the table still says unread)
+                raise
+            except Exception:  # publishing failed (the broker is gone): a sweep retries
+                log.exception("document %s: reading it failed", work.document_id)
+                queue.drop(work)
+            else:
+                queue.done(work, time.monotonic())
+            changed.set()
+
+    def owned() -> set[int]:
+        assigned = app.consumer.assignment() if app.consumer is not None else set()
+        return {tp.partition for tp in assigned if tp.topic == DOCUMENTS}
+
+    async def sweep() -> None:
+        """Queue what the table says is unread, of the partitions this lane owns, when
+        they change and every ``SWEEP_SECONDS``; let go of what waits for partitions it
+        lost."""
+        held: set[int] = set()
+        last = float("-inf")
+        while True:
+            partitions = owned()
+            if lost := held - partitions:
+                queue.drop_partitions(lost)
+            due = partitions != held or time.monotonic() - last >= SWEEP_SECONDS
+            held = partitions
+            if partitions and unread is not None and due:
+                last = time.monotonic()
+                try:
+                    found = await asyncio.to_thread(unread, partitions, count)
+                except Exception:  # the store is unreachable now: the next sweep
+                    log.exception("finding the documents not read failed")
+                    found = []
+                queued = sum(enqueue(event) for event in found)
+                if queued:
+                    log.info("%d documents applied but not read: reading them", queued)
+            await asyncio.sleep(1.0)
+
+    @app.agent(topic, concurrency=1, name="memstream.documents")
+    async def read_documents(stream: Any) -> None:
+        tasks = [asyncio.create_task(reader(lane)) for lane in readers]
+        tasks.append(asyncio.create_task(sweep()))
+        try:
+            async for value in stream:
+                for plain in opened_values(keys, [bytes(value)]):
+                    try:
+                        event = decode(plain)
+                    except InvalidEvent:
+                        continue  # the projector dead-letters it
+                    if isinstance(event, DocumentSubmitted):
+                        while len(queue) >= MAX_WAITING:
+                            await asyncio.sleep(0.5)
+                        enqueue(event)
+        finally:
+            for task in tasks:
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(*tasks)
+
+
+def _restart(lane: Executor | None) -> None:
+    """Kill the process of ``lane`` (a read that ran out of time); the next read
+    starts a new one."""
+    restart = getattr(lane, "restart", None)
+    if restart is not None:
+        restart()

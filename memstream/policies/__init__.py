@@ -1,0 +1,16 @@
+"""The pure policies the jobs and reads apply: forgetting curves (decay), coldness (what
+to archive), the lifecycle knobs and their defaults, and the scope rule every read
+filters by. Time is passed in.
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "coldness",
+    "decay",
+    "lifecycle",
+    "limits",
+    "scope",
+]

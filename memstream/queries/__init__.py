@@ -1,0 +1,20 @@
+"""Read services over the projections: hybrid search, context blocks, entity profiles and
+history, memory lists, statistics, access and state look-ups. They read LanceDB tables;
+they never write.
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "context",
+    "explain",
+    "memory_list",
+    "memory_usage",
+    "profiles",
+    "search",
+    "stats",
+    "user_state",
+    "users",
+]

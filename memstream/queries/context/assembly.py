@@ -1,0 +1,172 @@
+"""Context assembly: the memory block an agent gets before it answers, within a token
+budget (pure; the candidates are gathered by :mod:`memstream.queries.context.gathering`).
+
+The budget is shared out in order: facts 40%, entity profiles 25%, temporal context 25%,
+evidence 10%. Lines the search scored far below the best one (under ``RELEVANCE_FLOOR``
+of its score) are left out, so a block is as long as the evidence, not the budget.
+Each section takes its lines best first while they fit its share (a line
+that does not fit is skipped, a shorter one may still fit); what a section leaves unused
+flows to the next. The block never exceeds the budget, counted with the tokenizer the
+caller passes in, and is None when there is nothing to say.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+__all__ = [
+    "RELEVANCE_FLOOR",
+    "SECTIONS",
+    "Assembly",
+    "ContextLine",
+    "Section",
+    "SectionName",
+    "assemble",
+    "complexity",
+]
+
+SectionName = Literal["facts", "entities", "temporal", "evidence"]
+#: The sections in order, with their share of the budget and their heading.
+SECTIONS: tuple[tuple[SectionName, float, str], ...] = (
+    ("facts", 0.40, "## What is known"),
+    ("entities", 0.25, "## People, places and things"),
+    ("temporal", 0.25, "## Around that time"),
+    ("evidence", 0.10, "## Said before"),
+)
+
+#: Lines scored under this share of the best line's score are left out of a block: past
+#: it, reciprocal rank fusion's scores say neither retriever found the line near the top.
+RELEVANCE_FLOOR = 0.4
+
+#: Words and shapes of questions that want more context (several pieces of evidence, a
+#: comparison, a reason, a span of time).
+_COMPLEX = re.compile(
+    r"\b(why|how come|how did|how has|compare|compared|difference|between|both|all the|"
+    r"every time|over time|since|history|timeline|relationship|summari[sz]e|"
+    r"what happened|what changed)\b",
+    re.IGNORECASE,
+)
+
+
+def complexity(query: str) -> Literal["simple", "complex"]:
+    """``complex`` for a question that wants several pieces of evidence (a long one, two
+    questions at once, a reason, a comparison, a span of time), else ``simple``."""
+    words = query.split()
+    if len(words) > 16 or query.count("?") > 1 or _COMPLEX.search(query):
+        return "complex"
+    return "simple"
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """One line of the block: what it says, and what an agent needs to act on it."""
+
+    memory_id: str
+    text: str
+    occurred_at: datetime | None = None
+    kind: str | None = None
+    archived: bool = False
+    #: the log events (turns, commands) the line rests on: its provenance
+    sources: tuple[str, ...] = ()
+    #: how relevant the search found it (None: always worth its place)
+    score: float | None = None
+
+    def render(self) -> str:
+        """``- [kind] text (date, id)``; ``[archived]`` for an archived memory's summary
+        (the agent can expand it by id)."""
+        label = "archived" if self.archived else self.kind
+        when = self.occurred_at.date().isoformat() if self.occurred_at else "undated"
+        prefix = f"[{label}] " if label else ""
+        return f"- {prefix}{' '.join(self.text.split())} ({when}, {self.memory_id})"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A filled section: its lines and the tokens they take (heading included)."""
+
+    name: SectionName
+    lines: list[ContextLine] = field(default_factory=list)
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """The block (None when nothing was found), its sections and its size."""
+
+    context: str | None
+    sections: list[Section]
+    tokens: int
+    budget_tokens: int
+
+
+def assemble(
+    candidates: Mapping[SectionName, Sequence[ContextLine]],
+    budget_tokens: int,
+    count_tokens: Callable[[str], int],
+    floor: float = RELEVANCE_FLOOR,
+) -> Assembly:
+    """Fill the budget with ``candidates`` (each section's lines best first), leaving
+    out lines scored under ``floor`` times the best score: the block stops where the
+    evidence stops, whatever budget is left."""
+    best = max((line.score for lines in candidates.values() for line in lines
+                if line.score is not None), default=0.0)  # fmt: skip
+    candidates = {
+        name: [line for line in lines if line.score is None or line.score >= floor * best]
+        for name, lines in candidates.items()
+    }
+    sections: list[Section] = []
+    carried = 0
+    used_total = 0
+    seen: set[str] = set()
+    for name, share, heading in SECTIONS:
+        room = int(budget_tokens * share) + carried
+        lines: list[ContextLine] = []
+        used = 0
+        heading_tokens = count_tokens(heading) + 1  # the blank line before it
+        for line in candidates.get(name, ()):
+            if line.memory_id in seen:
+                continue  # a memory says its piece once
+            cost = count_tokens(line.render())
+            if used + cost + (0 if lines else heading_tokens) > room:
+                continue
+            used += cost + (0 if lines else heading_tokens)
+            lines.append(line)
+            seen.add(line.memory_id)
+        carried = room - used
+        used_total += used
+        sections.append(Section(name, lines, used))
+    text = _render(sections)
+    if text is None:
+        return Assembly(None, sections, 0, budget_tokens)
+    tokens = count_tokens(text)
+    while tokens > budget_tokens:  # the parts' count is a bound, not a promise: trim
+        sections = _without_last_line(sections)
+        text = _render(sections)
+        if text is None:
+            return Assembly(None, sections, 0, budget_tokens)
+        tokens = count_tokens(text)
+    return Assembly(text, sections, tokens, budget_tokens)
+
+
+def _render(sections: Sequence[Section]) -> str | None:
+    headings = {name: heading for name, _, heading in SECTIONS}
+    parts = [
+        "\n".join([headings[s.name], *(line.render() for line in s.lines)])
+        for s in sections
+        if s.lines
+    ]
+    return "\n\n".join(parts) if parts else None
+
+
+def _without_last_line(sections: list[Section]) -> list[Section]:
+    last = max(i for i, s in enumerate(sections) if s.lines)
+    trimmed = sections[last]
+    return [
+        *sections[:last],
+        Section(trimmed.name, trimmed.lines[:-1], trimmed.tokens),
+        *sections[last + 1 :],
+    ]

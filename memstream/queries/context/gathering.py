@@ -1,0 +1,297 @@
+"""Gathering what a context block may hold, best first per section (the assembly itself
+is :func:`memstream.queries.context.assembly.assemble`).
+
+- facts: the facts, preferences, procedures, opinions and reflections a hybrid search
+  for the query returns (archived ones as their summaries);
+- entity profiles: the entities the top results name, each with its aliases, mention
+  count, first and last seen, and the few facts linked to it;
+- temporal context: the episodes inside the time the query names, or else the turns of
+  the most relevant session, then the other turns the search found, best first;
+- evidence: the turns the facts came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from memstream.policies.scope import scope_filter
+from memstream.projections.episodes import memory_id_for
+from memstream.projections.memory_state import is_hidden, state_id
+from memstream.queries.context.assembly import ContextLine, SectionName
+from memstream.queries.profiles import linked_ids, resolve_entities
+from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResult
+from memstream.queries.search.term_index import words
+from memstream.storage import filters
+from memstream.storage.lance.tables import MEMORIES, MEMORY_STATE
+from memstream.text.mentions import NAMED_TYPES, normalize_name
+from memstream.text.passages import LONG_TURN_CHARACTERS, marked_cut
+from memstream.text.time_phrases import query_range
+
+__all__ = ["FACT_KINDS", "context_candidates"]
+
+FACT_KINDS = frozenset({"fact", "preference", "procedure", "opinion", "reflection"})
+#: How many results are asked for, entities profiled, and turns shown around a time.
+_DEPTH = 50
+_ENTITIES = 5
+#: Entities named by results below this rank are not profiled unless the query names them.
+_PROFILED_FROM = 3
+_TEMPORAL = 20
+#: The best-ranked turns a block's "around that time" section opens with, when they
+#: score within ``_CLOSE`` of the best.
+_LEADING = 2
+_CLOSE = 0.95
+#: How many facts an entity's profile states, and how many facts' states are read at once.
+_FACTS_PER_ENTITY = 3
+_STATE_SLICE = 64
+
+
+def context_candidates(
+    searcher: Searcher, request: SearchRequest, now: datetime
+) -> dict[SectionName, list[ContextLine]]:
+    """Each section's candidate lines for ``request`` (its user, project and query; the
+    search looks ``_DEPTH`` deep), best first; empty when the search finds nothing."""
+    request = request.model_copy(update={"k": _DEPTH, "now": now})
+    results = searcher.search(request).results
+    if not results:
+        return {}
+    facts = [r for r in results if r.kind in FACT_KINDS]
+    return {
+        "facts": [_line(r) for r in facts],
+        "entities": _entity_lines(searcher, request, results, {r.memory_id for r in facts}),
+        "temporal": _temporal_lines(searcher, request, results, now),
+        "evidence": _evidence_lines(searcher, request, facts),
+    }
+
+
+def _line(result: SearchResult, query: str = "") -> ContextLine:
+    return ContextLine(
+        result.memory_id,
+        _excerpt(result, query),
+        result.occurred_at,
+        result.kind,
+        result.archived,
+        tuple(result.source_event_ids),
+        result.score,
+    )
+
+
+def _excerpt(result: SearchResult, query: str) -> str:
+    """What a line quotes of a memory: of a long turn, the few lines or sentences that
+    share most of the query's words (nearest the passage the search matched on a tie),
+    marked as cut; else it all."""
+    if result.kind != "episode" or result.archived:
+        return result.content
+    matched = result.passage
+    return _quoted(result.content, query, None if matched is None else matched.start)
+
+
+def _quoted(content: str, query: str, near: int | None = None) -> str:
+    """``content``, or for a long turn, its window of at most :data:`_QUOTED` characters
+    (whole lines or sentences, opening on one that shares a word with ``query``) that
+    shares most words with it; on a tie, the one nearest character ``near`` (the
+    matched passage), else the first; marked as cut."""
+    if len(content) <= LONG_TURN_CHARACTERS:
+        return content
+    units = [(m.start(), m.end()) for m in _UNIT.finditer(content)]
+    asked = set(words(query))
+    said = [asked.intersection(words(content[a:b])) for a, b in units]
+    any_shared = any(said)
+    best: tuple[int, int, int, int] | None = None  # (-shared, distance, start, -end)
+    window: Counter[str] = Counter()  # the words of units i..j-1: the longest from i
+    j = 0
+    for i, (start, _) in enumerate(units):
+        while j < len(units) and (j == i or units[j][1] - start <= _QUOTED):
+            window.update(said[j])
+            j += 1
+        if said[i] or not any_shared:  # a window opens on a unit that shares a word
+            end = min(units[j - 1][1], start + _QUOTED)
+            distance = 0 if near is None else abs(start - near)
+            key = (-len(+window), distance, start, -end)
+            if best is None or key < best:
+                best = key
+        window.subtract(said[i])
+    assert best is not None  # a long turn has units
+    return marked_cut(content, best[2], -best[3])
+
+
+#: The most a line quotes of a long turn (about 90 tokens of English).
+_QUOTED = 500
+#: A line of a long turn, or a sentence of a line.
+_UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.M)
+
+
+def _entity_lines(
+    searcher: Searcher,
+    request: SearchRequest,
+    results: Sequence[SearchResult],
+    said: set[str],
+) -> list[ContextLine]:
+    """Profiles of the entities the query names, then of those the first
+    ``_PROFILED_FROM`` results name, in a few reads whatever their number: the
+    entities, the facts linked to any of them, those facts' states. A profile leaves
+    out the facts ``said`` in the facts section, and is scored as the best result
+    naming it (one the query names, as the best result). A date, an amount or a link
+    takes a line only when the question names it: its facts say it already."""
+    user_id = request.user_id
+    scores: dict[str, float] = {}
+    asked = request.query.casefold()
+    top = results[0].score if results else 0.0
+    for rank, result in enumerate(results):
+        for name in result.entities:
+            if name.casefold() in asked:
+                scores[name] = top
+            elif rank < _PROFILED_FROM:
+                scores.setdefault(name, result.score)
+    names = sorted(scores, key=lambda n: -scores[n])[:_ENTITIES]
+    entities = resolve_entities(searcher.store, user_id, names)
+    ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
+    known = _current_facts(searcher, request, ids, said)
+    named = {normalize_name(n) for n in scores if n.casefold() in asked}
+    return [  # a line has something to say: a named thing's facts, or what is asked about
+        _profile_line(e, known[e["entity_id"]], _best_naming(e, scores))
+        for e in entities
+        if named & set(e["aliases"] or ()) or (e["type"] in NAMED_TYPES and known[e["entity_id"]])
+    ]
+
+
+def _best_naming(entity: dict[str, Any], scores: dict[str, float]) -> float | None:
+    """The best score of the names that resolved to ``entity`` (any of its aliases)."""
+    aliases = set(entity["aliases"] or ())
+    return max((s for n, s in scores.items() if normalize_name(n) in aliases), default=None)
+
+
+def _current_facts(
+    searcher: Searcher, request: SearchRequest, ids: dict[str, set[str]], said: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """For each entity (its id → the ids its memories carry), its newest facts in the
+    request's scope that still hold (superseded, forgotten and pruned ones left out), at
+    most ``_FACTS_PER_ENTITY``, none of those ``said``. States are read for the newest
+    facts first, a slice at a time, only until every entity has its share."""
+    user_id = request.user_id
+    linked = searcher.store.with_entities(
+        sorted({i for entity_ids in ids.values() for i in entity_ids}),
+        filters.all_of(
+            scope_filter(user_id, request.project_id), filters.is_in("kind", FACT_KINDS)
+        ),
+        limit=1_000_000,
+        columns=["memory_id", "content", "entity_ids", "source_event_ids", "occurred_at"],
+    )
+    pending = [m for m in linked if m["memory_id"] not in said]
+    known: dict[str, list[dict[str, Any]]] = {entity: [] for entity in ids}
+    for start in range(0, len(pending), _STATE_SLICE):
+        if all(len(facts) >= _FACTS_PER_ENTITY for facts in known.values()):
+            break
+        window = pending[start : start + _STATE_SLICE]
+        states = {
+            r["memory_id"]: r
+            for r in searcher.store.by_ids(
+                MEMORY_STATE, [state_id(user_id, m["memory_id"]) for m in window]
+            )
+            if r["user_id"] == user_id
+        }
+        for fact in window:
+            if is_hidden(states.get(fact["memory_id"])):
+                continue
+            for entity, entity_ids in ids.items():
+                if entity_ids & set(fact["entity_ids"] or ()) and (
+                    len(known[entity]) < _FACTS_PER_ENTITY
+                ):
+                    known[entity].append(fact)
+    return known
+
+
+def _profile_line(
+    profile: dict[str, Any], known: list[dict[str, Any]], score: float | None
+) -> ContextLine:
+    """``profile``, an ``entities`` row, as one line with the facts ``known`` of it; the
+    line rests on the turns those facts came from."""
+    name = profile["canonical_name"]
+    aliases = [a for a in profile["aliases"] or () if a.lower() != name.lower()]
+    mentions = profile["mention_count"]
+    parts = [f"{name} ({profile['type']}"]
+    parts.append(f"; also {', '.join(aliases)})" if aliases else ")")
+    parts.append(
+        f": {mentions} mention{'s' if mentions != 1 else ''}, "
+        f"first {profile['first_seen']:%Y-%m-%d}, last {profile['last_seen']:%Y-%m-%d}"
+    )
+    if known:
+        parts.append(". " + " ".join(f["content"] for f in known))
+    sources = tuple(dict.fromkeys(s for f in known for s in f["source_event_ids"] or ()))
+    return ContextLine(
+        profile["entity_id"],
+        "".join(parts),
+        profile["last_seen"],
+        "entity",
+        False,
+        sources,
+        score,
+    )
+
+
+def _temporal_lines(
+    searcher: Searcher, request: SearchRequest, results: Sequence[SearchResult], now: datetime
+) -> list[ContextLine]:
+    """The turns the search ranks first (:data:`_LEADING`, whatever their session, when
+    as relevant as the best), then those inside the time the query names, else those of
+    the most relevant session; then the other turns the search found, best first. A
+    second-best turn of another session is not pushed out by the first one's neighbours."""
+    episodes = [r for r in results if r.kind == "episode"]
+    leading = [r for r in episodes[:_LEADING] if r.score >= _CLOSE * episodes[0].score]
+    span = query_range(request.query, now)
+    if span is not None:
+        within = request.model_copy(
+            update={"after": span[0], "before": span[1], "kinds": ["episode"], "k": _TEMPORAL}
+        )
+        first = searcher.search(within).results
+    else:
+        session = next((r.session_id for r in episodes if r.session_id), None)
+        first = [r for r in episodes if session and r.session_id == session][:_TEMPORAL]
+    ordered: dict[str, SearchResult] = {}
+    for r in (*leading, *first, *episodes):
+        ordered.setdefault(r.memory_id, r)  # as first found (a time's search scores its own)
+    return [_line(r, request.query) for r in ordered.values()]
+
+
+def _evidence_lines(
+    searcher: Searcher, request: SearchRequest, facts: Sequence[SearchResult]
+) -> list[ContextLine]:
+    """The turns the facts came from, in the request's scope."""
+    user_id = request.user_id
+    wanted: dict[str, float] = {}  # each turn, as relevant as the best fact citing it
+    cited_by: dict[str, str] = {}  # and that fact: what a long turn is quoted for
+    for fact in facts:
+        for event_id in fact.source_event_ids:
+            wanted.setdefault(memory_id_for(user_id, event_id), fact.score)
+            cited_by.setdefault(memory_id_for(user_id, event_id), fact.content)
+    if not wanted:
+        return []
+    rows = searcher.store.by_ids(
+        MEMORIES,
+        list(wanted),
+        ["memory_id", "content", "speaker", "occurred_at", "kind", "source_event_ids"],
+        where=scope_filter(user_id, request.project_id, include_deleted=True),
+    )
+    by_id = {r["memory_id"]: r for r in rows}
+    lines = []
+    for memory_id in wanted:
+        row = by_id.get(memory_id)
+        if row is not None:
+            quoted = _quoted(row["content"], cited_by[memory_id])
+            said = f"{row['speaker']}: {quoted}" if row["speaker"] else quoted
+            sources = tuple(row["source_event_ids"] or ())
+            lines.append(
+                ContextLine(
+                    memory_id,
+                    said,
+                    row["occurred_at"],
+                    row["kind"],
+                    False,
+                    sources,
+                    wanted[memory_id],
+                )
+            )
+    return lines

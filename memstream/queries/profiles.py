@@ -1,0 +1,187 @@
+"""Reading one memory, its history, and an entity's profile, within a user's scope.
+
+``memory_document`` returns a memory as the API shows it (with its entities' names, its
+access count and what happened to it since: superseded, forgotten or pruned, confirmed,
+decayed); ``memory_history`` returns the chain of memories that replaced one another,
+oldest first; ``entity_profile`` resolves a name through normalized keys and aliases
+and returns the entity with its linked memories and a monthly timeline.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from memstream.policies.scope import owner_view_filter
+from memstream.projections.access import access_id
+from memstream.projections.entities import entity_id
+from memstream.projections.memory_state import effective_confidence, state_id
+from memstream.storage import filters
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
+from memstream.storage.schemas import NOT_STATE_COLUMNS
+from memstream.text.mentions import entity_group, normalize_name
+
+__all__ = [
+    "entity_profile",
+    "linked_ids",
+    "memory_document",
+    "memory_history",
+    "resolve_entities",
+]
+
+_HIDDEN = {*NOT_STATE_COLUMNS, "search_text"}
+_LINKED_SHOWN = 20
+
+
+def memory_document(store: ProjectionStore, user_id: str, memory_id: str) -> dict[str, Any] | None:
+    """The memory ``memory_id`` if ``user_id`` owns it, else None."""
+    rows = store.by_ids(MEMORIES, [memory_id], where=filters.equals("user_id", user_id))
+    if not rows:
+        return None
+    row = {k: v for k, v in rows[0].items() if k not in _HIDDEN}
+    ids = list(row.get("entity_ids") or ())
+    names = {
+        r["entity_id"]: r["canonical_name"]
+        for r in store.by_ids(ENTITIES, ids, ["entity_id", "canonical_name"])
+    }
+    row["entities"] = [names[e] for e in ids if e in names]
+    access = store.by_ids(
+        ACCESS, [access_id(user_id, memory_id)], ["access_count", "last_accessed"]
+    )
+    row["access_count"] = int(access[0]["access_count"]) if access else 0
+    row["last_accessed"] = access[0]["last_accessed"] if access else None
+    states = store.by_ids(MEMORY_STATE, [state_id(user_id, memory_id)])
+    state = states[0] if states else None
+    row["written_confidence"] = row["confidence"]
+    row["confidence"] = effective_confidence(row["confidence"], state)
+    for column in ("valid_until", "superseded_by", "forgotten_at", "forgotten_reason"):
+        row[column] = state[column] if state else row.get(column)
+    row["protected"] = bool(state and state["protected_at"] is not None)
+    row["supersedes"] = [r["memory_id"] for r in _superseded_by(store, user_id, memory_id)]
+    return row
+
+
+def memory_history(
+    store: ProjectionStore, user_id: str, memory_id: str
+) -> list[dict[str, Any]] | None:
+    """The chain of memories that replaced one another through ``memory_id``: every
+    memory it superseded (and those before), itself, and its successors, oldest first.
+    None when the user has no such memory."""
+    current = memory_document(store, user_id, memory_id)
+    if current is None:
+        return None
+    chain = [current]
+    seen = {memory_id}
+    back = current
+    while back["supersedes"]:
+        previous = next((m for m in back["supersedes"] if m not in seen), None)
+        if previous is None:
+            break
+        document = memory_document(store, user_id, previous)
+        if document is None:
+            break
+        seen.add(previous)
+        chain.insert(0, document)
+        back = document
+    forward = current
+    while forward["superseded_by"] and forward["superseded_by"] not in seen:
+        document = memory_document(store, user_id, forward["superseded_by"])
+        if document is None:
+            break
+        seen.add(document["memory_id"])
+        chain.append(document)
+        forward = document
+    _when_superseded(store, chain)
+    return chain
+
+
+def _when_superseded(store: ProjectionStore, chain: list[dict[str, Any]]) -> None:
+    """Give each memory of ``chain`` that a later one replaced ``superseded_at``: when
+    the replacement was recorded (a correction: when it was made). ``valid_until`` says
+    until when the memory held, which for a correction is the corrected memory's own
+    time (it was never true)."""
+    successors = {m["superseded_by"] for m in chain if m.get("superseded_by")}
+    recorded = {
+        r["memory_id"]: r["ingested_at"]
+        for r in store.by_ids(MEMORIES, sorted(successors), ["memory_id", "ingested_at"])
+    }
+    for memory in chain:
+        memory["superseded_at"] = recorded.get(memory.get("superseded_by") or "")
+
+
+def _superseded_by(store: ProjectionStore, user_id: str, memory_id: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = store.scan(
+        MEMORY_STATE,
+        ["memory_id", "valid_until"],
+        filters.all_of(
+            filters.equals("user_id", user_id), filters.equals("superseded_by", memory_id)
+        ),
+    ).to_pylist()
+    rows.sort(key=lambda r: (r["valid_until"], r["memory_id"]), reverse=True)
+    return rows
+
+
+def resolve_entities(
+    store: ProjectionStore, user_id: str, names: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The ``entities`` rows ``names`` resolve to, in one read, in the order of the names
+    (each once): a name, normalized, is an alias of its entity; when several entities
+    share it, the most mentioned one is meant. Names that resolve to nothing are left out."""
+    keys = [k for k in dict.fromkeys(normalize_name(n) for n in names) if k]
+    if not keys:
+        return []
+    rows = store.scan(
+        ENTITIES,
+        where=filters.all_of(filters.equals("user_id", user_id), filters.has_any("aliases", keys)),
+    ).to_pylist()
+    resolved: dict[str, dict[str, Any]] = {}
+    for key in keys:
+        best = max(
+            (r for r in rows if key in (r["aliases"] or ())),
+            key=lambda r: r["mention_count"],
+            default=None,
+        )
+        if best is not None:
+            resolved.setdefault(best["entity_id"], best)
+    return list(resolved.values())
+
+
+def linked_ids(user_id: str, entity: dict[str, Any]) -> set[str]:
+    """The entity ids a memory linked to ``entity`` (an ``entities`` row) may carry: one
+    per alias, in the group of its type (a place's ids are its named group's)."""
+    group = entity_group(entity["type"])
+    return {entity_id(user_id, group, alias) for alias in entity["aliases"] or ()}
+
+
+def entity_profile(
+    store: ProjectionStore, user_id: str, name: str, project_id: str | None = None
+) -> dict[str, Any] | None:
+    """The entity ``name`` (or an alias of it) of ``user_id``, with its memories in the
+    owner's view of ``project_id`` (:func:`~memstream.policies.scope.owner_view_filter`)."""
+    found = resolve_entities(store, user_id, [name])
+    if not found:
+        return None
+    (entity,) = found
+    linked = store.with_entities(
+        sorted(linked_ids(user_id, entity)),
+        filters.all_of(owner_view_filter(user_id, project_id), filters.is_null("valid_until")),
+        limit=1_000_000,
+        columns=["memory_id", "kind", "content", "speaker", "session_id", "occurred_at"],
+    )
+    timeline = Counter(
+        r["occurred_at"].strftime("%Y-%m") for r in linked if r["occurred_at"] is not None
+    )
+    return {
+        "entity_id": entity["entity_id"],
+        "name": entity["canonical_name"],
+        "type": entity["type"],
+        "aliases": list(entity["aliases"] or ()),
+        "mention_count": int(entity["mention_count"]),
+        "first_seen": entity["first_seen"],
+        "last_seen": entity["last_seen"],
+        "memories": linked[:_LINKED_SHOWN],
+        "memory_count": len(linked),
+        "timeline": [{"month": month, "memories": n} for month, n in sorted(timeline.items())],
+    }

@@ -1,0 +1,24 @@
+"""Hybrid search: the request and its answer, the searcher that orchestrates the
+retrievers, the per-user read model and its BM25 index, sign codes for big users,
+ranking (fusion and adjustments), query intent, speakers and neighbours.
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "candidates",
+    "intent",
+    "neighbours",
+    "ranking",
+    "read_model",
+    "request",
+    "retrievers",
+    "searcher",
+    "sign_codes",
+    "speakers",
+    "term_index",
+    "user_caches",
+    "user_view",
+]

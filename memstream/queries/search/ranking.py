@@ -1,0 +1,151 @@
+"""Ranking, as pure functions: how the retrievers' lists are fused (weighted reciprocal
+rank fusion) and how a fused score is adjusted by recency, importance, confidence,
+access and time. :mod:`memstream.queries.search.searcher` gathers the lists and calls these."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memstream.events.vocabulary import DERIVED_KINDS
+from memstream.queries.search.intent import Intent
+from memstream.text.time_phrases import find_spans
+
+__all__ = ["RankingWeights", "adjusted", "adjustment_bound", "fuse", "without_restatements"]
+
+
+@dataclass(frozen=True)
+class RankingWeights:
+    """How the retrievers' lists are fused and the fused scores adjusted.
+
+    Attributes:
+        full_text, vector, entity: weight of each retriever's list in the fusion.
+        entity_max_share: entities in more of the user's memories than this share are
+            not searched for (they match everything).
+        rrf_k: the rank offset of reciprocal rank fusion (higher flattens the lists).
+        candidates: how deep each retriever looks (at least ``k``).
+        recency: weight of ``exp(-age / recency_half_life_days)`` (0 ignores age).
+        importance: weight of the memory's importance (0..1).
+        access: weight of ``log1p(access_count)``.
+        dated_when: bonus for memories naming a date, on "when" questions.
+        time_phrase: bonus for memories inside the time a query phrase names.
+        speaker: bonus for memories said by the one speaker the query names.
+        neighbour_share, neighbour_reach: each turn gets this share of the best fused
+            score among the ``neighbour_reach`` turns before it in its session, and of
+            the best among those after it (:mod:`memstream.queries.search.neighbours`).
+        exact_vector_search_below: users with fewer vectors are searched exactly; above,
+            the ANN index (when the table has one) is used, re-ranked exactly.
+    """
+
+    full_text: float = 1.0
+    vector: float = 1.0
+    entity: float = 0.3
+    entity_max_share: float = 0.05
+    rrf_k: float = 5.0
+    candidates: int = 50
+    recency: float = 0.0
+    recency_half_life_days: float = 30.0
+    importance: float = 0.1
+    access: float = 0.02
+    dated_when: float = 0.1
+    time_phrase: float = 0.5
+    speaker: float = 0.3
+    neighbour_share: float = 0.3
+    neighbour_reach: int = 2
+    exact_vector_search_below: int = 50_000
+
+
+def fuse(lists: Sequence[tuple[float, Sequence[str]]], rrf_k: float) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: ``sum(weight / (rrf_k + rank))`` per id."""
+    scores: dict[str, float] = {}
+    for weight, ids in lists:
+        for rank, memory_id in enumerate(ids, start=1):
+            scores[memory_id] = scores.get(memory_id, 0.0) + weight / (rrf_k + rank)
+    return scores
+
+
+def adjusted(
+    score: float,
+    row: dict[str, Any],
+    *,
+    now: datetime,
+    weights: RankingWeights,
+    intent: Intent,
+    access_count: int,
+    time_range: tuple[datetime, datetime] | None,
+    speaker: str | None = None,
+) -> float:
+    """A fused score after recency, importance, confidence, access, time and speaker
+    bonuses (``speaker``: the one the query names, if any)."""
+    factor = 1.0
+    occurred = row.get("occurred_at")
+    if weights.recency and occurred is not None:
+        age_days = max((now - occurred).total_seconds() / 86400, 0.0)
+        factor += weights.recency * math.exp(-age_days / weights.recency_half_life_days)
+    importance = row.get("importance")
+    factor += weights.importance * (0.5 if importance is None else float(importance))
+    factor += weights.access * math.log1p(access_count)
+    if (
+        intent == "when"
+        and occurred is not None
+        and weights.dated_when > 0
+        and find_spans(row["content"], occurred)
+    ):
+        factor += weights.dated_when
+    if (
+        time_range is not None
+        and occurred is not None
+        and time_range[0] <= occurred < time_range[1]
+    ):
+        factor += weights.time_phrase
+    if speaker is not None and row.get("speaker") == speaker:
+        factor += weights.speaker
+    confidence = row.get("confidence")
+    return score * factor * (1.0 if confidence is None else float(confidence))
+
+
+def adjustment_bound(
+    weights: RankingWeights,
+    intent: Intent,
+    most_accessed: int,
+    time_range: bool,
+    speaker: bool,
+) -> float:
+    """The most :func:`adjusted` can multiply a fused score by, for a query of
+    ``intent`` (with a time phrase, naming a speaker, as told) over memories shown at
+    most ``most_accessed`` times: every bonus at its most, importance and confidence 1
+    (their largest values); a weight below 0 counts as 0, its bonus at its most."""
+    factor = 1.0 + max(weights.recency, 0.0) + max(weights.importance, 0.0)
+    factor += max(weights.access, 0.0) * math.log1p(most_accessed)
+    if intent == "when":
+        factor += max(weights.dated_when, 0.0)
+    if time_range:
+        factor += max(weights.time_phrase, 0.0)
+    if speaker:
+        factor += max(weights.speaker, 0.0)
+    return factor
+
+
+def without_restatements(ranked: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
+    """The ids of ``ranked`` ((memory id, kind, source event ids), best first) less the
+    memories that say again what a better one says: a turn that a fact above was
+    derived from, and a fact whose turns are all shown above. Two facts from one turn
+    say different things: both stay."""
+    shown: set[str] = set()  # turns an episode above says verbatim
+    stated: set[str] = set()  # turns a fact above was derived from
+    kept = []
+    for memory_id, kind, sources in ranked:
+        turns = set(sources)
+        if turns and kind == "episode" and turns <= stated:
+            continue
+        if turns and kind in DERIVED_KINDS and turns <= shown:
+            continue
+        kept.append(memory_id)
+        if kind == "episode":
+            shown |= turns
+        elif kind in DERIVED_KINDS:
+            stated |= turns
+    return kept

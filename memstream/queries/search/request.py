@@ -1,0 +1,178 @@
+"""What a search is asked and what it answers: the request, validated before anything
+reads the store, and the ranked results.
+
+Kept apart from the searcher (:mod:`memstream.queries.search.searcher`) so that a client
+of the HTTP API, the
+``memstream search`` command talking to a running server, validates and renders a
+search without loading the store or the model.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    field_validator,
+)
+
+from memstream.events.vocabulary import Identifier, Tag, UtcDateTime
+from memstream.policies.scope import without_controls
+from memstream.queries.search.intent import Intent
+
+__all__ = [
+    "MEMORY_KINDS",
+    "DocumentSource",
+    "PassageSpan",
+    "SearchRequest",
+    "SearchResponse",
+    "SearchResult",
+    "plain_words",
+]
+
+MEMORY_KINDS = (
+    "episode",
+    "fact",
+    "preference",
+    "procedure",
+    "opinion",
+    "reflection",
+    "summary",
+    "chunk",
+)
+
+#: Characters the full-text query parser treats as syntax; searched as plain words.
+_QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
+
+
+_KIND_PATTERN = "^(" + "|".join(MEMORY_KINDS) + ")$"
+
+
+def _whole_number(value: object) -> object:
+    """A JSON number without a fraction (``5`` or ``5.0``), never text or a boolean."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("must be a whole number")
+    if isinstance(value, float) and not value.is_integer():
+        raise ValueError("must be a whole number")
+    return int(value)
+
+
+class SearchRequest(BaseModel):
+    """What a caller asks: validated before anything reads the store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user_id: Identifier
+    project_id: Identifier | None = None
+    #: any text with at least one word (letters or digits) in it
+    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
+    k: Annotated[int, BeforeValidator(_whole_number)] = Field(default=10, ge=1, le=200)
+    now: UtcDateTime | None = None
+    after: UtcDateTime | None = None
+    before: UtcDateTime | None = None
+    kinds: list[Annotated[str, Field(pattern=_KIND_PATTERN)]] | None = Field(
+        default=None, max_length=len(MEMORY_KINDS)
+    )
+    tags: list[Tag] | None = Field(default=None, max_length=32)
+    #: also return superseded, forgotten and pruned memories (the history)
+    include_history: StrictBool = False
+    #: search the archived memories too, ranked with the hot ones (false: hot only)
+    include_archived: StrictBool = True
+    #: leave out what is further in meaning from the query than this cosine similarity
+    #: (of the query and the memory's vector, or a long turn's nearest passage): when
+    #: nothing reaches it, the answer is "nothing relevant", not the k least unrelated.
+    #: A memory not embedded yet is kept; a deployment without an embedder keeps all.
+    min_similarity: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
+
+    @field_validator("query")
+    @classmethod
+    def _has_words(cls, value: str) -> str:
+        value = without_controls(value)  # a pasted NUL or tab is no part of a question
+        if not plain_words(value):
+            raise ValueError("must contain at least one word")
+        return value
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        unknown = sorted(set(value) - set(MEMORY_KINDS))
+        if unknown:
+            raise ValueError(f"unknown kind {unknown[0]!r} (known: {', '.join(MEMORY_KINDS)})")
+        return value
+
+
+class DocumentSource(BaseModel):
+    """Where a chunk of a document comes from: what an agent cites (``citation``, as
+    ``Lease, p. 3, §Renewal``)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    document_id: str
+    title: str
+    page: int
+    last_page: int
+    headings: list[str]
+    chunk: int
+    citation: str
+
+
+class PassageSpan(BaseModel):
+    """Where in a long turn the passage that matched the query is: passage ``index``,
+    characters ``start`` to ``end`` of ``content``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    start: int
+    end: int
+
+
+class SearchResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    kind: str
+    content: str
+    score: float
+    session_id: str | None
+    occurred_at: datetime | None
+    speaker: str | None
+    source_event_ids: list[str]
+    entities: list[str]
+    confidence: float | None = None
+    superseded_by: str | None = None
+    forgotten: bool = False
+    #: an archived memory: ``content`` is its summary, the original is at ``storage_ref``
+    #: (``memstream expand``); its provenance is kept as it was
+    archived: bool = False
+    storage_ref: str | None = None
+    #: a chunk of a document: the document, its pages and section, and how to cite it
+    document: DocumentSource | None = None
+    #: a long turn found by one of its passages: which one, and where it is
+    passage: PassageSpan | None = None
+    #: the cosine similarity of the query and the memory (its nearest passage, for a
+    #: long turn); None when the memory was not among the nearest vectors
+    similarity: float | None = None
+
+
+class SearchResponse(BaseModel):
+    results: list[SearchResult]
+    intent: Intent
+    took_ms: float
+    #: where the time went, in ms, by stage (see :meth:`Searcher.search`); not part of
+    #: the answer's body (the API sends it as a ``Server-Timing`` header)
+    timings: dict[str, float] = Field(default_factory=dict, exclude=True)
+
+
+def plain_words(query: str) -> str:
+    """The query with parser syntax removed, so any user text searches as words."""
+    return " ".join(_QUERY_SYNTAX.sub(" ", query).split())

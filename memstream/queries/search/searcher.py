@@ -1,0 +1,466 @@
+"""Hybrid retrieval: full text, vectors and entities, fused, then adjusted.
+
+A search runs up to three retrievers over the memories a user may see (the scope rule,
+:mod:`memstream.policies.scope`, plus the request's kind, tag and time filters, all built from
+validated values; the query text goes to the BM25 index and the embedder as text,
+never into a filter):
+
+- full text: BM25 over the speaker-prefixed content;
+- vectors: cosine nearest neighbours of the query's embedding, among vectors made by
+  the same model;
+- entities: memories linked to the people, places, dates... the query names, resolved
+  through each entity's aliases.
+
+Each looks in the hot tables and in the archive index (archived memories: their
+summary, speaker first; their vector at 4 bits a dimension; their entities) and ranks
+both by one score, so an archived memory is found as it was when hot; it comes back
+with its provenance and storage reference.
+
+The ranked lists are fused by weighted reciprocal rank fusion, then each score is
+adjusted by recency, importance, confidence, access and (for "when" questions) whether
+the memory names a date. Time phrases in the query ("last week", "in May") resolved
+against ``now`` favour memories of that time; explicit ``after``/``before`` filter.
+Superseded and soft-deleted rows are never returned, nor a memory that says again what
+a better-ranked one says (a turn a fact above came from, a fact whose turns are shown
+above): the ``k`` results are ``k`` pieces of evidence.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import numpy as np
+
+from memstream.clock import Clock, system_clock
+from memstream.projections.access import access_id
+from memstream.projections.documents import CHUNK_KIND
+from memstream.projections.memory_state import is_hidden, state_id
+from memstream.queries.search.candidates import (
+    Nearness,
+    archived_row,
+    best_first,
+    best_rows,
+    embedded_query,
+    request_filters,
+    result_of,
+    scored_as_hot,
+    wanted_of,
+    with_state,
+)
+from memstream.queries.search.intent import IntentClassifier
+from memstream.queries.search.neighbours import SessionOrder, spread
+from memstream.queries.search.ranking import (
+    RankingWeights,
+    adjusted,
+    adjustment_bound,
+    fuse,
+)
+from memstream.queries.search.read_model import ReadModel
+from memstream.queries.search.request import (
+    DocumentSource,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+    plain_words,
+)
+from memstream.queries.search.retrievers import ARCHIVE_COLUMNS, Retrievers
+from memstream.queries.search.speakers import named_speaker
+from memstream.queries.search.user_caches import UserCaches
+from memstream.queries.search.user_view import ROW_COLUMNS, RequestFilter, UserView
+from memstream.storage import filters
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import (
+    ACCESS,
+    ARCHIVE_INDEX,
+    MEMORIES,
+    MEMORY_STATE,
+)
+from memstream.text.time_phrases import query_range
+
+__all__ = [
+    "Nearness",
+    "SearchRequest",
+    "SearchResponse",
+    "SearchResult",
+    "Searcher",
+    "plain_words",
+    "search",
+]
+
+
+class Searcher(Retrievers):
+    """Answers :class:`SearchRequest` s from a store.
+
+    Args:
+        store: the projections.
+        embed: the query embedder of the model the store's vectors were made with (None:
+            no vector retrieval).
+        model: that model's name (vectors of other models are not searched).
+        weights: fusion and adjustment weights.
+        clock: the current time, when a request gives no ``now``.
+        cache_rows: most rows (memories and vectors) of recently searched users kept in
+            memory (:mod:`memstream.queries.search.read_model`); 0 asks the tables for every search.
+        stale_seconds: how stale what it keeps (the users in memory, which users have
+            archived memories, their decoded archive vectors) may be: the reader's read
+            consistency; 0 asks the tables whether they moved before every search.
+    """
+
+    def __init__(
+        self,
+        store: ProjectionStore,
+        embed: Callable[[str], np.ndarray] | None = None,
+        model: str | None = None,
+        weights: RankingWeights | None = None,
+        clock: Clock = system_clock,
+        cache_rows: int = 0,
+        stale_seconds: float = 0.0,
+    ) -> None:
+        self.store = store
+        self._embed = embed
+        self._model = model
+        self.weights = weights or RankingWeights()
+        self._clock = clock
+        self._intent = IntentClassifier(embed)
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memstream-search")
+        self._non_empty: set[str] = set()  # tables known to hold rows
+        self._stale_seconds = stale_seconds
+        self._caches = UserCaches(
+            ReadModel(store, model or "", cache_rows, stale_seconds) if cache_rows > 0 else None
+        )
+        self._in_flight = 0
+        self._in_flight_lock = threading.Lock()
+
+    @property
+    def in_flight(self) -> int:
+        """How many searches this searcher is answering now."""
+        return self._in_flight
+
+    def forget(self, user_id: str) -> None:
+        """Drop what is kept of ``user_id`` in memory (the user was erased)."""
+        self._caches.forget(user_id)
+
+    def search(self, request: SearchRequest) -> SearchResponse:
+        """The best ``request.k`` memories, fused and adjusted (see the module docstring).
+
+        The query is embedded on a small thread pool from the start. A user the read
+        model holds (:mod:`~memstream.queries.search.read_model`) is searched in this thread
+        meanwhile
+        (BM25, then the vectors once the embedding is there; rows, access counts and
+        states come from memory); the archive's and the entities' retrievers run on the
+        pool (LanceDB releases the GIL), and for a user not held, so do the hot
+        retrievers and the row, access and state look-ups. Each retriever looks in the
+        hot tables and in the archive index alike and ranks what it found in both by one
+        score (BM25, cosine, entities matched), so an archived memory competes with the
+        hot ones on equal terms.
+
+        The answer's ``timings`` say where the time went (ms): ``view`` (bringing the
+        user's rows in memory up to date), ``embed``, each retriever (``full_text`` and
+        ``archived_text``, ``vectors``, ``entities``; they overlap) and ``retrieve``, the
+        wall time until all answered; each look-up (``rows``, ``access``, ``state``, for
+        a user not held; they overlap too) and ``look_up``, its wall time; then ``rank``
+        (fusion, adjustments, entity names).
+        """
+        with self._in_flight_lock:
+            self._in_flight += 1
+        try:
+            return self._search(request)
+        finally:
+            with self._in_flight_lock:
+                self._in_flight -= 1
+
+    def _search(self, request: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        stages: dict[str, float] = {}
+        now = request.now or self._clock()
+        w = self.weights
+        depth = max(w.candidates, request.k)
+        pool = self._pool
+        # First: the model runs while the rest is prepared. It embeds the query without
+        # the name of a speaker it says (the speakers as of the user's last view); when
+        # the view brought up to date says otherwise, the query is embedded again.
+        # the speakers of the user's last view: the query is embedded without the name it
+        # says before the view is brought up to date
+        embedded = embedded_query(request.query, self._caches.speakers(request.user_id))
+        embed_job = (
+            pool.submit(_timed, stages, "embed", self._embed, embedded)
+            if self._embed is not None
+            else None
+        )
+        view = self._view(request.user_id, stages)
+        speakers = self._remember_speakers(request.user_id, view)
+        with_known_speakers = embedded_query(request.query, speakers)
+        if self._embed is not None and with_known_speakers != embedded:
+            embed_job = pool.submit(_timed, stages, "embed", self._embed, with_known_speakers)
+        where = request_filters(request, "memories")
+        wanted = wanted_of(request)  # the same, as the read model's masks
+        cold = self._archive_filter(request)
+        # what has nothing to look for is not handed to the pool (a hand-off costs more
+        # than the nothing it would do)
+        cold_text_job = (
+            _ready([])
+            if cold is None
+            else pool.submit(
+                _timed,
+                stages,
+                "archived_text",
+                self._archived_full_text,
+                request.query,
+                cold,
+                depth,
+            )
+        )
+        mentions = self._query_mentions(request.query, now)
+
+        def linked_rows() -> list[dict[str, Any]]:
+            return _timed(
+                stages,
+                "entities",
+                self._entity_rows,
+                request,
+                mentions,
+                where,
+                wanted,
+                cold,
+                depth,
+                view,
+            )
+
+        entity_job: Future[list[dict[str, Any]]]
+        if not mentions:
+            entity_job = _ready([])
+        elif view is not None and cold is None:  # in memory: here
+            entity_job = _ready(linked_rows())
+        else:
+            entity_job = pool.submit(linked_rows)
+
+        # A user in memory is searched in this thread: in-memory work handed to other
+        # threads would only wait for the interpreter lock.
+        def hot_full_text() -> list[dict[str, Any]]:
+            return _timed(
+                stages, "full_text", self._full_text, request.query, where, wanted, depth, view
+            )
+
+        text_job = None if view is not None else pool.submit(hot_full_text)
+        hot_text = hot_full_text() if text_job is None else []
+        query_vector = embed_job.result() if embed_job is not None else None
+        nearness = _timed(
+            stages, "vectors", self._vector_ids, request, wanted, query_vector, cold, depth, view
+        )
+        vector_ids, cold_vector_rows = nearness.memory_ids, nearness.archived_rows
+        intent = self._intent(request.query, query_vector)
+        if text_job is not None:
+            hot_text = text_job.result()
+        cold_text = cold_text_job.result()
+        if view is not None and cold_text:
+            cold_text = scored_as_hot(cold_text, request.query, view)
+        text_rows = best_first([*hot_text, *cold_text], depth)
+        entity_rows = entity_job.result()
+        retrieved = time.perf_counter()
+        stages["retrieve"] = (retrieved - started) * 1000
+
+        rows: dict[str, dict[str, Any]] = {}
+        for found in (text_rows, entity_rows, cold_vector_rows):
+            for r in found:
+                if r["memory_id"] not in rows or not r.get("_archived"):
+                    rows[r["memory_id"]] = r
+        lists = [
+            (w.full_text, [r["memory_id"] for r in text_rows]),
+            (w.vector, vector_ids),
+            (w.entity, [r["memory_id"] for r in entity_rows]),
+        ]
+        fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
+        if w.neighbour_share > 0 and w.neighbour_reach > 0 and fused:
+            order = self._session_order(fused, rows, where, wanted, cold, view)
+            fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
+        missing = [m for m in fused if m not in rows]  # found by vector only, or beside
+        ids = list(fused)
+        if view is not None:
+            # rows are read from the view as the ranking needs them (see best_rows)
+            accesses = {m: view.access[m] for m in ids if m in view.access}
+            states = {m: view.states[m] for m in ids if m in view.states}
+            said_by = view.speakers_of(missing, wanted)
+        else:
+            fetch_job = pool.submit(
+                _timed, stages, "rows", self._hot_rows, missing, where, wanted, None
+            )
+            access_job = pool.submit(
+                _timed, stages, "access", self._access_counts, request.user_id, ids
+            )
+            state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, ids)
+            rows.update((r["memory_id"], r) for r in fetch_job.result())
+            accesses = access_job.result()
+            states = state_job.result()
+            said_by = set()
+        looked_up = time.perf_counter()
+        stages["look_up"] = (looked_up - retrieved) * 1000
+        if not request.include_history:
+            fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
+        if request.min_similarity is not None and query_vector is not None:
+            fused = {m: s for m, s in fused.items() if nearness.reaches(m, request.min_similarity)}
+        for m in states:
+            if m in rows:
+                rows[m] = with_state(rows[m], states[m])
+        span = query_range(request.query, now)
+        said_by.update(r["speaker"] for r in rows.values())
+        speaker = named_speaker(request.query, said_by)
+
+        def score_of(m: str) -> float:
+            return adjusted(
+                fused[m],
+                rows[m],
+                now=now,
+                weights=w,
+                intent=intent,
+                access_count=accesses.get(m, 0),
+                time_range=span,
+                speaker=speaker,
+            )
+
+        def read(chosen: list[str]) -> None:
+            """Bring the rows of ``chosen`` the view holds (with their states) into ``rows``
+            (without a view, every row is read already)."""
+            if view is not None:
+                found = view.rows([m for m in chosen if m not in rows], ROW_COLUMNS, wanted)
+                rows.update(
+                    (r["memory_id"], with_state(r, states.get(r["memory_id"]))) for r in found
+                )
+
+        bound = adjustment_bound(
+            w, intent, max(accesses.values(), default=0), span is not None, speaker is not None
+        )
+        scored = best_rows(fused, rows, read, score_of, bound, request.k)
+        names = self._entity_names([rows[m] for _, m in scored], view)
+        sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
+        results = [
+            result_of(
+                rows[m],
+                score,
+                names,
+                sources.get(m),
+                nearness.passages.get(m),
+                nearness.similarity.get(m),
+            )
+            for score, m in scored
+        ]
+        finished = time.perf_counter()
+        stages["rank"] = (finished - looked_up) * 1000
+        took = (finished - started) * 1000
+        timings = {name: round(ms, 2) for name, ms in stages.items()}
+        return SearchResponse(
+            results=results, intent=intent, took_ms=round(took, 2), timings=timings
+        )
+
+    def _document_sources(self, memory_ids: list[str]) -> dict[str, DocumentSource]:
+        """Where the chunks among the results come from: one look-up, for chunks only."""
+        if not memory_ids:
+            return {}
+        rows = self.store.by_ids(MEMORIES, memory_ids, ["memory_id", "metadata"])
+        return {r["memory_id"]: DocumentSource.model_validate_json(r["metadata"]) for r in rows}
+
+    def _session_order(
+        self,
+        fused: dict[str, float],
+        rows: dict[str, dict[str, Any]],
+        where: str,
+        wanted: RequestFilter,
+        cold: str | None,
+        view: UserView | None,
+    ) -> SessionOrder:
+        """The order of the turns of the sessions the fused memories belong to, hot and
+        archived. The rows it had to read (hot memories found by vector alone, whose
+        sessions it needs; the archived turns of those sessions) are added to ``rows``."""
+        if view is not None and cold is None:
+            return view.order  # every hot turn of the user, in order
+        found_by_vector = [m for m in fused if m not in rows]
+        rows.update(
+            (r["memory_id"], r) for r in self._hot_rows(found_by_vector, where, wanted, view)
+        )
+        sessions = sorted({rows[m]["session_id"] for m in fused if m in rows} - {None})
+        if not sessions:
+            return SessionOrder.of(())
+        if view is not None:
+            hot = view.session_turns(sessions)
+        else:
+            hot = self.store.scan(
+                MEMORIES,
+                ["memory_id", "session_id", "occurred_at"],
+                filters.all_of(
+                    where, filters.equals("kind", "episode"), filters.is_in("session_id", sessions)
+                ),
+            ).to_pylist()
+        archived: list[dict[str, Any]] = []
+        if cold is not None:
+            turns = filters.any_of(filters.equals("kind", "episode"), filters.is_null("kind"))
+            in_sessions = filters.all_of(cold, turns, filters.is_in("session_id", sessions))
+            found = self.store.scan(ARCHIVE_INDEX, ARCHIVE_COLUMNS, in_sessions).to_pylist()
+            archived = [archived_row(r) for r in found]
+            rows.update((r["memory_id"], r) for r in archived if r["memory_id"] not in rows)
+        return SessionOrder.of([*hot, *archived])
+
+    def _hot_rows(
+        self, memory_ids: list[str], where: str, wanted: RequestFilter, view: UserView | None
+    ) -> list[dict[str, Any]]:
+        """The search rows of these hot memories that the request may see: from the
+        view when there is one, else from the table."""
+        if view is not None:
+            return view.rows(memory_ids, ROW_COLUMNS, wanted)
+        return self.store.by_ids(MEMORIES, memory_ids, ROW_COLUMNS, where)
+
+    def _remember_speakers(self, user_id: str, view: UserView | None) -> frozenset[str] | None:
+        """The speakers of ``view`` (None without one), kept for the user's next search."""
+        speakers = None if view is None else view.speakers
+        self._caches.remember_speakers(user_id, speakers)
+        return speakers
+
+    def _view(self, user_id: str, stages: dict[str, float]) -> UserView | None:
+        """The user's hot memories in memory, up to date, if they fit the read model."""
+        read_model = self._caches.read_model
+        if read_model is None or not self._has_rows(MEMORIES):
+            return None
+        expected = self._user_count(MEMORIES, user_id)
+        return _timed(stages, "view", read_model.view, user_id, expected)
+
+    def _access_counts(self, user_id: str, memory_ids: list[str]) -> dict[str, int]:
+        """How often ``user_id`` was shown each memory (by memory id)."""
+        if not memory_ids or not self._has_rows(ACCESS):
+            return {}
+        keys = [access_id(user_id, m) for m in memory_ids]
+        found = self.store.by_ids(ACCESS, keys, ["memory_id", "access_count"])
+        return {r["memory_id"]: int(r["access_count"]) for r in found}
+
+    def _states(self, user_id: str, memory_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """What happened to these memories since they were written (by memory id)."""
+        if not memory_ids or not self._has_rows(MEMORY_STATE):
+            return {}
+        found = self.store.by_ids(MEMORY_STATE, [state_id(user_id, m) for m in memory_ids])
+        return {r["memory_id"]: r for r in found}
+
+
+def search(
+    store: ProjectionStore, request: SearchRequest, *, weights: RankingWeights | None = None
+) -> list[SearchResult]:
+    """Full text and entities only (no embedder): the results of ``request``."""
+    return Searcher(store, weights=weights).search(request).results
+
+
+T = TypeVar("T")
+
+
+def _timed(stages: dict[str, float], name: str, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)``, its wall time recorded in ``stages[name]`` (ms)."""
+    started = time.perf_counter()
+    try:
+        return work(*args)
+    finally:
+        stages[name] = (time.perf_counter() - started) * 1000
+
+
+def _ready(value: T) -> Future[T]:
+    """A future that already has ``value``."""
+    done: Future[T] = Future()
+    done.set_result(value)
+    return done

@@ -1,0 +1,16 @@
+"""The LanceDB side of storage: the tables of a projection generation, the gateway over
+them, the domain queries retrieval and jobs ask, index and compaction upkeep, and the
+one way a keyed merge starts.
+
+Its modules, named in ``__all__``, are imported by name; importing the package alone
+loads none of them."""
+
+from __future__ import annotations
+
+__all__ = [
+    "merges",
+    "queries",
+    "store",
+    "tables",
+    "upkeep",
+]

@@ -1,0 +1,250 @@
+"""Index and compaction upkeep of the projection tables: which indexes each table gets
+(full text, keys, scope, labels, and IVF-PQ for large vector tables), and compacting
+fragments and old versions. Mixed into :class:`memstream.storage.lance.store.ProjectionStore`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from lancedb.index import FTS, BTree, IvfPq, LabelList
+
+from memstream.storage.lance.merges import keyed_merge
+from memstream.storage.lance.tables import (
+    ACCESS,
+    ARCHIVE_INDEX,
+    ENTITIES,
+    KEYS,
+    MEMORIES,
+    MEMORY_STATE,
+    SESSIONS,
+    VECTORS,
+)
+
+__all__ = ["ANN_INDEX_MIN_ROWS", "IndexUpkeep"]
+
+log = logging.getLogger(__name__)
+
+#: The vectors table gets an ANN index (IVF-PQ) from this many rows on; below it, and
+#: for users with few vectors, search compares with every vector of the user.
+ANN_INDEX_MIN_ROWS = 100_000
+
+
+def _ann_index(rows: int, dimension: int) -> IvfPq:
+    sub_vectors = next(d for d in (48, 32, 24, 16, 8, 4, 2, 1) if dimension % d == 0)
+    return IvfPq(
+        distance_type="cosine",
+        num_partitions=max(16, min(1024, rows // 4000)),
+        num_sub_vectors=sub_vectors,
+    )
+
+
+def _full_text_index() -> FTS:
+    """The full-text index of memory text and archive summaries."""
+    return FTS(with_position=False, stem=True, remove_stop_words=True, ascii_folding=True)
+
+
+#: Tries of an index creation that lost a commit race (another creation of it, or a
+#: concurrent commit), with a doubling pause from the first.
+_INDEX_TRIES, _INDEX_PAUSE_SECONDS = 4, 0.05
+
+
+def _create_index(table: Any, column: str, config: Any) -> None:
+    """Create one index; when a concurrent commit preempts it (two upkeeps indexing
+    the same new table, in one process or several), look again: the other may have
+    created it, else try again."""
+    for attempt in range(_INDEX_TRIES):
+        try:
+            table.create_index(column, config=config)
+            return
+        except RuntimeError as exc:
+            if "commit conflict" not in str(exc) or attempt == _INDEX_TRIES - 1:
+                raise
+            log.info("indexing %s lost a commit race; looking again", column)
+        time.sleep(_INDEX_PAUSE_SECONDS * 2**attempt)
+        table.checkout_latest()
+        if (column,) in {tuple(index.columns) for index in table.list_indices()}:
+            return
+
+
+class IndexUpkeep:
+    """Index and compaction upkeep over the store's tables."""
+
+    _tables: dict[str, Any]
+
+    @property
+    def vector_dimension(self) -> int:
+        raise NotImplementedError  # the table gateway's
+
+    def ensure_indexes(self, names: Sequence[str] | None = None, ann: bool = True) -> None:
+        """Create the full-text, key, scope and label indexes of tables (all, or
+        ``names``) that have rows, and (``ann``) the vector index of a large table."""
+        wanted: dict[str, list[tuple[str, Any]]] = {
+            MEMORIES: [
+                ("search_text", _full_text_index()),
+                ("memory_id", BTree()),
+                ("user_id", BTree()),
+                ("entity_ids", LabelList()),
+                ("tags", LabelList()),
+            ],
+            VECTORS: [("memory_id", BTree()), ("user_id", BTree())],
+            ENTITIES: [("entity_id", BTree()), ("user_id", BTree())],
+            ACCESS: [("access_id", BTree())],
+            MEMORY_STATE: [("state_id", BTree())],
+            SESSIONS: [("session_key", BTree())],
+            ARCHIVE_INDEX: [
+                # no key index: reads of archived rows go through the user's (a btree on
+                # archive_id would cost a fifth of what the rest of a row does)
+                ("search_text", _full_text_index()),
+                ("user_id", BTree()),
+                ("entity_ids", LabelList()),
+            ],
+        }
+        for name, indexes in wanted.items():
+            if names is not None and name not in names:
+                continue
+            table = self._tables[name]
+            rows = table.count_rows()
+            if rows == 0:
+                continue
+            present = {tuple(index.columns) for index in table.list_indices()}
+            if name == VECTORS and rows >= ANN_INDEX_MIN_ROWS and ann:
+                indexes.append(("vector", _ann_index(rows, self.vector_dimension)))
+            for column, config in indexes:
+                if (column,) not in present:
+                    log.debug("indexing %s.%s (%d rows)", name, column, rows)
+                    _create_index(table, column, config)
+
+    def table_shapes(self) -> dict[str, tuple[int, int]]:
+        """Each table's (latest version number, data fragments), read from its latest
+        manifest (listing its versions would read every manifest kept)."""
+        shapes = {}
+        for name, table in self._tables.items():
+            fragments = table.stats()["fragment_stats"]["num_fragments"]
+            shapes[name] = (int(table.version), int(fragments))
+        return shapes
+
+    def optimize(self, retain: timedelta) -> None:
+        """Compact fragments, index new rows, drop versions older than ``retain``."""
+        for name in self._tables:
+            self.optimize_table(name, retain)
+
+    def optimize_table(self, name: str, retain: timedelta) -> None:
+        """``optimize`` for one table (the caller keeps writers away meanwhile).
+
+        Fragments are compacted before a missing index is built, so a table a replay
+        just wrote is indexed once, over its compacted fragments, not indexed and then
+        re-indexed by the compaction."""
+        table = self._tables[name]
+        # Compact from the newest version: a plan made on an older one conflicts with
+        # every commit since (another worker's update, the last holder's compaction).
+        table.checkout_latest()
+        if table.count_rows() > 0:
+            table.optimize(cleanup_older_than=retain)
+            log.debug("optimized %s", name)
+        if name in (MEMORIES, VECTORS):
+            self.ensure_indexes()
+
+    def purge(self, where: Mapping[str, str]) -> dict[str, int]:
+        """Delete the rows matching ``where[name]`` from each named table and leave no
+        byte of them in its files: no older version, no deletion vector over a data
+        file that still holds them, no full-text index that still lists their words.
+        Returns the rows removed per table.
+
+        Old versions are removed at once, so a reader of another process still on one
+        fails its read (and reads again); erasures are rare, and this is what they cost.
+        Files no version refers to go at once too (a failed write's may hold the rows):
+        with several workers, the caller holds the compaction window, so that no other
+        write is under way.
+        """
+        removed: dict[str, int] = {}
+        for name, condition in where.items():
+            table = self._tables[name]
+            count = table.count_rows(condition)
+            if count == 0:
+                continue
+            started = time.perf_counter()
+            _retrying(table.delete, condition)
+            removed[name] = count
+            _retrying(self._rewrite_without_deleted, name)
+            took = time.perf_counter() - started
+            log.info("purged %d rows of %s in %.2f s", count, name, took)
+        return removed
+
+    def _rewrite_without_deleted(self, name: str) -> None:
+        with warnings.catch_warnings():  # that older versions go at once is the point
+            warnings.simplefilter("ignore", UserWarning)
+            self._rewrite(name)
+
+    def _rewrite(self, name: str) -> None:
+        table = self._tables[name]
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        if _holds_deleted_rows(table):
+            # Compaction keeps a large fragment with few deletions as it is (a deletion
+            # vector over the old file): write the rows that remain anew.
+            # The vector index is trained again by the next upkeep, not here: search
+            # compares a user's vectors exactly meanwhile (a minute for 200,000 vectors).
+            log.info("erasure: rewriting %s (%d rows)", name, table.count_rows())
+            read_at = int(table.version)
+            written = table.add(table.to_arrow(), mode="overwrite")
+            self.put_back_rows_written_meanwhile(name, read_at, int(written.version))
+        for index in table.list_indices():
+            if index.index_type.upper() in ("FTS", "INVERTED"):  # its terms list the words
+                table.drop_index(index.name)
+        self.ensure_indexes([name], ann=False)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        table.checkout_latest()
+
+    def put_back_rows_written_meanwhile(self, name: str, read_at: int, overwritten_at: int) -> int:
+        """After an overwrite of table ``name`` (committed as version ``overwritten_at``)
+        with the rows it held at version ``read_at``: insert again the rows other
+        writers committed between that read and the overwrite (an overwrite wins over
+        them, and would drop them). Answers how many rows were put back."""
+        table = self._tables[name]
+        if overwritten_at <= read_at + 1:
+            return 0  # nothing was committed in between
+        table.checkout(overwritten_at - 1)
+        try:
+            before = table.to_arrow()
+        finally:
+            table.checkout_latest()
+        key = KEYS[name]
+        kept = set(table.to_arrow().column(key).to_pylist())
+        kept_keys = pa.array(list(kept), type=before.schema.field(key).type)
+        missing = before.filter(pc.invert(pc.is_in(before.column(key), kept_keys)))
+        if missing.num_rows:
+            log.warning(
+                "%s: %d rows another writer committed during the rewrite put back",
+                name,
+                missing.num_rows,
+            )
+            keyed_merge(table, key).when_not_matched_insert_all().execute(missing)
+        return int(missing.num_rows)
+
+
+def _retrying(step: Callable[[str], object], argument: str, attempts: int = 8) -> None:
+    """Run ``step``, again while LanceDB reports a commit another writer preempted
+    (another process compacting the same table): every step here is idempotent."""
+    for attempt in range(attempts):
+        try:
+            step(argument)
+            return
+        except RuntimeError as exc:
+            if "Retryable commit conflict" not in str(exc) or attempt == attempts - 1:
+                raise
+            log.info("erasure: a concurrent commit; trying again")
+            time.sleep(0.2 * (attempt + 1))
+
+
+def _holds_deleted_rows(table: Any) -> bool:
+    """Whether the table's data files hold more rows than it has (deleted ones)."""
+    fragments = table.stats()["fragment_stats"]
+    held = round(fragments["lengths"]["mean"] * fragments["num_fragments"])
+    return bool(held != table.count_rows())

@@ -1,0 +1,120 @@
+"""Upkeep of the projection tables: compaction and index building, one process at a time,
+inside the compaction window that writers of the other workers wait on."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from datetime import timedelta
+
+from memstream.storage.lance.store import is_commit_conflict
+from memstream.storage.lance.tables import (
+    INSERT_ONLY,
+)
+from memstream.streams.projector.core import (
+    CLAIMS_TABLES,
+    WINDOW_GRACE_SECONDS,
+    ProjectorCore,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Upkeep"]
+
+
+class Upkeep(ProjectorCore):
+    """Upkeep of the projection tables: compaction and index building, one process at a time,"""
+
+    def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
+        """Compact the tables (dropping versions older than ``retain``) and the archive;
+        with ``still_mine`` (renewing the upkeep lease), stop as soon as it says False.
+
+        LanceDB rejects a compaction preempted by a concurrent update of the same rows
+        (and leaves the rewrite's files behind). ``memories``, ``vectors`` and
+        ``dead_letters`` only ever get new rows, which do not conflict with compaction,
+        so they are compacted and their indexes refreshed (seconds) while batches keep
+        flowing. The small tables whose rows are updated are compacted together, holding
+        this process's write lock and, with several workers, the compaction window: the
+        other workers wait before their next update, and the compaction starts only
+        :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that updates already
+        under way land first. This process keeps applying batches during that grace: its
+        write lock is taken after it, for the compaction alone.
+        """
+        self.flush()
+        updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
+        for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
+            if still_mine is not None and not still_mine():
+                log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
+                return
+            with self._compacting:  # never beside an erasure's rewrite
+                self._optimize(name, retain)
+        if still_mine is not None and not still_mine():
+            return
+        releases = self._window_releases
+        if self.window is not None:
+            if not self.window.acquire(time.time_ns()):
+                log.warning("another process holds the compaction window: skipping")
+                return
+            # Other processes' updates already under way land first; this process's
+            # own go on meanwhile (its write lock is taken only for the compaction).
+            time.sleep(WINDOW_GRACE_SECONDS)
+        with self._writing, self._compacting:
+            if self.window is not None and self._window_releases != releases:
+                # an erasure here released the window during the grace: take it again
+                if not self.window.acquire(time.time_ns()):
+                    log.warning("another process holds the compaction window: skipping")
+                    return
+                time.sleep(WINDOW_GRACE_SECONDS)
+            try:
+                self._check_keys()
+                for name in updated:
+                    self._optimize(name, retain)
+            finally:
+                if self.window is not None:
+                    self.window.release()
+        if self._archive is not None and (still_mine is None or still_mine()):
+            removed = self._archive.compact()
+            if removed:
+                log.debug("event archive: %d small files merged", removed)
+
+    def _check_keys(self) -> None:
+        """Look for a key held twice in every keyed table (no write should make one):
+        say so loudly, and keep one row of each in the insert-only tables, whose
+        copies are the same row. Runs inside the compaction window."""
+        for name in self.store.table_names:
+            if name in INSERT_ONLY:
+                dropped = self.store.drop_duplicate_keys(name)
+                if dropped:
+                    self.duplicates_dropped += dropped
+                    log.error("%s: %d rows of keys held twice dropped (one of each kept)",
+                              name, dropped)  # fmt: skip
+                continue
+            repeated = self.store.duplicate_keys(name)
+            if repeated:
+                self.duplicates_found += len(repeated)
+                log.error(
+                    "%s: %d keys held twice (first: %s): a write raced past the key's "
+                    "conflict check",
+                    name,
+                    len(repeated),
+                    ", ".join(repeated[:5]),
+                )
+
+    def _optimize(self, name: str, retain: timedelta) -> None:
+        """Compact one table; one that lost a commit race is left to the next upkeep.
+
+        The claims tables (leases, partition owners) are written by processes claiming
+        partitions and renewing leases, which cannot wait for the compaction window (a
+        rebalance would stall behind it): their compaction may lose a race to a claim,
+        as expected, and is retried by the next upkeep like any other."""
+        try:
+            self.store.optimize_table(name, retain)
+        except Exception as exc:
+            if not is_commit_conflict(exc):
+                raise
+            if name in CLAIMS_TABLES:
+                log.info("compacting %s met a claim (%s): retried at the next upkeep", name, exc)
+                return
+            self.compactions_preempted += 1
+            log.warning("compacting %s lost a commit race (%s): the next upkeep retries", name, exc)
