@@ -44,7 +44,7 @@ test: setup
 # writers, imports beside the lifecycle), run N times in a row; stops at the first
 # failing round: make test-repeat N=10
 N ?= 5
-REPEAT ?= tests/test_scale_out.py tests/test_scale_out_s3.py tests/test_portability.py tests/test_claims.py
+REPEAT ?= tests/e2e/test_scale_out.py tests/e2e/test_scale_out_s3.py tests/e2e/test_portability.py tests/contract/test_claims.py
 test-repeat: setup
 	for round in $$(seq $(N)); do \
 		echo "round $$round of $(N)"; \

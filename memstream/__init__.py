@@ -8,7 +8,6 @@ of a replay does) does not load LanceDB.
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,7 +37,6 @@ __all__ = [
     "from_document",
 ]
 
-__version__ = version("memstream")  # one version: the package's, from pyproject.toml
 
 _HOMES = {
     "MemoryClient": "memstream.client",
@@ -56,6 +54,10 @@ _HOMES = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # one version: the package's, from pyproject.toml
+        from importlib.metadata import version
+
+        return version("memstream")
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'memstream' has no attribute {name!r}")

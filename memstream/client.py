@@ -37,6 +37,7 @@ from urllib.parse import quote
 
 import httpx
 
+from memstream.server_address import server_url
 from memstream.storage.errors import MemstreamError
 
 __all__ = [
@@ -47,8 +48,8 @@ __all__ = [
     "server_url",
 ]
 
-#: Where a server answers when nothing says otherwise (``memstream up``'s default).
-DEFAULT_URL = "http://127.0.0.1:8787"
+#: The address of the API answered in this process (no socket is opened).
+IN_PROCESS_URL = "http://memstream.in-process"
 
 
 class MemstreamAPIError(MemstreamError):
@@ -71,22 +72,11 @@ class MemstreamUnreachable(MemstreamError, ConnectionError):
         self.url = url
 
 
-def server_url(environ: Mapping[str, str] = os.environ) -> str:
-    """The server a client with no ``url`` asks (see the module docstring)."""
-    from memstream.server_address import running_api
-    from memstream.storage.state_folder import DEFAULT_DATA, state_folder
-
-    if environ.get("MEMSTREAM_API_URL"):
-        return environ["MEMSTREAM_API_URL"]
-    folder = state_folder(
-        environ.get("MEMSTREAM_DATA") or DEFAULT_DATA, environ.get("MEMSTREAM_STATE_DIR", "")
-    )
-    return running_api(folder) or DEFAULT_URL
-
-
 class MemoryClient:
     """Calls a memstream HTTP API (``memstream up`` or ``memstream serve``); with no
-    ``url``, the one the configuration names (see the module docstring)."""
+    ``url``, the one the configuration names (see the module docstring). ``transport``
+    decides where requests go, as in httpx: over the network by default, or to the API
+    answered in this process (:func:`memstream.http.in_process.in_process_transport`)."""
 
     def __init__(
         self,
@@ -94,11 +84,22 @@ class MemoryClient:
         timeout: float = 30.0,
         retries: int = 0,
         api_key: str | None = None,
+        transport: httpx.BaseTransport | None = None,
     ) -> None:
+        if transport is not None and url is None:
+            url = IN_PROCESS_URL
         self.url = (url or server_url()).rstrip("/")
         api_key = api_key or os.environ.get("MEMSTREAM_API_KEY") or None
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
-        self._http = httpx.Client(base_url=self.url, timeout=timeout, headers=headers)
+        self._http = httpx.Client(
+            base_url=self.url,
+            timeout=timeout,
+            headers=headers,
+            transport=transport,
+            # TLS settings only for https: a plain-HTTP client makes no TLS context (loading
+            # the CA bundle is 20 ms of a command's start)
+            verify=self.url.startswith("https://"),
+        )
         self._retries = retries
 
     def __enter__(self) -> MemoryClient:

@@ -15,12 +15,25 @@ import contextlib
 import json
 import os
 import secrets
-from collections.abc import Iterator
+import urllib.request
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-__all__ = ["ADDRESS_FILE", "announced", "api_url_of", "new_instance", "running_api"]
+from memstream.storage.state_folder import DEFAULT_DATA, state_folder
+
+__all__ = [
+    "ADDRESS_FILE",
+    "DEFAULT_URL",
+    "announced",
+    "api_url_of",
+    "new_instance",
+    "running_api",
+    "server_url",
+]
 
 ADDRESS_FILE = "api.json"
+#: Where a server answers when nothing says otherwise (``memstream up``'s default).
+DEFAULT_URL = "http://127.0.0.1:8787"
 #: How long a client waits for ``/healthz`` before it opens the data folder itself.
 HEALTH_SECONDS = 1.0
 
@@ -74,13 +87,31 @@ def running_api(folder: Path) -> str | None:
         return None
     except PermissionError:  # alive, but another user's: not ours to ask
         return None
-    import httpx
-
-    try:
-        answer = httpx.get(f"{url}/healthz", timeout=HEALTH_SECONDS).json()
-    except (httpx.HTTPError, ValueError):
+    try:  # the standard library: a coding agent's hook finds the server this way too
+        with urllib.request.urlopen(f"{url}/healthz", timeout=HEALTH_SECONDS) as response:
+            answer = json.loads(response.read())
+    except (OSError, ValueError):
         return None
     return url if isinstance(answer, dict) and answer.get("instance") == instance else None
+
+
+def server_url(
+    environ: Mapping[str, str] = os.environ, *, api: str | None = None, data: str | None = None
+) -> str:
+    """The API a client on this machine asks, the one rule for the Python client, the
+    command line's hooks and every front door that asks a server: ``api`` if given,
+    else ``MEMSTREAM_API_URL``, else the server running for the data folder (``data``,
+    else ``MEMSTREAM_DATA``; its state in ``MEMSTREAM_STATE_DIR`` when given), else
+    :data:`DEFAULT_URL`."""
+    if api:
+        return api.rstrip("/")
+    if environ.get("MEMSTREAM_API_URL"):
+        return environ["MEMSTREAM_API_URL"].rstrip("/")
+    folder = state_folder(
+        data or environ.get("MEMSTREAM_DATA") or DEFAULT_DATA,
+        environ.get("MEMSTREAM_STATE_DIR", ""),
+    )
+    return running_api(folder) or DEFAULT_URL
 
 
 def _read(path: Path) -> dict[str, object]:

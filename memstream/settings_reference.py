@@ -4,7 +4,7 @@ and what it means (the class's own docstring), so the page cannot drift from the
 
     python -m memstream.settings_reference > docs/configuration.md
 
-``tests/test_docs.py`` checks that the page is what this prints.
+``tests/e2e/test_docs.py`` checks that the page is what this prints.
 """
 
 from __future__ import annotations

@@ -224,6 +224,21 @@ class WorkerProcess:
         """The worker's metrics port (``/metrics``, ``/healthz``, ``/readyz``)."""
         return f"http://127.0.0.1:{self.metrics_port}"
 
+    def __enter__(self) -> WorkerProcess:
+        """Start the worker (unless started) and wait until its API serves; stopped when
+        the block ends, whatever happened in it."""
+        if self.process is None:
+            self.start()
+        try:
+            self.wait_serving(timeout=120)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def start(self) -> WorkerProcess:
         env = {
             **os.environ,

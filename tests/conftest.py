@@ -8,13 +8,13 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pyarrow import fs as pafs
+from support.places import DataPlace, location_for
 
 from memstream.application import Operations
 from memstream.application.commands import correction
@@ -150,51 +150,10 @@ def new_bucket(
     return create
 
 
-def location_for(request: pytest.FixtureRequest, tmp_path: Path, name: str) -> Location:
-    """A folder ``name`` (``request.param`` "local") or a fresh bucket's prefix ``name``
-    on the S3 endpoint ("s3"): for the fixtures run against both."""
-    if request.param == "local":
-        return resolve_location(str(tmp_path / name))
-    endpoint = request.getfixturevalue("s3_endpoint")
-    bucket = request.getfixturevalue("new_bucket")(name)
-    return resolve_location(f"s3://{bucket}/{name}", s3_endpoint=endpoint, s3_region="us-east-1")
-
-
 @pytest.fixture(params=["local", "s3"])
 def cold_location(request: pytest.FixtureRequest, tmp_path: Path) -> Location:
     """Where a cold store lives: a local folder, then a fresh bucket on the S3 endpoint."""
     return location_for(request, tmp_path, "cold")
-
-
-@dataclass(frozen=True)
-class DataPlace:
-    """A data location for a whole memstream (tables, event archive, cold store).
-
-    Attributes:
-        uri: what ``--data`` says.
-        env: the settings and credentials a worker or the CLI needs to reach it.
-        location: the same place, resolved.
-        state_dir: the local folder for the worker's state and logs.
-    """
-
-    uri: str
-    location: Location
-    state_dir: Path
-    env: dict[str, str] = field(default_factory=dict)
-
-    def cold_files(self) -> list[str]:
-        """The Parquet files of the cold store."""
-        selector = pafs.FileSelector(
-            self.location.child("cold").path, recursive=True, allow_not_found=True
-        )
-        return [
-            i.path
-            for i in self.location.filesystem.get_file_info(selector)
-            if i.path.endswith(".parquet")
-        ]
-
-    def cli_env(self) -> dict[str, str]:
-        return {**os.environ, **self.env}
 
 
 @pytest.fixture(params=["local", "s3"])

@@ -30,10 +30,8 @@ from memstream.application.results import (
 )
 from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
-from memstream.events.vocabulary import (
-    MemoryAccessed,
-    in_time_range,
-)
+from memstream.events.identifiers import in_time_range
+from memstream.events.vocabulary import MemoryAccessed
 from memstream.observability import metrics, tracing
 from memstream.policies.limits import MAX_CONTEXT_TOKENS, MAX_LISTED
 from memstream.policies.scope import plain_text, scope_filter, valid_identifier, valid_tag

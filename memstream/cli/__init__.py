@@ -19,6 +19,10 @@ def main() -> None:
     # with bench/query.py, 50 clients at once: 82 searches/s with OpenBLAS's default
     # threads, 97/s with one.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # httpx imports its own command line (click, rich, pygments: 40 ms of a command's
+    # 300) when it is imported, and falls back to a stub when that import fails; this
+    # command never runs httpx's, so it takes the stub.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     if sys.argv[1:] == ["--version"]:  # nothing else to load
         from importlib.metadata import version
 

@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memstream.cli import render
 from memstream.cli.shared import (
@@ -19,9 +19,6 @@ from memstream.cli.shared import (
     show,
 )
 from memstream.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["hook_command", "keys_command", "mcp_command", "register"]
 

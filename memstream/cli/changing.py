@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from memstream.cli import render
-from memstream.cli.backends import InProcess
 from memstream.cli.shared import (
     Command,
     access_of,
@@ -16,9 +14,6 @@ from memstream.cli.shared import (
     unknown_user,
 )
 from memstream.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["correct", "erase", "memory_command", "register"]
 
@@ -44,21 +39,12 @@ def memory_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def erase(args: argparse.Namespace, settings: Settings) -> int:
-    from memstream.tenancy.audit import AuditLog
 
     access = access_of(args, settings)
     unknown = unknown_user(access, args.user, quiet=True)
     if not args.yes and not confirmed_erasure(args.user, unknown):
         return 2
     done = access.erase(args.user)
-    if isinstance(access, InProcess):  # a server audits what it is asked
-        AuditLog(settings.log_dir).record(
-            "erase",
-            key_id=None,
-            tenant=None,
-            user_id=args.user,
-            status=200 if done["complete"] else 202,
-        )
     show(args, done, render.erasure)
     return 0 if done["complete"] else 3
 

@@ -32,7 +32,6 @@ from memstream.cli.shared import (
     UsageError,
     say_error,
 )
-from memstream.events.codec import problems_of
 from memstream.settings import Settings
 from memstream.storage.errors import MemstreamError
 
@@ -70,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _settings(args)
         return int(args.handler(args, settings))
     except ValidationError as exc:
+        from memstream.events.codec import problems_of
+
         say_error("; ".join(problems_of(exc)))
     except MemstreamError as exc:  # the one root of what memstream refuses on purpose
         say_error(str(exc))
@@ -130,6 +131,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _named_as_given(error: ValidationError, given: Mapping[str, Any]) -> list[str]:
     """Each problem of the settings, led by the flag or variable that gave the value."""
+    from memstream.events.codec import problems_of
+
     lines = []
     for problem, item in zip(problems_of(error), error.errors(), strict=True):
         field = str(item["loc"][0]) if item["loc"] else ""

@@ -7,7 +7,6 @@ import argparse
 import json
 import sys
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from memstream.cli import render
 from memstream.cli.shared import (
@@ -18,9 +17,6 @@ from memstream.cli.shared import (
     time_arg,
 )
 from memstream.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["expand", "jobs", "register", "restore"]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -22,13 +21,9 @@ from memstream.cli.shared import (
     time_arg,
     unknown_user,
 )
-from memstream.events.codec import problems_of
 from memstream.queries.search.request import MEMORY_KINDS, SearchRequest
 from memstream.settings import EMBEDDERS, Settings
 from memstream.storage.errors import MemstreamError
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "context_command",
@@ -70,6 +65,8 @@ def memories_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def search_command(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.events.codec import problems_of
+
     try:
         request = SearchRequest.model_validate(
             {

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from memstream.cli import render
 from memstream.cli.progress import counting
@@ -22,9 +22,6 @@ from memstream.cli.shared import (
 )
 from memstream.portability.exports import EXPORT_FORMATS
 from memstream.settings import EMBEDDERS, Settings
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "digest_command",

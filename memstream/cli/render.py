@@ -12,22 +12,13 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memstream.events.codec import encode
 from memstream.events.short_ids import short_id
-from memstream.events.vocabulary import (
-    ConfidenceDecayed,
-    Event,
-    FactsConsolidated,
-    MemoryArchived,
-    MemoryPruned,
-    ReflectionWritten,
-    SessionClosed,
-)
 from memstream.queries.search.request import SearchResponse, SearchResult
 from memstream.text.passages import marked_cut
 
 if TYPE_CHECKING:
     from memstream.application.transfer import ImportReport
+    from memstream.events.vocabulary import Event
     from memstream.policies.coldness import ColdDecision
     from memstream.streams.publisher import CheckedLine
 
@@ -147,6 +138,8 @@ def when(value: datetime | str | None) -> str:
 
 def events_json(events: Sequence[Event]) -> str:
     """Events as the codec writes them, in one indented JSON array."""
+    from memstream.events.codec import encode
+
     return json.dumps([json.loads(encode(e)) for e in events], indent=2, ensure_ascii=False)
 
 
@@ -156,6 +149,15 @@ def decisions(events: Sequence[Event]) -> str:
 
 def decision(event: Event) -> str:
     """One or more lines saying what a lifecycle event decided."""
+    from memstream.events.codec import encode
+    from memstream.events.vocabulary import (
+        ConfidenceDecayed,
+        FactsConsolidated,
+        MemoryPruned,
+        ReflectionWritten,
+        SessionClosed,
+    )
+
     if isinstance(event, SessionClosed):
         return (
             f"session {event.user_id}/{event.session_id} closed ({event.reason}) "
@@ -194,6 +196,9 @@ def cold_decisions(found: Sequence[ColdDecision]) -> str:
 
 
 def archived(events: Sequence[Event]) -> str:
+    """The memories an archive run moved to cold storage, one line each."""
+    from memstream.events.vocabulary import MemoryArchived
+
     return "\n".join(
         f"{e.user_id} {short_id(e.memory_id)} -> {e.storage_ref} ({e.reason})"
         for e in events
@@ -237,6 +242,7 @@ def entity(profile: Mapping[str, Any]) -> str:
 
 def users(document: Mapping[str, Any]) -> str:
     """The users memory is held of, a line each: memories, archived, last activity."""
+
     rows = document["users"]
     if not rows:
         return "no users: no memory is held yet"
@@ -327,6 +333,7 @@ def keys_table(document: Mapping[str, Any]) -> str:
 
 def imported(report: ImportReport) -> str:
     """What an import did, and each entry it skipped (by position)."""
+
     lines = [
         f"imported {report.shape}: {report.published:,} events published"
         + (f", {report.originals} document originals stored" if report.originals else "")

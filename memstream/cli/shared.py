@@ -13,7 +13,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
 from memstream.cli.backends import MemoryAccess, memory_access, run_closing
-from memstream.events.vocabulary import in_time_range
 from memstream.settings import Settings
 from memstream.storage.errors import MemstreamError
 
@@ -101,6 +100,8 @@ def time_arg(value: str | None, name: str) -> datetime | None:
     except ValueError:
         raise UsageError(f"{name}: not an ISO 8601 time: {value!r}") from None
     try:
+        from memstream.events.identifiers import in_time_range
+
         return in_time_range(parsed)
     except ValueError as exc:
         raise UsageError(f"{name}: {exc}") from None

@@ -7,9 +7,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from memstream.cli import render
+from memstream.cli.backends import running_server
 from memstream.cli.shared import (
     Command,
     UsageError,
@@ -21,21 +21,33 @@ from memstream.clock import system_clock
 from memstream.events.errors import InvalidQuery
 from memstream.settings import Settings
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["docs", "publish", "register", "remember"]
 
 
 def publish(args: argparse.Namespace, settings: Settings) -> int:
-    """Publish to the broker straight away (no store is opened, no server asked)."""
+    """One message: through the server running for the data folder when there is one
+    (it validates, journals and publishes), else to the broker straight away. A JSONL
+    file: to the broker straight away, each line checked here and reported by number.
+    No store is opened either way."""
     if args.text and not args.jsonl:  # one message: refused whole if it is invalid
         document = _message_document(args)
-        run_here(settings, lambda ops: ops.publish([document]))
+        server = running_server(settings)
+        if server is not None:
+            from opentelemetry.trace import SpanKind
+
+            from memstream.observability import tracing
+
+            # the command's own span: the server's spans (and the worker's) join its trace
+            with tracing.span("publish", SpanKind.CLIENT, events=1):
+                server.publish([document])
+        else:
+            run_here(settings, lambda ops: ops.publish([document]))
         print("accepted 1 of 1")
         return 0
     if not args.jsonl:
         raise UsageError("give --jsonl FILE, or --user, --session and the message text")
+    from memstream.cli import render
+
     lines = _read_lines(args.jsonl)
     checked = run_here(settings, lambda ops: ops.publish_lines(lines))
     say(render.published(checked))
@@ -82,6 +94,8 @@ def remember(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def docs(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.cli import render
+
     access = access_of(args, settings)
     if args.action == "list":
         found = access.documents(args.user)

@@ -11,6 +11,7 @@ from __future__ import annotations
 __all__ = [
     "codec",
     "errors",
+    "identifiers",
     "json_text",
     "omissions",
     "sealed_records",

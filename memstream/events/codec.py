@@ -18,8 +18,9 @@ from pydantic import BaseModel, ValidationError
 
 from memstream.events import vocabulary as ev
 from memstream.events.errors import InvalidEvent
+from memstream.events.identifiers import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
 from memstream.events.json_text import JsonProblem, document_problems, parse_json
-from memstream.events.vocabulary import CHANNEL_TYPES, IDENTIFIER_PATTERN, Event
+from memstream.events.vocabulary import CHANNEL_TYPES, Event
 
 __all__ = [
     "MAX_EVENT_BYTES",
@@ -72,7 +73,7 @@ _ENCODING_SLACK = 4096
 #: A pattern that is a choice of plain words.
 _CHOICES = re.compile(r"\^\(([a-z_]+(?:\|[a-z_]+)+)\)\$")
 #: What a value that breaks a field's pattern is told, by pattern.
-_RULES = {IDENTIFIER_PATTERN: ev.IDENTIFIER_RULE, ev.TAG_PATTERN: ev.TAG_RULE}
+_RULES = {IDENTIFIER_PATTERN: IDENTIFIER_RULE, TAG_PATTERN: TAG_RULE}
 
 
 def size_problem(raw: bytes) -> str | None:

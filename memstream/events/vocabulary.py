@@ -11,19 +11,23 @@ from __future__ import annotations
 import base64
 import binascii
 import uuid
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
     StringConstraints,
-    WithJsonSchema,
     field_validator,
+)
+
+from memstream.events.identifiers import (
+    Identifier,
+    MemoryId,
+    Tag,
+    UtcDateTime,
 )
 
 __all__ = [
@@ -33,11 +37,7 @@ __all__ = [
     "DERIVED_KINDS",
     "DOCUMENT_TYPES",
     "ERASURE_TYPES",
-    "IDENTIFIER_PATTERN",
-    "IDENTIFIER_RULE",
     "LIFECYCLE_TYPES",
-    "TAG_PATTERN",
-    "TAG_RULE",
     "Checksum",
     "ConfidenceDecayed",
     "ConfidenceUpdate",
@@ -55,12 +55,10 @@ __all__ = [
     "Event",
     "FactsConsolidated",
     "ForgetMemory",
-    "Identifier",
     "MediaType",
     "MemoryAccessed",
     "MemoryArchived",
     "MemoryExpanded",
-    "MemoryId",
     "MemoryPruned",
     "MemoryRestored",
     "MessageEvent",
@@ -71,35 +69,12 @@ __all__ = [
     "SessionCloseReason",
     "SessionClosed",
     "SessionEnded",
-    "Tag",
     "TokenUsage",
     "UserErased",
-    "as_utc",
-    "in_time_range",
 ]
 
-#: Identifiers (users, projects, sessions, channels) are plain tokens: ASCII letters,
-#: digits and ``_ . : @ + / -``. Scope filters are built from them, so they never hold
-#: quotes, spaces or operators; the front doors and the worker share this one rule (an
-#: event with another identifier is refused at a door and dead-lettered by the worker),
-#: spelled out rather than ``\w`` so that every regex dialect reads it alike.
-IDENTIFIER_PATTERN = r"^[A-Za-z0-9_.:@+/-]{1,200}$"
-#: What an identifier that breaks the rule is told.
-IDENTIFIER_RULE = "must be 1-200 characters of ASCII letters, digits and _ . : @ + / -"
 
 Role = Literal["user", "assistant", "system", "tool"]
-
-
-#: Checked by pydantic-core's regex engine (the hot path validates three per message).
-Identifier = Annotated[str, StringConstraints(pattern=IDENTIFIER_PATTERN)]
-#: A memory's id (``ep-<hex>``, ``fact-<hex>``, ...): checked like every identifier, so
-#: an event can never carry a value no store filter can hold.
-MemoryId = Identifier
-#: A tag: a short lowercase token ("travel", "work-project").
-TAG_PATTERN = r"^[A-Za-z0-9_.:+/-]{1,64}$"
-#: What a tag that breaks the rule is told.
-TAG_RULE = "must be 1-64 characters of ASCII letters, digits and _ . : + / -"
-Tag = Annotated[str, StringConstraints(to_lower=True, strip_whitespace=True, pattern=TAG_PATTERN)]
 
 
 def _inside_the_store(value: str) -> str:
@@ -118,69 +93,6 @@ def _inside_the_store(value: str) -> str:
 #: that could lead out of the cold store, whoever wrote the event.
 StorageRefText = Annotated[
     str, StringConstraints(min_length=1, max_length=2000), AfterValidator(_inside_the_store)
-]
-
-
-def as_utc(value: datetime) -> datetime:
-    """Return ``value`` as an aware UTC datetime; a naive value is taken to be UTC.
-
-    Raises:
-        ValueError: the time in UTC falls outside what a datetime can hold.
-    """
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    try:
-        return value.astimezone(UTC)
-    except OverflowError:
-        raise ValueError(f"{value.isoformat()} is outside the times memstream keeps") from None
-
-
-#: The times events and queries may name: far enough from the ends of the calendar
-#: that time zones, relative phrases ("three years ago") and decay arithmetic never
-#: leave the range a datetime can hold.
-EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
-LATEST = datetime(8999, 12, 31, 23, 59, 59, tzinfo=UTC)
-
-
-def in_time_range(value: datetime) -> datetime:
-    """``value`` in UTC, if it lies between :data:`EARLIEST` and :data:`LATEST`.
-
-    Raises:
-        ValueError: it does not.
-    """
-    value = as_utc(value)
-    if not EARLIEST <= value <= LATEST:
-        raise ValueError(
-            f"must be between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC), "
-            f"got {value.isoformat()}"
-        )
-    return value
-
-
-_SAFE_YEARS = r"^(100[1-9]|10[1-9]\d|1[1-9]\d\d|[2-7]\d{3}|8[0-8]\d\d|89[0-8]\d|899[0-8])-"
-
-
-#: A time in an event or a query: aware UTC (a naive value is taken to be UTC), between
-#: :data:`EARLIEST` and :data:`LATEST`.
-def _not_a_number(value: object) -> object:
-    """Times are ISO 8601 strings (or datetimes), never numbers of seconds."""
-    if isinstance(value, int | float):
-        raise ValueError("must be an ISO 8601 time, not a number")
-    return value
-
-
-UtcDateTime = Annotated[
-    datetime,
-    BeforeValidator(_not_a_number),
-    AfterValidator(in_time_range),
-    # In the OpenAPI document: years whose every time zone stays inside the range.
-    WithJsonSchema(
-        {
-            "type": "string",
-            "format": "date-time",
-            "pattern": _SAFE_YEARS,
-        }
-    ),
 ]
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memstream.hooks.transcripts import identifier, read_transcript
+from memstream.server_address import server_url
 
 __all__ = ["EVENTS", "HookProblem", "main"]
 
@@ -297,22 +298,9 @@ def _project(payload: dict[str, Any]) -> str | None:
 
 
 def _server(options: dict[str, str]) -> str:
-    """The API to ask: ``--api``, ``MEMSTREAM_API_URL``, the server the data folder
-    announces (``api.json``, while its process lives), else memstream's default."""
-    if options.get("api"):
-        return options["api"].rstrip("/")
-    if os.environ.get("MEMSTREAM_API_URL"):
-        return os.environ["MEMSTREAM_API_URL"].rstrip("/")
-    data = options.get("data") or os.environ.get("MEMSTREAM_DATA") or "./memstream-data"
-    state = os.environ.get("MEMSTREAM_STATE_DIR") or (
-        "./memstream-state" if data.startswith("s3://") else data
-    )
-    try:
-        announced = json.loads((Path(state) / "api.json").read_text())
-        os.kill(int(announced["pid"]), 0)
-        return str(announced["url"]).rstrip("/")
-    except (OSError, ValueError, KeyError, TypeError):
-        return "http://127.0.0.1:8787"
+    """The API to ask: ``--api``, else the rule every client follows
+    (:func:`memstream.server_address.server_url`), for ``--data`` if given."""
+    return server_url(os.environ, api=options.get("api"), data=options.get("data"))
 
 
 def _call(options: dict[str, str], method: str, path: str, body: object, timeout: float) -> Any:

@@ -18,6 +18,7 @@ __all__ = [
     "guard",
     "health",
     "health_routes",
+    "in_process",
     "key_routes",
     "memory_routes",
     "metering",

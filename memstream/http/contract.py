@@ -32,12 +32,12 @@ from memstream.application import (
 )
 from memstream.application.documents import TooLarge, UnsupportedDocument
 from memstream.events.errors import ProjectionError
+from memstream.events.identifiers import Identifier
 from memstream.events.omissions import TIMED_WHEN_PUBLISHED
 from memstream.events.vocabulary import (
     ConfirmFact,
     CorrectFact,
     ForgetMemory,
-    Identifier,
     MessageEvent,
     RememberFact,
     RememberFields,

@@ -22,7 +22,8 @@ from starlette.datastructures import UploadFile
 from memstream.adapters.document_parsing import ACCEPTED
 from memstream.application.documents import DocumentAccepted
 from memstream.events.codec import problems_of
-from memstream.events.vocabulary import IDENTIFIER_PATTERN, Identifier, MediaType, Tag
+from memstream.events.identifiers import IDENTIFIER_PATTERN, Identifier, Tag
+from memstream.events.vocabulary import MediaType
 from memstream.http.contract import errors
 from memstream.http.guard import Principal
 from memstream.http.parameters import READ, WRITE, RouteDeps

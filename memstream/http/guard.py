@@ -42,6 +42,8 @@ class Principal:
     guard: Guard
     #: the request's method and path, for the audit line of a refusal
     where: str = ""
+    #: the front door the request came through, as the audit log names it
+    door: Door = "api"
 
     @property
     def key_id(self) -> str | None:
@@ -106,9 +108,10 @@ class Principal:
         if self.key is not None:
             self.guard.buckets.take(self.key.key_id, kind, units, self.guard.clock())
 
-    def caller(self, door: Door = "api") -> Caller:
-        """This principal as the operations layer audits its changes."""
-        return Caller(door, self.key_id, self.tenant)
+    def caller(self, door: Door | None = None) -> Caller:
+        """This principal as the operations layer audits its changes (through ``door``,
+        else the door its request came through)."""
+        return Caller(door or self.door, self.key_id, self.tenant)
 
     def audit(self, operation: str, user_id: str | None, status: int, **detail: str | int) -> None:
         self.guard.audit.record(

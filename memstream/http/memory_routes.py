@@ -8,7 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 
-from memstream.events.vocabulary import IDENTIFIER_PATTERN, UtcDateTime
+from memstream.events.identifiers import IDENTIFIER_PATTERN, UtcDateTime
 from memstream.http.contract import (
     RememberRequest,
     errors,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.convertors import PathConvertor, register_url_convertor
 
 from memstream.application import Operations
-from memstream.events.vocabulary import IDENTIFIER_PATTERN, Identifier, UtcDateTime
+from memstream.events.identifiers import IDENTIFIER_PATTERN, Identifier, UtcDateTime
 from memstream.http.contract import (
     CONTROL_FREE_PATTERN,
 )

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
 
 from memstream.application.results import erasure_document
-from memstream.events.vocabulary import IDENTIFIER_PATTERN
+from memstream.events.identifiers import IDENTIFIER_PATTERN
 from memstream.http.contract import (
     errors,
 )

@@ -62,7 +62,13 @@ from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.topics import DOCUMENTS
 from memstream.text.extractor import LocalExtractor
 
-__all__ = ["MAX_WAITING", "SWEEP_SECONDS", "Unread", "add_document_agent"]
+__all__ = [
+    "MAX_WAITING",
+    "SWEEP_SECONDS",
+    "DocumentLane",
+    "Unread",
+    "add_document_agent",
+]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +81,160 @@ MAX_WAITING = 5_000
 
 #: The unfinished submissions of the given partitions (of ``count``), oldest first.
 Unread = Callable[[Collection[int], int], list[DocumentSubmitted]]
+
+
+class DocumentLane:
+    """The documents lane of one worker: submissions queued fairly, read on the lanes,
+    their chunks (or why not) published; the arguments are :func:`add_document_agent`'s."""
+
+    def __init__(
+        self,
+        app: faust.App,
+        settings: Settings,
+        originals: DocumentOriginals,
+        clock: Clock,
+        lanes: Sequence[Executor] = (),
+        keys: RecordKeys | None = None,
+        limits: ReadLimits | None = None,
+        extractor: Extractor | None = None,
+        unread: Unread | None = None,
+    ) -> None:
+        self.app, self.settings, self.originals, self.clock = app, settings, originals, clock
+        self.keys, self.extractor, self.unread = keys, extractor, unread
+        self.limits = limits or ReadLimits(max_pages=settings.document_max_pages)
+        self.readers: Sequence[Executor | None] = list(lanes) or [None]
+        self.count = settings.messages_partitions
+        self.topic = app.topic(
+            DOCUMENTS, key_serializer="raw", value_serializer="raw", partitions=self.count
+        )
+        self.queue: FairQueue[DocumentSubmitted] = FairQueue()
+        self.changed = asyncio.Event()  # work was queued or finished
+        # The local rules run in the lane's process; a language model is called from here.
+        self.in_lane = extractor if isinstance(extractor, LocalExtractor) else None
+
+    async def events_of(
+        self, event: DocumentSubmitted, attempt: int, lane: Executor | None
+    ) -> list[DocumentChunked | DocumentFailed]:
+        """What ``read_submission`` makes of the submission, its work split: the read
+        and a model's calls on threads, the parsing, chunking and rules on ``lane``."""
+        try:
+            data = await asyncio.to_thread(self.originals.get, event.user_id, event.checksum)
+        except OriginalMissing as exc:
+            return [missing_original(event, str(exc), self.clock(), self.limits, attempt)]
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(
+            lane,
+            chunked_submission,
+            event,
+            data,
+            count_tokens,
+            self.clock(),
+            self.limits,
+            attempt,
+            self.in_lane,
+        )
+        try:
+            results: list[DocumentChunked | DocumentFailed] = list(
+                await asyncio.wait_for(work, self.settings.document_read_seconds)
+            )
+        except TimeoutError:
+            _restart(lane)  # the child goes, with what it was doing
+            return [
+                read_timed_out(event, self.settings.document_read_seconds, self.clock(), attempt)
+            ]
+        except BrokenProcessPool:
+            if getattr(lane, "closed", False):
+                raise asyncio.CancelledError from None  # stopping: read again after
+            return [lane_died(event, self.clock(), attempt)]
+        except Exception as exc:  # the lane's own failure: never the reader's death
+            log.warning("document %s: %s", event.document_id, exc, exc_info=True)
+            return [parser_failed(event, exc, self.clock(), attempt)]
+        if self.extractor is not None and self.in_lane is None:
+            results = [
+                await asyncio.to_thread(with_facts, event, r, self.extractor)
+                if isinstance(r, DocumentChunked)
+                else r
+                for r in results
+            ]
+        return results
+
+    async def read(self, event: DocumentSubmitted, lane: Executor | None) -> None:
+        for attempt in range(1, self.limits.tries + 1):
+            results = await self.events_of(event, attempt, lane)
+            records = sealed_records(
+                self.keys, [(event.user_id.encode(), encode(result)) for result in results]
+            )
+            sent = [await self.topic.send(key=key, value=value) for key, value in records]
+            await asyncio.gather(*sent)
+            first = results[0]
+            if not isinstance(first, DocumentFailed) or first.final:
+                outcome = first.error_class if isinstance(first, DocumentFailed) else "chunked"
+                log.info(
+                    "document %s of %s (%s): %s", event.document_id, event.user_id,
+                    event.checksum[:12], outcome,
+                )  # fmt: skip
+                return
+            await asyncio.sleep(RETRY_PAUSE_SECONDS * 2 ** (attempt - 1))
+
+    def enqueue(self, event: DocumentSubmitted) -> bool:
+        work = Work(
+            submission=event.event_id,
+            user_id=event.user_id,
+            document_id=event.document_id,
+            partition=partition_of(event.user_id, self.count),
+            item=event,
+        )
+        if not self.queue.put(work, time.monotonic()):
+            return False
+        self.changed.set()
+        return True
+
+    async def reader(self, lane: Executor | None) -> None:
+        while True:
+            work = self.queue.take()
+            if work is None:
+                self.changed.clear()
+                await self.changed.wait()
+                continue
+            try:
+                await self.read(work.item, lane)
+            except asyncio.CancelledError:
+                self.queue.drop(work)  # read again after (the table still says unread)
+                raise
+            except Exception:  # publishing failed (the broker is gone): a sweep retries
+                log.exception("document %s: reading it failed", work.document_id)
+                self.queue.drop(work)
+            else:
+                self.queue.done(work, time.monotonic())
+            self.changed.set()
+
+    def owned(self) -> set[int]:
+        assigned = self.app.consumer.assignment() if self.app.consumer is not None else set()
+        return {tp.partition for tp in assigned if tp.topic == DOCUMENTS}
+
+    async def sweep(self) -> None:
+        """Queue what the table says is unread, of the partitions this lane owns, when
+        they change and every ``SWEEP_SECONDS``; let go of what waits for partitions it
+        lost."""
+        held: set[int] = set()
+        last = float("-inf")
+        while True:
+            partitions = self.owned()
+            if lost := held - partitions:
+                self.queue.drop_partitions(lost)
+            due = partitions != held or time.monotonic() - last >= SWEEP_SECONDS
+            held = partitions
+            if partitions and self.unread is not None and due:
+                last = time.monotonic()
+                try:
+                    found = await asyncio.to_thread(self.unread, partitions, self.count)
+                except Exception:  # the store is unreachable now: the next sweep
+                    log.exception("finding the documents not read failed")
+                    found = []
+                queued = sum(self.enqueue(event) for event in found)
+                if queued:
+                    log.info("%d documents applied but not read: reading them", queued)
+            await asyncio.sleep(1.0)
 
 
 def add_document_agent(
@@ -91,134 +251,13 @@ def add_document_agent(
     """Register the documents lane's agent on ``app``: one reader on each of ``lanes``
     (one on the loop's default pool without any), facts derived from the chunks by
     ``extractor``, if any; ``unread`` finds the submissions applied but not read."""
-    limits = limits or ReadLimits(max_pages=settings.document_max_pages)
-    readers: Sequence[Executor | None] = list(lanes) or [None]
-    count = settings.messages_partitions
-    topic = app.topic(DOCUMENTS, key_serializer="raw", value_serializer="raw", partitions=count)
-    queue: FairQueue[DocumentSubmitted] = FairQueue()
-    changed = asyncio.Event()  # work was queued or finished
-
-    # The local rules run in the lane's process; a language model is called from here.
-    in_lane = extractor if isinstance(extractor, LocalExtractor) else None
-
-    async def events_of(
-        event: DocumentSubmitted, attempt: int, lane: Executor | None
-    ) -> list[DocumentChunked | DocumentFailed]:
-        """What ``read_submission`` makes of the submission, its work split: the read
-        and a model's calls on threads, the parsing, chunking and rules on ``lane``."""
-        try:
-            data = await asyncio.to_thread(originals.get, event.user_id, event.checksum)
-        except OriginalMissing as exc:
-            return [missing_original(event, str(exc), clock(), limits, attempt)]
-        loop = asyncio.get_running_loop()
-        work = loop.run_in_executor(
-            lane, chunked_submission, event, data, count_tokens, clock(), limits, attempt, in_lane
-        )
-        try:
-            results: list[DocumentChunked | DocumentFailed] = list(
-                await asyncio.wait_for(work, settings.document_read_seconds)
-            )
-        except TimeoutError:
-            _restart(lane)  # the child goes, with what it was doing
-            return [read_timed_out(event, settings.document_read_seconds, clock(), attempt)]
-        except BrokenProcessPool:
-            if getattr(lane, "closed", False):
-                raise asyncio.CancelledError from None  # stopping: read again after
-            return [lane_died(event, clock(), attempt)]
-        except Exception as exc:  # the lane's own failure: never the reader's death
-            log.warning("document %s: %s", event.document_id, exc, exc_info=True)
-            return [parser_failed(event, exc, clock(), attempt)]
-        if extractor is not None and in_lane is None:
-            results = [
-                await asyncio.to_thread(with_facts, event, r, extractor)
-                if isinstance(r, DocumentChunked)
-                else r
-                for r in results
-            ]
-        return results
-
-    async def read(event: DocumentSubmitted, lane: Executor | None) -> None:
-        for attempt in range(1, limits.tries + 1):
-            results = await events_of(event, attempt, lane)
-            records = sealed_records(
-                keys, [(event.user_id.encode(), encode(result)) for result in results]
-            )
-            sent = [await topic.send(key=key, value=value) for key, value in records]
-            await asyncio.gather(*sent)
-            first = results[0]
-            if not isinstance(first, DocumentFailed) or first.final:
-                outcome = first.error_class if isinstance(first, DocumentFailed) else "chunked"
-                log.info(
-                    "document %s of %s (%s): %s", event.document_id, event.user_id,
-                    event.checksum[:12], outcome,
-                )  # fmt: skip
-                return
-            await asyncio.sleep(RETRY_PAUSE_SECONDS * 2 ** (attempt - 1))
-
-    def enqueue(event: DocumentSubmitted) -> bool:
-        work = Work(
-            submission=event.event_id,
-            user_id=event.user_id,
-            document_id=event.document_id,
-            partition=partition_of(event.user_id, count),
-            item=event,
-        )
-        if not queue.put(work, time.monotonic()):
-            return False
-        changed.set()
-        return True
-
-    async def reader(lane: Executor | None) -> None:
-        while True:
-            work = queue.take()
-            if work is None:
-                changed.clear()
-                await changed.wait()
-                continue
-            try:
-                await read(work.item, lane)
-            except asyncio.CancelledError:
-                queue.drop(work)  # read again after (the table still says unread)
-                raise
-            except Exception:  # publishing failed (the broker is gone): a sweep retries
-                log.exception("document %s: reading it failed", work.document_id)
-                queue.drop(work)
-            else:
-                queue.done(work, time.monotonic())
-            changed.set()
-
-    def owned() -> set[int]:
-        assigned = app.consumer.assignment() if app.consumer is not None else set()
-        return {tp.partition for tp in assigned if tp.topic == DOCUMENTS}
-
-    async def sweep() -> None:
-        """Queue what the table says is unread, of the partitions this lane owns, when
-        they change and every ``SWEEP_SECONDS``; let go of what waits for partitions it
-        lost."""
-        held: set[int] = set()
-        last = float("-inf")
-        while True:
-            partitions = owned()
-            if lost := held - partitions:
-                queue.drop_partitions(lost)
-            due = partitions != held or time.monotonic() - last >= SWEEP_SECONDS
-            held = partitions
-            if partitions and unread is not None and due:
-                last = time.monotonic()
-                try:
-                    found = await asyncio.to_thread(unread, partitions, count)
-                except Exception:  # the store is unreachable now: the next sweep
-                    log.exception("finding the documents not read failed")
-                    found = []
-                queued = sum(enqueue(event) for event in found)
-                if queued:
-                    log.info("%d documents applied but not read: reading them", queued)
-            await asyncio.sleep(1.0)
+    lane = DocumentLane(app, settings, originals, clock, lanes, keys, limits, extractor, unread)
+    queue, topic = lane.queue, lane.topic
 
     @app.agent(topic, concurrency=1, name="memstream.documents")
     async def read_documents(stream: Any) -> None:
-        tasks = [asyncio.create_task(reader(lane)) for lane in readers]
-        tasks.append(asyncio.create_task(sweep()))
+        tasks = [asyncio.create_task(lane.reader(reader_lane)) for reader_lane in lane.readers]
+        tasks.append(asyncio.create_task(lane.sweep()))
         try:
             async for value in stream:
                 for plain in opened_values(keys, [bytes(value)]):
@@ -229,7 +268,7 @@ def add_document_agent(
                     if isinstance(event, DocumentSubmitted):
                         while len(queue) >= MAX_WAITING:
                             await asyncio.sleep(0.5)
-                        enqueue(event)
+                        lane.enqueue(event)
         finally:
             for task in tasks:
                 task.cancel()

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.events.vocabulary import ConfidenceDecayed, ConfidenceUpdate, MemoryPruned
+from memstream.policies.lifecycle import DEFAULT_DECAY_RATES, DEFAULT_PRUNE_THRESHOLD
 from memstream.projections.memory_state import effective_confidence, is_hidden
 
 __all__ = [
@@ -37,14 +38,6 @@ __all__ = [
 ]
 
 #: Decay rate per kind (per day^0.8). A fact untouched for 60 days keeps 59% (0.02).
-DEFAULT_DECAY_RATES: Mapping[str, float] = {
-    "fact": 0.02,
-    "preference": 0.01,
-    "procedure": 0.005,
-    "opinion": 0.03,
-    "reflection": 0.02,
-}
-DEFAULT_PRUNE_THRESHOLD = 0.05
 _SECONDS_PER_DAY = 86_400.0
 
 #: The attributes of facts that stay true until they are replaced: relations, names,

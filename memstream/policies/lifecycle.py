@@ -4,12 +4,21 @@ live (:class:`~memstream.settings.Settings` takes its own from here, and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from memstream.policies.decay import DEFAULT_DECAY_RATES, DEFAULT_PRUNE_THRESHOLD
+__all__ = ["DEFAULT_DECAY_RATES", "DEFAULT_PRUNE_THRESHOLD", "LifecyclePolicy"]
 
-__all__ = ["LifecyclePolicy"]
+#: How fast confidence decays a day without use, by kind (see :mod:`.decay`).
+DEFAULT_DECAY_RATES: Mapping[str, float] = {
+    "fact": 0.02,
+    "preference": 0.01,
+    "procedure": 0.005,
+    "opinion": 0.03,
+    "reflection": 0.02,
+}
+DEFAULT_PRUNE_THRESHOLD = 0.05
 
 
 @dataclass(frozen=True)

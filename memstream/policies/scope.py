@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memstream.events.errors import InvalidQuery
-from memstream.events.vocabulary import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
+from memstream.events.identifiers import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
 from memstream.storage import filters
 
 __all__ = [

@@ -7,11 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memstream.events.vocabulary import (
-    IDENTIFIER_PATTERN,
-    TAG_PATTERN,
-    Event,
-)
+from memstream.events.identifiers import IDENTIFIER_PATTERN, TAG_PATTERN
+from memstream.events.vocabulary import Event
 
 __all__ = ["IDENTIFIER", "NOT_IN_IDENTIFIERS", "TAG", "ImportPlan", "Skipped", "Unreadable"]
 

@@ -43,7 +43,12 @@ from memstream.storage.claims import Lease
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.headroom import Headroom
 from memstream.storage.lance.store import ProjectionStore
-from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.batch_consumer import (
+    HEARTBEAT_SECONDS,
+    REBALANCE_SECONDS,
+    SESSION_SECONDS,
+    EpisodeConsumer,
+)
 from memstream.streams.delivery.fencing import writer_name
 from memstream.streams.journal_sweeper import JournalSweeper
 from memstream.streams.projector import BatchResult, Projector
@@ -63,11 +68,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Fast consumer-group joins on Tansu (about 3 s instead of 30 s with faust's defaults).
+#: faust's consumer groups with the timeouts memstream's own consumer uses.
 FAUST_BROKER_SETTINGS: dict[str, Any] = {
-    "broker_rebalance_timeout": 3,
-    "broker_session_timeout": 6,
-    "broker_heartbeat_interval": 1,
+    "broker_rebalance_timeout": REBALANCE_SECONDS,
+    "broker_session_timeout": SESSION_SECONDS,
+    "broker_heartbeat_interval": HEARTBEAT_SECONDS,
 }
 
 

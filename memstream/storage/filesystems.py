@@ -11,8 +11,10 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pyarrow import fs as pafs
+if TYPE_CHECKING:
+    from pyarrow import fs as pafs
 
 __all__ = ["Location", "resolve_location"]
 
@@ -35,6 +37,8 @@ class Location:
 
     @property
     def is_local(self) -> bool:
+        from pyarrow import fs as pafs
+
         return isinstance(self.filesystem, pafs.LocalFileSystem)
 
     def child(self, *parts: str) -> Location:
@@ -45,6 +49,8 @@ class Location:
 
     def read_text(self, name: str) -> str | None:
         """The text of file ``name`` under this location, or None when absent."""
+        from pyarrow import fs as pafs
+
         path = posixpath.join(self.path, name)
         if self.filesystem.get_file_info(path).type == pafs.FileType.NotFound:
             return None
@@ -80,6 +86,8 @@ def resolve_location(
 ) -> Location:
     """Turn ``./folder``, ``/abs/folder`` or ``s3://bucket/prefix`` into a Location
     (``s3_endpoint``: an S3-compatible endpoint such as ``http://127.0.0.1:9000``)."""
+    from pyarrow import fs as pafs
+
     if uri.startswith("s3://"):
         bucket_and_prefix = uri.removeprefix("s3://").rstrip("/")
         options: dict[str, object] = {}

@@ -1,12 +1,14 @@
-"""The episodes consumer: ``memory.messages`` in raw batches, straight into the projector.
+"""The projection consumer: every projected topic (messages, embeddings, access,
+lifecycle, commands, documents) in raw batches, straight into the projector.
 
 faust's per-event stream path (an ``Event`` object, a channel hop and an ack per record)
 costs more than the whole projection here: a faust agent with an empty body tops out at
 about 4,800 messages/s on a 2-core machine. The hot topic is therefore read by this
 service, which faust starts and stops with the app: one aiokafka consumer in its own
-consumer group, ``getmany`` batches handed to :class:`~memstream.streams.projector.Projector` on a
-worker thread while the fetcher reads ahead, dead letters published to ``memory.dlq``
-before the batch's checkpoints are stored.
+consumer group, subscribed to every topic in ``PROJECTED_TOPICS``, ``getmany`` batches
+handed to :class:`~memstream.streams.projector.Projector` on a worker thread while the
+fetcher reads ahead, dead letters published to ``memory.dlq`` before the batch's
+checkpoints are stored.
 
 Offsets live with the rows (the projector's checkpoints), not in the consumer group: on
 every assignment the consumer claims the partitions
@@ -57,11 +59,14 @@ Batches = dict[TopicPartition, list[Any]]
 #: Tansu answers a fetch only when its wait runs out: keep the wait short.
 FETCH_MAX_WAIT_MS = 50
 
-#: Fast consumer-group joins on Tansu (about 3 s instead of 30 s with the defaults).
+#: Fast consumer-group joins on Tansu (about 3 s instead of 30 s with the defaults): the
+#: one place the group timeouts are written, for this consumer and faust's alike
+#: (:data:`memstream.runtime.app.FAUST_BROKER_SETTINGS`).
+REBALANCE_SECONDS, SESSION_SECONDS, HEARTBEAT_SECONDS = 3, 6, 1
 GROUP_TIMEOUTS_MS: dict[str, int] = {
-    "rebalance_timeout_ms": 3000,
-    "session_timeout_ms": 6000,
-    "heartbeat_interval_ms": 1000,
+    "rebalance_timeout_ms": REBALANCE_SECONDS * 1000,
+    "session_timeout_ms": SESSION_SECONDS * 1000,
+    "heartbeat_interval_ms": HEARTBEAT_SECONDS * 1000,
 }
 
 

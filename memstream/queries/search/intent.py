@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal
 
 import numpy as np
 
-__all__ = ["EXEMPLARS", "Intent", "IntentClassifier", "classify_by_rules"]
+from memstream.queries.search.request import Intent
 
-Intent = Literal["why", "when", "who", "what", "general"]
+__all__ = ["EXEMPLARS", "IntentClassifier", "classify_by_rules"]
+
 
 _RULES: list[tuple[Intent, re.Pattern[str]]] = [
     (

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.events.vocabulary import DERIVED_KINDS
-from memstream.queries.search.intent import Intent
+from memstream.queries.search.request import Intent
 from memstream.text.time_phrases import find_spans
 
 __all__ = ["RankingWeights", "adjusted", "adjustment_bound", "fuse", "without_restatements"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -23,19 +23,22 @@ from pydantic import (
     field_validator,
 )
 
-from memstream.events.vocabulary import Identifier, Tag, UtcDateTime
+from memstream.events.identifiers import Identifier, Tag, UtcDateTime
 from memstream.policies.scope import without_controls
-from memstream.queries.search.intent import Intent
 
 __all__ = [
     "MEMORY_KINDS",
     "DocumentSource",
+    "Intent",
     "PassageSpan",
     "SearchRequest",
     "SearchResponse",
     "SearchResult",
     "plain_words",
 ]
+
+#: What a query asks for (see :mod:`.intent`).
+Intent = Literal["why", "when", "who", "what", "general"]
 
 MEMORY_KINDS = (
     "episode",

@@ -31,6 +31,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, TypeVar
 
 import numpy as np
@@ -62,6 +64,7 @@ from memstream.queries.search.ranking import (
 from memstream.queries.search.read_model import ReadModel
 from memstream.queries.search.request import (
     DocumentSource,
+    Intent,
     SearchRequest,
     SearchResponse,
     SearchResult,
@@ -175,6 +178,15 @@ class Searcher(Retrievers):
     def _search(self, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         stages: dict[str, float] = {}
+        found = self._retrieve(request, stages, started)
+        looked = self._look_up(request, found, stages)
+        return self._rank(request, found, looked, stages, started)
+
+    def _retrieve(
+        self, request: SearchRequest, stages: dict[str, float], started: float
+    ) -> _Retrieved:
+        """Every retriever's list: the query embedded while full text, the archive and
+        the entities are searched, then the nearest vectors (see :meth:`search`)."""
         now = request.now or self._clock()
         w = self.weights
         depth = max(w.candidates, request.k)
@@ -250,7 +262,6 @@ class Searcher(Retrievers):
         nearness = _timed(
             stages, "vectors", self._vector_ids, request, wanted, query_vector, cold, depth, view
         )
-        vector_ids, cold_vector_rows = nearness.memory_ids, nearness.archived_rows
         intent = self._intent(request.query, query_vector)
         if text_job is not None:
             hot_text = text_job.result()
@@ -261,10 +272,23 @@ class Searcher(Retrievers):
         entity_rows = entity_job.result()
         retrieved = time.perf_counter()
         stages["retrieve"] = (retrieved - started) * 1000
+        return _Retrieved(
+            now, depth, view, where, wanted, cold, query_vector, nearness, intent,
+            text_rows, entity_rows, retrieved,
+        )  # fmt: skip
+
+    def _look_up(
+        self, request: SearchRequest, found: _Retrieved, stages: dict[str, float]
+    ) -> _LookedUp:
+        """The lists fused, and the rows, access counts and states of what they hold."""
+        w, pool, view = self.weights, self._pool, found.view
+        where, wanted = found.where, found.wanted
+        text_rows, entity_rows, retrieved = found.text_rows, found.entity_rows, found.retrieved
+        vector_ids, cold_vector_rows = found.nearness.memory_ids, found.nearness.archived_rows
 
         rows: dict[str, dict[str, Any]] = {}
-        for found in (text_rows, entity_rows, cold_vector_rows):
-            for r in found:
+        for listed in (text_rows, entity_rows, cold_vector_rows):
+            for r in listed:
                 if r["memory_id"] not in rows or not r.get("_archived"):
                     rows[r["memory_id"]] = r
         lists = [
@@ -274,7 +298,7 @@ class Searcher(Retrievers):
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
         if w.neighbour_share > 0 and w.neighbour_reach > 0 and fused:
-            order = self._session_order(fused, rows, where, wanted, cold, view)
+            order = self._session_order(fused, rows, where, wanted, found.cold, view)
             fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
@@ -297,6 +321,22 @@ class Searcher(Retrievers):
             said_by = set()
         looked_up = time.perf_counter()
         stages["look_up"] = (looked_up - retrieved) * 1000
+        return _LookedUp(fused, rows, accesses, states, said_by, looked_up)
+
+    def _rank(
+        self,
+        request: SearchRequest,
+        found: _Retrieved,
+        looked: _LookedUp,
+        stages: dict[str, float],
+        started: float,
+    ) -> SearchResponse:
+        """The first k, adjusted and ranked, with their entities and sources."""
+        w, now, view = self.weights, found.now, found.view
+        wanted, intent = found.wanted, found.intent
+        query_vector, nearness = found.query_vector, found.nearness
+        fused, rows, accesses, states = looked.fused, looked.rows, looked.accesses, looked.states
+        said_by, looked_up = looked.said_by, looked.looked_up
         if not request.include_history:
             fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
         if request.min_similarity is not None and query_vector is not None:
@@ -464,3 +504,33 @@ def _ready(value: T) -> Future[T]:
     done: Future[T] = Future()
     done.set_result(value)
     return done
+
+
+@dataclass
+class _Retrieved:
+    """What the retrievers found for one search, and what the next phases need of it."""
+
+    now: datetime
+    depth: int
+    view: UserView | None
+    where: str
+    wanted: RequestFilter
+    cold: str | None
+    query_vector: np.ndarray | None
+    nearness: Nearness
+    intent: Intent
+    text_rows: list[dict[str, Any]]
+    entity_rows: list[dict[str, Any]]
+    retrieved: float
+
+
+@dataclass
+class _LookedUp:
+    """The fused candidates of one search with their rows, access counts and states."""
+
+    fused: dict[str, float]
+    rows: dict[str, dict[str, Any]]
+    accesses: dict[str, int]
+    states: dict[str, dict[str, Any]]
+    said_by: set[str | None]
+    looked_up: float

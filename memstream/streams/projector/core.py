@@ -1,13 +1,18 @@
-"""Applies batches of raw log records to the projections: the core of the worker.
+"""What the projector's parts share (:class:`ProjectorCore`): the store, the fence and
+the compaction window, the guarded writes, and the bookkeeping every batch touches.
+:mod:`.spine` applies and commits batches; :mod:`.archive_moves`, :mod:`.erasure` and
+:mod:`.upkeep` are the other moves; :mod:`memstream.streams.delivery.bookkeeping` keeps
+the checkpoints.
 
-One call handles one batch: skip records at or below the stored checkpoint of the same
-log epoch, decode the rest, record what does not decode as dead letters (returned, and
-handed to a sender for ``memory.dlq`` before the checkpoints move), archive the valid
-records to Parquet, insert the episode and vector rows if absent, fold entity mentions
-and accesses into their rows (guarded by the position each row last applied), and
-store the new checkpoints last. A crash at any step leaves a batch that is applied
-again, idempotently, on restart. The projection consumer and ``memstream replay`` both
-drive this class.
+How a batch is applied (the spine, over this core): one call handles one batch: skip
+records at or below the stored checkpoint of the same log epoch, decode the rest,
+record what does not decode as dead letters (returned, and handed to a sender for
+``memory.dlq`` before the checkpoints move), archive the valid records to Parquet,
+insert the episode and vector rows if absent, fold entity mentions and accesses into
+their rows (guarded by the position each row last applied), and store the new
+checkpoints last. A crash at any step leaves a batch that is applied again,
+idempotently, on restart. The projection consumer and ``memstream replay`` both drive
+the projector.
 
 Session rows, watermarks and checkpoints are bookkeeping every batch touches: written
 per batch they cost three merge-inserts on the hot path. With ``flush_every_seconds``

@@ -1,0 +1,67 @@
+"""The episodes consumer's batching against the real embedded broker and LanceDB tables:
+a partial batch waits for more records until its oldest has waited
+``batch_within_seconds``; a full batch goes at once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from memstream.runtime.worker import prepare_log
+from memstream.settings import Settings
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
+from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.projector import BatchResult, Projector
+from memstream.streams.publisher import Publisher
+from memstream.testing import FakeClock, embedded_broker, message
+
+pytestmark = [pytest.mark.broker]
+
+
+async def _batches(bootstrap: str, store: ProjectionStore, batch_size: int) -> list[int]:
+    """Publish 30 messages in three bursts 0.2 s apart; the sizes of the batches the
+    consumer applied them in."""
+    settings = Settings(
+        kafka=bootstrap, batch_within_seconds=3.0, batch_size=batch_size, messages_partitions=1
+    )
+    epoch = await prepare_log(settings)
+    applied: list[int] = []
+
+    async def count(result: BatchResult) -> None:
+        applied.append(result.applied)
+
+    projector = Projector(store, consumer="memstream", clock=FakeClock())
+    consumer = EpisodeConsumer(settings, projector, epoch, on_applied=count)
+    await consumer.start()
+    running = asyncio.create_task(consumer.run())
+    try:
+        async with asyncio.timeout(60):  # the group joined: what comes next is fetched live
+            while not consumer.positions():  # assigned, sought, and a first fetch answered
+                await asyncio.sleep(0.05)
+        async with Publisher(bootstrap) as publisher:
+            for burst in range(3):
+                await publisher.publish(
+                    [message(event_id=f"m{burst}-{i}", user_id="ana") for i in range(10)]
+                )
+                await asyncio.sleep(0.2)
+        async with asyncio.timeout(60):
+            while sum(applied) < 30:
+                await asyncio.sleep(0.05)
+    finally:
+        running.cancel()
+        await consumer.stop()
+    return applied
+
+
+def test_a_partial_batch_waits_for_more_and_a_full_one_goes_at_once(tmp_path: Path) -> None:
+    with embedded_broker() as bootstrap:
+        store = ProjectionStore.at(resolve_location(str(tmp_path / "lingering")))
+        assert asyncio.run(_batches(bootstrap, store, batch_size=2000)) == [30]
+        assert store.count(MEMORIES) == 30
+    with embedded_broker() as bootstrap:
+        store = ProjectionStore.at(resolve_location(str(tmp_path / "full")))
+        assert asyncio.run(_batches(bootstrap, store, batch_size=10)) == [10, 10, 10]

@@ -1,0 +1,172 @@
+"""Coding-agent hooks without a server: a Claude Code transcript (tool calls, thinking,
+meta entries, a subagent's turns, a half-written last line) read into the turns of the
+conversation, and ``hook install`` merging into a settings file that has entries of its
+own. The hooks against a running server are in ``test_portability.py`` (one deployment
+for both)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.transcripts import SESSION, as_bytes, entry, transcript_lines
+
+from memstream.hooks.install import merged_settings
+from memstream.hooks.transcripts import read_transcript
+
+
+def test_a_transcript_becomes_its_conversation_and_a_half_written_line_waits() -> None:
+    whole = as_bytes(transcript_lines())
+    half = json.dumps(entry("assistant", "a-3", [{"type": "text", "text": "Done."}], 5))
+    data = whole + half[:40].encode()
+    read = read_transcript(data, 0, user_id="dev", session_id="s", project_id="shop")
+    assert [(m["role"], m["content"]) for m in read.messages] == [
+        ("user", "Let's use Postgres for the orders service, not MySQL."),
+        ("assistant", "Agreed: Postgres for orders."),
+        ("user", "And keep the migrations in sql/."),
+    ]
+    assert read.next_offset == len(whole)
+    first = read.messages[0]
+    assert first["event_id"] == "claude-code:u-1" and first["project_id"] == "shop"
+    assert first["occurred_at"] == "2026-11-20T10:01:00.000Z"
+    later = read_transcript(
+        whole + half.encode() + b"\n", read.next_offset, user_id="dev", session_id="s",
+        project_id=None,
+    )  # fmt: skip
+    assert [m["content"] for m in later.messages] == ["Done."]
+    assert "project_id" not in later.messages[0]
+    shorter = read_transcript(whole[:100], read.next_offset, user_id="dev", session_id="s",
+                              project_id=None)  # fmt: skip
+    assert shorter.next_offset <= 100  # a replaced, shorter file is read from its start
+
+
+def test_install_merges_into_settings_that_have_entries_of_their_own(tmp_path: Path) -> None:
+    existing = {
+        "model": "sonnet",
+        "permissions": {"allow": ["Bash(git diff:*)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "lint"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        },
+    }
+    command = ["/opt/memstream/bin/memstream"]
+    merged, changed = merged_settings(existing, command, ["--user", "dev"])
+    assert changed == ["SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd"]
+    assert merged["model"] == "sonnet" and merged["permissions"] == existing["permissions"]
+    assert merged["hooks"]["PreToolUse"] == existing["hooks"]["PreToolUse"]
+    stop = merged["hooks"]["Stop"]
+    assert stop[0] == existing["hooks"]["Stop"][0]
+    assert stop[1]["hooks"][0]["command"] == "/opt/memstream/bin/memstream hook stop --user dev"
+    again, changed_again = merged_settings(merged, command, ["--user", "dev"])
+    assert again == merged and changed_again == []
+    moved, _ = merged_settings(merged, command, ["--user", "ana"])  # replaced, not added
+    assert len(moved["hooks"]["Stop"]) == 2 and "--user ana" in json.dumps(moved["hooks"]["Stop"])
+
+    project = tmp_path / "shop"
+    (project / ".claude").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps(existing))
+    said = _install("--project", str(project), "--user", "dev")
+    assert said.returncode == 0, said.stderr
+    assert "SessionStart" in said.stdout and "kept model, permissions" in said.stdout
+    written = json.loads(settings.read_text())
+    assert written["hooks"]["PreToolUse"] == existing["hooks"]["PreToolUse"]
+    assert "nothing changed" in _install("--project", str(project), "--user", "dev").stdout
+    settings.write_text("{not json")
+    broken = _install("--project", str(project), "--user", "dev")
+    assert broken.returncode == 2 and "left as it is" in broken.stderr
+    assert settings.read_text() == "{not json"
+
+
+def _install(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", "hook", "install", "claude-code", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [(["hook"], "usage: memstream hook EVENT"), (["hook", "lunch"], "no hook event 'lunch'")],
+)
+def test_a_misused_hook_command_says_how_to_use_it(argv: list[str], said: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "memstream", *argv], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and said in done.stderr
+
+
+def _hook(
+    event: str, stdin: bytes, tmp_path: Path, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstream", "hook", event, "--user", "dev",
+         "--api", "http://127.0.0.1:9"],
+        input=stdin.decode(), capture_output=True, text=True, timeout=timeout,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+             "XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+
+
+def _offset(tmp_path: Path) -> int:
+    (saved,) = (tmp_path / "state" / "memstream" / "hooks").glob("*.json")
+    offset: int = json.loads(saved.read_text())["offset"]
+    return offset
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [b"[" * 100_000, b'{"a": ' * 100_000, b"\xff\xfe not utf-8", b"x" * (9 * 1024 * 1024)],
+    ids=["deep-list", "deep-object", "not-utf8", "a-line-longer-than-a-run-reads"],
+)
+def test_a_line_that_cannot_be_read_is_stepped_past(tmp_path: Path, hostile: bytes) -> None:
+    """No traceback, and the offset moves past the line: it never wedges the capture."""
+    transcript = tmp_path / "transcript.jsonl"
+    transcript.write_bytes(hostile + b"\n")
+    payload = {"session_id": SESSION, "transcript_path": str(transcript)}
+    done = _hook("stop", json.dumps(payload).encode(), tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert _offset(tmp_path) == len(hostile) + 1
+
+
+@pytest.mark.parametrize(
+    ("stdin", "said"),
+    [
+        (b"[" * 100_000, "nests deeper than any hook's input"),
+        (b"not json", "is not JSON"),
+        (json.dumps({"session_id": SESSION, "transcript_path": "/dev/zero"}).encode(),
+         "not a regular file"),
+    ],
+)  # fmt: skip
+def test_hostile_input_to_a_hook_is_one_line_and_no_hang(
+    tmp_path: Path, stdin: bytes, said: str
+) -> None:
+    done = _hook("stop", stdin, tmp_path, timeout=20)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert said in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_install_writes_through_a_linked_settings_file_and_refuses_a_nested_one(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "shop"
+    (project / ".claude").mkdir(parents=True)
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps({"model": "sonnet"}))
+    link = project / ".claude" / "settings.json"
+    link.symlink_to(dotfiles)
+    said = _install("--project", str(project), "--user", "dev")
+    assert said.returncode == 0, said.stderr
+    assert link.is_symlink() and link.resolve() == dotfiles  # the link stays a link
+    assert "memstream hook stop" in dotfiles.read_text()
+    nested = '{"a": ' * 100_000 + "1" + "}" * 100_000
+    dotfiles.write_text(nested)
+    refused = _install("--project", str(project), "--user", "dev")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+    assert "left as it is" in refused.stderr and dotfiles.read_text() == nested

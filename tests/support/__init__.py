@@ -1,0 +1,2 @@
+"""What several test files share, apart from fixtures (``tests/conftest.py``): no test
+file imports another."""
