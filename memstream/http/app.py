@@ -10,7 +10,7 @@ server is mounted at ``/mcp`` (:mod:`memstream.mcp.http`).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager, nullcontext
 from importlib.metadata import version
 
 from fastapi import Depends, FastAPI
@@ -34,7 +34,6 @@ from memstream.http.metering import Metering
 from memstream.http.parameters import RouteDeps
 from memstream.http.search_routes import search_router
 from memstream.http.user_routes import user_router
-from memstream.mcp.http import mcp_route
 from memstream.observability import tracing
 from memstream.settings import Settings
 from memstream.tenancy.audit import AuditLog
@@ -60,15 +59,21 @@ def create_app(
     host: str = "127.0.0.1",
     instance: str | None = None,
     guard: Guard | None = None,
+    with_mcp: bool = True,
 ) -> FastAPI:
-    """The API over ``operations``, with the MCP server at ``/mcp``; ``lifespan`` wraps
+    """The API over ``operations``, with the MCP server at ``/mcp`` (unless
+    ``with_mcp`` is False: the API a command answers in its own process); ``lifespan`` wraps
     the app's life (the server's publisher connection), and the operations are closed
     when the app stops. ``host`` is the address it is served on; ``instance`` names this
     run of the server in ``/healthz`` (see :mod:`memstream.server_address`); ``guard``
     checks keys, limits and writes the audit log (default: the data folder's)."""
     settings = operations.settings
     guard = guard or guard_for(settings)
-    mcp, mcp_running = mcp_route(operations, host, guard)
+    mcp_running: Callable[[], AbstractAsyncContextManager[None]] = nullcontext
+    if with_mcp:
+        from memstream.mcp.http import mcp_route
+
+        mcp, mcp_running = mcp_route(operations, host, guard)
 
     @asynccontextmanager
     async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -108,7 +113,8 @@ def create_app(
         document_router,
     ):
         app.include_router(router(deps))
-    app.router.routes.append(mcp)
+    if with_mcp:
+        app.router.routes.append(mcp)
     app.add_middleware(Metering)
     if tracing.enabled():
         from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor

@@ -28,6 +28,7 @@ PAGES = (
     "docs/observability.md",
     "docs/metrics.md",
     "docs/architecture.md",
+    "docs/benchmarks.md",
     "docs/development.md",
     "docs/configuration.md",
 )
