@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from memstream.policies.coldness import ColdPolicy
 from memstream.policies.lifecycle import LifecyclePolicy
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.storage.filesystems import Location, resolve_location
 from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 
@@ -32,6 +33,8 @@ EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 
 
 #: The policies whose defaults are the settings' defaults (one place for each).
+#: The ranking knobs' defaults, written once (policies/ranking_weights.py).
+_RANKING = RankingWeights()
 _LIFECYCLE = LifecyclePolicy()
 _COLD = ColdPolicy()
 # (The ranking weights' defaults are written here too: their module loads numpy, too
@@ -268,13 +271,13 @@ class Settings(BaseSettings):
     seal_events: bool = True
     data_keys_dir: str = ""
     data_keys_secret: SecretStr | None = None
-    fusion_full_text: float = Field(default=1.0, ge=0)
-    fusion_vector: float = Field(default=1.0, ge=0)
-    fusion_entity: float = Field(default=0.3, ge=0)
-    fusion_rrf_k: float = Field(default=5.0, gt=0)
-    neighbour_share: float = Field(default=0.3, ge=0, le=1)
-    neighbour_reach: int = Field(default=2, ge=0, le=10)
-    speaker_bonus: float = Field(default=0.3, ge=0)
+    fusion_full_text: float = Field(default=_RANKING.full_text, ge=0)
+    fusion_vector: float = Field(default=_RANKING.vector, ge=0)
+    fusion_entity: float = Field(default=_RANKING.entity, ge=0)
+    fusion_rrf_k: float = Field(default=_RANKING.rrf_k, gt=0)
+    neighbour_share: float = Field(default=_RANKING.neighbour_share, ge=0, le=1)
+    neighbour_reach: int = Field(default=_RANKING.neighbour_reach, ge=0, le=10)
+    speaker_bonus: float = Field(default=_RANKING.speaker, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = None

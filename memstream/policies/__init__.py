@@ -12,5 +12,6 @@ __all__ = [
     "decay",
     "lifecycle",
     "limits",
+    "ranking_weights",
     "scope",
 ]

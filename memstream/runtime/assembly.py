@@ -28,7 +28,7 @@ from memstream.clock import Clock, system_clock
 from memstream.jobs.archiver import Archiver
 from memstream.jobs.lifecycle import Extractor, LifecycleJobs, LifecyclePolicy
 from memstream.policies.coldness import ColdPolicy
-from memstream.queries.search.ranking import RankingWeights
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.queries.search.searcher import Searcher
 from memstream.settings import Settings
 from memstream.storage.archive.cold_store import ColdStore

@@ -16,11 +16,11 @@ from memstream.events.codec import encode
 from memstream.events.vocabulary import MemoryArchived, MemoryExpanded
 from memstream.jobs.archiver import Archiver, NotArchived
 from memstream.policies.coldness import ColdPolicy
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.archiving import is_archived, storage_ref_of
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.vectors import embedding_events
 from memstream.queries import memory_usage
-from memstream.queries.search.ranking import RankingWeights
 from memstream.queries.search.searcher import Searcher, SearchRequest
 from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.filesystems import Location

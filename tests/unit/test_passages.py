@@ -22,9 +22,9 @@ from memstream.events.codec import decode, encode
 from memstream.events.vocabulary import EmbeddingComputed
 from memstream.jobs.embedding_agent import embed_values
 from memstream.jobs.embedding_backfill import missing_embedding_events
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.context.gathering import _excerpt
-from memstream.queries.search.ranking import RankingWeights
 from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
 from memstream.queries.search.term_index import words
 from memstream.queries.stats import stats

@@ -8,13 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memstream.queries.search.ranking import (
-    RankingWeights,
-    adjusted,
-    adjustment_bound,
-    fuse,
-    without_restatements,
-)
+from memstream.policies.ranking_weights import RankingWeights
+from memstream.queries.search.ranking import adjusted, adjustment_bound, fuse, without_restatements
 from memstream.queries.search.request import Intent
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)

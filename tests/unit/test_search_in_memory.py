@@ -29,12 +29,13 @@ from memstream.events.vocabulary import (
     ForgetMemory,
     MemoryAccessed,
 )
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.vectors import embedding_events
 from memstream.queries.search import candidates as candidates_module
 from memstream.queries.search.candidates import best_rows as _best
 from memstream.queries.search.candidates import request_filters as _filters
 from memstream.queries.search.candidates import wanted_of as _wanted
-from memstream.queries.search.ranking import RankingWeights, without_restatements
+from memstream.queries.search.ranking import without_restatements
 from memstream.queries.search.searcher import Searcher, SearchRequest
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES

@@ -38,9 +38,18 @@ def test_the_settings_defaults_are_the_policies_defaults() -> None:
     lifecycle jobs and the archiver assume when built without settings."""
     from memstream.policies.coldness import ColdPolicy
     from memstream.policies.lifecycle import LifecyclePolicy
-    from memstream.queries.search.ranking import RankingWeights
+    from memstream.policies.ranking_weights import RankingWeights
     from memstream.runtime.assembly import cold_policy, lifecycle_policy, ranking_weights
 
     assert lifecycle_policy(Settings()) == LifecyclePolicy()
     assert cold_policy(Settings()) == ColdPolicy()
+    assert ranking_weights(Settings()) == RankingWeights()
+
+
+def test_the_ranking_settings_default_to_the_ranking_knobs() -> None:
+    """The ranking defaults are written once (policies/ranking_weights.py): settings left
+    alone rank exactly as the searcher's own defaults do."""
+    from memstream.policies.ranking_weights import RankingWeights
+    from memstream.runtime.assembly import ranking_weights
+
     assert ranking_weights(Settings()) == RankingWeights()

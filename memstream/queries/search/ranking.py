@@ -6,56 +6,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from memstream.events.vocabulary import DERIVED_KINDS
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.queries.search.request import Intent
 from memstream.text.time_phrases import find_spans
 
-__all__ = ["RankingWeights", "adjusted", "adjustment_bound", "fuse", "without_restatements"]
-
-
-@dataclass(frozen=True)
-class RankingWeights:
-    """How the retrievers' lists are fused and the fused scores adjusted.
-
-    Attributes:
-        full_text, vector, entity: weight of each retriever's list in the fusion.
-        entity_max_share: entities in more of the user's memories than this share are
-            not searched for (they match everything).
-        rrf_k: the rank offset of reciprocal rank fusion (higher flattens the lists).
-        candidates: how deep each retriever looks (at least ``k``).
-        recency: weight of ``exp(-age / recency_half_life_days)`` (0 ignores age).
-        importance: weight of the memory's importance (0..1).
-        access: weight of ``log1p(access_count)``.
-        dated_when: bonus for memories naming a date, on "when" questions.
-        time_phrase: bonus for memories inside the time a query phrase names.
-        speaker: bonus for memories said by the one speaker the query names.
-        neighbour_share, neighbour_reach: each turn gets this share of the best fused
-            score among the ``neighbour_reach`` turns before it in its session, and of
-            the best among those after it (:mod:`memstream.queries.search.neighbours`).
-        exact_vector_search_below: users with fewer vectors are searched exactly; above,
-            the ANN index (when the table has one) is used, re-ranked exactly.
-    """
-
-    full_text: float = 1.0
-    vector: float = 1.0
-    entity: float = 0.3
-    entity_max_share: float = 0.05
-    rrf_k: float = 5.0
-    candidates: int = 50
-    recency: float = 0.0
-    recency_half_life_days: float = 30.0
-    importance: float = 0.1
-    access: float = 0.02
-    dated_when: float = 0.1
-    time_phrase: float = 0.5
-    speaker: float = 0.3
-    neighbour_share: float = 0.3
-    neighbour_reach: int = 2
-    exact_vector_search_below: int = 50_000
+__all__ = ["adjusted", "adjustment_bound", "fuse", "without_restatements"]
 
 
 def fuse(lists: Sequence[tuple[float, Sequence[str]]], rrf_k: float) -> dict[str, float]:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.archiving import ARCHIVED
 from memstream.projections.compact_vectors import unpack_int4
 from memstream.projections.entities import entity_id
@@ -24,7 +25,6 @@ from memstream.queries.search.candidates import (
     request_filters,
     unlisted_similarity,
 )
-from memstream.queries.search.ranking import RankingWeights
 from memstream.queries.search.request import (
     SearchRequest,
     plain_words,

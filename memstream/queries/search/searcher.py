@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from memstream.clock import Clock, system_clock
+from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.access import access_id
 from memstream.projections.documents import CHUNK_KIND
 from memstream.projections.memory_state import is_hidden, state_id
@@ -55,12 +56,7 @@ from memstream.queries.search.candidates import (
 )
 from memstream.queries.search.intent import IntentClassifier
 from memstream.queries.search.neighbours import SessionOrder, spread
-from memstream.queries.search.ranking import (
-    RankingWeights,
-    adjusted,
-    adjustment_bound,
-    fuse,
-)
+from memstream.queries.search.ranking import adjusted, adjustment_bound, fuse
 from memstream.queries.search.read_model import ReadModel
 from memstream.queries.search.request import (
     DocumentSource,
