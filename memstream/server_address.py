@@ -36,6 +36,8 @@ ADDRESS_FILE = "api.json"
 DEFAULT_URL = "http://127.0.0.1:8787"
 #: How long a client waits for ``/healthz`` before it opens the data folder itself.
 HEALTH_SECONDS = 1.0
+#: The most of a ``/healthz`` answer read (a server's is a few dozen bytes).
+HEALTH_BYTES = 4096
 
 
 def new_instance() -> str:
@@ -87,9 +89,11 @@ def running_api(folder: Path) -> str | None:
         return None
     except PermissionError:  # alive, but another user's: not ours to ask
         return None
+    if not url.startswith(("http://", "https://")):  # urllib would open file:// too
+        return None
     try:  # the standard library: a coding agent's hook finds the server this way too
         with urllib.request.urlopen(f"{url}/healthz", timeout=HEALTH_SECONDS) as response:
-            answer = json.loads(response.read())
+            answer = json.loads(response.read(HEALTH_BYTES))
     except (OSError, ValueError):
         return None
     return url if isinstance(answer, dict) and answer.get("instance") == instance else None

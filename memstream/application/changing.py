@@ -34,7 +34,7 @@ __all__ = ["MemoryChanges"]
 
 
 class MemoryChanges(OperationsCore):
-    """Changing memory: publishing what channels say, remembering, correcting, confirming"""
+    """The use cases that change memory (see the module docstring)."""
 
     async def publish(self, documents: Sequence[Any], caller: Caller = LOCAL) -> Accepted:
         """Validate every document as a channel event, then publish them all, or none

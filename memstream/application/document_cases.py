@@ -35,7 +35,7 @@ __all__ = ["DocumentCases"]
 
 
 class DocumentCases(OperationsCore):
-    """Documents as use cases: submitting one (its bytes kept, its event published), reading"""
+    """The use cases of documents (see the module docstring)."""
 
     async def add_document(
         self,

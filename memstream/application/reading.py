@@ -64,7 +64,7 @@ __all__ = ["MemoryReads"]
 
 
 class MemoryReads(OperationsCore):
-    """Reading memory: search, one memory and its history, an entity, a context block, an"""
+    """The use cases that read memory (see the module docstring)."""
 
     async def search(self, request: SearchRequest) -> SearchResponse:
         """Hybrid search; the memories returned are then reported as accessed (in the

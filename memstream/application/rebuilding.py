@@ -50,7 +50,7 @@ __all__ = ["Rebuilding"]
 
 
 class Rebuilding(OperationsCore):
-    """Rebuilding and moving memory: replaying the log into a new projection generation,"""
+    """The use cases that rebuild and move memory (see the module docstring)."""
 
     def export(
         self,

@@ -37,7 +37,7 @@ __all__ = ["Upkeep"]
 
 
 class Upkeep(OperationsCore):
-    """Upkeep of memory on request: running a lifecycle job now, the weak facts and archive"""
+    """The use cases of upkeep on request (see the module docstring)."""
 
     async def erase(
         self, user_id: str, wait_seconds: float = 120.0, caller: Caller = LOCAL

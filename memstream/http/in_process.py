@@ -41,10 +41,14 @@ class InProcessTransport(httpx.BaseTransport):
 
     def __init__(self, app: FastAPI) -> None:
         self._stack = ExitStack()
-        self._portal = self._stack.enter_context(start_blocking_portal())
-        self._stack.enter_context(
-            self._portal.wrap_async_context_manager(app.router.lifespan_context(app))
-        )
+        try:  # a lifespan that fails to start leaves no loop thread behind
+            self._portal = self._stack.enter_context(start_blocking_portal())
+            self._stack.enter_context(
+                self._portal.wrap_async_context_manager(app.router.lifespan_context(app))
+            )
+        except BaseException:
+            self._stack.close()
+            raise
         self._asgi = httpx.ASGITransport(app=app)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:

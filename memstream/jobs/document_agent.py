@@ -84,8 +84,10 @@ Unread = Callable[[Collection[int], int], list[DocumentSubmitted]]
 
 
 class DocumentLane:
-    """The documents lane of one worker: submissions queued fairly, read on the lanes,
-    their chunks (or why not) published; the arguments are :func:`add_document_agent`'s."""
+    """The documents lane of one worker: submissions queued fairly, read on ``lanes``
+    (processes of their own, at a lower priority), their chunks (or why not) published
+    with facts derived by ``extractor``; ``unread`` finds the submissions applied but not
+    read, ``keys`` seal and open the records, ``limits`` bound a read."""
 
     def __init__(
         self,
@@ -237,21 +239,11 @@ class DocumentLane:
             await asyncio.sleep(1.0)
 
 
-def add_document_agent(
-    app: faust.App,
-    settings: Settings,
-    originals: DocumentOriginals,
-    clock: Clock,
-    lanes: Sequence[Executor] = (),
-    keys: RecordKeys | None = None,
-    limits: ReadLimits | None = None,
-    extractor: Extractor | None = None,
-    unread: Unread | None = None,
-) -> None:
-    """Register the documents lane's agent on ``app``: one reader on each of ``lanes``
-    (one on the loop's default pool without any), facts derived from the chunks by
-    ``extractor``, if any; ``unread`` finds the submissions applied but not read."""
-    lane = DocumentLane(app, settings, originals, clock, lanes, keys, limits, extractor, unread)
+def add_document_agent(lane: DocumentLane) -> None:
+    """Register the documents lane's agent on its app: one reader on each of its lanes
+    (one on the loop's default pool without any), facts derived from the chunks by its
+    extractor, if any; its ``unread`` finds the submissions applied but not read."""
+    app, keys = lane.app, lane.keys
     queue, topic = lane.queue, lane.topic
 
     @app.agent(topic, concurrency=1, name="memstream.documents")

@@ -29,7 +29,7 @@ from mode import Service
 
 from memstream.adapters.embedders import Embedder
 from memstream.clock import system_clock
-from memstream.jobs.document_agent import add_document_agent
+from memstream.jobs.document_agent import DocumentLane, add_document_agent
 from memstream.jobs.embedding_agent import add_embedder_agent
 from memstream.jobs.embedding_backfill import missing_embeddings
 from memstream.jobs.unread_documents import unread_submissions
@@ -199,14 +199,16 @@ def build_app(
 
     if documents is not None:
         add_document_agent(
-            app,
-            settings,
-            documents,
-            system_clock,
-            lanes=documents_lanes,
-            keys=projector.keys,
-            extractor=make_extractor(make_model(settings)),
-            unread=partial(unread_submissions, projector.store),
+            DocumentLane(
+                app,
+                settings,
+                documents,
+                system_clock,
+                lanes=documents_lanes,
+                keys=projector.keys,
+                extractor=make_extractor(make_model(settings)),
+                unread=partial(unread_submissions, projector.store),
+            )
         )
 
     if sweeper is not None:

@@ -78,3 +78,15 @@ def test_the_variable_wins_and_nothing_announced_means_the_default(tmp_path: Pat
         "http://10.0.0.9:9000",
     )
     assert _both({}, tmp_path) == (DEFAULT_URL, DEFAULT_URL)
+
+
+def test_an_address_file_naming_no_http_server_is_not_followed(tmp_path: Path) -> None:
+    """A file:// URL in the address file is never opened (urllib would read a local
+    file that answers like a server), nor any scheme but HTTP's: the default is asked."""
+    folder = tmp_path / "looks-like-a-server"
+    folder.mkdir()
+    (folder / "healthz").write_text(json.dumps({"status": "ok", "instance": "run-1"}))
+    for url in (f"file://{folder}", "ftp://127.0.0.1:1"):
+        announced = {"url": url, "pid": os.getpid(), "instance": "run-1"}
+        (tmp_path / ADDRESS_FILE).write_text(json.dumps(announced))
+        assert _both({}, tmp_path) == (DEFAULT_URL, DEFAULT_URL)

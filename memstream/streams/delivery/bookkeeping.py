@@ -20,7 +20,7 @@ __all__ = ["Bookkeeping"]
 
 
 class Bookkeeping(ProjectorCore):
-    """Bookkeeping of exactly-once delivery: the checkpoints (offsets kept with the rows they"""
+    """The projector's checkpoints and watermarks (see the module docstring)."""
 
     def reload_checkpoints(self) -> None:
         """Read the checkpoints again (another worker may have advanced them, and its

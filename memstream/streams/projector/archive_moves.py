@@ -38,7 +38,7 @@ __all__ = ["ArchiveMoves"]
 
 
 class ArchiveMoves(ProjectorCore):
-    """Archive moves: an archived memory's rows leave the hot tables (with its passages'"""
+    """The projector's archive moves (see the module docstring)."""
 
     def _hot_vectors(self, events: Sequence[ArchiveEvent]) -> dict[str, Any]:
         """The store model's vectors of the memories ``events`` archive with another

@@ -20,7 +20,7 @@ __all__ = ["Erasure"]
 
 
 class Erasure(ProjectorCore):
-    """Erasure: a user's rows of every table, their vectors, archived originals and documents"""
+    """The projector's erasure of a user (see the module docstring)."""
 
     def _erase(self, erasure: UserErased) -> None:
         """Drop everything of the user: the projections' rows (and their bytes in the

@@ -61,7 +61,8 @@ __all__ = ["Projector"]
 
 
 class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
-    """The projector's spine: a batch of raw log records applied to the projections and"""
+    """Folds raw log records into a ``ProjectionStore``; its arguments are
+    :class:`~memstream.streams.projector.core.ProjectorCore`'s."""
 
     def apply(
         self,

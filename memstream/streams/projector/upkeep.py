@@ -24,7 +24,7 @@ __all__ = ["Upkeep"]
 
 
 class Upkeep(ProjectorCore):
-    """Upkeep of the projection tables: compaction and index building, one process at a time,"""
+    """The projector's table upkeep (see the module docstring)."""
 
     def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
         """Compact the tables (dropping versions older than ``retain``) and the archive;
