@@ -124,6 +124,9 @@ class Settings(BaseSettings):
         api_metrics_open: with API keys on, whether the API's ``/metrics`` answers without
             a key (for a scraper on a private network); otherwise it asks for an admin
             key, since its counts are the whole deployment's.
+        console_session_hours: how long a console login lasts (its cookie expires then).
+        console_sample_seconds: how often the API samples the log's end offsets and what
+            is applied, for the console's charts (the last hour of samples is kept).
         api_url: the server client commands (search, context, stats...) ask; empty: the
             one running for the data folder, if any, else they open the data folder.
         searches_at_once / searches_waiting: searches (and context blocks) a process
@@ -259,6 +262,8 @@ class Settings(BaseSettings):
     api_url: str = Field(default="", pattern=r"^(https?://\S+)?$")
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
     api_metrics_open: bool = False
+    console_session_hours: float = Field(default=8.0, gt=0, le=24 * 30)
+    console_sample_seconds: float = Field(default=15.0, ge=1, le=3600)
     search_cache_rows: int = Field(default=400_000, ge=0)
     searches_at_once: int = Field(default=2, ge=1, le=256)
     searches_waiting: int = Field(default=16, ge=0, le=100_000)
@@ -393,6 +398,12 @@ class Settings(BaseSettings):
     def api_keys_location(self) -> Location:
         """Where the API keys live: ``api-keys`` in the data location."""
         return self.data_location.child("api-keys")
+
+    @property
+    def console_sessions_location(self) -> Location:
+        """Where the console's session-signing secret lives: ``console-sessions`` in the
+        data location (every API replica signs and checks with it)."""
+        return self.data_location.child("console-sessions")
 
     @property
     def log_dir(self) -> Path:

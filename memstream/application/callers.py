@@ -15,7 +15,7 @@ from typing import Literal
 
 __all__ = ["LOCAL", "Caller", "Door"]
 
-Door = Literal["api", "mcp", "cli"]
+Door = Literal["api", "mcp", "cli", "console"]
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from memstream.application.changing import MemoryChanges
 from memstream.application.document_cases import DocumentCases
+from memstream.application.observing import Observing
 from memstream.application.reading import MemoryReads
 from memstream.application.rebuilding import Rebuilding
 from memstream.application.upkeep import Upkeep
@@ -22,7 +23,7 @@ from memstream.application.upkeep import Upkeep
 __all__ = ["Operations"]
 
 
-class Operations(MemoryReads, MemoryChanges, DocumentCases, Upkeep, Rebuilding):
+class Operations(MemoryReads, MemoryChanges, DocumentCases, Upkeep, Rebuilding, Observing):
     """Every use case of memstream, over one data location (see the module docstring).
 
     Args:

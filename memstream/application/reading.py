@@ -12,6 +12,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -43,6 +44,7 @@ from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
 from memstream.queries.search.request import MEMORY_KINDS
 from memstream.queries.search.searcher import SearchRequest, SearchResponse
+from memstream.queries.search.trace import SearchTrace
 from memstream.queries.stats import stats as compute_stats
 from memstream.queries.user_state import user_digest
 from memstream.queries.users import known_users
@@ -175,7 +177,25 @@ class MemoryReads(OperationsCore):
             for s in assembly.sections
         ]
         took = (time.perf_counter() - started) * 1000
-        return ContextBlock(assembly.context, sections, assembly.tokens, budget, judged, took)
+        left_out = [
+            {"memory_id": memory_id, "section": section, "reason": reason}
+            for memory_id, section, reason in assembly.left_out
+        ]
+        return ContextBlock(
+            assembly.context, sections, assembly.tokens, budget, judged, took, left_out
+        )
+
+    async def traced_search(self, request: SearchRequest) -> tuple[SearchResponse, SearchTrace]:
+        """A search with its whole path (:mod:`memstream.queries.search.trace`), for the
+        console's playground: the answer ``search`` gives, reported as accessed by no one
+        (looking at how memory ranks is no use of it)."""
+        for index, tag in enumerate(request.tags or ()):
+            valid_tag(f"tags.{index}", tag)
+        trace = SearchTrace()
+        with _measured_read("traced_search"):
+            async with self._reads.turn():
+                response = await self._blocking(self.searcher.search, request, trace)
+        return response, trace
 
     async def explain(
         self, user_id: str, memory_id: str, now: datetime | None = None
@@ -258,6 +278,9 @@ class MemoryReads(OperationsCore):
             raise InvalidQuery(f"kind: must be one of {', '.join(MEMORY_KINDS)}")
         if not 1 <= request.limit <= MAX_LISTED:
             raise InvalidQuery(f"limit: must be from 1 to {MAX_LISTED}")
+        if request.tag is not None:
+            valid_tag("tag", request.tag)
+            request = replace(request, tag=request.tag.strip().lower())
         for name in ("after", "before"):
             moment = getattr(request, name)
             try:

@@ -87,3 +87,6 @@ class ContextBlock:
     budget_tokens: int
     complexity: str
     took_ms: float
+    #: the candidates left out of the block, and why (each with its memory id, section
+    #: and reason: under the relevance floor, said above, no room, trimmed)
+    left_out: list[dict[str, str]] = field(default_factory=list)

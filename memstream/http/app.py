@@ -60,16 +60,20 @@ def create_app(
     instance: str | None = None,
     guard: Guard | None = None,
     with_mcp: bool = True,
+    with_console: bool = True,
 ) -> FastAPI:
     """The API over ``operations``, with the MCP server at ``/mcp`` (unless
     ``with_mcp`` is False: the API a command answers in its own process); ``lifespan`` wraps
     the app's life (the server's publisher connection), and the operations are closed
-    when the app stops. ``host`` is the address it is served on; ``instance`` names this
-    run of the server in ``/healthz`` (see :mod:`memstream.server_address`); ``guard``
-    checks keys, limits and writes the audit log (default: the data folder's)."""
+    when the app stops. The console is served at ``/console`` (unless ``with_console``
+    is False), sampling the stream while the app runs. ``host`` is the address it is
+    served on; ``instance`` names this run of the server in ``/healthz`` (see
+    :mod:`memstream.server_address`); ``guard`` checks keys, limits and writes the
+    audit log (default: the data folder's)."""
     settings = operations.settings
     guard = guard or guard_for(settings)
     mcp_running: Callable[[], AbstractAsyncContextManager[None]] = nullcontext
+    console_running: Callable[[], AbstractAsyncContextManager[None]] = nullcontext
     if with_mcp:
         from memstream.mcp.http import mcp_route
 
@@ -82,6 +86,7 @@ def create_app(
                 if lifespan is not None:
                     await stack.enter_async_context(lifespan(app))
                 await stack.enter_async_context(mcp_running())
+                await stack.enter_async_context(console_running())
                 yield
         finally:
             await operations.close()
@@ -113,6 +118,10 @@ def create_app(
         document_router,
     ):
         app.include_router(router(deps))
+    if with_console:
+        from memstream.console.app import install_console
+
+        console_running = install_console(app, operations, guard)
     if with_mcp:
         app.router.routes.append(mcp)
     app.add_middleware(Metering)

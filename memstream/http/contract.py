@@ -54,6 +54,7 @@ __all__ = [
     "install_error_handlers",
     "install_event_body_schema",
     "single_valued_parameters",
+    "status_of",
 ]
 
 #: Text without control characters (what an entity name or a free-text parameter may be).
@@ -146,6 +147,12 @@ _STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
     (Unavailable, 503),
     (RateLimited, 429),
 )
+
+
+def status_of(exc: Exception) -> int | None:
+    """The HTTP status a refusal of the operations layer is answered with (None: not
+    one of them)."""
+    return next((code for kind, code in _STATUS_OF if isinstance(exc, kind)), None)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -73,4 +73,6 @@ def in_process_transport(settings: Settings) -> InProcessTransport:
     """The API over the data folder ``settings`` name, opened in this process."""
     kept = guard_for(settings)
     guard = OperatorGuard(kept.keys, kept.buckets, kept.audit)
-    return InProcessTransport(create_app(Operations(settings), guard=guard, with_mcp=False))
+    return InProcessTransport(
+        create_app(Operations(settings), guard=guard, with_mcp=False, with_console=False)
+    )

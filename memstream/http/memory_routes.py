@@ -8,7 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 
-from memstream.events.identifiers import IDENTIFIER_PATTERN, UtcDateTime
+from memstream.events.identifiers import IDENTIFIER_PATTERN, TAG_PATTERN, UtcDateTime
 from memstream.http.contract import (
     RememberRequest,
     errors,
@@ -57,6 +57,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         limit: int = Query(50, ge=1, le=MAX_LISTED),
         cursor: str | None = Query(None, max_length=2000, pattern=r"^[A-Za-z0-9_-]+$"),
         include_hidden: bool = Query(False, description="superseded and forgotten too"),
+        tag: str | None = Query(None, pattern=TAG_PATTERN, max_length=64),
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """The user's memories a page at a time, newest (or oldest) first, archived ones
@@ -74,6 +75,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
             limit=limit,
             cursor=cursor,
             include_hidden=include_hidden,
+            tag=tag,
         )
         page = await ops.list_memories(request)
         return {"memories": page.memories, "next_cursor": page.next_cursor}

@@ -15,6 +15,7 @@ __all__ = [
     "embedding_agent",
     "embedding_backfill",
     "lifecycle",
+    "lifecycle_runs",
     "lifecycle_schedule",
     "reembedding",
     "replay",

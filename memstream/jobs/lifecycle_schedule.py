@@ -107,3 +107,17 @@ class LifecycleSchedule:
     def ran(self, job: PeriodicJob) -> None:
         """``job`` ran now (a failed run does not count: it is tried at the next tick)."""
         self._last_run[job] = self._clock()
+
+    def times(self) -> dict[str, tuple[datetime | None, datetime]]:
+        """When each job last ran (None: not yet) and when it is next due, consolidation
+        (every tick) first."""
+        tick = timedelta(seconds=self.cadence.tick)
+        found: dict[str, tuple[datetime | None, datetime]] = {
+            "consolidate": (self._last_tick, self._last_tick + tick)
+        }
+        jobs: tuple[PeriodicJob, ...] = ("decay", "reflect", "archive")
+        for job in jobs:
+            last = self._last_run[job]
+            period = timedelta(seconds=getattr(self.cadence, job))
+            found[job] = (last, (last + period) if last is not None else self._last_tick + tick)
+        return found

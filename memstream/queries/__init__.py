@@ -9,6 +9,8 @@ from __future__ import annotations
 
 __all__ = [
     "context",
+    "document_parts",
+    "entity_graph",
     "explain",
     "memory_list",
     "memory_usage",

@@ -72,6 +72,8 @@ class ListRequest:
     limit: int = 50
     cursor: str | None = None
     include_hidden: bool = False
+    #: only memories carrying this tag
+    tag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,8 @@ def _where(request: ListRequest) -> str:
         parts.append(filters.equals("kind", request.kind))
     if request.session_id is not None:
         parts.append(filters.equals("session_id", request.session_id))
+    if request.tag is not None:
+        parts.append(filters.has_any("tags", [request.tag]))
     if request.after is not None:
         parts.append(filters.at_least("occurred_at", request.after))
     if request.before is not None:

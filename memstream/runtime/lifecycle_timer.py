@@ -42,6 +42,7 @@ from memstream.clock import Clock, system_clock
 from memstream.events.codec import encode
 from memstream.events.vocabulary import Event, FactsConsolidated, MemoryArchived
 from memstream.jobs.lifecycle import closure_key
+from memstream.jobs.lifecycle_runs import LifecycleRuns, runs_location
 from memstream.jobs.lifecycle_schedule import Cadence, LifecycleSchedule
 from memstream.observability import metrics, tracing
 from memstream.runtime.assembly import make_archiver, make_lifecycle, make_model
@@ -88,6 +89,7 @@ def add_lifecycle_timer(
         partitions=settings.messages_partitions,
     )
     schedule = schedule_for(settings, clock)
+    runs = LifecycleRuns(runs_location(settings.data_location))
 
     def decide(now: datetime, partitions: set[int]) -> tuple[list[Event], int]:
         """The events of one round, and how many sessions wait for another."""
@@ -110,14 +112,18 @@ def add_lifecycle_timer(
                 "closure %s: attempt %d failed (%s); next in %.0f s", key, attempts, reason, delay
             )
         events = result.events
+        runs.record("consolidate", now, events)
         if schedule.due("decay", True):
             with metrics.timed_job("decay"), tracing.span("lifecycle decay"):
-                events.extend(jobs.decay(now, owns=owns))
+                decayed = jobs.decay(now, owns=owns)
+            events.extend(decayed)
+            runs.record("decay", now, decayed)
             schedule.ran("decay")
         if schedule.due("reflect", True):
             with metrics.timed_job("reflect"), tracing.span("lifecycle reflect"):
                 reflected = jobs.reflect(now, owns=owns)
             events.extend(reflected.events)
+            runs.record("reflect", now, reflected.events)
             if not reflected.failed:  # a failed week is tried again at the next tick
                 schedule.ran("reflect")
         if schedule.due("archive", True):
@@ -130,6 +136,7 @@ def add_lifecycle_timer(
                 archived = archiver.archive(now, limit=settings.archive_per_run, owns=owns)
                 metrics.ARCHIVE_BYTES.inc(archiver.cold.bytes_written - written)
                 events.extend(archived)
+                runs.record("archive", now, archived)
                 # small files of earlier runs, in the folders of this worker's users
                 merged = archiver.cold.compact(owns=owns)
             metrics.ARCHIVED.inc(sum(isinstance(e, MemoryArchived) for e in archived))
@@ -164,6 +171,7 @@ def add_lifecycle_timer(
                 took = time.perf_counter() - started
                 log.info("lifecycle: published %d events (%.2f s)", len(events), took)
             if not waiting or episodes.backlogged:
+                await asyncio.to_thread(runs.write, schedule, clock())
                 return
 
     return lifecycle

@@ -47,6 +47,17 @@ class Location:
         uri = posixpath.join(self.uri, *parts)
         return Location(self.filesystem, path, uri, self.storage_options)
 
+    def bytes_under(self) -> int:
+        """The size of every file under this location, in bytes (0 when there is none)."""
+        from pyarrow import fs as pafs
+
+        selector = pafs.FileSelector(self.path, recursive=True, allow_not_found=True)
+        return sum(
+            info.size or 0
+            for info in self.filesystem.get_file_info(selector)
+            if info.type == pafs.FileType.File
+        )
+
     def read_text(self, name: str) -> str | None:
         """The text of file ``name`` under this location, or None when absent."""
         from pyarrow import fs as pafs

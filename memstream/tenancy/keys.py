@@ -168,6 +168,11 @@ class KeyStore:
     def records(self) -> list[ApiKey]:
         return sorted(self._current().values(), key=lambda k: (k.tenant, k.created_at))
 
+    def active_key(self, key_id: str) -> ApiKey | None:
+        """The key named ``key_id`` if it is active (a console session rests on it)."""
+        found = self._current().get(key_id)
+        return found if found is not None and found.active else None
+
     def authenticate(self, token: str) -> ApiKey | None:
         """The active key ``token`` is, or None (unknown, malformed or revoked)."""
         match = _TOKEN.match(token)

@@ -58,6 +58,7 @@ TIERS: dict[str, int] = {
     "http": 9,
     "mcp": 9,
     "hooks": 9,
+    "console": 9,
     "__main__": 9,
     "testing": 9,
     "settings_reference": 9,
@@ -154,7 +155,13 @@ def test_importing_every_pure_module_loads_nothing_that_does_io() -> None:
 
 
 def test_only_the_front_doors_import_the_front_doors() -> None:
-    doors = ("memstream.cli.", "memstream.http.", "memstream.mcp.", "memstream.hooks.")
+    doors = (
+        "memstream.cli.",
+        "memstream.http.",
+        "memstream.mcp.",
+        "memstream.hooks.",
+        "memstream.console.",
+    )
     for module in ALL_MODULES:
         if f"{module}.".startswith(doors) or module in ("memstream.__main__", "memstream.testing"):
             continue

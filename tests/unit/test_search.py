@@ -180,3 +180,35 @@ def test_bad_requests_are_refused_before_reading(searcher: Searcher) -> None:
         from memstream.policies.scope import scope_filter
 
         scope_filter("alice", "p' OR 1=1")
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["what does the cat eat", "cello on Tuesday", "Bob party lake", "deadline last week"],
+)
+def test_a_traced_search_returns_what_a_search_returns_and_shows_why(
+    searcher: Searcher, query: str
+) -> None:
+    from memstream.queries.search.trace import SearchTrace
+
+    request = SearchRequest(user_id="alice", query=query, k=2)
+    plain = searcher.search(request).results
+    trace = SearchTrace()
+    traced = searcher.search(request, trace).results
+    assert [(r.memory_id, r.score) for r in traced] == [(r.memory_id, r.score) for r in plain]
+    returned = [c for c in trace.ordered() if c.outcome == "returned"]
+    assert [c.memory_id for c in returned] == [r.memory_id for r in plain]
+    for rank, (candidate, result) in enumerate(zip(returned, plain, strict=True), start=1):
+        assert candidate.rank == rank
+        assert candidate.hits, "a returned memory was found by some retriever"
+        factor = 1.0 + sum(candidate.adjustments.values())
+        confidence = 1.0 if candidate.confidence is None else candidate.confidence
+        assert candidate.spread * factor * confidence == pytest.approx(result.score, abs=1e-6)
+    others = [c for c in trace.candidates.values() if c.outcome != "returned"]
+    assert all(c.rank is None for c in others)
+    # four memories of alice's, two returned: the rest are below k or restatements
+    assert {c.outcome for c in others} <= {"below k", "restated"}
+    bobs = {memory_id_for("bob", f"bob-{i}") for i in range(len(MEMORIES["bob"]))}
+    assert not bobs & set(trace.candidates), "another user's memory is never a candidate"
+    assert all(c.row["content"] for c in trace.candidates.values())
+    assert set(trace.found) == {"full_text", "vector", "entity"}

@@ -19,8 +19,12 @@ from datetime import datetime
 from typing import Literal
 
 __all__ = [
+    "NO_ROOM",
     "RELEVANCE_FLOOR",
+    "SAID_ABOVE",
     "SECTIONS",
+    "TRIMMED",
+    "UNDER_FLOOR",
     "Assembly",
     "ContextLine",
     "Section",
@@ -41,6 +45,11 @@ SECTIONS: tuple[tuple[SectionName, float, str], ...] = (
 #: Lines scored under this share of the best line's score are left out of a block: past
 #: it, reciprocal rank fusion's scores say neither retriever found the line near the top.
 RELEVANCE_FLOOR = 0.4
+#: Why a candidate line was left out of the block (:attr:`Assembly.left_out`).
+UNDER_FLOOR = f"scored under {RELEVANCE_FLOOR:g} of the best line"
+SAID_ABOVE = "said in an earlier section"
+NO_ROOM = "no room left in its section's share"
+TRIMMED = "trimmed: the block ran over the budget"
 
 #: Words and shapes of questions that want more context (several pieces of evidence, a
 #: comparison, a reason, a span of time).
@@ -101,6 +110,8 @@ class Assembly:
     sections: list[Section]
     tokens: int
     budget_tokens: int
+    #: the candidates left out and why: (memory id, section, reason), in the order met
+    left_out: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def assemble(
@@ -114,6 +125,12 @@ def assemble(
     evidence stops, whatever budget is left."""
     best = max((line.score for lines in candidates.values() for line in lines
                 if line.score is not None), default=0.0)  # fmt: skip
+    left_out: list[tuple[str, str, str]] = [
+        (line.memory_id, name, UNDER_FLOOR)
+        for name, lines in candidates.items()
+        for line in lines
+        if line.score is not None and line.score < floor * best
+    ]
     candidates = {
         name: [line for line in lines if line.score is None or line.score >= floor * best]
         for name, lines in candidates.items()
@@ -129,9 +146,11 @@ def assemble(
         heading_tokens = count_tokens(heading) + 1  # the blank line before it
         for line in candidates.get(name, ()):
             if line.memory_id in seen:
+                left_out.append((line.memory_id, name, SAID_ABOVE))
                 continue  # a memory says its piece once
             cost = count_tokens(line.render())
             if used + cost + (0 if lines else heading_tokens) > room:
+                left_out.append((line.memory_id, name, NO_ROOM))
                 continue
             used += cost + (0 if lines else heading_tokens)
             lines.append(line)
@@ -141,15 +160,17 @@ def assemble(
         sections.append(Section(name, lines, used))
     text = _render(sections)
     if text is None:
-        return Assembly(None, sections, 0, budget_tokens)
+        return Assembly(None, sections, 0, budget_tokens, left_out)
     tokens = count_tokens(text)
     while tokens > budget_tokens:  # the parts' count is a bound, not a promise: trim
+        last = max(i for i, s in enumerate(sections) if s.lines)
+        left_out.append((sections[last].lines[-1].memory_id, sections[last].name, TRIMMED))
         sections = _without_last_line(sections)
         text = _render(sections)
         if text is None:
-            return Assembly(None, sections, 0, budget_tokens)
+            return Assembly(None, sections, 0, budget_tokens, left_out)
         tokens = count_tokens(text)
-    return Assembly(text, sections, tokens, budget_tokens)
+    return Assembly(text, sections, tokens, budget_tokens, left_out)
 
 
 def _render(sections: Sequence[Section]) -> str | None:

@@ -19,6 +19,8 @@ __all__ = [
     "sign_codes",
     "speakers",
     "term_index",
+    "trace",
+    "tracing",
     "user_caches",
     "user_view",
 ]

@@ -14,7 +14,7 @@ from memstream.policies.ranking_weights import RankingWeights
 from memstream.queries.search.request import Intent
 from memstream.text.time_phrases import find_spans
 
-__all__ = ["adjusted", "adjustment_bound", "fuse", "without_restatements"]
+__all__ = ["adjusted", "adjustment_bound", "adjustment_terms", "fuse", "without_restatements"]
 
 
 def fuse(lists: Sequence[tuple[float, Sequence[str]]], rrf_k: float) -> dict[str, float]:
@@ -38,32 +38,63 @@ def adjusted(
     speaker: str | None = None,
 ) -> float:
     """A fused score after recency, importance, confidence, access, time and speaker
-    bonuses (``speaker``: the one the query names, if any)."""
+    bonuses (``speaker``: the one the query names, if any): the score times one plus
+    each of :func:`adjustment_terms`, times the memory's confidence."""
+    terms = adjustment_terms(
+        row,
+        now=now,
+        weights=weights,
+        intent=intent,
+        access_count=access_count,
+        time_range=time_range,
+        speaker=speaker,
+    )
     factor = 1.0
+    for term in terms.values():  # in this order, as the factor has always been summed
+        factor += term
+    confidence = row.get("confidence")
+    return score * factor * (1.0 if confidence is None else float(confidence))
+
+
+def adjustment_terms(
+    row: dict[str, Any],
+    *,
+    now: datetime,
+    weights: RankingWeights,
+    intent: Intent,
+    access_count: int,
+    time_range: tuple[datetime, datetime] | None,
+    speaker: str | None = None,
+) -> dict[str, float]:
+    """Each bonus :func:`adjusted` adds to a memory's factor, by name (those that apply):
+    ``recency``, ``importance``, ``access``, ``dated_when`` (a "when" question and a
+    memory that names a date), ``time_phrase`` (the memory happened in the time the
+    query names) and ``speaker`` (said by the one the query names)."""
+    terms: dict[str, float] = {}
     occurred = row.get("occurred_at")
     if weights.recency and occurred is not None:
         age_days = max((now - occurred).total_seconds() / 86400, 0.0)
-        factor += weights.recency * math.exp(-age_days / weights.recency_half_life_days)
+        terms["recency"] = weights.recency * math.exp(-age_days / weights.recency_half_life_days)
     importance = row.get("importance")
-    factor += weights.importance * (0.5 if importance is None else float(importance))
-    factor += weights.access * math.log1p(access_count)
+    terms["importance"] = weights.importance * (0.5 if importance is None else float(importance))
+    if access_count:
+        terms["access"] = weights.access * math.log1p(access_count)
     if (
         intent == "when"
         and occurred is not None
         and weights.dated_when > 0
         and find_spans(row["content"], occurred)
     ):
-        factor += weights.dated_when
+        terms["dated_when"] = weights.dated_when
     if (
         time_range is not None
         and occurred is not None
         and time_range[0] <= occurred < time_range[1]
     ):
-        factor += weights.time_phrase
+        terms["time_phrase"] = weights.time_phrase
     if speaker is not None and row.get("speaker") == speaker:
-        factor += weights.speaker
-    confidence = row.get("confidence")
-    return score * factor * (1.0 if confidence is None else float(confidence))
+        terms["speaker"] = weights.speaker
+    return terms
 
 
 def adjustment_bound(

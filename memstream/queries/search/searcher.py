@@ -27,6 +27,7 @@ above): the ``k`` results are ``k`` pieces of evidence.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -56,7 +57,7 @@ from memstream.queries.search.candidates import (
 )
 from memstream.queries.search.intent import IntentClassifier
 from memstream.queries.search.neighbours import SessionOrder, spread
-from memstream.queries.search.ranking import adjusted, adjustment_bound, fuse
+from memstream.queries.search.ranking import adjusted, adjustment_bound, adjustment_terms, fuse
 from memstream.queries.search.read_model import ReadModel
 from memstream.queries.search.request import (
     DocumentSource,
@@ -68,6 +69,8 @@ from memstream.queries.search.request import (
 )
 from memstream.queries.search.retrievers import ARCHIVE_COLUMNS, Retrievers
 from memstream.queries.search.speakers import named_speaker
+from memstream.queries.search.trace import SearchTrace
+from memstream.queries.search.tracing import traced_ranking, traced_retrievers
 from memstream.queries.search.user_caches import UserCaches
 from memstream.queries.search.user_view import ROW_COLUMNS, RequestFilter, UserView
 from memstream.storage import filters
@@ -142,7 +145,7 @@ class Searcher(Retrievers):
         """Drop what is kept of ``user_id`` in memory (the user was erased)."""
         self._caches.forget(user_id)
 
-    def search(self, request: SearchRequest) -> SearchResponse:
+    def search(self, request: SearchRequest, trace: SearchTrace | None = None) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
 
         The query is embedded on a small thread pool from the start. A user the read
@@ -162,21 +165,26 @@ class Searcher(Retrievers):
         wall time until all answered; each look-up (``rows``, ``access``, ``state``, for
         a user not held; they overlap too) and ``look_up``, its wall time; then ``rank``
         (fusion, adjustments, entity names).
+
+        ``trace``, when given, is filled with the whole path
+        (:mod:`~memstream.queries.search.trace`).
         """
         with self._in_flight_lock:
             self._in_flight += 1
         try:
-            return self._search(request)
+            return self._search(request, trace)
         finally:
             with self._in_flight_lock:
                 self._in_flight -= 1
 
-    def _search(self, request: SearchRequest) -> SearchResponse:
+    def _search(self, request: SearchRequest, trace: SearchTrace | None) -> SearchResponse:
         started = time.perf_counter()
         stages: dict[str, float] = {}
         found = self._retrieve(request, stages, started)
-        looked = self._look_up(request, found, stages)
-        return self._rank(request, found, looked, stages, started)
+        if trace is not None:
+            traced_retrievers(trace, found.text_rows, found.nearness, found.entity_rows)
+        looked = self._look_up(request, found, stages, trace)
+        return self._rank(request, found, looked, stages, started, trace)
 
     def _retrieve(
         self, request: SearchRequest, stages: dict[str, float], started: float
@@ -274,7 +282,11 @@ class Searcher(Retrievers):
         )  # fmt: skip
 
     def _look_up(
-        self, request: SearchRequest, found: _Retrieved, stages: dict[str, float]
+        self,
+        request: SearchRequest,
+        found: _Retrieved,
+        stages: dict[str, float],
+        trace: SearchTrace | None = None,
     ) -> _LookedUp:
         """The lists fused, and the rows, access counts and states of what they hold."""
         w, pool, view = self.weights, self._pool, found.view
@@ -293,6 +305,9 @@ class Searcher(Retrievers):
             (w.entity, [r["memory_id"] for r in entity_rows]),
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
+        if trace is not None:
+            for m, score in fused.items():
+                trace.candidate(m).fused = score
         if w.neighbour_share > 0 and w.neighbour_reach > 0 and fused:
             order = self._session_order(fused, rows, where, wanted, found.cold, view)
             fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
@@ -326,6 +341,7 @@ class Searcher(Retrievers):
         looked: _LookedUp,
         stages: dict[str, float],
         started: float,
+        trace: SearchTrace | None = None,
     ) -> SearchResponse:
         """The first k, adjusted and ranked, with their entities and sources."""
         w, now, view = self.weights, found.now, found.view
@@ -333,10 +349,22 @@ class Searcher(Retrievers):
         query_vector, nearness = found.query_vector, found.nearness
         fused, rows, accesses, states = looked.fused, looked.rows, looked.accesses, looked.states
         said_by, looked_up = looked.said_by, looked.looked_up
+        if trace is not None:
+            for m, score in fused.items():
+                trace.candidate(m).spread = score
         if not request.include_history:
             fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
+        if trace is not None:
+            for m in set(trace.candidates) - set(fused):
+                if is_hidden(states.get(m)):
+                    trace.candidates[m].outcome = "hidden"
         if request.min_similarity is not None and query_vector is not None:
-            fused = {m: s for m, s in fused.items() if nearness.reaches(m, request.min_similarity)}
+            floor = request.min_similarity
+            if trace is not None:
+                for m in fused:
+                    if not nearness.reaches(m, floor):
+                        trace.candidate(m).outcome = "under the similarity floor"
+            fused = {m: s for m, s in fused.items() if nearness.reaches(m, floor)}
         for m in states:
             if m in rows:
                 rows[m] = with_state(rows[m], states[m])
@@ -368,7 +396,18 @@ class Searcher(Retrievers):
         bound = adjustment_bound(
             w, intent, max(accesses.values(), default=0), span is not None, speaker is not None
         )
-        scored = best_rows(fused, rows, read, score_of, bound, request.k)
+        if trace is None:
+            scored = best_rows(fused, rows, read, score_of, bound, request.k)
+        else:  # every candidate scored: the same first k (see best_rows)
+            everything = best_rows(fused, rows, read, score_of, math.inf, len(fused) or 1)
+            scored = everything[: request.k]
+            traced_ranking(
+                trace, fused, rows, everything, request.k, span, speaker,
+                lambda m: adjustment_terms(
+                    rows[m], now=now, weights=w, intent=intent,
+                    access_count=accesses.get(m, 0), time_range=span, speaker=speaker,
+                ),
+            )  # fmt: skip
         names = self._entity_names([rows[m] for _, m in scored], view)
         sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
         results = [

@@ -1,0 +1,81 @@
+"""The console in the API: its routes, its static files (scripts, styles and their
+licences, all in the package), and the sampler that keeps its last hour.
+
+:func:`install_console` adds it all to an API app; every API replica serves the console
+on the same keys, rules and address as the API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from importlib.resources import files
+
+from fastapi import APIRouter, FastAPI
+from starlette.convertors import PathConvertor, register_url_convertor
+from starlette.staticfiles import StaticFiles
+
+from memstream.application import Operations
+from memstream.console.access import ConsoleAccess, console_route_class
+from memstream.console.health_view import storage_sizes
+from memstream.console.memory_pages import memory_pages
+from memstream.console.recall_pages import recall_pages
+from memstream.console.samples import Samples, applied_next, sampling
+from memstream.console.sessions import Sessions
+from memstream.console.stream_pages import stream_pages
+from memstream.http.guard import Guard
+from memstream.storage.shared_folder import SharedFolder
+
+__all__ = ["install_console"]
+
+#: Storage sizes are measured every this many samples (a listing of the cold store).
+_SIZES_EVERY = 20
+
+
+class _ConsoleIdConvertor(PathConvertor):
+    """An identifier in a console address: it may hold ``/``; the shortest that lets the
+    rest of the address match (``/console/users/a/b/memories/m``: user ``a/b``)."""
+
+    regex = r"[A-Za-z0-9_.:@+/-]+?"
+
+
+register_url_convertor("console_id", _ConsoleIdConvertor())
+
+
+def install_console(
+    app: FastAPI, ops: Operations, guard: Guard
+) -> Callable[[], AbstractAsyncContextManager[None]]:
+    """Add the console to ``app``; answers the context that samples the stream while the
+    app runs."""
+    settings = ops.settings
+    sessions = Sessions(
+        SharedFolder(settings.console_sessions_location), settings.console_session_hours * 3600
+    )
+    access = ConsoleAccess(guard, sessions)
+    samples = Samples(settings.console_sample_seconds)
+    sizes: dict[str, int] = {}
+    router = APIRouter(route_class=console_route_class(access), include_in_schema=False)
+    stream_pages(router, ops, access, samples, sizes)
+    recall_pages(router, ops, access)  # before the timeline: its addresses are longer
+    memory_pages(router, ops, access)
+    app.include_router(router)
+    static = files("memstream.console") / "static"
+    app.mount("/console/static", StaticFiles(directory=str(static)), name="console-static")
+    taken = 0
+
+    async def take() -> None:
+        nonlocal taken
+        ends, epoch = await ops.log_position(timeout=max(1.0, samples.every_seconds / 2))
+        checkpoints = await asyncio.to_thread(ops.store.load_checkpoints, settings.consumer_group)
+        samples.add(ops.clock(), ends, applied_next(checkpoints, epoch))
+        if taken % _SIZES_EVERY == 0:
+            sizes.update(await asyncio.to_thread(storage_sizes, settings))
+        taken += 1
+
+    @asynccontextmanager
+    async def running() -> AsyncIterator[None]:
+        async with sampling(samples, take):
+            yield
+
+    return running

@@ -1,0 +1,115 @@
+"""The console's pages of recall: the playground (a search with its whole path, then
+the context block an agent would receive, with its budget and what was left out), an
+entity with the entities mentioned with it, and a user's documents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import ValidationError
+
+from memstream.application import Operations
+from memstream.console.access import ConsoleAccess
+from memstream.console.graph import HEIGHT, WIDTH, layout
+from memstream.events.codec import problems_of
+from memstream.events.errors import InvalidQuery
+from memstream.queries.search.request import MEMORY_KINDS
+from memstream.queries.search.searcher import SearchRequest
+from memstream.queries.search.trace import OUTCOMES
+
+__all__ = ["recall_pages"]
+
+_RETRIEVERS = ("full_text", "vector", "entity")
+
+
+def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> None:
+    """Add the pages of this module to ``router``."""
+
+    @router.get("/console/users/{user_id:console_id}/playground")
+    async def playground(request: Request, user_id: str) -> Any:
+        viewer = access.viewer(request)
+        viewer.who.reads(user_id)
+        asked = request.query_params
+        form: dict[str, Any] = {
+            name: asked.get(name, "")
+            for name in ("q", "k", "project", "tags", "after", "before", "now", "budget")
+        }
+        form["kinds"] = asked.getlist("kinds")
+        values: dict[str, Any] = {"form": form, "kinds": MEMORY_KINDS, "user_id": user_id}
+        if form["q"].strip():
+            request_fields = _search_fields(user_id, form)
+            try:
+                search = SearchRequest.model_validate(request_fields)
+            except ValidationError as exc:
+                raise InvalidQuery("; ".join(problems_of(exc))) from None
+            response, trace = await ops.traced_search(search)
+            budget = int(form["budget"]) if form["budget"].isdigit() else None
+            block = await ops.context(user_id, search.query, search.project_id, budget, search.now)
+            values.update(
+                response=response,
+                candidates=trace.ordered(),
+                trace=trace,
+                retrievers=_RETRIEVERS,
+                outcomes=OUTCOMES,
+                block=block,
+                request_json=search.model_dump_json(exclude_defaults=True),
+            )
+        return access.page("playground.html", viewer, **values)
+
+    @router.get("/console/users/{user_id:console_id}/entities/{entity_id:console_id}")
+    async def entity(request: Request, user_id: str, entity_id: str) -> Any:
+        viewer = access.viewer(request)
+        viewer.who.reads(user_id)
+        found = await ops.entity_graph(user_id, entity_id)
+        profile = found["profile"]
+        nodes, edges = layout(
+            (profile["entity_id"], profile["name"], profile["type"]),
+            [
+                (n["entity_id"], n["canonical_name"], n["type"], n["together"])
+                for n in found["neighbours"]
+            ],
+        )
+        return access.page(
+            "entity.html",
+            viewer,
+            user_id=user_id,
+            profile=profile,
+            neighbours=found["neighbours"],
+            nodes=nodes,
+            edges=edges,
+            width=WIDTH,
+            height=HEIGHT,
+        )
+
+    @router.get("/console/users/{user_id:console_id}/documents")
+    async def documents(request: Request, user_id: str) -> Any:
+        viewer = access.viewer(request)
+        viewer.who.reads(user_id)
+        listed = await ops.documents(user_id)
+        return access.page("documents.html", viewer, user_id=user_id, documents=listed)
+
+    @router.get("/console/users/{user_id:console_id}/documents/{document_id:console_id}")
+    async def document(request: Request, user_id: str, document_id: str) -> Any:
+        viewer = access.viewer(request)
+        viewer.who.reads(user_id)
+        found = await ops.document_detail(user_id, document_id)
+        return access.page("document.html", viewer, user_id=user_id, document=found)
+
+
+def _search_fields(user_id: str, form: dict[str, Any]) -> dict[str, Any]:
+    """The search request the playground's form asks for (validated by the caller)."""
+    fields: dict[str, Any] = {"user_id": user_id, "query": form["q"]}
+    if form["k"]:
+        fields["k"] = int(form["k"]) if form["k"].isdigit() else form["k"]
+    if form["project"]:
+        fields["project_id"] = form["project"]
+    if form["kinds"]:
+        fields["kinds"] = form["kinds"]
+    tags = [t.strip() for t in form["tags"].split(",") if t.strip()]
+    if tags:
+        fields["tags"] = tags
+    for name in ("after", "before", "now"):
+        if form[name]:
+            fields[name] = form[name]
+    return fields

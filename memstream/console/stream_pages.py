@@ -1,0 +1,179 @@
+"""The console's pages of the stream and the deployment: logging in and out, stream
+health (with ``/console/health.json`` for its live charts), dead letters and API keys.
+
+Health is the deployment's for the operator and an admin key, a tenant's own figures
+for any other key; dead letters are an admin's (a tenant's admin sees those keyed to
+its users); keys are an admin's (a tenant's own; the operator names the tenant)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse, RedirectResponse
+
+from memstream.application import Operations
+from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer
+from memstream.console.health_view import deployment_health, tenant_health
+from memstream.console.samples import Samples
+from memstream.console.sessions import COOKIE
+from memstream.tenancy.keys import KeyStoreError
+
+__all__ = [
+    "session_pages",
+    "stream_pages",
+]
+
+
+def stream_pages(
+    router: APIRouter,
+    ops: Operations,
+    access: ConsoleAccess,
+    samples: Samples,
+    sizes: dict[str, int],
+) -> None:
+    """Add the pages of this module to ``router`` (``sizes``: the storage sizes the
+    sampler last measured)."""
+    keys = access.guard.keys
+    session_pages(router, access)
+
+    async def health_of(viewer: Viewer) -> dict[str, Any]:
+        now = ops.clock()
+        if viewer.is_admin and viewer.who.key is None:
+            stats = await ops.stats()
+            return await ops.health_rows(
+                deployment_health, ops.settings, stats, samples.latest(), now, dict(sizes)
+            )
+        tenant = viewer.who.key.tenant if viewer.who.key is not None else None
+        users = await ops.users(tenant)
+        if viewer.is_admin:  # a tenant's admin: its users, with the stream's figures
+            stats = {"users": len(users)}
+            found = await ops.health_rows(
+                deployment_health, ops.settings, stats, samples.latest(), now, None
+            )
+            found.update(await ops.health_rows(tenant_health, users, now))
+            found["scope"] = "tenant-admin"
+            return found
+        return await ops.health_rows(tenant_health, users, now)
+
+    @router.get("/console")
+    async def health(request: Request) -> Any:
+        viewer = access.viewer(request)
+        figures = await health_of(viewer)
+        return access.page("health.html", viewer, health=figures, every=samples.every_seconds)
+
+    @router.get("/console/health.json")
+    async def health_json(request: Request) -> Any:
+        viewer = access.viewer(request)
+        figures = await health_of(viewer)
+        body: dict[str, Any] = {
+            "scope": figures["scope"],
+            "stats": figures.get("stats"),
+            "partitions": figures.get("partitions"),
+        }
+        if figures["scope"] != "tenant":
+            body["series"] = samples.series()
+        return JSONResponse(jsonable_encoder(body), headers=SECURITY_HEADERS)
+
+    @router.get("/console/dead-letters")
+    async def dead_letters(request: Request) -> Any:
+        viewer = access.viewer(request)
+        tenant = _admin_tenant(viewer, "dead letters")
+        rows = await ops.dead_letters(tenant)
+        return access.page("dead_letters.html", viewer, rows=rows)
+
+    @router.get("/console/dead-letters/{dead_letter_id:console_id}")
+    async def dead_letter(request: Request, dead_letter_id: str) -> Any:
+        viewer = access.viewer(request)
+        tenant = _admin_tenant(viewer, "dead letters")
+        row = await ops.dead_letter(dead_letter_id, tenant)
+        return access.page("dead_letter.html", viewer, row=row)
+
+    @router.get("/console/keys")
+    async def key_list(request: Request) -> Any:
+        viewer = access.viewer(request)
+        tenant = _admin_tenant(viewer, "key management")
+        listed = [k.public() for k in keys.records() if tenant is None or k.tenant == tenant]
+        return access.page("keys.html", viewer, keys=listed, tenant=tenant, created=None)
+
+    @router.post("/console/keys")
+    async def key_create(request: Request) -> Any:
+        form = await request.form()
+        viewer = access.acting(request, form)
+        tenant = _admin_tenant(viewer, "key management")
+        named = tenant or str(form.get("tenant", "")).strip()
+        role = str(form.get("role", "read"))
+        try:
+            record, token = keys.create(named, role, str(form.get("name", ""))[:200])  # type: ignore[arg-type]
+        except KeyStoreError as exc:
+            raise HTTPException(422, detail=str(exc)) from None
+        viewer.who.audit("key_create", None, 201, created_key=record.key_id, role=record.role)
+        listed = [k.public() for k in keys.records() if tenant is None or k.tenant == tenant]
+        created = {**record.public(), "key": token}
+        return access.page("keys.html", viewer, keys=listed, tenant=tenant, created=created)
+
+    @router.post("/console/keys/{key_id}/revoke")
+    async def key_revoke(request: Request, key_id: str) -> Any:
+        form = await request.form()
+        viewer = access.acting(request, form)
+        tenant = _admin_tenant(viewer, "key management")
+        try:
+            record = keys.revoke(key_id[:40], tenant=tenant)
+        except KeyStoreError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+        viewer.who.audit("key_revoke", None, 200, revoked_key=record.key_id)
+        return RedirectResponse("/console/keys", 303, headers=SECURITY_HEADERS)
+
+
+def session_pages(router: APIRouter, access: ConsoleAccess) -> None:
+    """Logging in (an API key for a session cookie) and out."""
+    keys = access.guard.keys
+
+    @router.get("/console/login")
+    async def login_form(request: Request, next: str = "/console") -> Any:
+        if not keys.configured:
+            return RedirectResponse(_local(next), 303, headers=SECURITY_HEADERS)
+        return access.page("login.html", None, next=_local(next))
+
+    @router.post("/console/login")
+    async def login(request: Request) -> Any:
+        form = await request.form()
+        back = _local(str(form.get("next", "/console")))
+        key = keys.authenticate(str(form.get("key", "")).strip())
+        if key is None:
+            access.guard.audit.refused(
+                key_id=None, tenant=None, status=401, reason="console login refused",
+                where="POST /console/login",
+            )  # fmt: skip
+            return access.page(
+                "login.html", None, status=401, next=back, why="this API key is unknown or revoked"
+            )
+        response = RedirectResponse(back, 303, headers=SECURITY_HEADERS)
+        access.set_cookie(
+            response, access.sessions.issue(key.key_id), secure=request.url.scheme == "https"
+        )
+        return response
+
+    @router.post("/console/logout")
+    async def logout(request: Request) -> Any:
+        form = await request.form()
+        access.acting(request, form)
+        response = RedirectResponse("/console/login", 303, headers=SECURITY_HEADERS)
+        response.delete_cookie(COOKIE, path="/console")
+        return response
+
+
+def _admin_tenant(viewer: Viewer, what: str) -> str | None:
+    """The tenant an admin acts for (None: the operator, every tenant); 403 otherwise."""
+    if viewer.who.key is None:
+        return None
+    return viewer.who.admin(what).tenant
+
+
+def _local(target: str) -> str:
+    """``target`` if it is a console address of this server, else the console's home:
+    a login never sends the browser elsewhere."""
+    if target.startswith("/console") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/console"
