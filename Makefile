@@ -29,6 +29,15 @@ $(DEV): pyproject.toml
 	$(INSTALL) -e '.[dev]' || $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(DEV) $(RUNTIME)
 
+# The console's browser tests drive Debian's Chromium (Playwright's own browser download
+# is not used): installed here when it is missing (apt-get, as root or through sudo).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Chromium for the console's browser tests"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+
 run: $(RUNTIME)
 	$(BIN)/memstream up
 
@@ -37,7 +46,7 @@ run: $(RUNTIME)
 # made a run slower: 12 min 13 s against 11 min 8 s, the deployments' idle polling
 # taking the cores the waits freed). Files are handed out in the order
 # tests/conftest.py sets (the longest first), not by size.
-test: setup
+test: setup browser
 	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
 
 # The files whose scenarios race processes against each other (kills, freezes, several

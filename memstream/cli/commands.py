@@ -202,6 +202,7 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     )),
     ("Watch it", (
         ("top", "memstream top --metrics http://127.0.0.1:8788"),
+        ("console", "memstream console --open"),
     )),
     ("Agents and access", (
         ("mcp", "memstream mcp --user ana --print-config"),
@@ -214,7 +215,7 @@ _EXAMPLES = {name: example for _, commands in _TASKS for name, example in comman
 
 #: The module of each command: it registers the command's flags beside its handler.
 _GROUPS = {
-    **dict.fromkeys(("up", "serve", "worker", "embed", "broker", "top"), "running"),
+    **dict.fromkeys(("up", "serve", "worker", "embed", "broker", "top", "console"), "running"),
     **dict.fromkeys(("publish", "remember", "docs"), "writing"),
     **dict.fromkeys(
         ("search", "memories", "context", "explain", "entity", "users", "stats"), "reading"

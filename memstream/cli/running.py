@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from memstream.cli.shared import (
     Command,
+    say,
     say_error,
 )
 from memstream.settings import EMBEDDERS, Settings
@@ -146,6 +147,26 @@ def top_command(args: argparse.Namespace, settings: Settings) -> int:
     return run_top(urls, args.every, args.once)
 
 
+def console_command(args: argparse.Namespace, settings: Settings) -> int:
+    from memstream.server_address import running_api
+
+    api = args.api or running_api(settings.local_dir) or settings.api_url or None
+    if not api:
+        say_error(
+            "no server runs for this data folder: start one (memstream up), or give --api URL"
+        )
+        return 1
+    url = f"{api.rstrip('/')}/console"
+    if args.open:
+        import webbrowser
+
+        if not webbrowser.open(url):
+            say_error(f"no browser could be opened here: the console is at {url}")
+            return 1
+    say(url)
+    return 0
+
+
 def register(command: Command) -> None:
     """Add this module's commands, with their flags, to the parser ``command`` builds."""
     p = command("up", up_command, "run the broker (when embedded), the worker and the HTTP API")
@@ -174,6 +195,12 @@ def register(command: Command) -> None:
 
     p = command("broker", broker_command, "run the embedded Kafka-compatible broker alone")
     p.add_argument("--port", type=int, help="port to listen on (default MEMSTREAM_BROKER_PORT)")
+
+    p = command("console", console_command, "the address of the console in the browser")
+    p.add_argument(
+        "--api", help="the HTTP API (default: the server running for the data folder, if any)"
+    )
+    p.add_argument("--open", action="store_true", help="open it in the default browser too")
 
     p = command(
         "top",

@@ -104,20 +104,19 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             raise NotFound(f"no action {action[:40]!r}: one of {', '.join(_ACTIONS)}")
         viewer.who.writes(user_id)
         caller = viewer.who.caller()
-        target = memory_id
         if action == "correct":
             content = str(form.get("content", "")).strip()
             if not content:
                 raise InvalidQuery("content: the corrected memory cannot be empty")
-            done = await ops.correct(user_id, memory_id, content, caller)
-            target = done.memory_id or memory_id
+            await ops.correct(user_id, memory_id, content, caller)
         elif action == "confirm":
             await ops.confirm(user_id, memory_id, caller)
         elif action == "forget":
             await ops.forget(user_id, memory_id, caller)
         else:
             await ops.restore(user_id, memory_id, caller)
-        where = f"/console/users/{user_id}/memories/{target}?done={action}"
+        # back to the memory acted on: its page shows the change once it is applied
+        where = f"/console/users/{user_id}/memories/{memory_id}?done={action}"
         return RedirectResponse(where, 303, headers=SECURITY_HEADERS)
 
     @router.get("/console/users/{user_id:console_id}")

@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse
 from pydantic import ValidationError
+from starlette.datastructures import UploadFile
 
 from memstream.application import Operations
-from memstream.console.access import ConsoleAccess
+from memstream.console.access import SECURITY_HEADERS, ConsoleAccess
 from memstream.console.graph import HEIGHT, WIDTH, layout
 from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
@@ -89,10 +91,44 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         listed = await ops.documents(user_id)
         return access.page("documents.html", viewer, user_id=user_id, documents=listed)
 
+    @router.post("/console/users/{user_id:console_id}/documents")
+    async def upload(request: Request, user_id: str) -> Any:
+        form = await request.form()
+        viewer = access.acting(request, form)
+        viewer.who.writes(user_id)
+        sent = form.get("file")
+        if not isinstance(sent, UploadFile) or not sent.filename:
+            raise InvalidQuery("file: choose a document to upload")
+        title = str(form.get("title", "")).strip() or None
+        accepted = await ops.add_document(
+            user_id,
+            await sent.read(),
+            name=sent.filename,
+            media_type=sent.content_type,
+            title=title,
+            caller=viewer.who.caller(),
+        )
+        where = (
+            f"/console/users/{user_id}/documents/{accepted.document_id}?version={accepted.checksum}"
+        )
+        return RedirectResponse(where, 303, headers=SECURITY_HEADERS)
+
     @router.get("/console/users/{user_id:console_id}/documents/{document_id:console_id}")
     async def document(request: Request, user_id: str, document_id: str) -> Any:
         viewer = access.viewer(request)
         viewer.who.reads(user_id)
+        version = request.query_params.get("version")
+        if version:  # one just uploaded: received until the worker has applied it
+            status = await ops.document(user_id, document_id, checksum=version)
+            if status["status"] == "received" and status.get("checksum") == version:
+                pending = {
+                    **status,
+                    "title": document_id,
+                    "facts": 0,
+                    "versions": [],
+                    "parts": {"chunks": [], "facts": []},
+                }
+                return access.page("document.html", viewer, user_id=user_id, document=pending)
         found = await ops.document_detail(user_id, document_id)
         return access.page("document.html", viewer, user_id=user_id, document=found)
 

@@ -83,7 +83,7 @@ def stream_pages(
         rows = await ops.dead_letters(tenant)
         return access.page("dead_letters.html", viewer, rows=rows)
 
-    @router.get("/console/dead-letters/{dead_letter_id:console_id}")
+    @router.get("/console/dead-letters/{dead_letter_id:text}")
     async def dead_letter(request: Request, dead_letter_id: str) -> Any:
         viewer = access.viewer(request)
         tenant = _admin_tenant(viewer, "dead letters")

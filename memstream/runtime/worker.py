@@ -326,7 +326,8 @@ def ready_line(settings: Settings, api: bool, metrics_server: MetricsServer | No
     """The one line that says a worker is ready, and where to find it."""
     parts = []
     if api:
-        parts.append(f"HTTP API on http://{settings.api_host}:{settings.api_port}")
+        url = f"http://{settings.api_host}:{settings.api_port}"
+        parts.append(f"HTTP API on {url}, console on {url}/console")
     if metrics_server is not None:
         parts.append(f"metrics on {metrics_server.address}/metrics")
     parts.append(f"data in {settings.data_location.uri}")

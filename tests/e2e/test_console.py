@@ -1,0 +1,412 @@
+"""The console in a real browser (Debian's Chromium, driven by Playwright) against a real
+worker, broker and LanceDB with API keys on: logging in, hostile memory content that
+must read as sent and run nothing, correcting a memory and seeing its history, the
+playground's numbers against the API's, a document from upload to indexed, the health
+page's lag rising and falling while the worker is frozen, a read key refused every
+action, actions without the session's token refused, and another tenant's pages
+refused without saying whether they exist."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page
+from support.browser import PWNED, chromium, logged_in, screenshot, watch_for_scripts
+
+from memstream.tenancy.keys import KeyStore
+from memstream.testing import WorkerProcess, wait_until
+
+pytestmark = [pytest.mark.broker, pytest.mark.slow]
+
+ANA = "acme:ana"
+BOB = "globex:bob"
+
+#: Memory content meant to run in, or mislead, a page that shows it.
+HOSTILE = [
+    "<script>window.__pwned = 'script'; alert('script')</script>",
+    "<img src=x onerror=\"window.__pwned='img'; alert('img')\"> my cat",
+    "[click me](javascript:window.__pwned='link') and <a href=\"javascript:alert(1)\">x</a>",
+    "**bold** <svg onload=\"window.__pwned='svg'\"></svg> `code` {{ 7*7 }} {% raw %}",
+    "Pay to \u0430cme\u2024com \u202egnp.exe\u202c now",  # Cyrillic a, one-dot leader, RLO
+]
+
+
+class Console:
+    """The deployment the tests share, with its keys and what they wrote."""
+
+    def __init__(self, worker: WorkerProcess, tokens: dict[str, str]) -> None:
+        self.worker, self.tokens = worker, tokens
+        self.api = worker.api_url
+        self.memories: dict[str, str] = {}  # content -> memory id (ana's)
+
+    def call(self, who: str, method: str, path: str, body: Any = None, **params: Any) -> Any:
+        answer = httpx.request(
+            method,
+            f"{self.api}{path}",
+            json=body,
+            params=params or None,
+            headers={"Authorization": f"Bearer {self.tokens[who]}"},
+            timeout=60,
+        )
+        return answer
+
+
+def _turn(user: str, i: int, text: str, session: str = "s1") -> dict[str, Any]:
+    return {
+        "event_id": f"{user.split(':')[1]}-{i}",
+        "user_id": user,
+        "session_id": session,
+        "role": "user",
+        "speaker": "Ana" if user == ANA else "Bob",
+        "content": text,
+        "occurred_at": f"2024-05-0{1 + i % 8}T10:{i % 60:02d}:00Z",
+    }
+
+
+@pytest.fixture(scope="module")
+def console(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Console]:
+    data = tmp_path_factory.mktemp("console") / "data"
+    keys = KeyStore(data)
+    tokens = {
+        "acme-admin": keys.create("acme", "admin")[1],
+        "acme": keys.create("acme", "write")[1],
+        "acme-read": keys.create("acme", "read")[1],
+        "globex": keys.create("globex", "write")[1],
+    }
+    worker = WorkerProcess(data, env={"MEMSTREAM_CONSOLE_SAMPLE_SECONDS": "1"}).start()
+    try:
+        worker.wait_serving()
+        c = Console(worker, tokens)
+        said = [
+            "I moved to Lisbon with Bob in March.",
+            "Bob works at Acme with Carol.",
+            "Carol and Bob went hiking in Sintra.",
+            *HOSTILE,
+        ]
+        turns = [_turn(ANA, i, text) for i, text in enumerate(said)]
+        assert c.call("acme", "POST", "/v1/events", turns).status_code == 202
+        bobs = [_turn(BOB, 0, "My secret pet is a wombat called Fig.")]
+        assert c.call("globex", "POST", "/v1/events", bobs).status_code == 202
+
+        def listed() -> list[dict[str, Any]] | None:
+            page = c.call("acme", "GET", "/v1/memories", user_id=ANA, limit=50).json()
+            return page["memories"] if len(page["memories"]) == len(said) else None
+
+        c.memories = {m["content"]: m["memory_id"] for m in wait_until(listed, timeout=60)}
+        wait_until(
+            lambda: c.call("globex", "GET", "/v1/memories", user_id=BOB).json()["memories"],
+            timeout=60,
+        )
+        yield c
+    finally:
+        worker.stop(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as found:
+        yield found
+
+
+def test_login_exchanges_a_key_for_an_http_only_strict_cookie_that_expires(
+    console: Console, browser: Browser
+) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{console.api}/console/users/{ANA}")
+    assert "/console/login" in page.url, "no session: the login page"
+    page.fill("#key", "msk_000000000000_not-a-key")
+    page.click("button[type=submit]")
+    assert page.locator("[role=alert]").inner_text() == "this API key is unknown or revoked"
+    page.fill("#key", console.tokens["acme"])
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{console.api}/console/users/{ANA}")  # back where it was going
+    (cookie,) = context.cookies()
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/console"
+    assert 0 < cookie["expires"] - time.time() <= 8 * 3600 + 60
+    assert console.tokens["acme"] not in cookie["value"], "the key itself is not kept"
+    assert page.evaluate("document.cookie") == "", "scripts cannot read the session"
+    answer = page.request.get(f"{console.api}/console")
+    policy = answer.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "default-src 'none'" in policy
+    context.close()
+
+
+def test_hostile_content_reads_as_sent_and_runs_nothing(console: Console, browser: Browser) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    dialogs = watch_for_scripts(page)
+    _dead_letter(console)
+    pages = [f"/console/users/{ANA}", f"/console/users/{ANA}?order=oldest"]
+    pages += [f"/console/users/{ANA}/memories/{console.memories[text]}" for text in HOSTILE]
+    pages.append(f"/console/users/{ANA}/playground?q=cat+click+bold+pay")
+    admin = logged_in(browser, console.api, console.tokens["acme-admin"])
+    admin_dialogs = watch_for_scripts(admin)
+    for path in pages:
+        page.goto(f"{console.api}{path}")
+        assert page.evaluate(PWNED) is None, path
+    for text in HOSTILE:  # each reads as sent, in the timeline and on its own page
+        page.goto(f"{console.api}/console/users/{ANA}/memories/{console.memories[text]}")
+        assert page.locator("#memory-content").inner_text() == text
+        assert page.evaluate(PWNED) is None
+    page.goto(f"{console.api}/console/users/{ANA}/memories/{console.memories[HOSTILE[4]]}")
+    assert "RIGHT-TO-LEFT OVERRIDE" in page.locator(".warning").inner_text()
+    links = page.eval_on_selector_all("a[href]", "all => all.map(a => a.getAttribute('href'))")
+    assert not [href for href in links if href.lower().startswith("javascript")]
+    # the dead letter's bytes, on the admin's pages
+    admin.goto(f"{console.api}/console/dead-letters")
+    admin.click("main table a[href^='/console/dead-letters/'] >> nth=0")
+    shown = admin.locator("#bytes-text").inner_text()
+    assert "<script>window.__pwned='dead'</script>" in shown and "\\xff" in shown
+    assert admin.evaluate(PWNED) is None
+    screenshot(admin, "dead-letter")
+    assert dialogs == [] and admin_dialogs == []
+    page.context.close()
+    admin.context.close()
+
+
+def test_a_memory_corrected_in_the_console_shows_its_history(
+    console: Console, browser: Browser
+) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    old = console.memories["Bob works at Acme with Carol."]
+    page.goto(f"{console.api}/console/users/{ANA}/memories/{old}")
+    screenshot(page, "memory")
+    page.fill("#correction", "Bob works at Globex with Carol.")
+    page.click("form[action$='/correct'] button")
+    assert "correct: accepted" in page.locator(".notice").inner_text()
+
+    def corrected() -> bool:
+        page.reload()
+        return page.locator("ol.history li").count() == 2
+
+    wait_until(corrected, timeout=30)
+    assert "superseded by" in page.locator("dl.facts").inner_text()
+    assert "Bob works at Globex with Carol." in page.locator("ol.history").inner_text()
+    page.click("dl.facts a[href*='/memories/']")  # to the correction itself
+    assert page.locator("#memory-content").inner_text() == "Bob works at Globex with Carol."
+    assert "Bob works at Acme with Carol." in page.locator("ol.history").inner_text()
+    lines = (Path(console.worker.data) / "logs" / "audit.jsonl").read_text().splitlines()
+    audited = [json.loads(line) for line in lines]
+    mine = [a for a in audited if a["operation"] == "correct" and a.get("door") == "console"]
+    assert mine and mine[-1]["user_id"] == ANA and mine[-1]["tenant"] == "acme"
+    assert "Globex" not in "\n".join(lines), "no content in the audit log"
+    page.context.close()
+
+
+def test_the_playground_answers_as_the_api_does(console: Console, browser: Browser) -> None:
+    ask = {"user_id": ANA, "query": "where did Bob go hiking", "k": 3}
+    first = console.call("acme", "POST", "/v1/search", ask).json()["results"]
+    returned = {r["memory_id"] for r in first}
+
+    def accesses_applied() -> bool:
+        counts = [
+            console.call("acme", "GET", f"/v1/memories/{m}", user_id=ANA).json()["access_count"]
+            for m in returned
+        ]
+        return all(n >= 1 for n in counts)
+
+    wait_until(accesses_applied, timeout=30)  # the first search's accesses, applied
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    page.goto(f"{console.api}/console/users/{ANA}/playground?q=where+did+Bob+go+hiking&k=3")
+    screenshot(page, "playground")
+    then = console.call("acme", "POST", "/v1/search", ask).json()["results"]
+    rows = page.locator("#candidates tbody tr.outcome-returned")
+    shown = [
+        (rows.nth(i).get_attribute("data-memory"), rows.nth(i).locator("[data-cell=score]"))
+        for i in range(rows.count())
+    ]
+    assert [m for m, _ in shown] == [r["memory_id"] for r in then]
+    for (_, cell), result in zip(shown, then, strict=True):
+        assert float(cell.inner_text()) == pytest.approx(result["score"], rel=1e-5)
+    block = console.call("acme", "POST", "/v1/context", {"user_id": ANA, "query": ask["query"]})
+    assert page.locator("#context-block").inner_text() == block.json()["context"]
+    assert "Looking here reports no access" in page.inner_text("main")
+    page.context.close()
+
+
+def test_a_document_is_followed_from_upload_to_indexed(console: Console, browser: Browser) -> None:
+    text = "# Lease\n\n## Renewal\n\nThe lease renews every March for one year.\n" * 3
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    page.goto(f"{console.api}/console/users/{ANA}/documents")
+    page.set_input_files(
+        "#upload-file",
+        {"name": "lease.md", "mimeType": "text/markdown", "buffer": text.encode()},
+    )
+    page.fill("input[name=title]", "Lease")
+    page.click("form[enctype] button")
+    seen = {_text(page, "#document-status")}  # "received" while the worker has not applied it
+
+    # the page reloads itself until the document is done
+    def indexed() -> bool:
+        seen.add(_text(page, "#document-status"))
+        return "indexed" in seen
+
+    wait_until(indexed, timeout=60)
+    assert seen <= {"", "received", "chunked", "indexed"}, seen
+    assert page.locator("ol.chunks li").count() >= 1
+    assert "Renewal" in page.locator("ol.chunks").inner_text()
+    assert "Lease" in page.locator("h1").inner_text()
+    screenshot(page, "document")
+    page.goto(f"{console.api}/console/users/{ANA}/documents")
+    assert "indexed" in page.locator("table").inner_text()
+    page.context.close()
+
+
+def test_the_health_page_shows_lag_rise_while_the_worker_is_frozen_and_fall_after(
+    console: Console, browser: Browser
+) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme-admin"])
+    wait_until(lambda: _text(page, "#live-status"), timeout=30)
+    console.worker.signal(signal.SIGSTOP)  # the worker alone: the API child keeps serving
+    try:
+        turns = [_turn(ANA, 100 + i, f"note number {i}", "s9") for i in range(40)]
+        assert console.call("acme", "POST", "/v1/events", turns).status_code == 202
+        waiting = wait_until(lambda: _waiting(page) or None, timeout=30)
+        assert waiting >= 1
+        lagging = page.locator("td[data-cell=lag]").all_inner_texts()
+        assert any(cell not in ("0", "?") for cell in lagging)
+        screenshot(page, "health")
+    finally:
+        console.worker.signal(signal.SIGCONT)
+    wait_until(lambda: _waiting(page) == 0, timeout=60)
+    assert all(cell == "0" for cell in page.locator("td[data-cell=lag]").all_inner_texts())
+    page.context.close()
+
+
+def test_a_read_key_is_refused_every_action(console: Console, browser: Browser) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme-read"])
+    memory = console.memories["I moved to Lisbon with Bob in March."]
+    page.goto(f"{console.api}/console/users/{ANA}/memories/{memory}")
+    assert page.locator("main button[disabled]").count() == 3
+    token = page.locator("header input[name=action_token]").get_attribute("value")
+    assert token
+    for action in ("correct", "confirm", "forget", "restore"):
+        answer = page.request.post(
+            f"{console.api}/console/users/{ANA}/memories/{memory}/{action}",
+            form={"action_token": token, "content": "changed"},
+        )
+        assert answer.status == 403, action
+        assert "read-only" in answer.text()
+    for path in ("/console/keys", "/console/dead-letters"):
+        assert page.request.get(f"{console.api}{path}").status == 403
+    answer = page.request.post(
+        f"{console.api}/console/keys", form={"action_token": token, "role": "admin"}
+    )
+    assert answer.status == 403
+    unchanged = console.call("acme", "GET", f"/v1/memories/{memory}", user_id=ANA).json()
+    assert unchanged["content"] == "I moved to Lisbon with Bob in March."
+    assert unchanged["protected"] is False and unchanged["forgotten_at"] is None
+    page.context.close()
+
+
+def test_actions_without_the_sessions_token_are_refused(console: Console, browser: Browser) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    other = logged_in(browser, console.api, console.tokens["acme"])
+    memory = console.memories["Carol and Bob went hiking in Sintra."]
+    page.goto(f"{console.api}/console")
+    other.goto(f"{console.api}/console")
+    foreign = other.locator("header input[name=action_token]").get_attribute("value")
+    url = f"{console.api}/console/users/{ANA}/memories/{memory}/forget"
+    forms: list[dict[str, str | float | bool]] = [
+        {},
+        {"action_token": ""},
+        {"action_token": foreign or "x"},
+    ]
+    for form in forms:
+        answer = page.request.post(url, form=form)
+        assert answer.status == 403, form
+        assert "another site" in answer.text()
+    still = console.call("acme", "GET", f"/v1/memories/{memory}", user_id=ANA).json()
+    assert still["forgotten_at"] is None
+    page.context.close()
+    other.context.close()
+
+
+def test_another_tenants_pages_are_refused_without_saying_what_exists(
+    console: Console, browser: Browser
+) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme-admin"])
+    bob_memory = console.call("globex", "GET", "/v1/memories", user_id=BOB).json()["memories"]
+    real = bob_memory[0]["memory_id"]
+    for user, memory in ((BOB, real), ("globex:nobody", "ep-0000")):
+        for path in (
+            f"/console/users/{user}",
+            f"/console/users/{user}/memories/{memory}",
+            f"/console/users/{user}/playground?q=wombat",
+            f"/console/users/{user}/entities/en-0000",
+            f"/console/users/{user}/documents",
+            f"/console/users/{user}/documents/lease",
+        ):
+            answer = page.request.get(f"{console.api}{path}")
+            assert answer.status == 403, path
+            assert "this API key cannot act on that user" in answer.text()
+            assert "wombat" not in answer.text().replace("q=wombat", "")
+    bobs_letters = _dead_letter(console, key=BOB.encode())
+    page.goto(f"{console.api}/console/dead-letters")
+    assert BOB not in page.inner_text("main")
+    for letter in (bobs_letters, "dl-does-not-exist"):
+        answer = page.request.get(f"{console.api}/console/dead-letters/{letter}")
+        assert answer.status == 404
+        assert "no dead letter" in answer.text()
+    users = page.request.get(f"{console.api}/console/users").text()
+    assert ANA in users and BOB not in users
+    page.context.close()
+
+
+def _text(page: Page, selector: str) -> str:
+    """The text an element shows now ("" while there is none)."""
+    found = page.locator(selector)
+    return found.inner_text() if found.count() else ""
+
+
+def _waiting(page: Page) -> int | None:
+    """The records waiting the health page's live line says (None before it says)."""
+    said = re.search(r"; (\d+) records waiting", _text(page, "#live-status"))
+    return int(said.group(1)) if said else None
+
+
+def _dead_letter(console: Console, key: bytes = ANA.encode()) -> str:
+    """Produce a record no event can be read from, past the doors; its dead letter's id."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from aiokafka import AIOKafkaProducer
+
+    from memstream.streams.topics import MESSAGES
+
+    value = b"<script>window.__pwned='dead'</script>\xff\xfe not JSON " + key
+
+    async def produce() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=console.worker.bootstrap)
+        await producer.start()
+        try:
+            await producer.send_and_wait(MESSAGES, value, key=key)
+        finally:
+            await producer.stop()
+
+    with ThreadPoolExecutor(1) as thread:  # Playwright's loop runs in this thread
+        thread.submit(asyncio.run, produce()).result()
+    from memstream.storage.filesystems import resolve_location
+    from memstream.storage.lance.store import ProjectionStore
+    from memstream.storage.lance.tables import DEAD_LETTERS
+    from memstream.storage.layout import DataLayout
+
+    uri = DataLayout(resolve_location(str(console.worker.data))).existing_projections()
+    assert uri is not None
+    store = ProjectionStore.at(uri)
+
+    def found() -> str | None:
+        store.refresh()
+        rows = store.scan(DEAD_LETTERS, ["dead_letter_id", "value"]).to_pylist()
+        return next((r["dead_letter_id"] for r in rows if r["value"] == value), None)
+
+    letter: str = wait_until(found, timeout=30)
+    return letter
