@@ -152,6 +152,8 @@ def test_hostile_content_reads_as_sent_and_runs_nothing(console: Console, browse
     for path in pages:
         page.goto(f"{console.api}{path}")
         assert page.evaluate(PWNED) is None, path
+        if path == f"/console/users/{ANA}":
+            screenshot(page, "timeline")
     for text in HOSTILE:  # each reads as sent, in the timeline and on its own page
         page.goto(f"{console.api}/console/users/{ANA}/memories/{console.memories[text]}")
         assert page.locator("#memory-content").inner_text() == text
@@ -198,6 +200,61 @@ def test_a_memory_corrected_in_the_console_shows_its_history(
     mine = [a for a in audited if a["operation"] == "correct" and a.get("door") == "console"]
     assert mine and mine[-1]["user_id"] == ANA and mine[-1]["tenant"] == "acme"
     assert "Globex" not in "\n".join(lines), "no content in the audit log"
+    page.context.close()
+
+
+def test_entities_are_a_graph_one_can_walk_with_the_keyboard(
+    console: Console, browser: Browser
+) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    memory = console.memories["Carol and Bob went hiking in Sintra."]
+    page.goto(f"{console.api}/console/users/{ANA}/memories/{memory}")
+    page.click("ul.chips a:has-text('Bob')")
+    assert page.locator("h1").inner_text().startswith("Bob")
+    nodes = page.locator("svg.graph a")
+    assert nodes.count() >= 2, "Lisbon and Sintra (at least) are mentioned with Bob"
+    names = [nodes.nth(i).get_attribute("aria-label") or "" for i in range(nodes.count())]
+    assert any(name.startswith("Sintra,") for name in names), names
+    screenshot(page, "entity")
+    sintra = next(i for i, name in enumerate(names) if name.startswith("Sintra,"))
+    nodes.nth(sintra).focus()  # a link: reached by Tab, followed by Enter
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r".*/entities/en-.*"))
+    assert page.locator("h1").inner_text().startswith("Sintra")
+    page.keyboard.press("Tab")  # the first stop is the skip link
+    assert page.evaluate("document.activeElement.className") == "skip"
+    page.context.close()
+
+
+def test_an_admin_creates_and_revokes_a_key_in_the_console(
+    console: Console, browser: Browser
+) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme-admin"])
+    page.goto(f"{console.api}/console/keys")
+    page.select_option("select[name=role]", "read")
+    page.fill("input[name=name]", "console-made")
+    page.click("form[action='/console/keys'] button")
+    token = page.locator("#new-key").inner_text().strip()
+    assert token.startswith("msk_")
+    listed = httpx.get(
+        f"{console.api}/v1/memories",
+        params={"user_id": ANA},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert listed.status_code == 200, "the new read key reads acme's users"
+    screenshot(page, "keys")
+    row = page.locator("tr", has_text="console-made")
+    row.locator("button:has-text('Revoke')").click()
+    page.wait_for_url(f"{console.api}/console/keys")
+    assert page.locator("#new-key").count() == 0, "a key is shown once"
+    refused = httpx.get(
+        f"{console.api}/v1/memories",
+        params={"user_id": ANA},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=30,
+    )
+    assert refused.status_code == 401
     page.context.close()
 
 

@@ -26,6 +26,7 @@ PAGES = (
     "docs/durability.md",
     "docs/deployment.md",
     "docs/observability.md",
+    "docs/console.md",
     "docs/metrics.md",
     "docs/architecture.md",
     "docs/benchmarks.md",
