@@ -38,7 +38,7 @@ from memstream.policies.limits import MAX_CONTEXT_TOKENS, MAX_LISTED
 from memstream.policies.scope import plain_text, scope_filter, valid_identifier, valid_tag
 from memstream.projections.digest import digest_tables
 from memstream.queries.context.assembly import Assembly, assemble, complexity
-from memstream.queries.context.gathering import context_candidates
+from memstream.queries.context.gathering import context_candidates, context_request
 from memstream.queries.explain import explanation
 from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
@@ -136,20 +136,9 @@ class MemoryReads(OperationsCore):
         (default: by the query's complexity); its context is None when nothing relevant
         is found, so a caller can leave the block out."""
         started = time.perf_counter()
-        try:
-            request = SearchRequest(user_id=user_id, project_id=project_id, query=query)
-        except ValidationError as exc:
-            raise InvalidQuery("; ".join(problems_of(exc))) from None
-        scope_filter(user_id, project_id)  # the doors' rule for identifiers
-        if budget_tokens is not None and not 1 <= budget_tokens <= MAX_CONTEXT_TOKENS:
-            raise InvalidQuery(f"budget_tokens: must be 1 to {MAX_CONTEXT_TOKENS}")
+        request = self._context_request(user_id, query, project_id, budget_tokens)
         when = now or self.clock()
-        judged = complexity(query)
-        budget = budget_tokens or (
-            self.settings.context_complex_tokens
-            if judged == "complex"
-            else self.settings.context_simple_tokens
-        )
+        budget, judged = self._budget(query, budget_tokens)
 
         def build() -> Assembly:
             found = context_candidates(self.searcher, request, when)
@@ -158,44 +147,73 @@ class MemoryReads(OperationsCore):
         with _measured_read("context"):
             async with self._reads.turn():
                 assembly = await self._blocking(build)
-        sections = [
-            {
-                "name": s.name,
-                "tokens": s.tokens,
-                "lines": [
-                    {
-                        "memory_id": line.memory_id,
-                        "kind": line.kind,
-                        "text": line.text,
-                        "occurred_at": line.occurred_at,
-                        "archived": line.archived,
-                        "source_event_ids": list(line.sources),
-                    }
-                    for line in s.lines
-                ],
-            }
-            for s in assembly.sections
-        ]
-        took = (time.perf_counter() - started) * 1000
-        left_out = [
-            {"memory_id": memory_id, "section": section, "reason": reason}
-            for memory_id, section, reason in assembly.left_out
-        ]
-        return ContextBlock(
-            assembly.context, sections, assembly.tokens, budget, judged, took, left_out
-        )
+        return _block(assembly, budget, judged, started)
 
-    async def traced_search(self, request: SearchRequest) -> tuple[SearchResponse, SearchTrace]:
-        """A search with its whole path (:mod:`memstream.queries.search.trace`), for the
-        console's playground: the answer ``search`` gives, reported as accessed by no one
-        (looking at how memory ranks is no use of it)."""
+    def _context_request(
+        self, user_id: str, query: str, project_id: str | None, budget_tokens: int | None
+    ) -> SearchRequest:
+        try:
+            request = SearchRequest(user_id=user_id, project_id=project_id, query=query)
+        except ValidationError as exc:
+            raise InvalidQuery("; ".join(problems_of(exc))) from None
+        scope_filter(user_id, project_id)  # the doors' rule for identifiers
+        if budget_tokens is not None and not 1 <= budget_tokens <= MAX_CONTEXT_TOKENS:
+            raise InvalidQuery(f"budget_tokens: must be 1 to {MAX_CONTEXT_TOKENS}")
+        return request
+
+    def _budget(self, query: str, budget_tokens: int | None) -> tuple[int, str]:
+        """The block's budget (``budget_tokens``, else by the query's complexity) and
+        how the query was judged."""
+        judged = complexity(query)
+        budget = budget_tokens or (
+            self.settings.context_complex_tokens
+            if judged == "complex"
+            else self.settings.context_simple_tokens
+        )
+        return budget, judged
+
+    async def playground(
+        self, request: SearchRequest, budget_tokens: int | None = None
+    ) -> tuple[SearchResponse, SearchTrace, ContextBlock]:
+        """What the console's playground shows for ``request``: the answer ``search``
+        gives, with its whole path (:mod:`memstream.queries.search.trace`), and the
+        block ``context`` gives for its query, reported as accessed by no one (looking
+        at how memory ranks is no use of it).
+
+        A request that only names a user, a project, a query, ``k`` and ``now`` (what a
+        context block's search names) is searched once, as deep as the block's search
+        (:data:`~memstream.queries.context.gathering.CONTEXT_DEPTH`): its first ``k``
+        are the results (scoring every candidate gives the same first ``k`` at any
+        depth), and the block is built from them all. Any other is searched, then its
+        block built, as the two routes would."""
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
+        started = time.perf_counter()
+        self._context_request(request.user_id, request.query, request.project_id, budget_tokens)
+        when = request.now or self.clock()
+        budget, judged = self._budget(request.query, budget_tokens)
+        plain = SearchRequest(
+            user_id=request.user_id, project_id=request.project_id, query=request.query
+        )
+        deep = context_request(plain, when)
+        shared = request.k <= deep.k and _names_only_scope(request)
         trace = SearchTrace()
-        with _measured_read("traced_search"):
+
+        def build() -> tuple[SearchResponse, Assembly]:
+            if not shared:
+                response = self.searcher.search(request, trace)
+                found = context_candidates(self.searcher, plain, when)
+                return response, assemble(found, budget, count_tokens)
+            full = self.searcher.search(deep, trace)
+            trace.keep(request.k)
+            response = full.model_copy(update={"results": full.results[: request.k]})
+            found = context_candidates(self.searcher, plain, when, full.results)
+            return response, assemble(found, budget, count_tokens)
+
+        with _measured_read("playground"):
             async with self._reads.turn():
-                response = await self._blocking(self.searcher.search, request, trace)
-        return response, trace
+                response, assembly = await self._blocking(build)
+        return response, trace, _block(assembly, budget, judged, started)
 
     async def explain(
         self, user_id: str, memory_id: str, now: datetime | None = None
@@ -317,3 +335,45 @@ def _stages(timings: dict[str, float]) -> None:
     for stage, ms in timings.items():
         metrics.SEARCH_STAGE_SECONDS.labels(stage).observe(ms / 1000)
     tracing.stage_spans(timings, time.time_ns(), SEARCH_PHASES)
+
+
+def _names_only_scope(request: SearchRequest) -> bool:
+    """Whether ``request`` filters nothing a context block's search does not (no kinds,
+    tags, times, similarity floor or history; archived memories searched)."""
+    return (
+        request.after is None
+        and request.before is None
+        and not request.kinds
+        and not request.tags
+        and request.min_similarity is None
+        and not request.include_history
+        and request.include_archived
+    )
+
+
+def _block(assembly: Assembly, budget: int, judged: str, started: float) -> ContextBlock:
+    """The context block ``assembly`` is, as the operations answer it."""
+    sections = [
+        {
+            "name": s.name,
+            "tokens": s.tokens,
+            "lines": [
+                {
+                    "memory_id": line.memory_id,
+                    "kind": line.kind,
+                    "text": line.text,
+                    "occurred_at": line.occurred_at,
+                    "archived": line.archived,
+                    "source_event_ids": list(line.sources),
+                }
+                for line in s.lines
+            ],
+        }
+        for s in assembly.sections
+    ]
+    took = (time.perf_counter() - started) * 1000
+    left_out = [
+        {"memory_id": memory_id, "section": section, "reason": reason}
+        for memory_id, section, reason in assembly.left_out
+    ]
+    return ContextBlock(assembly.context, sections, assembly.tokens, budget, judged, took, left_out)

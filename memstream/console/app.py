@@ -68,7 +68,7 @@ def install_console(
         nonlocal taken
         ends, epoch = await ops.log_position(timeout=max(1.0, samples.every_seconds / 2))
         checkpoints = await asyncio.to_thread(ops.store.load_checkpoints, settings.consumer_group)
-        samples.add(ops.clock(), ends, applied_next(checkpoints, epoch))
+        samples.add(ops.clock(), ends, applied_next(checkpoints, epoch), epoch)
         if taken % _SIZES_EVERY == 0:
             sizes.update(await asyncio.to_thread(storage_sizes, settings))
         taken += 1

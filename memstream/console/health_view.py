@@ -15,6 +15,7 @@ from typing import Any
 from memstream.console.samples import Sample
 from memstream.jobs.lifecycle_runs import read_lifecycle_runs, runs_location
 from memstream.projections.archiving import ARCHIVED
+from memstream.queries.stats import stats as compute_stats
 from memstream.settings import Settings
 from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
@@ -42,14 +43,18 @@ _WINDOW = timedelta(days=30)
 def deployment_health(
     store: ProjectionStore,
     settings: Settings,
-    stats: dict[str, Any],
     sample: Sample | None,
     now: datetime,
     sizes: dict[str, int] | None = None,
+    counts: bool = True,
 ) -> dict[str, Any]:
-    """Every figure of the health page, for the deployment (``stats``: the stats
-    document of the deployment; ``sizes``: the cold store's and the event archive's
-    bytes, when measured)."""
+    """Every figure of the health page, for the deployment (``sizes``: the cold store's
+    and the event archive's bytes, when measured; ``counts``: whether to count the
+    deployment's memories, a tenant's page counting its own). The lag is the last
+    sample's: the page asks the broker nothing."""
+    ends = dict(sample.ends) if sample is not None and sample.ends else None
+    epoch = sample.log_epoch if sample is not None else None
+    stats = compute_stats(store, None, end_offsets=ends, log_epoch=epoch) if counts else {}
     consumer = settings.consumer_group
     checkpoints = [r for r in store.scan(CHECKPOINTS).to_pylist() if r["consumer"] == consumer]
     owners = {
@@ -60,7 +65,7 @@ def deployment_health(
     }
     applied = {(r["topic"], r["partition"]): r for r in checkpoints}
     partitions = []
-    ends = sample.ends if sample is not None else {}
+    ends = ends or {}
     count = settings.messages_partitions
     for p in range(count):
         end = ends.get((MESSAGES, p))

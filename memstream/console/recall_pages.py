@@ -45,9 +45,8 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
                 search = SearchRequest.model_validate(request_fields)
             except ValidationError as exc:
                 raise InvalidQuery("; ".join(problems_of(exc))) from None
-            response, trace = await ops.traced_search(search)
             budget = int(form["budget"]) if form["budget"].isdigit() else None
-            block = await ops.context(user_id, search.query, search.project_id, budget, search.now)
+            response, trace, block = await ops.playground(search, budget)
             values.update(
                 response=response,
                 candidates=trace.ordered(),

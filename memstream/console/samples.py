@@ -46,6 +46,8 @@ class Sample:
     search_p50_ms: float | None = None
     search_p99_ms: float | None = None
     broker_answered: bool = True
+    #: the log's epoch the offsets are of (None: not known)
+    log_epoch: str | None = None
 
     def lag(self, topic: str | None = None) -> int:
         """Records not yet applied (of ``topic``, or of every topic sampled)."""
@@ -80,7 +82,9 @@ class Samples:
     def latest(self) -> Sample | None:
         return self.kept[-1] if self.kept else None
 
-    def add(self, at: datetime, ends: Offsets | None, applied: Offsets) -> Sample:
+    def add(
+        self, at: datetime, ends: Offsets | None, applied: Offsets, log_epoch: str | None = None
+    ) -> Sample:
         """Record a sample (``ends`` None: the broker did not answer; the last known
         ends are kept), with this process's search rate and latency since the last."""
         scrape = parse(generate_latest().decode(), time.monotonic())
@@ -98,7 +102,8 @@ class Samples:
                 p99 = _ms(quantile(0.99, before, scrape, series, operation="search"))
         last = self.latest()
         known = ends if ends is not None else (last.ends if last is not None else {})
-        sample = Sample(at, dict(known), applied, rate, p50, p99, ends is not None)
+        epoch = log_epoch if ends is not None else (last.log_epoch if last is not None else None)
+        sample = Sample(at, dict(known), applied, rate, p50, p99, ends is not None, epoch)
         self.kept.append(sample)
         return sample
 

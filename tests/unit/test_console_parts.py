@@ -30,6 +30,7 @@ from memstream.queries.context.assembly import (
     assemble,
 )
 from memstream.queries.memory_list import ListRequest
+from memstream.queries.search.request import SearchRequest
 from memstream.storage.log_records import LogPosition
 from memstream.storage.shared_folder import SharedFolder
 
@@ -208,3 +209,35 @@ def test_a_refusal_is_a_page_saying_why_not_a_traceback(operations: Operations) 
     assert empty_query.status_code == 422 and "query" in empty_query.text
     login = _get(operations, "/console/login?next=https://elsewhere.example/")
     assert login.status_code == 303 and login.headers["location"] == "/console"
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"query": "where does Ana live", "k": 2},
+        {"query": "what does the cat like", "k": 1},
+        {"query": "where does Ana live", "k": 3, "kinds": ["episode"]},
+    ],
+)
+def test_the_playground_answers_as_search_and_context_do(
+    operations: Operations, asked: dict[str, object]
+) -> None:
+    request = SearchRequest.model_validate({"user_id": "ana", **asked})
+    now = operations.clock()
+    pinned = request.model_copy(update={"now": now})
+
+    async def both() -> tuple[object, ...]:
+        shown, trace, block = await operations.playground(pinned)
+        searched = await operations.search(pinned)
+        context = await operations.context("ana", request.query, None, None, now)
+        return shown, trace, block, searched, context
+
+    shown, trace, block, searched, context = asyncio.run(both())
+    assert [(r.memory_id, r.score) for r in shown.results] == [  # type: ignore[attr-defined]
+        (r.memory_id, r.score)
+        for r in searched.results  # type: ignore[attr-defined]
+    ]
+    returned = [c.memory_id for c in trace.ordered() if c.outcome == "returned"]  # type: ignore[attr-defined]
+    assert returned == [r.memory_id for r in shown.results]  # type: ignore[attr-defined]
+    assert block.context == context.context  # type: ignore[attr-defined]
+    assert block.sections == context.sections  # type: ignore[attr-defined]

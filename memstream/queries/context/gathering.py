@@ -31,11 +31,11 @@ from memstream.text.mentions import NAMED_TYPES, normalize_name
 from memstream.text.passages import LONG_TURN_CHARACTERS, marked_cut
 from memstream.text.time_phrases import query_range
 
-__all__ = ["FACT_KINDS", "context_candidates"]
+__all__ = ["CONTEXT_DEPTH", "FACT_KINDS", "context_candidates", "context_request"]
 
 FACT_KINDS = frozenset({"fact", "preference", "procedure", "opinion", "reflection"})
 #: How many results are asked for, entities profiled, and turns shown around a time.
-_DEPTH = 50
+CONTEXT_DEPTH = 50
 _ENTITIES = 5
 #: Entities named by results below this rank are not profiled unless the query names them.
 _PROFILED_FROM = 3
@@ -49,13 +49,24 @@ _FACTS_PER_ENTITY = 3
 _STATE_SLICE = 64
 
 
+def context_request(request: SearchRequest, now: datetime) -> SearchRequest:
+    """The search a context block for ``request`` (its user, project and query) starts
+    from: ``CONTEXT_DEPTH`` deep, as of ``now``."""
+    return request.model_copy(update={"k": CONTEXT_DEPTH, "now": now})
+
+
 def context_candidates(
-    searcher: Searcher, request: SearchRequest, now: datetime
+    searcher: Searcher,
+    request: SearchRequest,
+    now: datetime,
+    results: list[SearchResult] | None = None,
 ) -> dict[SectionName, list[ContextLine]]:
     """Each section's candidate lines for ``request`` (its user, project and query; the
-    search looks ``_DEPTH`` deep), best first; empty when the search finds nothing."""
-    request = request.model_copy(update={"k": _DEPTH, "now": now})
-    results = searcher.search(request).results
+    search looks ``CONTEXT_DEPTH`` deep), best first; empty when the search finds
+    nothing. ``results``: that search's results, when the caller has them already."""
+    request = context_request(request, now)
+    if results is None:
+        results = searcher.search(request).results
     if not results:
         return {}
     facts = [r for r in results if r.kind in FACT_KINDS]

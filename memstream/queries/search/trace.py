@@ -81,6 +81,12 @@ class SearchTrace:
         for rank, (memory_id, score, archived) in enumerate(ranked, start=1):
             self.candidate(memory_id).hits.setdefault(retriever, Hit(rank, score, archived))
 
+    def keep(self, k: int) -> None:
+        """Only the first ``k`` returned (the search went deeper): the rest are below k."""
+        for c in self.candidates.values():
+            if c.outcome == "returned" and c.rank is not None and c.rank > k:
+                c.outcome, c.rank = "below k", None
+
     def ordered(self) -> list[CandidateTrace]:
         """The candidates: returned ones by rank, then the rest by score, then fused."""
 
