@@ -17,9 +17,9 @@ cursor), a memory, an entity, the playground against ``POST /v1/search`` and
 ``POST /v1/context`` of the same questions (the playground runs a traced search and a
 context block, so its floor is their sum), the health page and its JSON.
 
-Then searches are timed twice, 3,000 each (a minute or more): with no console open, and with one open (a
-client asking for ``/console/health.json`` every 3 seconds, as the page does, and the
-health page every 15). The server's sampler runs in both (every 15 seconds, as
+Then searches are timed twice, 3,000 each (a minute or more): with no console open,
+and with one open (a client asking for ``/console/health.json`` every 3 seconds, as the
+page does, and the health page every 15). The server's sampler runs in both (every 15 seconds, as
 deployed).
 
 Usage: python bench/console.py [--data DIR] [--total 1000000] [--user 100000] [--pages 200]
@@ -122,7 +122,7 @@ def build(data: Path, user: str, size: int, total: int) -> None:
                     "owner_epoch": 1,
                 }
                 for p in range(PARTITIONS)
-            ],  # fmt: skip
+            ],
             schema=CHECKPOINTS_SCHEMA,
         ),
     )
@@ -139,7 +139,7 @@ def build(data: Path, user: str, size: int, total: int) -> None:
                     "claimed_at": now,
                 }
                 for p in range(PARTITIONS)
-            ],  # fmt: skip
+            ],
             schema=PARTITION_OWNERS_SCHEMA,
         ),
     )
