@@ -17,10 +17,10 @@ cursor), a memory, an entity, the playground against ``POST /v1/search`` and
 ``POST /v1/context`` of the same questions (the playground runs a traced search and a
 context block, so its floor is their sum), the health page and its JSON.
 
-Then searches are timed twice, 3,000 each (a minute or more): with no console open,
-and with one open (a client asking for ``/console/health.json`` every 3 seconds, as the
-page does, and the health page every 15). The server's sampler runs in both (every 15 seconds, as
-deployed).
+Then searches are timed in four rounds of 1,000 with no console open, then 1,000 with
+one open (a client asking for ``/console/health.json`` every 3 seconds, as the page
+does, and the health page every 15): alternating, since the machine's speed drifts.
+The server's sampler runs in both (every 15 seconds, as deployed).
 
 Usage: python bench/console.py [--data DIR] [--total 1000000] [--user 100000] [--pages 200]
 """
@@ -63,9 +63,10 @@ from memstream.storage.schemas import (
 from memstream.testing import free_port, wait_until
 
 PARTITIONS = 64
-#: searches timed with and without a console open: enough for a minute or more each, so
-#: that an open page polls twenty times or more
-WATCHED = 3000
+#: searches timed with and without a console open, in alternating rounds: enough for
+#: ten seconds or more each, so that an open page polls a few times a round
+WATCHED = 1000
+ROUNDS = 4
 PLACES = {"Lisbon", "Porto", "Kyoto"}
 
 
@@ -268,6 +269,20 @@ def run(http: httpx.Client, user: str, pages: int, rng: random.Random, words: li
     ratio = statistics.median(playground) / statistics.median(search)
     floor = statistics.median(search) + statistics.median(context)
     print(f"  playground / search p50: {ratio:.2f}x (search + context p50: {floor:.1f} ms)")
+    traced = [
+        float(http.get(f"/console/users/{user}/playground", params={"q": q}).headers[
+            "server-timing"].split("search;dur=")[1].split(",")[0])
+        for q in questions(rng, words, pages)
+    ]  # fmt: skip
+    took = statistics.median(
+        float(http.post("/v1/search", json={"user_id": user, "query": q}).json()["took_ms"])
+        for q in questions(rng, words, pages)
+    )
+    print(
+        f"  the playground's traced search (50 deep, every candidate scored), server p50: "
+        f"{statistics.median(traced):.1f} ms against a search's {took:.1f} ms "
+        f"({statistics.median(traced) / took:.2f}x)"
+    )
     print(f"a deployment of {PARTITIONS} partitions, {user[4:]} memories for the user:", flush=True)
     timed(http, "health page", [("GET", "/console", None)] * max(pages // 4, 10))
     timed(
@@ -275,38 +290,52 @@ def run(http: httpx.Client, user: str, pages: int, rng: random.Random, words: li
         "health.json (what an open page asks every 3 s)",
         [("GET", "/console/health.json", None)] * max(pages // 4, 10),
     )
-    print(f"searches with and without a console open ({WATCHED} each):", flush=True)
-    asked = questions(rng, words, WATCHED)
-    without = timed(
-        http,
-        "no console open",
-        [("POST", "/v1/search", {"user_id": user, "query": q}) for q in asked],
+    print(
+        f"searches with and without a console open, {ROUNDS} rounds of {WATCHED} each, "
+        "alternating:",
+        flush=True,
     )
-    stop = threading.Event()
-    polls = [0]
+    changes = []
+    for round_ in range(1, ROUNDS + 1):
+        asked = questions(rng, words, WATCHED)
+        without = timed(http, f"round {round_}: no console open", _searches(user, asked))
+        with Watching(str(http.base_url)) as watching:
+            asked = questions(rng, words, WATCHED)
+            with_console = timed(http, f"round {round_}: a console open", _searches(user, asked))
+        changes.append(statistics.median(with_console) / statistics.median(without) - 1)
+        print(f"    p50 change: {changes[-1]:+.1%} ({watching.polls} polls meanwhile)")
+    print(f"  median p50 change with the console open: {statistics.median(changes):+.1%}")
 
-    def watch() -> None:
-        with httpx.Client(base_url=str(http.base_url), timeout=60) as viewer:
-            ticks = 0
-            while not stop.wait(3.0):
+
+def _searches(user: str, asked: list[str]) -> list[tuple[str, str, dict | None]]:
+    return [("POST", "/v1/search", {"user_id": user, "query": q}) for q in asked]
+
+
+class Watching:
+    """A console left open: the health page's JSON every 3 s, the page every 15 s."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.polls = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> Watching:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _watch(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=60) as viewer:
+            viewer.get("/console")
+            while not self._stop.wait(3.0):
                 viewer.get("/console/health.json")
-                ticks += 1
-                if ticks % 5 == 0:
+                self.polls += 1
+                if self.polls % 5 == 0:
                     viewer.get("/console")
-                polls[0] += 1
-
-    watcher = threading.Thread(target=watch, daemon=True)
-    watcher.start()
-    asked = questions(rng, words, WATCHED)
-    with_console = timed(
-        http,
-        "a console open",
-        [("POST", "/v1/search", {"user_id": user, "query": q}) for q in asked],
-    )
-    stop.set()
-    watcher.join()
-    change = statistics.median(with_console) / statistics.median(without) - 1
-    print(f"  p50 change with the console open: {change:+.1%} ({polls[0]} polls meanwhile)")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "broker_command",
+    "console_command",
     "embed_command",
     "register",
     "serve_command",

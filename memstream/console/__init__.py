@@ -23,6 +23,7 @@ __all__ = [
     "health_view",
     "memory_pages",
     "recall_pages",
+    "recent",
     "samples",
     "sessions",
     "shown",

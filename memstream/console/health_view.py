@@ -32,6 +32,8 @@ from memstream.streams.topics import MESSAGES
 __all__ = [
     "archive_figures",
     "deployment_health",
+    "deployment_stats",
+    "partition_rows",
     "recent_dead_letters",
     "storage_sizes",
     "tenant_health",
@@ -40,21 +42,18 @@ __all__ = [
 _WINDOW = timedelta(days=30)
 
 
-def deployment_health(
-    store: ProjectionStore,
-    settings: Settings,
-    sample: Sample | None,
-    now: datetime,
-    sizes: dict[str, int] | None = None,
-    counts: bool = True,
-) -> dict[str, Any]:
-    """Every figure of the health page, for the deployment (``sizes``: the cold store's
-    and the event archive's bytes, when measured; ``counts``: whether to count the
-    deployment's memories, a tenant's page counting its own). The lag is the last
-    sample's: the page asks the broker nothing."""
+def deployment_stats(store: ProjectionStore, sample: Sample | None) -> dict[str, Any]:
+    """The deployment's stats document, its lag by the last sample's end offsets."""
     ends = dict(sample.ends) if sample is not None and sample.ends else None
     epoch = sample.log_epoch if sample is not None else None
-    stats = compute_stats(store, None, end_offsets=ends, log_epoch=epoch) if counts else {}
+    return compute_stats(store, None, end_offsets=ends, log_epoch=epoch)
+
+
+def partition_rows(
+    store: ProjectionStore, settings: Settings, sample: Sample | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Each partition of ``memory.messages`` (end offset, applied, lag, owner, epoch,
+    claimed), and the checkpoints of the projection consumer."""
     consumer = settings.consumer_group
     checkpoints = [r for r in store.scan(CHECKPOINTS).to_pylist() if r["consumer"] == consumer]
     owners = {
@@ -65,7 +64,7 @@ def deployment_health(
     }
     applied = {(r["topic"], r["partition"]): r for r in checkpoints}
     partitions = []
-    ends = ends or {}
+    ends = sample.ends if sample is not None else {}
     count = settings.messages_partitions
     for p in range(count):
         end = ends.get((MESSAGES, p))
@@ -84,6 +83,21 @@ def deployment_health(
                 "claimed_at": owner["claimed_at"] if owner else None,
             }
         )
+    return partitions, checkpoints
+
+
+def deployment_health(
+    store: ProjectionStore,
+    settings: Settings,
+    sample: Sample | None,
+    now: datetime,
+    sizes: dict[str, int] | None,
+    stats: dict[str, Any],
+) -> dict[str, Any]:
+    """Every figure of the health page, for the deployment (``sizes``: the cold store's
+    and the event archive's bytes, when measured; ``stats``: the counts to show). The
+    lag is the last sample's: the page asks the broker nothing."""
+    partitions, checkpoints = partition_rows(store, settings, sample)
     freshness: dict[str, datetime] = {}
     for r in checkpoints:
         when = r["updated_at"]

@@ -56,7 +56,13 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
                 block=block,
                 request_json=search.model_dump_json(exclude_defaults=True),
             )
-        return access.page("playground.html", viewer, **values)
+        page = access.page("playground.html", viewer, **values)
+        if "response" in values:  # the traced search's part, and the whole (search + block)
+            took = values["response"].took_ms
+            page.headers["Server-Timing"] = (
+                f"search;dur={took}, playground;dur={values['block'].took_ms:.2f}"
+            )
+        return page
 
     @router.get("/console/users/{user_id:console_id}/entities/{entity_id:console_id}")
     async def entity(request: Request, user_id: str, entity_id: str) -> Any:

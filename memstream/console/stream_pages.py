@@ -15,15 +15,22 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from memstream.application import Operations
 from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer
-from memstream.console.health_view import deployment_health, tenant_health
+from memstream.console.health_view import (
+    deployment_health,
+    deployment_stats,
+    partition_rows,
+    tenant_health,
+)
+from memstream.console.recent import Recent
 from memstream.console.samples import Samples
 from memstream.console.sessions import COOKIE
 from memstream.tenancy.keys import KeyStoreError
 
-__all__ = [
-    "session_pages",
-    "stream_pages",
-]
+__all__ = ["COUNTS_SECONDS", "session_pages", "stream_pages"]
+
+#: How old the health page's counts may be: counting a million memories takes a third of
+#: a second of a core, not to be spent for every poll of every open page.
+COUNTS_SECONDS = 60.0
 
 
 def stream_pages(
@@ -38,22 +45,47 @@ def stream_pages(
     keys = access.guard.keys
     session_pages(router, access)
 
+    counted = Recent(max(COUNTS_SECONDS, samples.every_seconds))
+
+    async def tenant_users(tenant: str | None) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = await counted.get(
+            f"users {tenant}", lambda: ops.users(tenant)
+        )
+        return found
+
+    async def stats_of(viewer: Viewer) -> dict[str, Any]:
+        """The counts the viewer's health page shows (at most a sample interval old:
+        counting a million memories is not done for every poll of an open page)."""
+        if viewer.who.key is None:
+            found: dict[str, Any] = await counted.get(
+                "deployment",
+                lambda: ops.health_rows(deployment_stats, samples.latest()),
+            )
+            return found
+        users = await tenant_users(viewer.who.key.tenant)
+        return {
+            "users": len(users),
+            "memories": sum(u["memories"] for u in users),
+            "archived": sum(u["archived"] for u in users),
+        }
+
     async def health_of(viewer: Viewer) -> dict[str, Any]:
         now = ops.clock()
+        stats = await stats_of(viewer)
+        sample = samples.latest()
         if viewer.is_admin and viewer.who.key is None:
             return await ops.health_rows(
-                deployment_health, ops.settings, samples.latest(), now, dict(sizes)
+                deployment_health, ops.settings, sample, now, dict(sizes), stats
             )
         tenant = viewer.who.key.tenant if viewer.who.key is not None else None
-        users = await ops.users(tenant)
+        users = await tenant_users(tenant)
+        mine = await ops.health_rows(tenant_health, users, now)
         if viewer.is_admin:  # a tenant's admin: its users, with the stream's figures
-            found = await ops.health_rows(
-                deployment_health, ops.settings, samples.latest(), now, None, False
-            )
-            found.update(await ops.health_rows(tenant_health, users, now))
+            found = await ops.health_rows(deployment_health, ops.settings, sample, now, None, stats)
+            found.update(mine)
             found["scope"] = "tenant-admin"
             return found
-        return await ops.health_rows(tenant_health, users, now)
+        return mine
 
     @router.get("/console")
     async def health(request: Request) -> Any:
@@ -63,15 +95,18 @@ def stream_pages(
 
     @router.get("/console/health.json")
     async def health_json(request: Request) -> Any:
+        """What an open health page asks every few seconds: the partitions, the counts
+        (as recent as the last sample) and the last hour's series."""
         viewer = access.viewer(request)
-        figures = await health_of(viewer)
-        body: dict[str, Any] = {
-            "scope": figures["scope"],
-            "stats": figures.get("stats"),
-            "partitions": figures.get("partitions"),
+        if not viewer.is_admin:
+            return JSONResponse({"scope": "tenant"}, headers=SECURITY_HEADERS)
+        partitions, _ = await ops.health_rows(partition_rows, ops.settings, samples.latest())
+        body = {
+            "scope": "deployment" if viewer.who.key is None else "tenant-admin",
+            "stats": await stats_of(viewer),
+            "partitions": partitions,
+            "series": samples.series(),
         }
-        if figures["scope"] != "tenant":
-            body["series"] = samples.series()
         return JSONResponse(jsonable_encoder(body), headers=SECURITY_HEADERS)
 
     @router.get("/console/dead-letters")

@@ -9,7 +9,6 @@ and returns the entity with its linked memories and a monthly timeline.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -164,14 +163,10 @@ def entity_profile(
     if not found:
         return None
     (entity,) = found
-    linked = store.with_entities(
+    linked, count, timeline = _linked(
+        store,
         sorted(linked_ids(user_id, entity)),
         filters.all_of(owner_view_filter(user_id, project_id), filters.is_null("valid_until")),
-        limit=1_000_000,
-        columns=["memory_id", "kind", "content", "speaker", "session_id", "occurred_at"],
-    )
-    timeline = Counter(
-        r["occurred_at"].strftime("%Y-%m") for r in linked if r["occurred_at"] is not None
     )
     return {
         "entity_id": entity["entity_id"],
@@ -181,7 +176,37 @@ def entity_profile(
         "mention_count": int(entity["mention_count"]),
         "first_seen": entity["first_seen"],
         "last_seen": entity["last_seen"],
-        "memories": linked[:_LINKED_SHOWN],
-        "memory_count": len(linked),
+        "memories": linked,
+        "memory_count": count,
         "timeline": [{"month": month, "memories": n} for month, n in sorted(timeline.items())],
     }
+
+
+def _linked(
+    store: ProjectionStore, ids: list[str], where: str
+) -> tuple[list[dict[str, Any]], int, dict[str, int]]:
+    """The newest ``_LINKED_SHOWN`` memories linked to any of ``ids`` that ``where``
+    selects (newest first; undated last), how many there are, and how many of them
+    happened in each month. Keys are sorted and months counted in Arrow; only the shown
+    memories are read whole."""
+    import pyarrow.compute as pc
+
+    if not ids:
+        return [], 0, {}
+    keys = store.scan(
+        MEMORIES,
+        ["memory_id", "occurred_at"],
+        filters.all_of(filters.has_any("entity_ids", ids), where),
+    )
+    dated = keys.column("occurred_at").drop_null()
+    months = pc.value_counts(pc.strftime(dated, format="%Y-%m")).to_pylist()
+    timeline = {m["values"]: int(m["counts"]) for m in months}
+    import pyarrow as pa
+
+    epoch = pa.scalar(0, pa.int64()).cast(keys.schema.field("occurred_at").type)
+    when = pc.fill_null(keys.column("occurred_at"), epoch)  # undated: as old as can be
+    newest = pc.sort_indices(pa.table({"when": when}), sort_keys=[("when", "descending")])
+    shown = keys.column("memory_id").take(newest[:_LINKED_SHOWN]).to_pylist()
+    columns = ["memory_id", "kind", "content", "speaker", "session_id", "occurred_at"]
+    rows = {r["memory_id"]: r for r in store.by_ids(MEMORIES, shown, columns)}
+    return [rows[m] for m in shown if m in rows], keys.num_rows, timeline

@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memstream.policies.ranking_weights import RankingWeights
-from memstream.queries.search.ranking import adjusted, adjustment_bound, fuse, without_restatements
+from memstream.queries.search.ranking import (
+    adjusted,
+    adjustment_bound,
+    adjustment_terms,
+    fuse,
+    without_restatements,
+)
 from memstream.queries.search.request import Intent
 
 NOW = datetime(2024, 6, 1, tzinfo=UTC)
@@ -163,3 +169,54 @@ def test_the_bound_is_met_by_a_memory_at_every_bonus(recency: float) -> None:
         speaker="Ana",
     )
     assert found == pytest.approx(2.0 * adjustment_bound(weights, "when", 7, True, True))
+
+
+_WHEN = st.datetimes(
+    min_value=datetime(2020, 1, 1),  # noqa: DTZ001 (hypothesis takes naive bounds)
+    max_value=datetime(2025, 1, 1),  # noqa: DTZ001
+    timezones=st.just(UTC),
+)
+
+
+@given(
+    score=st.floats(0, 1),
+    occurred=st.none() | _WHEN,
+    importance=st.none() | st.floats(0, 1),
+    confidence=st.none() | st.floats(0, 1),
+    access=st.integers(0, 50),
+    intent=st.sampled_from(["what", "when", "who", "why"]),
+    ranged=st.booleans(),
+    speaker=st.sampled_from([None, "Ana", "Bob"]),
+    content=st.sampled_from(["met on 3 May 2024", "a plain note", "yesterday at noon"]),
+)
+def test_the_adjustments_a_trace_shows_are_those_the_ranking_applies(
+    score: float,
+    occurred: datetime | None,
+    importance: float | None,
+    confidence: float | None,
+    access: int,
+    intent: Intent,
+    ranged: bool,
+    speaker: str | None,
+    content: str,
+) -> None:
+    """``adjusted`` is written out for speed; ``adjustment_terms`` (what the console's
+    playground shows) must name exactly the bonuses it adds."""
+    row = {"occurred_at": occurred, "importance": importance, "confidence": confidence,
+           "content": content, "speaker": "Ana"}  # fmt: skip
+    now = datetime(2025, 1, 1, tzinfo=UTC)
+    span = (datetime(2023, 1, 1, tzinfo=UTC), datetime(2024, 1, 1, tzinfo=UTC)) if ranged else None
+    context = {
+        "now": now,
+        "weights": RankingWeights(),
+        "intent": intent,
+        "access_count": access,
+        "time_range": span,
+        "speaker": speaker,
+    }
+    terms = adjustment_terms(row, **context)  # type: ignore[arg-type]
+    factor = 1.0
+    for term in terms.values():
+        factor += term
+    expected = score * factor * (1.0 if confidence is None else confidence)
+    assert adjusted(score, row, **context) == pytest.approx(expected, rel=1e-12, abs=1e-15)  # type: ignore[arg-type]

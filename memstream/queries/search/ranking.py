@@ -39,19 +39,32 @@ def adjusted(
 ) -> float:
     """A fused score after recency, importance, confidence, access, time and speaker
     bonuses (``speaker``: the one the query names, if any): the score times one plus
-    each of :func:`adjustment_terms`, times the memory's confidence."""
-    terms = adjustment_terms(
-        row,
-        now=now,
-        weights=weights,
-        intent=intent,
-        access_count=access_count,
-        time_range=time_range,
-        speaker=speaker,
-    )
+    each of :func:`adjustment_terms`, times the memory's confidence. Written out rather
+    than summing that function's dictionary: this runs for every candidate of every
+    search (tests/unit/test_ranking.py holds the two to one answer)."""
     factor = 1.0
-    for term in terms.values():  # in this order, as the factor has always been summed
-        factor += term
+    occurred = row.get("occurred_at")
+    if weights.recency and occurred is not None:
+        age_days = max((now - occurred).total_seconds() / 86400, 0.0)
+        factor += weights.recency * math.exp(-age_days / weights.recency_half_life_days)
+    importance = row.get("importance")
+    factor += weights.importance * (0.5 if importance is None else float(importance))
+    factor += weights.access * math.log1p(access_count)
+    if (
+        intent == "when"
+        and occurred is not None
+        and weights.dated_when > 0
+        and find_spans(row["content"], occurred)
+    ):
+        factor += weights.dated_when
+    if (
+        time_range is not None
+        and occurred is not None
+        and time_range[0] <= occurred < time_range[1]
+    ):
+        factor += weights.time_phrase
+    if speaker is not None and row.get("speaker") == speaker:
+        factor += weights.speaker
     confidence = row.get("confidence")
     return score * factor * (1.0 if confidence is None else float(confidence))
 
