@@ -30,7 +30,14 @@ from memstream.console.shown import FILTERS
 from memstream.http.contract import status_of
 from memstream.http.guard import Guard, Principal
 
-__all__ = ["SECURITY_HEADERS", "ConsoleAccess", "LoginNeeded", "Viewer", "console_route_class"]
+__all__ = [
+    "SECURITY_HEADERS",
+    "ConsoleAccess",
+    "LoginNeeded",
+    "Viewer",
+    "console_route_class",
+    "same_origin",
+]
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +120,11 @@ class ConsoleAccess:
 
     def acting(self, request: Request, form: Mapping[str, Any]) -> Viewer:
         """The viewer of an action (a POST): refused (403) unless the form carries the
-        session's action token."""
+        session's action token and, when the browser says where the form came from
+        (``Origin``), it came from this server."""
         viewer = self.viewer(request)
+        if not same_origin(request):
+            raise viewer.who.refuse("this form came from another site")
         token = form.get("action_token")
         if viewer.new_token is not None or not viewer.session.accepts(
             token if isinstance(token, str) else None
@@ -179,3 +189,11 @@ def console_route_class(access: ConsoleAccess) -> type[APIRoute]:
 
 def _problem(access: ConsoleAccess, status: int, why: str) -> HTMLResponse:
     return access.page("problem.html", None, status=status, status_code=status, why=why)
+
+
+def same_origin(request: Request) -> bool:
+    """Whether the request's ``Origin`` (when the browser sent one) is this server's."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    return origin.rstrip("/") == str(request.base_url).rstrip("/")

@@ -14,7 +14,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from memstream.application import Operations
-from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer
+from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer, same_origin
 from memstream.console.health_view import (
     deployment_health,
     deployment_stats,
@@ -173,6 +173,14 @@ def session_pages(router: APIRouter, access: ConsoleAccess) -> None:
     async def login(request: Request) -> Any:
         form = await request.form()
         back = _local(str(form.get("next", "/console")))
+        if not same_origin(request):  # no logging a browser into a key another site chose
+            return access.page(
+                "login.html",
+                None,
+                status=403,
+                next=back,
+                why="this login form came from another site",
+            )
         key = keys.authenticate(str(form.get("key", "")).strip())
         if key is None:
             access.guard.audit.refused(

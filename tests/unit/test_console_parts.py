@@ -7,6 +7,7 @@ the operator (escaped, under the security policy, errors as pages)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -241,3 +242,33 @@ def test_the_playground_answers_as_search_and_context_do(
     assert returned == [r.memory_id for r in shown.results]  # type: ignore[attr-defined]
     assert block.context == context.context  # type: ignore[attr-defined]
     assert block.sections == context.sections  # type: ignore[attr-defined]
+
+
+def test_a_form_from_another_origin_is_refused_before_anything_is_done(
+    operations: Operations,
+) -> None:
+    app = create_app(operations, with_mcp=False)
+
+    async def calls() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+            page = await client.get("/console/keys")  # the operator's session, a token
+            token = re.search(r'name="action_token" value="([^"]+)"', page.text)
+            assert token is not None
+            form = {"action_token": token.group(1)}
+            foreign = {"origin": "http://elsewhere.example"}
+            return [
+                await client.post("/console/users/ana/memories/m1/forget", data=form,
+                                  headers=foreign),
+                await client.post("/console/login", data={"key": "x"}, headers=foreign),
+                await client.post("/console/keys", data={**form, "tenant": "acme"},
+                                  headers=foreign),
+            ]  # fmt: skip
+
+    forget, login, key = asyncio.run(calls())
+    assert forget.status_code == 403 and "another site" in forget.text
+    assert login.status_code == 403 and "another site" in login.text
+    assert key.status_code == 403
+    assert not operations.settings.api_keys_location.is_local or not list(
+        Path(operations.settings.api_keys_location.path).glob("*.json")
+    ), "no key was made"
