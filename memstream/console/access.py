@@ -42,14 +42,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Sent with every console answer: only the console's own scripts, styles and images run
-#: or load; no frame may hold it; no address it links to learns where the click came from.
+#: or load; no frame may hold it; no other site it links to learns where the click came
+#: from (the console itself does: a form's Origin is checked).
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
         "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
