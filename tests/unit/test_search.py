@@ -151,6 +151,19 @@ def test_a_time_phrase_favours_memories_of_that_time(searcher: Searcher) -> None
     )
 
 
+def test_a_time_phrase_boosts_without_filtering_and_both_times_are_shown(
+    searcher: Searcher,
+) -> None:
+    now = "2024-05-01T12:00:00Z"
+    request = SearchRequest(user_id="alice", query="what about my cat yesterday", now=now, k=10)
+    results = searcher.search(request).results
+    # the cat was mentioned weeks before "yesterday": still found, the phrase only favours
+    assert "My cat Tom loves tuna and sleeps all day" in [r.content for r in results]
+    for result in results:
+        assert result.recorded_at == AT  # when the log received it
+        assert result.occurred_at is not None and result.occurred_at != result.recorded_at
+
+
 def test_intent_is_classified(searcher: Searcher) -> None:
     for query, intent in [
         ("when is the party", "when"),

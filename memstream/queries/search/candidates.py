@@ -231,6 +231,7 @@ def result_of(
         score=round(score, 6),
         session_id=row["session_id"],
         occurred_at=row["occurred_at"],
+        recorded_at=row.get("ingested_at"),
         speaker=row["speaker"],
         source_event_ids=list(row["source_event_ids"] or []),
         entities=[names[e] for e in (row.get("entity_ids") or ()) if e in names],

@@ -147,7 +147,11 @@ class SearchResult(BaseModel):
     content: str
     score: float
     session_id: str | None
+    #: when it happened, as the event said (a message's time, a fact's)
     occurred_at: datetime | None
+    #: when memstream recorded it: the time the log received the event (None for an
+    #: archived memory, whose original holds it)
+    recorded_at: datetime | None = None
     speaker: str | None
     source_event_ids: list[str]
     entities: list[str]

@@ -45,7 +45,9 @@ __all__ = ["ARCHIVE_COLUMNS", "Retrievers"]
 
 #: What search reads of an archived memory (see :func:`archived_row`).
 ARCHIVE_COLUMNS = [
-    *("search_text" if c == "content" else c for c in ROW_COLUMNS),  # the summary
+    # the summary, and no time of recording: an archived memory was recorded where
+    # its original is
+    *("search_text" if c == "content" else c for c in ROW_COLUMNS if c != "ingested_at"),
     "storage_file",
     "storage_version",
 ]

@@ -268,6 +268,7 @@ ROW_COLUMNS = (
     "content",
     "session_id",
     "occurred_at",
+    "ingested_at",
     "speaker",
     "source_event_ids",
     "entity_ids",
