@@ -38,6 +38,18 @@ browser:
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
+# The TypeScript client's packages (the versions package-lock.json pins), and its build:
+# its tests run in `make test`, and the docs' examples import the built package.
+TS := clients/typescript
+$(TS)/node_modules/.installed: $(TS)/package.json $(TS)/package-lock.json
+	cd $(TS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(TS)/dist/index.js: $(TS)/node_modules/.installed $(wildcard $(TS)/src/*.ts) $(TS)/tsconfig.json
+	cd $(TS) && npm run --silent build
+
+typescript: $(TS)/dist/index.js
+
 run: $(RUNTIME)
 	$(BIN)/memstream up
 
@@ -46,7 +58,7 @@ run: $(RUNTIME)
 # made a run slower: 12 min 13 s against 11 min 8 s, the deployments' idle polling
 # taking the cores the waits freed). Files are handed out in the order
 # tests/conftest.py sets (the longest first), not by size.
-test: setup browser
+test: setup browser typescript
 	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
 
 # The files whose scenarios race processes against each other (kills, freezes, several
@@ -67,8 +79,9 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: setup
+typecheck: setup typescript
 	$(BIN)/mypy
+	cd $(TS) && npx tsc -p tsconfig.json --noEmit
 
 check: lint typecheck test
 
@@ -76,4 +89,4 @@ bench: setup
 	$(BIN)/python bench/ingest.py
 
 clean:
-	rm -rf $(VENV) memstream-data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) memstream-data $(TS)/node_modules $(TS)/dist .pytest_cache .mypy_cache .ruff_cache

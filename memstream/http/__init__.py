@@ -1,7 +1,8 @@
 """The HTTP API: one router per resource over the operations layer (``*_routes``: health,
 events, search, memories, entities, users, keys, documents), the parameters they share,
 the error contract, the guard, the app that assembles them, the server process of
-``memstream serve`` and the API child of ``memstream up``.
+``memstream serve``, the API child of ``memstream up``, and the OpenAPI document (printed
+without a server, for the TypeScript client's types).
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -22,6 +23,7 @@ __all__ = [
     "key_routes",
     "memory_routes",
     "metering",
+    "openapi_document",
     "parameters",
     "process",
     "search_routes",

@@ -1,0 +1,1 @@
+export function schemaSource(document: unknown): Promise<string>;

@@ -1,0 +1,432 @@
+// A client of the memstream HTTP API over plain `fetch`: Node 18+, Deno, Bun, edge
+// runtimes and browsers.
+//
+//   const memory = new MemstreamClient();
+//   await memory.publish({ user_id: "alice", session_id: "s1", role: "user",
+//                          content: "I moved to Porto" });
+//   const { results } = await memory.search("alice", "where do I live?");
+//
+// It finds the server as the Python client does (see address.ts), sends `apiKey` (else
+// MEMSTREAM_API_KEY) as a bearer token, stamps a message published without
+// `occurred_at` with the time here before sending (so asking again sends the same event,
+// which the server stores once), and waits out a 429 or 503's Retry-After `retries`
+// times. A refusal is thrown as MemstreamAPIError with the server's explanation; a
+// server that cannot be reached, as MemstreamUnreachable naming its address.
+
+import { environment, serverUrl } from "./address.js";
+import { MemstreamAPIError, MemstreamUnreachable, unreachableReason } from "./errors.js";
+import type { components, operations } from "./schema.js";
+
+type Schemas = components["schemas"];
+type Query<Op extends keyof operations> = operations[Op]["parameters"]["query"];
+
+export type MessageEvent = Schemas["MessageEvent"];
+export type MemoryEvent =
+  | Schemas["MessageEvent"]
+  | Schemas["SessionEnded"]
+  | Schemas["RememberFact"]
+  | Schemas["CorrectFact"]
+  | Schemas["ConfirmFact"]
+  | Schemas["ForgetMemory"];
+export type SearchOptions = Omit<Schemas["SearchRequest"], "user_id" | "query">;
+export type SearchResponse = Schemas["SearchResponse"];
+export type SearchResult = Schemas["SearchResult"];
+export type ContextOptions = Omit<Schemas["ContextRequest"], "user_id" | "query">;
+export type RememberOptions = Omit<Schemas["RememberRequest"], "user_id" | "content">;
+export type ListOptions = Omit<NonNullable<Query<"list_memories_v1_memories_get">>, "user_id">;
+export type KeyRole = Schemas["NewKey"]["role"];
+
+/** A memory as the API shows it (the columns memstream keeps, by name). */
+export type Memory = Record<string, unknown> & {
+  memory_id: string;
+  kind: string;
+  content: string;
+  occurred_at: string | null;
+};
+
+/** The memory block for an agent about to answer (`context` is null when nothing
+ * relevant is found). */
+export interface ContextResponse {
+  context: string | null;
+  sections: { name: string; tokens: number; lines: Record<string, unknown>[] }[];
+  tokens: number;
+  budget_tokens: number;
+  /** The candidates left out and why: [memory id, section, reason]. */
+  left_out: [string, string, string][];
+}
+
+export interface MemoryPage {
+  memories: Memory[];
+  next_cursor: string | null;
+}
+
+export interface DocumentOptions {
+  title?: string;
+  document_id?: string;
+  project_id?: string;
+  tags?: string[];
+  media_type?: string;
+  /** Seconds to wait for the document to be indexed (or fail). */
+  wait?: number;
+}
+
+export interface ClientOptions {
+  /** The API's address; else MEMSTREAM_API_URL, the data folder's server, the default. */
+  url?: string;
+  /** Sent as `Authorization: Bearer`; else MEMSTREAM_API_KEY. */
+  apiKey?: string;
+  /** Milliseconds a call may take (30 s). */
+  timeoutMs?: number;
+  /** How many times a 429 or 503 with Retry-After is waited out and asked again (0). */
+  retries?: number;
+  /** The fetch to call (the global one by default). */
+  fetch?: typeof fetch;
+}
+
+/** The longest Retry-After waited out, in seconds; a longer one is reported at once. */
+export const MAX_RETRY_AFTER = 10;
+
+type Params = Record<string, string | number | boolean | string[] | undefined | null>;
+
+interface Call {
+  method: string;
+  path: string;
+  params?: Params;
+  json?: unknown;
+  form?: FormData;
+  timeoutMs?: number;
+}
+
+export class MemstreamClient {
+  private readonly given?: string;
+  private resolved?: Promise<string>;
+  private readonly apiKey?: string;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly fetcher: typeof fetch;
+
+  constructor(options: ClientOptions = {}) {
+    this.given = options.url;
+    this.apiKey = options.apiKey ?? (environment().MEMSTREAM_API_KEY || undefined);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retries = options.retries ?? 0;
+    this.fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /** The address this client asks (found once, on first use). */
+  url(): Promise<string> {
+    this.resolved ??= serverUrl(this.given);
+    return this.resolved;
+  }
+
+  /** Publish one event or several; resolves to the accepted event ids. */
+  async publish(events: MemoryEvent | MemoryEvent[]): Promise<string[]> {
+    const now = new Date().toISOString();
+    const batch = (Array.isArray(events) ? events : [events]).map((e) => timed(e, now));
+    const body = await this.call<{ accepted: string[] }>({
+      method: "POST",
+      path: "/v1/events",
+      json: batch,
+    });
+    return body.accepted;
+  }
+
+  /** Search `userId`'s memories (hybrid: full text, vectors, entities). */
+  search(userId: string, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+    return this.call({
+      method: "POST",
+      path: "/v1/search",
+      json: { user_id: userId, query, ...options },
+    });
+  }
+
+  /** The memory block for an agent about to answer `query`. */
+  context(userId: string, query: string, options: ContextOptions = {}): Promise<ContextResponse> {
+    return this.call({
+      method: "POST",
+      path: "/v1/context",
+      json: { user_id: userId, query, ...options },
+    });
+  }
+
+  /** A page of `userId`'s memories, newest first. */
+  list(userId: string, options: ListOptions = {}): Promise<MemoryPage> {
+    return this.call({
+      method: "GET",
+      path: "/v1/memories",
+      params: { user_id: userId, ...(options as Params) },
+    });
+  }
+
+  /** Every memory `list` gives, page after page. */
+  async *allMemories(userId: string, options: ListOptions = {}): AsyncGenerator<Memory> {
+    let cursor = options.cursor ?? null;
+    for (;;) {
+      const page = await this.list(userId, { ...options, cursor });
+      yield* page.memories;
+      cursor = page.next_cursor;
+      if (cursor === null) return;
+    }
+  }
+
+  memory(userId: string, memoryId: string): Promise<Memory> {
+    return this.call({ method: "GET", path: `/v1/memories/${seg(memoryId)}`, params: { user_id: userId } });
+  }
+
+  /** Why a memory exists and how its confidence got where it is. */
+  explain(userId: string, memoryId: string): Promise<Record<string, unknown>> {
+    return this.call({
+      method: "GET",
+      path: `/v1/memories/${seg(memoryId)}/explain`,
+      params: { user_id: userId },
+    });
+  }
+
+  /** The memories that replaced one another through this one, oldest first. */
+  async history(userId: string, memoryId: string): Promise<Memory[]> {
+    const body = await this.call<{ history: Memory[] }>({
+      method: "GET",
+      path: `/v1/memories/${seg(memoryId)}/history`,
+      params: { user_id: userId },
+    });
+    return body.history;
+  }
+
+  /** Memories whose confidence has fallen low: candidates to confirm or forget. */
+  weak(userId: string): Promise<Record<string, unknown>> {
+    return this.call({ method: "GET", path: "/v1/memories/weak", params: { user_id: userId } });
+  }
+
+  /** Store a memory stated by the user or an agent; resolves to its id. */
+  async remember(userId: string, content: string, options: RememberOptions = {}): Promise<string> {
+    const body = await this.call<{ memory_id: string }>({
+      method: "POST",
+      path: "/v1/memories",
+      json: { user_id: userId, content, ...options },
+    });
+    return body.memory_id;
+  }
+
+  /** Replace a memory with corrected content; resolves to the new memory's id. */
+  async correct(userId: string, memoryId: string, content: string): Promise<string> {
+    const body = await this.call<{ memory_id: string }>({
+      method: "POST",
+      path: `/v1/memories/${seg(memoryId)}/correct`,
+      json: { user_id: userId, content },
+    });
+    return body.memory_id;
+  }
+
+  async confirm(userId: string, memoryId: string): Promise<void> {
+    await this.action(userId, memoryId, "confirm");
+  }
+
+  async forget(userId: string, memoryId: string): Promise<void> {
+    await this.action(userId, memoryId, "forget");
+  }
+
+  async restore(userId: string, memoryId: string): Promise<void> {
+    await this.action(userId, memoryId, "restore");
+  }
+
+  /** An entity's profile, its memories in the project's scope. */
+  entity(userId: string, name: string, projectId?: string): Promise<Record<string, unknown>> {
+    return this.call({
+      method: "GET",
+      path: "/v1/entities",
+      params: { user_id: userId, name, project_id: projectId },
+    });
+  }
+
+  /** Submit a document: text (with `document_id`), or bytes named `filename`. */
+  addDocument(
+    userId: string,
+    document: { text: string } | { data: Blob | Uint8Array; filename: string },
+    options: DocumentOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const { wait, ...fields } = options;
+    const timeoutMs = Math.max(60_000, (wait ?? 0) * 1000 + 30_000);
+    const params = wait ? { wait } : undefined;
+    if ("text" in document) {
+      const json = { user_id: userId, text: document.text, ...fields };
+      return this.call({ method: "POST", path: "/v1/documents", params, json, timeoutMs });
+    }
+    const form = new FormData();
+    form.set("user_id", userId);
+    for (const [name, value] of Object.entries(fields)) {
+      if (name === "tags" && Array.isArray(value)) form.set("tags", value.join(","));
+      else if (value !== undefined && name !== "media_type") form.set(name, String(value));
+    }
+    const blob =
+      document.data instanceof Blob
+        ? document.data
+        : new Blob([document.data as Uint8Array<ArrayBuffer>], { type: fields.media_type });
+    form.set("file", blob, document.filename);
+    return this.call({ method: "POST", path: "/v1/documents", params, form, timeoutMs });
+  }
+
+  /** A document's status (`wait`: seconds to wait for it to be done). */
+  document(userId: string, documentId: string, wait = 0): Promise<Record<string, unknown>> {
+    return this.call({
+      method: "GET",
+      path: `/v1/documents/${seg(documentId)}`,
+      params: { user_id: userId, wait: wait || undefined },
+      timeoutMs: Math.max(60_000, wait * 1000 + 30_000),
+    });
+  }
+
+  /** Remove a document: its chunks and facts, of every version. */
+  removeDocument(userId: string, documentId: string, wait = 0): Promise<Record<string, unknown>> {
+    return this.call({
+      method: "DELETE",
+      path: `/v1/documents/${seg(documentId)}`,
+      params: { user_id: userId, wait: wait || undefined },
+      timeoutMs: Math.max(60_000, wait * 1000 + 30_000),
+    });
+  }
+
+  /** The user's documents with their status, newest first. */
+  async documents(userId: string): Promise<Record<string, unknown>[]> {
+    const body = await this.call<{ documents: Record<string, unknown>[] }>({
+      method: "GET",
+      path: "/v1/documents",
+      params: { user_id: userId },
+    });
+    return body.documents;
+  }
+
+  /** The users memory is held of (a key's own tenant's), with their counts. */
+  async users(tenant?: string): Promise<Record<string, unknown>[]> {
+    const body = await this.call<{ users: Record<string, unknown>[] }>({
+      method: "GET",
+      path: "/v1/users",
+      params: { tenant },
+    });
+    return body.users;
+  }
+
+  stats(userId?: string): Promise<Record<string, unknown>> {
+    return this.call({ method: "GET", path: "/v1/stats", params: { user_id: userId } });
+  }
+
+  /** Erase everything memstream keeps of `userId` (a tenant admin key's call). */
+  erase(userId: string): Promise<Record<string, unknown>> {
+    return this.call({ method: "DELETE", path: `/v1/users/${seg(userId)}`, timeoutMs: 300_000 });
+  }
+
+  /** Everything memstream holds of `userId`, streamed as the server sends it. */
+  async export(
+    userId: string,
+    format: "events" | "json" | "markdown" = "events",
+  ): Promise<ReadableStream<Uint8Array>> {
+    const response = await this.send({
+      method: "GET",
+      path: `/v1/users/${seg(userId)}/export`,
+      params: { format },
+      timeoutMs: 300_000,
+    });
+    if (response.status >= 400) throw await refusal(response);
+    if (!response.body) throw new MemstreamAPIError(response.status, "the export has no body");
+    return response.body;
+  }
+
+  /** The API keys (an admin key's call). */
+  async keys(): Promise<Record<string, unknown>[]> {
+    const body = await this.call<{ keys: Record<string, unknown>[] }>({ method: "GET", path: "/v1/keys" });
+    return body.keys;
+  }
+
+  /** Create a key (an admin key's call); the answer holds the key, shown this once. */
+  createKey(role: KeyRole, name?: string): Promise<Record<string, unknown>> {
+    return this.call({ method: "POST", path: "/v1/keys", json: { role, name } });
+  }
+
+  revokeKey(keyId: string): Promise<Record<string, unknown>> {
+    return this.call({ method: "DELETE", path: `/v1/keys/${seg(keyId)}` });
+  }
+
+  /** Liveness: the server's `/healthz` answer. */
+  health(): Promise<Record<string, unknown>> {
+    return this.call({ method: "GET", path: "/healthz" });
+  }
+
+  private async action(userId: string, memoryId: string, verb: string): Promise<void> {
+    await this.call({
+      method: "POST",
+      path: `/v1/memories/${seg(memoryId)}/${verb}`,
+      json: { user_id: userId },
+    });
+  }
+
+  private async call<T>(call: Call): Promise<T> {
+    let response = await this.send(call);
+    for (let attempt = 0; attempt < this.retries; attempt++) {
+      const wait = retryAfter(response);
+      if (wait === undefined) break;
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      response = await this.send(call);
+    }
+    if (response.status >= 400) throw await refusal(response);
+    return (await response.json()) as T;
+  }
+
+  private async send(call: Call): Promise<Response> {
+    const base = await this.url();
+    const address = new URL(base + call.path);
+    for (const [name, value] of Object.entries(call.params ?? {})) {
+      if (value === undefined || value === null) continue;
+      if (Array.isArray(value)) value.forEach((v) => address.searchParams.append(name, v));
+      else address.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = {};
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    let body: BodyInit | undefined;
+    if (call.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(call.json);
+    } else if (call.form) {
+      body = call.form;
+    }
+    try {
+      return await this.fetcher(address, {
+        method: call.method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(call.timeoutMs ?? this.timeoutMs),
+      });
+    } catch (error) {
+      throw new MemstreamUnreachable(base, unreachableReason(error));
+    }
+  }
+}
+
+/** `event`, with `occurred_at` now if it is a message that says no time. */
+function timed(event: MemoryEvent, now: string): MemoryEvent {
+  const type = (event as { type?: string }).type ?? "message";
+  if (type !== "message" || "occurred_at" in event) return event;
+  return { ...event, occurred_at: now };
+}
+
+function seg(id: string): string {
+  return encodeURIComponent(id);
+}
+
+async function refusal(response: Response): Promise<MemstreamAPIError> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text) as { detail?: unknown };
+    return new MemstreamAPIError(response.status, body.detail ?? body);
+  } catch {
+    return new MemstreamAPIError(response.status, text);
+  }
+}
+
+/** Seconds to wait before asking again, when the server said to (429, 503). */
+function retryAfter(response: Response): number | undefined {
+  if (response.status !== 429 && response.status !== 503) return undefined;
+  const seconds = Number(response.headers.get("retry-after") ?? "");
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_RETRY_AFTER
+    ? seconds
+    : undefined;
+}

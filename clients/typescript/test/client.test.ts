@@ -1,0 +1,169 @@
+import { createServer } from "node:net";
+import { describe, expect, inject, it } from "vitest";
+import {
+  MemstreamAPIError,
+  MemstreamClient,
+  MemstreamUnreachable,
+  serverUrl,
+} from "../src/index.js";
+import { client, key, searchUntil, someone, until, url } from "./helpers.js";
+
+describe("the client against a real memstream up", () => {
+  it("publishes, finds, explains, corrects and forgets", async () => {
+    const memory = client();
+    const user = someone("ana");
+    const ids = await memory.publish([
+      { user_id: user, session_id: "s1", role: "user", speaker: "Ana",
+        content: "I moved to Porto last week with my cat Miso." },
+      { user_id: user, session_id: "s1", role: "user", speaker: "Ana",
+        content: "Miso only eats tuna." },
+    ]);
+    expect(ids).toHaveLength(2);
+    const found = await searchUntil(memory, user, "where does Ana live", (r) =>
+      r.some((hit) => hit.content.includes("Porto")),
+    );
+    const porto = found.find((hit) => hit.content.includes("Porto"))!;
+    expect(porto.occurred_at).toBeTruthy();
+    expect(porto.recorded_at).toBeTruthy(); // when memstream recorded it, besides when it happened
+    expect(porto.source_event_ids).toContain(ids[0]);
+
+    const block = await memory.context(user, "what does Miso eat?");
+    expect(block.context).toContain("tuna");
+    expect(block.tokens).toBeGreaterThan(0);
+
+    const stored = await memory.memory(user, porto.memory_id);
+    expect(stored.content).toBe(porto.content);
+    const why = await memory.explain(user, porto.memory_id);
+    expect(JSON.stringify(why)).toContain("I moved to Porto"); // the turn it came from
+
+    const fact = await memory.remember(user, "Ana's cat Miso is eight years old.");
+    await until(() => memory.memory(user, fact));
+    const corrected = await memory.correct(user, fact, "Ana's cat Miso is nine years old.");
+    const chain = await until(() => memory.history(user, corrected));
+    expect(chain.map((m) => m.memory_id)).toEqual([fact, corrected]);
+    await memory.confirm(user, corrected);
+    await memory.forget(user, porto.memory_id);
+    const page = await until(async () => {
+      const listed = await memory.list(user, { include_hidden: false, limit: 50 });
+      if (listed.memories.some((m) => m.memory_id === porto.memory_id)) throw new Error("shown");
+      return listed; // forgotten: hidden once the worker applied the command
+    });
+    const all = [];
+    for await (const m of memory.allMemories(user, { limit: 1, include_hidden: true })) all.push(m);
+    expect(all.length).toBeGreaterThanOrEqual(page.memories.length);
+    expect(all.map((m) => m.memory_id)).toContain(porto.memory_id);
+
+    const miso = await memory.entity(user, "Miso");
+    expect(JSON.stringify(miso)).toContain("Miso");
+    const stats = await memory.stats(user);
+    expect(JSON.stringify(stats)).toMatch(/\d/);
+    expect((await memory.users()).map((u) => u.user_id)).toContain(user);
+  });
+
+  it("asks again with the same event ids, so a retried publish stores one memory", async () => {
+    const memory = client();
+    const user = someone("bo");
+    const event = { user_id: user, session_id: "s1", role: "user" as const,
+                    content: "My locker code is 4417." };
+    const first = await memory.publish(event);
+    const again = await memory.publish({ ...event, occurred_at: undefined });
+    // stamped here with a new time: a new event; the same object sent twice is one
+    expect(again[0]).not.toBe(first[0]);
+    const stamped = { ...event, occurred_at: new Date().toISOString() };
+    const [one] = await memory.publish(stamped);
+    const [two] = await memory.publish(stamped);
+    expect(one).toBe(two);
+  });
+
+  it("names what was wrong in a refused request", async () => {
+    const memory = client();
+    const refused = await memory
+      .publish({ user_id: "ts:has space", session_id: "s", role: "user", content: "x" })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MemstreamAPIError);
+    expect((refused as MemstreamAPIError).status).toBe(422);
+    expect((refused as Error).message).toMatch(/user_id/);
+    const missing = await memory.memory("ts:nobody-here", "ep-00000000").catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(MemstreamAPIError);
+    expect((missing as MemstreamAPIError).status).toBe(404);
+  });
+
+  it("is refused without a key, by name", async () => {
+    const keyless = new MemstreamClient({ url: url(), apiKey: "" });
+    const refused = await keyless.search(someone("k"), "x").catch((e: unknown) => e);
+    expect((refused as MemstreamAPIError).status).toBe(401);
+  });
+
+  it("says which address it could not reach", async () => {
+    const port = await new Promise<number>((done) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const address = server.address();
+        server.close(() => done(typeof address === "object" && address ? address.port : 0));
+      });
+    });
+    const down = new MemstreamClient({ url: `http://127.0.0.1:${port}` });
+    const error = await down.search("ana", "x").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MemstreamUnreachable);
+    expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+    expect((error as Error).message).toContain("connection refused");
+  });
+
+  it("finds the server of a data folder as the command line does", async () => {
+    const data = inject("memstreamData");
+    expect(await serverUrl(undefined, { MEMSTREAM_DATA: data })).toBe(url());
+    expect(await serverUrl(undefined, { MEMSTREAM_API_URL: "http://h:1/" })).toBe("http://h:1");
+    expect(await serverUrl("http://given:2", { MEMSTREAM_API_URL: "http://h:1" })).toBe(
+      "http://given:2",
+    );
+    expect(await serverUrl(undefined, { MEMSTREAM_DATA: "/nonexistent" })).toBe(
+      "http://127.0.0.1:8787",
+    );
+    const found = new MemstreamClient({ apiKey: key() });
+    process.env.MEMSTREAM_DATA = data;
+    try {
+      expect(await found.url()).toBe(url());
+    } finally {
+      delete process.env.MEMSTREAM_DATA;
+    }
+  });
+
+  it("reads documents in, follows them to indexed and removes them", async () => {
+    const memory = client();
+    const user = someone("doc");
+    const sent = await memory.addDocument(
+      user,
+      { data: new TextEncoder().encode("# Lease\n\n## Renewal\n\nThe lease renews in May.\n"),
+        filename: "lease.md" },
+      { wait: 30, tags: ["home"] },
+    );
+    expect(JSON.stringify(sent)).toContain("indexed");
+    const documentId = (sent.document as { document_id: string }).document_id;
+    const listed = await memory.documents(user);
+    expect(listed.map((d) => d.document_id)).toContain(documentId);
+    const text = await memory.addDocument(
+      user, { text: "The boiler was serviced in June." },
+      { document_id: "boiler", title: "Boiler", wait: 30 },
+    );
+    expect(JSON.stringify(text)).toContain("indexed");
+    const removed = await memory.removeDocument(user, documentId, 30);
+    expect(JSON.stringify(removed)).toMatch(/removed|deleted/);
+  });
+
+  it("exports a user and manages keys", async () => {
+    const memory = client();
+    const user = someone("ex");
+    await memory.publish({ user_id: user, session_id: "s", role: "user", content: "Hello there." });
+    await searchUntil(memory, user, "hello", (r) => r.length > 0);
+    const stream = await memory.export(user, "json");
+    const text = await new Response(stream).text();
+    expect(text).toContain("Hello there.");
+    const created = await memory.createKey("read", "dashboard");
+    expect(created.key).toBeTruthy();
+    expect((await memory.keys()).map((k) => k.key_id)).toContain(created.key_id);
+    await memory.revokeKey(created.key_id as string);
+    const keyed = new MemstreamClient({ url: url(), apiKey: created.key as string });
+    const refused = await keyed.search(user, "hello").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MemstreamAPIError);
+    expect((refused as MemstreamAPIError).status).toBe(401);
+  });
+});
