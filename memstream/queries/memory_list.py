@@ -54,9 +54,13 @@ _SHOWN = (
     "importance",
     "confidence",
     "occurred_at",
+    "metadata",
 )
 #: What an archived memory's index row gives of those (and the summary's text).
-_COLD_SHOWN = [c for c in _SHOWN if c not in ("content", "role", "channel")] + ["search_text"]
+_COLD_SHOWN = [
+    *(c for c in _SHOWN if c not in ("content", "role", "channel", "metadata")),
+    "search_text",
+]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ I/O, and every module saying what it exports.
 The rooms of ``memstream``, from the front doors down (a module may import its own tier
 and the tiers below; docs/architecture.md draws them):
 
-    cli http mcp hooks                      front doors
+    cli http mcp hooks console integrations front doors; frameworks' adapters
     application portability tenancy client  use cases, the façade every door calls
     runtime                                 processes: the worker, the faust app, wiring
     jobs                                    lifecycle, archive, replay, the lanes' work
@@ -59,6 +59,7 @@ TIERS: dict[str, int] = {
     "mcp": 9,
     "hooks": 9,
     "console": 9,
+    "integrations": 9,
     "__main__": 9,
     "testing": 9,
     "settings_reference": 9,
