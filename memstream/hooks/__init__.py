@@ -1,5 +1,7 @@
-"""Coding-agent hooks: ``memstream hook EVENT`` injects context and captures transcripts
-(:mod:`.runner`), ``memstream hook install claude-code`` writes the agent's settings
-(:mod:`.install`), and :mod:`.transcripts` reads a transcript into message events."""
+"""Coding-agent hooks, one core for every host: ``memstream hook [--host HOST] EVENT``
+injects context and captures the conversation (:mod:`.runner`), :mod:`.hosts` holds
+each host's contract (Claude Code, Codex CLI, Gemini CLI, Cursor), :mod:`.turns` reads a
+host's input into events and :mod:`.transcripts` a Claude Code transcript, and
+``memstream hook install HOST`` writes the host's settings (:mod:`.install`)."""
 
-__all__ = ["install", "runner", "transcripts"]
+__all__ = ["hosts", "install", "runner", "transcripts", "turns"]

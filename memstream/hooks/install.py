@@ -1,12 +1,13 @@
-"""``memstream hook install claude-code``: memstream's hooks merged into Claude Code's
+"""``memstream hook install HOST``: memstream's hooks merged into a coding agent's
 settings file, never clobbering what is there.
 
-The settings are ``~/.claude/settings.json`` (every project), or with ``--project DIR``
-``DIR/.claude/settings.json``. Each hook point gets one entry that runs ``memstream hook
-...``; an entry memstream wrote before is replaced (installing twice changes nothing),
-every other entry and setting is kept as it was, and a file that is not a JSON object is
-refused rather than rewritten. The file is replaced whole, so an interrupted install
-leaves the old one.
+The settings are the host's file under the home folder (every project: ``~/.claude/
+settings.json``, ``~/.codex/hooks.json``, ``~/.gemini/settings.json``,
+``~/.cursor/hooks.json``), or with ``--project DIR`` the same path under ``DIR``. Each
+hook point gets one entry that runs ``memstream hook ...``; an entry memstream wrote
+before is replaced (installing twice changes nothing), every other entry and setting is
+kept as it was, and a file that is not a JSON object is refused rather than rewritten.
+The file is replaced whole, so an interrupted install leaves the old one.
 """
 
 from __future__ import annotations
@@ -17,38 +18,49 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memstream.hooks.runner import EVENTS, HookProblem
+from memstream.hooks.hosts import HOSTS, Act, Host, Shape
+from memstream.hooks.runner import HookProblem
 
-__all__ = ["install_claude_code", "merged_settings"]
+__all__ = ["install_hooks", "merged_settings"]
 
-#: Seconds Claude Code gives each hook (inject: a context block; capture: a publish).
-_TIMEOUTS = {"SessionStart": 10, "UserPromptSubmit": 10}
-_CAPTURE_TIMEOUT = 60
 #: What marks a hook entry as memstream's.
 _MARK = " hook "
+_INJECTING = {Act.INJECT_START, Act.INJECT_PROMPT, Act.WRITE_RULES}
+
+
+def _entry(host: Host, event: str, line: str) -> dict[str, Any]:
+    """The settings entry running ``line`` at ``event``, in the host's shape."""
+    if host.shape is Shape.FLAT:
+        return {"command": line}
+    hook: dict[str, Any] = {"type": "command", "command": line}
+    if host.timeouts is not None:
+        injecting = bool(_INJECTING & set(host.events[event]))
+        hook["timeout"] = host.timeouts[0] if injecting else host.timeouts[1]
+    if host.name == "gemini":
+        hook["name"] = f"memstream-{event}"
+    return {"hooks": [hook]}
 
 
 def merged_settings(
-    existing: dict[str, Any], command: Sequence[str], options: Sequence[str]
+    existing: dict[str, Any],
+    command: Sequence[str],
+    options: Sequence[str],
+    host: Host = HOSTS["claude-code"],
 ) -> tuple[dict[str, Any], list[str]]:
     """``existing`` settings with memstream's hooks in, and the hook points changed."""
     settings = dict(existing)
+    if host.shape is Shape.FLAT:
+        settings.setdefault("version", 1)
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise HookProblem("its 'hooks' is not a JSON object: fix it by hand first")
     hooks = dict(hooks)
     changed = []
-    for name, event in EVENTS.items():
-        line = shlex.join([*command, "hook", name, *options])
-        ours = {
-            "hooks": [
-                {
-                    "type": "command",
-                    "command": line,
-                    "timeout": _TIMEOUTS.get(event, _CAPTURE_TIMEOUT),
-                }
-            ]
-        }
+    by_name = {event: name for name, event in host.aliases.items()}
+    for event in host.events:
+        chosen = ["--host", host.name] if host.name != "claude-code" else []
+        words = [*command, "hook", *chosen, by_name.get(event, event), *options]
+        ours = _entry(host, event, shlex.join(words))
         entries = hooks.get(event, [])
         if not isinstance(entries, list):
             raise HookProblem(f"its hooks.{event} is not a list: fix it by hand first")
@@ -63,7 +75,7 @@ def merged_settings(
 def _is_ours(entry: Any, command: Sequence[str]) -> bool:
     if not isinstance(entry, dict):
         return False
-    for hook in entry.get("hooks") or ():
+    for hook in entry.get("hooks") or [entry]:
         line = hook.get("command") if isinstance(hook, dict) else None
         if isinstance(line, str) and (
             line.startswith(shlex.join(command) + _MARK) or line.startswith("memstream" + _MARK)
@@ -72,12 +84,11 @@ def _is_ours(entry: Any, command: Sequence[str]) -> bool:
     return False
 
 
-def install_claude_code(
-    project: Path | None, command: Sequence[str], options: Sequence[str]
+def install_hooks(
+    host: Host, project: Path | None, command: Sequence[str], options: Sequence[str]
 ) -> str:
-    """Merge the hooks into the settings file; what was done, in a line or two."""
-    folder = (project.expanduser().resolve() if project else Path.home()) / ".claude"
-    path = folder / "settings.json"
+    """Merge the hooks into the host's settings file; what was done, in a line or two."""
+    path = (project.expanduser().resolve() if project else Path.home()) / host.settings
     if path.is_symlink():  # written through: the link (a dotfiles checkout, say) stays
         path = path.resolve()
     existing: dict[str, Any] = {}
@@ -91,7 +102,7 @@ def install_claude_code(
         if not isinstance(existing, dict):
             raise HookProblem(f"{path} is not a JSON object: left as it is")
     try:
-        settings, changed = merged_settings(existing, command, options)
+        settings, changed = merged_settings(existing, command, options, host)
     except HookProblem as exc:
         raise HookProblem(f"{path}: {exc}") from None
     if not changed:

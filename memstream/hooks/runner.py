@@ -1,13 +1,16 @@
-"""``memstream hook EVENT``: what a coding agent runs at its hook points.
+"""``memstream hook [--host HOST] EVENT``: what a coding agent runs at its hook points,
+one core for every host (Claude Code, Codex CLI, Gemini CLI, Cursor: :mod:`.hosts` says
+what each event does there and what the host reads back).
 
 The agent hands the hook a JSON document on standard input and reads what it prints.
 At session start and on each prompt, the hook asks the running server for a context
 block (``POST /v1/context``: no language model, a small budget) and prints it as the
-agent's additional context. At stop, before compaction and at session end, it reads the
-transcript file from where it last stopped and publishes the new turns
-(``POST /v1/events``, durable once answered; ids from the transcript's own, so a hook
-that fires twice stores nothing twice), with the repository as the project; at session
-end it ends the session too, so the lifecycle consolidates it.
+agent's additional context (Cursor, which takes none from a hook, finds it in its
+rules file). At a turn's end it publishes the turn: Claude Code's from its transcript
+file, read from where the last run stopped (ids from the transcript's own); the other
+hosts' from what the hook is handed (ids from the host's name for the turn,
+:mod:`.turns`), so a hook that fires twice stores nothing twice. The repository is the
+project; at session end the session is ended too, so the lifecycle consolidates it.
 
 The hook never stands in the agent's way: when memstream is down or slow it prints one
 line on standard error and exits 0 (a turn it could not publish is published by the
@@ -24,23 +27,19 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memstream.hooks.hosts import HOSTS, Act, Host
 from memstream.hooks.transcripts import identifier, read_transcript
+from memstream.hooks.turns import folder_of, session_end_event, session_of, turn_events
 from memstream.server_address import server_url
 
 __all__ = ["EVENTS", "HookProblem", "main"]
 
-#: The hook points, by memstream's name and by Claude Code's.
-EVENTS = {
-    "session-start": "SessionStart",
-    "prompt": "UserPromptSubmit",
-    "stop": "Stop",
-    "pre-compact": "PreCompact",
-    "session-end": "SessionEnd",
-}
-_INJECT = {"SessionStart", "UserPromptSubmit"}
+#: The hook points of Claude Code (the default host), by memstream's name and its own.
+EVENTS = HOSTS["claude-code"].aliases
 #: Tokens a context block may spend by default (the agent's prompt pays for it).
 DEFAULT_BUDGET = 600
 #: Seconds an inject waits for the server; a capture, per request.
@@ -51,6 +50,8 @@ _BATCH = 500
 #: The most of a transcript one run reads: a long transcript is caught up with over
 #: several runs, each saving how far it got, so no run outlasts the agent's timeout.
 READ_BYTES = 8 * 1024 * 1024
+#: Where Cursor reads the block from (it cannot take context from a hook).
+RULES_FILE = Path(".cursor") / "rules" / "memstream.mdc"
 
 
 class HookProblem(Exception):
@@ -58,40 +59,60 @@ class HookProblem(Exception):
 
 
 def main(argv: list[str]) -> int:
-    """Run the hook ``argv`` names; always 0 but for a misuse of the command itself."""
+    """Run the hook ``argv`` names; always 0 but for a misuse of the command itself.
+    Standard output carries only what the host reads."""
     if argv[:1] == ["install"]:
         return _install(argv[1:])
     try:
-        event, options = _parse(argv)
+        host, event, options = _parse(argv)
     except HookProblem as exc:
         print(f"memstream hook: {exc}", file=sys.stderr)
         return 2
+    said = None
     try:
         payload = _payload(sys.stdin.buffer.read())
-        if event in _INJECT:
-            _inject(event, payload, options)
-        else:
-            _capture(event, payload, options)
+        said = _run(host, event, payload, options)
     except HookProblem as exc:
-        print(f"memstream hook {argv[0]}: {exc}", file=sys.stderr)
+        print(f"memstream hook {event}: {exc}", file=sys.stderr)
+    said = said or host.replies.get(event) or host.silence
+    if said:
+        print(said)
     return 0
 
 
+def _run(host: Host, event: str, payload: dict[str, Any], options: dict[str, str]) -> str | None:
+    """Do what ``event`` does on ``host``; what to print for it, if anything."""
+    acts = host.events[event]
+    said = None
+    if Act.INJECT_START in acts or Act.INJECT_PROMPT in acts:
+        block = _context(host, Act.INJECT_PROMPT in acts, payload, options)
+        if block:
+            output = {"hookEventName": event, "additionalContext": block}
+            said = json.dumps({"hookSpecificOutput": output})
+    if Act.WRITE_RULES in acts:
+        _write_rules(host, payload, options)
+    if Act.CAPTURE_TRANSCRIPT in acts:
+        _capture(host, payload, options, end=Act.END_SESSION in acts)
+    elif Act.STORE_PROMPT in acts or Act.STORE_ANSWER in acts or Act.END_SESSION in acts:
+        _store(host, acts, payload, options)
+    return said
+
+
 def _install(argv: list[str]) -> int:
-    """``memstream hook install claude-code [--project DIR] [--user U] [--data DIR]
-    [--api URL]``: the hooks in Claude Code's settings (see :mod:`.install`)."""
+    """``memstream hook install HOST [--project DIR] [--user U] [--data DIR] [--api URL]``:
+    the hooks in the host's settings (see :mod:`.install`)."""
     import argparse
 
-    from memstream.hooks.install import install_claude_code
+    from memstream.hooks.install import install_hooks
     from memstream.mcp.config import memstream_command
 
     parser = argparse.ArgumentParser(
         prog="memstream hook install",
         description="write memstream's hooks into a coding agent's settings, keeping the rest",
     )
-    parser.add_argument("agent", choices=("claude-code",))
+    parser.add_argument("agent", choices=tuple(HOSTS))
     parser.add_argument(
-        "--project", help="this project's .claude/settings.json (default: ~/.claude)"
+        "--project", help="this project's settings (default: the home folder's, every project)"
     )
     parser.add_argument("--user", help="the memstream user the hooks act for (default: yours)")
     parser.add_argument("--data", help="the data folder whose running server the hooks ask")
@@ -107,7 +128,7 @@ def _install(argv: list[str]) -> int:
         options += ["--data", data]
     project = Path(args.project) if args.project else None
     try:
-        print(install_claude_code(project, memstream_command(), options))
+        print(install_hooks(HOSTS[args.agent], project, memstream_command(), options))
     except HookProblem as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -117,25 +138,34 @@ def _install(argv: list[str]) -> int:
     return 0
 
 
-def _parse(argv: list[str]) -> tuple[str, dict[str, str]]:
+def _parse(argv: list[str]) -> tuple[Host, str, dict[str, str]]:
     usage = (
-        "usage: memstream hook EVENT [--user U] [--data DIR] [--api URL] [--budget N], "
-        f"EVENT one of {', '.join(EVENTS)}; or memstream hook install claude-code"
+        "usage: memstream hook [--host HOST] EVENT [--user U] [--data DIR] [--api URL] "
+        f"[--budget N], HOST one of {', '.join(HOSTS)} (claude-code by default; its "
+        f"EVENT one of {', '.join(EVENTS)}); or memstream hook install HOST"
     )
     if not argv or argv[0] in ("-h", "--help"):
         raise HookProblem(usage)
-    name = argv[0]
-    event = EVENTS.get(name, name if name in EVENTS.values() else None)
-    if event is None:
-        raise HookProblem(f"no hook event {name!r}; {usage}")
     options: dict[str, str] = {}
-    rest = argv[1:]
+    rest, named = list(argv), []
     while rest:
-        flag = rest.pop(0)
-        if flag not in ("--user", "--data", "--api", "--budget") or not rest:
-            raise HookProblem(f"unknown option {flag!r}; {usage}")
-        options[flag[2:]] = rest.pop(0)
-    return event, options
+        word = rest.pop(0)
+        if not word.startswith("--"):
+            named.append(word)
+            continue
+        if word not in ("--host", "--user", "--data", "--api", "--budget") or not rest:
+            raise HookProblem(f"unknown option {word!r}; {usage}")
+        options[word[2:]] = rest.pop(0)
+    host = HOSTS.get(options.pop("host", "claude-code"))
+    if host is None:
+        raise HookProblem(f"no host {argv[argv.index('--host') + 1]!r}; {usage}")
+    if len(named) != 1:
+        raise HookProblem(usage)
+    name = named[0]
+    event = host.aliases.get(name, name if name in host.events else None)
+    if event is None:
+        raise HookProblem(f"no hook event {name!r} for {host.name}; {usage}")
+    return host, event, options
 
 
 def _payload(data: bytes) -> dict[str, Any]:
@@ -153,14 +183,17 @@ def _payload(data: bytes) -> dict[str, Any]:
 # -- inject ----------------------------------------------------------------------------------
 
 
-def _inject(event: str, payload: dict[str, Any], options: dict[str, str]) -> None:
-    project = _project(payload)
-    if event == "UserPromptSubmit":
+def _context(
+    host: Host, on_prompt: bool, payload: dict[str, Any], options: dict[str, str]
+) -> str | None:
+    """The context block for the prompt (or, at the start, for the project's work)."""
+    project = _project(host, payload)
+    if on_prompt:
         query = str(payload.get("prompt") or "").strip()
     else:
         query = f"what matters for the work on {project or 'this project'}: decisions, preferences"
     if not any(ch.isalnum() for ch in query):
-        return
+        return None
     body: dict[str, Any] = {
         "user_id": _user(options),
         "query": query[:2000],
@@ -170,15 +203,56 @@ def _inject(event: str, payload: dict[str, Any], options: dict[str, str]) -> Non
         body["project_id"] = project
     answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT)
     block = answer.get("context") if isinstance(answer, dict) else None
-    if not block:
+    return block if isinstance(block, str) and block else None
+
+
+def _write_rules(host: Host, payload: dict[str, Any], options: dict[str, str]) -> None:
+    """The block for the prompt as the workspace's rules file (removed when there is
+    none: an old block must not stand in for the new prompt's)."""
+    folder = folder_of(host, payload)
+    if folder is None or not Path(folder).is_dir():
+        raise HookProblem("the agent's input names no workspace folder")
+    path = Path(folder) / RULES_FILE
+    try:
+        block = _context(host, True, payload, options)
+    except HookProblem:
+        path.unlink(missing_ok=True)
+        raise
+    if block is None:
+        path.unlink(missing_ok=True)
         return
-    print(json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": block}}))
+    text = (
+        "---\ndescription: What memstream remembers that bears on the current prompt "
+        "(rewritten by its hook on each prompt)\nalwaysApply: true\n---\n\n" + block + "\n"
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(path.name + ".partial")
+        partial.write_text(text)
+        partial.replace(path)
+    except OSError as exc:
+        raise HookProblem(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _store(
+    host: Host, acts: tuple[Act, ...], payload: dict[str, Any], options: dict[str, str]
+) -> None:
+    """Publish the turn's prompt and answer, and the end of the session, as ``acts`` say."""
+    user, project, now = _user(options), _project(host, payload), datetime.now(UTC)
+    if session_of(host, payload) is None:
+        raise HookProblem(f"the agent's input names no {host.session_field}")
+    documents = turn_events(host, acts, payload, user_id=user, project_id=project, now=now)
+    if Act.END_SESSION in acts:
+        end = session_end_event(host, payload, user_id=user, project_id=project, now=now)
+        documents += [end] if end is not None else []
+    if documents:
+        _call(options, "POST", "/v1/events", documents, CAPTURE_TIMEOUT)
 
 
 # -- capture ---------------------------------------------------------------------------------
 
 
-def _capture(event: str, payload: dict[str, Any], options: dict[str, str]) -> None:
+def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, end: bool) -> None:
     path = payload.get("transcript_path")
     session = payload.get("session_id")
     if not isinstance(path, str) or not isinstance(session, str):
@@ -189,8 +263,8 @@ def _capture(event: str, payload: dict[str, Any], options: dict[str, str]) -> No
         offset, data = _window(transcript, position.load())
     except OSError as exc:
         raise HookProblem(f"cannot read the transcript {path}: {exc.strerror}") from None
-    user, project = _user(options), _project(payload)
-    session_id = identifier(session, "claude-code-")
+    user, project = _user(options), _project(host, payload)
+    session_id = identifier(session, f"{host.name}-")
     read = read_transcript(data, 0, user_id=user, session_id=session_id, project_id=project)
     if not read.messages and read.next_offset == 0 and len(data) == READ_BYTES:
         # one line longer than a run reads: stepped past, so that it wedges nothing
@@ -199,11 +273,11 @@ def _capture(event: str, payload: dict[str, Any], options: dict[str, str]) -> No
         position.save(_after_line(transcript, offset))
         return
     documents = list(read.messages)
-    if event == "SessionEnd" and documents:
+    if end and documents:
         documents.append(
             {
                 "type": "session_ended",
-                "event_id": f"claude-code-end:{session_id}"[:200],
+                "event_id": f"{host.name}-end:{session_id}"[:200],
                 "user_id": user,
                 "session_id": session_id,
                 "occurred_at": documents[-1]["occurred_at"],
@@ -284,11 +358,11 @@ def _user(options: dict[str, str]) -> str:
     return identifier(getpass.getuser())
 
 
-def _project(payload: dict[str, Any]) -> str | None:
+def _project(host: Host, payload: dict[str, Any]) -> str | None:
     """The repository the agent works in (the folder holding ``.git`` at or above its
     working directory, else the working directory), as a project id."""
-    cwd = payload.get("cwd")
-    if not isinstance(cwd, str) or not cwd:
+    cwd = folder_of(host, payload)
+    if cwd is None:
         return None
     folder = Path(cwd)
     for candidate in (folder, *folder.parents):

@@ -92,7 +92,11 @@ def _install(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     ("argv", "said"),
-    [(["hook"], "usage: memstream hook EVENT"), (["hook", "lunch"], "no hook event 'lunch'")],
+    [
+        (["hook"], "usage: memstream hook [--host HOST] EVENT"),
+        (["hook", "lunch"], "no hook event 'lunch' for claude-code"),
+        (["hook", "--host", "vim", "prompt"], "no host 'vim'"),
+    ],
 )
 def test_a_misused_hook_command_says_how_to_use_it(argv: list[str], said: str) -> None:
     done = subprocess.run(

@@ -1,15 +1,20 @@
-"""The frameworks' memory adapters against one real ``memstream up``: LangGraph's store
-through the behaviours LangGraph's own stores are held to and inside a compiled graph,
-and the OpenAI Agents SDK's session, tools and context filter in real runs of its
-``Runner`` (through the OpenAI SDK, against a local model whose moves the test scripts)."""
+"""Memory where agents are built, against one real ``memstream up``: LangGraph's store
+through the behaviours LangGraph's own stores are held to and inside a compiled graph;
+the OpenAI Agents SDK's session, tools and context filter in real runs of its
+``Runner`` (through the OpenAI SDK, against a local model whose moves the test scripts);
+and the coding agents' hooks, each run as its host runs it: the command its installed
+settings name, fed the payloads its documented contract describes."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
@@ -19,6 +24,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
 from openai import AsyncOpenAI
 from support.chat_server import ScriptedChat, scripted_chat
+from support.doc_blocks import ROOT
 
 from memstream.client import MemoryClient
 from memstream.integrations.langgraph import MemstreamStore
@@ -28,7 +34,7 @@ from memstream.integrations.openai_agents import (
     memory_context,
     memory_tools,
 )
-from memstream.testing import WorkerProcess
+from memstream.testing import WorkerProcess, wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -273,3 +279,183 @@ def test_memory_down_means_no_memory_and_one_warning(
     assert "memory is unavailable: cannot reach memstream" in tool[0]["content"]
     no_context = [r for r in caplog.records if "no context" in r.getMessage()]
     assert len(no_context) == 1
+
+
+# -- coding agents' hooks -------------------------------------------------------------
+
+FIXTURES = ROOT / "tests" / "fixtures" / "hooks"
+
+
+def installed(host: str, project: Path, api: str, user: str) -> dict[str, str]:
+    """The command the host's settings run at each event, after ``memstream hook install``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "memstream", "hook", "install", host, "--project", str(project),
+         "--api", api, "--user", user],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    settings_file = {"codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
+                     "cursor": ".cursor/hooks.json"}[host]  # fmt: skip
+    settings = json.loads((project / settings_file).read_text())
+    commands = {}
+    for event, entries in settings["hooks"].items():
+        (entry,) = entries
+        hook = entry["hooks"][0] if "hooks" in entry else entry
+        commands[event] = hook["command"]
+    return commands
+
+
+def hook_run(
+    command: str, host: str, event: str, project: Path, **fill: str
+) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` as the host does: a shell, in the project, the host's payload for
+    ``event`` (its placeholders filled) on standard input."""
+    payload = (FIXTURES / host / f"{event}.json").read_text()
+    for name, value in {"CWD": str(project), **fill}.items():
+        payload = payload.replace(f"${name}", value)
+    env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(project.parent)}
+    return subprocess.run(
+        ["sh", "-c", command], input=payload, cwd=project, env=env, capture_output=True,
+        text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+def run_as_host(command: str, host: str, event: str, project: Path, **fill: str) -> str:
+    """What the hook printed on standard output, checked to be exactly one JSON document
+    or nothing, after a run without a complaint."""
+    done = hook_run(command, host, event, project, **fill)
+    assert done.returncode == 0, done.stderr
+    assert not done.stderr, done.stderr
+    if done.stdout:
+        assert done.stdout.count("\n") == 1, done.stdout  # one line: the host's answer
+        json.loads(done.stdout)
+    return done.stdout.strip()
+
+
+def stored(memstream: MemoryClient, user: str, session: str) -> list[tuple[str, str]]:
+    page = memstream.list(user, session_id=session, order="oldest")
+    return [(m["speaker"], m["content"]) for m in page["memories"]]
+
+
+def searchable(memstream: MemoryClient, user: str, words: str) -> None:
+    """Wait until search finds ``words`` (a server's view of the tables may lag the
+    worker by up to its read consistency interval)."""
+    wait_until(lambda: memstream.search(user, words, project_id="shop")["results"], 30)
+
+
+@pytest.fixture(scope="module")
+def api_url(memstream: MemoryClient) -> str:
+    return memstream.url
+
+
+def test_codex_hooks_store_each_turn_once_and_inject_what_was_said(
+    memstream: MemoryClient, api_url: str, tmp_path: Path
+) -> None:
+    user, project = someone("dev"), tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    hooks = installed("codex", project, api_url, user)
+    assert set(hooks) == {"SessionStart", "UserPromptSubmit", "Stop"}
+    turn = {"SESSION": "s-1", "TURN": "t-1", "PROMPT": "We chose Postgres 16 for the orders table.",
+            "ANSWER": "Noted: orders go in Postgres 16."}  # fmt: skip
+    assert run_as_host(hooks["SessionStart"], "codex", "SessionStart", project, **turn) == ""
+    run_as_host(hooks["UserPromptSubmit"], "codex", "UserPromptSubmit", project, **turn)
+    assert run_as_host(hooks["Stop"], "codex", "Stop", project, **turn) == ""
+    run_as_host(hooks["Stop"], "codex", "Stop", project, **turn)  # fired twice: stored once
+    session = "codex-s-1"
+    wait_until(lambda: len(stored(memstream, user, session)) >= 2, timeout=30)
+    assert stored(memstream, user, session) == [
+        (user, "We chose Postgres 16 for the orders table."),
+        ("codex", "Noted: orders go in Postgres 16."),
+    ]
+    assert memstream.list(user, session_id=session)["memories"][0]["project_id"] == "shop"
+    searchable(memstream, user, "Postgres")
+    ask = {**turn, "SESSION": "s-2", "TURN": "t-2", "PROMPT": "Which database holds orders?"}
+    said = json.loads(run_as_host(hooks["UserPromptSubmit"], "codex", "UserPromptSubmit",
+                                  project, **ask))  # fmt: skip
+    assert said["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "Postgres 16" in said["hookSpecificOutput"]["additionalContext"]
+
+
+def test_gemini_hooks_store_the_turn_at_its_end_and_share_memory_with_codex(
+    memstream: MemoryClient, api_url: str, tmp_path: Path
+) -> None:
+    user, project = someone("dev"), tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    hooks = installed("gemini", project, api_url, user)
+    assert set(hooks) == {"SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd"}
+    first = {"SESSION": "g-1", "PROMPT": "Deploys go out on Thursdays only.",
+             "ANSWER": "Understood: Thursday deploys."}  # fmt: skip
+    assert run_as_host(hooks["BeforeAgent"], "gemini", "BeforeAgent", project, **first) == "{}"
+    assert run_as_host(hooks["AfterAgent"], "gemini", "AfterAgent", project, **first) == "{}"
+    run_as_host(hooks["AfterAgent"], "gemini", "AfterAgent", project, **first)
+    assert run_as_host(hooks["SessionEnd"], "gemini", "SessionEnd", project, **first) == "{}"
+    wait_until(lambda: len(stored(memstream, user, "gemini-g-1")) >= 2, timeout=30)
+    assert stored(memstream, user, "gemini-g-1") == [
+        (user, "Deploys go out on Thursdays only."),
+        ("gemini", "Understood: Thursday deploys."),
+    ]
+    # what Codex captured for this user is in Gemini's context, and the other way round
+    codex = installed("codex", project, api_url, user)
+    turn = {"SESSION": "c-1", "TURN": "t-1", "PROMPT": "Our CI runs on Buildkite.",
+            "ANSWER": "Got it."}  # fmt: skip
+    run_as_host(codex["UserPromptSubmit"], "codex", "UserPromptSubmit", project, **turn)
+    searchable(memstream, user, "Buildkite")
+    for question, answer in [("When do deploys go out?", "Thursdays"),
+                             ("Which service runs our CI builds?", "Buildkite")]:  # fmt: skip
+        ask = {"SESSION": "g-2", "PROMPT": question}
+        said = json.loads(
+            run_as_host(hooks["BeforeAgent"], "gemini", "BeforeAgent", project, **ask)
+        )
+        assert answer in said["hookSpecificOutput"]["additionalContext"], said
+        assert said["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
+    # at the start, what matters for the project, if anything does (else nothing, as JSON)
+    start = json.loads(run_as_host(hooks["SessionStart"], "gemini", "SessionStart", project, **ask))
+    if start != {}:
+        assert start["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        assert isinstance(start["hookSpecificOutput"]["additionalContext"], str)
+
+
+def test_cursor_hooks_answer_continue_and_put_the_block_in_its_rules_file(
+    memstream: MemoryClient, api_url: str, tmp_path: Path
+) -> None:
+    user, project = someone("dev"), tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    hooks = installed("cursor", project, api_url, user)
+    assert set(hooks) == {"beforeSubmitPrompt", "afterAgentResponse", "sessionEnd"}
+    rules = project / ".cursor" / "rules" / "memstream.mdc"
+    turn = {"SESSION": "k-1", "TURN": "gen-1",
+            "PROMPT": "The API style guide says kebab-case URLs.",
+            "ANSWER": "I will use kebab-case URLs."}  # fmt: skip
+    said = run_as_host(hooks["beforeSubmitPrompt"], "cursor", "beforeSubmitPrompt", project, **turn)
+    assert json.loads(said) == {"continue": True}
+    assert not rules.exists()  # nothing remembered yet: no stale block either
+    run_as_host(hooks["afterAgentResponse"], "cursor", "afterAgentResponse", project, **turn)
+    wait_until(lambda: len(stored(memstream, user, "cursor-k-1")) >= 2, timeout=30)
+    assert stored(memstream, user, "cursor-k-1") == [
+        (user, "The API style guide says kebab-case URLs."),
+        ("cursor", "I will use kebab-case URLs."),
+    ]
+    searchable(memstream, user, "kebab-case")
+    ask = {**turn, "SESSION": "k-2", "TURN": "gen-2", "PROMPT": "What case do our URLs use?"}
+    said = run_as_host(hooks["beforeSubmitPrompt"], "cursor", "beforeSubmitPrompt", project, **ask)
+    assert json.loads(said) == {"continue": True}
+    text = rules.read_text()
+    assert text.startswith("---\n") and "alwaysApply: true" in text
+    assert "kebab-case" in text
+
+
+@pytest.mark.parametrize(
+    ("host", "event", "answer"),
+    [("codex", "UserPromptSubmit", ""), ("gemini", "BeforeAgent", "{}"),
+     ("cursor", "beforeSubmitPrompt", '{"continue": true}')],
+)  # fmt: skip
+def test_a_host_goes_on_when_memstream_is_down(
+    tmp_path: Path, host: str, event: str, answer: str
+) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    hooks = installed(host, project, "http://127.0.0.1:9", "dev")
+    done = hook_run(hooks[event], host, event, project, SESSION="s", TURN="t", PROMPT="hi")
+    assert done.returncode == 0 and done.stdout.strip() == answer
+    assert "not reachable at http://127.0.0.1:9" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
