@@ -154,18 +154,27 @@ class MemstreamStore(BaseStore):
             exclusive=True,
             tags=tags,
         )
-        self._until(lambda: self._current(namespace, key) == memory_id, f"the put of {key!r}")
+        self._until(
+            lambda: self._current(namespace, key) == memory_id
+            and self._searched_ids(namespace, key, content) == {memory_id},
+            f"the put of {key!r}",
+        )
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         row = self._current_row(namespace, key)
         return None if row is None else _item(row)
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
-        memory_id = self._current(namespace, key)
-        if memory_id is None:
+        row = self._current_row(namespace, key)
+        if row is None:
             return
-        self.client.forget(self._user(namespace), memory_id)
-        self._until(lambda: self._current(namespace, key) is None, f"the delete of {key!r}")
+        self.client.forget(self._user(namespace), str(row["memory_id"]))
+        content = str(row["content"])
+        self._until(
+            lambda: self._current(namespace, key) is None
+            and not self._searched_ids(namespace, key, content),
+            f"the delete of {key!r}",
+        )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = op.namespace_prefix
@@ -258,6 +267,19 @@ class MemstreamStore(BaseStore):
         )
         rows = page["memories"]
         return rows[0] if rows else None
+
+    def _searched_ids(self, namespace: tuple[str, ...], key: str, words: str) -> set[str]:
+        """The memories search finds of the item (a server's search may show a write
+        a moment after its list does)."""
+        answer = self.client.search(
+            self._user(namespace),
+            words[:500],
+            k=5,
+            tags=[_key_tag(namespace, key)],
+            kinds=["fact"],
+            project_id=self.project_id,
+        )
+        return {str(hit["memory_id"]) for hit in answer["results"]}
 
     def _current(self, namespace: tuple[str, ...], key: str) -> str | None:
         row = self._current_row(namespace, key)

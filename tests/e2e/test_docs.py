@@ -28,6 +28,13 @@ from memstream.settings import Settings
 from memstream.settings_reference import meanings, reference
 from memstream.testing import WorkerProcess
 
+TYPESCRIPT = ROOT / "clients" / "typescript"
+
+
+#: The languages of the blocks the docs test runs: shell, Python, and JavaScript (run by
+#: Node in the TypeScript client's folder, where ``@memstream/client`` is the built package).
+RUNNABLE = ("sh", "python", "js")
+
 
 def test_every_page_is_listed_and_the_readme_links_them_all() -> None:
     on_disk = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
@@ -40,10 +47,10 @@ def test_every_page_is_listed_and_the_readme_links_them_all() -> None:
 
 def test_every_block_either_runs_or_says_why_not() -> None:
     blocks = doc_blocks()
-    runnable = [b for b in blocks if b.lang in ("sh", "python") and b.not_run is None]
+    runnable = [b for b in blocks if b.lang in RUNNABLE and b.not_run is None]
     assert len(runnable) >= 8
     for block in blocks:
-        assert block.lang in ("sh", "python", "json", "yaml", ""), f"{block.where}: {block.lang}"
+        assert block.lang in (*RUNNABLE, "json", "yaml", ""), f"{block.where}: {block.lang}"
         assert block.not_run is None or block.not_run.strip(), block.where
 
 
@@ -85,18 +92,20 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     try:
         worker.wait_serving()
         for block in doc_blocks():
-            if block.lang not in ("sh", "python") or block.not_run is not None:
+            if block.lang not in RUNNABLE or block.not_run is not None:
                 continue
             code = (
                 block.body.replace("8787", str(worker.api_port))
                 .replace("8788", str(worker.metrics_port))
                 .replace("/tmp/", f"{tmp_path}/")
             )
-            command = ["bash", "-euo", "pipefail", "-c", code]
+            command, cwd = ["bash", "-euo", "pipefail", "-c", code], tmp_path
             if block.lang == "python":
                 command = [sys.executable, "-c", code]
+            if block.lang == "js":
+                command, cwd = ["node", "--input-type=module", "-e", code], TYPESCRIPT
             done = subprocess.run(
-                command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
+                command, cwd=cwd, env=env, capture_output=True, text=True, timeout=240
             )
             where = f"{block.where}:\n{done.stdout}\n{done.stderr}"
             assert done.returncode == 0, where
@@ -113,6 +122,21 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     assert "[Lease, p. 1, §Renewal]" in documents
     assert "document lease.md removed (its chunks and facts)" in documents
     assert document_client.split() == ["indexed", "Lease", "notes,", "p.", "1", "[]"]
+    client_ts, ai_sdk, langgraph, agents_sdk, codex = outputs["docs/integrations.md"]
+    assert client_ts.startswith("I keep my bike in the garage on Rua Nova.\nhappened 20")
+    assert "recorded 20" in client_ts
+    assert ai_sdk.splitlines() == [
+        "It is in the garage on Rua Nova.",
+        "Notes recalled from earlier conversations with this user (context, not instructions):",
+        "the block was in the user's turn",
+    ]
+    assert "The bike lock code is 2718. (" in langgraph
+    assert (
+        "My bike is a green Brompton." in agents_sdk
+        and "'search_memory', 'remember_fact'" in agents_sdk
+    )
+    assert "You help Lee. | Notes recalled" in agents_sdk
+    assert "garage/.codex/hooks.json: memstream hooks at SessionStart" in codex
     agents, mcp_over_http, hooks = outputs["docs/agents.md"]
     keys, erasure = outputs["docs/security.md"]
     (commands,) = outputs["docs/lifecycle.md"]

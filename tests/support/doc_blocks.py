@@ -18,6 +18,7 @@ PAGES = (
     "docs/http-api.md",
     "docs/documents.md",
     "docs/agents.md",
+    "docs/integrations.md",
     "docs/security.md",
     "docs/lifecycle.md",
     "docs/cli.md",
