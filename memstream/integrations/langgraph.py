@@ -18,7 +18,9 @@ How LangGraph's items become memories:
   score the ``SearchItem.score``; without one, the namespace's items newest first.
   ``filter`` is matched on the value (equality, or ``$eq $ne $gt $gte $lt $lte``).
 - a ``put`` or ``delete`` returns once the change is visible to reads (the worker
-  applies events shortly after memstream accepts them), so a graph reads its writes.
+  applies events shortly after memstream accepts them), so a graph reads its writes;
+  ``wait_visible=False`` returns once it is accepted (durable), for a graph that does
+  not read what it just wrote.
 
 Not covered: ``ttl`` (memstream's own decay and archive apply instead), ``index``
 (memstream indexes every item itself), and ``list_namespaces`` over every user when no
@@ -77,6 +79,10 @@ class MemstreamStore(BaseStore):
         client: the client to call (one of ``url`` and ``api_key`` by default).
         user_id: every item's user; else the namespace's first label is the user.
         project_id: every item's project.
+        wait_visible: whether a write returns only once reads show it (as LangGraph's
+            own stores behave); without, it returns once memstream accepted it (durable)
+            and reads show it a moment later (the worker's batch wait, about half a
+            second as deployed).
         visible_seconds: how long a write waits to be visible to reads.
     """
 
@@ -90,11 +96,13 @@ class MemstreamStore(BaseStore):
         api_key: str | None = None,
         user_id: str | None = None,
         project_id: str | None = None,
+        wait_visible: bool = True,
         visible_seconds: float = 30.0,
     ) -> None:
         self.client = client or MemoryClient(url, api_key=api_key)
         self.user_id = user_id
         self.project_id = project_id
+        self.wait_visible = wait_visible
         self.visible_seconds = visible_seconds
 
     # -- the interface LangGraph calls ------------------------------------------------
@@ -154,6 +162,8 @@ class MemstreamStore(BaseStore):
             exclusive=True,
             tags=tags,
         )
+        if not self.wait_visible:
+            return
         self._until(
             lambda: self._current(namespace, key) == memory_id
             and self._searched_ids(namespace, key, content) == {memory_id},
@@ -169,6 +179,8 @@ class MemstreamStore(BaseStore):
         if row is None:
             return
         self.client.forget(self._user(namespace), str(row["memory_id"]))
+        if not self.wait_visible:
+            return
         content = str(row["content"])
         self._until(
             lambda: self._current(namespace, key) is None

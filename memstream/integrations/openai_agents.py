@@ -12,8 +12,11 @@
 - :class:`MemstreamSession` is the SDK's ``Session``: each item the runner adds is a
   message event of the session (its text what memory reads; the item itself kept in the
   event's metadata, so ``get_items`` gives back exactly what was added). What the
-  conversation said becomes long-term memory like any channel's messages. ``pop_item``
-  and ``clear_session`` forget the items (kept in the log, as every forget is).
+  conversation said becomes long-term memory like any channel's messages. ``add_items``
+  returns once memstream has accepted the items (durable); until the server lists them,
+  the session gives them back from what it added, so a run reads its own writes without
+  waiting for the worker. ``pop_item`` and ``clear_session`` forget the items (kept in
+  the log, as every forget is).
 - :func:`memory_tools`: ``search_memory`` and ``remember_fact`` as function tools.
 - :func:`memory_context`: a ``call_model_input_filter`` that puts the context block for
   the turn's last user message before it, as a user-role note (never into the agent's
@@ -74,10 +77,14 @@ class MemstreamSession:
         self.project_id = project_id
         self.client = client or MemoryClient()
         self.visible_seconds = visible_seconds
+        #: items this session added that the server may not list yet: (memory id, item)
+        self._pending: list[tuple[str, TResponseInputItem]] = []
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         rows = await asyncio.to_thread(self._rows)
-        items = [_item_of(row) for row in rows]
+        listed = {row["memory_id"] for row in rows}
+        self._pending = [(m, item) for m, item in self._pending if m not in listed]
+        items = [_item_of(row) for row in rows] + [item for _, item in self._pending]
         return items[-limit:] if limit is not None and limit > 0 else items
 
     async def add_items(self, items: list[TResponseInputItem]) -> None:
@@ -121,11 +128,21 @@ class MemstreamSession:
                     "metadata": {"agents_item": item},
                 }
             )
-        self.client.publish(events)
-        last = memory_id_for(self.user_id, event_ids[-1])
-        self._until(lambda: self._visible(last), "the session's new items")
+        self.client.publish(events)  # durable once it returns; listed shortly after
+        self._pending += [
+            (memory_id_for(self.user_id, event_id), item)
+            for event_id, item in zip(event_ids, items, strict=True)
+        ]
+
+    def _settle(self) -> None:
+        """Wait until the server lists every item this session added."""
+        if self._pending:
+            last = self._pending[-1][0]
+            self._until(lambda: self._visible(last), "the session's new items")
+            self._pending.clear()
 
     def _pop(self) -> TResponseInputItem | None:
+        self._settle()
         newest = self.client.list(
             self.user_id, session_id=self.session_id, kind="episode", limit=1
         )["memories"]
@@ -137,6 +154,7 @@ class MemstreamSession:
         return _item_of(row)
 
     def _clear(self) -> None:
+        self._settle()
         rows = self._rows()
         for row in rows:
             self.client.forget(self.user_id, row["memory_id"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
 import subprocess
 import sys
 import uuid
@@ -40,9 +41,15 @@ pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
-def memstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryClient]:
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkerProcess]:
     data = tmp_path_factory.mktemp("integrations") / "data"
-    with WorkerProcess(data) as worker, MemoryClient(worker.api_url) as client:
+    with WorkerProcess(data) as worker:
+        yield worker
+
+
+@pytest.fixture(scope="module")
+def memstream(deployment: WorkerProcess) -> Iterator[MemoryClient]:
+    with MemoryClient(deployment.api_url) as client:
         yield client
 
 
@@ -212,6 +219,27 @@ def test_the_session_keeps_items_exactly_and_pops_and_clears(memstream: MemoryCl
     asyncio.run(run())
 
 
+def test_the_session_reads_its_own_items_while_the_worker_is_frozen(
+    deployment: WorkerProcess, memstream: MemoryClient
+) -> None:
+    user = someone("ivy")
+    session = MemstreamSession("chat-3", user_id=user, client=memstream)
+    items: list[Any] = [{"role": "user", "content": "Remember the blue door."}]
+
+    async def run() -> list[Any]:
+        await session.add_items(items)  # accepted: durable, not yet applied
+        return await session.get_items()
+
+    deployment.signal(signal.SIGSTOP)  # the worker applies nothing; the API still answers
+    try:
+        assert asyncio.run(run()) == items
+        assert memstream.list(user, session_id="chat-3")["memories"] == []
+    finally:
+        deployment.signal(signal.SIGCONT)
+    wait_until(lambda: memstream.list(user, session_id="chat-3")["memories"], 30)
+    assert asyncio.run(session.get_items()) == items  # listed now, and not twice
+
+
 def test_a_run_remembers_and_the_next_turn_is_given_the_context(
     memstream: MemoryClient, chat: ScriptedChat
 ) -> None:
@@ -230,6 +258,11 @@ def test_a_run_remembers_and_the_next_turn_is_given_the_context(
         first = await Runner.run(agent, "My sister Rita lives in Coimbra.", session=session,
                                  run_config=config)  # fmt: skip
         assert first.final_output == "Noted: Rita lives in Coimbra."
+        # the session reads its own items at once; search has them once the worker applied
+        assert len(await session.get_items()) == 2
+        await asyncio.to_thread(
+            wait_until, lambda: memstream.search(user, "Rita Coimbra")["results"], 30
+        )
         chat.answers[:] = [
             {"tool": "search_memory", "arguments": {"query": "Rita"}},
             {"text": "She lives in Coimbra."},
