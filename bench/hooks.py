@@ -121,19 +121,26 @@ def timed_until(check: Callable[[], bool], timeout: float = 3600) -> float:
     return time.perf_counter() - started
 
 
+def embedded_user(worker: WorkerProcess, memories: int) -> httpx.Client:
+    """Give the serving ``worker`` a user ``dev`` of ``memories`` LoCoMo turns, wait until
+    every one is applied and embedded, say how long that took; a client of its API."""
+    api = httpx.Client(base_url=worker.api_url, timeout=120)
+    publish(api, turns("dev", memories))
+    waited = timed_until(lambda: count(api, "dev") >= memories)
+    embedded = timed_until(
+        lambda: api.get("/v1/stats", params={"user_id": "dev"}).json()["embedding_lag"] == 0
+    )
+    print(f"user dev: {memories:,} memories applied in {waited:.1f} s, "
+          f"embedded {embedded:.1f} s later (the embedder is idle from here on)")  # fmt: skip
+    return api
+
+
 def hooks(args: argparse.Namespace, tmp: Path) -> None:
     worker = WorkerProcess(tmp / "hooks", env={"MEMSTREAM_EMBEDDER": "minilm", **DEPLOYED_UPKEEP})
     worker.start()
     try:
         worker.wait_serving(timeout=120)
-        api = httpx.Client(base_url=worker.api_url, timeout=120)
-        publish(api, turns("dev", args.memories))
-        waited = timed_until(lambda: count(api, "dev") >= args.memories)
-        embedded = timed_until(
-            lambda: api.get("/v1/stats", params={"user_id": "dev"}).json()["embedding_lag"] == 0
-        )
-        print(f"user dev: {args.memories:,} memories applied in {waited:.1f} s, "
-              f"embedded {embedded:.1f} s later (the embedder is idle from here on)")  # fmt: skip
+        api = embedded_user(worker, args.memories)
         questions = [
             json.loads(x)["question"]
             for x in (BENCH / "locomo10_questions.jsonl").read_text().splitlines()

@@ -40,8 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
-from hooks import BENCH, count, percentile, publish, timed_until, turns
+from hooks import BENCH, embedded_user, percentile
 from ingest import DEPLOYED_UPKEEP
 
 from memstream.client import MemoryClient
@@ -169,14 +168,8 @@ def main() -> None:
         worker.start()
         try:
             worker.wait_serving(timeout=120)
-            api = httpx.Client(base_url=worker.api_url, timeout=120)
-            publish(api, turns("dev", args.memories))
-            waited = timed_until(lambda: count(api, "dev") >= args.memories)
-            embedded = timed_until(
-                lambda: api.get("/v1/stats", params={"user_id": "dev"}).json()["embedding_lag"] == 0
-            )
-            print(f"user dev: {args.memories:,} memories applied in {waited:.1f} s, embedded "
-                  f"{embedded:.1f} s later; {args.turns} turns per adapter")  # fmt: skip
+            api = embedded_user(worker, args.memories)
+            print(f"{args.turns} turns per adapter")
             with MemoryClient(worker.api_url) as client:
                 ai_sdk(worker.api_url, "dev", questions, tmp)
                 langgraph(client, "dev", questions)
