@@ -165,8 +165,10 @@ class MemstreamStore(BaseStore):
         if not self.wait_visible:
             return
         self._until(
-            lambda: self._current(namespace, key) == memory_id
-            and self._searched_ids(namespace, key, content) == {memory_id},
+            lambda: (
+                self._current(namespace, key) == memory_id
+                and self._searched_ids(namespace, key, content) == {memory_id}
+            ),
             f"the put of {key!r}",
         )
 
@@ -183,8 +185,10 @@ class MemstreamStore(BaseStore):
             return
         content = str(row["content"])
         self._until(
-            lambda: self._current(namespace, key) is None
-            and not self._searched_ids(namespace, key, content),
+            lambda: (
+                self._current(namespace, key) is None
+                and not self._searched_ids(namespace, key, content)
+            ),
             f"the delete of {key!r}",
         )
 
