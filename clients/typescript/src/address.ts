@@ -34,9 +34,9 @@ export async function serverUrl(
 async function runningApi(folder: string): Promise<string | undefined> {
   let text: string;
   try {
-    const fs = await import("node:fs/promises");
-    const path = await import("node:path");
-    text = await fs.readFile(path.join(folder, ADDRESS_FILE), "utf8");
+    // named at run time, so a bundler for browsers or edge runtimes leaves it alone
+    const fs = (await load("node:fs/promises")) as typeof import("node:fs/promises");
+    text = await fs.readFile(`${folder.replace(/\/+$/, "")}/${ADDRESS_FILE}`, "utf8");
   } catch {
     return undefined; // no file, or a runtime without a filesystem
   }
@@ -58,6 +58,10 @@ async function runningApi(folder: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
+}
+
+function load(specifier: string): Promise<unknown> {
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
 }
 
 function alive(pid: number): boolean {

@@ -1,5 +1,5 @@
-import { generateText, stepCountIs, wrapLanguageModel } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { generateText, stepCountIs, streamText, wrapLanguageModel } from "ai";
+import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { MEMORY_PREAMBLE, memstreamMemory } from "../src/ai-sdk.js";
 import { MemstreamClient } from "../src/index.js";
@@ -67,6 +67,41 @@ describe("Vercel AI SDK memory, with the SDK's test model against a real server"
     expect(stored.map((m) => [m.speaker, m.content])).toEqual([
       ["Ana", "What does my sister Rita do?"],
       ["assistant", "Rita teaches piano."],
+    ]);
+  });
+
+  it("gives a streamed call the block too, and stores the streamed answer once", async () => {
+    const { memory, user } = await seeded("stream");
+    const mem = memstreamMemory({ client: memory, userId: user, sessionId: "chat-s" });
+    const mock = new MockLanguageModelV4({
+      doStream: {
+        stream: convertArrayToReadableStream([
+          { type: "stream-start", warnings: [] },
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "Rita lives " },
+          { type: "text-delta", id: "t", delta: "in Coimbra." },
+          { type: "text-end", id: "t" },
+          { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+        ]),
+      },
+    });
+    const result = streamText({
+      model: wrapLanguageModel({ model: mock, middleware: mem.middleware }),
+      prompt: "Where does Rita live?",
+      onFinish: mem.onFinish,
+    });
+    expect(await result.text).toBe("Rita lives in Coimbra.");
+    const turn = mock.doStreamCalls[0]!.prompt.at(-1)!.content as { text: string }[];
+    expect(turn[0]!.text.startsWith(MEMORY_PREAMBLE)).toBe(true);
+    expect(turn[0]!.text).toContain("Coimbra");
+    const stored = await until(async () => {
+      const page = await memory.list(user, { session_id: "chat-s", order: "oldest" });
+      if (page.memories.length < 2) throw new Error("not yet");
+      return page.memories;
+    });
+    expect(stored.map((m) => m.content)).toEqual([
+      "Where does Rita live?",
+      "Rita lives in Coimbra.",
     ]);
   });
 
