@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import uuid
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TypedDict
@@ -177,6 +178,51 @@ def test_a_compiled_graph_reads_and_writes_memory_through_its_store(
     assert out["known"] == ["My sister Rita lives in Coimbra."]
     # the same memory any other door reads
     assert "Coimbra" in (memstream.context(user, "where does my sister live")["context"] or "")
+
+
+def test_a_prebuilt_react_agent_with_langmems_memory_tools_runs_on_the_store(
+    memstream: MemoryClient, chat: ScriptedChat
+) -> None:
+    """``create_react_agent(..., store=MemstreamStore())`` with langmem's tools, unchanged:
+    the model (the real OpenAI SDK under LangChain, against the scripted server) stores a
+    memory with ``manage_memory`` in one conversation and finds it with ``search_memory``
+    in the next."""
+    from langchain_openai import ChatOpenAI
+
+    namespace = ("{langgraph_user_id}", "memories")  # the first label is the user
+    model = ChatOpenAI(model="scripted", base_url=chat.url, api_key="local", max_retries=0)
+    # LangGraph 1 names langchain's create_agent the prebuilt agent's successor, and
+    # langmem still imports what LangGraph 1 moved: both only warn
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from langgraph.prebuilt import create_react_agent
+        from langmem import create_manage_memory_tool, create_search_memory_tool
+
+        agent = create_react_agent(
+            model,
+            tools=[create_manage_memory_tool(namespace), create_search_memory_tool(namespace)],
+            store=MemstreamStore(memstream),
+        )
+    user = someone("jo")
+    config: Any = {"configurable": {"langgraph_user_id": user}}
+    chat.answers[:] = [
+        {"tool": "manage_memory", "arguments": {"content": "Jo takes oat milk in coffee."}},
+        {"text": "Noted."},
+    ]
+    said = agent.invoke({"messages": [{"role": "user", "content": "I take oat milk."}]}, config)
+    assert said["messages"][-1].content == "Noted."
+    chat.answers[:] = [
+        {"tool": "search_memory", "arguments": {"query": "oat milk coffee"}},
+        {"text": "With oat milk."},
+    ]
+    asked = len(chat.requests)
+    question = {"messages": [{"role": "user", "content": "How do I take my coffee?"}]}
+    assert agent.invoke(question, config)["messages"][-1].content == "With oat milk."
+    (found,) = [m for m in chat.requests[asked + 1]["messages"] if m["role"] == "tool"]
+    assert "Jo takes oat milk in coffee." in found["content"]
+    # a memory like any other: the user's context block holds it
+    block = memstream.context(user, "how does Jo take coffee")["context"] or ""
+    assert "oat milk" in block
 
 
 # -- OpenAI Agents SDK ----------------------------------------------------------------
