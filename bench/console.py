@@ -28,12 +28,9 @@ Usage: python bench/console.py [--data DIR] [--total 1000000] [--user 100000] [-
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -42,7 +39,7 @@ from pathlib import Path
 
 import httpx
 import pyarrow as pa
-from query import NAMES, QUESTIONS, corpus, vocabulary
+from query import NAMES, QUESTIONS, corpus, served, vocabulary
 
 from memstream.projections.entities import entity_id
 from memstream.storage.filesystems import resolve_location
@@ -60,7 +57,6 @@ from memstream.storage.schemas import (
     ENTITIES_SCHEMA,
     PARTITION_OWNERS_SCHEMA,
 )
-from memstream.testing import free_port, wait_until
 
 PARTITIONS = 64
 #: searches timed with and without a console open, in alternating rounds: enough for
@@ -181,35 +177,12 @@ def main() -> None:
             build(data, user, args.user, args.total)
         else:
             print(f"reusing the corpus in {data}", flush=True)
-        port = free_port()
-        env = {
-            **os.environ,
-            "MEMSTREAM_API_PORT": str(port),
-            "MEMSTREAM_KAFKA": "127.0.0.1:1",  # no broker: the API alone
-            "MEMSTREAM_MESSAGES_PARTITIONS": str(PARTITIONS),
-        }
-        server = subprocess.Popen(
-            [sys.executable, "-m", "memstream", "serve", "--data", str(data)],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-
-            def up() -> bool:
-                try:
-                    return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-                except httpx.HTTPError:
-                    return False
-
-            wait_until(up, timeout=120)
-            with httpx.Client(base_url=url, timeout=60, follow_redirects=True) as http:
-                run(http, user, args.pages, rng, words)
-        finally:
-            server.terminate()
-            server.wait(60)
+        env = {"MEMSTREAM_MESSAGES_PARTITIONS": str(PARTITIONS)}
+        with (
+            served(data, "serve", env) as url,
+            httpx.Client(base_url=url, timeout=60, follow_redirects=True) as http,
+        ):
+            run(http, user, args.pages, rng, words)
 
 
 def questions(rng: random.Random, words: list[str], count: int) -> list[str]:

@@ -93,29 +93,9 @@ def _ingest(messages: int, traced: bool) -> float:
 def _search(data: Path, queries: int, user: str) -> float:
     """p50 ms of ``queries`` searches through ``memstream serve`` of the variant."""
     import httpx
-    from query import NAMES, QUESTIONS, vocabulary
+    from query import NAMES, QUESTIONS, served, vocabulary
 
-    from memstream.testing import free_port, wait_until
-
-    port = free_port()
-    env = {**os.environ, "MEMSTREAM_API_PORT": str(port), "MEMSTREAM_KAFKA": "127.0.0.1:1"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "memstream", "serve", "--data", str(data)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-
-        def up() -> bool:
-            try:
-                return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-            except httpx.HTTPError:
-                return False
-
-        wait_until(up, timeout=120)
+    with served(data) as url:
         rng, words = random.Random(1), vocabulary(random.Random(7))
         with httpx.Client(base_url=url, timeout=30) as http:
             for _ in range(30):
@@ -130,9 +110,6 @@ def _search(data: Path, queries: int, user: str) -> float:
                 took.append((time.perf_counter() - started) * 1000)
                 assert answer.status_code == 200, answer.text
         return statistics.median(took)
-    finally:
-        server.terminate()
-        server.wait(60)
 
 
 def _child(args: argparse.Namespace) -> None:

@@ -40,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -52,6 +54,7 @@ from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES, VECTORS
 from memstream.storage.layout import DataLayout
 from memstream.storage.schemas import MEMORIES_SCHEMA
+from memstream.streams.lifeline import launched_to_die_with_us
 from memstream.streams.publisher import Publisher
 from memstream.testing import free_port, message, wait_until
 
@@ -171,77 +174,55 @@ def main() -> None:
         else:
             words = vocabulary(random.Random(7))
             print(f"reusing the corpus in {data}", flush=True)
-        port, broker_port = free_port(), free_port()
-        env = {**os.environ, "MEMSTREAM_API_PORT": str(port)}
+        broker_port = free_port()
+        env: dict[str, str] = {}
+        command = "serve"  # the API alone; no broker (searches report access in the background)
         if args.publish_rate:  # the whole of memstream: broker, worker, embedder, API
             env["MEMSTREAM_BROKER_PORT"] = str(broker_port)
-            command = ["up", "--data", str(data)]
-        else:  # the API alone; no broker (searches report access in the background)
-            env["MEMSTREAM_KAFKA"] = "127.0.0.1:1"
-            command = ["serve", "--data", str(data)]
-        server = subprocess.Popen(
-            [sys.executable, "-m", "memstream", *command],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+            command = "up"
         bootstrap = f"127.0.0.1:{broker_port}" if args.publish_rate else None
-        try:
-            url = f"http://127.0.0.1:{port}"
+        with served(data, command, env) as url, httpx.Client(base_url=url, timeout=30) as http:
+            for user, size in sizes.items():
+                for _ in range(20):  # warm-up: caches, index pages
+                    http.post("/v1/search", json={"user_id": user, "query": "warm up"})
 
-            def up() -> bool:
-                try:
-                    return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-                except httpx.HTTPError:
-                    return False
-
-            wait_until(up, timeout=120)
-            with httpx.Client(base_url=url, timeout=30) as http:
-                for user, size in sizes.items():
-                    for _ in range(20):  # warm-up: caches, index pages
-                        http.post("/v1/search", json={"user_id": user, "query": "warm up"})
-
-                    def questions(count: int = args.queries) -> list[str]:  # fresh: not cached
-                        return [
-                            rng.choice(QUESTIONS).format(
-                                n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
-                            )
-                            for _ in range(count)
-                        ]
-
-                    label = f"{size:>7,} memories for the user, {args.total:,} in all"
-                    if args.queries:
-                        timed(http, "/v1/search", "results", user, questions(), label)
-                    if args.context:
-                        timed(http, "/v1/context", "context", user, questions(), "context block")
-                    if args.clients:
-                        publishing = None
-                        if bootstrap is not None:
-                            publishing = Publishing(bootstrap, args.publish_rate, user, words)
-                        asyncio.run(
-                            at_once(
-                                url,
-                                user,
-                                questions(5000),
-                                args.clients,
-                                args.seconds,
-                                label,
-                                publishing,
-                            )
+                def questions(count: int = args.queries) -> list[str]:  # fresh: not cached
+                    return [
+                        rng.choice(QUESTIONS).format(
+                            n=rng.choice(NAMES), w=rng.choice(words), v=rng.choice(words)
                         )
-                        if publishing is not None:
-                            lag = http.get("/v1/stats").json()
-                            print(
-                                f"  published {publishing.sent:,} messages in "
-                                f"{args.seconds:.0f} s ({publishing.sent / args.seconds:.0f}/s); "
-                                f"at the end, {lag['lag']} not yet applied and "
-                                f"{lag['embedding_lag']} waiting for a vector",
-                                flush=True,
-                            )
-        finally:
-            server.terminate()  # memstream up drains, then stops its broker and API
-            server.wait(60)
+                        for _ in range(count)
+                    ]
+
+                label = f"{size:>7,} memories for the user, {args.total:,} in all"
+                if args.queries:
+                    timed(http, "/v1/search", "results", user, questions(), label)
+                if args.context:
+                    timed(http, "/v1/context", "context", user, questions(), "context block")
+                if args.clients:
+                    publishing = None
+                    if bootstrap is not None:
+                        publishing = Publishing(bootstrap, args.publish_rate, user, words)
+                    asyncio.run(
+                        at_once(
+                            url,
+                            user,
+                            questions(5000),
+                            args.clients,
+                            args.seconds,
+                            label,
+                            publishing,
+                        )
+                    )
+                    if publishing is not None:
+                        lag = http.get("/v1/stats").json()
+                        print(
+                            f"  published {publishing.sent:,} messages in "
+                            f"{args.seconds:.0f} s ({publishing.sent / args.seconds:.0f}/s); "
+                            f"at the end, {lag['lag']} not yet applied and "
+                            f"{lag['embedding_lag']} waiting for a vector",
+                            flush=True,
+                        )
 
 
 def timed(
@@ -352,6 +333,46 @@ async def at_once(
         + (f"; no answer (connection broken) {sum(failed.values())} {failed}" if failed else ""),
         flush=True,
     )
+
+
+@contextmanager
+def served(
+    data: Path, command: str = "serve", env: dict[str, str] | None = None, port: int = 0
+) -> Iterator[str]:
+    """``memstream serve`` (or ``up``) of ``data`` on ``port`` (a free one when 0), made
+    to die with this process; its URL once ``/healthz`` answers, stopped after the block.
+    ``serve`` runs without a broker unless ``env`` names one."""
+    port = port or free_port()
+    environment = {**os.environ, "MEMSTREAM_API_PORT": str(port), **(env or {})}
+    if command == "serve":
+        environment.setdefault("MEMSTREAM_KAFKA", "127.0.0.1:1")  # the API alone
+    launch = launched_to_die_with_us(
+        [sys.executable, "-m", "memstream", command, "--data", str(data)]
+    )
+    server = subprocess.Popen(
+        launch.command,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=launch.preexec_fn,
+    )
+    url = f"http://127.0.0.1:{port}"
+
+    def answers() -> bool:
+        if server.poll() is not None:
+            raise SystemExit(f"memstream {command} of {data} exited ({server.returncode})")
+        try:
+            return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    try:
+        wait_until(answers, timeout=120)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(60)
 
 
 def server_timing(header: str) -> dict[str, float]:
