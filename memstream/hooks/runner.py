@@ -68,34 +68,50 @@ def main(argv: list[str]) -> int:
     except HookProblem as exc:
         print(f"memstream hook: {exc}", file=sys.stderr)
         return 2
-    said = None
+    said: list[str] = []
     try:
         payload = _payload(sys.stdin.buffer.read())
-        said = _run(host, event, payload, options)
+        problems = _run(host, event, payload, options, said)
     except HookProblem as exc:
-        print(f"memstream hook {event}: {exc}", file=sys.stderr)
-    said = said or host.replies.get(event) or host.silence
-    if said:
-        print(said)
+        problems = [exc]
+    if problems:  # the first: when memstream is down, each step says the same
+        print(f"memstream hook {event}: {problems[0]}", file=sys.stderr)
+    answer = said[0] if said else host.replies.get(event) or host.silence
+    if answer:
+        print(answer)
     return 0
 
 
-def _run(host: Host, event: str, payload: dict[str, Any], options: dict[str, str]) -> str | None:
-    """Do what ``event`` does on ``host``; what to print for it, if anything."""
+def _run(
+    host: Host, event: str, payload: dict[str, Any], options: dict[str, str], said: list[str]
+) -> list[HookProblem]:
+    """Do what ``event`` does on ``host``, each step whatever the one before it met
+    (a block injected is still printed when storing the prompt failed); what to print
+    goes into ``said``; the problems met are returned."""
     acts = host.events[event]
-    said = None
-    if Act.INJECT_START in acts or Act.INJECT_PROMPT in acts:
+    problems: list[HookProblem] = []
+
+    def inject() -> None:
         block = _context(host, Act.INJECT_PROMPT in acts, payload, options)
         if block:
             output = {"hookEventName": event, "additionalContext": block}
-            said = json.dumps({"hookSpecificOutput": output})
+            said.append(json.dumps({"hookSpecificOutput": output}))
+
+    steps = []
+    if Act.INJECT_START in acts or Act.INJECT_PROMPT in acts:
+        steps.append(inject)
     if Act.WRITE_RULES in acts:
-        _write_rules(host, payload, options)
+        steps.append(lambda: _write_rules(host, payload, options))
     if Act.CAPTURE_TRANSCRIPT in acts:
-        _capture(host, payload, options, end=Act.END_SESSION in acts)
+        steps.append(lambda: _capture(host, payload, options, end=Act.END_SESSION in acts))
     elif Act.STORE_PROMPT in acts or Act.STORE_ANSWER in acts or Act.END_SESSION in acts:
-        _store(host, acts, payload, options)
-    return said
+        steps.append(lambda: _store(host, acts, payload, options))
+    for step in steps:
+        try:
+            step()
+        except HookProblem as exc:
+            problems.append(exc)
+    return problems
 
 
 def _install(argv: list[str]) -> int:
