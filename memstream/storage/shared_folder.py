@@ -110,8 +110,14 @@ class SharedFolder:
         """``names`` with each document's modification time (ns) and size: what tells a
         reader which documents changed since it last read them (one listing)."""
         selector = pafs.FileSelector(self._path(folder), allow_not_found=True)
+        try:
+            found = self.location.filesystem.get_file_info(selector)
+        except FileNotFoundError:
+            # a local folder removed (or not yet whole) between pyarrow's look at it and
+            # its listing: as absent, which allow_not_found says for one never there
+            return {}
         return {
             info.base_name: (info.mtime_ns or 0, info.size or 0)
-            for info in self.location.filesystem.get_file_info(selector)
+            for info in found
             if info.type == pafs.FileType.File and not info.base_name.startswith(".")
         }
