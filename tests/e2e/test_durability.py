@@ -264,11 +264,12 @@ def fill(folder: Path, leave: int) -> Path:
     from memstream.storage.headroom import free_bytes
 
     filler = folder / "filler"
-    with open(filler, "ab") as out:
+    # unbuffered: a write the disk refuses leaves nothing behind for close() to flush
+    # (and raise on again) when the worker took the last bytes meanwhile
+    with open(filler, "ab", buffering=0) as out:
         while (room := free_bytes(folder) - leave) > 0:
             try:
                 out.write(b"\0" * min(room, 8 << 20))
-                out.flush()
             except OSError:
                 break
     return filler
