@@ -27,7 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = ["HOSTS", "Act", "Host", "Shape"]
+__all__ = ["DEFAULT_HOST", "HOSTS", "Act", "Host", "Shape"]
+
+#: The host ``memstream hook EVENT`` serves when none is named.
+DEFAULT_HOST = "claude-code"
 
 
 class Act(Enum):
@@ -70,6 +73,8 @@ class Host:
     turn_field: str | None = None
     #: the timeout written for an injecting hook and a storing one, in the host's unit
     timeouts: tuple[int, int] | None = None
+    #: whether its settings name each hook (``"name"``, shown in its logs)
+    named_hooks: bool = False
     #: what it reads on standard output when the hook has nothing to say
     silence: str = ""
     #: what it must read on standard output after an event, whatever happened
@@ -126,6 +131,7 @@ HOSTS: dict[str, Host] = {
             },
             answer_field="prompt_response",
             timeouts=(10_000, 30_000),
+            named_hooks=True,
             silence="{}",
         ),
         Host(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memstream.hooks.hosts import HOSTS, Act, Host, Shape
+from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host, Shape
 from memstream.hooks.runner import HookProblem
 
 __all__ = ["install_hooks", "merged_settings"]
@@ -36,7 +36,7 @@ def _entry(host: Host, event: str, line: str) -> dict[str, Any]:
     if host.timeouts is not None:
         injecting = bool(_INJECTING & set(host.events[event]))
         hook["timeout"] = host.timeouts[0] if injecting else host.timeouts[1]
-    if host.name == "gemini":
+    if host.named_hooks:
         hook["name"] = f"memstream-{event}"
     return {"hooks": [hook]}
 
@@ -45,7 +45,7 @@ def merged_settings(
     existing: dict[str, Any],
     command: Sequence[str],
     options: Sequence[str],
-    host: Host = HOSTS["claude-code"],
+    host: Host = HOSTS[DEFAULT_HOST],
 ) -> tuple[dict[str, Any], list[str]]:
     """``existing`` settings with memstream's hooks in, and the hook points changed."""
     settings = dict(existing)
@@ -58,7 +58,7 @@ def merged_settings(
     changed = []
     by_name = {event: name for name, event in host.aliases.items()}
     for event in host.events:
-        chosen = ["--host", host.name] if host.name != "claude-code" else []
+        chosen = ["--host", host.name] if host.name != DEFAULT_HOST else []
         words = [*command, "hook", *chosen, by_name.get(event, event), *options]
         ours = _entry(host, event, shlex.join(words))
         entries = hooks.get(event, [])

@@ -31,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstream.hooks.hosts import HOSTS, Act, Host
+from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host
 from memstream.hooks.transcripts import identifier, read_transcript
 from memstream.hooks.turns import folder_of, session_end_event, session_of, turn_events
 from memstream.server_address import server_url
@@ -39,9 +39,10 @@ from memstream.server_address import server_url
 __all__ = ["EVENTS", "HookProblem", "main"]
 
 #: The hook points of Claude Code (the default host), by memstream's name and its own.
-EVENTS = HOSTS["claude-code"].aliases
-#: Tokens a context block may spend by default (the agent's prompt pays for it).
+EVENTS = HOSTS[DEFAULT_HOST].aliases
+#: Tokens a context block may spend by default (the agent's prompt pays for it), and at most.
 DEFAULT_BUDGET = 600
+MAX_BUDGET = 32_000
 #: Seconds an inject waits for the server; a capture, per request.
 INJECT_TIMEOUT = 3.0
 CAPTURE_TIMEOUT = 20.0
@@ -50,6 +51,9 @@ _BATCH = 500
 #: The most of a transcript one run reads: a long transcript is caught up with over
 #: several runs, each saving how far it got, so no run outlasts the agent's timeout.
 READ_BYTES = 8 * 1024 * 1024
+#: The most of a host's input a hook reads: hosts hand a few kilobytes (a prompt, an
+#: answer, paths), never a transcript itself.
+MAX_INPUT_BYTES = 16 * 1024 * 1024
 #: Where Cursor reads the block from (it cannot take context from a hook).
 RULES_FILE = Path(".cursor") / "rules" / "memstream.mdc"
 
@@ -70,7 +74,7 @@ def main(argv: list[str]) -> int:
         return 2
     said: list[str] = []
     try:
-        payload = _payload(sys.stdin.buffer.read())
+        payload = _payload(sys.stdin.buffer.read(MAX_INPUT_BYTES + 1))
         problems = _run(host, event, payload, options, said)
     except HookProblem as exc:
         problems = [exc]
@@ -172,7 +176,10 @@ def _parse(argv: list[str]) -> tuple[Host, str, dict[str, str]]:
         if word not in ("--host", "--user", "--data", "--api", "--budget") or not rest:
             raise HookProblem(f"unknown option {word!r}; {usage}")
         options[word[2:]] = rest.pop(0)
-    host = HOSTS.get(options.pop("host", "claude-code"))
+    budget = options.get("budget", str(DEFAULT_BUDGET))
+    if not budget.isdigit() or not 1 <= int(budget) <= MAX_BUDGET:
+        raise HookProblem(f"--budget takes a number of tokens from 1 to {MAX_BUDGET}; {usage}")
+    host = HOSTS.get(options.pop("host", DEFAULT_HOST))
     if host is None:
         raise HookProblem(f"no host {argv[argv.index('--host') + 1]!r}; {usage}")
     if len(named) != 1:
@@ -185,6 +192,8 @@ def _parse(argv: list[str]) -> tuple[Host, str, dict[str, str]]:
 
 
 def _payload(data: bytes) -> dict[str, Any]:
+    if len(data) > MAX_INPUT_BYTES:
+        raise HookProblem(f"the agent's input is over {MAX_INPUT_BYTES >> 20} MiB")
     try:
         payload = json.loads(data or b"{}")
     except ValueError:
@@ -279,7 +288,7 @@ def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, en
         offset, data = _window(transcript, position.load())
     except OSError as exc:
         raise HookProblem(f"cannot read the transcript {path}: {exc.strerror}") from None
-    user, project = _user(options), _project(host, payload)
+    user, project, now = _user(options), _project(host, payload), datetime.now(UTC)
     session_id = identifier(session, f"{host.name}-")
     read = read_transcript(data, 0, user_id=user, session_id=session_id, project_id=project)
     if not read.messages and read.next_offset == 0 and len(data) == READ_BYTES:
@@ -290,16 +299,9 @@ def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, en
         return
     documents = list(read.messages)
     if end and documents:
-        documents.append(
-            {
-                "type": "session_ended",
-                "event_id": f"{host.name}-end:{session_id}"[:200],
-                "user_id": user,
-                "session_id": session_id,
-                "occurred_at": documents[-1]["occurred_at"],
-                **({"project_id": project} if project is not None else {}),
-            }
-        )
+        ended = session_end_event(host, payload, user_id=user, project_id=project, now=now)
+        if ended is not None:  # at the last turn's time, not the hook's
+            documents.append({**ended, "occurred_at": documents[-1]["occurred_at"]})
     for start in range(0, len(documents), _BATCH):
         _call(options, "POST", "/v1/events", documents[start : start + _BATCH], CAPTURE_TIMEOUT)
     position.save(offset + read.next_offset)

@@ -19,7 +19,7 @@ from memstream.http.contract import (
 )
 from memstream.http.guard import Guard
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
-from memstream.queries.search.request import MEMORY_KINDS
+from memstream.queries.search.request import MAX_QUERY_CHARS, MEMORY_KINDS
 from memstream.tenancy.keys import Role
 
 __all__ = [
@@ -112,7 +112,7 @@ class ContextRequest(BaseModel):
     user_id: Identifier
     project_id: Identifier | None = None
     #: the question or message the agent is about to answer (at least one word)
-    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"[\w'@.-]")
     #: the block's size; by default 1,000 tokens for a simple query, 3,000 for a complex one
     budget_tokens: int | None = Field(default=None, ge=1, le=MAX_CONTEXT_TOKENS)
     now: UtcDateTime | None = None

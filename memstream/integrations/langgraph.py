@@ -50,6 +50,7 @@ from langgraph.store.base import (
 
 from memstream.client import MemoryClient, MemstreamAPIError
 from memstream.integrations.visible import until_visible
+from memstream.queries.search.request import MAX_QUERY_CHARS
 
 __all__ = ["ITEM_TAG", "MemstreamStore", "namespace_tag"]
 
@@ -138,11 +139,15 @@ class MemstreamStore(BaseStore):
         return namespace[0]
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]) -> None:
-        content = json.dumps(
-            {"namespace": list(namespace), "key": key, "value": dict(value)},
-            ensure_ascii=False,
-            sort_keys=True,
-        )
+        try:
+            content = json.dumps(
+                {"namespace": list(namespace), "key": key, "value": dict(value)},
+                ensure_ascii=False,
+                sort_keys=True,
+            )
+        except (TypeError, ValueError, RecursionError) as error:
+            message = f"item {key!r} is not a JSON document memstream can keep: {error}"
+            raise ValueError(message) from None
         if len(content) > MAX_ITEM_CHARS:
             raise ValueError(
                 f"item {key!r} is {len(content)} characters as JSON; memstream keeps an "
@@ -212,7 +217,12 @@ class MemstreamStore(BaseStore):
     ) -> list[SearchItem]:
         depth = min(100, wanted * (4 if where else 1))
         answer = self.client.search(
-            user, query, k=depth, tags=[tag], kinds=["fact"], project_id=self.project_id
+            user,
+            query[:MAX_QUERY_CHARS],
+            k=depth,
+            tags=[tag],
+            kinds=["fact"],
+            project_id=self.project_id,
         )
         items = []
         for hit in answer["results"]:
@@ -314,7 +324,7 @@ def _search_item(row: dict[str, Any], score: float | None) -> SearchItem | None:
         document = json.loads(row["content"])
         namespace = tuple(str(label) for label in document["namespace"])
         key, value = str(document["key"]), document["value"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
     if not isinstance(value, dict):
         return None

@@ -44,6 +44,7 @@ from agents.run_config import CallModelData, ModelInputData
 from memstream.client import MemoryClient
 from memstream.integrations.visible import until_visible
 from memstream.projections.episodes import memory_id_for
+from memstream.queries.search.request import MAX_QUERY_CHARS
 from memstream.storage.errors import MemstreamError
 
 __all__ = ["MEMORY_PREAMBLE", "MemstreamSession", "memory_context", "memory_tools"]
@@ -185,7 +186,9 @@ def memory_tools(
             k: how many memories to return (1 to 20).
         """
         try:
-            found = memory.search(user_id, query, k=max(1, min(k, 20)), project_id=project_id)
+            found = memory.search(
+                user_id, query[:MAX_QUERY_CHARS], k=max(1, min(k, 20)), project_id=project_id
+            )
         except MemstreamError as error:
             return _unavailable(error)
         return json.dumps(
@@ -221,18 +224,19 @@ def memory_context(
     its last user message."""
     memory = client or MemoryClient()
     turn: dict[str, str | None] = {}
-    warned: list[bool] = []
+    warned = False
+    options: dict[str, Any] = {"project_id": project_id}
+    if budget_tokens is not None:
+        options["budget_tokens"] = budget_tokens
 
     def context_for(text: str) -> str | None:
+        nonlocal warned
         if text not in turn:
-            options = {"project_id": project_id}
-            if budget_tokens is not None:
-                options["budget_tokens"] = budget_tokens  # type: ignore[assignment]
             try:
-                block = memory.context(user_id, text, **options)["context"]
+                block = memory.context(user_id, text[:MAX_QUERY_CHARS], **options)["context"]
             except MemstreamError as error:
                 if not warned:
-                    warned.append(True)
+                    warned = True
                     log.warning("memstream: no context (%s); going on without memory", error)
                 block = None
             turn.clear()  # one turn's block at a time
@@ -295,7 +299,7 @@ def _item_of(row: dict[str, Any]) -> TResponseInputItem:
     """The item a memory of the session holds; a turn from another channel as a message."""
     try:
         metadata = json.loads(row.get("metadata") or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         metadata = {}
     item = metadata.get("agents_item") if isinstance(metadata, dict) else None
     if isinstance(item, dict):

@@ -96,6 +96,8 @@ def _install(*args: str) -> subprocess.CompletedProcess[str]:
         (["hook"], "usage: memstream hook [--host HOST] EVENT"),
         (["hook", "lunch"], "no hook event 'lunch' for claude-code"),
         (["hook", "--host", "vim", "prompt"], "no host 'vim'"),
+        (["hook", "prompt", "--budget", "lots"], "--budget takes a number of tokens"),
+        (["hook", "prompt", "--budget", "99999999"], "--budget takes a number of tokens"),
     ],
 )
 def test_a_misused_hook_command_says_how_to_use_it(argv: list[str], said: str) -> None:
@@ -143,6 +145,7 @@ def test_a_line_that_cannot_be_read_is_stepped_past(tmp_path: Path, hostile: byt
     [
         (b"[" * 100_000, "nests deeper than any hook's input"),
         (b"not json", "is not JSON"),
+        (b" " * (17 << 20), "the agent's input is over 16 MiB"),
         (json.dumps({"session_id": SESSION, "transcript_path": "/dev/zero"}).encode(),
          "not a regular file"),
     ],

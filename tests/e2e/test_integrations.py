@@ -21,6 +21,7 @@ from typing import Any, TypedDict
 
 import pytest
 from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, set_tracing_disabled
+from agents.run_config import CallModelData, ModelInputData
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.store.base import GetOp, ListNamespacesOp, PutOp, SearchOp
@@ -84,6 +85,22 @@ def test_a_put_is_read_back_updated_and_deleted(memstream: MemoryClient) -> None
     store.delete(namespace, "seat")
     assert store.get(namespace, "seat") is None
     assert store.get(namespace, "never-put") is None
+
+
+def test_what_the_store_cannot_keep_is_refused_by_name(memstream: MemoryClient) -> None:
+    store = MemstreamStore(memstream)
+    user = someone("ned")
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"a": deep}
+    with pytest.raises(ValueError, match="not a JSON document memstream can keep"):
+        store.put((user, "x"), "deep", deep)
+    with pytest.raises(ValueError, match="memstream keeps an item of at most 4000"):
+        store.put((user, "x"), "big", {"text": "x" * 5000})
+    store.put((user, "x"), "ok", {"text": "a red kite"})
+    # a question longer than search takes is asked by its beginning, not refused
+    (found,) = store.search((user,), query="red kite " + "and so on " * 400)
+    assert found.key == "ok"
 
 
 def test_search_ranks_filters_and_keeps_to_the_namespace(memstream: MemoryClient) -> None:
@@ -335,6 +352,19 @@ def test_a_run_remembers_and_the_next_turn_is_given_the_context(
         assert len(history) == 6  # 2 turns: question, tool call, tool output, answers
 
     asyncio.run(run())
+
+
+def test_a_long_message_is_given_the_block_of_its_beginning(memstream: MemoryClient) -> None:
+    user = someone("kay")
+    memstream.remember(user, "Kay's passport number ends in 4471.")
+    wait_until(lambda: memstream.search(user, "passport")["results"], 30)
+    long = "What does my passport number end in? " + "Some pasted text. " * 500
+    turn = ModelInputData(input=[{"role": "user", "content": long}], instructions="Help.")
+    data: Any = CallModelData(turn, agent=None, context=None)  # type: ignore[arg-type]
+    given: Any = memory_context(user, client=memstream)(data)
+    assert given.input[0]["content"].startswith(MEMORY_PREAMBLE)
+    assert "4471" in given.input[0]["content"]
+    assert given.input[1]["content"] == long  # the message itself, whole
 
 
 def test_memory_down_means_no_memory_and_one_warning(

@@ -70,6 +70,20 @@ describe("Vercel AI SDK memory, with the SDK's test model against a real server"
     ]);
   });
 
+  it("asks about a message longer than search takes by its beginning", async () => {
+    const { memory, user } = await seeded("long");
+    const mem = memstreamMemory({ client: memory, userId: user, sessionId: "chat-l" });
+    const mock = new MockLanguageModelV4({ doGenerate: answer("Piano.") });
+    const long = "What does my sister Rita teach? " + "Pasted notes. ".repeat(400);
+    await generateText({
+      model: wrapLanguageModel({ model: mock, middleware: mem.middleware }),
+      prompt: long,
+    });
+    const parts = mock.doGenerateCalls[0]!.prompt.at(-1)!.content as { text: string }[];
+    expect(parts[0]!.text).toContain("Coimbra");
+    expect(parts.at(-1)!.text).toBe(long); // the message itself, whole
+  });
+
   it("gives a streamed call the block too, and stores the streamed answer once", async () => {
     const { memory, user } = await seeded("stream");
     const mem = memstreamMemory({ client: memory, userId: user, sessionId: "chat-s" });

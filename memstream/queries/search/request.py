@@ -27,6 +27,7 @@ from memstream.events.identifiers import Identifier, Tag, UtcDateTime
 from memstream.policies.scope import without_controls
 
 __all__ = [
+    "MAX_QUERY_CHARS",
     "MEMORY_KINDS",
     "DocumentSource",
     "Intent",
@@ -67,6 +68,10 @@ def _whole_number(value: object) -> object:
     return int(value)
 
 
+#: The longest query search and context take (a longer one is refused, 422).
+MAX_QUERY_CHARS = 2000
+
+
 class SearchRequest(BaseModel):
     """What a caller asks: validated before anything reads the store."""
 
@@ -75,7 +80,7 @@ class SearchRequest(BaseModel):
     user_id: Identifier
     project_id: Identifier | None = None
     #: any text with at least one word (letters or digits) in it
-    query: str = Field(min_length=1, max_length=2000, pattern=r"[\w'@.-]")
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS, pattern=r"[\w'@.-]")
     k: Annotated[int, BeforeValidator(_whole_number)] = Field(default=10, ge=1, le=200)
     now: UtcDateTime | None = None
     after: UtcDateTime | None = None
