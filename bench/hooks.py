@@ -145,8 +145,9 @@ def hooks(args: argparse.Namespace, tmp: Path) -> None:
             json.loads(x)["question"]
             for x in (BENCH / "locomo10_questions.jsonl").read_text().splitlines()
         ][: args.prompts]
-        env = {**os.environ, "XDG_STATE_HOME": str(tmp / "state")}
         repo = tmp / "repo"
+        # the repo stands in for Claude Code's folder: transcripts are read only from there
+        env = {**os.environ, "XDG_STATE_HOME": str(tmp / "state"), "CLAUDE_CONFIG_DIR": str(repo)}
         (repo / ".git").mkdir(parents=True)
         log_before = len(worker.log().splitlines())
         walls, server = [], []

@@ -16,6 +16,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memstream.policies.coldness import ColdPolicy
+from memstream.policies.doors import DoorRule
 from memstream.policies.lifecycle import LifecyclePolicy
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
 from memstream.policies.ranking_weights import RankingWeights
@@ -119,6 +120,15 @@ class Settings(BaseSettings):
             that speaks it).
         openai_embedding_model / openai_dimensions: the OpenAI model and vector length.
         api_host / api_port: where ``memstream up`` and ``memstream serve`` answer HTTP.
+        public_hosts: host names, comma-separated, that this deployment's doors (the API,
+            its console and MCP, the metrics port) answer to beyond loopback names and the
+            address they are bound to (``memory.example.com``, a container's service
+            name); a request naming any other Host is refused (421), which stops DNS
+            rebinding.
+        browser_origins: other sites' pages, comma-separated origins
+            (``https://app.example.com``), that may call the API from a browser (CORS is
+            answered for them); any other page's requests are refused (403), with keys
+            or without.
         api_read_consistency_seconds: how stale a server's view of the tables may be: it
             looks for what the worker wrote at most this often.
         api_metrics_open: with API keys on, whether the API's ``/metrics`` answers without
@@ -260,6 +270,8 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = Field(default=8787, ge=1, le=65535)
     api_url: str = Field(default="", pattern=r"^(https?://\S+)?$")
+    public_hosts: str = Field(default="", pattern=r"^[A-Za-z0-9.:\[\], _-]*$", max_length=4000)
+    browser_origins: str = Field(default="", pattern=r"^[A-Za-z0-9.:/\[\], _-]*$", max_length=4000)
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
     api_metrics_open: bool = False
     console_session_hours: float = Field(default=8.0, gt=0, le=24 * 30)
@@ -354,6 +366,17 @@ class Settings(BaseSettings):
             document[name] = secret.get_secret_value() if secret is not None else None
         return json.dumps(document)
 
+    def door_rule(self, bound_host: str, port: int) -> DoorRule:
+        """The Host and Origin rule of a door bound to ``bound_host:port``."""
+        return DoorRule.serving(
+            bound_host, port, _listed(self.public_hosts), _listed(self.browser_origins)
+        )
+
+    @property
+    def browser_origin_list(self) -> list[str]:
+        """``browser_origins`` as a list."""
+        return _listed(self.browser_origins)
+
     @property
     def embedded(self) -> bool:
         """True when memstream runs its own broker."""
@@ -426,6 +449,10 @@ class Settings(BaseSettings):
 
 #: The settings whose values are secrets (shown as ``**********``).
 _SECRETS = ("openai_api_key", "anthropic_api_key", "api_key", "data_keys_secret")
+
+
+def _listed(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
 
 
 def _given(secret: SecretStr | None) -> bool:

@@ -29,6 +29,7 @@ from memstream.console.sessions import COOKIE, OPERATOR, Session, Sessions
 from memstream.console.shown import FILTERS
 from memstream.http.contract import status_of
 from memstream.http.guard import Guard, Principal
+from memstream.policies.doors import LOOPBACK_NAMES, DoorRule, host_name
 
 __all__ = [
     "SECURITY_HEADERS",
@@ -36,7 +37,6 @@ __all__ = [
     "LoginNeeded",
     "Viewer",
     "console_route_class",
-    "same_origin",
 ]
 
 log = logging.getLogger(__name__)
@@ -88,9 +88,11 @@ class Viewer:
 class ConsoleAccess:
     """Sessions, the principal behind them, and page rendering."""
 
-    def __init__(self, guard: Guard, sessions: Sessions) -> None:
+    def __init__(self, guard: Guard, sessions: Sessions, rule: DoorRule) -> None:
         self.guard = guard
         self.sessions = sessions
+        #: the Host and Origin rule of the port the console is served on
+        self.rule = rule
         templates = files("memstream.console") / "templates"
         self.templates = Environment(
             loader=FileSystemLoader(str(templates)),
@@ -124,7 +126,7 @@ class ConsoleAccess:
         session's action token and, when the browser says where the form came from
         (``Origin``), it came from this server."""
         viewer = self.viewer(request)
-        if not same_origin(request):
+        if not self.same_origin(request):
             raise viewer.who.refuse("this form came from another site")
         token = form.get("action_token")
         if viewer.new_token is not None or not viewer.session.accepts(
@@ -132,6 +134,20 @@ class ConsoleAccess:
         ):
             raise viewer.who.refuse("this form has expired or came from another site: reload")
         return viewer
+
+    def same_origin(self, request: Request) -> bool:
+        """Whether the request's ``Origin`` (when the browser sent one) is one of this
+        server's own, as configured: never one built from the request's own ``Host``."""
+        origin = request.headers.get("origin")
+        return origin is None or self.rule.admits_origin(origin)
+
+    def on_loopback(self, request: Request) -> bool:
+        """Whether a browser on this machine sent ``request`` to a loopback name, from a
+        loopback page of this server (both ``Host`` and ``Origin`` loopback)."""
+        host = host_name(request.headers.get("host", ""))
+        return host in LOOPBACK_NAMES and self.rule.is_loopback_origin(
+            request.headers.get("origin")
+        )
 
     def page(
         self, name: str, viewer: Viewer | None, status: int = 200, **values: Any
@@ -190,11 +206,3 @@ def console_route_class(access: ConsoleAccess) -> type[APIRoute]:
 
 def _problem(access: ConsoleAccess, status: int, why: str) -> HTMLResponse:
     return access.page("problem.html", None, status=status, status_code=status, why=why)
-
-
-def same_origin(request: Request) -> bool:
-    """Whether the request's ``Origin`` (when the browser sent one) is this server's."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    return origin.rstrip("/") == str(request.base_url).rstrip("/")

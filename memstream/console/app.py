@@ -25,6 +25,7 @@ from memstream.console.samples import Samples, applied_next, sampling
 from memstream.console.sessions import Sessions
 from memstream.console.stream_pages import stream_pages
 from memstream.http.guard import Guard
+from memstream.policies.doors import DoorRule
 from memstream.storage.shared_folder import SharedFolder
 
 __all__ = ["install_console"]
@@ -44,15 +45,15 @@ register_url_convertor("console_id", _ConsoleIdConvertor())
 
 
 def install_console(
-    app: FastAPI, ops: Operations, guard: Guard
+    app: FastAPI, ops: Operations, guard: Guard, rule: DoorRule
 ) -> Callable[[], AbstractAsyncContextManager[None]]:
-    """Add the console to ``app``; answers the context that samples the stream while the
-    app runs."""
+    """Add the console to ``app`` (its forms checked against ``rule``'s origins); answers
+    the context that samples the stream while the app runs."""
     settings = ops.settings
     sessions = Sessions(
         SharedFolder(settings.console_sessions_location), settings.console_session_hours * 3600
     )
-    access = ConsoleAccess(guard, sessions)
+    access = ConsoleAccess(guard, sessions, rule)
     samples = Samples(settings.console_sample_seconds)
     sizes: dict[str, int] = {}
     router = APIRouter(route_class=console_route_class(access), include_in_schema=False)

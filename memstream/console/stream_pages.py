@@ -14,7 +14,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from memstream.application import Operations
-from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer, same_origin
+from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer
 from memstream.console.health_view import (
     deployment_health,
     deployment_stats,
@@ -135,6 +135,13 @@ def stream_pages(
         form = await request.form()
         viewer = access.acting(request, form)
         tenant = _admin_tenant(viewer, "key management")
+        if not keys.configured and not access.on_loopback(request):
+            # the first key switches keys on for everyone: only a browser on this machine
+            # at a loopback address, or the command line, may mint it
+            raise viewer.who.refuse(
+                "the first API key is created at a loopback address of this server "
+                "(http://127.0.0.1:PORT/console/keys) or with memstream keys create"
+            )
         named = tenant or str(form.get("tenant", "")).strip()
         role = str(form.get("role", "read"))
         try:
@@ -173,7 +180,7 @@ def session_pages(router: APIRouter, access: ConsoleAccess) -> None:
     async def login(request: Request) -> Any:
         form = await request.form()
         back = _local(str(form.get("next", "/console")))
-        if not same_origin(request):  # no logging a browser into a key another site chose
+        if not access.same_origin(request):  # no logging a browser into a key another site chose
             return access.page(
                 "login.html",
                 None,

@@ -81,6 +81,9 @@ class Host:
     replies: dict[str, str] = field(default_factory=dict)
     #: the short names ``memstream hook NAME`` takes for its events
     aliases: dict[str, str] = field(default_factory=dict)
+    #: the folders it keeps its transcripts in (``$VAR`` when that variable is set, ``~``
+    #: the home folder): a transcript elsewhere is not read
+    transcript_folders: tuple[str, ...] = ()
 
 
 HOSTS: dict[str, Host] = {
@@ -98,6 +101,7 @@ HOSTS: dict[str, Host] = {
                 "SessionEnd": (Act.CAPTURE_TRANSCRIPT, Act.END_SESSION),
             },
             timeouts=(10, 60),
+            transcript_folders=("$CLAUDE_CONFIG_DIR", "~/.claude"),
             aliases={
                 "session-start": "SessionStart",
                 "prompt": "UserPromptSubmit",

@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memstream.hooks.errors import HookProblem, UnsafePath
+from memstream.hooks.files import inside, write_file
 from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host, Shape
-from memstream.hooks.runner import HookProblem
 
 __all__ = ["install_hooks", "merged_settings"]
 
@@ -88,10 +89,18 @@ def install_hooks(
     host: Host, project: Path | None, command: Sequence[str], options: Sequence[str]
 ) -> str:
     """Merge the hooks into the host's settings file; what was done, in a line or two."""
-    path = (project.expanduser().resolve() if project else Path.home()) / host.settings
-    if path.is_symlink():  # written through: the link (a dotfiles checkout, say) stays
+    root = project.expanduser().resolve() if project else Path.home().resolve()
+    path = root / host.settings
+    # a project is anyone's clone: no link in it is followed. The home folder is the
+    # user's own: a settings file linked into a dotfiles checkout there is written through
+    # (the link stays), a link to outside it is not
+    if project is None and path.is_symlink():
+        if not inside(path, root):
+            raise UnsafePath(f"{path} is a link to outside {root}: left as it is")
         path = path.resolve()
     existing: dict[str, Any] = {}
+    if path.is_symlink():
+        raise UnsafePath(f"{path} is a link: left as it is")
     if path.exists():
         try:
             existing = json.loads(path.read_text() or "{}")
@@ -107,10 +116,7 @@ def install_hooks(
         raise HookProblem(f"{path}: {exc}") from None
     if not changed:
         return f"{path}: memstream's hooks are installed already; nothing changed"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(settings, indent=2) + "\n")
-    partial.replace(path)
+    write_file(root, path, json.dumps(settings, indent=2) + "\n")
     kept = sorted(set(existing) - {"hooks"})
     others = f"; kept {', '.join(kept)}" if kept else ""
     return f"{path}: memstream hooks at {', '.join(changed)}{others}"

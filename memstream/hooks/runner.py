@@ -31,6 +31,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memstream.hooks.errors import HookProblem, UnsafePath
+from memstream.hooks.files import inside, remove_file, write_file
 from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host
 from memstream.hooks.transcripts import identifier, read_transcript
 from memstream.hooks.turns import folder_of, session_end_event, session_of, turn_events
@@ -56,10 +58,6 @@ READ_BYTES = 8 * 1024 * 1024
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 #: Where Cursor reads the block from (it cannot take context from a hook).
 RULES_FILE = Path(".cursor") / "rules" / "memstream.mdc"
-
-
-class HookProblem(Exception):
-    """Why the hook did nothing (one line for the agent's log)."""
 
 
 def main(argv: list[str]) -> int:
@@ -237,26 +235,31 @@ def _write_rules(host: Host, payload: dict[str, Any], options: dict[str, str]) -
     folder = folder_of(host, payload)
     if folder is None or not Path(folder).is_dir():
         raise HookProblem("the agent's input names no workspace folder")
-    path = Path(folder) / RULES_FILE
+    workspace = Path(folder)
+    path = workspace / RULES_FILE
     try:
         block = _context(host, True, payload, options)
     except HookProblem:
-        path.unlink(missing_ok=True)
+        _remove_rules(workspace, path)
         raise
     if block is None:
-        path.unlink(missing_ok=True)
+        _remove_rules(workspace, path)
         return
     text = (
         "---\ndescription: What memstream remembers that bears on the current prompt "
         "(rewritten by its hook on each prompt)\nalwaysApply: true\n---\n\n" + block + "\n"
     )
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        partial.write_text(text)
-        partial.replace(path)
+        write_file(workspace, path, text)
     except OSError as exc:
         raise HookProblem(f"cannot write {path}: {exc.strerror}") from None
+
+
+def _remove_rules(workspace: Path, path: Path) -> None:
+    try:
+        remove_file(workspace, path)
+    except OSError as exc:
+        raise HookProblem(f"cannot remove {path}: {exc.strerror}") from None
 
 
 def _store(
@@ -283,6 +286,12 @@ def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, en
     if not isinstance(path, str) or not isinstance(session, str):
         raise HookProblem("the agent's input names no transcript_path and session_id")
     transcript = Path(path).expanduser()
+    kept_in = _transcript_folders(host)
+    if not any(inside(transcript, folder) for folder in kept_in):
+        raise UnsafePath(
+            f"the transcript {path} is not in {host.name}'s own folders "
+            f"({', '.join(map(str, kept_in))}): not read"
+        )
     position = _Position(transcript)
     try:
         offset, data = _window(transcript, position.load())
@@ -305,6 +314,13 @@ def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, en
     for start in range(0, len(documents), _BATCH):
         _call(options, "POST", "/v1/events", documents[start : start + _BATCH], CAPTURE_TIMEOUT)
     position.save(offset + read.next_offset)
+
+
+def _transcript_folders(host: Host) -> list[Path]:
+    """The folders ``host`` keeps its transcripts in, as this process's environment has
+    them (a ``$VAR`` that is not set names none)."""
+    expanded = (os.path.expandvars(folder) for folder in host.transcript_folders)
+    return [Path(folder).expanduser() for folder in expanded if folder and "$" not in folder]
 
 
 def _window(transcript: Path, offset: int) -> tuple[int, bytes]:
@@ -343,9 +359,9 @@ class _Position:
     state folder (``XDG_STATE_HOME``, else ``~/.local/state``)."""
 
     def __init__(self, transcript: Path) -> None:
-        base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+        self.base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
         digest = hashlib.sha256(str(transcript.resolve()).encode()).hexdigest()[:32]
-        self.path = base / "memstream" / "hooks" / f"{digest}.json"
+        self.path = self.base / "memstream" / "hooks" / f"{digest}.json"
 
     def load(self) -> int:
         try:
@@ -356,10 +372,8 @@ class _Position:
 
     def save(self, offset: int) -> None:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            partial = self.path.with_suffix(".partial")
-            partial.write_text(json.dumps({"offset": offset}))
-            partial.replace(self.path)
+            self.base.mkdir(parents=True, exist_ok=True)
+            write_file(self.base, self.path, json.dumps({"offset": offset}))
         except OSError as exc:  # the turns are stored; the next hook sends them again
             raise HookProblem(f"cannot keep the transcript's position: {exc.strerror}") from None
 

@@ -24,6 +24,7 @@ from memstream.http.contract import (
 )
 from memstream.http.docs_pages import install_docs
 from memstream.http.document_routes import document_router
+from memstream.http.doors import Doors
 from memstream.http.entity_routes import entity_router
 from memstream.http.event_routes import event_router
 from memstream.http.guard import Guard
@@ -61,6 +62,7 @@ def create_app(
     guard: Guard | None = None,
     with_mcp: bool = True,
     with_console: bool = True,
+    checked_doors: bool = True,
 ) -> FastAPI:
     """The API over ``operations``, with the MCP server at ``/mcp`` (unless
     ``with_mcp`` is False: the API a command answers in its own process); ``lifespan`` wraps
@@ -69,9 +71,12 @@ def create_app(
     is False), sampling the stream while the app runs. ``host`` is the address it is
     served on; ``instance`` names this run of the server in ``/healthz`` (see
     :mod:`memstream.server_address`); ``guard`` checks keys, limits and writes the
-    audit log (default: the data folder's)."""
+    audit log (default: the data folder's). Every request first passes the Host, Origin
+    and content-type checks of :mod:`memstream.http.doors` (``checked_doors`` False: the
+    app answers in this process only, through no socket)."""
     settings = operations.settings
     guard = guard or guard_for(settings)
+    rule = settings.door_rule(host, settings.api_port)
     mcp_running: Callable[[], AbstractAsyncContextManager[None]] = nullcontext
     console_running: Callable[[], AbstractAsyncContextManager[None]] = nullcontext
     if with_mcp:
@@ -121,9 +126,11 @@ def create_app(
     if with_console:
         from memstream.console.app import install_console
 
-        console_running = install_console(app, operations, guard)
+        console_running = install_console(app, operations, guard, rule)
     if with_mcp:
         app.router.routes.append(mcp)
+    if checked_doors:  # before any route: only the metering sees a request it refuses
+        app.add_middleware(Doors, rule=rule, browser_origins=settings.browser_origin_list)
     app.add_middleware(Metering)
     if tracing.enabled():
         from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor

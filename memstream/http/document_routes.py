@@ -17,7 +17,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
 
 from memstream.adapters.document_parsing import ACCEPTED
 from memstream.application.documents import DocumentAccepted
@@ -193,16 +193,24 @@ async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:
         raise HTTPException(
             415, detail="send the document as multipart/form-data (a file) or JSON (its text)"
         )
-    form = await request.form()
-    upload = form.get("file")
-    if not isinstance(upload, UploadFile):
-        raise HTTPException(422, detail=["file: a document to submit is needed"])
+    async with request.form() as form:  # its spooled files closed, whatever is answered
+        return await _form_fields(form)
+
+
+async def _form_fields(form: FormData) -> tuple[dict[str, Any], bytes]:
+    """What :func:`_submitted` reads from a multipart form (each field once)."""
+    uploads = form.getlist("file")
+    if len(uploads) != 1 or not isinstance(uploads[0], UploadFile):
+        raise HTTPException(422, detail=["file: one document to submit is needed"])
+    upload = uploads[0]
     given: dict[str, Any] = {}
     for name in {key for key in form if key != "file"}:
         values = form.getlist(name)
         if any(not isinstance(v, str) for v in values):
             raise HTTPException(422, detail=[f"{name}: must be text, not a file"])
-        given[name] = values[-1]
+        if len(values) > 1:
+            raise HTTPException(422, detail=[f"{name}: given more than once"])
+        given[name] = values[0]
     try:
         fields = DocumentFields.model_validate(given)
     except ValidationError as exc:
@@ -212,8 +220,7 @@ async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:
         upload.content_type, fields.title, fields.document_id, fields.project_id, tags
     )
     options["name"] = upload.filename
-    user_id = fields.user_id
-    return {"user_id": user_id, "options": options}, await upload.read()
+    return {"user_id": fields.user_id, "options": options}, await upload.read()
 
 
 def _options(

@@ -74,5 +74,11 @@ def in_process_transport(settings: Settings) -> InProcessTransport:
     kept = guard_for(settings)
     guard = OperatorGuard(kept.keys, kept.buckets, kept.audit)
     return InProcessTransport(
-        create_app(Operations(settings), guard=guard, with_mcp=False, with_console=False)
+        create_app(
+            Operations(settings),
+            guard=guard,
+            with_mcp=False,
+            with_console=False,
+            checked_doors=False,  # no socket: only this process reaches it
+        )
     )

@@ -24,7 +24,7 @@ from memstream.observability import tracing
 from memstream.observability.metrics import describe_process
 from memstream.runtime.app import FAUST_BROKER_SETTINGS, quiet_stream_checks
 from memstream.runtime.assembly import make_embedder
-from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics
+from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics, metrics_rule
 from memstream.runtime.health_watch import add_health_watch
 from memstream.runtime.lanes import background_lane
 from memstream.settings import Settings
@@ -65,7 +65,11 @@ def run_embedder(settings: Settings) -> int:
     describe_process("embedder")
     tracing.configure("embedder")
     readiness = Readiness()
-    metrics_server = MetricsServer(metrics_socket, readiness).start() if metrics_socket else None
+    metrics_server = (
+        MetricsServer(metrics_socket, readiness, metrics_rule(settings)).start()
+        if metrics_socket
+        else None
+    )
     settings.local_dir.mkdir(parents=True, exist_ok=True)
     asyncio.run(_join_log(settings))
     lane = background_lane("memstream-embedder", settings.embed_niceness)

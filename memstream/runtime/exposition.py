@@ -25,9 +25,11 @@ from wsgiref.simple_server import WSGIRequestHandler
 from prometheus_client import make_wsgi_app
 from prometheus_client.exposition import ThreadingWSGIServer
 
+from memstream.policies.doors import DoorRule
+from memstream.settings import Settings
 from memstream.streams.listener import listen_on
 
-__all__ = ["MetricsServer", "Readiness", "bind_metrics", "readiness_document"]
+__all__ = ["MetricsServer", "Readiness", "bind_metrics", "metrics_rule", "readiness_document"]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +81,11 @@ class _Quiet(WSGIRequestHandler):
         pass
 
 
+def metrics_rule(settings: Settings) -> DoorRule:
+    """The Host and Origin rule of the metrics port ``settings`` name."""
+    return settings.door_rule(settings.metrics_host, settings.metrics_port)
+
+
 def bind_metrics(host: str, port: int) -> socket.socket | None:
     """The metrics port's socket, bound now (None when ``port`` is 0: no metrics port).
 
@@ -99,8 +106,13 @@ def bind_metrics(host: str, port: int) -> socket.socket | None:
 class MetricsServer:
     """``/metrics``, ``/healthz`` and ``/readyz`` on ``listener``, on a daemon thread."""
 
-    def __init__(self, listener: socket.socket, readiness: Readiness) -> None:
+    def __init__(
+        self, listener: socket.socket, readiness: Readiness, rule: DoorRule | None = None
+    ) -> None:
         self._readiness = readiness
+        host, port = listener.getsockname()[:2]
+        #: the Host and Origin rule (default: loopback names and the bound address)
+        self._rule = rule or DoorRule.serving(host, port)
         self._metrics = make_wsgi_app()
         server = ThreadingWSGIServer(listener.getsockname()[:2], _Quiet, bind_and_activate=False)
         server.socket.close()
@@ -125,6 +137,14 @@ class MetricsServer:
         self._server.server_close()
 
     def _route(self, environ: dict[str, Any], start: Callable[..., Any]) -> Iterable[bytes]:
+        refusal = self._rule.refusal(
+            environ.get("REQUEST_METHOD", "GET"),
+            environ.get("HTTP_HOST"),
+            environ.get("HTTP_ORIGIN"),
+            environ.get("HTTP_SEC_FETCH_SITE"),
+        )
+        if refusal is not None:
+            return _json(start, refusal.status, {"detail": refusal.reason})
         path = environ.get("PATH_INFO", "")
         if path == "/healthz":
             return _json(start, 200, {"status": "ok"})
@@ -137,7 +157,13 @@ class MetricsServer:
 
 def _json(start: Callable[..., Any], status: int, body: dict[str, Any]) -> list[bytes]:
     data = json.dumps(body).encode()
-    reason = {200: "OK", 404: "Not Found", 503: "Service Unavailable"}[status]
+    reason = {
+        200: "OK",
+        403: "Forbidden",
+        404: "Not Found",
+        421: "Misdirected Request",
+        503: "Service Unavailable",
+    }[status]
     start(
         f"{status} {reason}",
         [("Content-Type", "application/json"), ("Content-Length", str(len(data)))],

@@ -27,7 +27,7 @@ from memstream.observability import metrics, tracing
 from memstream.observability.metrics import describe_process
 from memstream.runtime.app import build_app, compaction_window, upkeep_lease
 from memstream.runtime.assembly import make_cold_store, make_embedder
-from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics
+from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics, metrics_rule
 from memstream.runtime.lanes import ProcessLane, background_lane
 from memstream.settings import Settings
 from memstream.storage import filters
@@ -206,7 +206,7 @@ def run(
     tracing.configure("worker")
     readiness = Readiness()
     if metrics_socket is not None:
-        metrics_server = MetricsServer(metrics_socket, readiness).start()
+        metrics_server = MetricsServer(metrics_socket, readiness, metrics_rule(settings)).start()
     settings.local_dir.mkdir(parents=True, exist_ok=True)
     if settings.embedded:
         broker = EmbeddedBroker(

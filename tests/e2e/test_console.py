@@ -467,3 +467,37 @@ def _dead_letter(console: Console, key: bytes = ANA.encode()) -> str:
 
     letter: str = wait_until(found, timeout=30)
     return letter
+
+
+def test_another_sites_page_stores_reads_and_mints_nothing_with_keys(
+    console: Console, browser: Browser
+) -> None:
+    """Keys on, an admin logged in to the console: a page of another origin tries every
+    state-changing route, and a DNS-rebinding page reads as its own origin."""
+    from support.cross_site import MARKER, answered, attack, attempts, rebinding_read
+
+    admin = {"Authorization": f"Bearer {console.tokens['acme-admin']}"}
+    keys_before = KeyStore(Path(console.worker.data)).records()
+    memory_id = console.memories["I moved to Lisbon with Bob in March."]
+    kept_before = console.call("acme", "GET", "/v1/memories", user_id=ANA, limit=100,
+                               include_hidden="true").json()["memories"]  # fmt: skip
+    refused = answered(console.api, 403, admin)
+    attack(browser, console.worker.api_port, ANA, memory_id, key=console.tokens["acme-admin"])
+    rebound = answered(console.api, 421, admin)
+    read = rebinding_read(browser, console.worker.api_port, ANA)
+    assert {r["status"] for r in read} <= {0, 421}, read  # Chromium shows 421 as status 0
+    assert not any("Lisbon" in r["text"] or "acme" in r["text"] for r in read), read
+    assert answered(console.api, 421, admin) >= rebound + len(read)
+    assert answered(console.api, 403, admin) >= refused + attempts()
+    # a write of the same user after the attack: once it shows, any accepted before it has
+    sentinel = [_turn(ANA, 99, "sentinel after the attack", session="s9")]
+    assert console.call("acme", "POST", "/v1/events", sentinel).status_code == 202
+
+    def kept() -> list[dict[str, Any]] | None:
+        listed = console.call("acme", "GET", "/v1/memories", user_id=ANA, limit=100,
+                              include_hidden="true").json()["memories"]  # fmt: skip
+        return listed if any(m["content"].startswith("sentinel") for m in listed) else None
+
+    after = wait_until(kept, timeout=60)
+    assert len(after) == len(kept_before) + 1 and not any(MARKER in m["content"] for m in after)
+    assert KeyStore(Path(console.worker.data)).records() == keys_before  # nothing minted

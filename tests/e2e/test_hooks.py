@@ -81,12 +81,13 @@ def test_install_merges_into_settings_that_have_entries_of_their_own(tmp_path: P
     assert settings.read_text() == "{not json"
 
 
-def _install(*args: str) -> subprocess.CompletedProcess[str]:
+def _install(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memstream", "hook", "install", "claude-code", *args],
         capture_output=True,
         text=True,
         timeout=60,
+        env=env,
     )
 
 
@@ -119,6 +120,40 @@ def _hook(
     )  # fmt: skip
 
 
+def _kept(home: Path) -> Path:
+    """Where Claude Code keeps a transcript, under ``home``."""
+    folder = home / ".claude" / "projects" / "-work-shop"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{SESSION}.jsonl"
+
+
+def test_a_transcript_is_read_only_from_where_its_host_keeps_them(tmp_path: Path) -> None:
+    """A transcript path outside Claude Code's folders, or a link in them to a file
+    outside, is not read (it could be any file of the user's); one line says so."""
+    secret = tmp_path / "secrets.txt"
+    secret.write_text(json.dumps({"type": "user", "message": {"content": "PIN 4321"}}) + "\n")
+    linked = _kept(tmp_path)
+    linked.symlink_to(secret)
+    for path in (secret, linked):
+        payload = {"session_id": SESSION, "transcript_path": str(path)}
+        done = _hook("stop", json.dumps(payload).encode(), tmp_path)
+        assert done.returncode == 0 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert "is not in claude-code's own folders" in done.stderr and "PIN" not in done.stderr
+    assert not (tmp_path / "state" / "memstream").exists()  # nothing was read, nothing kept
+    kept = tmp_path / "config"
+    kept.mkdir()
+    (kept / "t.jsonl").write_bytes(b"{}\n")
+    payload = {"session_id": SESSION, "transcript_path": str(kept / "t.jsonl")}
+    done = subprocess.run(
+        [sys.executable, "-m", "memstream", "hook", "stop", "--user", "dev",
+         "--api", "http://127.0.0.1:9"],
+        input=json.dumps(payload), capture_output=True, text=True, timeout=30,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": str(kept),
+             "XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert "own folders" not in done.stderr, done.stderr  # CLAUDE_CONFIG_DIR is its folder
+
+
 def _offset(tmp_path: Path) -> int:
     (saved,) = (tmp_path / "state" / "memstream" / "hooks").glob("*.json")
     offset: int = json.loads(saved.read_text())["offset"]
@@ -132,7 +167,7 @@ def _offset(tmp_path: Path) -> int:
 )
 def test_a_line_that_cannot_be_read_is_stepped_past(tmp_path: Path, hostile: bytes) -> None:
     """No traceback, and the offset moves past the line: it never wedges the capture."""
-    transcript = tmp_path / "transcript.jsonl"
+    transcript = _kept(tmp_path)
     transcript.write_bytes(hostile + b"\n")
     payload = {"session_id": SESSION, "transcript_path": str(transcript)}
     done = _hook("stop", json.dumps(payload).encode(), tmp_path)
@@ -147,7 +182,7 @@ def test_a_line_that_cannot_be_read_is_stepped_past(tmp_path: Path, hostile: byt
         (b"not json", "is not JSON"),
         (b" " * (17 << 20), "the agent's input is over 16 MiB"),
         (json.dumps({"session_id": SESSION, "transcript_path": "/dev/zero"}).encode(),
-         "not a regular file"),
+         "is not in claude-code's own folders"),
     ],
 )  # fmt: skip
 def test_hostile_input_to_a_hook_is_one_line_and_no_hang(
@@ -158,22 +193,40 @@ def test_hostile_input_to_a_hook_is_one_line_and_no_hang(
     assert said in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
 
 
-def test_install_writes_through_a_linked_settings_file_and_refuses_a_nested_one(
-    tmp_path: Path,
-) -> None:
-    project = tmp_path / "shop"
-    (project / ".claude").mkdir(parents=True)
+def test_install_writes_through_the_users_own_link_never_a_projects(tmp_path: Path) -> None:
+    """A settings file the user linked into a dotfiles checkout in their home is written
+    through (the link stays); a link in a project, or one to outside the home folder, is
+    refused in one line naming it, and its target keeps every byte."""
+    home = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     dotfiles = tmp_path / "dotfiles" / "settings.json"
     dotfiles.parent.mkdir()
     dotfiles.write_text(json.dumps({"model": "sonnet"}))
-    link = project / ".claude" / "settings.json"
+    (tmp_path / ".claude").mkdir()
+    link = tmp_path / ".claude" / "settings.json"
     link.symlink_to(dotfiles)
-    said = _install("--project", str(project), "--user", "dev")
+    said = _install("--user", "dev", env=home)
     assert said.returncode == 0, said.stderr
     assert link.is_symlink() and link.resolve() == dotfiles  # the link stays a link
     assert "memstream hook stop" in dotfiles.read_text()
     nested = '{"a": ' * 100_000 + "1" + "}" * 100_000
     dotfiles.write_text(nested)
-    refused = _install("--project", str(project), "--user", "dev")
+    refused = _install("--user", "dev", env=home)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
     assert "left as it is" in refused.stderr and dotfiles.read_text() == nested
+
+    outside = tmp_path / "victim.json"
+    outside.write_text("{}")
+    project = tmp_path / "shop"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "settings.json").symlink_to(dotfiles)
+    dotfiles.write_text("{}")
+    planted = _install("--project", str(project), "--user", "dev", env=home)
+    assert planted.returncode == 2 and len(planted.stderr.splitlines()) == 1, planted.stderr
+    assert "is a link" in planted.stderr and dotfiles.read_text() == "{}"
+    outer = tmp_path / "home"
+    (outer / ".claude").mkdir(parents=True)
+    (outer / ".claude" / "settings.json").symlink_to(outside)
+    before = outside.read_text()
+    beyond = _install("--user", "dev", env={**home, "HOME": str(outer)})
+    assert beyond.returncode == 2 and "link to outside" in beyond.stderr, beyond.stderr
+    assert outside.read_text() == before

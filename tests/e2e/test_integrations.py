@@ -568,3 +568,136 @@ def test_a_host_goes_on_when_memstream_is_down(
     assert done.returncode == 0 and done.stdout.strip() == answer
     assert "not reachable at http://127.0.0.1:9" in done.stderr
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+# -- planted links in a cloned project ------------------------------------------------
+
+#: Every file a host's installer or hook writes into a project.
+PROJECT_FILES = [".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json",
+                 ".cursor/hooks.json", ".cursor/rules/memstream.mdc"]  # fmt: skip
+INSTALLED = {"claude-code": ".claude", "codex": ".codex", "gemini": ".gemini", "cursor": ".cursor"}
+
+
+def _plant(project: Path, outside: Path, kind: str) -> None:
+    """Links where the hooks write, as a cloned repository can hold them: each target and
+    its ``.partial`` name linked to a file outside (``absolute``, ``relative``), only the
+    ``.partial`` names (``partial``), or each host's folder linked to a folder outside."""
+    if kind == "folder":
+        for folder in [*INSTALLED.values()]:
+            (outside / folder / "rules").mkdir(parents=True)
+            for name in ("settings.json", "hooks.json", "rules/memstream.mdc"):
+                (outside / folder / name).write_text("{}\n")
+            (project / folder).symlink_to(outside / folder, target_is_directory=True)
+        return
+    for number, name in enumerate(PROJECT_FILES):
+        link = project / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        for suffix in ("", ".partial") if kind != "partial" else (".partial",):
+            victim = outside / f"victim-{number}{suffix}"
+            victim.write_text("the user's own file\n")
+            planted = link.with_name(link.name + suffix)
+            if kind == "relative":
+                planted.symlink_to(Path(*[".."] * len(Path(name).parts), "outside", victim.name))
+                assert planted.resolve() == victim
+            else:
+                planted.symlink_to(victim)
+
+
+def _fingerprint(folder: Path) -> dict[str, str]:
+    import hashlib
+
+    return {
+        str(p.relative_to(folder)): ("link:" + str(p.readlink())) if p.is_symlink()
+        else hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "folder"
+        for p in sorted(folder.rglob("*"))
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["absolute", "relative", "folder", "partial"])
+def test_links_planted_in_a_project_change_nothing_outside_it(
+    memstream: MemoryClient, api_url: str, tmp_path: Path, kind: str
+) -> None:
+    user = someone("dev")
+    memstream.publish({"user_id": user, "session_id": "s", "role": "user",
+                       "content": "The API style guide says kebab-case URLs."})  # fmt: skip
+    searchable(memstream, user, "kebab-case")
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    commands = {
+        host: installed(host, clean, api_url, user) for host in ("codex", "gemini", "cursor")
+    }
+    project, outside = tmp_path / "shop", tmp_path / "outside"
+    (project / ".git").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "notes.txt").write_text("nothing here may change\n")
+    _plant(project, outside, kind)
+    before = _fingerprint(outside)
+
+    for host in INSTALLED:
+        done = subprocess.run(
+            [sys.executable, "-m", "memstream", "hook", "install", host, "--project",
+             str(project), "--api", api_url, "--user", user],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        if kind == "partial":  # the target is written in the project; the link is left alone
+            assert done.returncode == 0, done.stderr
+            target = project / INSTALLED[host] / ("hooks.json" if host in {"codex", "cursor"}
+                                                  else "settings.json")  # fmt: skip
+            assert not target.is_symlink() and "memstream" in target.read_text()
+        else:
+            assert done.returncode == 2, (host, done.stdout)
+            assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+            assert "link" in done.stderr and str(project) in done.stderr, done.stderr
+
+    turn = {"SESSION": "k-1", "TURN": "gen-1", "PROMPT": "What case do our URLs use?"}
+    for host, event in [("codex", "UserPromptSubmit"), ("gemini", "BeforeAgent"),
+                        ("cursor", "beforeSubmitPrompt")]:  # fmt: skip
+        done = hook_run(commands[host][event], host, event, project, **turn)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert "kebab-case" in done.stdout or host == "cursor", done.stdout
+    rules = project / ".cursor" / "rules" / "memstream.mdc"
+    if kind == "partial":  # written in the project, as it should be
+        assert not done.stderr and "kebab-case" in rules.read_text()
+    else:  # refused in one line naming the link; the host goes on
+        assert json.loads(done.stdout) == {"continue": True}
+        assert len(done.stderr.splitlines()) == 1 and "link" in done.stderr, done.stderr
+    assert _fingerprint(outside) == before  # not one byte outside the project changed
+
+
+# -- another site's page --------------------------------------------------------------
+
+
+def test_another_sites_page_stores_reads_and_mints_nothing_without_keys(
+    memstream: MemoryClient, deployment: WorkerProcess
+) -> None:
+    """A keyless deployment (the default) against a page of another origin that tries
+    every state-changing route, and a DNS-rebinding page reading as its own origin."""
+    from support.browser import chromium
+    from support.cross_site import MARKER, answered, attack, attempts, rebinding_read
+
+    from memstream.tenancy.keys import KeyStore
+
+    user = someone("ana")
+    memstream.publish({"user_id": user, "session_id": "s", "role": "user",
+                       "content": "My bank PIN is 4321."})  # fmt: skip
+    (secret,) = wait_until(lambda: memstream.list(user)["memories"], timeout=30)
+    refused = {403: answered(memstream.url, 403)}
+    with chromium() as browser:
+        attack(browser, deployment.api_port, user, secret["memory_id"])
+        rebound = answered(memstream.url, 421)
+        read = rebinding_read(browser, deployment.api_port, user)
+    # Chromium shows a 421 to a page as a failed fetch (status 0); the server says 421
+    assert {r["status"] for r in read} <= {0, 421} and not any(
+        "4321" in r["text"] or user in r["text"] for r in read
+    ), read
+    assert answered(memstream.url, 421) >= rebound + len(read)
+    assert answered(memstream.url, 403) >= refused[403] + attempts()  # each one refused
+    # a write of the same user after the attack: once it shows, any accepted before it has
+    memstream.publish({"user_id": user, "session_id": "s", "role": "user", "content": "sentinel"})
+    wait_until(lambda: len(memstream.list(user)["memories"]) == 2, timeout=30)
+    shown = memstream.list(user)["memories"]
+    kept = memstream.list(user, include_hidden=True)["memories"]  # forgotten, corrected too
+    assert sorted(m["content"] for m in shown) == ["My bank PIN is 4321.", "sentinel"]
+    assert sorted(m["content"] for m in kept) == sorted(m["content"] for m in shown), MARKER
+    assert memstream.documents(user) == []
+    assert KeyStore(Path(deployment.data)).records() == []  # no key minted: still keyless

@@ -194,7 +194,11 @@ def guarded(tmp_path: Path, operations: Operations) -> tuple[TestClient, dict[st
     limits = {"search": Limit(5, 5), "publish": Limit(100, 100)}
     guard = Guard(keys, Buckets(limits), AuditLog(tmp_path / "audit"), clock=lambda: 0.0)
     app = create_app(operations, guard=guard)
-    return TestClient(app), tokens, tmp_path / "audit" / "audit.jsonl"
+    return (
+        TestClient(app, base_url="http://127.0.0.1:8787"),
+        tokens,
+        tmp_path / "audit" / "audit.jsonl",
+    )
 
 
 def _as(token: str) -> dict[str, str]:

@@ -611,7 +611,11 @@ def _hook(event: str, payload: dict[str, Any], *options: str) -> subprocess.Comp
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "XDG_STATE_HOME": str(Path(payload["cwd"]).parent / "state")},
+        env={
+            **os.environ,
+            "XDG_STATE_HOME": str(Path(payload["cwd"]).parent / "state"),
+            "CLAUDE_CONFIG_DIR": str(Path(payload["transcript_path"]).parent),
+        },
     )
 
 

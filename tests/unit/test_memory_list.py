@@ -30,7 +30,7 @@ T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 
 @pytest.fixture
 def api(operations: Operations) -> TestClient:
-    return TestClient(create_app(operations))
+    return TestClient(create_app(operations), base_url="http://127.0.0.1:8787")
 
 
 def pages(api: TestClient, **params: Any) -> list[list[dict[str, Any]]]:
@@ -123,7 +123,7 @@ def test_memories_added_while_paging_never_repeat_or_hide_one_already_there(
 ) -> None:
     """Memories are added between page reads (``(after page n, minutes from T0)``):
     every memory there at the start is listed exactly once, and no memory twice."""
-    api = TestClient(create_app(operations))
+    api = TestClient(create_app(operations), base_url="http://127.0.0.1:8787")
     projector = Projector(operations.store, consumer="memstream", clock=FakeClock(T0))
     before = {m["memory_id"] for page in pages(api) for m in page}
     seen: list[str] = []

@@ -18,7 +18,7 @@ REFUSED = ["a\nb", "a\r\nb", "a\u2028b", "a\x0bb/c", "x\n/history", "\n"]
 
 @pytest.fixture
 def api(operations: Operations) -> TestClient:
-    return TestClient(create_app(operations))
+    return TestClient(create_app(operations), base_url="http://127.0.0.1:8787")
 
 
 def routes_with_an_id(api: TestClient) -> list[tuple[str, str, str]]:

@@ -175,6 +175,12 @@ def test_the_metrics_port_serves_metrics_health_and_readiness() -> None:
             "reasons": {"consumer": "12000 records wait"},
         }
         assert httpx.get(f"{url}/other").status_code == 404
+        # a page whose name was made to resolve here, or another site's page: refused
+        rebound = httpx.get(f"{url}/metrics", headers={"Host": "evil.example:8788"})
+        assert rebound.status_code == 421 and "Host" in rebound.json()["detail"]
+        foreign = httpx.get(f"{url}/readyz", headers={"Origin": "http://evil.example"})
+        assert foreign.status_code == 403
+        assert httpx.get(f"{url}/healthz", headers={"Host": "localhost"}).status_code == 200
     finally:
         server.stop()
 
@@ -208,7 +214,7 @@ def test_requests_are_labelled_by_route_template_and_refusals_counted() -> None:
         raise HTTPException(503, "draining")
 
     app.add_middleware(Metering)
-    client = TestClient(app)
+    client = TestClient(app, base_url="http://127.0.0.1:8787")
 
     def count(**labels: str) -> float:
         return REGISTRY.get_sample_value("memstream_http_requests_total", labels) or 0.0
