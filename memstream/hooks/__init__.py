@@ -2,6 +2,8 @@
 injects context and captures the conversation (:mod:`.runner`), :mod:`.hosts` holds
 each host's contract (Claude Code, Codex CLI, Gemini CLI, Cursor), :mod:`.turns` reads a
 host's input into events and :mod:`.transcripts` a Claude Code transcript, and
-``memstream hook install HOST`` writes the host's settings (:mod:`.install`)."""
+``memstream hook install HOST`` writes the host's settings (:mod:`.install`); every file
+either writes goes through :mod:`.files` (no link followed), and :mod:`.errors` holds the
+hooks' one root exception."""
 
-__all__ = ["hosts", "install", "runner", "transcripts", "turns"]
+__all__ = ["errors", "files", "hosts", "install", "runner", "transcripts", "turns"]

@@ -14,6 +14,7 @@ __all__ = [
     "contract",
     "docs_pages",
     "document_routes",
+    "doors",
     "entity_routes",
     "event_routes",
     "guard",

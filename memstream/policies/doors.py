@@ -34,6 +34,7 @@ __all__ = [
     "Refusal",
     "host_name",
     "is_wildcard",
+    "normal_origin",
 ]
 
 #: The names under which only this machine reaches a loopback server.
