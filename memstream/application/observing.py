@@ -4,6 +4,7 @@ mentioned with it, a document with its chunks and facts. Reads only; each in a t
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memstream.application.core import OperationsCore
@@ -21,6 +22,8 @@ from memstream.tenancy.keys import owns
 __all__ = ["Observing"]
 
 #: Where a memory's event sat in the log (the memories table's position columns).
+#: What a dead letter's id is made of (``{log_epoch}|{topic}|{partition}|{offset}``).
+_DEAD_LETTER_ID = re.compile(r"[A-Za-z0-9_.:@+|-]{1,300}")
 _LOG_COLUMNS = ("log_epoch", "log_topic", "log_partition", "log_offset")
 
 
@@ -121,6 +124,8 @@ class Observing(OperationsCore):
     async def dead_letter(self, dead_letter_id: str, tenant: str | None = None) -> dict[str, Any]:
         """One dead letter with its bytes (NotFound: none such, or keyed to a user outside
         ``tenant``: the same answer, so a tenant learns nothing of another's)."""
+        if not _DEAD_LETTER_ID.fullmatch(dead_letter_id):  # no dead letter is named so
+            raise NotFound("no such dead letter")
         rows = await self._blocking(self.store.by_ids, DEAD_LETTERS, [dead_letter_id])
         if not rows or (tenant is not None and not _keyed_to(rows[0], tenant)):
             raise NotFound(f"no dead letter {dead_letter_id[:80]}")

@@ -4,11 +4,11 @@ entity with the entities mentioned with it, and a user's documents."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse
-from pydantic import ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 from starlette.datastructures import UploadFile
 
 from memstream.application import Operations
@@ -16,6 +16,7 @@ from memstream.console.access import SECURITY_HEADERS, ConsoleAccess
 from memstream.console.graph import HEIGHT, WIDTH, layout
 from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
+from memstream.policies.limits import MAX_CONTEXT_TOKENS
 from memstream.queries.search.request import MEMORY_KINDS
 from memstream.queries.search.searcher import SearchRequest
 from memstream.queries.search.trace import OUTCOMES
@@ -45,7 +46,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
                 search = SearchRequest.model_validate(request_fields)
             except ValidationError as exc:
                 raise InvalidQuery("; ".join(problems_of(exc))) from None
-            budget = int(form["budget"]) if form["budget"].isdigit() else None
+            budget = _budget(form["budget"])
             response, trace, block = await ops.playground(search, budget)
             values.update(
                 response=response,
@@ -96,9 +97,25 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         listed = await ops.documents(user_id)
         return access.page("documents.html", viewer, user_id=user_id, documents=listed)
 
-    @router.post("/console/users/{user_id:console_id}/documents")
+    largest = ops.settings.document_max_bytes + 64_000  # as the API: the form's bytes too
+    too_large = (
+        f"a document may be {ops.settings.document_max_bytes / 1e6:g} MB at most on this "
+        "server (MEMSTREAM_DOCUMENT_MAX_BYTES)"
+    )
+
+    # the route's own cap is wider than a document may be: past the cap the server answers
+    # a bare 413 of its own, below it this page says what the limit is
+    @router.post("/console/users/{user_id:console_id}/documents", max_body_size=2 * largest)
     async def upload(request: Request, user_id: str) -> Any:
-        form = await request.form()
+        declared = request.headers.get("content-length", "")
+        if declared.isascii() and declared.isdigit() and int(declared) > largest:
+            async for _ in request.stream():  # read to its end: the browser then shows the page
+                pass
+            raise HTTPException(413, detail=too_large)
+        try:
+            form = await request.form()
+        except HTTPException as exc:
+            raise HTTPException(413, detail=too_large) if exc.status_code == 413 else exc from None
         viewer = access.acting(request, form)
         viewer.who.writes(user_id)
         sent = form.get("file")
@@ -138,11 +155,27 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         return access.page("document.html", viewer, user_id=user_id, document=found)
 
 
+#: A context block's budget, as the API takes it (``budget_tokens``).
+_BUDGET: TypeAdapter[int] = TypeAdapter(Annotated[int, Field(ge=1, le=MAX_CONTEXT_TOKENS)])
+
+
+def _budget(given: str) -> int | None:
+    """The playground's budget (None: the default), validated as the API validates it."""
+    if not given.strip():
+        return None
+    try:
+        return _BUDGET.validate_python(given.strip(), strict=False)
+    except ValidationError as exc:
+        raise InvalidQuery("budget: " + "; ".join(e["msg"] for e in exc.errors())) from None
+
+
 def _search_fields(user_id: str, form: dict[str, Any]) -> dict[str, Any]:
     """The search request the playground's form asks for (validated by the caller)."""
     fields: dict[str, Any] = {"user_id": user_id, "query": form["q"]}
     if form["k"]:
-        fields["k"] = int(form["k"]) if form["k"].isdigit() else form["k"]
+        k = form["k"].strip()
+        # a number as the API's JSON would carry it; else refused as the API refuses it
+        fields["k"] = int(k) if k.isascii() and k.isdigit() and len(k) <= 9 else k
     if form["project"]:
         fields["project_id"] = form["project"]
     if form["kinds"]:
