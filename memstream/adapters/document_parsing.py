@@ -43,6 +43,7 @@ __all__ = [
     "claimed_media_type",
     "media_type_of",
     "parse_document",
+    "what_bytes_are",
 ]
 
 #: The most a DOCX may inflate to, all of its parts together (a zip's parts are read no
@@ -130,6 +131,19 @@ def media_type_of(data: bytes, name: str | None = None, declared: str | None = N
             "mismatched", f"{name or 'the document'} says {claimed}, but is {what}"
         )
     return claimed
+
+
+def what_bytes_are(data: bytes) -> str:
+    """What ``data`` looks like, in a few words (for a refusal naming both a declared
+    type and the bytes): ``a PDF``, ``a DOCX``, ``HTML``, ``text`` or neither."""
+    if data.startswith(b"%PDF-"):
+        return "a PDF"
+    if data.startswith(b"PK\x03\x04"):
+        return "a DOCX" if b"word/" in data[:65536] else "a zip archive"
+    if _is_text(data):
+        head = data[:512].lstrip().lower()
+        return "HTML" if head.startswith((b"<!doctype html", b"<html")) else "text"
+    return "neither text, a PDF nor a DOCX"
 
 
 def claimed_media_type(data: bytes, name: str | None = None, declared: str | None = None) -> str:

@@ -1,8 +1,9 @@
 """Submitting documents and reading their status: what every front door shares.
 
 :func:`submission` checks a document at the door (its size; its type, as its sender or
-its name says, else as its bytes say) and builds its ``DocumentSubmitted`` event (bytes
-that are not what they claim to be fail in the documents lane, with the reason);
+its name says, else as its bytes say, and bytes that contradict the type declared are
+refused there, naming both; a name that is no identifier gives a safe document id) and
+builds its ``DocumentSubmitted`` event;
 the caller stores the original first, then publishes the event, so the documents lane
 never reads a checksum whose bytes are not there. :func:`document_view` is the
 status document the API, the CLI, the client and MCP answer with.
@@ -10,17 +11,31 @@ status document the API, the CLI, the client and MCP answer with.
 
 from __future__ import annotations
 
+import hashlib
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, cast
 
-from memstream.adapters.document_parsing import UnsupportedMediaType, claimed_media_type
+from memstream.adapters.document_parsing import (
+    DocumentUnreadable,
+    UnsupportedMediaType,
+    claimed_media_type,
+    media_type_of,
+    what_bytes_are,
+)
 from memstream.application.errors import OperationError
 from memstream.events.errors import InvalidQuery
 from memstream.events.vocabulary import DocumentSubmitted, MediaType
-from memstream.policies.scope import valid_identifier, valid_path_identifier, valid_tag
+from memstream.policies.scope import (
+    is_identifier,
+    valid_identifier,
+    valid_path_identifier,
+    valid_tag,
+)
 from memstream.projections.documents import chunk_memory_id
 from memstream.storage.document_originals import checksum_of
 
@@ -51,6 +66,10 @@ class TooLarge(OperationError):
 
 class UnsupportedDocument(OperationError):
     """A document of a type memstream does not read (415): the message names those it does."""
+
+
+#: What a document id may not hold (see :func:`document_id_of`).
+_NOT_IN_AN_ID = re.compile(r"[^A-Za-z0-9_.:@+-]+")
 
 
 @dataclass(frozen=True)
@@ -92,8 +111,15 @@ def submission(
         media = claimed_media_type(data, name, media_type)
     except UnsupportedMediaType as exc:
         raise UnsupportedDocument(str(exc)) from None
+    if data.strip():  # an empty one is empty, whatever it claims to be
+        try:
+            media_type_of(data, name, media_type)
+        except (DocumentUnreadable, UnsupportedMediaType):
+            raise InvalidQuery(
+                f"file: declared {media}, but its bytes are {what_bytes_are(data)}"
+            ) from None
     base = PurePath(name).name if name else None
-    document_id = document_id or base
+    document_id = document_id or (document_id_of(base) if base else None)
     if not document_id:
         raise InvalidQuery("document_id: needed when the document has no file name")
     valid_path_identifier("document_id", document_id)
@@ -118,6 +144,22 @@ def submission(
         tags=tags,
         occurred_at=now,
     )
+
+
+def document_id_of(name: str) -> str:
+    """The document id a file's ``name`` gives when none is sent: the name itself when
+    it keeps the identifier rule; else its letters in ASCII where they have a form
+    there, ``-`` for the rest, and 8 hex digits of the name so that no two names meet
+    (``my notes.md``: ``my-notes-1b2c3d4e.md``; ``契約.md``: ``document-5f6a7b8c.md``)."""
+    if is_identifier(name) and name not in (".", ".."):
+        return name
+    path = PurePath(name)
+    suffix = path.suffix if is_identifier(path.suffix) else ""
+    stem = name[: len(name) - len(suffix)] if suffix else name
+    ascii_letters = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
+    slug = _NOT_IN_AN_ID.sub("-", ascii_letters).strip("-.")[:120]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{slug or 'document'}-{digest}{suffix}"
 
 
 def document_view(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -37,12 +37,16 @@ class Erased:
     requested_at: datetime
     complete: bool
     took_seconds: float
+    #: whether memstream held anything of the user when asked (data keys, memories or
+    #: documents): an erasure of a user it never heard of says so
+    held: bool = True
 
 
 def erasure_document(erased: Erased) -> dict[str, Any]:
     """An erasure as the front doors answer it (no key material, ids only)."""
     return {
         "user_id": erased.user_id,
+        "held": erased.held,
         "complete": erased.complete,
         "keys_destroyed": list(erased.key_ids),
         "requested_at": erased.requested_at.isoformat(),

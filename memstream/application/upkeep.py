@@ -28,9 +28,7 @@ from memstream.jobs.archiver import NotArchived
 from memstream.policies.coldness import ColdDecision
 from memstream.policies.scope import valid_identifier
 from memstream.storage.filters import equals
-from memstream.storage.lance.tables import (
-    MEMORIES,
-)
+from memstream.storage.lance.tables import DOCUMENTS, MEMORIES
 from memstream.streams.sealing import data_keys_of, erasure_event
 
 __all__ = ["Upkeep"]
@@ -49,6 +47,7 @@ class Upkeep(OperationsCore):
         again finishes an erasure a crash interrupted."""
         valid_identifier("user_id", user_id)
         started = time.perf_counter()
+        rows = await self._blocking(self._holds_rows, user_id)
         keys = data_keys_of(self.settings)
         erasure = await self._blocking(keys.erase, user_id, self.clock())
         await self.sink.publish([erasure_event(erasure)])
@@ -60,8 +59,23 @@ class Upkeep(OperationsCore):
             self._searcher.forget(user_id)
         self._audited(caller, "erase", user_id, 200 if complete else 202)
         return Erased(
-            user_id, erasure.key_ids, erasure.requested_at, complete, time.perf_counter() - started
+            user_id,
+            erasure.key_ids,
+            erasure.requested_at,
+            complete,
+            time.perf_counter() - started,
+            held=rows or bool(erasure.key_ids),
         )
+
+    def _holds_rows(self, user_id: str) -> bool:
+        """Whether the projections hold a memory or a document of ``user_id``."""
+        try:
+            store = self.store
+        except NotFound:  # no projections yet: nothing of anyone
+            return False
+        store.refresh()
+        mine = equals("user_id", user_id)
+        return any(store.count(table, mine) > 0 for table in (MEMORIES, DOCUMENTS))
 
     async def expand(self, user_id: str, memory_id: str) -> Expanded:
         """An archived memory's original, read from cold storage exactly as archived

@@ -305,6 +305,11 @@ def why(explained: Mapping[str, Any]) -> str:
 def erasure(document: Mapping[str, Any]) -> str:
     """What an erasure did, and whether it is finished."""
     keys = len(document["keys_destroyed"])
+    if not document.get("held", True):
+        return (
+            f"memstream held nothing of {document['user_id']} (no memory, document or data "
+            "key): nothing to erase"
+        )
     if document["complete"]:
         return (
             f"erased {document['user_id']}: {keys} data key(s) destroyed; no projection, "

@@ -88,15 +88,37 @@ def test_refusals_say_what_is_wrong(worker: WorkerProcess, tmp_path: Path) -> No
         with pytest.raises(MemstreamAPIError) as nameless:
             client.add_document("ana", text="a note without a name")
         assert nameless.value.status == 422 and "document_id" in str(nameless.value.detail)
-        lying = client.add_document("ana", data=b"plain words", filename="report.pdf", wait=60)
-        error = lying["document"]["error"]
-        assert lying["document"]["status"] == "failed" and error["class"] == "mismatched"
-        assert error["message"] == "the document says PDF, but is not"
+        with pytest.raises(MemstreamAPIError) as lying:  # refused at the door, not later
+            client.add_document("ana", data=b"plain words", filename="report.pdf")
+        assert lying.value.status == 422
+        assert "file: declared application/pdf, but its bytes are text" in str(lying.value.detail)
+        with pytest.raises(MemstreamAPIError) as png:
+            client.add_document("ana", data=b"\x89PNG\r\n\x1a\n\x00", filename="scan.png",
+                                media_type="application/pdf")  # fmt: skip
+        assert png.value.status == 422 and "neither text, a PDF nor a DOCX" in str(png.value.detail)
+        assert [d["document_id"] for d in client.documents("ana")] == ["lease.pdf"]
         with pytest.raises(MemstreamAPIError) as missing:
             client.document("ana", "never-added")
         assert missing.value.status == 404
     plain = httpx.post(f"{worker.api_url}/v1/documents", content=b"x", timeout=10)
     assert plain.status_code == 415 and "multipart/form-data" in plain.text
+
+
+def test_names_people_give_files_are_taken_with_a_safe_id(worker: WorkerProcess) -> None:
+    """Spaces, accents and other scripts in a file's name: taken, a safe document id
+    derived from the name, the name itself kept as the title; the same name again is
+    the same document."""
+    names = {"my notes.md": "my-notes-", "résumé.md": "resume-", "契約.md": "document-"}
+    with MemoryClient(worker.api_url) as client:
+        for name, starts in names.items():
+            added = client.add_document("names", data=f"# {name}\n\nAbout {name}.".encode(),
+                                        filename=name, wait=60)  # fmt: skip
+            document_id = added["document_id"]
+            assert document_id.startswith(starts) and document_id.endswith(".md"), document_id
+            assert added["document"]["status"] == "indexed", added
+            again = client.add_document("names", data=b"# Newer\n\nNew words.", filename=name)
+            assert again["document_id"] == document_id and again["new"] is True
+        assert len(client.documents("names")) == len(names)
 
 
 def test_the_command_line_adds_lists_and_says_why_a_document_failed(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -560,3 +560,43 @@ def test_a_blank_or_huge_title_property_is_no_title_or_is_cut(given: str, known_
     parts = read_submission(event, lambda u, c: data, count_tokens, T0)
     assert [type(p).__name__ for p in parts] == ["DocumentChunked"]
     assert parts[0].title == known_as
+
+
+@pytest.mark.parametrize(
+    ("name", "starts", "ends"),
+    [("lease.md", "lease.md", ""), ("my notes.md", "my-notes-", ".md"),
+     ("résumé.md", "resume-", ".md"), ("契約.md", "document-", ".md"),
+     ("日本語のノート", "document-", ""), ("..", "document-", ""), ("a\ud800b.txt", "ab-", ".txt"),
+     ("x" * 300 + ".pdf", "x" * 120 + "-", ".pdf")],
+)  # fmt: skip
+def test_any_file_name_gives_a_safe_document_id(name: str, starts: str, ends: str) -> None:
+    from memstream.application.documents import document_id_of
+    from memstream.policies.scope import valid_path_identifier
+
+    document_id = document_id_of(name)
+    assert document_id.startswith(starts) and document_id.endswith(ends), document_id
+    assert valid_path_identifier("document_id", document_id) == document_id
+    if starts != name:  # derived: names that would meet stay apart
+        assert document_id != document_id_of(name + " ")
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "declared", "said"),
+    [(b"plain words", "report.pdf", None, "declared application/pdf, but its bytes are text"),
+     (b"\x89PNG\r\n\x1a\n\x00", "scan.png", "application/pdf",
+      "declared application/pdf, but its bytes are neither text, a PDF nor a DOCX"),
+     (b"%PDF-1.7 ...", "notes.md", None, "declared text/markdown, but its bytes are a PDF")],
+)  # fmt: skip
+def test_a_type_the_bytes_contradict_is_refused_at_the_door_naming_both(
+    data: bytes, name: str, declared: str | None, said: str
+) -> None:
+    from memstream.application.documents import submission
+    from memstream.events.errors import InvalidQuery
+
+    with pytest.raises(InvalidQuery) as refused:
+        submission("ana", data, datetime(2026, 1, 1, tzinfo=UTC), max_bytes=10**6, name=name,
+                   media_type=declared)  # fmt: skip
+    assert str(refused.value) == f"file: {said}"
+    empty = submission("ana", b"", datetime(2026, 1, 1, tzinfo=UTC), max_bytes=10, name=name,
+                       media_type=declared)  # fmt: skip
+    assert empty.size == 0  # an empty document is empty, whatever it claims to be
