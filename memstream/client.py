@@ -260,7 +260,9 @@ class MemoryClient:
             filename = filename or Path(path).name
         if data is None:
             raise ValueError("give the document as a path, data or text")
-        form = {"user_id": user_id, **{k: v for k, v in options.items() if k != "tags"}}
+        # the type travels in the file's part; the tags as one comma-separated field
+        fields = {k: v for k, v in options.items() if k not in ("tags", "media_type")}
+        form = {"user_id": user_id, **fields}
         if options.get("tags"):
             form["tags"] = ",".join(options["tags"])
         files = {"file": (filename or "document", data, options.get("media_type"))}
