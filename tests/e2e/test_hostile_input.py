@@ -157,28 +157,9 @@ def test_the_openapi_document_tells_the_truth(worker: WorkerProcess) -> None:
     the exceptions ``tests/schemathesis.toml`` gives and explains (a resource just
     accepted is readable a moment later; a multipart form's fields are all text; a
     list's cursor is opaque)."""
-    import subprocess
-    import sys
-    from pathlib import Path as FilePath
+    from support.contract import schemathesis
 
-    schemathesis = FilePath(sys.executable).with_name("schemathesis")
-    done = subprocess.run(
-        [
-            str(schemathesis),
-            "--config-file",
-            str(FilePath(__file__).parents[1] / "schemathesis.toml"),
-            "run",
-            f"{worker.api_url}/openapi.json",
-            "--max-examples",
-            "10",
-            "--seed",
-            "20261123",
-            "--no-color",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = schemathesis(worker.api_url)
     assert done.returncode == 0, done.stdout[-6000:]
     worker.check_alive()
 
