@@ -50,6 +50,7 @@ __all__ = [
     "DocumentAccepted",
     "TooLarge",
     "UnsupportedDocument",
+    "document_id_of",
     "document_view",
     "embedded_chunks",
     "received_view",

@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 from memstream.application import Operations
 from memstream.http.app import create_app
 
+#: Hundreds of requests: handed to a test worker among the first files (see conftest).
+pytestmark = [pytest.mark.slow]
+
 #: The console's pages, their parameters filled by ``{name}``.
 PAGES = [
     "/console", "/console/health.json", "/console/dead-letters", "/console/dead-letters/{id}",
