@@ -17,6 +17,7 @@ from memstream.application.results import (
     Accepted,
 )
 from memstream.events.errors import InvalidEvent, InvalidQuery
+from memstream.events.vocabulary import RememberFact
 from memstream.observability import metrics, tracing
 from memstream.projections.archiving import archive_id
 from memstream.projections.memory_state import is_hidden, state_id
@@ -73,13 +74,21 @@ class MemoryChanges(OperationsCore):
         """``remember_fact``: a memory stated by the user or an agent. The same statement
         in the same scope is one memory (see :func:`commands.remembering`): while its
         memory stands, remembering it again publishes nothing and answers that memory;
-        once it was forgotten or replaced, it is remembered anew."""
+        once it was forgotten or replaced, it is remembered anew. A value of a slot
+        (``exclusive``, with a subject and an attribute) is stated anew by every call,
+        so Lisbon, Berlin, Lisbon ends Lisbon however soon each follows the last (the
+        caller's ``event_id``, when given, still makes a retry one event)."""
         now = self.clock()
         event, memory_id = commands.remembering(fields, now)
         try:
             door_checked(event)
         except InvalidEvent as exc:
             raise InvalidQuery("; ".join(exc.problems)) from None
+        if "event_id" not in fields and _in_a_slot(event):
+            event, memory_id = commands.remembering(fields, now, again=True)
+            accepted = Accepted(await self.sink.publish([event]), memory_id)
+            self._audited(caller, "remember", event.user_id, 202)
+            return accepted
         standing = await self._blocking(self._standing, event.user_id, memory_id)
         if standing is True:
             self._audited(caller, "remember", event.user_id, 200)  # stored before
@@ -142,3 +151,8 @@ class MemoryChanges(OperationsCore):
             return await self._blocking(build, *args)
         except commands.UnknownMemory as exc:
             raise NotFound(str(exc)) from None
+
+
+def _in_a_slot(event: RememberFact) -> bool:
+    """Whether ``event`` states a slot's value (one subject, one attribute, one value)."""
+    return bool(event.exclusive and event.subject and event.attribute)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -52,7 +53,8 @@ def remembering(
     Its event id (and so its memory's id) is made of what it states and whose it is
     (:func:`remembered_as`): an agent that sends it again, after a time-out or a lost
     answer, names the same memory, which is stored once. ``again`` makes it a new one,
-    for a statement whose earlier memory was forgotten or replaced since.
+    unique to this call: for a statement whose earlier memory was forgotten or replaced
+    since, and for every value of a slot (a value said again supersedes as any other).
     """
     try:
         event = RememberFact.model_validate({"occurred_at": now, **fields})
@@ -61,7 +63,7 @@ def remembering(
     if "event_id" not in fields:
         event_id = remembered_as(event)
         if again:
-            event_id += "@" + now.isoformat()
+            event_id += "@" + now.isoformat() + "-" + secrets.token_hex(4)
         event = event.model_copy(update={"event_id": event_id})
     return event, command_memory(event).memory_id
 

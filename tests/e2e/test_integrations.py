@@ -701,3 +701,50 @@ def test_another_sites_page_stores_reads_and_mints_nothing_without_keys(
     assert sorted(m["content"] for m in kept) == sorted(m["content"] for m in shown), MARKER
     assert memstream.documents(user) == []
     assert KeyStore(Path(deployment.data)).records() == []  # no key minted: still keyless
+
+
+# -- a value said again ----------------------------------------------------------------
+
+
+def _all_applied(memstream: MemoryClient, user: str, count: int) -> None:
+    """Wait until ``count`` memories of ``user`` are applied, hidden ones included."""
+    wait_until(
+        lambda: len(memstream.list(user, include_hidden=True)["memories"]) >= count, timeout=30
+    )
+
+
+def _current(memstream: MemoryClient, user: str) -> list[str]:
+    """The contents of the user's memories that stand (hidden ones left out)."""
+    return [m["content"] for m in memstream.list(user, kind="fact")["memories"]]
+
+
+def test_a_slots_earlier_value_said_again_is_the_value_through_every_door(
+    memstream: MemoryClient,
+) -> None:
+    """Lisbon, Berlin, Lisbon, back to back, each door: the last one said stands."""
+    import httpx
+
+    said = ["Ana lives in Lisbon", "Ana lives in Berlin", "Ana lives in Lisbon"]
+    slot = {"subject": "Ana", "attribute": "home", "exclusive": True}
+    api, client = someone("api"), someone("client")
+    for content in said:
+        answer = httpx.post(f"{memstream.url}/v1/memories", timeout=30,
+                            json={"user_id": api, "content": content, **slot})  # fmt: skip
+        assert answer.status_code == 202, answer.text
+        memstream.remember(client, content, **slot)
+    for user in (api, client):
+        _all_applied(memstream, user, 3)  # each value kept as history
+        assert _current(memstream, user) == [said[-1]]
+
+
+@pytest.mark.parametrize("wait_visible", [True, False])
+def test_a_langgraph_put_of_an_earlier_value_is_the_value(
+    memstream: MemoryClient, wait_visible: bool
+) -> None:
+    store = MemstreamStore(memstream, wait_visible=wait_visible)
+    namespace = (someone("ana"), "prefs")
+    for value in ("A", "B", "A"):
+        store.put(namespace, "editor", {"content": value})
+    _all_applied(memstream, namespace[0], 3)
+    item = store.get(namespace, "editor")
+    assert item is not None and item.value == {"content": "A"}
