@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["INTERJECTION", "clauses"]
+__all__ = ["INTERJECTION", "clauses", "is_question"]
 
 
 #: Where a sentence may end: "." "!" "?" before a space or the text's end (so "2.5",
@@ -55,7 +55,7 @@ def clauses(content: str) -> list[str]:
     out = []
     for sentence in _sentences(text):
         sentence = _LEAD_IN.sub("", sentence.strip())
-        if _is_request(sentence):
+        if _is_request(sentence) or is_question(sentence):
             continue
         for clause in _CLAUSE_BREAK.split(sentence):
             clause = clause.strip(" ,")
@@ -87,6 +87,32 @@ _REQUEST = re.compile(
     r"i (?:need|want) you to\b|let's\b|let us\b)",
     re.IGNORECASE,
 )
+
+
+#: A question: it opens with a question word or an auxiliary that asks ("Which ... do
+#: I", "Do I", "Should we"), and ends with "?" or inverts its verb and subject.
+_QUESTION_OPENING = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|and|but|hey|hi|also|quick question)[\s,:!-]+)*"
+    r"(?:(?:who|whom|whose|what|which|where|when|why|how)\b|"
+    r"(?:do|does|did|am|is|are|was|were|can|could|should|would|will|shall|may|might|"
+    r"have|has|had)\s+(?:i|you|we|they|he|she|it|my|your|our|the|this|that)\b)",
+    re.IGNORECASE,
+)
+_INVERTED = re.compile(
+    r"\b(?:do|does|did|am|is|are|was|were|can|could|should|would|will|have|has)\s+"
+    r"(?:i|you|we|they|he|she|it)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(sentence: str) -> bool:
+    """Whether ``sentence`` asks rather than tells ("Which indentation do I prefer in
+    Python code?", "Do I like tea"): nothing said in it is a fact or a preference. A
+    statement with a question tag ("I moved to Porto, right?") is not one."""
+    text = INTERJECTION.sub("", sentence).strip(" ,-\"'")
+    if not _QUESTION_OPENING.match(text):
+        return False
+    return text.endswith("?") or bool(_INVERTED.search(text))
 
 
 def _is_request(sentence: str) -> bool:

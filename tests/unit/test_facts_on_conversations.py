@@ -35,6 +35,11 @@ def _facts(text: str, speaker: str | None = "Ana", at: datetime = SATURDAY) -> l
         "Can you suggest plants that survive on my north-facing balcony?",
         "Hmm, do I need to restart the service?",
         "Let's keep chasing my dreams together.",
+        "Which indentation do I prefer in Python code?",
+        "Do I like green tea better than black tea?",
+        "What do I usually prefer for breakfast?",
+        "So, where do I live now that I moved?",
+        "Which editor do I love",
     ],
 )
 def test_a_request_or_question_is_no_fact(asked: str) -> None:
@@ -194,3 +199,8 @@ def test_a_document_s_own_words_are_no_statement_of_the_user() -> None:
 )
 def test_an_aside_at_a_statement_s_end_is_left_out(said: str, kept: str) -> None:
     assert ("fact", kept) in _chat(said)
+
+
+def test_a_statement_with_a_question_tag_is_still_a_statement() -> None:
+    assert any("Porto" in fact for fact in _facts("I moved to Porto last week, right?"))
+    assert _facts("I prefer tabs over spaces, don't I?")
