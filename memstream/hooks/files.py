@@ -45,8 +45,9 @@ def write_file(root: Path, target: Path, text: str, *, links_inside_root: bool =
             the target is outside ``root``.
         OSError: the file could not be written (no room, no right).
     """
-    root = root.resolve()
-    target = _below(root, target)
+    relative = _below(root, target)
+    root = root.resolve()  # the root itself may be reached through a link: its owner's
+    target = root / relative
     if links_inside_root and target.is_symlink():
         resolved = target.resolve()
         if not resolved.is_relative_to(root):
@@ -72,19 +73,22 @@ def write_file(root: Path, target: Path, text: str, *, links_inside_root: bool =
 def remove_file(root: Path, target: Path) -> None:
     """Remove ``target`` below ``root`` when it is there: only a file or a link itself,
     never through a linked folder (:class:`UnsafePath` then)."""
+    relative = _below(root, target)
     root = root.resolve()
-    target = _below(root, target)
+    target = root / relative
     parts = target.parent.relative_to(root).parts
     with contextlib.suppress(FileNotFoundError), _folder(root, parts, create=False) as folder:
         os.unlink(target.name, dir_fd=folder)
 
 
 def _below(root: Path, target: Path) -> Path:
-    """``target`` made absolute (not resolved), refused unless it lies below ``root``."""
+    """Where ``target`` lies below ``root``, both as given (links not resolved), as a
+    relative path; refused unless it lies below it."""
     absolute = Path(os.path.abspath(target.expanduser()))
-    if not absolute.is_relative_to(root) or absolute == root:
+    base = Path(os.path.abspath(root.expanduser()))
+    if not absolute.is_relative_to(base) or absolute == base:
         raise UnsafePath(f"{target} is outside {root}: left as it is")
-    return absolute
+    return absolute.relative_to(base)
 
 
 @contextlib.contextmanager
