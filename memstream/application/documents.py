@@ -155,7 +155,8 @@ def document_id_of(name: str) -> str:
     if is_identifier(name) and name not in (".", ".."):
         return name
     path = PurePath(name)
-    suffix = path.suffix if is_identifier(path.suffix) else ""
+    # a file type's ending, kept when it is one (short); a long "ending" is part of the name
+    suffix = path.suffix if len(path.suffix) <= 16 and is_identifier(path.suffix) else ""
     stem = name[: len(name) - len(suffix)] if suffix else name
     ascii_letters = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
     slug = _NOT_IN_AN_ID.sub("-", ascii_letters).strip("-.")[:120]

@@ -567,7 +567,7 @@ def test_a_blank_or_huge_title_property_is_no_title_or_is_cut(given: str, known_
     [("lease.md", "lease.md", ""), ("my notes.md", "my-notes-", ".md"),
      ("résumé.md", "resume-", ".md"), ("契約.md", "document-", ".md"),
      ("日本語のノート", "document-", ""), ("..", "document-", ""), ("a\ud800b.txt", "ab-", ".txt"),
-     ("x" * 300 + ".pdf", "x" * 120 + "-", ".pdf")],
+     ("x" * 300 + ".pdf", "x" * 120 + "-", ".pdf"), ("a." + "y" * 199, "a.", "")],
 )  # fmt: skip
 def test_any_file_name_gives_a_safe_document_id(name: str, starts: str, ends: str) -> None:
     from memstream.application.documents import document_id_of
