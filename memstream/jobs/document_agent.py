@@ -149,7 +149,9 @@ class DocumentLane:
                 raise asyncio.CancelledError from None  # stopping: read again after
             return [lane_died(event, self.clock(), attempt)]
         except Exception as exc:  # the lane's own failure: never the reader's death
-            log.warning("document %s: %s", event.document_id, exc, exc_info=True)
+            log.warning(  # its class alone: an error's text may quote the document
+                "document %s: reading it failed (%s)", event.document_id, type(exc).__name__
+            )
             return [parser_failed(event, exc, self.clock(), attempt)]
         if self.extractor is not None and self.in_lane is None:
             results = [

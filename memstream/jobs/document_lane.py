@@ -108,11 +108,13 @@ def parser_failed(
     """The final failure of a document a parser raised an error of its own on (one no
     rule of memstream's foresaw), named by its class: ``too_complex`` where the parser
     refused the document's structure (XML entities that amplify, nesting), else
-    ``corrupt``."""
-    text = str(exc)[:500]
-    complex_ = any(w in text.lower() for w in ("amplification", "recursion", "too deep"))
+    ``corrupt``. The message names the error's class, never its text: a parser's
+    message may quote the document, and what is shown of a failure never does."""
+    text = str(exc)[:500].lower()
+    complex_ = any(w in text for w in ("amplification", "recursion", "too deep"))
     error_class: DocumentErrorClass = "too_complex" if complex_ else "corrupt"
-    message = f"the document cannot be read ({type(exc).__name__}: {text})"
+    reason = "its structure is too deep or amplifies" if complex_ else "the parser failed on it"
+    message = f"the document cannot be read: {reason} ({type(exc).__name__})"
     return _failed(event, error_class, message, attempt, True, now)
 
 

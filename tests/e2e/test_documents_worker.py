@@ -6,6 +6,7 @@ fails with its reason, and erasure reaching the originals."""
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -119,6 +120,28 @@ def test_names_people_give_files_are_taken_with_a_safe_id(worker: WorkerProcess)
             again = client.add_document("names", data=b"# Newer\n\nNew words.", filename=name)
             assert again["document_id"] == document_id and again["new"] is True
         assert len(client.documents("names")) == len(names)
+
+
+def test_documents_in_any_script_or_without_spaces_are_indexed(worker: WorkerProcess) -> None:
+    """Chinese and Japanese prose, an inline image and a minified JSON block: each
+    indexed in chunks within the field's limit (each failed ``corrupt`` when a chunk
+    was bounded by tokens alone), and the words after the image found."""
+    texts = {
+        "zh.md": "# 中文\n\n" + "我住在里斯本\uff0c我喜欢喝茶。" * 2500,
+        "ja.txt": "私はリスボンに住んでいます。お茶が好きです。" * 2000,
+        "pic.md": "# Pic\n\n![x](data:image/png;base64," + "iVBORw0KGgo" * 1800 + ")\n\n"
+        "The garden shed key hangs behind the kitchen door.",
+        "data.md": "# Data\n\n```json\n"
+        + json.dumps({f"key{i}": i for i in range(3000)}, separators=(",", ":"))
+        + "\n```\n",
+    }
+    with MemoryClient(worker.api_url) as client:
+        for name, text in texts.items():
+            added = client.add_document("scripts", data=text.encode(), filename=name, wait=60)
+            shown = added["document"]
+            assert shown["status"] == "indexed" and shown["chunks"] > 1, (name, shown)
+        found = client.search("scripts", "where is the garden shed key", k=3)["results"]
+        assert found and "kitchen door" in found[0]["content"]
 
 
 def test_the_command_line_adds_lists_and_says_why_a_document_failed(

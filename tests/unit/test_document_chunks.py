@@ -5,6 +5,9 @@ promises checked on any text (Hypothesis)."""
 
 from __future__ import annotations
 
+import json
+import unicodedata
+
 import pytest
 from fpdf import FPDF
 from hypothesis import given, settings
@@ -227,3 +230,74 @@ def test_every_word_is_in_a_chunk_in_order_and_spans_hold_the_text(
         assert count(chunk.text) <= target or count(chunk.text) == 1
     assert all(c or text[i].isspace() for i, c in enumerate(covered)), "text left out"
     assert chunk_blocks(blocks, count, target=target, overlap=target // 10) == chunks
+
+
+#: Text the tokenizer counts as few tokens, or that holds no space to cut at.
+HARD_TEXT = {
+    "Chinese": "# 中文\n\n" + "我住在里斯本\uff0c我喜欢喝茶。" * 2500,
+    "Japanese": "# 日本語\n\n" + "私はリスボンに住んでいます。お茶が好きです。" * 2000,
+    "an inline image": "# Pic\n\n![x](data:image/png;base64,"
+    + "iVBORw0KGgo" * 2000
+    + ")\n\nAfter.",
+    "minified JSON": "# J\n\n```json\n"
+    + json.dumps({f"key{i}": i for i in range(5000)}, separators=(",", ":"))
+    + "\n```\n",
+    "a long address": "# U\n\nSee https://example.com/" + "a" * 30_000 + " for more.",
+    "combining marks": "# M\n\n" + "e\u0301\u0301" * 20_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(HARD_TEXT))
+def test_text_of_any_script_or_without_spaces_is_cut_within_both_bounds(name: str) -> None:
+    """Runs without spaces are cut between characters, never inside a character and
+    its marks; each chunk is within the token and the character bound (the field's
+    limit is 20,000 characters: a chunk of this Chinese text was 32,500)."""
+    parsed = parse_document(HARD_TEXT[name].encode(), "text/markdown")
+    chunks = chunk_blocks(parsed.blocks, count_tokens, target=400, overlap=40)
+    text = document_text(parsed.blocks)
+    assert len(chunks) > 1
+    covered = [False] * len(text)
+    for chunk in chunks:
+        assert text[chunk.start : chunk.end] == chunk.text
+        assert chunk.tokens <= 440 and len(chunk.text) <= 3_200, (chunk.tokens, len(chunk.text))
+        assert not unicodedata.combining(chunk.text[0])
+        covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
+    assert all(c or text[i].isspace() for i, c in enumerate(covered)), "text left out"
+
+
+def test_chinese_sentences_end_at_the_ideographic_full_stop() -> None:
+    blocks = [Block("我住在里斯本。" * 300)]
+    chunks = chunk_blocks(blocks, count_tokens, target=100, overlap=10)
+    assert all(c.text.endswith("。") for c in chunks)
+
+
+_ANY = st.text(
+    alphabet=st.sampled_from(["a", "b", " ", ".", "\n", "中", "。", "\u0301", "\u200d", "😀"]),
+    min_size=1,
+    max_size=400,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_ANY, min_size=1, max_size=6), st.integers(4, 40), st.integers(6, 120))
+def test_no_chunk_passes_either_bound_whatever_the_text(
+    raw: list[str], target: int, max_chars: int
+) -> None:
+    """Whatever the script and spacing, each chunk holds at most about ``target``
+    tokens and ``max_chars`` characters (an overlap's worth more), and every
+    character of the text is in a chunk, in order."""
+
+    def count(text: str) -> int:  # a tokenizer that counts a run without spaces as one
+        return len(text.split())
+
+    blocks = [Block(t) for t in raw if t.strip()]
+    overlap = target // 10
+    chunks = chunk_blocks(blocks, count, target=target, overlap=overlap, max_chars=max_chars)
+    text = document_text(blocks)
+    covered = [False] * len(text)
+    for chunk in chunks:
+        assert text[chunk.start : chunk.end] == chunk.text
+        assert len(chunk.text) <= max_chars + max_chars * overlap // target + 2, chunk
+        assert count(chunk.text) <= target + overlap or count(chunk.text) == 1
+        covered[chunk.start : chunk.end] = [True] * (chunk.end - chunk.start)
+    assert all(c or text[i].isspace() for i, c in enumerate(covered)), "text left out"

@@ -24,7 +24,7 @@ from memstream.adapters.tokens import count_tokens
 from memstream.application.documents import submission
 from memstream.events.errors import InvalidQuery
 from memstream.events.vocabulary import DocumentFailed
-from memstream.jobs.document_lane import ReadLimits, chunked_submission
+from memstream.jobs.document_lane import ReadLimits, chunked_submission, parser_failed
 
 W = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
@@ -169,3 +169,15 @@ def test_a_document_id_with_a_dot_segment_is_refused_naming_it(document_id: str)
                    document_id=document_id)  # fmt: skip
     kept = submission("ana", b"# Notes", T0, max_bytes=1000, document_id="a.b/c..d/notes.md")
     assert kept.document_id == "a.b/c..d/notes.md"  # dots inside a segment are fine
+
+
+def test_a_failure_names_the_error_never_the_document_s_words() -> None:
+    """A parser's own message may quote the text it choked on; what the document's
+    failure says is the error's class and a reason, none of the document's words."""
+    secret = "the vault code is 8841"
+    event = submitted(secret.encode(), "text/plain")
+    failed = parser_failed(event, ValueError(f"unexpected token near {secret!r}"), T0, 1)
+    assert failed.error_class == "corrupt" and "ValueError" in failed.message
+    assert "8841" not in failed.message and "vault" not in failed.message
+    deep = parser_failed(event, RecursionError(f"too deep at {secret}"), T0, 1)
+    assert deep.error_class == "too_complex" and "8841" not in deep.message
