@@ -16,6 +16,7 @@ __all__ = [
     "omissions",
     "sealed_records",
     "short_ids",
+    "text_limits",
     "user_ids",
     "vocabulary",
 ]

@@ -6,6 +6,8 @@ model."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from datetime import UTC, datetime
 from typing import Annotated
 
@@ -23,6 +25,8 @@ __all__ = [
     "Tag",
     "UtcDateTime",
     "as_utc",
+    "bounded_id",
+    "identifier_for",
     "in_time_range",
 ]
 
@@ -34,6 +38,9 @@ __all__ = [
 #: spelled out rather than ``\w`` so that every regex dialect reads it alike.
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9_.:@+/-]{1,200}$"
 
+
+_NOT_IN_IDENTIFIERS = re.compile(r"[^A-Za-z0-9_.:@+/-]+")
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 
 #: What an identifier that breaks the rule is told.
 IDENTIFIER_RULE = "must be 1-200 characters of ASCII letters, digits and _ . : @ + / -"
@@ -122,3 +129,27 @@ UtcDateTime = Annotated[
         }
     ),
 ]
+
+
+def identifier_for(name: str, prefix: str = "") -> str:
+    """An identifier for ``prefix`` + ``name``, any string: itself when it keeps the
+    rule, else its characters outside the rule as ``-``, cut to fit, and a digest of
+    the whole, so that two names never share an identifier (a session id with spaces,
+    another script, or longer than an identifier may be stays its own)."""
+    whole = f"{prefix}{name}"
+    if _IDENTIFIER.match(whole):
+        return whole
+    digest = hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+    readable = _NOT_IN_IDENTIFIERS.sub("-", whole).strip("-")[: 200 - len(digest) - 1]
+    return f"{readable}.{digest}" if readable else digest
+
+
+def bounded_id(*parts: str, limit: int = 200) -> str:
+    """``parts`` joined by ``:`` as an event id of at most ``limit`` characters: the
+    joined parts when they fit, else as many of them as fit and a digest of all, so
+    that ids of different parts stay different at any length."""
+    whole = ":".join(parts)
+    if len(whole) <= limit:
+        return whole
+    digest = hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{whole[: limit - len(digest) - 1]}~{digest}"

@@ -18,7 +18,13 @@ from typing import Any
 
 from pydantic_core import from_json
 
-__all__ = ["MAX_DEPTH", "JsonProblem", "document_problems", "dotted", "parse_json"]
+__all__ = [
+    "MAX_DEPTH",
+    "JsonProblem",
+    "document_problems",
+    "dotted",
+    "parse_json",
+]
 
 #: Most levels of objects and arrays one event may nest (the event itself is the
 #: first); well below the parser's own limit, so that limit is never what refuses.

@@ -31,6 +31,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memstream.events.identifiers import identifier_for
+from memstream.events.text_limits import well_formed
 from memstream.hooks.errors import HookProblem, UnsafePath
 from memstream.hooks.files import inside, remove_file, write_file
 from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host
@@ -212,7 +214,7 @@ def _context(
     """The context block for the prompt (or, at the start, for the project's work)."""
     project = _project(host, payload)
     if on_prompt:
-        query = str(payload.get("prompt") or "").strip()
+        query = well_formed(str(payload.get("prompt") or "")).strip()
     else:
         query = f"what matters for the work on {project or 'this project'}: decisions, preferences"
     if not any(ch.isalnum() for ch in query):
@@ -298,7 +300,7 @@ def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, en
     except OSError as exc:
         raise HookProblem(f"cannot read the transcript {path}: {exc.strerror}") from None
     user, project, now = _user(options), _project(host, payload), datetime.now(UTC)
-    session_id = identifier(session, f"{host.name}-")
+    session_id = identifier_for(session, f"{host.name}-")
     read = read_transcript(data, 0, user_id=user, session_id=session_id, project_id=project)
     if not read.messages and read.next_offset == 0 and len(data) == READ_BYTES:
         # one line longer than a run reads: stepped past, so that it wedges nothing

@@ -19,10 +19,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memstream.events.identifiers import bounded_id
+from memstream.events.text_limits import MESSAGE_CHARS, trimmed
+
 __all__ = ["TranscriptRead", "identifier", "read_transcript"]
 
 #: The longest text a message carries (the event's own limit).
-MAX_TEXT = 100_000
+MAX_TEXT = MESSAGE_CHARS
 _NOT_IN_IDENTIFIERS = re.compile(r"[^A-Za-z0-9_.:@+/-]+")
 _COMMAND_ECHO = ("<command-name>", "<command-message>", "<local-command-", "<bash-")
 
@@ -95,12 +98,12 @@ def _message(
         return None
     document: dict[str, Any] = {
         "type": "message",
-        "event_id": f"{channel}:{uuid}"[:200],
+        "event_id": bounded_id(channel, uuid),
         "user_id": user_id,
         "session_id": session_id,
         "channel": channel,
         "role": "user" if kind == "user" else "assistant",
-        "content": text[:MAX_TEXT],
+        "content": trimmed(text, MAX_TEXT),
         "occurred_at": at,
     }
     if project_id is not None:

@@ -3,9 +3,12 @@ prompt and answer as message events, the end of a session, and the session and t
 folder the input names.
 
 Event ids come from the host's own name for the turn (Codex's ``turn_id``, Cursor's
-``generation_id``), else from what the turn said, so a hook that fires twice stores
-nothing twice; the prompt and the answer of a turn share it, ``:user`` and ``:assistant``
-after it.
+``generation_id``), else from what the turn said and when the host says it fired
+(Gemini's ``timestamp``), so a hook that fires twice stores nothing twice while the same
+words said again in a later turn are stored again; the prompt and the answer of a turn
+share it, ``:user`` and ``:assistant`` after it. An id stays unique at any length (a
+digest stands for what does not fit), a session of any name gets an identifier of its
+own, and text with a lone surrogate is repaired (U+FFFD), not refused.
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
+from memstream.events.identifiers import bounded_id, identifier_for
+from memstream.events.text_limits import trimmed
 from memstream.hooks.hosts import Act, Host
-from memstream.hooks.transcripts import MAX_TEXT, identifier
+from memstream.hooks.transcripts import MAX_TEXT
 
 __all__ = ["folder_of", "session_end_event", "session_of", "turn_events"]
 
@@ -23,7 +28,7 @@ __all__ = ["folder_of", "session_end_event", "session_of", "turn_events"]
 def session_of(host: Host, payload: dict[str, Any]) -> str | None:
     """The memstream session of the host's conversation."""
     named = payload.get(host.session_field)
-    return identifier(named, f"{host.name}-") if isinstance(named, str) and named else None
+    return identifier_for(named, f"{host.name}-") if isinstance(named, str) and named else None
 
 
 def folder_of(host: Host, payload: dict[str, Any]) -> str | None:
@@ -51,7 +56,9 @@ def turn_events(
     answer = _text(payload.get(host.answer_field)) if host.answer_field else ""
     turn = payload.get(host.turn_field) if host.turn_field else None
     if not isinstance(turn, str) or not turn:
-        said = f"{session}\n{prompt}\n{answer}".encode()
+        fired = payload.get("timestamp")
+        moment = fired if isinstance(fired, str) else ""
+        said = f"{session}\n{moment}\n{prompt}\n{answer}".encode("utf-8", "surrogatepass")
         turn = hashlib.sha256(said).hexdigest()[:24]
     said_now = [
         ("user", prompt, user_id) if act is Act.STORE_PROMPT else ("assistant", answer, host.name)
@@ -65,7 +72,7 @@ def turn_events(
         events.append(
             {
                 "type": "message",
-                "event_id": f"{host.name}:{session}:{turn}:{role}"[:200],
+                "event_id": bounded_id(host.name, session, turn, role),
                 "user_id": user_id,
                 "session_id": session,
                 "channel": host.name,
@@ -89,7 +96,7 @@ def session_end_event(
         return None
     return {
         "type": "session_ended",
-        "event_id": f"{host.name}-end:{session}"[:200],
+        "event_id": bounded_id(f"{host.name}-end", session),
         "user_id": user_id,
         "session_id": session,
         "occurred_at": now.isoformat(),
@@ -98,4 +105,4 @@ def session_end_event(
 
 
 def _text(value: Any) -> str:
-    return value[:MAX_TEXT] if isinstance(value, str) else ""
+    return trimmed(value, MAX_TEXT) if isinstance(value, str) else ""

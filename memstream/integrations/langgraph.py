@@ -20,7 +20,11 @@ How LangGraph's items become memories:
 - a ``put`` or ``delete`` returns once the change is visible to reads (the worker
   applies events shortly after memstream accepts them), so a graph reads its writes;
   ``wait_visible=False`` returns once it is accepted (durable), for a graph that does
-  not read what it just wrote.
+  not read what it just wrote. Either way a key's writes apply in the order they were
+  made: a value said again supersedes as any other, and a ``delete`` after a ``put``
+  not yet visible waits for that put, then forgets it.
+- a namespace of any depth: the first 29 of its prefixes are tags (memstream keeps 32
+  a memory); a search under a deeper prefix filters its 29-label prefix's items.
 
 Not covered: ``ttl`` (memstream's own decay and archive apply instead), ``index``
 (memstream indexes every item itself), and ``list_namespaces`` over every user when no
@@ -49,6 +53,7 @@ from langgraph.store.base import (
 )
 
 from memstream.client import MemoryClient, MemstreamAPIError
+from memstream.events.text_limits import well_formed
 from memstream.integrations.visible import until_visible
 from memstream.queries.search.request import MAX_QUERY_CHARS
 
@@ -105,6 +110,8 @@ class MemstreamStore(BaseStore):
         self.project_id = project_id
         self.wait_visible = wait_visible
         self.visible_seconds = visible_seconds
+        #: the memory of each key's last put not yet seen visible (``wait_visible=False``)
+        self._unseen: dict[tuple[tuple[str, ...], str], str] = {}
 
     # -- the interface LangGraph calls ------------------------------------------------
 
@@ -140,10 +147,12 @@ class MemstreamStore(BaseStore):
 
     def _put(self, namespace: tuple[str, ...], key: str, value: Mapping[str, Any]) -> None:
         try:
-            content = json.dumps(
-                {"namespace": list(namespace), "key": key, "value": dict(value)},
-                ensure_ascii=False,
-                sort_keys=True,
+            content = well_formed(
+                json.dumps(
+                    {"namespace": list(namespace), "key": key, "value": dict(value)},
+                    ensure_ascii=False,
+                    sort_keys=True,
+                )
             )
         except (TypeError, ValueError, RecursionError) as error:
             message = f"item {key!r} is not a JSON document memstream can keep: {error}"
@@ -168,6 +177,7 @@ class MemstreamStore(BaseStore):
             tags=tags,
         )
         if not self.wait_visible:
+            self._unseen[(namespace, key)] = memory_id
             return
         self._until(
             lambda: (
@@ -182,6 +192,9 @@ class MemstreamStore(BaseStore):
         return None if row is None else _item(row)
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
+        unseen = self._unseen.pop((namespace, key), None)
+        if unseen is not None:  # a put of ours not yet applied: forget it once it is
+            self._until(lambda: self._current(namespace, key) == unseen, f"the put of {key!r}")
         row = self._current_row(namespace, key)
         if row is None:
             return
@@ -202,23 +215,30 @@ class MemstreamStore(BaseStore):
         users = [self._user(prefix)] if prefix or self.user_id else self._users()
         wanted = op.offset + op.limit
         found: list[SearchItem] = []
+        tag = namespace_tag(prefix[:_TAGGED_DEPTHS]) if prefix else ITEM_TAG
+        under = prefix if len(prefix) > _TAGGED_DEPTHS else ()  # deeper than tagged
         for user in users:
-            tag = namespace_tag(prefix) if prefix else ITEM_TAG
             if op.query:
-                found += self._searched(user, op.query, tag, op.filter, wanted)
+                found += self._searched(user, op.query, tag, under, op.filter, wanted)
             else:
-                found += self._listed(user, tag, op.filter, wanted)
+                found += self._listed(user, tag, under, op.filter, wanted)
         if op.query:
             found.sort(key=lambda item: -(item.score or 0.0))
         return found[op.offset : wanted]
 
     def _searched(
-        self, user: str, query: str, tag: str, where: dict[str, Any] | None, wanted: int
+        self,
+        user: str,
+        query: str,
+        tag: str,
+        under: tuple[str, ...],
+        where: dict[str, Any] | None,
+        wanted: int,
     ) -> list[SearchItem]:
-        depth = min(100, wanted * (4 if where else 1))
+        depth = min(100, wanted * (4 if where or under else 1))
         answer = self.client.search(
             user,
-            query[:MAX_QUERY_CHARS],
+            well_formed(query[:MAX_QUERY_CHARS]),
             k=depth,
             tags=[tag],
             kinds=["fact"],
@@ -227,17 +247,25 @@ class MemstreamStore(BaseStore):
         items = []
         for hit in answer["results"]:
             item = _search_item(hit, hit["score"])
-            if item is not None and _matches(item.value, where):
+            fits = item is not None and _fits(item.namespace, under, "prefix")
+            if item is not None and fits and _matches(item.value, where):
                 items.append(item)
         return items[:wanted]
 
     def _listed(
-        self, user: str, tag: str, where: dict[str, Any] | None, wanted: int
+        self,
+        user: str,
+        tag: str,
+        under: tuple[str, ...],
+        where: dict[str, Any] | None,
+        wanted: int,
     ) -> list[SearchItem]:
         items = []
         for row in self._rows(user, tag):
             item = _search_item(row, None)
-            if item is not None and _matches(item.value, where):
+            if item is None or not _fits(item.namespace, under, "prefix"):
+                continue
+            if _matches(item.value, where):
                 items.append(item)
                 if len(items) >= wanted:
                     break

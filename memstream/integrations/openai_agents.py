@@ -16,7 +16,10 @@
   returns once memstream has accepted the items (durable); until the server lists them,
   the session gives them back from what it added, so a run reads its own writes without
   waiting for the worker. ``pop_item`` and ``clear_session`` forget the items (kept in
-  the log, as every forget is).
+  the log, as every forget is). No item is refused: a session id of any string gets a
+  memstream identifier of its own, text with a lone surrogate is repaired, an item's
+  text longer than a message holds is cut with a note saying how much was not kept,
+  and any number of items is published in batches a request takes.
 - :func:`memory_tools`: ``search_memory`` and ``remember_fact`` as function tools.
 - :func:`memory_context`: a ``call_model_input_filter`` that puts the context block for
   the turn's last user message before it, as a user-role note (never into the agent's
@@ -42,6 +45,8 @@ from agents.items import TResponseInputItem
 from agents.run_config import CallModelData, ModelInputData
 
 from memstream.client import MemoryClient
+from memstream.events.identifiers import bounded_id, identifier_for
+from memstream.events.text_limits import trimmed, well_formed
 from memstream.integrations.visible import until_visible
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.search.request import MAX_QUERY_CHARS
@@ -57,6 +62,13 @@ MEMORY_PREAMBLE = (
 )
 #: The channel the session's events are published on.
 CHANNEL = "openai-agents"
+#: The most events, and about the most bytes of JSON, one publish carries (the
+#: server's limits are 1,000 events and 4,000,000 bytes by default).
+_BATCH_EVENTS = 500
+_BATCH_BYTES = 2_500_000
+#: The most characters of JSON an item is kept as (its text leaves cut beyond).
+_ITEM_CHARS = 200_000
+_LEAF_CHARS = 20_000
 
 
 class MemstreamSession:
@@ -74,6 +86,8 @@ class MemstreamSession:
         visible_seconds: float = 30.0,
     ) -> None:
         self.session_id = session_id
+        #: the memstream session the SDK's session id names (itself when it is one)
+        self.memstream_session = identifier_for(session_id)
         self.user_id = user_id
         self.project_id = project_id
         self.client = client or MemoryClient()
@@ -102,7 +116,7 @@ class MemstreamSession:
         """The session's visible memories, oldest first."""
         return list(
             self.client.all_memories(
-                self.user_id, session_id=self.session_id, kind="episode", order="oldest",
+                self.user_id, session_id=self.memstream_session, kind="episode", order="oldest",
                 limit=200,
             )
         )  # fmt: skip
@@ -110,7 +124,7 @@ class MemstreamSession:
     def _add(self, items: list[TResponseInputItem]) -> None:
         now = datetime.now(UTC)
         events = []
-        event_ids = [f"{CHANNEL}:{self.session_id}:{uuid.uuid4().hex}" for _ in items]
+        event_ids = [bounded_id(CHANNEL, self.memstream_session, uuid.uuid4().hex) for _ in items]
         for i, item in enumerate(items):
             role, text = _said(item)
             events.append(
@@ -119,17 +133,18 @@ class MemstreamSession:
                     "event_id": event_ids[i],
                     "user_id": self.user_id,
                     "project_id": self.project_id,
-                    "session_id": self.session_id,
+                    "session_id": self.memstream_session,
                     "channel": CHANNEL,
                     "role": role,
                     "speaker": self.user_id if role == "user" else role,
-                    "content": text,
+                    "content": trimmed(text),
                     # a microsecond apart: the items keep their order when read back
                     "occurred_at": (now + timedelta(microseconds=i)).isoformat(),
-                    "metadata": {"agents_item": item},
+                    "metadata": {"agents_item": _kept(item, role, text)},
                 }
             )
-        self.client.publish(events)  # durable once it returns; listed shortly after
+        for batch in _batches(events):  # durable once each returns; listed shortly after
+            self.client.publish(batch)
         self._pending += [
             (memory_id_for(self.user_id, event_id), item)
             for event_id, item in zip(event_ids, items, strict=True)
@@ -145,7 +160,7 @@ class MemstreamSession:
     def _pop(self) -> TResponseInputItem | None:
         self._settle()
         newest = self.client.list(
-            self.user_id, session_id=self.session_id, kind="episode", limit=1
+            self.user_id, session_id=self.memstream_session, kind="episode", limit=1
         )["memories"]
         if not newest:
             return None
@@ -163,7 +178,7 @@ class MemstreamSession:
 
     def _visible(self, memory_id: str) -> bool:
         listed = self.client.list(
-            self.user_id, session_id=self.session_id, kind="episode", limit=5
+            self.user_id, session_id=self.memstream_session, kind="episode", limit=5
         )["memories"]
         return any(m["memory_id"] == memory_id for m in listed)
 
@@ -187,7 +202,10 @@ def memory_tools(
         """
         try:
             found = memory.search(
-                user_id, query[:MAX_QUERY_CHARS], k=max(1, min(k, 20)), project_id=project_id
+                user_id,
+                well_formed(query[:MAX_QUERY_CHARS]),
+                k=max(1, min(k, 20)),
+                project_id=project_id,
             )
         except MemstreamError as error:
             return _unavailable(error)
@@ -207,7 +225,9 @@ def memory_tools(
             fact: the fact, as one sentence.
         """
         try:
-            return json.dumps({"memory_id": memory.remember(user_id, fact, project_id=project_id)})
+            return json.dumps(
+                {"memory_id": memory.remember(user_id, well_formed(fact), project_id=project_id)}
+            )
         except MemstreamError as error:
             return _unavailable(error)
 
@@ -233,7 +253,9 @@ def memory_context(
         nonlocal warned
         if text not in turn:
             try:
-                block = memory.context(user_id, text[:MAX_QUERY_CHARS], **options)["context"]
+                block = memory.context(user_id, well_formed(text[:MAX_QUERY_CHARS]), **options)[
+                    "context"
+                ]
             except MemstreamError as error:
                 if not warned:
                     warned = True
@@ -284,6 +306,44 @@ def _said(item: Any) -> tuple[str, str]:
     if kind == "function_call_output":
         return "tool", _text(item.get("output")) or "(no output)"
     return "tool", f"({kind})"
+
+
+def _kept(item: Any, role: str, text: str) -> Any:
+    """The item as the session keeps it: text leaves well formed and, for an item
+    longer than :data:`_ITEM_CHARS` as JSON, each long leaf cut with a note (a message
+    of its cut text if that is still too long)."""
+    kept = _leaves(item, None)
+    if len(json.dumps(kept, default=str)) <= _ITEM_CHARS:
+        return kept
+    kept = _leaves(item, _LEAF_CHARS)
+    if len(json.dumps(kept, default=str)) <= _ITEM_CHARS:
+        return kept
+    return {"role": role if role != "tool" else "assistant", "content": trimmed(text, _LEAF_CHARS)}
+
+
+def _leaves(value: Any, limit: int | None) -> Any:
+    if isinstance(value, str):
+        return trimmed(value, limit) if limit is not None else well_formed(value)
+    if isinstance(value, dict):
+        return {well_formed(str(k)): _leaves(v, limit) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_leaves(v, limit) for v in value]
+    return value
+
+
+def _batches(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """``events`` in publishes the server takes: at most :data:`_BATCH_EVENTS` events
+    and about :data:`_BATCH_BYTES` of JSON each."""
+    batches: list[list[dict[str, Any]]] = [[]]
+    size = 0
+    for event in events:
+        length = len(json.dumps(event, default=str).encode("utf-8", "surrogatepass"))
+        if batches[-1] and (len(batches[-1]) >= _BATCH_EVENTS or size + length > _BATCH_BYTES):
+            batches.append([])
+            size = 0
+        batches[-1].append(event)
+        size += length
+    return batches
 
 
 def _text(content: Any) -> str:

@@ -420,7 +420,7 @@ def hook_run(
     """Run ``command`` as the host does: a shell, in the project, the host's payload for
     ``event`` (its placeholders filled) on standard input."""
     payload = (FIXTURES / host / f"{event}.json").read_text()
-    for name, value in {"CWD": str(project), **fill}.items():
+    for name, value in {"CWD": str(project), "WHEN": "2026-11-28T09:00:09.000Z", **fill}.items():
         payload = payload.replace(f"${name}", value)
     env = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(project.parent)}
     return subprocess.run(
@@ -748,3 +748,96 @@ def test_a_langgraph_put_of_an_earlier_value_is_the_value(
     _all_applied(memstream, namespace[0], 3)
     item = store.get(namespace, "editor")
     assert item is not None and item.value == {"content": "A"}
+
+
+@pytest.mark.parametrize("wait_visible", [True, False])
+def test_a_langgraph_put_then_delete_ends_deleted(
+    memstream: MemoryClient, wait_visible: bool
+) -> None:
+    """A delete right after a put (not yet applied without waiting): the item ends
+    deleted (the delete saw no row and did nothing, so the item stayed)."""
+    store = MemstreamStore(memstream, wait_visible=wait_visible)
+    namespace = (someone("ana"), "prefs")
+    store.put(namespace, "theme", {"content": "dark"})
+    store.delete(namespace, "theme")
+    _all_applied(memstream, namespace[0], 1)
+    wait_until(lambda: store.get(namespace, "theme") is None, 30)
+    assert memstream.list(namespace[0], kind="fact")["memories"] == []
+
+
+def test_a_langgraph_namespace_deeper_than_the_tags_is_found(memstream: MemoryClient) -> None:
+    """35 labels (memstream tags 29 depths): searched by its own namespace, a deeper
+    prefix and a shallow one, with and without a query; text with a lone surrogate
+    kept, repaired."""
+    store = MemstreamStore(memstream)
+    deep = (someone("deep"), *(f"level{i}" for i in range(34)))
+    store.put(deep, "note", {"text": "the staging bucket is called orchard-7 \ud800"})
+    store.put((*deep[:31], "other"), "note", {"text": "the staging bucket is elsewhere"})
+    item = store.get(deep, "note")
+    assert item is not None and item.value["text"].endswith("orchard-7 \ufffd")
+    for prefix in (deep, deep[:32], deep[:3]):
+        listed = store.search(prefix)
+        found = store.search(prefix, query="staging bucket orchard")
+        expected = {deep} if len(prefix) > 31 else {deep, (*deep[:31], "other")}
+        assert {i.namespace for i in listed} == expected, prefix
+        assert {i.namespace for i in found} == expected, prefix
+
+
+def test_the_session_takes_any_session_id_long_items_and_many(memstream: MemoryClient) -> None:
+    """A session id with spaces, another script and 200 characters more; a tool output
+    of 300,000 characters; a lone surrogate; 1,200 items in one call: every item kept
+    (each was refused with 422, and every item of its call lost)."""
+    user = someone("hal")
+    name = "chat with 日本語 " + "x" * 200
+    huge = "output line\n" * 25_000
+    items: list[Any] = [
+        {"role": "user", "content": "caf\ud800 order?"},
+        {"type": "function_call_output", "call_id": "c1", "output": huge},
+        *({"role": "assistant", "content": f"step {n}"} for n in range(1_200)),
+    ]
+    asyncio.run(MemstreamSession(name, user_id=user, client=memstream).add_items(items))
+    other = MemstreamSession(name + "y", user_id=user, client=memstream)
+    asyncio.run(other.add_items([{"role": "user", "content": "another chat"}]))
+
+    def stored_items(session_id: str) -> list[Any]:  # a new session: what the server lists
+        fresh = MemstreamSession(session_id, user_id=user, client=memstream)
+        return asyncio.run(fresh.get_items())
+
+    wait_until(lambda: len(stored_items(name)) == len(items), 60)
+    mine = stored_items(name)
+    assert mine[0] == {"role": "user", "content": "caf\ufffd order?"}
+    output = mine[1]["output"]
+    assert output.startswith("output line") and output.endswith("characters more, not kept]")
+    assert mine[2:] == items[2:]
+    wait_until(
+        lambda: stored_items(name + "y") == [{"role": "user", "content": "another chat"}], 30
+    )
+
+
+def test_hooks_lose_no_turn_of_hostile_input(
+    memstream: MemoryClient, api_url: str, tmp_path: Path
+) -> None:
+    """Codex with a 250-character session id (every turn had the first's id) and a
+    prompt holding a lone surrogate (refused: the turn lost); Gemini saying the same
+    words in two turns (stored once)."""
+    user, project = someone("dev"), tmp_path / "shop"
+    (project / ".git").mkdir(parents=True)
+    codex, gemini = (
+        installed("codex", project, api_url, user),
+        installed("gemini", project, api_url, user),
+    )
+    long = "s" * 250
+    for n, prompt in enumerate(["first prompt", "second prompt", "caf\\ud800 third"]):
+        turn = {"SESSION": long, "TURN": f"t-{n}", "PROMPT": prompt, "ANSWER": f"answer {n}"}
+        run_as_host(codex["UserPromptSubmit"], "codex", "UserPromptSubmit", project, **turn)
+    said = {"SESSION": "g-twice", "PROMPT": "run the tests", "ANSWER": "all green"}
+    for when in ("2026-11-28T09:00:09.000Z", "2026-11-28T09:04:00.000Z"):
+        run_as_host(gemini["AfterAgent"], "gemini", "AfterAgent", project, WHEN=when, **said)
+    wait_until(lambda: len(memstream.list(user, kind="episode", limit=50)["memories"]) >= 7, 30)
+    rows = memstream.list(user, kind="episode", limit=50, order="oldest")["memories"]
+    assert [r["content"] for r in rows if r["channel"] == "codex"] == [
+        "first prompt", "second prompt", "caf\ufffd third"
+    ]  # fmt: skip
+    assert [r["content"] for r in rows if r["channel"] == "gemini"] == [
+        "run the tests", "all green", "run the tests", "all green"
+    ]  # fmt: skip

@@ -60,6 +60,23 @@ describe("the client against a real memstream up", () => {
     expect((await memory.users()).map((u) => u.user_id)).toContain(user);
   });
 
+  it("keeps a slot's earlier value said again: Lisbon, Berlin, Lisbon ends Lisbon", async () => {
+    const memory = client();
+    const user = someone("slot");
+    const slot = { subject: "Ana", attribute: "home", exclusive: true };
+    const said = ["Ana lives in Lisbon", "Ana lives in Berlin", "Ana lives in Lisbon"];
+    const ids = [];
+    for (const content of said) ids.push(await memory.remember(user, content, slot));
+    expect(new Set(ids).size).toBe(3); // each call its own memory, the repeat too
+    const standing = await until(async () => {
+      const all = await memory.list(user, { include_hidden: true, limit: 10 });
+      if (all.memories.length < 3) throw new Error("not all applied yet");
+      return (await memory.list(user, { kind: "fact", limit: 10 })).memories;
+    });
+    expect(standing.map((m) => m.content)).toEqual(["Ana lives in Lisbon"]);
+    expect(standing[0]!.memory_id).toBe(ids[2]);
+  });
+
   it("asks again with the same event ids, so a retried publish stores one memory", async () => {
     const memory = client();
     const user = someone("bo");
