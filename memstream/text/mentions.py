@@ -84,7 +84,8 @@ _CAPITALIZED_RUN = re.compile(
 )
 
 
-_SENTENCE_END = re.compile(r"[.!?…:;\"“”()\[\]\n]\s*$")
+#: What ends a sentence before a capitalized word (a line break does too).
+_ENDS_SENTENCE = frozenset('.!?…:;"“”()[]')
 
 
 _EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
@@ -295,8 +296,13 @@ def _strip_possessive(token: str) -> str:
 
 
 def _sentence_initial(text: str, start: int) -> bool:
-    before = text[:start]
-    return not before.strip() or bool(_SENTENCE_END.search(before))
+    """Whether ``start`` begins a sentence: nothing but spaces before it, or a line
+    break or a sentence's end (:data:`_ENDS_SENTENCE`) before its spaces. Looks back
+    over those spaces alone, so a long text's runs cost time linear in the text."""
+    at = start
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at == 0 or text[at - 1] in _ENDS_SENTENCE or "\n" in text[at:start]
 
 
 def _time_mention(match: re.Match[str]) -> EntityMention:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memstream.projections.entities import MentionSeen, entity_id, fold_mentions
 from memstream.storage.log_records import LogPosition
+from memstream.text import mentions
 from memstream.text.mentions import EntityMention, extract_mentions, normalize_name
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
@@ -165,3 +169,17 @@ def test_a_name_keeps_its_entity_id_and_takes_the_kind_a_later_sentence_gives_it
     back = fold_mentions(after, [MentionSeen("u", jo, AT, _at("e1", 3))])
     assert back[row["entity_id"]]["type"] == "organization"  # a bare name does not undo it
     assert told[0].key == bare[0].key
+
+
+_ENDS = re.compile(r"[.!?…:;\"“”()\[\]\n]\s*$")  # the rule, as a regex over all before
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab A.!\n \t:;(“…")), max_size=60), st.data())
+def test_a_sentence_start_is_judged_by_what_stands_before_it(
+    text: str, data: st.DataObject
+) -> None:
+    start = data.draw(st.integers(0, len(text)))
+    before = text[:start]
+    expected = not before.strip() or bool(_ENDS.search(before))
+    assert mentions._sentence_initial(text, start) == expected
