@@ -152,6 +152,9 @@ class Settings(BaseSettings):
             beyond, 429 with ``Retry-After``. 0: no limit.
         key_events_per_second / key_events_burst: events (and memory commands) one key
             may publish a second, and at once.
+        key_characters_per_second / key_characters_burst: characters of events' content
+            one key may publish a second, and at once: the worker's work grows with
+            characters, not events (24 pastes of 100,000 characters are 2.4 million).
         max_body_bytes: a request body larger than this is refused with 413.
         seal_events: seal every record memstream writes for a user under the user's data
             key (AES-256-GCM) before it enters the journal, the log or the event archive,
@@ -284,6 +287,8 @@ class Settings(BaseSettings):
     key_searches_burst: float = Field(default=100.0, ge=1)
     key_events_per_second: float = Field(default=2000.0, ge=0)
     key_events_burst: float = Field(default=10_000.0, ge=1)
+    key_characters_per_second: float = Field(default=500_000.0, ge=0)
+    key_characters_burst: float = Field(default=5_000_000.0, ge=1)
     max_body_bytes: int = Field(default=4_000_000, ge=1024)
     seal_events: bool = True
     data_keys_dir: str = ""

@@ -49,6 +49,12 @@ def guard_for(settings: Settings) -> Guard:
     limits = {
         "search": Limit(settings.key_searches_per_second, settings.key_searches_burst),
         "publish": Limit(settings.key_events_per_second, settings.key_events_burst),
+        "characters": Limit(
+            settings.key_characters_per_second,
+            settings.key_characters_burst,
+            unit="characters",
+            action="publish",
+        ),
     }
     return Guard(key_store_of(settings), Buckets(limits), AuditLog(settings.log_dir))
 

@@ -35,7 +35,14 @@ def event_router(deps: RouteDeps) -> APIRouter:
         users = [item["user_id"] for item in items if isinstance(item, dict) and "user_id" in item]
         who.reach_all(users, write=True)
         who.limit("publish", len(items))
+        who.limit("characters", sum(_characters(item) for item in items))
         accepted = await ops.publish(items, who.caller())
         return {"accepted": accepted.event_ids}
 
     return router
+
+
+def _characters(item: Any) -> int:
+    """The characters of an event's content (what the worker's work grows with)."""
+    content = item.get("content") if isinstance(item, dict) else None
+    return len(content) if isinstance(content, str) else 0

@@ -5,6 +5,10 @@ batches (``embed_batch_size``, or what arrived within ``embed_within_seconds``),
 each one's search text once, alone, on a worker thread, pools it with the vectors of the
 session's two previous turns (:func:`memstream.projections.episodes.turn_in_context`), and
 publishes one ``EmbeddingComputed`` per memory to ``memory.embeddings``, keyed by user.
+The passages of long turns (:mod:`memstream.text.passages`) are a third agent's work on
+the same messages, embedded :data:`PASSAGES_PER_CALL` at a time: one user's long pastes
+(a hundred passages each) never hold other users' turns back for more than one such
+call, and a message's offset is committed only once both agents are done with it.
 The previous turns and their vectors come from a bounded in-memory window per session;
 when a session is not in it (after a restart) their texts are read from the
 ``memories`` table and embedded again. The projector then writes the vectors;
@@ -29,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import faust
@@ -65,18 +70,25 @@ from memstream.streams.topics import COMMANDS, DOCUMENTS, EMBEDDINGS, LIFECYCLE,
 from memstream.text.passages import passage_id, passages
 
 __all__ = [
+    "PASSAGES_PER_CALL",
     "EmbeddedMemory",
     "SessionWindow",
     "add_embedder_agent",
     "derived_memories",
     "derived_take",
     "embed_derived_values",
+    "embed_passages",
+    "embed_turns",
     "embed_values",
     "embedding_records",
     "passage_embeddings",
     "passage_texts",
+    "passages_of",
     "vectors_in_context",
 ]
+
+#: The most passages one call to the model embeds (what a turn waits behind at most).
+PASSAGES_PER_CALL = 32
 
 #: (user, session, before) -> the search texts of the session's turns before that time.
 EarlierTurns = Callable[[str, str, datetime], list[str]]
@@ -122,18 +134,16 @@ log = logging.getLogger(__name__)
 
 
 def embed_values(
-    values: list[bytes], embedder: Embedder, now: datetime, window: SessionWindow | None = None
+    values: list[bytes],
+    embedder: Embedder,
+    now: datetime,
+    window: SessionWindow | None = None,
+    with_passages: bool = True,
 ) -> list[tuple[bytes, bytes]]:
-    """(key, value) records of the ``EmbeddingComputed`` events for raw message values."""
+    """(key, value) records of the ``EmbeddingComputed`` events for raw message values:
+    each turn's, and its passages' (unless not ``with_passages``)."""
     window = window or SessionWindow()
-    messages: list[MessageEvent] = []
-    for value in values:
-        try:
-            event = decode(value)
-        except InvalidEvent:
-            continue  # the projector sends it to the dead-letter topic
-        if isinstance(event, MessageEvent):
-            messages.append(event)
+    messages = _messages(values)
     if not messages:
         return []
     turns: list[tuple[str, list[Turn]]] = []
@@ -150,11 +160,60 @@ def embed_values(
         for m in messages
     ]
     records = embedding_records(described, vectors, embedder, now)
-    said = [(memory, m.speaker, m.content) for memory, m in zip(described, messages, strict=True)]
-    records += [(e.user_id.encode(), encode(e)) for e in passage_embeddings(said, embedder, now)]
+    if with_passages:
+        said = [
+            (memory, m.speaker, m.content) for memory, m in zip(described, messages, strict=True)
+        ]
+        records += [
+            (e.user_id.encode(), encode(e)) for e in passage_embeddings(said, embedder, now)
+        ]
     for (user_id, session_id), kept in pending.items():  # only once the batch is embedded
         window.remember(user_id, session_id, [(t, own[t] if v is None else v) for t, v in kept])
     return records
+
+
+def embed_turns(
+    values: list[bytes], embedder: Embedder, now: datetime, window: SessionWindow
+) -> list[tuple[bytes, bytes]]:
+    """:func:`embed_values` without the passages (the turns agent's work)."""
+    return embed_values(values, embedder, now, window, with_passages=False)
+
+
+def passages_of(values: list[bytes]) -> list[tuple[EmbeddedMemory, str]]:
+    """(passage, text to embed) of every passage of the long turns among raw message
+    ``values`` (none for short turns)."""
+    return [
+        passage
+        for m in _messages(values)
+        for passage in passage_texts(
+            (memory_id_for(m.user_id, m.event_id), m.user_id, m.project_id, "episode",
+             m.occurred_at),
+            m.speaker,
+            m.content,
+        )
+    ]  # fmt: skip
+
+
+def embed_passages(
+    work: list[tuple[EmbeddedMemory, str]], embedder: Embedder, now: datetime
+) -> list[tuple[bytes, bytes]]:
+    """The (key, value) records of the ``EmbeddingComputed`` of passages ``work``."""
+    if not work:
+        return []
+    vectors = embedder.embed([text for _, text in work])
+    return embedding_records([memory for memory, _ in work], vectors, embedder, now)
+
+
+def _messages(values: list[bytes]) -> list[MessageEvent]:
+    messages: list[MessageEvent] = []
+    for value in values:
+        try:
+            event = decode(value)
+        except InvalidEvent:
+            continue  # the projector sends it to the dead-letter topic
+        if isinstance(event, MessageEvent):
+            messages.append(event)
+    return messages
 
 
 def vectors_in_context(
@@ -294,13 +353,21 @@ async def _embed_until_done(
     """Embed a batch on ``lane`` (default: a thread of the loop's pool), retrying with
     backoff while the embedder fails (an API down, a malformed answer): a batch is never
     skipped, the embedding lag grows meanwhile."""
+    return await _until_done(
+        lambda: embed(values, embedder, clock(), window), lane, f"a batch of {len(values)}"
+    )
+
+
+async def _until_done(
+    work: Callable[[], list[tuple[bytes, bytes]]], lane: Executor | None, what: str
+) -> list[tuple[bytes, bytes]]:
     delay = 1.0
     loop = asyncio.get_running_loop()
     while True:
         try:
-            return await loop.run_in_executor(lane, embed, values, embedder, clock(), window)
+            return await loop.run_in_executor(lane, work)
         except Exception:
-            log.exception("embedding a batch of %d failed; retrying in %.0f s", len(values), delay)
+            log.exception("embedding %s failed; retrying in %.0f s", what, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 60.0)
 
@@ -378,8 +445,30 @@ def add_embedder_agent(
         return embed_batches
 
     app.agent(source, concurrency=1, name="memstream.embedder")(
-        agent("memstream.embedder", embed_values, "messages")
+        agent("memstream.embedder", embed_turns, "messages")
     )
+    passage_source = app.topic(
+        MESSAGES,
+        key_serializer="raw",
+        value_serializer="raw",
+        partitions=settings.messages_partitions,
+    )
+
+    @app.agent(passage_source, concurrency=1, name="memstream.embedder.passages")
+    async def embed_long_turns(stream: Any) -> None:
+        taken, within = settings.embed_batch_size, settings.embed_within_seconds
+        async for events in stream.take_events(taken, within=within):
+            work = passages_of(opened_values(keys, [bytes(e.value) for e in events]))
+            for start in range(0, len(work), PASSAGES_PER_CALL):
+                last_active[0] = time.monotonic()
+                part = work[start : start + PASSAGES_PER_CALL]
+                records = await _until_done(
+                    partial(embed_passages, part, embedder, clock()), lane, "passages"
+                )
+                sent = [await sink.send(key=k, value=v) for k, v in sealed_records(keys, records)]
+                await asyncio.gather(*sent)
+                metrics.EMBEDDINGS.labels("passages").inc(len(records))
+
     app.agent(derived_source, concurrency=1, name="memstream.embedder.derived")(
         agent(
             "memstream.embedder.derived",

@@ -121,7 +121,8 @@ STALLED_PARTITIONS = Gauge(
 
 EMBEDDINGS = Counter(
     "memstream_embeddings_total",
-    "Memories embedded, by lane (messages, derived: facts and commands, backfill)",
+    "Memories embedded, by lane (messages, passages of long turns, derived: facts and "
+    "commands, backfill)",
     ["lane"],
 )
 EMBEDDING_SECONDS = Histogram(

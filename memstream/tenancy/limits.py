@@ -1,9 +1,9 @@
 """Per-key rate limits: a token bucket per (key, kind of request), time passed in.
 
-A key may publish ``rate`` events a second and search ``rate`` times a second, with
-bursts of ``burst``; beyond, the request is refused at once with how long to wait
-(429 and ``Retry-After``), and nothing of it reaches the broker or the store, so a
-throttled key slows no one else.
+A key may publish ``rate`` events (and ``rate`` characters of their content) a second
+and search ``rate`` times a second, with bursts of ``burst``; beyond, the request is
+refused at once with how long to wait (429 and ``Retry-After``), and nothing of it
+reaches the broker or the store, so a throttled key slows no one else.
 """
 
 from __future__ import annotations
@@ -17,19 +17,22 @@ __all__ = ["Buckets", "Limit", "RateLimited"]
 class RateLimited(Exception):
     """A request over its key's rate: ``retry_after`` seconds until it would pass."""
 
-    def __init__(self, kind: str, rate: float, retry_after: int) -> None:
+    def __init__(self, kind: str, rate: float, retry_after: int, unit: str = "times") -> None:
         super().__init__(
-            f"this key may {kind} at most {rate:g} times a second; try again in {retry_after} s"
+            f"this key may {kind} at most {rate:,g} {unit} a second; try again in {retry_after} s"
         )
         self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
 class Limit:
-    """``rate`` units a second, ``burst`` at once (0: no limit)."""
+    """``rate`` units a second, ``burst`` at once (0: no limit); a refusal says the key
+    may ``action`` (the bucket's kind by default) at most ``rate`` ``unit`` a second."""
 
     rate: float
     burst: float
+    unit: str = "times"
+    action: str | None = None
 
     @property
     def unlimited(self) -> bool:
@@ -64,5 +67,6 @@ class Buckets:
         needed = min(units, limit.burst)
         if bucket.tokens < needed:
             wait = (needed - bucket.tokens) / limit.rate
-            raise RateLimited(kind, limit.rate, max(1, math.ceil(wait)))
+            retry = max(1, math.ceil(wait))
+            raise RateLimited(limit.action or kind, limit.rate, retry, limit.unit)
         bucket.tokens -= units

@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,14 @@ import httpx
 import pytest
 
 from memstream.client import MemoryClient
+from memstream.jobs.embedding_agent import PASSAGES_PER_CALL
+from memstream.projections.episodes import memory_id_for
+from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import VECTORS
+from memstream.storage.layout import DataLayout
 from memstream.testing import WorkerProcess, embedded_broker, free_port, wait_until
+from memstream.text.passages import passages
 
 pytestmark = [pytest.mark.broker, pytest.mark.slow]
 
@@ -93,6 +101,34 @@ def test_a_documents_status_says_when_its_chunks_are_findable_by_vector(
             return int(client.document("vera", "lease.md")["embedded_chunks"])
 
         wait_until(lambda: embedded() == shown["chunks"], timeout=120)
+
+
+def test_a_long_turns_passages_are_embedded_beside_the_turns_of_others(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    """A turn of 40,000 characters (more passages than one call embeds) and another
+    user's short turn after it: the short turn's vector, the long turn's own and every
+    passage's, through the worker's turns and passages agents."""
+    worker, data = running
+    paragraph = "The release train leaves on Tuesdays; every service owner signs off first. "
+    long_turn = "\n\n".join(f"{n}. " + paragraph * 5 for n in range(100))[:40_000]
+    with MemoryClient(worker.api_url, timeout=60) as client:
+        [long_id] = client.publish({"user_id": "paula", "session_id": "p", "role": "user",
+                                    "content": long_turn})  # fmt: skip
+        [short_id] = client.publish({"user_id": "quinn", "session_id": "q", "role": "user",
+                                     "content": "my locker number is 4471"})  # fmt: skip
+    uri = wait_until(lambda: DataLayout(resolve_location(str(data))).existing_projections()).uri
+    store = ProjectionStore(uri, read_consistency_interval=timedelta(0))
+    long_memory = memory_id_for("paula", long_id)
+    expected = len(passages(long_turn))
+    assert expected > PASSAGES_PER_CALL
+
+    def embedded(where: str) -> int:
+        return store.count(VECTORS, where)
+
+    wait_until(lambda: embedded(f"memory_id = '{memory_id_for('quinn', short_id)}'") == 1, 120)
+    wait_until(lambda: embedded(f"memory_id LIKE '{long_memory}+p%'") == expected, 120)
+    assert embedded(f"memory_id = '{long_memory}'") == 1
 
 
 def test_the_command_line_asks_the_server_running_for_its_data_folder(

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import given
@@ -191,7 +192,11 @@ def guarded(tmp_path: Path, operations: Operations) -> tuple[TestClient, dict[st
         for role in ("read", "write", "admin")
     }
     tokens["globex"] = keys.create("globex", "write")[1]
-    limits = {"search": Limit(5, 5), "publish": Limit(100, 100)}
+    limits = {
+        "search": Limit(5, 5),
+        "publish": Limit(100, 100),
+        "characters": Limit(50_000, 120_000, unit="characters", action="publish"),
+    }
     guard = Guard(keys, Buckets(limits), AuditLog(tmp_path / "audit"), clock=lambda: 0.0)
     app = create_app(operations, guard=guard)
     return (
@@ -300,6 +305,26 @@ def test_a_key_over_its_rate_gets_429_with_retry_after_and_big_bodies_413(
         headers={**_as(tokens["write"]), "Content-Type": "application/json"},
     )
     assert huge.status_code == 413
+
+
+def test_a_key_is_limited_by_the_characters_it_publishes_as_well_as_events(
+    guarded: tuple[TestClient, dict[str, str], Path],
+) -> None:
+    """Two events of 60,000 characters fill a burst of 120,000: a third is refused
+    with 429, naming characters, before anything of it reaches the broker."""
+    http, tokens, _ = guarded
+
+    def paste(n: int) -> httpx.Response:
+        return http.post("/v1/events", headers=_as(tokens["globex"]), json=[
+            {"user_id": "globex:bo", "session_id": "s", "role": "user",
+             "event_id": f"paste-{n}", "content": "x" * 60_000}
+        ])  # fmt: skip
+
+    # both pass the limit (this API in process has no broker to publish to: 503)
+    assert [paste(n).status_code for n in range(2)] == [503, 503]
+    third = paste(2)
+    assert third.status_code == 429 and third.headers["Retry-After"] == "2"
+    assert "at most 50,000 characters a second" in third.json()["detail"]
 
 
 def test_a_reader_sees_keys_created_and_revoked_elsewhere_at_once_and_lists_only_then(

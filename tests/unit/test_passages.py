@@ -20,10 +20,18 @@ from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
 from memstream.cli.render import search_results
 from memstream.events.codec import decode, encode
 from memstream.events.vocabulary import EmbeddingComputed
-from memstream.jobs.embedding_agent import embed_values
+from memstream.jobs.embedding_agent import (
+    PASSAGES_PER_CALL,
+    SessionWindow,
+    embed_passages,
+    embed_turns,
+    embed_values,
+    passages_of,
+)
 from memstream.jobs.embedding_backfill import missing_embedding_events
 from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.episodes import memory_id_for
+from memstream.projections.vectors import decode_vector
 from memstream.queries.context.gathering import _excerpt
 from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
 from memstream.queries.search.term_index import words
@@ -243,3 +251,32 @@ def test_the_command_line_shows_the_passage_a_long_turn_was_found_by(
     line = search_results(response)
     assert "port 9102" in line and "… ## Metrics" in line
     assert "## Shutdown" not in line  # the turn's opening is not shown
+
+
+def test_the_turns_and_passages_agents_together_make_what_one_call_made(
+    embedder: MiniLMEmbedder,
+) -> None:
+    """The turns agent embeds each turn (no passages), the passages agent the long
+    turns' passages in calls of at most ``PASSAGES_PER_CALL``: together the same events,
+    the same vectors, as when one call made both."""
+    turns = [message(event_id=f"s{n}", user_id="ola", content=t) for n, t in enumerate(SHORT_TURNS)]
+    turns.append(message(event_id="long", user_id="ola", content=LONG_ANSWER * 9))
+    values = [encode(t) for t in turns]
+    whole = {decode(v).event_id: decode(v) for _, v in embed_values(values, embedder, AT)}
+    own = [decode(v) for _, v in embed_turns(values, embedder, AT, SessionWindow())]
+    work = passages_of(values)
+    assert len(work) > PASSAGES_PER_CALL
+    parts = [
+        decode(v)
+        for start in range(0, len(work), PASSAGES_PER_CALL)
+        for _, v in embed_passages(work[start : start + PASSAGES_PER_CALL], embedder, AT)
+    ]
+    assert all("+p" not in e.memory_id for e in own if isinstance(e, EmbeddingComputed))
+    split = {e.event_id: e for e in [*own, *parts]}
+    assert split.keys() == whole.keys()
+    for event_id, event in split.items():
+        assert isinstance(event, EmbeddingComputed)
+        expected = whole[event_id]
+        assert isinstance(expected, EmbeddingComputed)
+        mine, theirs = decode_vector(event.vector), decode_vector(expected.vector)
+        assert float(mine @ theirs) > 0.999, event.memory_id
