@@ -111,9 +111,11 @@ class Settings(BaseSettings):
         document_readers: how many documents the documents lane reads at once (a
             process each, in turns across tenants and users: a big document holds one
             reader, the others' documents pass it on the rest).
-        document_read_seconds: the longest one document may take to read (parse,
-            chunk, find facts); its process is killed past it and the document fails,
-            ``too_complex`` (a 50 MB Markdown file takes about 80 s on one core).
+        document_read_seconds / document_read_seconds_per_megabyte: the longest parsing
+            and chunking a document may take, and more for each megabyte of it (a 50 MB
+            Markdown file takes about 80 s of one core), and the longest finding the
+            facts of one part of it may take; past it the process is killed and the
+            document fails, ``too_complex`` (a part goes without its facts, saying why).
         embed_context_turns: earlier turns of the session whose vectors each message's
             vector is averaged with (better recall; 0 turns it off).
         openai_api_key / openai_base_url: the OpenAI API (base URL for another endpoint
@@ -265,6 +267,7 @@ class Settings(BaseSettings):
     document_max_pages: int = Field(default=2000, ge=1)
     document_readers: int = Field(default=2, ge=1, le=32)
     document_read_seconds: float = Field(default=900.0, gt=0)
+    document_read_seconds_per_megabyte: float = Field(default=20.0, ge=0)
     embed_context_turns: int = Field(default=2, ge=0, le=10)
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None

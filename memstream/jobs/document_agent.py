@@ -11,10 +11,17 @@ neither the cores nor the interpreter's lock the chat turns the worker applies n
 language model is called from a thread instead), and publishes what
 :func:`~memstream.jobs.document_lane.read_submission` made of it (chunks, and the
 facts derived from them) to the same topic, keyed by user (so the events of a document
-stay in order). The other events of the topic are the projector's. A missing original
-is tried again after a pause, a bounded number of times; a parse failure is published
-once, final, and so is a document that killed the process reading it or took longer
-than ``document_read_seconds`` (its process is killed).
+stay in order). The other events of the topic are the projector's. The work is done in
+steps: parse and chunk, then find each part's facts, each part published as soon as it
+is done, so a big document shows its progress (chunks read of its total) and is
+searchable part by part. Big documents hold at most one reader fewer than the lane has
+(:class:`~memstream.jobs.document_queue.FairQueue`). A missing original is tried again
+after a pause, a bounded number of times; a parse failure is published once, final,
+and so is a document that killed the process reading it or whose parsing and chunking
+took longer than its time (``document_read_seconds``, and
+``document_read_seconds_per_megabyte`` more for each megabyte: time bounded by size,
+not by a fixed limit; its process is killed). A part whose facts take longer than
+``document_read_seconds`` is published without them, saying why.
 
 A submission leaves the log's reading as soon as it is queued; what was queued but not
 read when the worker stops, crashes or loses the partition is found again in the
@@ -63,6 +70,7 @@ from memstream.streams.topics import DOCUMENTS
 from memstream.text.extractor import LocalExtractor
 
 __all__ = [
+    "BIG_DOCUMENT_BYTES",
     "MAX_WAITING",
     "SWEEP_SECONDS",
     "DocumentLane",
@@ -78,6 +86,8 @@ RETRY_PAUSE_SECONDS = 1.0
 SWEEP_SECONDS = 15.0
 #: The most submissions waiting in the lane; the log is read no further meanwhile.
 MAX_WAITING = 5_000
+#: A document this large or larger is big: big ones leave a reader to the others.
+BIG_DOCUMENT_BYTES = 5_000_000
 
 #: The unfinished submissions of the given partitions (of ``count``), oldest first.
 Unread = Callable[[Collection[int], int], list[DocumentSubmitted]]
@@ -109,41 +119,39 @@ class DocumentLane:
         self.topic = app.topic(
             DOCUMENTS, key_serializer="raw", value_serializer="raw", partitions=self.count
         )
-        self.queue: FairQueue[DocumentSubmitted] = FairQueue()
+        big_readers = max(1, len(self.readers) - 1)
+        self.queue: FairQueue[DocumentSubmitted] = FairQueue(big_readers, BIG_DOCUMENT_BYTES)
         self.changed = asyncio.Event()  # work was queued or finished
         # The local rules run in the lane's process; a language model is called from here.
         self.in_lane = extractor if isinstance(extractor, LocalExtractor) else None
 
+    def read_seconds(self, size: int) -> float:
+        """How long parsing and chunking a document of ``size`` bytes may take."""
+        per_megabyte = self.settings.document_read_seconds_per_megabyte
+        return self.settings.document_read_seconds + per_megabyte * size / 1_000_000
+
     async def events_of(
         self, event: DocumentSubmitted, attempt: int, lane: Executor | None
     ) -> list[DocumentChunked | DocumentFailed]:
-        """What ``read_submission`` makes of the submission, its work split: the read
-        and a model's calls on threads, the parsing, chunking and rules on ``lane``."""
+        """What ``read_submission`` makes of the submission, without facts: the read on a
+        thread, the parsing and chunking on ``lane``."""
         try:
             data = await asyncio.to_thread(self.originals.get, event.user_id, event.checksum)
         except OriginalMissing as exc:
             return [missing_original(event, str(exc), self.clock(), self.limits, attempt)]
         loop = asyncio.get_running_loop()
         work = loop.run_in_executor(
-            lane,
-            chunked_submission,
-            event,
-            data,
-            count_tokens,
-            self.clock(),
-            self.limits,
-            attempt,
-            self.in_lane,
-        )
+            lane, chunked_submission, event, data, count_tokens, self.clock(), self.limits,
+            attempt, None,
+        )  # fmt: skip
+        limit = self.read_seconds(len(data))
         try:
             results: list[DocumentChunked | DocumentFailed] = list(
-                await asyncio.wait_for(work, self.settings.document_read_seconds)
+                await asyncio.wait_for(work, limit)
             )
         except TimeoutError:
             _restart(lane)  # the child goes, with what it was doing
-            return [
-                read_timed_out(event, self.settings.document_read_seconds, self.clock(), attempt)
-            ]
+            return [read_timed_out(event, limit, self.clock(), attempt)]
         except BrokenProcessPool:
             if getattr(lane, "closed", False):
                 raise asyncio.CancelledError from None  # stopping: read again after
@@ -153,32 +161,61 @@ class DocumentLane:
                 "document %s: reading it failed (%s)", event.document_id, type(exc).__name__
             )
             return [parser_failed(event, exc, self.clock(), attempt)]
-        if self.extractor is not None and self.in_lane is None:
-            results = [
-                await asyncio.to_thread(with_facts, event, r, self.extractor)
-                if isinstance(r, DocumentChunked)
-                else r
-                for r in results
-            ]
         return results
+
+    async def with_facts(
+        self, event: DocumentSubmitted, part: DocumentChunked, lane: Executor | None
+    ) -> DocumentChunked:
+        """``part`` with the facts the extractor finds in its chunks: the local rules on
+        ``lane``, a model from a thread. Past ``document_read_seconds``, or if the lane's
+        process dies, the part goes without facts, saying why."""
+        if self.extractor is None or not part.chunks:
+            return part
+        if self.in_lane is None:
+            return await asyncio.to_thread(with_facts, event, part, self.extractor)
+        loop = asyncio.get_running_loop()
+        work = loop.run_in_executor(lane, with_facts, event, part, self.in_lane)
+        try:
+            return await asyncio.wait_for(work, self.settings.document_read_seconds)
+        except TimeoutError:
+            _restart(lane)
+            why = f"finding facts took longer than {self.settings.document_read_seconds:g} s"
+        except BrokenProcessPool:
+            if getattr(lane, "closed", False):
+                raise asyncio.CancelledError from None  # stopping: read again after
+            why = "finding facts stopped the process reading the document"
+        return part.model_copy(update={"extractor": self.in_lane.name, "facts_error": why})
+
+    async def publish(self, event: DocumentSubmitted, results: Sequence[Any]) -> None:
+        records = sealed_records(
+            self.keys, [(event.user_id.encode(), encode(result)) for result in results]
+        )
+        sent = [await self.topic.send(key=key, value=value) for key, value in records]
+        await asyncio.gather(*sent)
 
     async def read(self, event: DocumentSubmitted, lane: Executor | None) -> None:
         for attempt in range(1, self.limits.tries + 1):
             results = await self.events_of(event, attempt, lane)
-            records = sealed_records(
-                self.keys, [(event.user_id.encode(), encode(result)) for result in results]
-            )
-            sent = [await self.topic.send(key=key, value=value) for key, value in records]
-            await asyncio.gather(*sent)
             first = results[0]
-            if not isinstance(first, DocumentFailed) or first.final:
-                outcome = first.error_class if isinstance(first, DocumentFailed) else "chunked"
-                log.info(
-                    "document %s of %s (%s): %s", event.document_id, event.user_id,
-                    event.checksum[:12], outcome,
-                )  # fmt: skip
-                return
-            await asyncio.sleep(RETRY_PAUSE_SECONDS * 2 ** (attempt - 1))
+            if isinstance(first, DocumentFailed):
+                await self.publish(event, [first])
+                if first.final:
+                    self.told(event, first.error_class)
+                    return
+                await asyncio.sleep(RETRY_PAUSE_SECONDS * 2 ** (attempt - 1))
+                continue
+            parts = [part for part in results if isinstance(part, DocumentChunked)]
+            for part in parts:  # each part out as soon as its facts are found
+                await self.publish(event, [await self.with_facts(event, part, lane)])
+            self.told(event, "chunked")
+            return
+
+    @staticmethod
+    def told(event: DocumentSubmitted, outcome: str) -> None:
+        log.info(
+            "document %s of %s (%s): %s", event.document_id, event.user_id,
+            event.checksum[:12], outcome,
+        )  # fmt: skip
 
     def enqueue(self, event: DocumentSubmitted) -> bool:
         work = Work(
@@ -187,6 +224,7 @@ class DocumentLane:
             document_id=event.document_id,
             partition=partition_of(event.user_id, self.count),
             item=event,
+            size=event.size,
         )
         if not self.queue.put(work, time.monotonic()):
             return False

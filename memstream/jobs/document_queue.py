@@ -6,8 +6,12 @@ tenant's one. :class:`FairQueue` keeps a first-in-first-out line per user, and h
 out work in turns: tenant after tenant (an id without a tenant is a tenant of its own),
 and within a tenant user after user. A user whose document is being read waits for
 the users who have none being read; when every waiting user has one being read, the
-idle readers take more of theirs. Two versions of one document are never read at once
-(the older one first), so their parts reach the log in the order they were submitted.
+idle readers take more of theirs, but big documents (``big_bytes`` and more) hold at
+most ``big_readers`` readers between them (one fewer than the lane has), so a reader is
+always left for small documents: two 50 MB files of one user read one after the other
+while another tenant's notes pass on the other reader. Two versions of one document are
+never read at once (the older one first), so their parts reach the log in the order
+they were submitted.
 
 A submission is held once: one already waiting, being read, or read not long ago (the
 sweep of unread rows finds it again while its parts are on their way to the
@@ -43,6 +47,7 @@ class Work(Generic[_T]):
     document_id: str
     partition: int
     item: _T = field(compare=False)
+    size: int = field(default=0, compare=False)
 
     @property
     def tenant(self) -> str:
@@ -57,9 +62,11 @@ def _turn_of(user_id: str) -> str:
 
 
 class FairQueue(Generic[_T]):
-    """The lane's waiting submissions, in per-user lines taken in turns."""
+    """The lane's waiting submissions, in per-user lines taken in turns; at most
+    ``big_readers`` documents of ``big_bytes`` or more read at once (no bound: None)."""
 
-    def __init__(self) -> None:
+    def __init__(self, big_readers: int | None = None, big_bytes: int = 5_000_000) -> None:
+        self.big_readers, self.big_bytes = big_readers, big_bytes
         self._lines: dict[str, deque[Work[_T]]] = {}  # user -> waiting, oldest first
         self._tenants: OrderedDict[str, OrderedDict[str, None]] = OrderedDict()
         self._reading: dict[str, Work[_T]] = {}  # submission -> work being read
@@ -92,7 +99,7 @@ class FairQueue(Generic[_T]):
                     if not busy_users and self._user_reading(user):
                         continue
                     work = self._first_free(user)
-                    if work is not None:
+                    if work is not None and self._room_for(work):
                         self._tenants.move_to_end(tenant)  # its turn is over
                         users.move_to_end(user)
                         return self._start(work)
@@ -124,6 +131,14 @@ class FairQueue(Generic[_T]):
             if not line:
                 self._forget_user(user)
         return dropped
+
+    def _room_for(self, work: Work[_T]) -> bool:
+        """Whether ``work`` may start: a big document only while fewer than
+        ``big_readers`` big ones are being read."""
+        if self.big_readers is None or work.size < self.big_bytes:
+            return True
+        big = sum(1 for w in self._reading.values() if w.size >= self.big_bytes)
+        return big < self.big_readers
 
     def _user_reading(self, user: str) -> bool:
         return any(w.user_id == user for w in self._reading.values())

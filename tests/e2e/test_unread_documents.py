@@ -160,7 +160,8 @@ def test_a_document_that_takes_too_long_to_read_fails_and_the_reader_goes_on(
     """Reading past ``document_read_seconds`` kills the reading process: the document
     ends ``failed`` (``too_complex``, the limit named) and the next one is read."""
     data = tmp_path / "data"
-    env = {"MEMSTREAM_DOCUMENT_READ_SECONDS": "2", "MEMSTREAM_DOCUMENT_READERS": "1"}
+    env = {"MEMSTREAM_DOCUMENT_READ_SECONDS": "2", "MEMSTREAM_DOCUMENT_READERS": "1",
+           "MEMSTREAM_DOCUMENT_READ_SECONDS_PER_MEGABYTE": "0"}  # fmt: skip
     up = WorkerProcess(data, env=env).start()
     try:
         up.wait_serving()

@@ -118,3 +118,25 @@ def test_every_submission_is_read_once_in_order_per_document(
         ]
         assert versions == sorted(versions)
     assert len(queue) == 0
+
+
+def test_big_documents_leave_a_reader_for_small_ones() -> None:
+    """Two 50 MB files of one user and, later, another tenant's notes, with two
+    readers: the second big file waits for the first (it would take the last reader),
+    and the notes take the reader left, one after another."""
+    queue: FairQueue[str] = FairQueue(big_readers=1, big_bytes=5_000_000)
+    queue.put(Work("big-1", "acme:ana", "a", 0, item="big-1", size=50_000_000), 0)
+    queue.put(Work("big-2", "acme:ana", "b", 0, item="big-2", size=50_000_000), 0)
+    first = queue.take()
+    assert first is not None and first.submission == "big-1"
+    assert queue.take() is None  # the second big file may not take the last reader
+    for n in range(3):
+        queue.put(Work(f"note-{n}", "globex:bo", f"n{n}", 1, item="", size=2_000), 1)
+    taken = queue.take()
+    assert taken is not None and taken.submission == "note-0"
+    queue.done(taken, 2)
+    taken = queue.take()
+    assert taken is not None and taken.submission == "note-1"
+    queue.done(first, 3)
+    second = queue.take()
+    assert second is not None and second.submission == "big-2"
