@@ -4,15 +4,19 @@ identifier of its own, and text a door would refuse is repaired, not dropped (pu
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.transcripts import entry
 
 from memstream.events.codec import from_document
 from memstream.events.identifiers import IDENTIFIER_PATTERN, bounded_id, identifier_for
 from memstream.events.text_limits import MESSAGE_CHARS, trimmed, well_formed
 from memstream.hooks.hosts import HOSTS, Act
+from memstream.hooks.transcripts import read_transcript
 from memstream.hooks.turns import session_end_event, turn_events
 
 NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -90,3 +94,31 @@ def test_well_formed_text_joins_pairs_and_replaces_lone_halves() -> None:
     assert well_formed("\ud83d\ude00 ok") == "😀 ok"
     assert well_formed("a\udc00b\ud800") == "a\ufffdb\ufffd"
     assert trimmed("short") == "short"
+
+
+@pytest.mark.parametrize("host", ["codex", "gemini", "cursor"])
+def test_every_hosts_turns_of_a_long_session_keep_ids_of_their_own(host: str) -> None:
+    """A session name of 300 characters, two turns: four events of their own, each a
+    valid event of one session (its identifier within the rule)."""
+    spec = HOSTS[host]
+    said: list[dict[str, object]] = []
+    for n in (1, 2):
+        payload = {spec.session_field: "é" * 300, "prompt": f"prompt {n}", "timestamp": f"t{n}"}
+        if spec.turn_field:
+            payload[spec.turn_field] = f"turn-{n}"
+        if spec.answer_field:
+            payload[spec.answer_field] = f"answer {n}"
+        said += turn_events(spec, BOTH, payload, user_id="dev", project_id=None, now=NOW)
+    assert len({e["event_id"] for e in said}) == len(said) == 4
+    assert len({e["session_id"] for e in said}) == 1
+    for event in said:
+        from_document(event)
+
+
+def test_a_claude_code_transcript_line_with_a_lone_surrogate_is_kept_repaired() -> None:
+    line = entry("user", "u" * 300, "caf\ud800 order?", 1)
+    data = json.dumps(line).encode() + b"\n"  # JSON escapes the surrogate, as a host may
+    read = read_transcript(data, 0, user_id="dev", session_id="s", project_id=None)
+    [kept] = read.messages
+    assert kept["content"] == "caf\ufffd order?" and len(str(kept["event_id"])) <= 200
+    from_document(kept)
