@@ -9,6 +9,7 @@ run beside the worker, asks its API instead of opening the data folder.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -28,6 +29,7 @@ from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import VECTORS
 from memstream.storage.layout import DataLayout
+from memstream.streams.topics import PROJECTED_TOPICS, end_offsets
 from memstream.testing import WorkerProcess, embedded_broker, free_port, wait_until
 from memstream.text.passages import passages
 
@@ -326,7 +328,10 @@ def test_publish_search_entities_stats_access_and_replay(
     spec = httpx.get(f"{url}/openapi.json").json()
     assert {"/v1/events", "/v1/search", "/v1/stats", "/v1/entities"} <= set(spec["paths"])
 
-    # Replay rebuilds the same state, vectors, entities and access counts included.
+    # Replay rebuilds the same state, vectors, entities and access counts included: of
+    # the whole log, once the worker has applied all of it (every topic it folds: the
+    # searches' access events, the embedders' vectors)
+    wait_until(lambda: _all_applied(url, worker.bootstrap), timeout=120)
     worker.stop()
     live = _cli("digest", "--data", str(data)).stdout.strip()
     for source in ("kafka", "archive"):
@@ -345,6 +350,23 @@ def test_publish_search_entities_stats_access_and_replay(
         assert done.returncode == 0, done.stderr
         assert _cli("digest", "--data", str(target)).stdout.strip() == live, source
     assert not (data / "api.json").exists()  # the server took its address with it
+
+
+def _all_applied(url: str, bootstrap: str) -> bool:
+    """Whether the worker has applied every record of every topic it folds."""
+    applied = httpx.get(f"{url}/v1/stats", timeout=30).json()["applied_offsets"]
+
+    async def ends() -> dict[str, int]:
+        found = {}
+        for topic in PROJECTED_TOPICS:
+            for partition, end in (await end_offsets(bootstrap, topic)).items():
+                found[f"{topic}/{partition}"] = end
+        return found
+
+    return all(
+        end == 0 or (at in applied and applied[at]["offset"] + 1 >= end)
+        for at, end in asyncio.run(ends()).items()
+    )
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

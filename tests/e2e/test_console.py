@@ -499,7 +499,12 @@ def test_another_sites_page_stores_reads_and_mints_nothing_with_keys(
         return listed if any(m["content"].startswith("sentinel") for m in listed) else None
 
     after = wait_until(kept, timeout=60)
-    assert len(after) == len(kept_before) + 1 and not any(MARKER in m["content"] for m in after)
+    assert not any(MARKER in m["content"] for m in after)
+    # the one new turn is the sentinel (background jobs may derive facts meanwhile)
+    before_ids = {m["memory_id"] for m in kept_before}
+    new_turns = [m["content"] for m in after
+                 if m["memory_id"] not in before_ids and m["kind"] == "episode"]  # fmt: skip
+    assert new_turns == ["sentinel after the attack"], new_turns
     assert KeyStore(Path(console.worker.data)).records() == keys_before  # nothing minted
 
 
