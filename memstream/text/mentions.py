@@ -23,6 +23,7 @@ from memstream.text.place_names import PLACE_NAMES
 from memstream.text.time_phrases import find_spans
 
 __all__ = [
+    "MAX_MENTIONS",
     "NAMED",
     "NAMED_TYPES",
     "EntityMention",
@@ -165,8 +166,14 @@ def normalize_name(name: str) -> str:
     return " ".join(plain.replace(_RSQUO, "'").split())
 
 
+#: The most entities one text mentions: a long paste (a log, a listing) names thousands,
+#: each an entity row to update and an id on the memory; the first ones are kept.
+MAX_MENTIONS = 256
+
+
 def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> list[EntityMention]:
-    """Every entity ``text`` mentions (the speaker included), in a stable order, once each."""
+    """Every entity ``text`` mentions (the speaker included), in a stable order, once
+    each, at most :data:`MAX_MENTIONS` of them (the first)."""
     found: list[EntityMention] = []
     if speaker and normalize_name(speaker):
         found.append(EntityMention("person", speaker.strip(), normalize_name(speaker)))
@@ -205,7 +212,7 @@ def extract_mentions(text: str, speaker: str | None, occurred_at: datetime) -> l
     for mention in found:
         if mention.key:
             unique.setdefault((entity_group(mention.type), mention.key), mention)
-    return list(unique.values())
+    return list(unique.values())[:MAX_MENTIONS]
 
 
 def person_names_in(text: str) -> list[str]:

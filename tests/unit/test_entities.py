@@ -183,3 +183,11 @@ def test_a_sentence_start_is_judged_by_what_stands_before_it(
     before = text[:start]
     expected = not before.strip() or bool(_ENDS.search(before))
     assert mentions._sentence_initial(text, start) == expected
+
+
+def test_a_long_paste_names_at_most_the_first_entities_it_may() -> None:
+    """A listing of 1,000 names: the speaker and the first names, 256 in all."""
+    text = " ".join(f"I met Name{n} Smith." for n in range(1_000))
+    found = extract_mentions(text, "Ana", datetime(2026, 11, 29, tzinfo=UTC))
+    assert len(found) == mentions.MAX_MENTIONS
+    assert found[0].key == "ana" and found[1].key == "name0 smith"
