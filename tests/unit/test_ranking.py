@@ -14,6 +14,7 @@ from memstream.queries.search.ranking import (
     adjustment_bound,
     adjustment_terms,
     fuse,
+    with_unembedded,
     without_restatements,
 )
 from memstream.queries.search.request import Intent
@@ -220,3 +221,19 @@ def test_the_adjustments_a_trace_shows_are_those_the_ranking_applies(
         factor += term
     expected = score * factor * (1.0 if confidence is None else confidence)
     assert adjusted(score, row, **context) == pytest.approx(expected, rel=1e-12, abs=1e-15)  # type: ignore[arg-type]
+
+
+@given(
+    st.dictionaries(st.sampled_from("abcdefgh"), st.floats(0, 1), max_size=8),
+    st.lists(st.sampled_from("abcdefgh"), max_size=8),
+    st.sets(st.sampled_from("abcdefgh")),
+)
+def test_a_memory_without_its_vector_gains_the_vector_share_of_its_text_rank(
+    fused: dict[str, float], text: list[str], unembedded: set[str]
+) -> None:
+    scores = with_unembedded(fused, text, unembedded.__contains__, 1.0, 60.0)
+    assert scores.keys() == fused.keys()
+    ranks = {m: r for r, m in enumerate(dict.fromkeys(text), start=1)}
+    for m, score in scores.items():
+        gained = 1.0 / (60.0 + ranks[m]) if m in ranks and m in unembedded else 0.0
+        assert score == pytest.approx(fused[m] + gained)

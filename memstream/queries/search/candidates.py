@@ -163,13 +163,23 @@ class Nearness:
     nearest first), the search rows of the archived ones among them, the passage a long
     turn was found by, each listed memory's cosine similarity to the query, and the
     most a memory it did not list can be similar (None: such a memory may have no
-    vector to judge it by)."""
+    vector to judge it by); ``every_hot`` and ``every_cold``: whether it listed every
+    vector of the hot memories (of the archived ones) the request may see, so that one
+    it did not list has no vector yet."""
 
     memory_ids: list[str]
     archived_rows: list[dict[str, Any]]
     passages: dict[str, int]
     similarity: dict[str, float]
     unlisted: float | None
+    every_hot: bool = False
+    every_cold: bool = False
+
+    def unembedded(self, memory_id: str, archived: bool) -> bool:
+        """Whether the memory surely has no vector yet (not listed by a search that
+        listed every vector there is)."""
+        complete = self.every_cold if archived else self.every_hot
+        return complete and memory_id not in self.similarity
 
     def reaches(self, memory_id: str, floor: float) -> bool:
         """Whether the memory is (or may be) at least ``floor`` similar to the query."""

@@ -97,6 +97,7 @@ class Retrievers:
             return Nearness([], [], {}, {}, None)
         nearest: list[tuple[str, float]] = []
         reach = depth * 2  # a long turn's passages are rows of their own
+        exact = True  # a list shorter than asked holds every vector there is
         if view is not None:
             nearest = view.nearest(query_vector, wanted, reach, self._pool)
         elif self._has_rows(VECTORS):
@@ -123,6 +124,8 @@ class Retrievers:
             matched,
             {m: round(1.0 - distance, 6) for m, distance in ranked},
             unlisted_similarity(lists),
+            every_hot=exact and len(nearest) < reach,
+            every_cold=cold is not None and len(archived) < depth,
         )
 
     def _nearest_archived(

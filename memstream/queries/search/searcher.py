@@ -57,7 +57,13 @@ from memstream.queries.search.candidates import (
 )
 from memstream.queries.search.intent import IntentClassifier
 from memstream.queries.search.neighbours import SessionOrder, spread
-from memstream.queries.search.ranking import adjusted, adjustment_bound, adjustment_terms, fuse
+from memstream.queries.search.ranking import (
+    adjusted,
+    adjustment_bound,
+    adjustment_terms,
+    fuse,
+    with_unembedded,
+)
 from memstream.queries.search.read_model import ReadModel
 from memstream.queries.search.request import (
     DocumentSource,
@@ -305,6 +311,15 @@ class Searcher(Retrievers):
             (w.entity, [r["memory_id"] for r in entity_rows]),
         ]
         fused = fuse([(weight, list(dict.fromkeys(ids))) for weight, ids in lists if ids], w.rrf_k)
+        if found.query_vector is not None and w.vector > 0:
+            archived = {r["memory_id"] for r in text_rows if r.get("_archived")}
+            fused = with_unembedded(
+                fused,
+                [r["memory_id"] for r in text_rows],
+                lambda m: found.nearness.unembedded(m, m in archived),
+                w.vector,
+                w.rrf_k,
+            )
         if trace is not None:
             for m, score in fused.items():
                 trace.candidate(m).fused = score
