@@ -63,6 +63,8 @@ __all__ = ["ITEM_TAG", "MemstreamStore", "namespace_tag"]
 ITEM_TAG = "langgraph"
 #: The most namespace depths tagged (memstream keeps 32 tags a memory).
 _TAGGED_DEPTHS = 29
+#: The most keys whose last put a store remembers not having seen applied.
+_UNSEEN_KEPT = 10_000
 #: The longest item memstream keeps (a remembered fact's content).
 MAX_ITEM_CHARS = 4000
 
@@ -177,7 +179,10 @@ class MemstreamStore(BaseStore):
             tags=tags,
         )
         if not self.wait_visible:
-            self._unseen[(namespace, key)] = memory_id
+            self._unseen.pop((namespace, key), None)
+            self._unseen[(namespace, key)] = memory_id  # newest last
+            while len(self._unseen) > _UNSEEN_KEPT:  # the oldest were applied long since
+                del self._unseen[next(iter(self._unseen))]
             return
         self._until(
             lambda: (

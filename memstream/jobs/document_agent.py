@@ -184,6 +184,8 @@ class DocumentLane:
             if getattr(lane, "closed", False):
                 raise asyncio.CancelledError from None  # stopping: read again after
             why = "finding facts stopped the process reading the document"
+        except Exception as exc:  # the rules' own failure: the chunks go on without facts
+            why = f"finding facts failed ({type(exc).__name__})"
         return part.model_copy(update={"extractor": self.in_lane.name, "facts_error": why})
 
     async def publish(self, event: DocumentSubmitted, results: Sequence[Any]) -> None:
