@@ -137,7 +137,7 @@ def identifier_for(name: str, prefix: str = "") -> str:
     the whole, so that two names never share an identifier (a session id with spaces,
     another script, or longer than an identifier may be stays its own)."""
     whole = f"{prefix}{name}"
-    if _IDENTIFIER.match(whole):
+    if _IDENTIFIER.fullmatch(whole):
         return whole
     digest = hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()[:20]
     readable = _NOT_IN_IDENTIFIERS.sub("-", whole).strip("-")[: 200 - len(digest) - 1]

@@ -5,6 +5,7 @@ identifier of its own, and text a door would refuse is repaired, not dropped (pu
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -75,7 +76,6 @@ def test_a_session_end_of_a_long_session_names_it() -> None:
 
 @given(st.text(min_size=1, max_size=400), st.text(min_size=1, max_size=400))
 def test_any_two_names_have_two_identifiers_that_keep_the_rule(a: str, b: str) -> None:
-    import re
 
     for name in (a, b):
         assert re.match(IDENTIFIER_PATTERN, identifier_for(name, "x-"))
@@ -88,6 +88,7 @@ def test_a_name_that_keeps_the_rule_is_its_own_identifier() -> None:
     assert identifier_for("chat-1") == "chat-1"
     assert identifier_for("019a-uuid", "codex-") == "codex-019a-uuid"
     assert identifier_for("my chat") != identifier_for("my-chat") == "my-chat"
+    assert re.match(IDENTIFIER_PATTERN + r"\Z", identifier_for("chat-1\n"))  # no newline kept
 
 
 def test_well_formed_text_joins_pairs_and_replaces_lone_halves() -> None:
