@@ -18,7 +18,15 @@ reached, as :class:`MemstreamUnreachable` naming its address. A server beyond it
 capacity answers 503 with ``Retry-After`` (and a key over its rate, 429); ``retries``
 says how many times the client waits that long and asks again (none by default). A
 message published without ``occurred_at`` is stamped with the time here, before it is
-sent, so asking again sends the same event. A request made inside an OpenTelemetry span
+sent, so asking again sends the same event.
+
+Every write answers a write token (where in the log it was put). The clients of one
+server in a process keep, per user, the token of their writes; with ``read_your_writes``
+(the default) each read of that user passes it as ``after_write``, so the server answers
+once the write is applied: what this process wrote through any client, its next read
+sees (a write not applied within the server's wait is a 503, :class:`MemstreamAPIError`).
+Any read also takes ``after_write=`` given by hand, and ``wait="vectors"`` to wait for
+the vectors too. A request made inside an OpenTelemetry span
 carries its W3C ``traceparent``, so the server's spans (and the worker's and the
 embedder's, through the log) join the caller's trace.
 """
@@ -27,8 +35,9 @@ from __future__ import annotations
 
 import builtins
 import os
+import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -39,6 +48,7 @@ import httpx
 
 from memstream.server_address import server_url
 from memstream.storage.errors import MemstreamError
+from memstream.storage.write_tokens import UnseenWrites
 
 __all__ = [
     "MemoryClient",
@@ -85,6 +95,7 @@ class MemoryClient:
         retries: int = 0,
         api_key: str | None = None,
         transport: httpx.BaseTransport | None = None,
+        read_your_writes: bool = True,
     ) -> None:
         if transport is not None and url is None:
             url = IN_PROCESS_URL
@@ -101,6 +112,42 @@ class MemoryClient:
             verify=self.url.startswith("https://"),
         )
         self._retries = retries
+        self._read_your_writes = read_your_writes
+        #: per user, where this process's writes not yet seen applied were put
+        self._unseen = _unseen_writes(self.url)
+        #: the token of the last write this client made
+        self.last_token: str | None = None
+
+    def written(self, user_id: str) -> str | None:
+        """The token of this process's writes of ``user_id`` (through any client of the
+        same server) that no read has seen applied yet (None: none)."""
+        token = self._unseen.of(user_id)
+        return token.text() if token is not None else None
+
+    def _wrote(self, users: Iterable[str], answer: Mapping[str, Any]) -> None:
+        """Keep the token a write of ``users`` answered."""
+        text = answer.get("token")
+        if isinstance(text, str):
+            self.last_token = text
+            self._unseen.wrote(users, text)
+
+    def _read(self, user_id: str, method: str, path: str, where: str, **kwargs: Any) -> Any:
+        """A read of ``user_id``'s memory, after this process's writes of the user (its
+        ``after_write`` put in ``where``: ``json`` or ``params``), unless the caller gave
+        ``after_write`` itself (a token, or None for no wait)."""
+        carried = dict(kwargs.get(where) or {})
+        token = self._unseen.of(user_id) if self._read_your_writes else None
+        if "after_write" in carried:  # the caller's own choice (None: wait for nothing)
+            token = None
+            if carried["after_write"] is None:
+                del carried["after_write"]
+        elif token is not None:
+            carried["after_write"] = token.text()
+        kwargs[where] = carried
+        result = self._call(method, path, **kwargs)
+        if token is not None:
+            self._unseen.seen(user_id, token)  # applied: no later read waits for it
+        return result
 
     def __enter__(self) -> MemoryClient:
         return self
@@ -125,13 +172,14 @@ class MemoryClient:
         batch = [events] if isinstance(events, Mapping) else list(events)
         stamped = [_timed(event, now) for event in batch]
         body = self._call("POST", "/v1/events", json=stamped)
+        self._wrote((str(e.get("user_id")) for e in stamped), body)
         return list(body["accepted"])
 
     def search(self, user_id: str, query: str, **options: Any) -> dict[str, Any]:
         """Search ``user_id``'s memories; ``options``: project_id, k, now, after, before,
         kinds, tags (datetimes as ISO strings)."""
         payload = {"user_id": user_id, "query": query, **options}
-        result: dict[str, Any] = self._call("POST", "/v1/search", json=payload)
+        result: dict[str, Any] = self._read(user_id, "POST", "/v1/search", "json", json=payload)
         return result
 
     def list(self, user_id: str, **options: Any) -> dict[str, Any]:
@@ -139,11 +187,14 @@ class MemoryClient:
         "next_cursor": ...}``. ``options``: kind, session_id, project_id, after, before
         (ISO strings), order (``newest`` or ``oldest``), limit, cursor (the
         ``next_cursor`` of the page before), include_hidden."""
-        params = {"user_id": user_id, **{k: v for k, v in options.items() if v is not None}}
+        params = {
+            "user_id": user_id,
+            **{k: v for k, v in options.items() if v is not None or k == "after_write"},
+        }
         for name, value in params.items():
             if isinstance(value, bool):
                 params[name] = "true" if value else "false"
-        result: dict[str, Any] = self._call("GET", "/v1/memories", params=params)
+        result: dict[str, Any] = self._read(user_id, "GET", "/v1/memories", "params", params=params)
         return result
 
     def all_memories(self, user_id: str, **options: Any) -> Iterator[dict[str, Any]]:
@@ -160,33 +211,39 @@ class MemoryClient:
         """The memory block for an agent about to answer ``query`` (``context`` is None
         when nothing relevant is found); ``options``: project_id, budget_tokens, now."""
         payload = {"user_id": user_id, "query": query, **options}
-        result: dict[str, Any] = self._call("POST", "/v1/context", json=payload)
+        result: dict[str, Any] = self._read(user_id, "POST", "/v1/context", "json", json=payload)
         return result
 
-    def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
+    def explain(self, user_id: str, memory_id: str, **options: Any) -> dict[str, Any]:
         """Why a memory exists and how its confidence got where it is."""
-        result: dict[str, Any] = self._call(
-            "GET", f"/v1/memories/{memory_id}/explain", params={"user_id": user_id}
-        )
+        params = {"user_id": user_id, **options}
+        path = f"/v1/memories/{memory_id}/explain"
+        result: dict[str, Any] = self._read(user_id, "GET", path, "params", params=params)
         return result
 
-    def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._call(
-            "GET", f"/v1/memories/{memory_id}", params={"user_id": user_id}
-        )
+    def memory(self, user_id: str, memory_id: str, **options: Any) -> dict[str, Any]:
+        params = {"user_id": user_id, **options}
+        path = f"/v1/memories/{memory_id}"
+        result: dict[str, Any] = self._read(user_id, "GET", path, "params", params=params)
         return result
 
-    def entity(self, user_id: str, name: str, project_id: str | None = None) -> dict[str, Any]:
+    def entity(
+        self, user_id: str, name: str, project_id: str | None = None, **options: Any
+    ) -> dict[str, Any]:
         """An entity's profile, its memories in the project's scope."""
-        params = {"user_id": user_id, "name": name}
+        params = {"user_id": user_id, "name": name, **options}
         if project_id is not None:
             params["project_id"] = project_id
-        result: dict[str, Any] = self._call("GET", "/v1/entities", params=params)
+        result: dict[str, Any] = self._read(user_id, "GET", "/v1/entities", "params", params=params)
         return result
 
-    def history(self, user_id: str, memory_id: str) -> builtins.list[dict[str, Any]]:
+    def history(
+        self, user_id: str, memory_id: str, **options: Any
+    ) -> builtins.list[dict[str, Any]]:
         """The memories that replaced one another through this one, oldest first."""
-        body = self._call("GET", f"/v1/memories/{memory_id}/history", params={"user_id": user_id})
+        params = {"user_id": user_id, **options}
+        path = f"/v1/memories/{memory_id}/history"
+        body = self._read(user_id, "GET", path, "params", params=params)
         return list(body["history"])
 
     def remember(self, user_id: str, content: str, **options: Any) -> str:
@@ -195,19 +252,23 @@ class MemoryClient:
         body = self._call(
             "POST", "/v1/memories", json={"user_id": user_id, "content": content, **options}
         )
+        self._wrote([user_id], body)
         return str(body["memory_id"])
 
     def correct(self, user_id: str, memory_id: str, content: str) -> str:
         """Replace a memory with corrected content; return the new memory's id."""
         payload = {"user_id": user_id, "content": content}
         body = self._call("POST", f"/v1/memories/{memory_id}/correct", json=payload)
+        self._wrote([user_id], body)
         return str(body["memory_id"])
 
     def confirm(self, user_id: str, memory_id: str) -> None:
-        self._call("POST", f"/v1/memories/{memory_id}/confirm", json={"user_id": user_id})
+        body = self._call("POST", f"/v1/memories/{memory_id}/confirm", json={"user_id": user_id})
+        self._wrote([user_id], body)
 
     def forget(self, user_id: str, memory_id: str) -> None:
-        self._call("POST", f"/v1/memories/{memory_id}/forget", json={"user_id": user_id})
+        body = self._call("POST", f"/v1/memories/{memory_id}/forget", json={"user_id": user_id})
+        self._wrote([user_id], body)
 
     def erase(self, user_id: str) -> dict[str, Any]:
         """Erase everything memstream keeps of ``user_id`` (a tenant admin key's call);
@@ -252,9 +313,9 @@ class MemoryClient:
         timeout = max(60.0, wait + 30.0)
         if text is not None:
             body = {"user_id": user_id, "text": text, **options}
-            return dict(
-                self._call("POST", "/v1/documents", json=body, params=params, timeout=timeout)
-            )
+            answer = self._call("POST", "/v1/documents", json=body, params=params, timeout=timeout)
+            self._wrote([user_id], answer)
+            return dict(answer)
         if path is not None:
             data = Path(path).read_bytes()
             filename = filename or Path(path).name
@@ -269,6 +330,7 @@ class MemoryClient:
         answer = self._call(
             "POST", "/v1/documents", data=form, files=files, params=params, timeout=timeout
         )
+        self._wrote([user_id], answer)
         return dict(answer)
 
     def document(self, user_id: str, document_id: str, wait: float = 0.0) -> dict[str, Any]:
@@ -282,12 +344,25 @@ class MemoryClient:
         (``wait``: up to that many seconds for it to be applied)."""
         path = f"/v1/documents/{quote(document_id, safe='')}"
         params: dict[str, Any] = {"user_id": user_id, **({"wait": wait} if wait else {})}
-        return dict(self._call("DELETE", path, params=params, timeout=max(60.0, wait + 30.0)))
+        answer = self._call("DELETE", path, params=params, timeout=max(60.0, wait + 30.0))
+        self._wrote([user_id], answer)
+        return dict(answer)
 
     def documents(self, user_id: str) -> builtins.list[dict[str, Any]]:
         """The user's documents with their status, newest first."""
         found = self._call("GET", "/v1/documents", params={"user_id": user_id})
         return list(found["documents"])
+
+    def freshness(self, user_id: str, **options: Any) -> dict[str, Any]:
+        """How fresh reads of ``user_id`` are: ``position`` (what the projections hold of
+        the user's partitions), ``pending_writes``, ``pending_vectors``; after this
+        client's writes of the user (or ``after_write=``), so it also waits for them:
+        ``wait="vectors"`` for their vectors too."""
+        params = {"user_id": user_id, **options}
+        result: dict[str, Any] = self._read(
+            user_id, "GET", "/v1/freshness", "params", params=params
+        )
+        return result
 
     def users(self, tenant: str | None = None) -> builtins.list[dict[str, Any]]:
         """The users memory is held of (a key's own tenant's), with their counts."""
@@ -325,6 +400,16 @@ class MemoryClient:
             raise MemstreamUnreachable(self.url, _reason(exc)) from None
         except httpx.TimeoutException as exc:
             raise MemstreamUnreachable(self.url, f"no answer in time: {_reason(exc)}") from None
+
+
+#: Per server address, the writes of this process's clients no read has seen yet.
+_UNSEEN: dict[str, UnseenWrites] = {}
+_UNSEEN_LOCK = threading.Lock()
+
+
+def _unseen_writes(url: str) -> UnseenWrites:
+    with _UNSEEN_LOCK:
+        return _UNSEEN.setdefault(url, UnseenWrites())
 
 
 def _trace_headers() -> dict[str, str]:

@@ -132,7 +132,10 @@ class Settings(BaseSettings):
             answered for them); any other page's requests are refused (403), with keys
             or without.
         api_read_consistency_seconds: how stale a server's view of the tables may be: it
-            looks for what the worker wrote at most this often.
+            looks for what the worker wrote at most this often (a read given a write
+            token, ``after_write``, sees the newest).
+        read_after_write_seconds: how long a read given a write token waits at most for
+            the worker to apply that write before it answers 503 with ``Retry-After``.
         api_metrics_open: with API keys on, whether the API's ``/metrics`` answers without
             a key (for a scraper on a private network); otherwise it asks for an admin
             key, since its counts are the whole deployment's.
@@ -279,6 +282,7 @@ class Settings(BaseSettings):
     public_hosts: str = Field(default="", pattern=r"^[A-Za-z0-9.:\[\], _-]*$", max_length=4000)
     browser_origins: str = Field(default="", pattern=r"^[A-Za-z0-9.:/\[\], _-]*$", max_length=4000)
     api_read_consistency_seconds: float = Field(default=0.5, ge=0)
+    read_after_write_seconds: float = Field(default=10.0, gt=0, le=300)
     api_metrics_open: bool = False
     console_session_hours: float = Field(default=8.0, gt=0, le=24 * 30)
     console_sample_seconds: float = Field(default=15.0, ge=1, le=3600)

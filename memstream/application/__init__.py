@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     )
     from memstream.application.intake import InvalidEvents, accepted_event
     from memstream.application.operations import Operations
+    from memstream.application.read_after_write import NotYetApplied
     from memstream.application.results import (
         Accepted,
         ArchiveReport,
@@ -45,6 +46,7 @@ _HOMES = {
     "Overloaded": "errors",
     "StorageFull": "errors",
     "Unavailable": "errors",
+    "NotYetApplied": "read_after_write",
     "InvalidEvents": "intake",
     "accepted_event": "intake",
     "Accepted": "results",
@@ -72,6 +74,7 @@ __all__ = [
     "LessHistory",
     "NotAvailable",
     "NotFound",
+    "NotYetApplied",
     "OperationError",
     "Operations",
     "Overloaded",

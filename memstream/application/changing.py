@@ -46,7 +46,7 @@ class MemoryChanges(OperationsCore):
         """
         events = channel_events(documents, self.clock())
         with tracing.span("publish", events=len(events), door=caller.door):
-            accepted = Accepted(await self.sink.publish(events))
+            accepted = Accepted.of(await self.sink.publish(events))
         for kind, count in Counter(event.type for event in events).items():
             metrics.PUBLISHED.labels(kind, caller.door).inc(count)
         users = Counter(event.user_id for event in events)
@@ -56,19 +56,19 @@ class MemoryChanges(OperationsCore):
 
     async def publish_lines(
         self, lines: Sequence[bytes], caller: Caller = LOCAL
-    ) -> list[CheckedLine]:
+    ) -> tuple[list[CheckedLine], str | None]:
         """Publish JSON lines: valid events to their topics, invalid lines to the
         dead-letter topic with their reason; every line as checked (the valid ones
-        audited per user, as :meth:`publish` audits)."""
+        audited per user, as :meth:`publish` audits), and the lines' write token."""
         checked = check_lines(lines, self.clock())
         with tracing.span("publish", events=len(checked), door=caller.door):
-            await self.sink.publish_lines(checked)
+            token = await self.sink.publish_lines(checked)
         for kind, count in Counter(c.event.type for c in checked if c.event).items():
             metrics.PUBLISHED.labels(kind, caller.door).inc(count)
         users = Counter(c.event.user_id for c in checked if c.event is not None)
         for user_id, count in users.items():
             self._audited(caller, "publish", user_id, 202, events=count)
-        return checked
+        return checked, token.text() if token is not None else None
 
     async def remember(self, fields: dict[str, Any], caller: Caller = LOCAL) -> Accepted:
         """``remember_fact``: a memory stated by the user or an agent. The same statement
@@ -86,7 +86,7 @@ class MemoryChanges(OperationsCore):
             raise InvalidQuery("; ".join(exc.problems)) from None
         if "event_id" not in fields and _in_a_slot(event):
             event, memory_id = commands.remembering(fields, now, again=True)
-            accepted = Accepted(await self.sink.publish([event]), memory_id)
+            accepted = Accepted.of(await self.sink.publish([event]), memory_id)
             self._audited(caller, "remember", event.user_id, 202)
             return accepted
         standing = await self._blocking(self._standing, event.user_id, memory_id)
@@ -95,7 +95,7 @@ class MemoryChanges(OperationsCore):
             return Accepted([], memory_id)
         if standing is False:
             event, memory_id = commands.remembering(fields, now, again=True)
-        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        accepted = Accepted.of(await self.sink.publish([event]), memory_id)
         self._audited(caller, "remember", event.user_id, 202)
         return accepted
 
@@ -122,7 +122,7 @@ class MemoryChanges(OperationsCore):
         event, new_id = await self._command(
             commands.correction, self.store, user_id, memory_id, content, self.clock()
         )
-        accepted = Accepted(await self.sink.publish([event]), new_id)
+        accepted = Accepted.of(await self.sink.publish([event]), new_id)
         self._audited(caller, "correct", user_id, 202)
         return accepted
 
@@ -132,7 +132,7 @@ class MemoryChanges(OperationsCore):
         event = await self._command(
             commands.confirmation, self.store, user_id, memory_id, self.clock()
         )
-        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        accepted = Accepted.of(await self.sink.publish([event]), memory_id)
         self._audited(caller, "confirm", user_id, 202)
         return accepted
 
@@ -142,7 +142,7 @@ class MemoryChanges(OperationsCore):
         event = await self._command(
             commands.forgetting, self.store, user_id, memory_id, self.clock()
         )
-        accepted = Accepted(await self.sink.publish([event]), memory_id)
+        accepted = Accepted.of(await self.sink.publish([event]), memory_id)
         self._audited(caller, "forget", user_id, 202)
         return accepted
 

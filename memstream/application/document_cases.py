@@ -75,9 +75,10 @@ class DocumentCases(OperationsCore):
             return DocumentAccepted(event.document_id, event.checksum, False, [])
         originals = DocumentOriginals(DataLayout(self.settings.data_location).documents)
         await self._blocking(originals.put, user_id, data)
-        accepted = await self.sink.publish([event])
+        published = await self.sink.publish([event])
         self._audited(caller, "document_add", user_id, 202, document=event.document_id)
-        return DocumentAccepted(event.document_id, event.checksum, True, accepted)
+        token = published.token.text() if published.token is not None else None
+        return DocumentAccepted(event.document_id, event.checksum, True, published.event_ids, token)
 
     def _document_row(self, user_id: str, document_id: str) -> dict[str, Any] | None:
         try:
@@ -179,12 +180,13 @@ class DocumentCases(OperationsCore):
             document_id=document_id,
             occurred_at=now,
         )
-        accepted = await self.sink.publish([event])
+        published = await self.sink.publish([event])
         self._audited(caller, "document_remove", user_id, 202, document=document_id)
         answer: dict[str, Any] = {
             "document_id": document_id,
             "removed": False,
-            "accepted": accepted,
+            "accepted": published.event_ids,
+            "token": published.token.text() if published.token is not None else None,
         }
         if wait_seconds:
             row = await self._document_when(

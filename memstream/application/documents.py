@@ -82,6 +82,8 @@ class DocumentAccepted:
     checksum: str
     new: bool
     event_ids: list[str]
+    #: where the submission was put in the log (None: nothing was published)
+    token: str | None = None
 
 
 def submission(

@@ -26,6 +26,12 @@ from memstream.application.core import (
     OperationsCore,
 )
 from memstream.application.errors import NotFound, Unavailable
+from memstream.application.read_after_write import (
+    Waited,
+    WaitFor,
+    read_token,
+    wait_for_write,
+)
 from memstream.application.results import (
     ContextBlock,
 )
@@ -45,6 +51,7 @@ from memstream.queries.profiles import entity_profile, memory_document, memory_h
 from memstream.queries.search.request import MEMORY_KINDS
 from memstream.queries.search.searcher import SearchRequest, SearchResponse
 from memstream.queries.search.trace import SearchTrace
+from memstream.queries.stats import embedding_lag, user_freshness
 from memstream.queries.stats import stats as compute_stats
 from memstream.queries.user_state import user_digest
 from memstream.queries.users import known_users
@@ -52,10 +59,12 @@ from memstream.runtime import assembly as components
 from memstream.storage.lance.tables import (
     STATE_TABLES,
 )
+from memstream.storage.log_records import Checkpoints
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.streams.partitioning import partition_of
 from memstream.streams.topics import (
     MESSAGES,
+    PROJECTED_TOPICS,
     end_offsets,
     read_epoch,
 )
@@ -68,11 +77,49 @@ __all__ = ["MemoryReads"]
 class MemoryReads(OperationsCore):
     """The use cases that read memory (see the module docstring)."""
 
+    async def after_write(
+        self,
+        token: str | None,
+        user_id: str,
+        wait: WaitFor = "applied",
+        seconds: float | None = None,
+    ) -> Waited | None:
+        """Wait until the projections hold the write ``token`` names (with ``wait`` =
+        "vectors", until the user's memories have their vectors too), then read the
+        tables as of their newest versions; how long that took (None: no token).
+        ``seconds``: the longest wait (default ``read_after_write_seconds``).
+
+        Raises:
+            InvalidQuery: ``token`` is not a write token.
+            NotYetApplied: not within ``seconds`` (503 with ``Retry-After``).
+        """
+        if token is None:
+            return None
+        written = read_token(token)
+        valid_identifier("user_id", user_id)
+        consumer = self.settings.consumer_group
+
+        def checkpoints() -> Checkpoints:
+            try:
+                return self.store.load_checkpoints(consumer)
+            except NotFound:  # no projections yet: nothing applied
+                return {}
+
+        vectors = None
+        if wait == "vectors" and self.settings.embedder != "none":
+            vectors = lambda: embedding_lag(self.store, user_id)  # noqa: E731
+        limit = seconds if seconds is not None else self.settings.read_after_write_seconds
+        waited = await wait_for_write(written, checkpoints, vectors_pending=vectors, seconds=limit)
+        await self._blocking(self.store.see_latest)
+        return waited
+
     async def search(self, request: SearchRequest) -> SearchResponse:
-        """Hybrid search; the memories returned are then reported as accessed (in the
-        background, best effort: the answer never waits for the broker)."""
+        """Hybrid search (after the write ``request.after_write`` names, if given); the
+        memories returned are then reported as accessed (in the background, best effort:
+        the answer never waits for the broker)."""
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
+        await self.after_write(request.after_write, request.user_id, request.wait)
         with _measured_read("search"):
             async with self._reads.turn():
                 response = await self._blocking(self.searcher.search, request)
@@ -250,6 +297,56 @@ class MemoryReads(OperationsCore):
             lambda: compute_stats(self.store, user_id, end_offsets=offsets, log_epoch=epoch)
         )
         return document
+
+    async def freshness(
+        self,
+        user_id: str,
+        after_write: str | None = None,
+        wait: WaitFor = "applied",
+        seconds: float | None = None,
+    ) -> dict[str, Any]:
+        """How fresh reads of ``user_id`` are (after the write ``after_write`` names, if
+        given): the position of the user's partitions the projections hold (a token),
+        the user's records in the log not applied yet (None when the broker does not
+        answer), and the user's memories waiting for their vector."""
+        waited = await self.after_write(after_write, user_id, wait, seconds)
+        valid_identifier("user_id", user_id)
+        ends, epoch = await self._user_log_ends(user_id)
+        partition = partition_of(user_id, self.settings.messages_partitions)
+
+        def read() -> dict[str, Any]:
+            try:
+                store = self.store
+            except NotFound:  # no projections yet
+                return user_freshness(user_id, partition, {}, ends, epoch, None)
+            checkpoints = store.load_checkpoints(self.settings.consumer_group)
+            pending_vectors = embedding_lag(store, user_id)
+            return user_freshness(user_id, partition, checkpoints, ends, epoch, pending_vectors)
+
+        document: dict[str, Any] = await self._blocking(read)
+        document["waited_ms"] = round(waited.seconds * 1000, 1) if waited is not None else None
+        return document
+
+    async def _user_log_ends(self, user_id: str, timeout: float = 5.0) -> LogEnd:
+        """The log's end offset of ``user_id``'s partition of every projected topic, and
+        the log's epoch ((None, None): the broker did not answer within ``timeout``)."""
+        bootstrap = self.settings.bootstrap
+        partition = partition_of(user_id, self.settings.messages_partitions)
+        try:
+            found = await asyncio.wait_for(
+                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
+            )
+            epoch = await asyncio.wait_for(
+                read_epoch(bootstrap, self.clock(), create=False), timeout
+            )
+        except Exception:  # the broker is down: what waits is unknown
+            return None, None
+        ends = {
+            (topic, partition): offsets[partition]
+            for topic, offsets in zip(PROJECTED_TOPICS, found, strict=True)
+            if partition in offsets
+        }
+        return ends, epoch
 
     async def log_position(self, timeout: float = 5.0) -> LogEnd:
         """The message topic's end offsets and the log epoch; (None, None) if the broker

@@ -15,6 +15,7 @@ from memstream.application import transfer
 from memstream.application.callers import LOCAL, Caller
 from memstream.application.core import OperationsCore
 from memstream.application.errors import LessHistory, NotAvailable
+from memstream.application.read_after_write import read_token
 from memstream.events.errors import InvalidQuery
 from memstream.jobs import reembedding, replay
 from memstream.jobs.replay import ReplayReport
@@ -34,6 +35,7 @@ from memstream.storage.lance.tables import (
 )
 from memstream.storage.layout import DataLayout
 from memstream.storage.schemas import vectors_schema
+from memstream.storage.write_tokens import WriteToken, merged
 from memstream.streams import history
 from memstream.streams.projector import Projector
 from memstream.streams.sealing import record_keys_of
@@ -99,6 +101,7 @@ class Rebuilding(OperationsCore):
         stream = await self._blocking(open_import, source, user_id)
         batches = stream.batches(transfer.IMPORT_BATCH)
         published = originals = 0
+        tokens: list[WriteToken | None] = []
         kinds: Counter[str] = Counter()
         with tracing.span("import", door=caller.door):
             while (batch := await self._blocking(next, batches, None)) is not None:
@@ -107,7 +110,7 @@ class Rebuilding(OperationsCore):
                     transfer.store_originals, self.settings, user_id, stored
                 )
                 if events:
-                    await self.sink.publish(events)
+                    tokens.append((await self.sink.publish(events)).token)
                 published += len(events)
                 kinds.update(event.type for event in events)
                 if progress is not None:
@@ -117,8 +120,14 @@ class Rebuilding(OperationsCore):
         plan = stream.plan
         skipped = len(plan.skipped) + plan.more_skipped
         self._audited(caller, "import", user_id, 202, events=published, skipped=skipped)
+        token = merged(tokens)
         return transfer.ImportReport(
-            plan.shape, published, originals, plan.skipped, plan.more_skipped
+            plan.shape,
+            published,
+            originals,
+            plan.skipped,
+            plan.more_skipped,
+            token.text() if token is not None else None,
         )
 
     async def replay(
@@ -127,15 +136,21 @@ class Rebuilding(OperationsCore):
         into: str,
         swap: bool = False,
         writers: int = 1,
+        through: str | None = None,
     ) -> tuple[replay.ReplayReport, str | None]:
         """Rebuild the projections into ``into`` from the log or the event archive; with
         ``swap`` switch the data folder to them; with ``writers`` above one, from the
-        archive by that many processes, each writing a group of partitions. Answers the
-        report and the generation switched to, if any."""
+        archive by that many processes, each writing a group of partitions; with
+        ``through`` (a token, as ``memstream position`` prints one) only the records at or
+        before its positions: the memory as it stood there. Answers the report and the
+        generation switched to, if any."""
         if writers > 1 and source != "archive":
             raise InvalidQuery(
                 "replay with several writers reads the event archive: --source archive"
             )
+        cut = read_token(through) if through is not None else None
+        if cut is not None and writers > 1:
+            raise InvalidQuery("replay --through rebuilds with one writer")
         target = self.settings.location_of(into)
         cold_store = components.make_cold_store(self.settings)
         keys = record_keys_of(self.settings)
@@ -154,6 +169,8 @@ class Rebuilding(OperationsCore):
             )
         else:
             records = await self._log_records(source)
+            if cut is not None:
+                records = (replay.records_through(table, cut) for table in records)
             report = await self._blocking(
                 lambda: replay.rebuild(
                     records,

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.events.vocabulary import Event
+from memstream.streams.publisher import Published
 
 __all__ = [
     "Accepted",
@@ -21,10 +22,18 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Accepted:
-    """Events the log took, and the memory they name (for the memory commands)."""
+    """Events the log took, the memory they name (for the memory commands), and the
+    write token saying where they were put (see :mod:`memstream.storage.write_tokens`;
+    None when nothing was published)."""
 
     event_ids: list[str]
     memory_id: str | None = None
+    token: str | None = None
+
+    @classmethod
+    def of(cls, published: Published, memory_id: str | None = None) -> Accepted:
+        token = published.token.text() if published.token is not None else None
+        return cls(published.event_ids, memory_id, token)
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,16 @@ from memstream.application.errors import StorageFull, Unavailable
 from memstream.events.vocabulary import Event
 from memstream.settings import Settings
 from memstream.storage.headroom import Headroom
+from memstream.storage.write_tokens import WriteToken
 from memstream.streams.broker import is_listening
 from memstream.streams.errors import DiskFull, StreamsError
-from memstream.streams.publisher import CheckedLine, Publisher, headroom_of, publisher_for
+from memstream.streams.publisher import (
+    CheckedLine,
+    Published,
+    Publisher,
+    headroom_of,
+    publisher_for,
+)
 
 __all__ = ["BrokerSink", "DrainState", "EventSink"]
 
@@ -41,9 +48,9 @@ log = logging.getLogger(__name__)
 class EventSink(Protocol):
     """Where operations publish events (the log)."""
 
-    async def publish(self, events: Sequence[Event]) -> list[str]: ...
+    async def publish(self, events: Sequence[Event]) -> Published: ...
 
-    async def publish_lines(self, lines: Sequence[CheckedLine]) -> None: ...
+    async def publish_lines(self, lines: Sequence[CheckedLine]) -> WriteToken | None: ...
 
     async def close(self) -> None: ...
 
@@ -159,8 +166,9 @@ class BrokerSink:
                 raise
         self._outage.ended()
 
-    async def publish(self, events: Sequence[Event]) -> list[str]:
-        """Append ``events`` to the log durably; their ids once acknowledged.
+    async def publish(self, events: Sequence[Event]) -> Published:
+        """Append ``events`` to the log durably; their ids and where they were put, once
+        acknowledged.
 
         Raises:
             Unavailable: (StorageFull for a full disk) naming in ``taken`` the events
@@ -172,11 +180,12 @@ class BrokerSink:
             except StreamsError as exc:
                 raise _refusal(exc, [e.event_id for e in events]) from None
 
-    async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:
-        """Publish checked input lines: events to their topics, the rest dead-lettered."""
+    async def publish_lines(self, lines: Sequence[CheckedLine]) -> WriteToken | None:
+        """Publish checked input lines: events to their topics, the rest dead-lettered;
+        where they were put."""
         async with self._publishing() as publisher:
             try:
-                await publisher.publish_lines(lines)
+                return await publisher.publish_lines(lines)
             except StreamsError as exc:
                 names = [f"line {line.number}" for line in lines if line.sendable]
                 raise _refusal(exc, names) from None

@@ -52,6 +52,8 @@ class ImportReport:
     skipped: list[Skipped]
     #: entries skipped past those named in ``skipped``
     more_skipped: int = 0
+    #: where the import's events were put in the log (None: none were published)
+    token: str | None = None
 
 
 def export_stream(

@@ -103,9 +103,9 @@ class Upkeep(OperationsCore):
             events = await self._blocking(self.archiver().restore, user_id, memory_id, self.clock())
         except NotArchived:
             raise await self._not_archived(user_id, memory_id or "") from None
-        accepted = await self.sink.publish(events) if events else []
+        accepted = Accepted.of(await self.sink.publish(events), memory_id) if events else None
         self._audited(caller, "restore", user_id, 202, memories=len(events))
-        return Accepted(accepted, memory_id)
+        return accepted or Accepted([], memory_id)
 
     async def _not_archived(self, user_id: str, memory_id: str) -> NotFound:
         """What to say of a memory that is not in cold storage: that it is hot, or that

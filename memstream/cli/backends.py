@@ -145,15 +145,26 @@ class MemoryAccess:
         except httpx.HTTPError as exc:
             raise ServerRefused(f"the API at {self.where} did not answer: {exc}") from None
 
-    def publish(self, events: list[dict[str, Any]]) -> list[str]:
-        return self._ask(lambda api: api.publish(events))
+    def publish(self, events: list[dict[str, Any]], wait: bool = False) -> str | None:
+        """Publish ``events``; their write token (with ``wait``, once they are applied)."""
 
-    def list_memories(self, request: ListRequest) -> dict[str, Any]:
+        def call(api: MemoryClient) -> str | None:
+            api.publish(events)
+            if wait:
+                for user in sorted({str(event["user_id"]) for event in events}):
+                    api.freshness(user)  # after the client's write of the user
+            return api.last_token
+
+        return self._ask(call)
+
+    def list_memories(self, request: ListRequest, after_write: str | None = None) -> dict[str, Any]:
         options = {
             name: value.isoformat() if isinstance(value, datetime) else value
             for name, value in asdict(request).items()
             if name != "user_id"
         }
+        if after_write is not None:
+            options["after_write"] = after_write
         return self._ask(lambda api: api.list(request.user_id, **options))
 
     def search(self, request: SearchRequest) -> SearchResponse:
@@ -170,11 +181,13 @@ class MemoryAccess:
         project_id: str | None,
         budget_tokens: int | None,
         now: datetime | None,
+        after_write: str | None = None,
     ) -> dict[str, Any]:
         options = {
             "project_id": project_id,
             "budget_tokens": budget_tokens,
             "now": now.isoformat() if now else None,
+            "after_write": after_write,
         }
         given = {name: value for name, value in options.items() if value is not None}
         return self._ask(lambda api: api.context(user_id, query, **given))
@@ -185,27 +198,59 @@ class MemoryAccess:
     def users(self, tenant: str | None) -> list[dict[str, Any]]:
         return self._ask(lambda api: api.users(tenant))
 
-    def entity(self, user_id: str, name: str, project_id: str | None) -> dict[str, Any]:
-        return self._ask(lambda api: api.entity(user_id, name, project_id))
+    def entity(
+        self, user_id: str, name: str, project_id: str | None, after_write: str | None = None
+    ) -> dict[str, Any]:
+        given = {"after_write": after_write} if after_write else {}
+        return self._ask(lambda api: api.entity(user_id, name, project_id, **given))
 
-    def explain(self, user_id: str, memory_id: str) -> dict[str, Any]:
-        return self._ask(lambda api: api.explain(user_id, memory_id))
+    def explain(
+        self, user_id: str, memory_id: str, after_write: str | None = None
+    ) -> dict[str, Any]:
+        given = {"after_write": after_write} if after_write else {}
+        return self._ask(lambda api: api.explain(user_id, memory_id, **given))
 
-    def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
-        return self._ask(lambda api: api.history(user_id, memory_id))
+    def history(
+        self, user_id: str, memory_id: str, after_write: str | None = None
+    ) -> list[dict[str, Any]]:
+        given = {"after_write": after_write} if after_write else {}
+        return self._ask(lambda api: api.history(user_id, memory_id, **given))
 
-    def remember(self, fields: dict[str, Any]) -> str:
+    def remember(self, fields: dict[str, Any], wait: bool = False) -> tuple[str, str | None]:
+        """Remember ``fields``; the memory's id and the write's token (with ``wait``,
+        once it is applied)."""
         rest = {name: value for name, value in fields.items() if name not in ("user_id", "content")}
-        return self._ask(lambda api: api.remember(fields["user_id"], fields["content"], **rest))
+        user_id = fields["user_id"]
+        return self._changed(
+            user_id, lambda api: api.remember(user_id, fields["content"], **rest), wait
+        )
 
-    def correct(self, user_id: str, memory_id: str, content: str) -> str:
-        return self._ask(lambda api: api.correct(user_id, memory_id, content))
+    def correct(
+        self, user_id: str, memory_id: str, content: str, wait: bool = False
+    ) -> tuple[str, str | None]:
+        """The correction's memory id and write token (with ``wait``, once applied)."""
+        return self._changed(user_id, lambda api: api.correct(user_id, memory_id, content), wait)
 
-    def confirm(self, user_id: str, memory_id: str) -> None:
-        self._ask(lambda api: api.confirm(user_id, memory_id))
+    def confirm(self, user_id: str, memory_id: str, wait: bool = False) -> str | None:
+        """The confirmation's write token (with ``wait``, once applied)."""
+        return self._changed(user_id, lambda api: api.confirm(user_id, memory_id), wait)[1]
 
-    def forget(self, user_id: str, memory_id: str) -> None:
-        self._ask(lambda api: api.forget(user_id, memory_id))
+    def forget(self, user_id: str, memory_id: str, wait: bool = False) -> str | None:
+        """The forget's write token (with ``wait``, once applied)."""
+        return self._changed(user_id, lambda api: api.forget(user_id, memory_id), wait)[1]
+
+    def _changed(
+        self, user_id: str, change: Callable[[MemoryClient], _T], wait: bool
+    ) -> tuple[_T, str | None]:
+        """What ``change`` answered and its write token (with ``wait``, once applied)."""
+
+        def call(api: MemoryClient) -> tuple[_T, str | None]:
+            answered = change(api)
+            if wait:
+                api.freshness(user_id)  # after the client's write of the user
+            return answered, api.last_token
+
+        return self._ask(call)
 
     def erase(self, user_id: str) -> dict[str, Any]:
         return self._ask(lambda api: api.erase(user_id))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from memstream.cli import render
+from memstream.cli.reading import after_write_flag as _after_write
 from memstream.cli.shared import (
     Command,
     access_of,
@@ -13,28 +14,32 @@ from memstream.cli.shared import (
     show,
     unknown_user,
 )
+from memstream.cli.writing import WAIT_HELP, print_token
 from memstream.settings import Settings
 
 __all__ = ["correct", "erase", "memory_command", "register"]
 
 
 def correct(args: argparse.Namespace, settings: Settings) -> int:
-    now_id = access_of(args, settings).correct(args.user, args.memory_id, args.text)
+    access = access_of(args, settings)
+    now_id, token = access.correct(args.user, args.memory_id, args.text, args.wait)
     print(f"corrected {args.memory_id}: now {now_id}")
+    print_token(token)
     return 0
 
 
 def memory_command(args: argparse.Namespace, settings: Settings) -> int:
     access = access_of(args, settings)
     if args.command == "history":
-        show(args, access.history(args.user, args.memory_id), render.history)
+        show(args, access.history(args.user, args.memory_id, args.after_write), render.history)
         return 0
     if args.command == "confirm":
-        access.confirm(args.user, args.memory_id)
+        token = access.confirm(args.user, args.memory_id, args.wait)
         print(f"confirmed {args.memory_id}")
     else:
-        access.forget(args.user, args.memory_id)
+        token = access.forget(args.user, args.memory_id, args.wait)
         print(f"forgot {args.memory_id}")
+    print_token(token)
     return 0
 
 
@@ -53,6 +58,7 @@ def register(command: Command) -> None:
     """Add this module's commands, with their flags, to the parser ``command`` builds."""
     p = command("correct", correct, "replace a memory with corrected content", True)
     p.add_argument("--user", required=True)
+    p.add_argument("--wait", action="store_true", help=WAIT_HELP)
     p.add_argument("memory_id")
     p.add_argument("text")
 
@@ -64,6 +70,10 @@ def register(command: Command) -> None:
         p = command(name, memory_command, help_, asks_server=True)
         p.add_argument("--user", required=True)
         p.add_argument("--json", action="store_true")
+        if name == "history":
+            _after_write(p)
+        else:
+            p.add_argument("--wait", action="store_true", help=WAIT_HELP)
         p.add_argument("memory_id")
 
     p = command(

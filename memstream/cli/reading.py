@@ -26,6 +26,7 @@ from memstream.settings import EMBEDDERS, Settings
 from memstream.storage.errors import MemstreamError
 
 __all__ = [
+    "after_write_flag",
     "context_command",
     "entity_command",
     "explain_command",
@@ -55,7 +56,7 @@ def memories_command(args: argparse.Namespace, settings: Settings) -> int:
             cursor=cursor,
             include_hidden=args.history,
         )
-        page = access.list_memories(request)
+        page = access.list_memories(request, args.after_write)
         print(json.dumps(page, default=str) if args.json else render.memory_page(page, args.all))
         if not page["memories"] and cursor is None and unknown_user(access, args.user):
             return 2
@@ -82,6 +83,7 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
                 "include_history": args.history,
                 "include_archived": not args.hot_only,
                 "min_similarity": args.min_similarity,
+                "after_write": args.after_write,
             }
         )
     except ValidationError as exc:
@@ -96,7 +98,8 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
 #: The flag of each field of a search request.
 _SEARCH_FLAGS = {"user_id": "--user", "project_id": "--project", "query": "QUERY", "k": "-k",
                  "now": "--now", "after": "--after", "before": "--before", "kinds": "--kind",
-                 "tags": "--tag", "min_similarity": "--min-similarity"}  # fmt: skip
+                 "tags": "--tag", "min_similarity": "--min-similarity",
+                 "after_write": "--after-write"}  # fmt: skip
 
 
 def users_command(args: argparse.Namespace, settings: Settings) -> int:
@@ -108,7 +111,7 @@ def users_command(args: argparse.Namespace, settings: Settings) -> int:
 def entity_command(args: argparse.Namespace, settings: Settings) -> int:
     access = access_of(args, settings)
     try:
-        profile = access.entity(args.user, args.name, args.project)
+        profile = access.entity(args.user, args.name, args.project, args.after_write)
     except MemstreamError as exc:
         if not_found(exc) and unknown_user(access, args.user) is not None:
             return 2
@@ -119,7 +122,9 @@ def entity_command(args: argparse.Namespace, settings: Settings) -> int:
 
 def context_command(args: argparse.Namespace, settings: Settings) -> int:
     now = time_arg(args.now, "--now")
-    block = access_of(args, settings).context(args.user, args.query, args.project, args.budget, now)
+    block = access_of(args, settings).context(
+        args.user, args.query, args.project, args.budget, now, args.after_write
+    )
     if args.json:
         print(json.dumps(block, indent=2, ensure_ascii=False))
         return 0
@@ -132,7 +137,8 @@ def context_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def explain_command(args: argparse.Namespace, settings: Settings) -> int:
-    show(args, access_of(args, settings).explain(args.user, args.memory_id), render.why)
+    explained = access_of(args, settings).explain(args.user, args.memory_id, args.after_write)
+    show(args, explained, render.why)
     return 0
 
 
@@ -171,6 +177,7 @@ def register(command: Command) -> None:
     )
     # archived memories are always searched now; the old flag is accepted and changes nothing
     p.add_argument("--archived", action="store_true", help=argparse.SUPPRESS)
+    after_write_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
 
@@ -187,6 +194,7 @@ def register(command: Command) -> None:
     p.add_argument("--cursor", help="where the page before ended (it prints the next one)")
     p.add_argument("--all", action="store_true", help="every page, one after the other")
     p.add_argument("--history", action="store_true", help="superseded and forgotten ones too")
+    after_write_flag(p)
     p.add_argument("--json", action="store_true")
 
     p = command(
@@ -198,6 +206,7 @@ def register(command: Command) -> None:
     p = command("entity", entity_command, "an entity's profile: aliases, mentions, memories", True)
     p.add_argument("--user", required=True)
     p.add_argument("--project", help="its memories in this project's scope")
+    after_write_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("name")
 
@@ -208,6 +217,7 @@ def register(command: Command) -> None:
     p.add_argument("--project")
     p.add_argument("--budget", type=int, help="tokens (default: 1,000 simple, 3,000 complex)")
     p.add_argument("--now", help="the time relative phrases refer to (ISO 8601)")
+    after_write_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("query")
 
@@ -215,6 +225,7 @@ def register(command: Command) -> None:
         "explain", explain_command, "why a memory exists and how its confidence got there", True
     )
     p.add_argument("--user", required=True)
+    after_write_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("memory_id")
 
@@ -223,3 +234,12 @@ def register(command: Command) -> None:
     )
     p.add_argument("--user")
     p.add_argument("--json", action="store_true")
+
+
+def after_write_flag(parser: argparse.ArgumentParser) -> None:
+    """Add ``--after-write TOKEN`` to a reading command."""
+    parser.add_argument(
+        "--after-write",
+        metavar="TOKEN",
+        help="answer once the worker has applied this write (the token a write printed)",
+    )

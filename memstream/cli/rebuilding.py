@@ -36,7 +36,8 @@ __all__ = [
 
 def replay_command(args: argparse.Namespace, settings: Settings) -> int:
     report, generation = run_here(
-        settings, lambda ops: ops.replay(args.source, args.into, args.swap, args.writers)
+        settings,
+        lambda ops: ops.replay(args.source, args.into, args.swap, args.writers, args.through),
     )
     print(
         f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
@@ -161,6 +162,12 @@ def register(command: Command) -> None:
         metavar="N",
         default=1,
         help="processes that each rebuild a group of partitions (from the archive)",
+    )
+    p.add_argument(
+        "--through",
+        metavar="TOKEN",
+        help="only the records at or before this position (a write token, or the "
+        "'position' of `memstream stats --json`): the memory as it stood there",
     )
 
     p = command(

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memstream.cli.backends import running_server
 from memstream.cli.shared import (
@@ -21,7 +21,14 @@ from memstream.clock import system_clock
 from memstream.events.errors import InvalidQuery
 from memstream.settings import Settings
 
-__all__ = ["docs", "publish", "register", "remember"]
+if TYPE_CHECKING:
+    from memstream.application import Operations
+    from memstream.streams.publisher import CheckedLine
+
+__all__ = ["WAIT_HELP", "docs", "print_token", "publish", "register", "remember"]
+
+#: What ``--wait`` does, for every command that writes.
+WAIT_HELP = "answer once the worker has applied it (the next command sees it)"
 
 
 def publish(args: argparse.Namespace, settings: Settings) -> int:
@@ -39,19 +46,53 @@ def publish(args: argparse.Namespace, settings: Settings) -> int:
 
             # the command's own span: the server's spans (and the worker's) join its trace
             with tracing.span("publish", SpanKind.CLIENT, events=1):
-                server.publish([document])
+                token = server.publish([document], wait=args.wait)
         else:
-            run_here(settings, lambda ops: ops.publish([document]))
+            token = run_here(settings, lambda ops: _published_here(ops, [document], args.wait))
         print("accepted 1 of 1")
+        print_token(token)
         return 0
     if not args.jsonl:
         raise UsageError("give --jsonl FILE, or --user, --session and the message text")
     from memstream.cli import render
 
     lines = _read_lines(args.jsonl)
-    checked = run_here(settings, lambda ops: ops.publish_lines(lines))
+    checked, token = run_here(settings, lambda ops: _lines_here(ops, lines, args.wait))
     say(render.published(checked))
+    print_token(token)
     return 0 if all(c.event is not None for c in checked) else 1
+
+
+async def _published_here(
+    ops: Operations, documents: list[dict[str, Any]], wait: bool
+) -> str | None:
+    """Publish ``documents`` from this process; their token (with ``wait``, once the
+    projections hold them)."""
+    accepted = await ops.publish(documents)
+    if wait and accepted.token is not None:
+        for user in sorted({str(d["user_id"]) for d in documents}):
+            await ops.after_write(accepted.token, user)
+    return accepted.token
+
+
+async def _lines_here(
+    ops: Operations, lines: list[bytes], wait: bool
+) -> tuple[list[CheckedLine], str | None]:
+    """Publish JSON ``lines`` from this process; the lines as checked and their token
+    (with ``wait``, once the projections hold them)."""
+    checked, token = await ops.publish_lines(lines)
+    if wait and token is not None:
+        users = sorted({c.event.user_id for c in checked if c.event is not None})
+        for user in users:
+            await ops.after_write(token, user)
+    return checked, token
+
+
+def print_token(token: str | None) -> None:
+    """The write token, for a read to wait for (``--after-write``), on a line of its own
+    after the command's answer."""
+    if token is not None:
+        print(f"token: {token}")
 
 
 def _message_document(args: argparse.Namespace) -> dict[str, Any]:
@@ -89,7 +130,9 @@ def remember(args: argparse.Namespace, settings: Settings) -> int:
         fields["kind"] = args.kind
     if args.tags:
         fields["tags"] = args.tags
-    print(f"remembered {access_of(args, settings).remember(fields)}")
+    memory_id, token = access_of(args, settings).remember(fields, wait=args.wait)
+    print(f"remembered {memory_id}")
+    print_token(token)
     return 0
 
 
@@ -153,6 +196,7 @@ def register(command: Command) -> None:
     p.add_argument("--project")
     p.add_argument("--channel", default="cli")
     p.add_argument("--at", help="when it was said (ISO 8601; default now)")
+    p.add_argument("--wait", action="store_true", help=WAIT_HELP)
     p.add_argument("text", nargs="?")
 
     p = command("remember", remember, "remember a fact (a remember_fact command)", True)
@@ -160,6 +204,7 @@ def register(command: Command) -> None:
     p.add_argument("--project")
     p.add_argument("--kind", choices=("fact", "preference", "procedure", "opinion"))
     p.add_argument("--tag", action="append", dest="tags")
+    p.add_argument("--wait", action="store_true", help=WAIT_HELP)
     p.add_argument("text")
 
     p = command("docs", docs, "add documents, list them, show their status, remove one", True)

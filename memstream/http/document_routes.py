@@ -121,6 +121,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
             "checksum": accepted.checksum,
             "new": accepted.new,
             "accepted": accepted.event_ids,
+            "token": accepted.token,
         }
         response.status_code = 202 if accepted.new else 200
         if wait:

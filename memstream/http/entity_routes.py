@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 
@@ -13,8 +13,10 @@ from memstream.http.contract import (
 )
 from memstream.http.guard import Principal
 from memstream.http.parameters import (
+    AFTER_WRITE,
     READ,
     USER,
+    WAIT,
     RouteDeps,
 )
 
@@ -32,11 +34,14 @@ def entity_router(deps: RouteDeps) -> APIRouter:
         user_id: str = USER,
         name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),
         project_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
+        after_write: str | None = AFTER_WRITE,
+        wait: Literal["applied", "vectors"] = WAIT,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """An entity's profile, its memories in the project's scope (the user's memories
         of no project, and the project's)."""
         who.reads(user_id)
+        await ops.after_write(after_write, user_id, wait)
         return await ops.entity(user_id, name, project_id)
 
     return router

@@ -16,11 +16,13 @@ from memstream.http.contract import (
 from memstream.http.guard import Principal
 from memstream.http.parameters import (
     AFTER,
+    AFTER_WRITE,
     BEFORE,
     KINDS,
     MEMORY,
     READ,
     USER,
+    WAIT,
     WRITE,
     Correction,
     Owner,
@@ -43,7 +45,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """``remember_fact``: store a memory stated by the user or an agent."""
         who.writes(body.user_id)
         done = await ops.remember(body.model_dump(exclude_none=True), who.caller())
-        return {"accepted": done.event_ids, "memory_id": done.memory_id}
+        return {"accepted": done.event_ids, "memory_id": done.memory_id, "token": done.token}
 
     @router.get("/v1/memories", responses=errors(*READ))
     async def list_memories(
@@ -58,12 +60,15 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         cursor: str | None = Query(None, max_length=2000, pattern=r"^[A-Za-z0-9_-]+$"),
         include_hidden: bool = Query(False, description="superseded and forgotten too"),
         tag: str | None = Query(None, pattern=TAG_PATTERN, max_length=64),
+        after_write: str | None = AFTER_WRITE,
+        wait: Literal["applied", "vectors"] = WAIT,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """The user's memories a page at a time, newest (or oldest) first, archived ones
         included and marked; ``next_cursor`` gives the next page, which memories added
         meanwhile never shift."""
         who.reads(user_id)
+        await ops.after_write(after_write, user_id, wait)
         request = ListRequest(
             user_id=user_id,
             kind=kind,
@@ -95,14 +100,19 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """Bring an archived memory back to the hot tables, with its vector."""
         who.writes(body.user_id)
         done = await ops.restore(body.user_id, memory_id, who.caller())
-        return {"accepted": done.event_ids, "memory_id": memory_id}
+        return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.get("/v1/memories/{memory_id:text}/history", responses=errors(*READ, 404))
     async def get_history(
-        memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
+        memory_id: str = MEMORY,
+        user_id: str = USER,
+        after_write: str | None = AFTER_WRITE,
+        wait: Literal["applied", "vectors"] = WAIT,
+        who: Principal = WHO,
     ) -> dict[str, Any]:
         """The memories that replaced one another through this one, oldest first."""
         who.reads(user_id)
+        await ops.after_write(after_write, user_id, wait)
         return {"memory_id": memory_id, "history": await ops.history(user_id, memory_id)}
 
     @router.post(
@@ -114,7 +124,12 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
         who.writes(body.user_id)
         done = await ops.correct(body.user_id, memory_id, body.content, who.caller())
-        return {"accepted": done.event_ids, "memory_id": done.memory_id, "supersedes": memory_id}
+        return {
+            "accepted": done.event_ids,
+            "memory_id": done.memory_id,
+            "supersedes": memory_id,
+            "token": done.token,
+        }
 
     @router.post(
         "/v1/memories/{memory_id:text}/confirm", status_code=202, responses=errors(*WRITE, 404)
@@ -123,7 +138,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """``confirm_fact``: full confidence, never decays."""
         who.writes(body.user_id)
         done = await ops.confirm(body.user_id, memory_id, who.caller())
-        return {"accepted": done.event_ids, "memory_id": memory_id}
+        return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.post(
         "/v1/memories/{memory_id:text}/forget", status_code=202, responses=errors(*WRITE, 404)
@@ -132,15 +147,20 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """``forget``: never returned by search again; kept for history."""
         who.writes(body.user_id)
         done = await ops.forget(body.user_id, memory_id, who.caller())
-        return {"accepted": done.event_ids, "memory_id": memory_id}
+        return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.get("/v1/memories/{memory_id:text}/explain", responses=errors(*READ, 404))
     async def explain(
-        memory_id: str = MEMORY, user_id: str = USER, who: Principal = WHO
+        memory_id: str = MEMORY,
+        user_id: str = USER,
+        after_write: str | None = AFTER_WRITE,
+        wait: Literal["applied", "vectors"] = WAIT,
+        who: Principal = WHO,
     ) -> dict[str, Any]:
         """Why a memory exists: the turns it came from, what replaced what, commands,
         entities, and how its confidence got where it is."""
         who.reads(user_id)
+        await ops.after_write(after_write, user_id, wait)
         return await ops.explain(user_id, memory_id)
 
     @router.get("/v1/memories/{memory_id:memory_id}", responses=errors(*READ, 404, 501, 503, 507))
@@ -148,11 +168,14 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         memory_id: str = MEMORY,
         user_id: str = USER,
         expand: bool = Query(False),
+        after_write: str | None = AFTER_WRITE,
+        wait: Literal["applied", "vectors"] = WAIT,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """A memory; with ``expand=true`` an archived memory's original, read from cold
         storage exactly as it was archived (three expansions in 30 days restore it)."""
         who.reads(user_id)
+        await ops.after_write(after_write, user_id, wait)
         if not expand:
             return await ops.memory(user_id, memory_id)
         expanded = await ops.expand(user_id, memory_id)

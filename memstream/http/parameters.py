@@ -6,7 +6,7 @@ answer, and the dependencies every router is built over."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Path, Query
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,17 +20,20 @@ from memstream.http.contract import (
 from memstream.http.guard import Guard
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
 from memstream.queries.search.request import MAX_QUERY_CHARS, MEMORY_KINDS
+from memstream.storage.write_tokens import MAX_TOKEN_CHARS, TOKEN_PATTERN
 from memstream.tenancy.keys import Role
 
 __all__ = [
     "ACTIONS",
     "AFTER",
+    "AFTER_WRITE",
     "BEFORE",
     "KINDS",
     "MEMORY",
     "READ",
     "SUFFIXES",
     "USER",
+    "WAIT",
     "WRITE",
     "ContextRequest",
     "Correction",
@@ -42,6 +45,16 @@ __all__ = [
 USER = Query(pattern=IDENTIFIER_PATTERN, max_length=200)
 KINDS = "^(" + "|".join(MEMORY_KINDS) + ")$"
 AFTER = Query(None, description="memories that occurred at or after this time")
+#: A write token a read waits for (the ``token`` a write answered).
+AFTER_WRITE = Query(
+    None,
+    max_length=MAX_TOKEN_CHARS,
+    pattern=TOKEN_PATTERN,
+    description="a write token: answer once the projections hold that write "
+    "(503 with Retry-After after a bounded wait)",
+)
+#: With ``after_write``: what to wait for.
+WAIT = Query("applied", description="with after_write: 'applied', or 'vectors' too")
 BEFORE = Query(None, description="memories that occurred before this time")
 #: A memory id in a path: ``{memory_id:text}`` in the route, so an id holding ``/`` (which
 #: the identifier rule allows, sent as ``%2F`` or as it is) or a line break (which it
@@ -116,6 +129,10 @@ class ContextRequest(BaseModel):
     #: the block's size; by default 1,000 tokens for a simple query, 3,000 for a complex one
     budget_tokens: int | None = Field(default=None, ge=1, le=MAX_CONTEXT_TOKENS)
     now: UtcDateTime | None = None
+    #: a write token: the block is assembled once the projections hold that write
+    after_write: str | None = Field(default=None, max_length=MAX_TOKEN_CHARS, pattern=TOKEN_PATTERN)
+    #: with ``after_write``: "applied", or "vectors" (the user's vectors are there too)
+    wait: Literal["applied", "vectors"] = "applied"
 
 
 READ = (401, 403, 422, 429)

@@ -47,6 +47,7 @@ def search_router(deps: RouteDeps) -> APIRouter:
         """The memory block to put before an agent's answer (``context`` is null when
         nothing relevant is found)."""
         who.reads(body.user_id)
+        await ops.after_write(body.after_write, body.user_id, body.wait)
         block = await ops.context(
             body.user_id, body.query, body.project_id, body.budget_tokens, body.now
         )

@@ -1,8 +1,9 @@
-"""Users: statistics, the users a tenant holds, erasing a user and exporting one."""
+"""Users: statistics, how fresh a user's reads are, the users a tenant holds, erasing a
+user and exporting one."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
@@ -14,8 +15,11 @@ from memstream.http.contract import (
 )
 from memstream.http.guard import Principal
 from memstream.http.parameters import (
+    AFTER_WRITE,
     READ,
     SUFFIXES,
+    USER,
+    WAIT,
     WRITE,
     RouteDeps,
 )
@@ -40,6 +44,20 @@ def user_router(deps: RouteDeps) -> APIRouter:
         else:
             who.reads(user_id)
         return await ops.stats(user_id)
+
+    @router.get("/v1/freshness", responses=errors(*READ, 503))
+    async def get_freshness(
+        user_id: str = USER,
+        after_write: str | None = AFTER_WRITE,
+        wait: Literal["applied", "vectors"] = WAIT,
+        who: Principal = WHO,
+    ) -> dict[str, Any]:
+        """How fresh reads of the user are: the position the projections hold of the
+        user's partitions, the user's writes not applied yet and memories waiting for
+        their vector. With ``after_write``, answers once that write is applied (503 with
+        ``Retry-After`` after a bounded wait): ``publish --wait`` asks this."""
+        who.reads(user_id)
+        return await ops.freshness(user_id, after_write, wait)
 
     @router.get("/v1/users", responses=errors(*READ))
     async def get_users(

@@ -17,12 +17,12 @@ How LangGraph's items become memories:
 - ``search`` with a query is memstream's hybrid search (BM25, vectors, entities), its
   score the ``SearchItem.score``; without one, the namespace's items newest first.
   ``filter`` is matched on the value (equality, or ``$eq $ne $gt $gte $lt $lte``).
-- a ``put`` or ``delete`` returns once the change is visible to reads (the worker
-  applies events shortly after memstream accepts them), so a graph reads its writes;
-  ``wait_visible=False`` returns once it is accepted (durable), for a graph that does
-  not read what it just wrote. Either way a key's writes apply in the order they were
-  made: a value said again supersedes as any other, and a ``delete`` after a ``put``
-  not yet visible waits for that put, then forgets it.
+- a ``put`` or ``delete`` returns once the change is applied (its write token: the
+  worker applies events shortly after memstream accepts them), so a graph reads its
+  writes; ``wait_visible=False`` returns once it is accepted (durable), and the next
+  read through the client waits for it instead. Either way a key's writes apply in the
+  order they were made: a value said again supersedes as any other, and a ``delete``
+  after a ``put`` not yet applied waits for that put, then forgets it.
 - a namespace of any depth: the first 29 of its prefixes are tags (memstream keeps 32
   a memory); a search under a deeper prefix filters its 29-label prefix's items.
 
@@ -54,7 +54,7 @@ from langgraph.store.base import (
 
 from memstream.client import MemoryClient, MemstreamAPIError
 from memstream.events.text_limits import well_formed
-from memstream.integrations.visible import until_visible
+from memstream.integrations.visible import until_applied
 from memstream.queries.search.request import MAX_QUERY_CHARS
 
 __all__ = ["ITEM_TAG", "MemstreamStore", "namespace_tag"]
@@ -63,8 +63,6 @@ __all__ = ["ITEM_TAG", "MemstreamStore", "namespace_tag"]
 ITEM_TAG = "langgraph"
 #: The most namespace depths tagged (memstream keeps 32 tags a memory).
 _TAGGED_DEPTHS = 29
-#: The most keys whose last put a store remembers not having seen applied.
-_UNSEEN_KEPT = 10_000
 #: The longest item memstream keeps (a remembered fact's content).
 MAX_ITEM_CHARS = 4000
 
@@ -87,11 +85,11 @@ class MemstreamStore(BaseStore):
         client: the client to call (one of ``url`` and ``api_key`` by default).
         user_id: every item's user; else the namespace's first label is the user.
         project_id: every item's project.
-        wait_visible: whether a write returns only once reads show it (as LangGraph's
+        wait_visible: whether a write returns only once it is applied (as LangGraph's
             own stores behave); without, it returns once memstream accepted it (durable)
-            and reads show it a moment later (the worker's batch wait, about half a
-            second as deployed).
-        visible_seconds: how long a write waits to be visible to reads.
+            and the client's next read of the user waits for it.
+        visible_seconds: how long a write (or a delete after a put) waits at most for
+            the writes before it to be applied.
     """
 
     supports_ttl = False
@@ -112,8 +110,6 @@ class MemstreamStore(BaseStore):
         self.project_id = project_id
         self.wait_visible = wait_visible
         self.visible_seconds = visible_seconds
-        #: the memory of each key's last put not yet seen visible (``wait_visible=False``)
-        self._unseen: dict[tuple[tuple[str, ...], str], str] = {}
 
     # -- the interface LangGraph calls ------------------------------------------------
 
@@ -169,8 +165,9 @@ class MemstreamStore(BaseStore):
             _key_tag(namespace, key),
             *(namespace_tag(namespace[:depth]) for depth in range(1, len(namespace) + 1)),
         ][: 2 + _TAGGED_DEPTHS]
-        memory_id = self.client.remember(
-            self._user(namespace),
+        user = self._user(namespace)
+        self.client.remember(
+            user,
             content,
             project_id=self.project_id,
             subject=namespace_tag(namespace),
@@ -178,42 +175,22 @@ class MemstreamStore(BaseStore):
             exclusive=True,
             tags=tags,
         )
-        if not self.wait_visible:
-            self._unseen.pop((namespace, key), None)
-            self._unseen[(namespace, key)] = memory_id  # newest last
-            while len(self._unseen) > _UNSEEN_KEPT:  # the oldest were applied long since
-                del self._unseen[next(iter(self._unseen))]
-            return
-        self._until(
-            lambda: (
-                self._current(namespace, key) == memory_id
-                and self._searched_ids(namespace, key, content) == {memory_id}
-            ),
-            f"the put of {key!r}",
-        )
+        if self.wait_visible:
+            self._applied(user, f"the put of {key!r}")
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         row = self._current_row(namespace, key)
         return None if row is None else _item(row)
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
-        unseen = self._unseen.pop((namespace, key), None)
-        if unseen is not None:  # a put of ours not yet applied: forget it once it is
-            self._until(lambda: self._current(namespace, key) == unseen, f"the put of {key!r}")
+        user = self._user(namespace)
+        self._applied(user, f"the put of {key!r}")  # a put of ours not yet applied
         row = self._current_row(namespace, key)
         if row is None:
             return
-        self.client.forget(self._user(namespace), str(row["memory_id"]))
-        if not self.wait_visible:
-            return
-        content = str(row["content"])
-        self._until(
-            lambda: (
-                self._current(namespace, key) is None
-                and not self._searched_ids(namespace, key, content)
-            ),
-            f"the delete of {key!r}",
-        )
+        self.client.forget(user, str(row["memory_id"]))
+        if self.wait_visible:
+            self._applied(user, f"the delete of {key!r}")
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = op.namespace_prefix
@@ -347,8 +324,11 @@ class MemstreamStore(BaseStore):
     def _users(self) -> list[str]:
         return [str(u["user_id"]) for u in self.client.users()]
 
-    def _until(self, done: Callable[[], bool], what: str) -> None:
-        until_visible(done, self.visible_seconds, what)
+    def _applied(self, user: str, what: str) -> None:
+        """Wait until the writes of ``user`` made through the client are applied."""
+        token = self.client.written(user)
+        if token is not None:
+            until_applied(self.client, user, token, self.visible_seconds, what)
 
 
 def _search_item(row: dict[str, Any], score: float | None) -> SearchItem | None:

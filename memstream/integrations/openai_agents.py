@@ -47,7 +47,7 @@ from agents.run_config import CallModelData, ModelInputData
 from memstream.client import MemoryClient
 from memstream.events.identifiers import bounded_id, identifier_for
 from memstream.events.text_limits import trimmed, well_formed
-from memstream.integrations.visible import until_visible
+from memstream.integrations.visible import until_applied
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.search.request import MAX_QUERY_CHARS
 from memstream.storage.errors import MemstreamError
@@ -117,7 +117,7 @@ class MemstreamSession:
         return list(
             self.client.all_memories(
                 self.user_id, session_id=self.memstream_session, kind="episode", order="oldest",
-                limit=200,
+                limit=200, after_write=None,  # what is not listed yet, _pending holds
             )
         )  # fmt: skip
 
@@ -151,10 +151,9 @@ class MemstreamSession:
         ]
 
     def _settle(self) -> None:
-        """Wait until the server lists every item this session added."""
+        """Wait until the worker has applied every item this session added."""
         if self._pending:
-            last = self._pending[-1][0]
-            self._until(lambda: self._visible(last), "the session's new items")
+            self._applied("the session's new items")
             self._pending.clear()
 
     def _pop(self) -> TResponseInputItem | None:
@@ -166,7 +165,7 @@ class MemstreamSession:
             return None
         row = newest[0]
         self.client.forget(self.user_id, row["memory_id"])
-        self._until(lambda: not self._visible(row["memory_id"]), "the popped item")
+        self._applied("the popped item")
         return _item_of(row)
 
     def _clear(self) -> None:
@@ -174,16 +173,13 @@ class MemstreamSession:
         rows = self._rows()
         for row in rows:
             self.client.forget(self.user_id, row["memory_id"])
-        self._until(lambda: not self._rows(), "the cleared session")
+        self._applied("the cleared session")
 
-    def _visible(self, memory_id: str) -> bool:
-        listed = self.client.list(
-            self.user_id, session_id=self.memstream_session, kind="episode", limit=5
-        )["memories"]
-        return any(m["memory_id"] == memory_id for m in listed)
-
-    def _until(self, done: Callable[[], bool], what: str) -> None:
-        until_visible(done, self.visible_seconds, what)
+    def _applied(self, what: str) -> None:
+        """Wait until the worker has applied the writes made through the client."""
+        token = self.client.written(self.user_id)
+        if token is not None:
+            until_applied(self.client, self.user_id, token, self.visible_seconds, what)
 
 
 def memory_tools(

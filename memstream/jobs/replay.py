@@ -26,6 +26,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from memstream.clock import system_clock
 from memstream.storage.archive.cold_store import ColdStore
@@ -33,6 +34,7 @@ from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.filesystems import Location
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.layout import DataLayout
+from memstream.storage.write_tokens import WriteToken
 from memstream.streams import log_reader
 from memstream.streams.batches import BatchResult, PreparedBatch, prepare_table, ready
 from memstream.streams.errors import StreamsError
@@ -51,6 +53,7 @@ __all__ = [
     "kafka_batches",
     "rebuild",
     "rebuild_by_partitions",
+    "records_through",
     "switch_generation",
 ]
 
@@ -80,6 +83,28 @@ def archive_batches(data: Location) -> Iterator[pa.Table]:
     archive = EventArchive(DataLayout(data).events)
     for topic in PROJECTED_TOPICS:
         yield from archive.read_tables(topic, _BATCH)
+
+
+def records_through(records: pa.Table, token: WriteToken) -> pa.Table:
+    """The rows of ``records`` (the event archive's schema: ``log_epoch``, ``topic``,
+    ``partition``, ``offset``) at or before ``token``: every record of an older life of
+    the log, of the token's life those at or before its offset in a partition it names
+    (none of a partition it does not name), and none of a newer life."""
+    if records.num_rows == 0:
+        return records
+    epochs = records.column("log_epoch")
+    keep = pc.less(epochs, token.log_epoch)
+    same = pc.equal(epochs, token.log_epoch)
+    for (topic, partition), offset in token.positions.items():
+        here = pc.and_(
+            pc.and_(same, pc.equal(records.column("topic"), topic)),
+            pc.and_(
+                pc.equal(records.column("partition"), partition),
+                pc.less_equal(records.column("offset"), offset),
+            ),
+        )
+        keep = pc.or_(keep, here)
+    return records.filter(keep)
 
 
 def kafka_batches(bootstrap: str, log_epoch: str) -> Iterator[pa.Table]:

@@ -22,6 +22,7 @@ from memstream.events.codec import problems_of
 from memstream.events.errors import ProjectionError
 from memstream.mcp.scope import Scope, ScopeOf
 from memstream.queries.search.searcher import SearchRequest
+from memstream.storage.write_tokens import UnseenWrites
 
 __all__ = ["TOOLS", "MemoryTools", "answered", "jsonable"]
 
@@ -64,6 +65,21 @@ class MemoryTools:
         self.ops = operations
         self.scope_of = scope_of
         self.reads_files = reads_files
+        #: per user, the writes made through these tools that no read has seen yet:
+        #: a read waits for them, so an agent finds what it just remembered
+        self._unseen = UnseenWrites()
+
+    async def _after_writes(self, at: Scope, after_write: str | None = None) -> None:
+        """Wait until the projections hold ``after_write`` (default: the writes made
+        through these tools for the user)."""
+        own = self._unseen.of(at.user_id)
+        token = after_write or (own.text() if own is not None else None)
+        await answered(self.ops.after_write(token, at.user_id))
+        if own is not None:
+            self._unseen.seen(at.user_id, own)
+
+    def _wrote(self, at: Scope, token: str | None) -> None:
+        self._unseen.wrote([at.user_id], token)
 
     def here(self, ctx: Context) -> Scope:
         """The scope of this call (a tool error when the request names none)."""
@@ -90,6 +106,7 @@ class MemoryTools:
         before: datetime | None = None,
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
         min_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] | None = None,
+        after_write: str | None = None,
     ) -> dict[str, Any]:
         """Hybrid search (full text, meaning, entities) of the user's memories, best first.
         Each result has its memory_id, kind, content, date, speaker and entities; an
@@ -97,8 +114,10 @@ class MemoryTools:
         passages says where that passage is (passage: start, end). ``min_similarity``
         (cosine, e.g. 0.3) leaves out what is further in meaning from the query: when
         nothing reaches it, ``results`` is empty and ``note`` says nothing relevant is
-        known."""
+        known. What was remembered through these tools is found at once; ``after_write``
+        (a write's ``token``) waits for a write made elsewhere."""
         at = self.here(ctx)
+        await self._after_writes(at, after_write)
         wanted = limit
         request = await answered(
             _validated(
@@ -124,13 +143,18 @@ class MemoryTools:
         return answer
 
     async def get_context(
-        self, ctx: Context, query: str, budget_tokens: int | None = None
+        self,
+        ctx: Context,
+        query: str,
+        budget_tokens: int | None = None,
+        after_write: str | None = None,
     ) -> dict[str, Any]:
         """The memory block to read before answering ``query``: facts, the people and
         things involved, what happened around then, and the turns it rests on, within
         ``budget_tokens`` (default 1,000, or 3,000 for a complex question). ``context`` is
-        null when nothing relevant is known."""
+        null when nothing relevant is known. ``after_write``: as for search_memory."""
         at = self.here(ctx)
+        await self._after_writes(at, after_write)
         block = await answered(
             self.ops.context(
                 at.user_id, query, project_id=at.project_id, budget_tokens=budget_tokens
@@ -160,38 +184,44 @@ class MemoryTools:
             fields["subject"] = entities[0]
         wanted = {k: v for k, v in fields.items() if v is not None}
         done = await answered(self.ops.remember(wanted, at.caller))
-        return {"memory_id": done.memory_id, "accepted": done.event_ids}
+        self._wrote(at, done.token)
+        return {"memory_id": done.memory_id, "accepted": done.event_ids, "token": done.token}
 
     async def correct_fact(self, ctx: Context, memory_id: str, new_content: str) -> dict[str, Any]:
         """Replace a wrong memory with the corrected content (the old one stays as
         history); answers the new memory's id."""
         at = self.changing(ctx)
         done = await answered(self.ops.correct(at.user_id, memory_id, new_content, at.caller))
-        return {"memory_id": done.memory_id, "supersedes": memory_id}
+        self._wrote(at, done.token)
+        return {"memory_id": done.memory_id, "supersedes": memory_id, "token": done.token}
 
     async def confirm_fact(self, ctx: Context, memory_id: str) -> dict[str, Any]:
         """Confirm a memory: full confidence, it never decays."""
         at = self.changing(ctx)
-        await answered(self.ops.confirm(at.user_id, memory_id, at.caller))
-        return {"memory_id": memory_id, "confirmed": True}
+        done = await answered(self.ops.confirm(at.user_id, memory_id, at.caller))
+        self._wrote(at, done.token)
+        return {"memory_id": memory_id, "confirmed": True, "token": done.token}
 
     async def forget_memory(self, ctx: Context, memory_id: str) -> dict[str, Any]:
         """Forget a memory: never returned again (kept as history)."""
         at = self.changing(ctx)
-        await answered(self.ops.forget(at.user_id, memory_id, at.caller))
-        return {"memory_id": memory_id, "forgotten": True}
+        done = await answered(self.ops.forget(at.user_id, memory_id, at.caller))
+        self._wrote(at, done.token)
+        return {"memory_id": memory_id, "forgotten": True, "token": done.token}
 
     async def get_entity_info(self, ctx: Context, name: str) -> dict[str, Any]:
         """A person, place or thing the user mentioned: aliases, mentions, first and last
         seen, and the memories about it."""
-        return jsonable(
-            await answered(self.ops.entity(self.here(ctx).user_id, name, self.here(ctx).project_id))
-        )
+        at = self.here(ctx)
+        await self._after_writes(at)
+        return jsonable(await answered(self.ops.entity(at.user_id, name, at.project_id)))
 
     async def explain_memory(self, ctx: Context, memory_id: str) -> dict[str, Any]:
         """Why a memory exists: the turns it came from, the memories it replaced or that
         replaced it, confirmations, entities, and its confidence now."""
-        return jsonable(await answered(self.ops.explain(self.here(ctx).user_id, memory_id)))
+        at = self.here(ctx)
+        await self._after_writes(at)
+        return jsonable(await answered(self.ops.explain(at.user_id, memory_id)))
 
     async def weak_facts(
         self, ctx: Context, limit: Annotated[int, Field(ge=1, le=100)] = 10
@@ -257,6 +287,7 @@ class MemoryTools:
                 caller=at.caller,
             )
         )
+        self._wrote(at, done.token)
         status = await answered(
             self.ops.document(at.user_id, done.document_id, wait_seconds, done.checksum)
         )
@@ -274,6 +305,7 @@ class MemoryTools:
         done = await answered(
             self.ops.remove_document(at.user_id, document_id, wait_seconds=30, caller=at.caller)
         )
+        self._wrote(at, done.get("token"))
         return jsonable(done.get("document") or done)  # the status, or what was accepted
 
 

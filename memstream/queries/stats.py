@@ -19,9 +19,10 @@ from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import ARCHIVE_INDEX, DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
 from memstream.storage.log_records import Checkpoints
+from memstream.storage.write_tokens import token_of_checkpoints
 from memstream.text.passages import OWN_VECTORS
 
-__all__ = ["lag", "stats"]
+__all__ = ["embedding_lag", "lag", "stats", "user_freshness"]
 
 
 def lag(
@@ -37,6 +38,35 @@ def lag(
         applied_next = stored.offset + 1 if stored is not None and current else 0
         pending += max(0, end - applied_next)
     return pending
+
+
+def embedding_lag(store: ProjectionStore, user_id: str) -> int:
+    """How many of the user's memories have no vector yet."""
+    mine = filters.equals("user_id", valid_identifier("user_id", user_id))
+    embedded = store.count(VECTORS, filters.all_of(mine, OWN_VECTORS))
+    return max(0, store.count(MEMORIES, mine) - embedded)
+
+
+def user_freshness(
+    user_id: str,
+    partition: int,
+    checkpoints: Checkpoints,
+    end_offsets: Mapping[tuple[str, int], int] | None,
+    log_epoch: str | None,
+    pending_vectors: int | None,
+) -> dict[str, Any]:
+    """How fresh reads of ``user_id`` (whose records are in ``partition`` of every
+    topic) are: ``position``, the token of the user's partitions the projections hold;
+    ``pending_writes``, the records there not applied yet (None: the log's end is not
+    known); ``pending_vectors``, the user's memories without their vector yet."""
+    mine = {key: at for key, at in checkpoints.items() if key[1] == partition}
+    position = token_of_checkpoints(mine)
+    return {
+        "user_id": user_id,
+        "position": position.text() if position is not None else None,
+        "pending_writes": None if end_offsets is None else lag(mine, end_offsets, log_epoch),
+        "pending_vectors": pending_vectors,
+    }
 
 
 def stats(
@@ -79,8 +109,15 @@ def stats(
         "dead_letters": store.count(DEAD_LETTERS),
         "lag": None if end_offsets is None else lag(checkpoints, end_offsets, log_epoch),
         "log_epoch": log_epoch,
+        "position": _position(checkpoints),
         "applied_offsets": {
             f"{topic}/{partition}": {"log_epoch": at.log_epoch, "offset": at.offset}
             for (topic, partition), at in sorted(checkpoints.items())
         },
     }
+
+
+def _position(checkpoints: Checkpoints) -> str | None:
+    """The token of every write the projections hold (None: they hold none)."""
+    token = token_of_checkpoints(checkpoints)
+    return token.text() if token is not None else None

@@ -27,4 +27,5 @@ __all__ = [
     "shared_folder",
     "state_folder",
     "user_rows",
+    "write_tokens",
 ]

@@ -25,7 +25,7 @@ import asyncio
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -42,12 +42,29 @@ from memstream.observability import tracing
 from memstream.settings import Settings
 from memstream.storage.headroom import Headroom
 from memstream.storage.journal import Journal, JournalRecord, Positions
+from memstream.storage.write_tokens import WriteToken
 from memstream.streams.errors import BrokerError, DiskFull, PublishError
 from memstream.streams.journal_lane import JournalLane
 from memstream.streams.sealing import RecordKeys, record_keys_of
-from memstream.streams.topics import ACCESS, MESSAGES, topic_for
+from memstream.streams.topics import ACCESS, MESSAGES, read_epoch, topic_for
 
-__all__ = ["CheckedLine", "Publisher", "check_lines", "headroom_of", "publisher_for"]
+__all__ = [
+    "CheckedLine",
+    "Published",
+    "Publisher",
+    "check_lines",
+    "headroom_of",
+    "publisher_for",
+]
+
+
+@dataclass(frozen=True)
+class Published:
+    """Events the broker has, and where in the log they were put (the write token: None
+    for an empty publish)."""
+
+    event_ids: list[str]
+    token: WriteToken | None
 
 
 @dataclass(frozen=True)
@@ -152,6 +169,7 @@ class Publisher:
         self._bootstrap = bootstrap
         self._keys = keys
         self._lane = JournalLane(journal) if journal is not None else None
+        self._log_epoch: str | None = None
         self._producer = AIOKafkaProducer(
             bootstrap_servers=bootstrap,
             acks="all",
@@ -181,20 +199,34 @@ class Publisher:
         if self._lane is not None:
             self._lane.close()
 
-    async def publish(self, events: Sequence[Event]) -> list[str]:
-        """Publish events (each to its type's topic); return their ids once the broker has
-        them all.
+    async def publish(self, events: Sequence[Event]) -> Published:
+        """Publish events (each to its type's topic); return their ids and where they
+        were put once the broker has them all.
 
         Raises:
             PublishError: naming in ``taken`` the events that were taken all the same.
         """
-        await self._send(
+        positions = await self._send(
             self._records(
                 [(topic_for(e.type), e.user_id.encode(), encode(e)) for e in events],
                 sealed=[e.type not in ERASURE_TYPES for e in events],
             )
         )
-        return [e.event_id for e in events]
+        return Published([e.event_id for e in events], await self._token(positions))
+
+    async def _token(self, positions: Positions) -> WriteToken | None:
+        """The write token of ``positions`` in the log's current life (read once from
+        ``memory.meta``; None when the log has none yet, or nothing was put)."""
+        if not positions:
+            return None
+        if self._log_epoch is None:
+            try:
+                self._log_epoch = await read_epoch(self._bootstrap, datetime.now(UTC), create=False)
+            except (BrokerError, KafkaError):
+                return None  # the write is durable all the same; a later one says where
+        if self._log_epoch is None:
+            return None
+        return WriteToken(self._log_epoch, dict(positions))
 
     def _records(
         self,
@@ -218,10 +250,10 @@ class Publisher:
             for (topic, key, _), value in zip(records, values, strict=True)
         ]
 
-    async def publish_lines(self, lines: Sequence[CheckedLine]) -> None:
+    async def publish_lines(self, lines: Sequence[CheckedLine]) -> WriteToken | None:
         """Publish checked lines as written (invalid ones too: the worker dead-letters them;
-        lines too large for the log are not sent)."""
-        await self._send(
+        lines too large for the log are not sent); where they were put."""
+        positions = await self._send(
             self._records(
                 [
                     (
@@ -234,6 +266,7 @@ class Publisher:
                 ]
             )
         )
+        return await self._token(positions)
 
     async def republish(self, records: Sequence[JournalRecord]) -> Positions:
         """Produce journaled records again, as they are (not journaled a second time);

@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -29,6 +30,7 @@ from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import VECTORS
 from memstream.storage.layout import DataLayout
+from memstream.storage.write_tokens import parse_token, token_of_checkpoints
 from memstream.streams.topics import PROJECTED_TOPICS, end_offsets
 from memstream.testing import WorkerProcess, embedded_broker, free_port, wait_until
 from memstream.text.passages import passages
@@ -64,7 +66,11 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[WorkerPr
         worker = WorkerProcess(
             data,
             kafka=bootstrap,
-            env={"MEMSTREAM_EMBEDDER": "minilm", "MEMSTREAM_EMBED_THREADS": "1"},
+            env={
+                "MEMSTREAM_EMBEDDER": "minilm",
+                "MEMSTREAM_EMBED_THREADS": "1",
+                "MEMSTREAM_READ_AFTER_WRITE_SECONDS": "3",
+            },
         ).start()
         worker.wait_ready()
         wait_until(lambda: _healthy(worker.api_url), timeout=60)
@@ -141,9 +147,19 @@ def test_the_command_line_asks_the_server_running_for_its_data_folder(
     worker, data = running
     where = ("--data", str(data), "--kafka", worker.bootstrap)
     said = "I keep my passport in the blue drawer of the desk"
-    published = _cli("publish", *where, "--user", "carla", "--session", "s1", said)
+    # --wait answers once the worker has applied the message: the next command finds it
+    published = _cli("publish", *where, "--wait", "--user", "carla", "--session", "s1", said)
     assert published.returncode == 0, published.stderr
-    wait_until(lambda: stats(worker.api_url, "carla")["memories"].get("episode") == 1, timeout=60)
+    assert published.stdout.startswith("accepted 1 of 1\ntoken: w1.")
+    assert stats(worker.api_url, "carla")["memories"] == {"episode": 1}
+    # A later write's token, given to a read, is waited for, in either process.
+    later = "My spare keys hang by the back door"
+    again = _cli("publish", *where, "--user", "carla", "--session", "s1", later)
+    token = again.stdout.split("token: ")[1].strip()
+    for how in ((), ("--in-process",)):
+        read = _cli("search", *where, *how, "--after-write", token, "--user", "carla", "keys")
+        assert read.returncode == 0 and later in read.stdout, read.stderr
+    said, later = later, said  # the newest first in the list below
 
     # The server announced itself in the data folder; the command asks it, and so never
     # opens the store (no LanceDB import) nor loads the model.
@@ -154,9 +170,10 @@ def test_the_command_line_asks_the_server_running_for_its_data_folder(
     here = _cli("search", *where, "--in-process", "--user", "carla", "--json", "passport")
     assert here.returncode == 0, here.stderr
     answers = [json.loads(a.stdout[a.stdout.index("{") :])["results"] for a in (asked, here)]
-    assert [r["content"] for r in answers[0]] == [r["content"] for r in answers[1]] == [said]
+    assert [r["content"] for r in answers[0]] == [r["content"] for r in answers[1]]
+    assert answers[0][0]["content"] == later
     counted = _cli("stats", *where, "--user", "carla", "--json")
-    assert json.loads(counted.stdout)["memories"] == {"episode": 1}
+    assert json.loads(counted.stdout)["memories"] == {"episode": 2}
 
     # The list of a user's memories: the server's is the one the command makes itself.
     listed = [
@@ -164,9 +181,9 @@ def test_the_command_line_asks_the_server_running_for_its_data_folder(
         for how in ((), ("--in-process",))
     ]
     pages = [json.loads(done.stdout[done.stdout.index("{") :]) for done in listed]
-    assert pages[0] == pages[1] and [m["content"] for m in pages[0]["memories"]] == [said]
+    assert pages[0] == pages[1] and [m["content"] for m in pages[0]["memories"]] == [said, later]
     with MemoryClient(worker.api_url) as client:
-        assert [m["content"] for m in client.all_memories("carla", limit=1)] == [said]
+        assert [m["content"] for m in client.all_memories("carla", limit=1)] == [said, later]
 
     # What the server refuses is one error line, as when the command answers itself.
     for how in ((), ("--in-process",)):
@@ -199,7 +216,8 @@ def test_the_client_finds_the_server_as_the_command_line_does(
         said = {"user_id": "dora", "session_id": "s1", "role": "user", "content": "I row"}
         first = found.publish(said)
         assert len(first) == 1 and first[0].startswith("sha256:")
-    wait_until(lambda: stats(worker.api_url, "dora")["memories"].get("episode") == 1, timeout=60)
+        # the client's next read of the user waits for its write: no polling
+        assert [m["content"] for m in found.list("dora")["memories"]] == ["I row"]
     answer = httpx.post(f"{worker.api_url}/v1/events", json={**said, "content": "I swim"})
     assert answer.status_code == 202, answer.text  # plain HTTP may leave the time out too
 
@@ -228,6 +246,79 @@ def test_the_docs_pages_load_nothing_from_another_host(
             assert asset.startswith("/docs-assets/"), asset
             loaded = httpx.get(f"{worker.api_url}{asset}")
             assert loaded.status_code == 200 and len(loaded.content) > 1000, asset
+
+
+def test_a_read_given_a_writes_token_sees_that_write_every_time(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    worker, _ = running
+    url = worker.api_url
+    for i in range(15):  # each read right after its write, no sleep, no polling
+        word = f"quorbl{i}x"
+        said = {"user_id": "rita", "session_id": "s1", "role": "user", "content": f"I saw {word}"}
+        written = httpx.post(f"{url}/v1/events", json=said)
+        assert written.status_code == 202, written.text
+        token = written.json()["token"]
+        found = httpx.post(
+            f"{url}/v1/search", json={"user_id": "rita", "query": word, "after_write": token}
+        ).json()["results"]
+        assert found and word in found[0]["content"], (i, found)
+    # A slot's value stated three times ends the last, and a forget ends forgotten.
+    for city in ("Lisbon", "Berlin", "Lisbon"):
+        fact = {"user_id": "rita", "content": f"Rita lives in {city}", "subject": "Rita",
+                "attribute": "home", "exclusive": True}  # fmt: skip
+        done = httpx.post(f"{url}/v1/memories", json=fact).json()
+    listing = {"user_id": "rita", "kind": "fact", "after_write": done["token"]}
+    page = httpx.get(f"{url}/v1/memories", params=listing).json()["memories"]
+    assert [m["content"] for m in page] == ["Rita lives in Lisbon"]
+    forgot = httpx.post(f"{url}/v1/memories/{done['memory_id']}/forget", json={"user_id": "rita"})
+    after = {"user_id": "rita", "kind": "fact", "after_write": forgot.json()["token"]}
+    assert httpx.get(f"{url}/v1/memories", params=after).json()["memories"] == []
+    asked = {"user_id": "rita", "query": "did I see quorbl14x?", "after_write": token}
+    block = httpx.post(f"{url}/v1/context", json=asked).json()
+    assert "quorbl14x" in block["context"]
+
+    # The client passes its own writes' tokens: what it wrote, its next read sees.
+    with MemoryClient(url) as client:
+        for i in range(10):
+            memory_id = client.remember("rita", f"Rita's locker code is {1000 + i}")
+            assert client.written("rita") is not None
+            assert client.memory("rita", memory_id)["content"].endswith(str(1000 + i))
+            assert client.written("rita") is None  # seen: later reads wait for nothing
+        new_id = client.correct("rita", memory_id, "Rita's locker code is 4242")
+        assert [h["memory_id"] for h in client.history("rita", new_id)] == [memory_id, new_id]
+        last = parse_token(client.last_token or "")
+        fresh = client.freshness("rita")  # waits for the correction, which the history saw
+        assert fresh["waited_ms"] is None and isinstance(fresh["pending_writes"], int)
+        held = parse_token(fresh["position"]).positions  # of the user's partitions
+        assert all(held[at] >= offset for at, offset in last.positions.items()), (held, last)
+
+    # A write the log has not reached yet: refused after the bounded wait, saying why.
+    ahead = fresh["position"][:3] + _far_ahead(fresh["position"])
+    started = time.monotonic()
+    late = httpx.post(
+        f"{url}/v1/search", json={"user_id": "rita", "query": "code", "after_write": ahead}
+    )
+    assert late.status_code == 503 and late.headers["retry-after"] == "1", late.text
+    assert "not applied yet" in late.json()["detail"] and 2.5 <= time.monotonic() - started < 10
+    for bad in ("w1.!!", "nonsense", "w1." + "A" * 50):
+        refused = httpx.get(f"{url}/v1/freshness", params={"user_id": "rita", "after_write": bad})
+        assert refused.status_code == 422 and "after_write" in refused.text, refused.text
+        assert bad not in refused.text
+
+
+def _far_ahead(token: str) -> str:
+    """The body of ``token`` with every offset a million records further on."""
+    import base64
+
+    body = token[3:]
+    document = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    document["p"] = {
+        topic: {part: offset + 1_000_000 for part, offset in at.items()}
+        for topic, at in document["p"].items()
+    }
+    raw = json.dumps(document, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _gone_pid() -> int:
@@ -328,12 +419,16 @@ def test_publish_search_entities_stats_access_and_replay(
     spec = httpx.get(f"{url}/openapi.json").json()
     assert {"/v1/events", "/v1/search", "/v1/stats", "/v1/entities"} <= set(spec["paths"])
 
-    # Replay rebuilds the same state, vectors, entities and access counts included: of
-    # the whole log, once the worker has applied all of it (every topic it folds: the
-    # searches' access events, the embedders' vectors)
+    # Replay rebuilds the same state, vectors, entities and access counts included: the
+    # log (every topic the worker folds: the searches' access events, the embedders'
+    # vectors) cut where the stopped worker's projections are (background lanes may
+    # have written records it did not apply before it stopped)
     wait_until(lambda: _all_applied(url, worker.bootstrap), timeout=120)
     worker.stop()
     live = _cli("digest", "--data", str(data)).stdout.strip()
+    held = ProjectionStore.at(DataLayout(resolve_location(str(data))).projections())
+    position = token_of_checkpoints(held.load_checkpoints())
+    assert position is not None
     for source in ("kafka", "archive"):
         target = tmp_path / f"replay-{source}"
         done = _cli(
@@ -344,6 +439,8 @@ def test_publish_search_entities_stats_access_and_replay(
             worker.bootstrap,
             "--source",
             source,
+            "--through",
+            position.text(),
             "--into",
             str(target),
         )

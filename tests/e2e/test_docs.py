@@ -114,7 +114,7 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     finally:
         worker.stop(timeout=60)
     tour, client, documents = outputs["README.md"]
-    (http,) = outputs["docs/http-api.md"]
+    http, read_after_write = outputs["docs/http-api.md"]
     (document_client,) = outputs["docs/documents.md"]
     # sent with no title, the file is known by its first heading
     assert "lease.md (Lease): indexed, version 1, 1 of 1 chunks" in documents
@@ -146,6 +146,7 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     assert "I moved to Porto last week" in tour and "replayed " in tour
     assert re.search(r"ep-[0-9a-f]{8}", tour)  # search shows short ids
     assert '"accepted":["sha256:' in http and "I moved to Porto" in http
+    assert "locker code is 4417" in json.loads(read_after_write)["results"][0]["content"]
     assert "I moved to Porto" in client and "ep-" in client
     assert "[preference] Ana's cat Miso likes tuna." in agents or "Miso likes tuna" in agents
     assert '"context":"## What is known' in agents and "confidence now" in agents

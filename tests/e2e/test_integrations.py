@@ -296,7 +296,8 @@ def test_the_session_reads_its_own_items_while_the_worker_is_frozen(
     deployment.signal(signal.SIGSTOP)  # the worker applies nothing; the API still answers
     try:
         assert asyncio.run(run()) == items
-        assert memstream.list(user, session_id="chat-3")["memories"] == []
+        # not applied: a list that does not wait for the client's writes shows nothing
+        assert memstream.list(user, session_id="chat-3", after_write=None)["memories"] == []
     finally:
         deployment.signal(signal.SIGCONT)
     wait_until(lambda: memstream.list(user, session_id="chat-3")["memories"], 30)

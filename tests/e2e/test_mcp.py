@@ -49,6 +49,7 @@ def test_the_tools_are_listed_with_schemas_and_no_user_argument(
     assert search.input_schema["required"] == ["query"]
     assert set(search.input_schema["properties"]) == {
         "query", "kind", "tag", "entity", "after", "before", "limit", "min_similarity",
+        "after_write",
     }  # fmt: skip
 
 
@@ -96,7 +97,7 @@ def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
         (bad_kind, "search_memory: kind: must be one of 'episode', 'fact', 'preference', "
         "'procedure', 'opinion', 'reflection', 'summary', 'chunk'"),
         (stray, "search_memory takes no argument k; its arguments are query, kind, tag, "
-         "entity, after, before, limit, min_similarity"),
+         "entity, after, before, limit, min_similarity, after_write"),
         (none, "search_memory: limit: must be at least 1"),
         (text, "weak_facts: limit: must be a whole number"),
         (extra, "memory_stats takes no argument user_id; its arguments are none"),
@@ -224,20 +225,18 @@ async def _remember_correct_forget(server: StdioServerParameters | str, user: st
             return dict(result.structured_content or {})
 
         async def found(text: str, present: bool = True) -> list[str]:
-            for _ in range(100):
-                results = (await tool("search_memory", query="favourite tea"))["results"]
-                ids = [r["memory_id"] for r in results if text in r["content"]]
-                if bool(ids) == present:
-                    return ids
-                await asyncio.sleep(0.2)
-            raise AssertionError(f"{text!r} {'never' if present else 'still'} found")
+            # at once: a search waits for the writes made through the tools
+            results = (await tool("search_memory", query="favourite tea"))["results"]
+            ids = [r["memory_id"] for r in results if text in r["content"]]
+            assert bool(ids) == present, f"{text!r} {'not' if present else 'still'} found"
+            return ids
 
         assert (await tool("memory_stats"))["user_id"] == user
         old = await tool("remember_fact", content="Ana's favourite tea is genmaicha.")
         assert (await found("genmaicha")) == [old["memory_id"]]
         # An agent's retry (spacing and case aside) is the same memory, published once.
         again = await tool("remember_fact", content="ana's favourite  tea is Genmaicha.")
-        assert again == {"memory_id": old["memory_id"], "accepted": []}
+        assert again == {"memory_id": old["memory_id"], "accepted": [], "token": None}
         new = await tool(
             "correct_fact", memory_id=old["memory_id"], new_content="Ana's favourite tea is sencha."
         )

@@ -33,11 +33,16 @@ def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[s
     )
 
 
-def publish(bootstrap: str, n: int, tag: str) -> None:
+def publish(bootstrap: str, n: int, tag: str, start: int = 0) -> None:
+    """``n`` messages of ten users, numbered from ``start`` (their ids ``{tag}{number}``)."""
+
     async def run() -> None:
         async with Publisher(bootstrap) as publisher:
             await publisher.publish(
-                [message(event_id=f"{tag}{i}", user_id=f"user{i % 10}") for i in range(n)]
+                [
+                    message(event_id=f"{tag}{i}", user_id=f"user{i % 10}")
+                    for i in range(start, start + n)
+                ]
             )
 
     asyncio.run(run())

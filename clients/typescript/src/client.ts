@@ -12,10 +12,16 @@
 // which the server stores once), and waits out a 429 or 503's Retry-After `retries`
 // times. A refusal is thrown as MemstreamAPIError with the server's explanation; a
 // server that cannot be reached, as MemstreamUnreachable naming its address.
+//
+// Every write answers a write token (where in the log it was put). The client keeps, per
+// user, the token of its writes; with `readYourWrites` (the default) each read of that
+// user passes it as `after_write`, so the server answers once the write is applied: what
+// this client wrote, its next read sees. Any read also takes `after_write` by hand.
 
 import { environment, serverUrl } from "./address.js";
 import { MemstreamAPIError, MemstreamUnreachable, unreachableReason } from "./errors.js";
 import type { components, operations } from "./schema.js";
+import { UnseenWrites } from "./tokens.js";
 
 type Schemas = components["schemas"];
 type Query<Op extends keyof operations> = operations[Op]["parameters"]["query"];
@@ -81,6 +87,16 @@ export interface ClientOptions {
   retries?: number;
   /** The fetch to call (the global one by default). */
   fetch?: typeof fetch;
+  /** Whether each read of a user waits for this client's writes of the user (true). */
+  readYourWrites?: boolean;
+}
+
+/** What every read takes: a write token to wait for, and what to wait for. */
+export interface ReadOptions {
+  /** A write's `token`: the read answers once the server holds that write. */
+  after_write?: string;
+  /** With `after_write`: `applied` (default), or `vectors` (the user's vectors too). */
+  wait?: "applied" | "vectors";
 }
 
 /** The longest Retry-After waited out, in seconds; a longer one is reported at once. */
@@ -98,6 +114,10 @@ interface Call {
 }
 
 export class MemstreamClient {
+  /** The token of the last write this client made. */
+  lastToken?: string;
+  private readonly unseen = new UnseenWrites();
+  private readonly readYourWrites: boolean;
   private readonly given?: string;
   private resolved?: Promise<string>;
   private readonly apiKey?: string;
@@ -111,6 +131,47 @@ export class MemstreamClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retries = options.retries ?? 0;
     this.fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.readYourWrites = options.readYourWrites ?? true;
+  }
+
+  /** The token of this client's writes of `userId` that no read has seen applied yet. */
+  written(userId: string): string | undefined {
+    return this.unseen.of(userId);
+  }
+
+  /**
+   * How fresh reads of `userId` are: `position`, `pending_writes`, `pending_vectors`;
+   * after this client's writes of the user (or `after_write`), so it waits for them.
+   */
+  freshness(userId: string, options: ReadOptions = {}): Promise<Record<string, unknown>> {
+    return this.read(userId, {
+      method: "GET",
+      path: "/v1/freshness",
+      params: { user_id: userId, ...(options as Params) },
+    });
+  }
+
+  private wrote(users: Iterable<string>, answer: { token?: string | null }): void {
+    if (typeof answer.token === "string") {
+      this.lastToken = answer.token;
+      this.unseen.wrote(users, answer.token);
+    }
+  }
+
+  /** A read of `userId`, after this client's writes of the user unless told otherwise. */
+  private async read<T>(userId: string, call: Call): Promise<T> {
+    const token = this.readYourWrites ? this.unseen.of(userId) : undefined;
+    if (token !== undefined) {
+      if (call.json !== undefined) {
+        const json = call.json as Record<string, unknown>;
+        if (json.after_write == null) call = { ...call, json: { ...json, after_write: token } };
+      } else if (call.params?.after_write == null) {
+        call = { ...call, params: { ...call.params, after_write: token } };
+      }
+    }
+    const answer = await this.call<T>(call);
+    if (token !== undefined) this.unseen.seen(userId, token);
+    return answer;
   }
 
   /** The address this client asks (found once, on first use). */
@@ -123,17 +184,21 @@ export class MemstreamClient {
   async publish(events: MemoryEvent | MemoryEvent[]): Promise<string[]> {
     const now = new Date().toISOString();
     const batch = (Array.isArray(events) ? events : [events]).map((e) => timed(e, now));
-    const body = await this.call<{ accepted: string[] }>({
+    const body = await this.call<{ accepted: string[]; token?: string | null }>({
       method: "POST",
       path: "/v1/events",
       json: batch,
     });
+    this.wrote(
+      batch.map((e) => String((e as { user_id?: string }).user_id)),
+      body,
+    );
     return body.accepted;
   }
 
   /** Search `userId`'s memories (hybrid: full text, vectors, entities). */
   search(userId: string, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
-    return this.call({
+    return this.read(userId, {
       method: "POST",
       path: "/v1/search",
       json: { user_id: userId, query, ...options },
@@ -142,7 +207,7 @@ export class MemstreamClient {
 
   /** The memory block for an agent about to answer `query`. */
   context(userId: string, query: string, options: ContextOptions = {}): Promise<ContextResponse> {
-    return this.call({
+    return this.read(userId, {
       method: "POST",
       path: "/v1/context",
       json: { user_id: userId, query, ...options },
@@ -151,7 +216,7 @@ export class MemstreamClient {
 
   /** A page of `userId`'s memories, newest first. */
   list(userId: string, options: ListOptions = {}): Promise<MemoryPage> {
-    return this.call({
+    return this.read(userId, {
       method: "GET",
       path: "/v1/memories",
       params: { user_id: userId, ...(options as Params) },
@@ -169,25 +234,29 @@ export class MemstreamClient {
     }
   }
 
-  memory(userId: string, memoryId: string): Promise<Memory> {
-    return this.call({ method: "GET", path: `/v1/memories/${seg(memoryId)}`, params: { user_id: userId } });
+  memory(userId: string, memoryId: string, options: ReadOptions = {}): Promise<Memory> {
+    return this.read(userId, {
+      method: "GET",
+      path: `/v1/memories/${seg(memoryId)}`,
+      params: { user_id: userId, ...(options as Params) },
+    });
   }
 
   /** Why a memory exists and how its confidence got where it is. */
-  explain(userId: string, memoryId: string): Promise<Record<string, unknown>> {
-    return this.call({
+  explain(userId: string, memoryId: string, options: ReadOptions = {}): Promise<Record<string, unknown>> {
+    return this.read(userId, {
       method: "GET",
       path: `/v1/memories/${seg(memoryId)}/explain`,
-      params: { user_id: userId },
+      params: { user_id: userId, ...(options as Params) },
     });
   }
 
   /** The memories that replaced one another through this one, oldest first. */
-  async history(userId: string, memoryId: string): Promise<Memory[]> {
-    const body = await this.call<{ history: Memory[] }>({
+  async history(userId: string, memoryId: string, options: ReadOptions = {}): Promise<Memory[]> {
+    const body = await this.read<{ history: Memory[] }>(userId, {
       method: "GET",
       path: `/v1/memories/${seg(memoryId)}/history`,
-      params: { user_id: userId },
+      params: { user_id: userId, ...(options as Params) },
     });
     return body.history;
   }
@@ -199,21 +268,23 @@ export class MemstreamClient {
 
   /** Store a memory stated by the user or an agent; resolves to its id. */
   async remember(userId: string, content: string, options: RememberOptions = {}): Promise<string> {
-    const body = await this.call<{ memory_id: string }>({
+    const body = await this.call<{ memory_id: string; token?: string | null }>({
       method: "POST",
       path: "/v1/memories",
       json: { user_id: userId, content, ...options },
     });
+    this.wrote([userId], body);
     return body.memory_id;
   }
 
   /** Replace a memory with corrected content; resolves to the new memory's id. */
   async correct(userId: string, memoryId: string, content: string): Promise<string> {
-    const body = await this.call<{ memory_id: string }>({
+    const body = await this.call<{ memory_id: string; token?: string | null }>({
       method: "POST",
       path: `/v1/memories/${seg(memoryId)}/correct`,
       json: { user_id: userId, content },
     });
+    this.wrote([userId], body);
     return body.memory_id;
   }
 
@@ -230,16 +301,21 @@ export class MemstreamClient {
   }
 
   /** An entity's profile, its memories in the project's scope. */
-  entity(userId: string, name: string, projectId?: string): Promise<Record<string, unknown>> {
-    return this.call({
+  entity(
+    userId: string,
+    name: string,
+    projectId?: string,
+    options: ReadOptions = {},
+  ): Promise<Record<string, unknown>> {
+    return this.read(userId, {
       method: "GET",
       path: "/v1/entities",
-      params: { user_id: userId, name, project_id: projectId },
+      params: { user_id: userId, name, project_id: projectId, ...(options as Params) },
     });
   }
 
   /** Submit a document: text (with `document_id`), or bytes named `filename`. */
-  addDocument(
+  async addDocument(
     userId: string,
     document: { text: string } | { data: Blob | Uint8Array; filename: string },
     options: DocumentOptions = {},
@@ -249,7 +325,15 @@ export class MemstreamClient {
     const params = wait ? { wait } : undefined;
     if ("text" in document) {
       const json = { user_id: userId, text: document.text, ...fields };
-      return this.call({ method: "POST", path: "/v1/documents", params, json, timeoutMs });
+      const answer = await this.call<Record<string, unknown> & { token?: string | null }>({
+        method: "POST",
+        path: "/v1/documents",
+        params,
+        json,
+        timeoutMs,
+      });
+      this.wrote([userId], answer);
+      return answer;
     }
     const form = new FormData();
     form.set("user_id", userId);
@@ -262,7 +346,15 @@ export class MemstreamClient {
         ? document.data
         : new Blob([document.data as Uint8Array<ArrayBuffer>], { type: fields.media_type });
     form.set("file", blob, document.filename);
-    return this.call({ method: "POST", path: "/v1/documents", params, form, timeoutMs });
+    const answer = await this.call<Record<string, unknown> & { token?: string | null }>({
+      method: "POST",
+      path: "/v1/documents",
+      params,
+      form,
+      timeoutMs,
+    });
+    this.wrote([userId], answer);
+    return answer;
   }
 
   /** A document's status (`wait`: seconds to wait for it to be done). */
@@ -276,13 +368,19 @@ export class MemstreamClient {
   }
 
   /** Remove a document: its chunks and facts, of every version. */
-  removeDocument(userId: string, documentId: string, wait = 0): Promise<Record<string, unknown>> {
-    return this.call({
+  async removeDocument(
+    userId: string,
+    documentId: string,
+    wait = 0,
+  ): Promise<Record<string, unknown>> {
+    const answer = await this.call<Record<string, unknown> & { token?: string | null }>({
       method: "DELETE",
       path: `/v1/documents/${seg(documentId)}`,
       params: { user_id: userId, wait: wait || undefined },
       timeoutMs: Math.max(60_000, wait * 1000 + 30_000),
     });
+    this.wrote([userId], answer);
+    return answer;
   }
 
   /** The user's documents with their status, newest first. */
@@ -351,11 +449,12 @@ export class MemstreamClient {
   }
 
   private async action(userId: string, memoryId: string, verb: string): Promise<void> {
-    await this.call({
+    const body = await this.call<{ token?: string | null }>({
       method: "POST",
       path: `/v1/memories/${seg(memoryId)}/${verb}`,
       json: { user_id: userId },
     });
+    this.wrote([userId], body);
   }
 
   private async call<T>(call: Call): Promise<T> {

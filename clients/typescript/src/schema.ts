@@ -157,6 +157,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/freshness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Freshness
+         * @description How fresh reads of the user are: the position the projections hold of the
+         *     user's partitions, the user's writes not applied yet and memories waiting for
+         *     their vector. With ``after_write``, answers once that write is applied (503 with
+         *     ``Retry-After`` after a bounded wait): ``publish --wait`` asks this.
+         */
+        get: operations["get_freshness_v1_freshness_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -533,6 +556,8 @@ export interface components {
          * @description What ``POST /v1/context`` takes.
          */
         ContextRequest: {
+            /** After Write */
+            after_write?: string | null;
             /** Budget Tokens */
             budget_tokens?: number | null;
             /** Now */
@@ -543,6 +568,12 @@ export interface components {
             query: string;
             /** User Id */
             user_id: string;
+            /**
+             * Wait
+             * @default applied
+             * @enum {string}
+             */
+            wait?: "applied" | "vectors";
         };
         /**
          * CorrectFact
@@ -890,6 +921,8 @@ export interface components {
         SearchRequest: {
             /** After */
             after?: string | null;
+            /** After Write */
+            after_write?: string | null;
             /** Before */
             before?: string | null;
             /**
@@ -921,6 +954,12 @@ export interface components {
             tags?: string[] | null;
             /** User Id */
             user_id: string;
+            /**
+             * Wait
+             * @default applied
+             * @enum {string}
+             */
+            wait?: "applied" | "vectors";
         };
         /** SearchResponse */
         SearchResponse: {
@@ -1514,9 +1553,13 @@ export interface operations {
     get_entity_v1_entities_get: {
         parameters: {
             query: {
+                /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
+                after_write?: string | null;
                 name: string;
                 project_id?: string | null;
                 user_id: string;
+                /** @description with after_write: 'applied', or 'vectors' too */
+                wait?: "applied" | "vectors";
             };
             header?: never;
             path?: never;
@@ -1662,6 +1705,79 @@ export interface operations {
             };
             /** @description A disk memstream writes to is nearly full (see Retry-After); `accepted` lists the events of a publish taken before the refusal, if any. */
             507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_freshness_v1_freshness_get: {
+        parameters: {
+            query: {
+                /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
+                after_write?: string | null;
+                user_id: string;
+                /** @description with after_write: 'applied', or 'vectors' too */
+                wait?: "applied" | "vectors";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Keys are required and the request carries none, or one unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key cannot act on that user, is read-only, or is not an admin key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request is malformed: each problem is named. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key is over its rate (see Retry-After). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The broker cannot take events now, or memstream is stopping (see Retry-After); `accepted` lists the events of a publish taken before the refusal, if any. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1829,6 +1945,8 @@ export interface operations {
             query: {
                 /** @description memories that occurred at or after this time */
                 after?: string | null;
+                /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
+                after_write?: string | null;
                 /** @description memories that occurred before this time */
                 before?: string | null;
                 cursor?: string | null;
@@ -1841,6 +1959,8 @@ export interface operations {
                 session_id?: string | null;
                 tag?: string | null;
                 user_id: string;
+                /** @description with after_write: 'applied', or 'vectors' too */
+                wait?: "applied" | "vectors";
             };
             header?: never;
             path?: never;
@@ -1980,8 +2100,12 @@ export interface operations {
     get_memory_v1_memories__memory_id__get: {
         parameters: {
             query: {
+                /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
+                after_write?: string | null;
                 expand?: boolean;
                 user_id: string;
+                /** @description with after_write: 'applied', or 'vectors' too */
+                wait?: "applied" | "vectors";
             };
             header?: never;
             path: {
@@ -2261,7 +2385,11 @@ export interface operations {
     explain_v1_memories__memory_id__explain_get: {
         parameters: {
             query: {
+                /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
+                after_write?: string | null;
                 user_id: string;
+                /** @description with after_write: 'applied', or 'vectors' too */
+                wait?: "applied" | "vectors";
             };
             header?: never;
             path: {
@@ -2423,7 +2551,11 @@ export interface operations {
     get_history_v1_memories__memory_id__history_get: {
         parameters: {
             query: {
+                /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
+                after_write?: string | null;
                 user_id: string;
+                /** @description with after_write: 'applied', or 'vectors' too */
+                wait?: "applied" | "vectors";
             };
             header?: never;
             path: {

@@ -3,7 +3,7 @@ import { MockLanguageModelV4, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { MEMORY_PREAMBLE, memstreamMemory } from "../src/ai-sdk.js";
 import { MemstreamClient } from "../src/index.js";
-import { client, searchUntil, someone, until } from "./helpers.js";
+import { client, someone } from "./helpers.js";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -29,7 +29,8 @@ async function seeded(name: string) {
   const user = someone(name);
   await memory.publish({ user_id: user, session_id: "old", role: "user", speaker: "Ana",
                          content: "My sister Rita lives in Coimbra and teaches piano." });
-  await searchUntil(memory, user, "Rita", (r) => r.length > 0);
+  // the client's next read of the user waits for that write, and for its vector
+  await memory.freshness(user, { wait: "vectors" });
   return { memory, user };
 }
 
@@ -59,11 +60,8 @@ describe("Vercel AI SDK memory, with the SDK's test model against a real server"
     expect(mem.lastContext()).toContain("Coimbra");
 
     await mem.onFinish({ text: "again" }); // the SDK's or a caller's second call: nothing
-    const stored = await until(async () => {
-      const page = await memory.list(user, { session_id: "chat-1", order: "oldest" });
-      if (page.memories.length < 2) throw new Error("not yet");
-      return page.memories;
-    });
+    // read after the client's own write of the turn: no polling
+    const stored = (await memory.list(user, { session_id: "chat-1", order: "oldest" })).memories;
     expect(stored.map((m) => [m.speaker, m.content])).toEqual([
       ["Ana", "What does my sister Rita do?"],
       ["assistant", "Rita teaches piano."],
@@ -99,20 +97,22 @@ describe("Vercel AI SDK memory, with the SDK's test model against a real server"
         ]),
       },
     });
+    let stored$: Promise<void> = Promise.resolve();
     const result = streamText({
       model: wrapLanguageModel({ model: mock, middleware: mem.middleware }),
       prompt: "Where does Rita live?",
-      onFinish: mem.onFinish,
+      onFinish: (event) => {
+        stored$ = mem.onFinish(event); // the SDK does not wait for it: the test does
+        return stored$;
+      },
     });
     expect(await result.text).toBe("Rita lives in Coimbra.");
+    await result.consumeStream();
+    await stored$;
     const turn = mock.doStreamCalls[0]!.prompt.at(-1)!.content as { text: string }[];
     expect(turn[0]!.text.startsWith(MEMORY_PREAMBLE)).toBe(true);
     expect(turn[0]!.text).toContain("Coimbra");
-    const stored = await until(async () => {
-      const page = await memory.list(user, { session_id: "chat-s", order: "oldest" });
-      if (page.memories.length < 2) throw new Error("not yet");
-      return page.memories;
-    });
+    const stored = (await memory.list(user, { session_id: "chat-s", order: "oldest" })).memories;
     expect(stored.map((m) => m.content)).toEqual([
       "Where does Rita live?",
       "Rita lives in Coimbra.",
@@ -160,7 +160,7 @@ describe("Vercel AI SDK memory, with the SDK's test model against a real server"
       stopWhen: stepCountIs(3),
     });
     const { memory_id } = remembered.steps[0]!.toolResults[0]!.output as { memory_id: string };
-    await until(() => memory.memory(user, memory_id));
+    expect((await memory.memory(user, memory_id)).content).toBe("Rita moved to Braga.");
     const correcting = new MockLanguageModelV4({
       doGenerate: [
         toolCall("correctFact", { memory_id, correction: "Rita moved to Porto." }),
@@ -174,7 +174,7 @@ describe("Vercel AI SDK memory, with the SDK's test model against a real server"
       stopWhen: stepCountIs(3),
     });
     const replaced = corrected.steps[0]!.toolResults[0]!.output as { memory_id: string };
-    const chain = await until(() => memory.history(user, replaced.memory_id));
+    const chain = await memory.history(user, replaced.memory_id);
     expect(chain.map((m) => m.content)).toEqual(["Rita moved to Braga.", "Rita moved to Porto."]);
   });
 

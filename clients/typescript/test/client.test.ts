@@ -6,7 +6,7 @@ import {
   MemstreamUnreachable,
   serverUrl,
 } from "../src/index.js";
-import { client, key, searchUntil, someone, until, url } from "./helpers.js";
+import { client, key, someone, url } from "./helpers.js";
 
 describe("the client against a real memstream up", () => {
   it("publishes, finds, explains, corrects and forgets", async () => {
@@ -19,9 +19,11 @@ describe("the client against a real memstream up", () => {
         content: "Miso only eats tuna." },
     ]);
     expect(ids).toHaveLength(2);
-    const found = await searchUntil(memory, user, "where does Ana live", (r) =>
-      r.some((hit) => hit.content.includes("Porto")),
-    );
+    expect(memory.written(user)).toMatch(/^w1\./);
+    // the next read of the user waits for the client's write (and, asked, its vectors)
+    const found = (await memory.search(user, "where does Ana live", { k: 10, wait: "vectors" }))
+      .results;
+    expect(memory.written(user)).toBeUndefined();
     const porto = found.find((hit) => hit.content.includes("Porto"))!;
     expect(porto.occurred_at).toBeTruthy();
     expect(porto.recorded_at).toBeTruthy(); // when memstream recorded it, besides when it happened
@@ -37,17 +39,14 @@ describe("the client against a real memstream up", () => {
     expect(JSON.stringify(why)).toContain("I moved to Porto"); // the turn it came from
 
     const fact = await memory.remember(user, "Ana's cat Miso is eight years old.");
-    await until(() => memory.memory(user, fact));
+    expect((await memory.memory(user, fact)).content).toContain("eight");
     const corrected = await memory.correct(user, fact, "Ana's cat Miso is nine years old.");
-    const chain = await until(() => memory.history(user, corrected));
+    const chain = await memory.history(user, corrected);
     expect(chain.map((m) => m.memory_id)).toEqual([fact, corrected]);
     await memory.confirm(user, corrected);
     await memory.forget(user, porto.memory_id);
-    const page = await until(async () => {
-      const listed = await memory.list(user, { include_hidden: false, limit: 50 });
-      if (listed.memories.some((m) => m.memory_id === porto.memory_id)) throw new Error("shown");
-      return listed; // forgotten: hidden once the worker applied the command
-    });
+    const page = await memory.list(user, { include_hidden: false, limit: 50 });
+    expect(page.memories.map((m) => m.memory_id)).not.toContain(porto.memory_id); // forgotten
     const all = [];
     for await (const m of memory.allMemories(user, { limit: 1, include_hidden: true })) all.push(m);
     expect(all.length).toBeGreaterThanOrEqual(page.memories.length);
@@ -68,13 +67,33 @@ describe("the client against a real memstream up", () => {
     const ids = [];
     for (const content of said) ids.push(await memory.remember(user, content, slot));
     expect(new Set(ids).size).toBe(3); // each call its own memory, the repeat too
-    const standing = await until(async () => {
-      const all = await memory.list(user, { include_hidden: true, limit: 10 });
-      if (all.memories.length < 3) throw new Error("not all applied yet");
-      return (await memory.list(user, { kind: "fact", limit: 10 })).memories;
-    });
+    // each put's token is the client's: the list waits for all three, no polling
+    const standing = (await memory.list(user, { kind: "fact", limit: 10 })).memories;
     expect(standing.map((m) => m.content)).toEqual(["Ana lives in Lisbon"]);
     expect(standing[0]!.memory_id).toBe(ids[2]);
+  });
+
+  it("sees each of its writes in the very next read, with no polling", async () => {
+    const memory = client();
+    const user = someone("ryw");
+    for (let i = 0; i < 10; i++) {
+      const word = `zorblat${i}q`;
+      await memory.publish({ user_id: user, session_id: "s1", role: "user",
+                             content: `I saw a ${word} today` });
+      const hits = (await memory.search(user, word, { k: 3 })).results;
+      expect(hits[0]?.content).toContain(word);
+      const id = await memory.remember(user, `Ana's gate code is ${7000 + i}`);
+      expect((await memory.memory(user, id)).content).toContain(String(7000 + i));
+    }
+    const fresh = await memory.freshness(user);
+    expect(fresh.position).toMatch(/^w1\./);
+    // a token given by hand, from another client's write, is waited for as well
+    const other = client({ readYourWrites: false });
+    await other.publish({ user_id: user, session_id: "s2", role: "user",
+                          content: "The quokka bit me" });
+    const after = other.lastToken!;
+    const bitten = await other.search(user, "quokka", { after_write: after });
+    expect(bitten.results[0]?.content).toContain("quokka");
   });
 
   it("asks again with the same event ids, so a retried publish stores one memory", async () => {
@@ -170,7 +189,7 @@ describe("the client against a real memstream up", () => {
     const memory = client();
     const user = someone("ex");
     await memory.publish({ user_id: user, session_id: "s", role: "user", content: "Hello there." });
-    await searchUntil(memory, user, "hello", (r) => r.length > 0);
+    await memory.freshness(user); // once the client's write is applied
     const stream = await memory.export(user, "json");
     const text = await new Response(stream).text();
     expect(text).toContain("Hello there.");

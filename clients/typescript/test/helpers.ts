@@ -1,6 +1,6 @@
-// What the tests share: the server's address, and waiting for the worker to apply.
+// What the tests share: the server's address, its key, a client, a fresh user id.
 import { inject } from "vitest";
-import { MemstreamClient, type SearchResult } from "../src/index.js";
+import { MemstreamClient } from "../src/index.js";
 
 export const url = () => inject("memstreamUrl");
 export const key = () => inject("memstreamKey");
@@ -11,35 +11,3 @@ export const client = (options = {}) =>
 /** A user id of the test tenant no other test uses. */
 export const someone = (name: string) =>
   `ts:${name}-${Math.random().toString(36).slice(2, 10)}`;
-
-/** Search until `found` holds of the results (the worker applies events shortly after
- * the API accepts them). */
-export async function searchUntil(
-  memory: MemstreamClient,
-  userId: string,
-  query: string,
-  found: (results: SearchResult[]) => boolean,
-  seconds = 30,
-): Promise<SearchResult[]> {
-  const deadline = Date.now() + seconds * 1000;
-  let results: SearchResult[] = [];
-  while (Date.now() < deadline) {
-    results = (await memory.search(userId, query, { k: 10 })).results;
-    if (found(results)) return results;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not found in ${seconds} s: ${JSON.stringify(results)}`);
-}
-
-/** Call `ask` until it resolves (a memory just accepted is applied shortly after). */
-export async function until<T>(ask: () => Promise<T>, seconds = 30): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    try {
-      return await ask();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}

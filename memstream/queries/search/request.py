@@ -25,6 +25,7 @@ from pydantic import (
 
 from memstream.events.identifiers import Identifier, Tag, UtcDateTime
 from memstream.policies.scope import without_controls
+from memstream.storage.write_tokens import MAX_TOKEN_CHARS, TOKEN_PATTERN
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -98,6 +99,12 @@ class SearchRequest(BaseModel):
     #: nothing reaches it, the answer is "nothing relevant", not the k least unrelated.
     #: A memory not embedded yet is kept; a deployment without an embedder keeps all.
     min_similarity: StrictFloat | None = Field(default=None, ge=-1.0, le=1.0)
+    #: a write token (the ``token`` a write answered): the search answers once the
+    #: projections hold that write (503 with ``Retry-After`` after a bounded wait)
+    after_write: str | None = Field(default=None, max_length=MAX_TOKEN_CHARS, pattern=TOKEN_PATTERN)
+    #: with ``after_write``: "applied" (the write's memories are there) or "vectors"
+    #: (and every memory of the user has its vector)
+    wait: Literal["applied", "vectors"] = "applied"
 
     @field_validator("query")
     @classmethod

@@ -435,6 +435,12 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         for name in self._tables if names is None else names:
             self._tables[name].checkout_latest()
 
+    def see_latest(self) -> None:
+        """From now on read every table as of its newest committed version: the views
+        that may be a moment old (``version``'s ``max_age_seconds``) are asked again."""
+        self._versions_seen.clear()
+        self.refresh()
+
     @property
     def table_names(self) -> list[str]:
         return list(self._tables)
