@@ -72,7 +72,9 @@ class Settings(BaseSettings):
             into the indexes.
         checkpoint_every_seconds: how often the worker writes its checkpoints, session
             rows and watermarks (and whenever it goes idle); a crash re-applies at most
-            this much of the log, idempotently.
+            this much of the log, idempotently. A read given a write token answers once
+            the checkpoints hold the write, so this is also most of what such a read waits
+            beyond the worker's batch.
         retain_versions_seconds: table versions older than this are removed on compaction.
         consumer_group: the faust application id (one consumer group per deployment).
         log_level: logging level of memstream's own loggers (``DEBUG`` also shows the
@@ -251,7 +253,7 @@ class Settings(BaseSettings):
     batch_size: int = Field(default=2000, ge=1)
     batch_within_seconds: float = Field(default=0.5, gt=0)
     optimize_every_seconds: float = Field(default=30.0, gt=0)
-    checkpoint_every_seconds: float = Field(default=1.0, ge=0)
+    checkpoint_every_seconds: float = Field(default=0.25, ge=0)
     retain_versions_seconds: float = Field(default=300.0, ge=0)
     consumer_group: str = "memstream"
     log_level: str = Field(default="INFO", pattern=r"(?i)^(debug|info|warning|error|critical)$")

@@ -17,6 +17,7 @@ from memstream.adapters.embedders import Embedder
 from memstream.adapters.language_models import JsonModel
 from memstream.application.admission import ReadAdmission
 from memstream.application.callers import Caller
+from memstream.application.read_after_write import Reflected
 from memstream.application.sinks import BrokerSink, EventSink
 from memstream.application.stores import open_store
 from memstream.clock import Clock, system_clock
@@ -94,6 +95,9 @@ class OperationsCore:
         self._pending: set[asyncio.Task[None]] = set()
         self._reads = ReadAdmission(settings.searches_at_once, settings.searches_waiting)
         self._audit_log: AuditLog | None = None
+        #: what the store's views are known to hold (reads after a write: see
+        #: :mod:`memstream.application.read_after_write`)
+        self._reflected = Reflected()
 
     # -- parts, opened on first use ------------------------------------------------------
 

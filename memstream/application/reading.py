@@ -108,9 +108,13 @@ class MemoryReads(OperationsCore):
         vectors = None
         if wait == "vectors" and self.settings.embedder != "none":
             vectors = lambda: embedding_lag(self.store, user_id)  # noqa: E731
+        elif self._reflected.covers(written, self._store):
+            return Waited(0.0, {})  # in the views already: nothing to read or refresh
         limit = seconds if seconds is not None else self.settings.read_after_write_seconds
         waited = await wait_for_write(written, checkpoints, vectors_pending=vectors, seconds=limit)
-        await self._blocking(self.store.see_latest)
+        store = self.store
+        await self._blocking(store.see_latest)
+        self._reflected.refreshed(store, waited.checkpoints)
         return waited
 
     async def search(self, request: SearchRequest) -> SearchResponse:
