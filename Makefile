@@ -61,6 +61,17 @@ run: $(RUNTIME)
 test: setup browser typescript
 	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
 
+# `make test` with a CPU hog beside it: a busy loop on each core (HOGS of them), for as
+# long as the suite runs (they die with the recipe's shell, and are stopped when the
+# suite ends, pass or fail). No test may depend on how fast the machine is.
+HOGS ?= 2
+HOG := import os; from memstream.streams.lifeline import die_with_parent; die_with_parent(os.getppid()); exec("while True: pass")
+test-loaded: setup browser typescript
+	hogs=""; \
+	for i in $$(seq $(HOGS)); do $(BIN)/python -c '$(HOG)' & hogs="$$hogs $$!"; done; \
+	trap 'kill $$hogs 2>/dev/null' EXIT; \
+	$(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=15
+
 # The files whose scenarios race processes against each other (kills, freezes, several
 # writers, imports beside the lifecycle), run N times in a row; stops at the first
 # failing round: make test-repeat N=10
