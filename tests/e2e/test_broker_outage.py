@@ -31,18 +31,22 @@ def test_while_no_broker_answers_publishes_fail_fast_and_are_logged_once(
 
     async def run() -> list[str]:
         sink = BrokerSink(settings)
-        with embedded_broker(port):
-            assert await sink.publish([message(event_id="before")]) == ["before"]
-        refusals = []
-        for i in range(12):  # the first notices the outage; the others are refused at once
-            with pytest.raises(Unavailable) as refused:
-                await sink.publish([message(event_id=f"during-{i}")])
-            refusals.append(str(refused.value))
-        with embedded_broker(port):
-            # a knock that found nobody is trusted for PROBE_SECONDS: then it is back
-            await asyncio.sleep(PROBE_SECONDS)
-            assert await sink.publish([message(event_id="after")]) == ["after"]
-        await sink.close()
+        try:
+            with embedded_broker(port):
+                before = await sink.publish([message(event_id="before")])
+                assert before.event_ids == ["before"]
+            refusals = []
+            for i in range(12):  # the first notices the outage; the others are refused at once
+                with pytest.raises(Unavailable) as refused:
+                    await sink.publish([message(event_id=f"during-{i}")])
+                refusals.append(str(refused.value))
+            with embedded_broker(port):
+                # a knock that found nobody is trusted for PROBE_SECONDS: then it is back
+                await asyncio.sleep(PROBE_SECONDS)
+                after = await sink.publish([message(event_id="after")])
+                assert after.event_ids == ["after"]
+        finally:
+            await sink.close()  # a failed assertion leaves no producer open behind it
         return refusals
 
     refusals = asyncio.run(run())
