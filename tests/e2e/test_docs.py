@@ -76,6 +76,9 @@ def test_the_configuration_page_is_the_one_the_code_makes() -> None:
 
 @pytest.mark.broker
 @pytest.mark.slow
+# every block of every page, one after the other: 3 minutes on an idle machine, more
+# than the suite's 5-minute limit with a busy loop on each core (make test-loaded)
+@pytest.mark.timeout(900)
 def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     data = tmp_path / "memstream-data"
     worker = WorkerProcess(
