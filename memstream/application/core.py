@@ -17,6 +17,7 @@ from memstream.adapters.embedders import Embedder
 from memstream.adapters.language_models import JsonModel
 from memstream.application.admission import ReadAdmission
 from memstream.application.callers import Caller
+from memstream.application.freshness_gauge import FreshnessGauge
 from memstream.application.read_after_write import Reflected
 from memstream.application.sinks import BrokerSink, EventSink
 from memstream.application.stores import open_store
@@ -98,6 +99,9 @@ class OperationsCore:
         #: what the store's views are known to hold (reads after a write: see
         #: :mod:`memstream.application.read_after_write`)
         self._reflected = Reflected()
+        #: how fresh reads are, said in their answers (see
+        #: :mod:`memstream.application.freshness_gauge`)
+        self._gauge = FreshnessGauge(read_consistency_seconds)
 
     # -- parts, opened on first use ------------------------------------------------------
 

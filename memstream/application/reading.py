@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -26,6 +26,7 @@ from memstream.application.core import (
     OperationsCore,
 )
 from memstream.application.errors import NotFound, Unavailable
+from memstream.application.freshness_gauge import LogEnds
 from memstream.application.read_after_write import (
     Waited,
     WaitFor,
@@ -46,6 +47,7 @@ from memstream.projections.digest import digest_tables
 from memstream.queries.context.assembly import Assembly, assemble, complexity
 from memstream.queries.context.gathering import context_candidates, context_request
 from memstream.queries.explain import explanation
+from memstream.queries.freshness import Freshness, freshness_of
 from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
 from memstream.queries.search.request import MEMORY_KINDS
@@ -113,9 +115,110 @@ class MemoryReads(OperationsCore):
         limit = seconds if seconds is not None else self.settings.read_after_write_seconds
         waited = await wait_for_write(written, checkpoints, vectors_pending=vectors, seconds=limit)
         store = self.store
+        taken = time.monotonic()
         await self._blocking(store.see_latest)
         self._reflected.refreshed(store, waited.checkpoints)
+        self._gauge.sampled(taken, waited.checkpoints, refreshed=True)
         return waited
+
+    async def _freshness(self, user_id: str, *, refresh: bool = False) -> Freshness:
+        """How fresh a read of ``user_id`` that starts now is (called before the read:
+        after a pause it brings the views to their newest versions first; with
+        ``refresh``, always). See :mod:`memstream.application.freshness_gauge`."""
+        gauge = self._gauge
+        now = time.monotonic()
+        reflected = None if refresh else gauge.reflected(now)
+        if reflected is None:
+            reflected = await self._blocking(self._sample, True)
+        elif gauge.sample_due(now) and gauge.start("checkpoints"):
+            self._in_background(self._sample_beside(), "checkpoints")
+        if gauge.ends_due(now) and gauge.start("ends"):
+            self._in_background(self._ask_log_ends(), "ends")
+        pending_vectors = None
+        if self.settings.embedder != "none":
+            pending_vectors, again = gauge.pending_vectors(user_id, now)
+            if pending_vectors is None:
+                pending_vectors = await self._blocking(self._count_vectors, user_id)
+            elif again and gauge.start(f"vectors:{user_id}"):
+                self._in_background(self._count_beside(user_id), f"vectors:{user_id}")
+        ends = gauge.ends()
+        return freshness_of(
+            partition_of(user_id, self.settings.messages_partitions),
+            reflected,
+            ends.ends if ends is not None else None,
+            ends.epoch if ends is not None else None,
+            pending_vectors,
+        )
+
+    def _sample(self, refresh: bool) -> Checkpoints:
+        """Read the worker's checkpoints as of their newest version (with ``refresh``,
+        then bring every table to its newest version) and keep them in the gauge."""
+        taken = time.monotonic()
+        try:
+            store = self.store
+            checkpoints = store.load_checkpoints(self.settings.consumer_group)
+        except NotFound:  # no projections yet: nothing applied
+            return {}
+        if refresh:
+            store.see_latest()
+            self._reflected.refreshed(store, checkpoints)
+        self._gauge.sampled(taken, checkpoints, refreshed=refresh)
+        return checkpoints
+
+    def _count_vectors(self, user_id: str) -> int:
+        taken = time.monotonic()
+        try:
+            pending = embedding_lag(self.store, user_id)
+        except NotFound:
+            pending = 0
+        self._gauge.counted(user_id, taken, pending)
+        return pending
+
+    async def _sample_beside(self) -> None:
+        await self._blocking(self._sample, False)
+
+    async def _count_beside(self, user_id: str) -> None:
+        await self._blocking(self._count_vectors, user_id)
+
+    async def _ask_log_ends(self) -> None:
+        self._gauge.ended(await self._log_ends())
+
+    def _in_background(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run ``work`` beside the reads (best effort: a failure is logged, and marks
+        ``name`` done in the gauge either way)."""
+
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.warning("could not update how fresh reads are (%s)", name, exc_info=True)
+            finally:
+                self._gauge.finish(name)
+
+        task = asyncio.create_task(run())
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _log_ends(self, timeout: float = 5.0) -> LogEnds | None:
+        """The end offset of every partition of every projected topic, and the log's
+        epoch (None: the broker did not answer within ``timeout``)."""
+        bootstrap = self.settings.bootstrap
+        taken = time.monotonic()
+        try:
+            found = await asyncio.wait_for(
+                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
+            )
+            epoch = await asyncio.wait_for(
+                read_epoch(bootstrap, self.clock(), create=False), timeout
+            )
+        except Exception:  # the broker is down: what waits is unknown
+            return None
+        ends = {
+            (topic, partition): end
+            for topic, offsets in zip(PROJECTED_TOPICS, found, strict=True)
+            for partition, end in offsets.items()
+        }
+        return LogEnds(taken, ends, epoch)
 
     async def search(self, request: SearchRequest) -> SearchResponse:
         """Hybrid search (after the write ``request.after_write`` names, if given); the
@@ -126,8 +229,10 @@ class MemoryReads(OperationsCore):
         await self.after_write(request.after_write, request.user_id, request.wait)
         with _measured_read("search"):
             async with self._reads.turn():
+                freshness = await self._freshness(request.user_id)
                 response = await self._blocking(self.searcher.search, request)
             _stages(response.timings)
+        response.freshness = freshness
         if response.results:
             accessed = MemoryAccessed(
                 user_id=request.user_id,
@@ -197,8 +302,9 @@ class MemoryReads(OperationsCore):
 
         with _measured_read("context"):
             async with self._reads.turn():
+                freshness = await self._freshness(user_id)
                 assembly = await self._blocking(build)
-        return _block(assembly, budget, judged, started)
+        return replace(_block(assembly, budget, judged, started), freshness=freshness)
 
     def _context_request(
         self, user_id: str, query: str, project_id: str | None, budget_tokens: int | None
@@ -263,8 +369,11 @@ class MemoryReads(OperationsCore):
 
         with _measured_read("playground"):
             async with self._reads.turn():
+                freshness = await self._freshness(request.user_id)
                 response, assembly = await self._blocking(build)
-        return response, trace, _block(assembly, budget, judged, started)
+        response.freshness = freshness
+        block = replace(_block(assembly, budget, judged, started), freshness=freshness)
+        return response, trace, block
 
     async def explain(
         self, user_id: str, memory_id: str, now: datetime | None = None
@@ -315,42 +424,23 @@ class MemoryReads(OperationsCore):
         answer), and the user's memories waiting for their vector."""
         waited = await self.after_write(after_write, user_id, wait, seconds)
         valid_identifier("user_id", user_id)
-        ends, epoch = await self._user_log_ends(user_id)
+        known = await self._log_ends()
         partition = partition_of(user_id, self.settings.messages_partitions)
+        ends, epoch = (known.ends, known.epoch) if known is not None else (None, None)
+        vectors = self.settings.embedder != "none"
 
         def read() -> dict[str, Any]:
             try:
                 store = self.store
             except NotFound:  # no projections yet
-                return user_freshness(user_id, partition, {}, ends, epoch, None)
+                return user_freshness(user_id, partition, {}, ends, epoch, 0 if vectors else None)
             checkpoints = store.load_checkpoints(self.settings.consumer_group)
-            pending_vectors = embedding_lag(store, user_id)
+            pending_vectors = embedding_lag(store, user_id) if vectors else None
             return user_freshness(user_id, partition, checkpoints, ends, epoch, pending_vectors)
 
         document: dict[str, Any] = await self._blocking(read)
         document["waited_ms"] = round(waited.seconds * 1000, 1) if waited is not None else None
         return document
-
-    async def _user_log_ends(self, user_id: str, timeout: float = 5.0) -> LogEnd:
-        """The log's end offset of ``user_id``'s partition of every projected topic, and
-        the log's epoch ((None, None): the broker did not answer within ``timeout``)."""
-        bootstrap = self.settings.bootstrap
-        partition = partition_of(user_id, self.settings.messages_partitions)
-        try:
-            found = await asyncio.wait_for(
-                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
-            )
-            epoch = await asyncio.wait_for(
-                read_epoch(bootstrap, self.clock(), create=False), timeout
-            )
-        except Exception:  # the broker is down: what waits is unknown
-            return None, None
-        ends = {
-            (topic, partition): offsets[partition]
-            for topic, offsets in zip(PROJECTED_TOPICS, found, strict=True)
-            if partition in offsets
-        }
-        return ends, epoch
 
     async def log_position(self, timeout: float = 5.0) -> LogEnd:
         """The message topic's end offsets and the log epoch; (None, None) if the broker
@@ -407,13 +497,13 @@ class MemoryReads(OperationsCore):
                     in_time_range(moment)
             except ValueError as exc:
                 raise InvalidQuery(f"{name}: {exc}") from None
-        if self._store is not None:
-            await self._blocking(self._store.refresh)
+        freshness = await self._freshness(request.user_id, refresh=True)
         try:
             store = self.store
         except NotFound:  # no projections yet: nothing to list
-            return MemoryPage([], None)
-        return await self._blocking(list_memories, store, request)
+            return MemoryPage([], None, freshness)
+        page = await self._blocking(list_memories, store, request)
+        return replace(page, freshness=freshness)
 
 
 @contextlib.contextmanager

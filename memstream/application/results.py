@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memstream.events.vocabulary import Event
+from memstream.queries.freshness import Freshness
 from memstream.streams.publisher import Published
 
 __all__ = [
@@ -103,3 +104,11 @@ class ContextBlock:
     #: the candidates left out of the block, and why (each with its memory id, section
     #: and reason: under the relevance floor, said above, no room, trimmed)
     left_out: list[dict[str, str]] = field(default_factory=list)
+    #: how fresh the block is (see :class:`~memstream.queries.freshness.Freshness`)
+    freshness: Freshness | None = None
+
+    def document(self) -> dict[str, Any]:
+        """The block as JSON values (what the API and MCP answer)."""
+        found = asdict(self)
+        found["freshness"] = self.freshness.model_dump() if self.freshness else None
+        return found

@@ -92,6 +92,9 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
     response = access.search(request)
     shown = render.search_results(response, request.min_similarity)
     print(response.model_dump_json(indent=2) if args.json else shown)
+    behind = response.freshness and render.freshness(response.freshness.model_dump())
+    if behind and not args.json:
+        print(behind, file=sys.stderr)
     return 2 if not response.results and unknown_user(access, args.user) else 0
 
 
@@ -133,6 +136,9 @@ def context_command(args: argparse.Namespace, settings: Settings) -> int:
         f"{block['tokens']} of {block['budget_tokens']} tokens ({block['complexity']} query)",
         file=sys.stderr,
     )
+    behind = render.freshness(block.get("freshness"))
+    if behind:
+        print(behind, file=sys.stderr)
     return 0
 
 

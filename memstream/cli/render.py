@@ -32,6 +32,7 @@ __all__ = [
     "entity",
     "erasure",
     "events_json",
+    "freshness",
     "history",
     "imported",
     "keys_table",
@@ -71,6 +72,20 @@ def search_results(response: SearchResponse, min_similarity: float | None = None
         fields = [f"{rank:>3}.", f"{r.score:.3f}", when(r.occurred_at), short_id(r.memory_id)]
         lines.append("  ".join(fields) + f"  {who}{_shown(r)}{cold}{cited}")
     return "\n".join(lines)
+
+
+def freshness(found: Mapping[str, Any] | None) -> str | None:
+    """A line saying what an answer does not reflect yet (None: nothing, or not said)."""
+    if not found:
+        return None
+    behind = []
+    writes, vectors = found.get("pending_writes"), found.get("pending_vectors")
+    if writes:
+        behind.append(f"{writes} accepted write{'' if writes == 1 else 's'} not applied yet")
+    if vectors:
+        waits = "memory waits" if vectors == 1 else "memories wait"
+        behind.append(f"{vectors} {waits} for a vector (found by words only)")
+    return "not fresh: " + "; ".join(behind) if behind else None
 
 
 def _shown(result: SearchResult) -> str:

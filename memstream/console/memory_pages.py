@@ -151,6 +151,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             user_id=user_id,
             memories=page.memories,
             next_cursor=page.next_cursor,
+            freshness=page.freshness,
             filters=filters,
             kinds=MEMORY_KINDS,
         )

@@ -39,6 +39,7 @@ from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host
 from memstream.hooks.transcripts import identifier, read_transcript
 from memstream.hooks.turns import folder_of, session_end_event, session_of, turn_events
 from memstream.server_address import server_url
+from memstream.storage.write_tokens import MAX_TOKEN_CHARS, BadToken, merged, parse_token
 
 __all__ = ["EVENTS", "HookProblem", "main"]
 
@@ -49,6 +50,9 @@ DEFAULT_BUDGET = 600
 MAX_BUDGET = 32_000
 #: Seconds an inject waits for the server; a capture, per request.
 INJECT_TIMEOUT = 3.0
+#: Seconds an inject waits for the hooks' last writes to be applied, before it asks for
+#: what memory holds now instead.
+AFTER_WRITE_TIMEOUT = 2.0
 CAPTURE_TIMEOUT = 20.0
 #: Events per publish (the API takes up to 1,000).
 _BATCH = 500
@@ -226,7 +230,14 @@ def _context(
     }
     if project is not None:
         body["project_id"] = project
-    answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT)
+    token = _Written(options, body["user_id"]).load()
+    try:  # after the hooks' own writes (another process's, maybe another host's)
+        if token is None:
+            raise HookProblem("no write of the hooks to wait for")
+        after = {**body, "after_write": token}
+        answer = _call(options, "POST", "/v1/context", after, AFTER_WRITE_TIMEOUT)
+    except HookProblem:  # not applied in time (or no token): what memory holds now
+        answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT)
     block = answer.get("context") if isinstance(answer, dict) else None
     return block if isinstance(block, str) and block else None
 
@@ -276,7 +287,7 @@ def _store(
         end = session_end_event(host, payload, user_id=user, project_id=project, now=now)
         documents += [end] if end is not None else []
     if documents:
-        _call(options, "POST", "/v1/events", documents, CAPTURE_TIMEOUT)
+        _publish(options, user, documents)
 
 
 # -- capture ---------------------------------------------------------------------------------
@@ -314,7 +325,7 @@ def _capture(host: Host, payload: dict[str, Any], options: dict[str, str], *, en
         if ended is not None:  # at the last turn's time, not the hook's
             documents.append({**ended, "occurred_at": documents[-1]["occurred_at"]})
     for start in range(0, len(documents), _BATCH):
-        _call(options, "POST", "/v1/events", documents[start : start + _BATCH], CAPTURE_TIMEOUT)
+        _publish(options, user, documents[start : start + _BATCH])
     position.save(offset + read.next_offset)
 
 
@@ -356,12 +367,60 @@ def _after_line(transcript: Path, offset: int) -> int:
         return position
 
 
+def _publish(options: dict[str, str], user: str, documents: list[dict[str, Any]]) -> None:
+    """Publish ``documents`` (of ``user``), and keep the write's token for the reads of
+    the hooks that fire next."""
+    answer = _call(options, "POST", "/v1/events", documents, CAPTURE_TIMEOUT)
+    token = answer.get("token") if isinstance(answer, dict) else None
+    if isinstance(token, str):
+        _Written(options, user).add(token)
+
+
+def _state_folder() -> Path:
+    """The user's state folder (``XDG_STATE_HOME``, else ``~/.local/state``)."""
+    return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+
+
+class _Written:
+    """The write token of what the hooks published for one user to one server: a small
+    file in the user's state folder, so that the next hook to fire (another process, of
+    any host) asks for a context block that holds those writes.
+
+    Two hooks finishing at once may each keep the token they merged: the one kept last
+    wins, and a read may then not wait for the other's write (it is stored all the same)."""
+
+    def __init__(self, options: dict[str, str], user: str) -> None:
+        self.base = _state_folder()
+        digest = hashlib.sha256(f"{_server(options)}\0{user}".encode()).hexdigest()[:32]
+        self.path = self.base / "memstream" / "hooks" / f"written-{digest}.json"
+
+    def load(self) -> str | None:
+        try:
+            token = json.loads(self.path.read_text()).get("token")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return token if isinstance(token, str) and len(token) <= MAX_TOKEN_CHARS else None
+
+    def add(self, token: str) -> None:
+        try:
+            kept = merged(parse_token(t) for t in (self.load(), token) if t is not None)
+        except BadToken:  # a kept file that is no token: the new write's alone
+            kept = parse_token(token)
+        if kept is None:
+            return
+        try:
+            self.base.mkdir(parents=True, exist_ok=True)
+            write_file(self.base, self.path, json.dumps({"token": kept.text()}))
+        except OSError as exc:  # stored; only a read's wait for it is lost
+            raise HookProblem(f"cannot keep the write's token: {exc.strerror}") from None
+
+
 class _Position:
     """How far a transcript was published: a small file per transcript in the user's
     state folder (``XDG_STATE_HOME``, else ``~/.local/state``)."""
 
     def __init__(self, transcript: Path) -> None:
-        self.base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+        self.base = _state_folder()
         digest = hashlib.sha256(str(transcript.resolve()).encode()).hexdigest()[:32]
         self.path = self.base / "memstream" / "hooks" / f"{digest}.json"
 

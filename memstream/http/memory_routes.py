@@ -83,7 +83,11 @@ def memory_router(deps: RouteDeps) -> APIRouter:
             tag=tag,
         )
         page = await ops.list_memories(request)
-        return {"memories": page.memories, "next_cursor": page.next_cursor}
+        return {
+            "memories": page.memories,
+            "next_cursor": page.next_cursor,
+            "freshness": page.freshness,
+        }
 
     @router.get("/v1/memories/weak", responses=errors(*READ, 503))
     async def weak_memories(user_id: str = USER, who: Principal = WHO) -> dict[str, Any]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from fastapi import APIRouter, Response
@@ -51,6 +50,6 @@ def search_router(deps: RouteDeps) -> APIRouter:
         block = await ops.context(
             body.user_id, body.query, body.project_id, body.budget_tokens, body.now
         )
-        return asdict(block)
+        return block.document()
 
     return router

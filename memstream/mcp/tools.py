@@ -8,7 +8,6 @@ comes back as a tool error naming the problem (:func:`answered`).
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -138,6 +137,8 @@ class MemoryTools:
             named = entity.casefold()
             results = [r for r in results if any(e.casefold() == named for e in r.entities)]
         answer: dict[str, Any] = {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
+        if response.freshness is not None:
+            answer["freshness"] = response.freshness.model_dump()
         if not results and min_similarity is not None:
             answer["note"] = f"nothing relevant: no memory reaches similarity {min_similarity:g}"
         return answer
@@ -160,7 +161,7 @@ class MemoryTools:
                 at.user_id, query, project_id=at.project_id, budget_tokens=budget_tokens
             )
         )
-        return asdict(block)
+        return block.document()
 
     async def remember_fact(
         self,

@@ -12,6 +12,7 @@ __all__ = [
     "document_parts",
     "entity_graph",
     "explain",
+    "freshness",
     "memory_list",
     "memory_usage",
     "profiles",

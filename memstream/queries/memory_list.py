@@ -26,6 +26,7 @@ from memstream.events.errors import InvalidQuery
 from memstream.policies.scope import owner_view_filter
 from memstream.projections.archiving import ARCHIVED, archive_id, summary_of
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
+from memstream.queries.freshness import Freshness
 from memstream.storage import filters
 from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE
 
@@ -88,6 +89,8 @@ class MemoryPage:
 
     memories: list[dict[str, Any]]
     next_cursor: str | None
+    #: how fresh the page is (set by the reads that answer it)
+    freshness: Freshness | None = None
 
 
 def list_memories(store: ProjectionStore, request: ListRequest) -> MemoryPage:

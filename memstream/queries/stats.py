@@ -15,6 +15,7 @@ from typing import Any
 
 from memstream.policies.scope import valid_identifier
 from memstream.projections.archiving import ARCHIVED
+from memstream.queries.freshness import freshness_of, records_behind
 from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import ARCHIVE_INDEX, DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
@@ -31,13 +32,7 @@ def lag(
     log_epoch: str | None,
 ) -> int:
     """Records in the log not yet applied: end offset minus the next offset to apply."""
-    pending = 0
-    for key, end in end_offsets.items():
-        stored = checkpoints.get(key)
-        current = stored is not None and stored.log_epoch == log_epoch
-        applied_next = stored.offset + 1 if stored is not None and current else 0
-        pending += max(0, end - applied_next)
-    return pending
+    return records_behind(checkpoints, end_offsets, log_epoch)
 
 
 def embedding_lag(store: ProjectionStore, user_id: str) -> int:
@@ -56,17 +51,9 @@ def user_freshness(
     pending_vectors: int | None,
 ) -> dict[str, Any]:
     """How fresh reads of ``user_id`` (whose records are in ``partition`` of every
-    topic) are: ``position``, the token of the user's partitions the projections hold;
-    ``pending_writes``, the records there not applied yet (None: the log's end is not
-    known); ``pending_vectors``, the user's memories without their vector yet."""
-    mine = {key: at for key, at in checkpoints.items() if key[1] == partition}
-    position = token_of_checkpoints(mine)
-    return {
-        "user_id": user_id,
-        "position": position.text() if position is not None else None,
-        "pending_writes": None if end_offsets is None else lag(mine, end_offsets, log_epoch),
-        "pending_vectors": pending_vectors,
-    }
+    topic) are (see :class:`~memstream.queries.freshness.Freshness`), with the user."""
+    found = freshness_of(partition, checkpoints, end_offsets, log_epoch, pending_vectors)
+    return {"user_id": user_id, **found.model_dump()}
 
 
 def stats(

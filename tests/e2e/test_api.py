@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -180,6 +181,11 @@ def test_the_command_line_asks_the_server_running_for_its_data_folder(
         for how in ((), ("--in-process",))
     ]
     pages = [json.loads(done.stdout[done.stdout.index("{") :]) for done in listed]
+    # the later read at least as fresh; a process of one command does not wait to ask
+    # the broker for the log's ends (its pending writes are not known: null)
+    fresh = [page.pop("freshness") for page in pages]
+    assert _covers(fresh[1]["position"], fresh[0]["position"]), fresh
+    assert fresh[1]["pending_writes"] is None
     assert pages[0] == pages[1] and [m["content"] for m in pages[0]["memories"]] == [said, later]
     with MemoryClient(worker.api_url) as client:
         assert [m["content"] for m in client.all_memories("carla", limit=1)] == [said, later]
@@ -303,6 +309,56 @@ def test_a_read_given_a_writes_token_sees_that_write_every_time(
         refused = httpx.get(f"{url}/v1/freshness", params={"user_id": "rita", "after_write": bad})
         assert refused.status_code == 422 and "after_write" in refused.text, refused.text
         assert bad not in refused.text
+
+
+def test_every_answer_says_how_fresh_it_is(running: tuple[WorkerProcess, Path]) -> None:
+    worker, _ = running
+    url = worker.api_url
+    said = {"user_id": "una", "session_id": "s1", "role": "user", "content": "I keep a zorblat"}
+    token = httpx.post(f"{url}/v1/events", json=said).json()["token"]
+    asked = {"user_id": "una", "query": "zorblat", "after_write": token}
+    answers = {
+        "search": httpx.post(f"{url}/v1/search", json=asked).json(),
+        "context": httpx.post(f"{url}/v1/context", json=asked).json(),
+        "list": httpx.get(f"{url}/v1/memories", params=asked).json(),
+    }
+    for name, answer in answers.items():
+        fresh = answer["freshness"]
+        assert _covers(fresh["position"], token), (name, fresh)  # the write it waited for
+        assert isinstance(fresh["pending_vectors"], int), (name, fresh)
+    assert answers["search"]["results"][0]["content"] == "I keep a zorblat"
+
+    # The worker frozen: accepted writes are not applied, and the answers say so.
+    worker.signal(signal.SIGSTOP)
+    try:
+        for n in range(3):
+            said = {**said, "content": f"I keep {n} more"}
+            late = httpx.post(f"{url}/v1/events", json=said).json()["token"]
+
+        def behind() -> dict[str, Any]:
+            found = httpx.post(f"{url}/v1/search", json={"user_id": "una", "query": "keep"})
+            fresh: dict[str, Any] = found.json()["freshness"]
+            return fresh if (fresh["pending_writes"] or 0) >= 3 else {}
+
+        fresh = wait_until(behind, timeout=30)  # the log's ends are asked beside the reads
+        assert not _covers(fresh["position"], late), fresh
+        listed = httpx.get(f"{url}/v1/memories", params={"user_id": "una"}).json()["freshness"]
+        assert not _covers(listed["position"], late) and listed["pending_writes"] >= 3
+        shown = _cli("search", "--api", url, "--user", "una", "keep")  # says so too
+        assert shown.returncode == 0 and "accepted writes not applied yet" in shown.stderr
+    finally:
+        worker.signal(signal.SIGCONT)
+    asked = {"user_id": "una", "query": "more", "after_write": late}
+    fresh = httpx.post(f"{url}/v1/search", json=asked).json()["freshness"]
+    assert _covers(fresh["position"], late), fresh
+
+
+def _covers(position: str | None, token: str) -> bool:
+    """Whether ``position`` (an answer's) is at or past every offset ``token`` names."""
+    if position is None:
+        return False
+    held = parse_token(position).positions
+    return all(held.get(at, -1) >= offset for at, offset in parse_token(token).positions.items())
 
 
 def _far_ahead(token: str) -> str:

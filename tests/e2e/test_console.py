@@ -154,6 +154,7 @@ def test_hostile_content_reads_as_sent_and_runs_nothing(console: Console, browse
         assert page.evaluate(PWNED) is None, path
         if path == f"/console/users/{ANA}":
             screenshot(page, "timeline")
+            assert "Position" in page.locator("#freshness").inner_text()
     for text in HOSTILE:  # each reads as sent, in the timeline and on its own page
         page.goto(f"{console.api}/console/users/{ANA}/memories/{console.memories[text]}")
         assert page.locator("#memory-content").inner_text() == text
@@ -286,6 +287,9 @@ def test_the_playground_answers_as_the_api_does(console: Console, browser: Brows
     block = console.call("acme", "POST", "/v1/context", {"user_id": ANA, "query": ask["query"]})
     assert page.locator("#context-block").inner_text() == block.json()["context"]
     assert "Looking here reports no access" in page.inner_text("main")
+    # how fresh the answer is: the accesses waited for above are applied, nothing waits
+    fresh = page.locator("#freshness").inner_text()
+    assert "Position" in fresh and "accepted writes" not in fresh, fresh
     page.context.close()
 
 

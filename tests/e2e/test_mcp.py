@@ -63,6 +63,8 @@ def test_reads_answer_for_the_bound_user_only(operations: Operations) -> None:
     )
     assert not found.is_error
     results = found.structured_content["results"]
+    assert found.structured_content["freshness"]["position"].startswith("w1.")
+    assert context.structured_content["freshness"]["position"].startswith("w1.")
     assert sorted(r["content"] for r in results) == [
         "Ana's cat Miso likes tuna.",  # the correction; the sardines it replaced are history
         "I live in Lisbon with my cat Miso.",

@@ -57,13 +57,24 @@ export interface ContextResponse {
   sections: { name: string; tokens: number; lines: Record<string, unknown>[] }[];
   tokens: number;
   budget_tokens: number;
-  /** The candidates left out and why: [memory id, section, reason]. */
-  left_out: [string, string, string][];
+  complexity: string;
+  took_ms: number;
+  /** The candidates left out of the block, and why. */
+  left_out: { memory_id: string; section: string; reason: string }[];
+  /** How fresh the block is. */
+  freshness: Freshness | null;
 }
+
+/** How fresh an answer is: the position of the user's partitions of the log it
+ * reflects (a write token), the accepted writes there not applied yet, and the user's
+ * memories still waiting for their vector (found by their words only). */
+export type Freshness = Schemas["Freshness"];
 
 export interface MemoryPage {
   memories: Memory[];
   next_cursor: string | null;
+  /** How fresh the page is. */
+  freshness: Freshness | null;
 }
 
 export interface DocumentOptions {

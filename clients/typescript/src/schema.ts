@@ -713,6 +713,18 @@ export interface components {
             user_id: string;
         };
         /**
+         * Freshness
+         * @description How fresh an answer is, for its user.
+         */
+        Freshness: {
+            /** Pending Vectors */
+            pending_vectors?: number | null;
+            /** Pending Writes */
+            pending_writes?: number | null;
+            /** Position */
+            position: string | null;
+        };
+        /**
          * MessageEvent
          * @description One turn of a conversation, published by a channel.
          *
@@ -963,6 +975,7 @@ export interface components {
         };
         /** SearchResponse */
         SearchResponse: {
+            freshness?: components["schemas"]["Freshness"] | null;
             /**
              * Intent
              * @enum {string}

@@ -94,6 +94,12 @@ describe("the client against a real memstream up", () => {
     const after = other.lastToken!;
     const bitten = await other.search(user, "quokka", { after_write: after });
     expect(bitten.results[0]?.content).toContain("quokka");
+    // every answer says how fresh it is: here, at least as fresh as the write
+    expect(bitten.freshness?.position).toMatch(/^w1\./);
+    const block = await other.context(user, "what bit me?", { after_write: after });
+    expect(block.freshness?.position).toMatch(/^w1\./);
+    const page = await other.list(user, { after_write: after });
+    expect(page.freshness?.position).toMatch(/^w1\./);
   });
 
   it("asks again with the same event ids, so a retried publish stores one memory", async () => {

@@ -25,6 +25,7 @@ from pydantic import (
 
 from memstream.events.identifiers import Identifier, Tag, UtcDateTime
 from memstream.policies.scope import without_controls
+from memstream.queries.freshness import Freshness
 from memstream.storage.write_tokens import MAX_TOKEN_CHARS, TOKEN_PATTERN
 
 __all__ = [
@@ -190,6 +191,9 @@ class SearchResponse(BaseModel):
     #: where the time went, in ms, by stage (see :meth:`Searcher.search`); not part of
     #: the answer's body (the API sends it as a ``Server-Timing`` header)
     timings: dict[str, float] = Field(default_factory=dict, exclude=True)
+    #: how fresh the answer is: the log position it reflects, the user's writes not
+    #: applied yet, the user's memories without their vector yet
+    freshness: Freshness | None = None
 
 
 def plain_words(query: str) -> str:
