@@ -21,8 +21,11 @@ answer among the turns of the others), each of a block of one budget (600 tokens
 unless ``--budgets`` names one), and prints per question whether its answer, word for
 word, is in the block.
 
+``--cutoff`` sets the similarity of the cut-off that leaves out of a block what bears
+not on the question (:mod:`memstream.queries.context.relevance`; ``none``: no cut-off).
+
 Usage: python bench/context.py [--budgets 1000,2000,4000] [--floors 0,0.3] [--data FOLDER]
-       python bench/context.py --corpus [--budgets 600] [--data FOLDER]
+       python bench/context.py --corpus [--budgets 600] [--data FOLDER] [--cutoff none]
   --data keeps the ingested data folder and reuses it next time.
 """
 
@@ -47,6 +50,7 @@ from locomo import TUNED_ON, publish_and_wait, read_jsonl, wait_for_facts
 from memstream.adapters.tokens import count_tokens
 from memstream.application import Operations
 from memstream.client import MemoryClient
+from memstream.policies.limits import CONTEXT_MIN_SIMILARITY
 from memstream.queries.context.assembly import RELEVANCE_FLOOR, assemble
 from memstream.queries.context.gathering import context_candidates
 from memstream.queries.search.searcher import Searcher, SearchRequest
@@ -80,13 +84,21 @@ def main() -> None:
         "--floors", default=str(RELEVANCE_FLOOR), help="relevance floors to compare, e.g. 0,0.3"
     )
     parser.add_argument(
+        "--cutoff",
+        default=str(CONTEXT_MIN_SIMILARITY),
+        help="the similarity of the block's cut-off (memstream.queries.context.relevance), "
+        "or 'none' for none",
+    )
+    parser.add_argument(
         "--corpus",
         action="store_true",
         help="the questions of tests/fixtures/conversations, each at one budget (600)",
     )
     args = parser.parse_args()
+    cutoff = None if args.cutoff == "none" else float(args.cutoff)
+    print(f"the block's cut-off: {'none' if cutoff is None else f'similarity {cutoff:g}'}")
     if args.corpus:
-        corpus_blocks(args.data, int(args.budgets or 600))
+        corpus_blocks(args.data, int(args.budgets or 600), cutoff)
         return
     budgets = [int(b) for b in (args.budgets or "1000,2000,4000").split(",")]
     bench = Path(args.bench).resolve()
@@ -97,7 +109,7 @@ def main() -> None:
         if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
             ingest(data, turns)
         floors = [float(f) for f in args.floors.split(",")]
-        measure(Settings(data=str(data), embedder="minilm"), questions, budgets, floors)
+        measure(Settings(data=str(data), embedder="minilm"), questions, budgets, floors, cutoff)
 
 
 class TimedSearcher:
@@ -119,7 +131,11 @@ class TimedSearcher:
 
 
 def measure(
-    settings: Settings, questions: list[dict], budgets: list[int], floors: list[float]
+    settings: Settings,
+    questions: list[dict],
+    budgets: list[int],
+    floors: list[float],
+    cutoff: float | None,
 ) -> None:
     operations = Operations(settings)
     searcher = TimedSearcher(operations.searcher)  # opens the store, loads the embedder
@@ -132,7 +148,7 @@ def measure(
         request = SearchRequest(user_id=q["stream_id"], query=q["question"])
         searcher.spent = 0.0
         started = time.perf_counter()
-        candidates = context_candidates(cast(Searcher, searcher), request, now)
+        candidates = context_candidates(cast(Searcher, searcher), request, now, None, cutoff)
         gathered = time.perf_counter() - started
         searching.append(searcher.spent * 1000)
         started = time.perf_counter()
@@ -194,7 +210,7 @@ def report(gathered_for: list[tuple[dict, Any]], budgets: list[int], floor: floa
             )  # fmt: skip
 
 
-def corpus_blocks(data_folder: str | None, budget: int) -> None:
+def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) -> None:
     """Each question of the hand-written conversations, asked of them all as one user's
     history (``bench/corpus_retrieval.py``): is its answer, word for word, in the block
     of ``budget`` tokens, and does the block rest on a turn that says it?"""
@@ -210,7 +226,7 @@ def corpus_blocks(data_folder: str | None, budget: int) -> None:
         for q in questions:
             now = datetime.fromisoformat(q["asked_at"] + "+00:00")
             request = SearchRequest(user_id=q["stream_id"], query=q["question"])
-            candidates = context_candidates(operations.searcher, request, now)
+            candidates = context_candidates(operations.searcher, request, now, None, cutoff)
             block = assemble(candidates, budget, count_tokens)
             text = block.context or ""
             has = q["answer"].lower() in text.lower()

@@ -11,9 +11,16 @@ in-process (episodes, no facts: consolidation is not run). Then, for each floor:
 - *nothing relevant*: the share of the questions asked of every *other* user (whose
   history does not hold the answer) that get no result at all.
 
+With ``--context``, the floor is the context block's cut-off instead
+(:mod:`memstream.queries.context.relevance`): the search a block gathers from
+(``CONTEXT_DEPTH`` deep, no ``min_similarity``) keeps a result when it shares a word or
+a name with the question, or is at least the floor near it in meaning; *answered* is the
+gold turn among the first 10 kept, *nothing relevant* none kept. A floor of 2 keeps by
+words and names alone.
+
 The background lanes do not run (nothing but this process embeds or searches).
 
-Usage: python bench/relevance_floor.py [--floors 0.2,0.25,...]
+Usage: python bench/relevance_floor.py [--floors 0.2,0.25,...] [--context]
 """
 
 from __future__ import annotations
@@ -34,12 +41,14 @@ from memstream.events.codec import encode, from_document
 from memstream.events.vocabulary import MessageEvent
 from memstream.jobs.embedding_agent import SessionWindow, embed_values
 from memstream.projections.episodes import memory_id_for
+from memstream.queries.context.gathering import CONTEXT_DEPTH
+from memstream.queries.context.relevance import bears_on, question_words
 from memstream.queries.search.searcher import Searcher, SearchRequest
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 
-FLOORS = "0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5"
+FLOORS = "0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,2"
 
 
 OTHERS = 5
@@ -86,6 +95,12 @@ def _history(store: ProjectionStore, end: datetime, embedder: MiniLMEmbedder) ->
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--floors", default=FLOORS)
+    parser.add_argument(
+        "--context",
+        action="store_true",
+        help="the context block's cut-off instead: a result is kept when it shares a word "
+        "or a name with the question, or is at least the floor near it in meaning",
+    )
     args = parser.parse_args()
     floors: list[float | None] = [None, *(float(f) for f in args.floors.split(","))]
     corpus = read_corpus()
@@ -108,6 +123,12 @@ def main() -> None:
         )
 
         def found(user: str, question: str, floor: float | None) -> list[str]:
+            if args.context:  # as a block gathers: CONTEXT_DEPTH deep, then the cut-off
+                request = SearchRequest(user_id=user, query=question, k=CONTEXT_DEPTH, now=end)
+                asked = question_words(question)
+                results = searcher.search(request).results
+                kept = [r for r in results if bears_on(r, question, asked, floor)]
+                return [r.memory_id for r in kept[:10]]
             request = SearchRequest(
                 user_id=user, query=question, k=10, now=end, min_similarity=floor
             )

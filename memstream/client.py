@@ -209,7 +209,8 @@ class MemoryClient:
 
     def context(self, user_id: str, query: str, **options: Any) -> dict[str, Any]:
         """The memory block for an agent about to answer ``query`` (``context`` is None
-        when nothing relevant is found); ``options``: project_id, budget_tokens, now."""
+        when nothing relevant is found); ``options``: project_id, budget_tokens, now, cutoff
+        (False: keep what bears not on the query too), after_write, wait."""
         payload = {"user_id": user_id, "query": query, **options}
         result: dict[str, Any] = self._read(user_id, "POST", "/v1/context", "json", json=payload)
         return result

@@ -18,7 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from memstream.policies.coldness import ColdPolicy
 from memstream.policies.doors import DoorRule
 from memstream.policies.lifecycle import LifecyclePolicy
-from memstream.policies.limits import MAX_CONTEXT_TOKENS
+from memstream.policies.limits import CONTEXT_MIN_SIMILARITY, MAX_CONTEXT_TOKENS
 from memstream.policies.ranking_weights import RankingWeights
 from memstream.storage.filesystems import Location, resolve_location
 from memstream.storage.state_folder import DEFAULT_DATA, state_folder
@@ -235,6 +235,11 @@ class Settings(BaseSettings):
             seal journal segments and store checkpoints).
         context_simple_tokens / context_complex_tokens: the default budget of a context
             block for a simple and for a complex query.
+        context_cutoff: leave out of a context block the results that bear not on the
+            question (no word or name of it, and less similar in meaning than
+            ``context_min_similarity``); off, a block holds what the search found.
+        context_min_similarity: with ``context_cutoff``, the cosine at which a result
+            sharing no word or name with the question still bears on it.
         embed_backfill_every_seconds: how often the worker looks in the projections for
             memories without a vector (after a restart, the log no longer holds the
             messages that would have been embedded).
@@ -349,6 +354,8 @@ class Settings(BaseSettings):
     embed_backfill_every_seconds: float = Field(default=60.0, gt=0)
     context_simple_tokens: int = Field(default=1000, ge=50, le=MAX_CONTEXT_TOKENS)
     context_complex_tokens: int = Field(default=3000, ge=50, le=MAX_CONTEXT_TOKENS)
+    context_cutoff: bool = True
+    context_min_similarity: float = Field(default=CONTEXT_MIN_SIMILARITY, ge=-1.0, le=1.0)
 
     @field_validator("min_free_mb")
     @classmethod

@@ -14,8 +14,9 @@ brought to its newest version are reflected at once. The gauge keeps such sample
   takes one and brings the views to their newest versions first: an answer never reports
   an old position as its own;
 - the log's ends (what the pending writes are counted against) are asked of the broker
-  in the background, at most every :data:`ENDS_EVERY_SECONDS`; until the first answer,
-  and while the broker does not answer, pending writes are unknown (None);
+  in the background, at most every :data:`ENDS_EVERY_SECONDS` (backing off to
+  :data:`ENDS_BACKOFF_SECONDS` while it does not answer); until the first answer, and
+  while the broker does not answer, pending writes are unknown (None);
 - a user's count of memories without a vector is kept :data:`VECTORS_FRESH_SECONDS`,
   counted again in the background while it is younger than
   :data:`VECTORS_KEPT_SECONDS`, and by the read itself past that.
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from memstream.storage.log_records import Checkpoints
 
 __all__ = [
+    "ENDS_BACKOFF_SECONDS",
     "ENDS_EVERY_SECONDS",
     "SAMPLE_KEPT_SECONDS",
     "VECTORS_FRESH_SECONDS",
@@ -45,6 +47,8 @@ __all__ = [
 SAMPLE_KEPT_SECONDS = 2.0
 #: the log's ends are asked of the broker at most this often
 ENDS_EVERY_SECONDS = 2.0
+#: ... and, while it does not answer, at most this seldom
+ENDS_BACKOFF_SECONDS = 60.0
 #: a user's count of memories without a vector is used as is while younger than this
 VECTORS_FRESH_SECONDS = 1.0
 #: ... counted again in the background while younger than this, by the read past it
@@ -80,6 +84,7 @@ class FreshnessGauge:
         self._stale = stale_seconds
         self._samples: deque[_Sample] = deque(maxlen=8)
         self._ends: LogEnds | None = None
+        self._failed: tuple[float, float] | None = None  # (when, how long to wait)
         self._vectors: OrderedDict[str, tuple[float, int]] = OrderedDict()
         self._started: set[str] = set()
 
@@ -124,15 +129,25 @@ class FreshnessGauge:
         return self._ends
 
     def ends_due(self, now: float) -> bool:
-        """Whether the broker should be asked for the log's ends now."""
+        """Whether the broker should be asked for the log's ends now (after it did not
+        answer, at most every :data:`ENDS_EVERY_SECONDS`, doubled at each failure up to
+        :data:`ENDS_BACKOFF_SECONDS`)."""
         if "ends" in self._started:
             return False
+        if self._failed is not None:
+            failed_at, wait = self._failed
+            return now - failed_at >= wait
         return self._ends is None or now - self._ends.taken >= ENDS_EVERY_SECONDS
 
-    def ended(self, found: LogEnds | None) -> None:
-        """The broker answered with ``found`` (None: it did not answer; the pending
-        writes are unknown until it does)."""
+    def ended(self, found: LogEnds | None, now: float) -> None:
+        """The broker answered with ``found`` at ``now`` (None: it did not answer; the
+        pending writes are unknown until it does)."""
         self._ends = found
+        if found is not None:
+            self._failed = None
+        else:
+            wait = ENDS_EVERY_SECONDS if self._failed is None else 2 * self._failed[1]
+            self._failed = (now, min(wait, ENDS_BACKOFF_SECONDS))
 
     # -- memories without a vector ------------------------------------------------
 

@@ -181,7 +181,7 @@ class MemoryReads(OperationsCore):
         await self._blocking(self._count_vectors, user_id)
 
     async def _ask_log_ends(self) -> None:
-        self._gauge.ended(await self._log_ends())
+        self._gauge.ended(await self._log_ends(), time.monotonic())
 
     def _in_background(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run ``work`` beside the reads (best effort: a failure is logged, and marks
@@ -287,17 +287,19 @@ class MemoryReads(OperationsCore):
         project_id: str | None = None,
         budget_tokens: int | None = None,
         now: datetime | None = None,
+        cutoff: bool | None = None,
     ) -> ContextBlock:
         """The memory block to put before an agent's answer, within ``budget_tokens``
         (default: by the query's complexity); its context is None when nothing relevant
-        is found, so a caller can leave the block out."""
+        is found, so a caller can leave the block out. ``cutoff``: leave out what bears
+        not on the query (None: as the settings say)."""
         started = time.perf_counter()
         request = self._context_request(user_id, query, project_id, budget_tokens)
         when = now or self.clock()
         budget, judged = self._budget(query, budget_tokens)
 
         def build() -> Assembly:
-            found = context_candidates(self.searcher, request, when)
+            found = context_candidates(self.searcher, request, when, None, self._cutoff_of(cutoff))
             return assemble(found, budget, count_tokens)
 
         with _measured_read("context"):
@@ -305,6 +307,20 @@ class MemoryReads(OperationsCore):
                 freshness = await self._freshness(user_id)
                 assembly = await self._blocking(build)
         return replace(_block(assembly, budget, judged, started), freshness=freshness)
+
+    @property
+    def _cutoff(self) -> float | None:
+        """The similarity a block's lines sharing no word with the question must reach
+        (None: no cut-off; see :mod:`memstream.queries.context.relevance`)."""
+        settings = self.settings
+        return settings.context_min_similarity if settings.context_cutoff else None
+
+    def _cutoff_of(self, asked: bool | None) -> float | None:
+        """The cut-off's similarity when a request asks for it or not (None: as the
+        settings say)."""
+        if asked is None:
+            return self._cutoff
+        return self.settings.context_min_similarity if asked else None
 
     def _context_request(
         self, user_id: str, query: str, project_id: str | None, budget_tokens: int | None
@@ -359,12 +375,12 @@ class MemoryReads(OperationsCore):
         def build() -> tuple[SearchResponse, Assembly]:
             if not shared:
                 response = self.searcher.search(request, trace)
-                found = context_candidates(self.searcher, plain, when)
+                found = context_candidates(self.searcher, plain, when, None, self._cutoff)
                 return response, assemble(found, budget, count_tokens)
             full = self.searcher.search(deep, trace)
             trace.keep(request.k)
             response = full.model_copy(update={"results": full.results[: request.k]})
-            found = context_candidates(self.searcher, plain, when, full.results)
+            found = context_candidates(self.searcher, plain, when, full.results, self._cutoff)
             return response, assemble(found, budget, count_tokens)
 
         with _measured_read("playground"):

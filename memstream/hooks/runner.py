@@ -230,6 +230,8 @@ def _context(
     }
     if project is not None:
         body["project_id"] = project
+    if not on_prompt:  # what matters for the project: no question to cut by
+        body["cutoff"] = False
     token = _Written(options, body["user_id"]).load()
     try:  # after the hooks' own writes (another process's, maybe another host's)
         if token is None:

@@ -48,7 +48,7 @@ def search_router(deps: RouteDeps) -> APIRouter:
         who.reads(body.user_id)
         await ops.after_write(body.after_write, body.user_id, body.wait)
         block = await ops.context(
-            body.user_id, body.query, body.project_id, body.budget_tokens, body.now
+            body.user_id, body.query, body.project_id, body.budget_tokens, body.now, body.cutoff
         )
         return block.document()
 

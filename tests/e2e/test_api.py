@@ -353,6 +353,27 @@ def test_every_answer_says_how_fresh_it_is(running: tuple[WorkerProcess, Path]) 
     assert _covers(fresh["position"], late), fresh
 
 
+def test_a_block_holds_only_what_bears_on_the_question(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    worker, _ = running
+    said = ["Ana's cat Miso likes tuna.", "I moved to Porto last week.",
+            "My sister Rita lives in Braga.", "I water the tomatoes every morning."]  # fmt: skip
+    with MemoryClient(worker.api_url) as client:
+        for text in said:
+            client.remember("vic", text)
+        client.freshness("vic", wait="vectors")  # applied, and every vector made
+        hotel = client.context("vic", "What is the hotel booking reference?")
+        assert hotel["context"] is None and len(hotel["left_out"]) == len(said)
+        assert {o["reason"] for o in hotel["left_out"]} == {
+            "bears not on the question: no word or name of it, and far in meaning"
+        }
+        everything = client.context("vic", "What is the hotel booking reference?", cutoff=False)
+        assert everything["context"] is not None  # asked without the cut-off
+        sister = client.context("vic", "Who is my sister?")["context"]
+        assert sister is not None and "Rita" in sister
+
+
 def _covers(position: str | None, token: str) -> bool:
     """Whether ``position`` (an answer's) is at or past every offset ``token`` names."""
     if position is None:

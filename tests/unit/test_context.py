@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -171,3 +173,88 @@ def test_explain_shows_where_a_memory_came_from_and_its_confidence(
     assert episode["confidence"]["rule"] == "a episode does not decay"
     with pytest.raises(NotFound):
         asyncio.run(operations.explain("bob", new_fact))
+
+
+def _result(content: str, similarity: float | None = None, entities: tuple[str, ...] = ()) -> Any:
+    from memstream.queries.search.request import SearchResult
+
+    return SearchResult(
+        memory_id="m", kind="episode", content=content, score=0.5, session_id=None,
+        occurred_at=T0, speaker=None, source_event_ids=[], entities=list(entities),
+        similarity=similarity,
+    )  # fmt: skip
+
+
+def test_a_result_bears_on_a_question_by_its_words_its_names_or_its_meaning() -> None:
+    from memstream.queries.context.relevance import bears_on, question_words
+
+    asked = "When did Ana move to Porto?"
+    words = question_words(asked)
+    assert bears_on(_result("I moved to a new flat"), asked, words, 0.3)  # "move", stemmed
+    assert bears_on(_result("She loves it there", entities=("Ana",)), asked, words, 0.3)
+    assert not bears_on(_result("We met her", entities=("An",)), asked, words, 0.3)  # a word
+    assert bears_on(_result("Relocation is hard", similarity=0.42), asked, words, 0.3)
+    assert not bears_on(_result("The cat likes tuna", similarity=0.12), asked, words, 0.3)
+    assert not bears_on(_result("The cat likes tuna"), asked, words, 0.3)  # no vector yet
+    assert bears_on(_result("The cat likes tuna"), asked, words, None)  # no cut-off
+
+
+def test_lines_that_bear_not_on_the_question_are_left_out_and_said_why() -> None:
+    from memstream.queries.context.assembly import UNRELATED
+
+    related = ContextLine("m1", "Maria helped me move to Porto.", T0, "episode", score=0.3)
+    noise = ContextLine("m2", "Ana's cat Miso likes tuna.", T0, "fact", score=0.9,
+                        unrelated=True)  # fmt: skip
+    block = assemble({"facts": [noise], "temporal": [related]}, 500, count_tokens)
+    assert block.context is not None and "Miso" not in block.context and "Porto" in block.context
+    assert ("m2", "facts", UNRELATED) in block.left_out
+    # the best line of those kept is what the relative floor is measured from
+    assert all(reason != "scored under 0.4 of the best line" for _, _, reason in block.left_out)
+    only_noise = assemble({"facts": [noise]}, 500, count_tokens)
+    assert only_noise.context is None and only_noise.left_out == [("m2", "facts", UNRELATED)]
+
+
+def test_a_question_nothing_bears_on_gets_no_block(tmp_path: Path) -> None:
+    """Eight memories, none about hotels, and vectors for them all (MiniLM): asked for
+    the hotel booking reference (no shared word, cosines 0.04-0.24), there is no block;
+    asked where Ana lives, there is."""
+    from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
+    from memstream.events.codec import encode
+    from memstream.jobs.embedding_agent import embed_values
+    from memstream.queries.context.assembly import UNRELATED
+    from memstream.queries.context.gathering import context_candidates
+    from memstream.queries.search.searcher import Searcher, SearchRequest
+    from memstream.storage.lance.store import ProjectionStore
+    from memstream.storage.log_records import LogRecord
+    from memstream.streams.projector import Projector
+    from memstream.testing import FakeClock, message
+
+    said = ["Ana's cat Miso likes tuna.", "I moved to Porto last week.",
+            "My sister Rita lives in Braga.", "The café on Rua Nova opens at eight.",
+            "I bought a green bike.", "Rita's birthday is in March.",
+            "The shop closes on Sundays.", "I water the tomatoes every morning."]  # fmt: skip
+    values = [
+        encode(message(event_id=f"m{n}", user_id="ana", session_id="s1", speaker="Ana",
+                       content=text, occurred_at=T0 + timedelta(minutes=n)))
+        for n, text in enumerate(said)
+    ]  # fmt: skip
+    store = ProjectionStore(str(tmp_path / "projections"))
+    embedder = MiniLMEmbedder(threads=1)
+    embedded = [v for _, v in embed_values(values, embedder, T0)]
+    Projector(store, "test", clock=FakeClock(T0)).apply(
+        [LogRecord("e", "t", 0, i, T0, None, v) for i, v in enumerate([*values, *embedded])]
+    )
+    searcher = Searcher(store, QueryEmbeddingCache(embedder), embedder.model,
+                        clock=FakeClock(T0 + timedelta(days=1)))  # fmt: skip
+
+    def block(question: str, floor: float | None = 0.3) -> Any:
+        asked = SearchRequest(user_id="ana", query=question)
+        found = context_candidates(searcher, asked, T0 + timedelta(days=1), None, floor)
+        return assemble(found, 600, count_tokens)
+
+    nothing = block("What is the hotel booking reference?")
+    assert nothing.context is None
+    assert nothing.left_out and {why for _, _, why in nothing.left_out} == {UNRELATED}
+    assert block("What is the hotel booking reference?", floor=None).context  # no cut-off
+    home = block("Where does Ana live now?")  # MiniLM finds every turn near (0.61-0.76)
+    assert home.context is not None and "Porto" in home.context

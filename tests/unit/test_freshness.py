@@ -5,6 +5,7 @@ and what the gauge decides, with time passed in
 from __future__ import annotations
 
 from memstream.application.freshness_gauge import (
+    ENDS_BACKOFF_SECONDS,
     ENDS_EVERY_SECONDS,
     SAMPLE_KEPT_SECONDS,
     VECTORS_FRESH_SECONDS,
@@ -72,15 +73,28 @@ def test_one_background_task_of_each_kind_at_a_time() -> None:
     gauge = FreshnessGauge(stale_seconds=0.5)
     assert gauge.ends_due(0.0) and gauge.start("ends") and not gauge.start("ends")
     assert not gauge.ends_due(0.0)  # under way
-    gauge.ended(LogEnds(0.0, {("m", 0): 3}, EPOCH))
+    gauge.ended(LogEnds(0.0, {("m", 0): 3}, EPOCH), 0.0)
     gauge.finish("ends")
     assert not gauge.ends_due(ENDS_EVERY_SECONDS - 0.1) and gauge.ends_due(ENDS_EVERY_SECONDS)
     gauge.start("checkpoints")
     assert not gauge.sample_due(10.0)
     gauge.finish("checkpoints")
     assert gauge.sample_due(10.0)
-    gauge.ended(None)  # the broker did not answer: pending writes unknown again
-    assert gauge.ends() is None
+
+
+def test_a_broker_that_does_not_answer_is_asked_less_and_less_often() -> None:
+    gauge = FreshnessGauge(stale_seconds=0.5)
+    gauge.ended(LogEnds(0.0, {("m", 0): 3}, EPOCH), 0.0)
+    at, waits = 10.0, []
+    for _ in range(8):
+        gauge.ended(None, at)  # the broker did not answer: pending writes unknown again
+        assert gauge.ends() is None
+        wait = next(w for w in (2.0**n for n in range(1, 7)) if gauge.ends_due(at + w))
+        waits.append(wait)
+        at += wait
+    assert waits == [2, 4, 8, 16, 32, 64, 64, 64] and ENDS_BACKOFF_SECONDS == 60
+    gauge.ended(LogEnds(at, {}, EPOCH), at)  # it answers again: every 2 s
+    assert gauge.ends_due(at + ENDS_EVERY_SECONDS)
 
 
 def test_a_users_vector_count_is_used_fresh_counted_again_beside_and_by_the_read_past_that() -> (

@@ -560,6 +560,8 @@ export interface components {
             after_write?: string | null;
             /** Budget Tokens */
             budget_tokens?: number | null;
+            /** Cutoff */
+            cutoff?: boolean | null;
             /** Now */
             now?: string | null;
             /** Project Id */

@@ -1,5 +1,6 @@
 """Context blocks: what a block may hold, gathered best first per section
-(:mod:`.gathering`), and the assembly within a token budget (:mod:`.assembly`, pure).
+(:mod:`.gathering`), whether a result bears on the question (:mod:`.relevance`, pure),
+and the assembly within a token budget (:mod:`.assembly`, pure).
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -9,4 +10,5 @@ from __future__ import annotations
 __all__ = [
     "assembly",
     "gathering",
+    "relevance",
 ]

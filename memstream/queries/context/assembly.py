@@ -2,8 +2,10 @@
 budget (pure; the candidates are gathered by :mod:`memstream.queries.context.gathering`).
 
 The budget is shared out in order: facts 40%, entity profiles 25%, temporal context 25%,
-evidence 10%. Lines the search scored far below the best one (under ``RELEVANCE_FLOOR``
-of its score) are left out, so a block is as long as the evidence, not the budget.
+evidence 10%. Lines that bear not on the question (marked ``unrelated`` by the
+gathering) are left out, and so are lines the search scored far below the best one
+(under ``RELEVANCE_FLOOR`` of its score), so a block is as long as the evidence, not the
+budget.
 Each section takes its lines best first while they fit its share (a line
 that does not fit is skipped, a shorter one may still fit); what a section leaves unused
 flows to the next. The block never exceeds the budget, counted with the tokenizer the
@@ -25,6 +27,7 @@ __all__ = [
     "SECTIONS",
     "TRIMMED",
     "UNDER_FLOOR",
+    "UNRELATED",
     "Assembly",
     "ContextLine",
     "Section",
@@ -47,6 +50,8 @@ SECTIONS: tuple[tuple[SectionName, float, str], ...] = (
 RELEVANCE_FLOOR = 0.4
 #: Why a candidate line was left out of the block (:attr:`Assembly.left_out`).
 UNDER_FLOOR = f"scored under {RELEVANCE_FLOOR:g} of the best line"
+#: ... bore not on the question (see :mod:`memstream.queries.context.relevance`)
+UNRELATED = "bears not on the question: no word or name of it, and far in meaning"
 SAID_ABOVE = "said in an earlier section"
 NO_ROOM = "no room left in its section's share"
 TRIMMED = "trimmed: the block ran over the budget"
@@ -83,6 +88,8 @@ class ContextLine:
     sources: tuple[str, ...] = ()
     #: how relevant the search found it (None: always worth its place)
     score: float | None = None
+    #: it bears not on the question (:mod:`.relevance`): left out of the block
+    unrelated: bool = False
 
     def render(self) -> str:
         """``- [kind] text (date, id)``; ``[archived]`` for an archived memory's summary
@@ -123,9 +130,18 @@ def assemble(
     """Fill the budget with ``candidates`` (each section's lines best first), leaving
     out lines scored under ``floor`` times the best score: the block stops where the
     evidence stops, whatever budget is left."""
+    left_out: list[tuple[str, str, str]] = [
+        (line.memory_id, name, UNRELATED)
+        for name, lines in candidates.items()
+        for line in lines
+        if line.unrelated
+    ]
+    candidates = {
+        name: [line for line in lines if not line.unrelated] for name, lines in candidates.items()
+    }
     best = max((line.score for lines in candidates.values() for line in lines
                 if line.score is not None), default=0.0)  # fmt: skip
-    left_out: list[tuple[str, str, str]] = [
+    left_out += [
         (line.memory_id, name, UNDER_FLOOR)
         for name, lines in candidates.items()
         for line in lines

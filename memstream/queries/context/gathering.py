@@ -18,10 +18,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from memstream.policies.limits import CONTEXT_MIN_SIMILARITY
 from memstream.policies.scope import scope_filter
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.queries.context.assembly import ContextLine, SectionName
+from memstream.queries.context.relevance import bears_on, question_words
 from memstream.queries.profiles import linked_ids, resolve_entities
 from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResult
 from memstream.queries.search.term_index import words
@@ -60,25 +62,42 @@ def context_candidates(
     request: SearchRequest,
     now: datetime,
     results: list[SearchResult] | None = None,
+    min_similarity: float | None = CONTEXT_MIN_SIMILARITY,
 ) -> dict[SectionName, list[ContextLine]]:
     """Each section's candidate lines for ``request`` (its user, project and query; the
     search looks ``CONTEXT_DEPTH`` deep), best first; empty when the search finds
-    nothing. ``results``: that search's results, when the caller has them already."""
+    nothing. ``results``: that search's results, when the caller has them already.
+
+    Results that bear not on the question (:mod:`.relevance`, by ``min_similarity``;
+    None: every result does) are lines marked ``unrelated``, which the assembly leaves
+    out; the profiles and the evidence are of the others only."""
     request = context_request(request, now)
     if results is None:
         results = searcher.search(request).results
     if not results:
         return {}
-    facts = [r for r in results if r.kind in FACT_KINDS]
+    asked = question_words(request.query)
+    bearing = [r for r in results if bears_on(r, request.query, asked, min_similarity)]
+    kept = {r.memory_id for r in bearing}
+    unrelated = [r for r in results if r.memory_id not in kept]
+    facts = [r for r in bearing if r.kind in FACT_KINDS]
+    temporal = _temporal_lines(searcher, request, bearing, now)  # with the time it names
+    placed = {line.memory_id for line in temporal}
     return {
-        "facts": [_line(r) for r in facts],
-        "entities": _entity_lines(searcher, request, results, {r.memory_id for r in facts}),
-        "temporal": _temporal_lines(searcher, request, results, now),
+        "facts": [_line(r) for r in facts]
+        + [_line(r, unrelated=True) for r in unrelated if r.kind in FACT_KINDS],
+        "entities": _entity_lines(searcher, request, bearing, {r.memory_id for r in facts}),
+        "temporal": temporal
+        + [
+            _line(r, unrelated=True)
+            for r in unrelated
+            if r.kind not in FACT_KINDS and r.memory_id not in placed
+        ],
         "evidence": _evidence_lines(searcher, request, facts),
     }
 
 
-def _line(result: SearchResult, query: str = "") -> ContextLine:
+def _line(result: SearchResult, query: str = "", *, unrelated: bool = False) -> ContextLine:
     return ContextLine(
         result.memory_id,
         _excerpt(result, query),
@@ -87,6 +106,7 @@ def _line(result: SearchResult, query: str = "") -> ContextLine:
         result.archived,
         tuple(result.source_event_ids),
         result.score,
+        unrelated,
     )
 
 
