@@ -180,8 +180,8 @@ class MemoryReads(OperationsCore):
     async def _count_beside(self, user_id: str) -> None:
         await self._blocking(self._count_vectors, user_id)
 
-    async def _ask_log_ends(self) -> None:
-        self._gauge.ended(await self._log_ends(), time.monotonic())
+    async def _ask_log_ends(self) -> None:  # in the background: no read waits on it
+        self._gauge.ended(await self._log_ends(timeout=15.0), time.monotonic())
 
     def _in_background(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run ``work`` beside the reads (best effort: a failure is logged, and marks

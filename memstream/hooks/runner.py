@@ -51,8 +51,9 @@ MAX_BUDGET = 32_000
 #: Seconds an inject waits for the server; a capture, per request.
 INJECT_TIMEOUT = 3.0
 #: Seconds an inject waits for the hooks' last writes to be applied, before it asks for
-#: what memory holds now instead.
+#: what memory holds now instead (``--wait``), and the most it may be given.
 AFTER_WRITE_TIMEOUT = 2.0
+MAX_WAIT = 30.0
 CAPTURE_TIMEOUT = 20.0
 #: Events per publish (the API takes up to 1,000).
 _BATCH = 500
@@ -123,7 +124,8 @@ def _run(
 
 
 def _install(argv: list[str]) -> int:
-    """``memstream hook install HOST [--project DIR] [--user U] [--data DIR] [--api URL]``:
+    """``memstream hook install HOST [--project DIR] [--user U] [--data DIR] [--api URL]
+    [--wait SECONDS]``:
     the hooks in the host's settings (see :mod:`.install`)."""
     import argparse
 
@@ -141,8 +143,18 @@ def _install(argv: list[str]) -> int:
     parser.add_argument("--user", help="the memstream user the hooks act for (default: yours)")
     parser.add_argument("--data", help="the data folder whose running server the hooks ask")
     parser.add_argument("--api", help="the API the hooks ask (default: the data folder's server)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        help=f"seconds a prompt's block waits for the turns the hooks stored before "
+        f"(default {AFTER_WRITE_TIMEOUT:g}, at most {MAX_WAIT:g}); then memory as it is",
+    )
     args = parser.parse_args(argv)
+    if args.wait is not None and not 0 <= args.wait <= MAX_WAIT:
+        parser.error(f"--wait takes seconds from 0 to {MAX_WAIT:g}")
     options = ["--user", args.user or _user({})]
+    if args.wait is not None:
+        options += ["--wait", f"{args.wait:g}"]
     if args.api:
         options += ["--api", args.api]
     else:
@@ -165,8 +177,8 @@ def _install(argv: list[str]) -> int:
 def _parse(argv: list[str]) -> tuple[Host, str, dict[str, str]]:
     usage = (
         "usage: memstream hook [--host HOST] EVENT [--user U] [--data DIR] [--api URL] "
-        f"[--budget N], HOST one of {', '.join(HOSTS)} (claude-code by default; its "
-        f"EVENT one of {', '.join(EVENTS)}); or memstream hook install HOST"
+        f"[--budget N] [--wait SECONDS], HOST one of {', '.join(HOSTS)} (claude-code by "
+        f"default; its EVENT one of {', '.join(EVENTS)}); or memstream hook install HOST"
     )
     if not argv or argv[0] in ("-h", "--help"):
         raise HookProblem(usage)
@@ -177,12 +189,18 @@ def _parse(argv: list[str]) -> tuple[Host, str, dict[str, str]]:
         if not word.startswith("--"):
             named.append(word)
             continue
-        if word not in ("--host", "--user", "--data", "--api", "--budget") or not rest:
+        if word not in ("--host", "--user", "--data", "--api", "--budget", "--wait") or not rest:
             raise HookProblem(f"unknown option {word!r}; {usage}")
         options[word[2:]] = rest.pop(0)
     budget = options.get("budget", str(DEFAULT_BUDGET))
     if not budget.isdigit() or not 1 <= int(budget) <= MAX_BUDGET:
         raise HookProblem(f"--budget takes a number of tokens from 1 to {MAX_BUDGET}; {usage}")
+    wait = options.get("wait", str(AFTER_WRITE_TIMEOUT))
+    try:
+        if not 0 <= float(wait) <= MAX_WAIT:
+            raise ValueError(wait)
+    except ValueError:
+        raise HookProblem(f"--wait takes seconds from 0 to {MAX_WAIT:g}; {usage}") from None
     host = HOSTS.get(options.pop("host", DEFAULT_HOST))
     if host is None:
         raise HookProblem(f"no host {argv[argv.index('--host') + 1]!r}; {usage}")
@@ -237,7 +255,8 @@ def _context(
         if token is None:
             raise HookProblem("no write of the hooks to wait for")
         after = {**body, "after_write": token}
-        answer = _call(options, "POST", "/v1/context", after, AFTER_WRITE_TIMEOUT)
+        waited = float(options.get("wait") or AFTER_WRITE_TIMEOUT)
+        answer = _call(options, "POST", "/v1/context", after, waited)
     except HookProblem:  # not applied in time (or no token): what memory holds now
         answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT)
     block = answer.get("context") if isinstance(answer, dict) else None

@@ -340,7 +340,7 @@ def test_every_answer_says_how_fresh_it_is(running: tuple[WorkerProcess, Path]) 
             fresh: dict[str, Any] = found.json()["freshness"]
             return fresh if (fresh["pending_writes"] or 0) >= 3 else {}
 
-        fresh = wait_until(behind, timeout=30)  # the log's ends are asked beside the reads
+        fresh = wait_until(behind, timeout=120)  # the log's ends are asked beside the reads
         assert not _covers(fresh["position"], late), fresh
         listed = httpx.get(f"{url}/v1/memories", params={"user_id": "una"}).json()["freshness"]
         assert not _covers(listed["position"], late) and listed["pending_writes"] >= 3

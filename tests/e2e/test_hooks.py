@@ -99,6 +99,8 @@ def _install(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
         (["hook", "--host", "vim", "prompt"], "no host 'vim'"),
         (["hook", "prompt", "--budget", "lots"], "--budget takes a number of tokens"),
         (["hook", "prompt", "--budget", "99999999"], "--budget takes a number of tokens"),
+        (["hook", "prompt", "--wait", "forever"], "--wait takes seconds from 0 to 30"),
+        (["hook", "prompt", "--wait", "300"], "--wait takes seconds from 0 to 30"),
     ],
 )
 def test_a_misused_hook_command_says_how_to_use_it(argv: list[str], said: str) -> None:

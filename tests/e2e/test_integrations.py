@@ -400,7 +400,7 @@ def installed(host: str, project: Path, api: str, user: str) -> dict[str, str]:
     """The command the host's settings run at each event, after ``memstream hook install``."""
     done = subprocess.run(
         [sys.executable, "-m", "memstream", "hook", "install", host, "--project", str(project),
-         "--api", api, "--user", user],
+         "--api", api, "--user", user, "--wait", "30"],  # a loaded machine's worker
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
