@@ -10,9 +10,12 @@ brought to its newest version are reflected at once. The gauge keeps such sample
 
 - while reads come in, a sample is taken beside them (in the background) every half
   ``stale_seconds``, so a read is reflected by a sample at most about 1.5 of those old;
-- after a pause (no sample younger than :data:`SAMPLE_KEPT_SECONDS`), the read itself
-  takes one and brings the views to their newest versions first: an answer never reports
-  an old position as its own;
+- the pending writes are counted from the newest sample (what the worker has applied,
+  whether or not a read's views hold it yet); after a pause (no sample younger than
+  :data:`SAMPLE_KEPT_SECONDS`), the read itself reads the checkpoints first (one small
+  table, not every table: on an object store a refresh of every table costs seconds),
+  and reports as its position the newest sample it is known to reflect, however old, so
+  a position is never claimed that a read may not hold;
 - the log's ends (what the pending writes are counted against) are asked of the broker
   in the background, at most every :data:`ENDS_EVERY_SECONDS` (backing off to
   :data:`ENDS_BACKOFF_SECONDS` while it does not answer); until the first answer, and
@@ -91,15 +94,26 @@ class FreshnessGauge:
     # -- the worker's checkpoints -------------------------------------------------
 
     def reflected(self, now: float) -> Checkpoints | None:
-        """The newest checkpoints every read starting at ``now`` reflects, if one was
-        taken within :data:`SAMPLE_KEPT_SECONDS` (None: the read must take one, with a
-        refresh)."""
+        """The newest checkpoints every read starting at ``now`` reflects, however old
+        (a lower bound holds forever; None: none known yet)."""
         for sample in reversed(self._samples):
             if sample.reflected_from <= now:
-                if now - sample.taken > SAMPLE_KEPT_SECONDS:
-                    return None
                 return sample.checkpoints
         return None
+
+    def applied(self, now: float) -> Checkpoints | None:
+        """The newest checkpoints read, if within :data:`SAMPLE_KEPT_SECONDS` (what the
+        worker has applied, to count the pending writes by; None: the read must take a
+        sample)."""
+        if self._samples and now - self._samples[-1].taken <= SAMPLE_KEPT_SECONDS:
+            return self._samples[-1].checkpoints
+        return None
+
+    @property
+    def views_refresh(self) -> bool:
+        """Whether the process's views are brought up to date by themselves (else only a
+        sample taken with a refresh tells what a read reflects)."""
+        return self._stale is not None
 
     def sample_due(self, now: float) -> bool:
         """Whether a background sample should be taken now (none is under way, none

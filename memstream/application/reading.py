@@ -123,15 +123,17 @@ class MemoryReads(OperationsCore):
 
     async def _freshness(self, user_id: str, *, refresh: bool = False) -> Freshness:
         """How fresh a read of ``user_id`` that starts now is (called before the read:
-        after a pause it brings the views to their newest versions first; with
-        ``refresh``, always). See :mod:`memstream.application.freshness_gauge`."""
+        after a pause it reads the checkpoints first; with ``refresh``, or in a process
+        whose views never move by themselves, it also brings every table to its newest
+        version). See :mod:`memstream.application.freshness_gauge`."""
         gauge = self._gauge
         now = time.monotonic()
-        reflected = None if refresh else gauge.reflected(now)
-        if reflected is None:
-            reflected = await self._blocking(self._sample, True)
+        applied = None if refresh else gauge.applied(now)
+        if applied is None:
+            applied = await self._blocking(self._sample, refresh or not gauge.views_refresh)
         elif gauge.sample_due(now) and gauge.start("checkpoints"):
             self._in_background(self._sample_beside(), "checkpoints")
+        reflected = gauge.reflected(time.monotonic())
         if gauge.ends_due(now) and gauge.start("ends"):
             self._in_background(self._ask_log_ends(), "ends")
         pending_vectors = None
@@ -148,6 +150,7 @@ class MemoryReads(OperationsCore):
             ends.ends if ends is not None else None,
             ends.epoch if ends is not None else None,
             pending_vectors,
+            applied=applied,
         )
 
     def _sample(self, refresh: bool) -> Checkpoints:

@@ -49,20 +49,25 @@ def records_behind(
 
 def freshness_of(
     partition: int,
-    checkpoints: Checkpoints,
+    checkpoints: Checkpoints | None,
     end_offsets: Mapping[tuple[str, int], int] | None,
     log_epoch: str | None,
     pending_vectors: int | None,
+    *,
+    applied: Checkpoints | None = None,
 ) -> Freshness:
     """The freshness of a read of a user whose records are in ``partition`` of every
-    topic, that reflects ``checkpoints``; ``end_offsets`` (of any partitions, None if
-    not known) are the log's ends, whose epoch is ``log_epoch``."""
-    mine = {key: at for key, at in checkpoints.items() if key[1] == partition}
+    topic, that reflects ``checkpoints`` (None: nothing known); ``end_offsets`` (of any
+    partitions, None if not known) are the log's ends, whose epoch is ``log_epoch``, and
+    the pending writes are counted from ``applied`` (the worker's newest checkpoints;
+    by default ``checkpoints``)."""
+    mine = {key: at for key, at in (checkpoints or {}).items() if key[1] == partition}
     position = token_of_checkpoints(mine)
+    done = mine if applied is None else {k: v for k, v in applied.items() if k[1] == partition}
     pending = None
     if end_offsets is not None:
         ends = {key: end for key, end in end_offsets.items() if key[1] == partition}
-        pending = records_behind(mine, ends, log_epoch)
+        pending = records_behind(done, ends, log_epoch)
     return Freshness(
         position=position.text() if position is not None else None,
         pending_writes=pending,

@@ -33,6 +33,17 @@ def test_freshness_names_the_users_partitions_and_counts_what_waits_there() -> N
     assert found.pending_vectors == 7
 
 
+def test_pending_writes_are_counted_from_what_the_worker_applied_not_what_the_read_holds() -> (
+    None
+):
+    held = {("m", 1): at("m", 1, 9)}  # what the read's views are known to hold
+    applied = {("m", 1): at("m", 1, 14)}  # what the worker has applied since
+    found = freshness_of(1, held, {("m", 1): 15}, EPOCH, None, applied=applied)
+    assert parse_token(found.position or "").positions == {("m", 1): 9}
+    assert found.pending_writes == 0
+    assert freshness_of(1, None, None, EPOCH, None).position is None  # nothing known yet
+
+
 def test_unknown_ends_and_an_older_life_of_the_log() -> None:
     checkpoints = {("m", 0): at("m", 0, 9, "old")}
     assert freshness_of(0, checkpoints, None, EPOCH, None).pending_writes is None
@@ -54,8 +65,11 @@ def test_a_sample_is_reflected_only_once_the_views_may_have_moved_past_it() -> N
     gauge.sampled(101.0, second, refreshed=False)
     assert gauge.reflected(101.2) == first  # the newer one is not reflected yet
     assert gauge.reflected(101.5) == second
-    # after a pause the read must take one itself
-    assert gauge.reflected(101.0 + SAMPLE_KEPT_SECONDS + 0.01) is None
+    # after a pause the read must read the checkpoints itself; what it reflects is the
+    # newest sample reflected, however old (a lower bound holds forever)
+    assert gauge.applied(101.0 + SAMPLE_KEPT_SECONDS) == second
+    assert gauge.applied(101.0 + SAMPLE_KEPT_SECONDS + 0.01) is None
+    assert gauge.reflected(101.0 + SAMPLE_KEPT_SECONDS + 0.01) == second
     third = {("m", 0): at("m", 0, 3)}
     gauge.sampled(200.0, third, refreshed=True)  # every table brought up to date after it
     assert gauge.reflected(200.0) == third
