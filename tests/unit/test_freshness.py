@@ -33,9 +33,7 @@ def test_freshness_names_the_users_partitions_and_counts_what_waits_there() -> N
     assert found.pending_vectors == 7
 
 
-def test_pending_writes_are_counted_from_what_the_worker_applied_not_what_the_read_holds() -> (
-    None
-):
+def test_pending_writes_count_what_the_worker_applied_not_what_the_read_holds() -> None:
     held = {("m", 1): at("m", 1, 9)}  # what the read's views are known to hold
     applied = {("m", 1): at("m", 1, 14)}  # what the worker has applied since
     found = freshness_of(1, held, {("m", 1): 15}, EPOCH, None, applied=applied)
@@ -111,9 +109,7 @@ def test_a_broker_that_does_not_answer_is_asked_less_and_less_often() -> None:
     assert gauge.ends_due(at + ENDS_EVERY_SECONDS)
 
 
-def test_a_users_vector_count_is_used_fresh_counted_again_beside_and_by_the_read_past_that() -> (
-    None
-):
+def test_a_users_vector_count_is_kept_then_counted_beside_then_by_the_read() -> None:
     gauge = FreshnessGauge(stale_seconds=0.5)
     assert gauge.pending_vectors("ana", 0.0) == (None, False)
     gauge.counted("ana", 10.0, 4)
