@@ -18,7 +18,6 @@ from memstream.adapters.language_models import JsonModel
 from memstream.application.admission import ReadAdmission
 from memstream.application.callers import Caller
 from memstream.application.freshness_gauge import FreshnessGauge
-from memstream.application.read_after_write import Reflected
 from memstream.application.sinks import BrokerSink, EventSink
 from memstream.application.stores import open_store
 from memstream.clock import Clock, system_clock
@@ -96,10 +95,8 @@ class OperationsCore:
         self._pending: set[asyncio.Task[None]] = set()
         self._reads = ReadAdmission(settings.searches_at_once, settings.searches_waiting)
         self._audit_log: AuditLog | None = None
-        #: what the store's views are known to hold (reads after a write: see
-        #: :mod:`memstream.application.read_after_write`)
-        self._reflected = Reflected()
-        #: how fresh reads are, said in their answers (see
+        #: what the store's views are known to hold: how fresh reads are, said in their
+        #: answers, and whether a read after a write need wait (see
         #: :mod:`memstream.application.freshness_gauge`)
         self._gauge = FreshnessGauge(read_consistency_seconds)
 

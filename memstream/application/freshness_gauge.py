@@ -134,7 +134,14 @@ class FreshnessGauge:
             return  # views that never move by themselves reflect nothing read later
         else:
             reflected_from = taken + self._stale
-        self._samples.append(_Sample(taken, reflected_from, dict(checkpoints)))
+        # what was reflected by then still is: a read of older checkpoints that ends
+        # late (two reads at once) never takes a partition's position back
+        merged = dict(self.reflected(reflected_from) or {})
+        for key, at in checkpoints.items():
+            known = merged.get(key)
+            if known is None or (at.log_epoch, at.offset) > (known.log_epoch, known.offset):
+                merged[key] = at
+        self._samples.append(_Sample(taken, reflected_from, merged))
 
     # -- the log's ends ----------------------------------------------------------
 

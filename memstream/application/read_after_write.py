@@ -6,7 +6,8 @@ names is at or past the write's offset (checkpoints are committed after the rows
 cover). A server reads through views that may be a moment old
 (``api_read_consistency_seconds``), so once the checkpoints cover the token the views are
 brought up to date before the read; the checkpoints read before that refresh are kept
-(:class:`Reflected`), so a later read with a token they cover costs nothing. With
+(by :class:`~memstream.application.freshness_gauge.FreshnessGauge`, with those its
+samples show the views hold), so a later read with a token they cover costs nothing. With
 ``wait="vectors"`` the read also waits until every memory of the user has its vector (a
 deployment without an embedder has none to wait for).
 """
@@ -26,7 +27,6 @@ from memstream.storage.write_tokens import BadToken, WriteToken, behind, parse_t
 
 __all__ = [
     "NotYetApplied",
-    "Reflected",
     "WaitFor",
     "Waited",
     "read_token",
@@ -52,32 +52,6 @@ class Waited:
 
     seconds: float
     checkpoints: Checkpoints
-
-
-class Reflected:
-    """What a process's views of the tables are known to hold: the checkpoints read just
-    before every table was last brought to its newest version. A token these cover needs
-    no read of the checkpoints and no refresh: its write is in the views already."""
-
-    def __init__(self) -> None:
-        self._checkpoints: Checkpoints = {}
-        self._of: object = None
-
-    def covers(self, token: WriteToken, store: object) -> bool:
-        """Whether ``store``'s views hold ``token``'s write (by what was seen before)."""
-        return self._of is store and not behind(token, self._checkpoints)
-
-    def refreshed(self, store: object, checkpoints: Checkpoints) -> None:
-        """``store``'s tables were all brought to their newest versions after
-        ``checkpoints`` were read."""
-        if self._of is not store:
-            self._of, self._checkpoints = store, {}
-        merged = dict(self._checkpoints)
-        for key, at in checkpoints.items():
-            known = merged.get(key)
-            if known is None or (at.log_epoch, at.offset) > (known.log_epoch, known.offset):
-                merged[key] = at
-        self._checkpoints = merged
 
 
 def read_token(text: str) -> WriteToken:

@@ -63,6 +63,7 @@ from memstream.storage.lance.tables import (
 )
 from memstream.storage.log_records import Checkpoints
 from memstream.storage.schemas import NOT_STATE_COLUMNS
+from memstream.storage.write_tokens import behind
 from memstream.streams.partitioning import partition_of
 from memstream.streams.topics import (
     MESSAGES,
@@ -110,14 +111,15 @@ class MemoryReads(OperationsCore):
         vectors = None
         if wait == "vectors" and self.settings.embedder != "none":
             vectors = lambda: embedding_lag(self.store, user_id)  # noqa: E731
-        elif self._reflected.covers(written, self._store):
-            return Waited(0.0, {})  # in the views already: nothing to read or refresh
+        else:
+            held = self._gauge.reflected(time.monotonic())
+            if held is not None and not behind(written, held):
+                return Waited(0.0, {})  # in the views already: nothing to read or refresh
         limit = seconds if seconds is not None else self.settings.read_after_write_seconds
         waited = await wait_for_write(written, checkpoints, vectors_pending=vectors, seconds=limit)
         store = self.store
         taken = time.monotonic()
         await self._blocking(store.see_latest)
-        self._reflected.refreshed(store, waited.checkpoints)
         self._gauge.sampled(taken, waited.checkpoints, refreshed=True)
         return waited
 
@@ -164,7 +166,6 @@ class MemoryReads(OperationsCore):
             return {}
         if refresh:
             store.see_latest()
-            self._reflected.refreshed(store, checkpoints)
         self._gauge.sampled(taken, checkpoints, refreshed=refresh)
         return checkpoints
 
@@ -302,7 +303,7 @@ class MemoryReads(OperationsCore):
         budget, judged = self._budget(query, budget_tokens)
 
         def build() -> Assembly:
-            found = context_candidates(self.searcher, request, when, None, self._cutoff_of(cutoff))
+            found = context_candidates(self.searcher, request, when, None, self._cutoff(cutoff))
             return assemble(found, budget, count_tokens)
 
         with _measured_read("context"):
@@ -311,19 +312,12 @@ class MemoryReads(OperationsCore):
                 assembly = await self._blocking(build)
         return replace(_block(assembly, budget, judged, started), freshness=freshness)
 
-    @property
-    def _cutoff(self) -> float | None:
+    def _cutoff(self, asked: bool | None = None) -> float | None:
         """The similarity a block's lines sharing no word with the question must reach
-        (None: no cut-off; see :mod:`memstream.queries.context.relevance`)."""
-        settings = self.settings
-        return settings.context_min_similarity if settings.context_cutoff else None
-
-    def _cutoff_of(self, asked: bool | None) -> float | None:
-        """The cut-off's similarity when a request asks for it or not (None: as the
-        settings say)."""
-        if asked is None:
-            return self._cutoff
-        return self.settings.context_min_similarity if asked else None
+        (None: no cut-off; see :mod:`memstream.queries.context.relevance`), when a
+        request asks for the cut-off or not (None: as the settings say)."""
+        wanted = self.settings.context_cutoff if asked is None else asked
+        return self.settings.context_min_similarity if wanted else None
 
     def _context_request(
         self, user_id: str, query: str, project_id: str | None, budget_tokens: int | None
@@ -378,12 +372,12 @@ class MemoryReads(OperationsCore):
         def build() -> tuple[SearchResponse, Assembly]:
             if not shared:
                 response = self.searcher.search(request, trace)
-                found = context_candidates(self.searcher, plain, when, None, self._cutoff)
+                found = context_candidates(self.searcher, plain, when, None, self._cutoff())
                 return response, assemble(found, budget, count_tokens)
             full = self.searcher.search(deep, trace)
             trace.keep(request.k)
             response = full.model_copy(update={"results": full.results[: request.k]})
-            found = context_candidates(self.searcher, plain, when, full.results, self._cutoff)
+            found = context_candidates(self.searcher, plain, when, full.results, self._cutoff())
             return response, assemble(found, budget, count_tokens)
 
         with _measured_read("playground"):

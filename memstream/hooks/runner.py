@@ -20,6 +20,7 @@ It imports the standard library alone, so a hook costs a Python start and one re
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -250,14 +251,14 @@ def _context(
         body["project_id"] = project
     if not on_prompt:  # what matters for the project: no question to cut by
         body["cutoff"] = False
+    answer = None
     token = _Written(options, body["user_id"]).load()
-    try:  # after the hooks' own writes (another process's, maybe another host's)
-        if token is None:
-            raise HookProblem("no write of the hooks to wait for")
+    if token is not None:  # after the hooks' own writes (another process's, any host's)
         after = {**body, "after_write": token}
         waited = float(options.get("wait") or AFTER_WRITE_TIMEOUT)
-        answer = _call(options, "POST", "/v1/context", after, waited)
-    except HookProblem:  # not applied in time (or no token): what memory holds now
+        with contextlib.suppress(HookProblem):  # not applied in time: memory as it is
+            answer = _call(options, "POST", "/v1/context", after, waited)
+    if answer is None:
         answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT)
     block = answer.get("context") if isinstance(answer, dict) else None
     return block if isinstance(block, str) and block else None
@@ -397,6 +398,22 @@ def _publish(options: dict[str, str], user: str, documents: list[dict[str, Any]]
         _Written(options, user).add(token)
 
 
+#: The most of a state file a hook reads (it writes a few dozen bytes; a token is at
+#: most ``MAX_TOKEN_CHARS``).
+_STATE_BYTES = 64 * 1024
+
+
+def _kept(path: Path) -> dict[str, Any]:
+    """The JSON object a state file holds (empty: none, or not one: the hook starts
+    over rather than stop)."""
+    try:
+        with path.open("rb") as file:
+            found = json.loads(file.read(_STATE_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def _state_folder() -> Path:
     """The user's state folder (``XDG_STATE_HOME``, else ``~/.local/state``)."""
     return Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
@@ -416,10 +433,7 @@ class _Written:
         self.path = self.base / "memstream" / "hooks" / f"written-{digest}.json"
 
     def load(self) -> str | None:
-        try:
-            token = json.loads(self.path.read_text()).get("token")
-        except (OSError, ValueError, AttributeError):
-            return None
+        token = _kept(self.path).get("token")
         return token if isinstance(token, str) and len(token) <= MAX_TOKEN_CHARS else None
 
     def add(self, token: str) -> None:
@@ -446,10 +460,7 @@ class _Position:
         self.path = self.base / "memstream" / "hooks" / f"{digest}.json"
 
     def load(self) -> int:
-        try:
-            offset = json.loads(self.path.read_text()).get("offset", 0)
-        except (OSError, ValueError, AttributeError):
-            return 0
+        offset = _kept(self.path).get("offset", 0)
         return offset if isinstance(offset, int) and offset >= 0 else 0
 
     def save(self, offset: int) -> None:

@@ -232,3 +232,24 @@ def test_install_writes_through_the_users_own_link_never_a_projects(tmp_path: Pa
     beyond = _install("--user", "dev", env={**home, "HOME": str(outer)})
     assert beyond.returncode == 2 and "link to outside" in beyond.stderr, beyond.stderr
     assert outside.read_text() == before
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [b"[" * 200_000, b'{"token": "' + b"w" * 20_000_000 + b'"}', b"\xff\xfe", b"[1, 2]", None],
+    ids=["deep", "huge", "not-utf8", "not-an-object", "a-device"],
+)
+def test_a_state_file_the_hook_cannot_use_is_started_over_not_a_traceback(
+    tmp_path: Path, kept: bytes | None
+) -> None:
+    from memstream.hooks.runner import _kept
+
+    path = tmp_path / "written.json"
+    if kept is None:
+        path.symlink_to("/dev/zero")  # never ends: read only as far as a state file goes
+    else:
+        path.write_bytes(kept)
+    assert _kept(path) == {}
+    path.unlink()
+    path.write_text('{"token": "w1.abc", "offset": 12}')
+    assert _kept(path) == {"token": "w1.abc", "offset": 12}

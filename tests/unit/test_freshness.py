@@ -120,3 +120,16 @@ def test_a_users_vector_count_is_kept_then_counted_beside_then_by_the_read() -> 
     gauge.counted("ana", 9.0, 8)  # an older count arriving late does not win
     assert gauge.pending_vectors("ana", 10.5)[0] == 4
     assert gauge.pending_vectors("ana", 10.0 + VECTORS_KEPT_SECONDS + 0.1) == (None, False)
+
+
+def test_an_older_read_that_ends_late_never_takes_a_position_back() -> None:
+    """Two reads at once: the one that read older checkpoints refreshes last; what the
+    views are known to hold stays the newer (a token it covers needs no wait)."""
+    gauge = FreshnessGauge(stale_seconds=0.5)
+    gauge.sampled(1.0, {("m", 1): at("m", 1, 9)}, refreshed=True)
+    gauge.sampled(1.1, {("m", 1): at("m", 1, 6), ("d", 1): at("d", 1, 2)}, refreshed=True)
+    assert gauge.reflected(1.1) == {("m", 1): at("m", 1, 9), ("d", 1): at("d", 1, 2)}
+    # a sample not reflected yet takes nothing it does not hold into an earlier moment
+    gauge.sampled(1.2, {("m", 1): at("m", 1, 12)}, refreshed=False)
+    assert gauge.reflected(1.5)[("m", 1)].offset == 9  # type: ignore[index]
+    assert gauge.reflected(1.7)[("m", 1)].offset == 12  # type: ignore[index]

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from memstream.application.read_after_write import (
     NotYetApplied,
-    Reflected,
     read_token,
     wait_for_write,
 )
@@ -170,19 +169,3 @@ def test_a_read_waits_until_the_checkpoints_reach_the_write_then_gives_up_saying
     )
     with pytest.raises(NotYetApplied, match="the write is applied; 2 of the user's memories wait"):
         asyncio.run(wait_for_write(token, checkpoints, vectors_pending=lambda: 2, seconds=0.2))
-
-
-def test_views_refreshed_after_checkpoints_were_read_cover_every_write_those_hold() -> None:
-    at = ("memory.messages", 1)
-    store, other = object(), object()
-    reflected = Reflected()
-    token = WriteToken(EPOCHS[1], {at: 5})
-    assert not reflected.covers(token, store)
-    reflected.refreshed(store, {at: LogPosition(EPOCHS[1], *at, 4)})
-    assert not reflected.covers(token, store)  # one record short
-    reflected.refreshed(store, {at: LogPosition(EPOCHS[1], *at, 9)})
-    reflected.refreshed(store, {at: LogPosition(EPOCHS[1], *at, 6)})  # an older read: kept 9
-    assert reflected.covers(token, store) and reflected.covers(
-        WriteToken(EPOCHS[1], {at: 9}), store
-    )
-    assert not reflected.covers(token, other)  # another store's views: nothing known

@@ -83,21 +83,16 @@ def context_candidates(
     facts = [r for r in bearing if r.kind in FACT_KINDS]
     temporal = _temporal_lines(searcher, request, bearing, now)  # with the time it names
     placed = {line.memory_id for line in temporal}
+    other = [_left_out(r) for r in unrelated if r.memory_id not in placed]
     return {
-        "facts": [_line(r) for r in facts]
-        + [_line(r, unrelated=True) for r in unrelated if r.kind in FACT_KINDS],
+        "facts": [_line(r) for r in facts] + [o for o in other if o.kind in FACT_KINDS],
         "entities": _entity_lines(searcher, request, bearing, {r.memory_id for r in facts}),
-        "temporal": temporal
-        + [
-            _line(r, unrelated=True)
-            for r in unrelated
-            if r.kind not in FACT_KINDS and r.memory_id not in placed
-        ],
+        "temporal": temporal + [o for o in other if o.kind not in FACT_KINDS],
         "evidence": _evidence_lines(searcher, request, facts),
     }
 
 
-def _line(result: SearchResult, query: str = "", *, unrelated: bool = False) -> ContextLine:
+def _line(result: SearchResult, query: str = "") -> ContextLine:
     return ContextLine(
         result.memory_id,
         _excerpt(result, query),
@@ -106,8 +101,13 @@ def _line(result: SearchResult, query: str = "", *, unrelated: bool = False) -> 
         result.archived,
         tuple(result.source_event_ids),
         result.score,
-        unrelated,
     )
+
+
+def _left_out(result: SearchResult) -> ContextLine:
+    """A result that bears not on the question: a line the assembly leaves out, saying
+    why (nothing of it is quoted)."""
+    return ContextLine(result.memory_id, "", kind=result.kind, score=result.score, unrelated=True)
 
 
 def _excerpt(result: SearchResult, query: str) -> str:
