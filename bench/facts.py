@@ -212,11 +212,13 @@ def defects(derived: list[dict], turns: list[dict]) -> None:
 
 # -- dates ---------------------------------------------------------------------------
 
-_RESOLVED = re.compile(r"\((on|in|the week of) (\d{4}(?:-\d{2}){0,2})\)")
+#: A resolved date as the extractor writes it: "(on 2024-06-03)", "(the week of ...)",
+#: "(in 2024-06)", and a state's start, "(from 2024-06-03)", "(from the week of ...)".
+_RESOLVED = re.compile(r"\((?:from )?(on|in|the week of|(?<=from )) ?(\d{4}(?:-\d{2}){0,2})\)")
 
 
 def _dates_in(content: str) -> list[tuple[str, str]]:
-    return [(m.group(1), m.group(2)) for m in _RESOLVED.finditer(content)]
+    return [(m.group(1) or "on", m.group(2)) for m in _RESOLVED.finditer(content)]
 
 
 def date_is_right(gold: str, how: str, found: str) -> bool:

@@ -29,7 +29,14 @@ from memstream.text.fact_words import (
     USERS_WORDS,
     WORKPLACE_NOUN,
 )
-from memstream.text.found_facts import Found, attribute_fact, clean_name, clean_phrase, date_of
+from memstream.text.found_facts import (
+    Found,
+    attribute_fact,
+    clean_name,
+    clean_phrase,
+    date_of,
+    dated,
+)
 from memstream.text.sentences import INTERJECTION, clauses
 from memstream.text.session_people import SentenceContext, Turn, people_named, session_people
 from memstream.text.statements import statement_fact
@@ -55,7 +62,10 @@ _FIRST = r"(?P<s>I)"
 #: Adverbs between a subject and its verb ("I now work", "she also quit").
 _NOW = r"(?:\s+(?:now|also|just|recently|finally|currently|still|actually))*"
 #: A job title of up to three words, up to a preposition ("software tester at ...").
-_NOT_ROLE = r"(?!(?:at|for|in|with|and|but|on|since)\b)"
+_NOT_ROLE = (
+    r"(?!(?:at|for|in|with|and|but|on|since|from|last|next|this|today|tomorrow|yesterday|"
+    r"starting|after|before|when|because|now)\b)"
+)
 _ROLE = r"(?:" + _NOT_ROLE + r"[a-z-]+\s+){0,2}" + _NOT_ROLE + r"[a-z-]+"
 
 
@@ -98,7 +108,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             r"(?:started|got|landed|accepted|took)\s+(?:a\s+|the\s+)?(?:new\s+)?"
             r"(?:job|position|role)\s+(?:at|with)\s+(?P<v>" + _PLACE + r")"
         ),
-        "works_at",
+        "started_job",
     ),
     (
         re.compile(
@@ -112,7 +122,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
             r"\b" + _SUBJECT + r"(?:\s+just|\s+recently)?\s+(?:got\s+hired\s+(?:at|by)|joined)\s+"
             r"(?P<v>[A-Z][\w'&.-]+(?:\s+[A-Z][\w'&.-]+){0,3})"
         ),
-        "works_at",
+        "started_job",
     ),
     (
         re.compile(
@@ -123,10 +133,8 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            r"\b"
-            + _SUBJECT
-            + _NOW
-            + r"\s+(?:quit|resigned\s+from)\s+(?:the\s+|my\s+|his\s+|her\s+)?"
+            r"\b" + _SUBJECT + _NOW + r"\s+(?:quit|resigned\s+from)\s+(?!(?:my|his|her)\s+job\b)"
+            r"(?:the\s+|my\s+|his\s+|her\s+)?"
             r"(?P<v>" + WORKPLACE_NOUN + r"|" + _PLACE + r")"
         ),
         "left_job",
@@ -170,7 +178,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
 
 _RELATION = re.compile(
     r"\b(?P<owner>[Mm]y|[Hh]is|[Hh]er|[A-Z][\w-]+'s)\s+(?:(?:new|little|older|younger|big|best|late)\s+)?"
-    r"(?P<rel>[a-zé]+)(?:\s+is\s+named|\s+named|\s+called|'s\s+name\s+is|\s+is|,)?\s+"
+    r"(?P<rel>[a-zé]+)(?:\s+is\s+(?:named|called)|\s+named|\s+called|'s\s+name\s+is|\s+is|,)?\s+"
     r"(?P<v>(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?" + _NAME + r")"
 )
 
@@ -368,7 +376,15 @@ class LocalExtractor:
         return extract_facts(user_id, session_id, turns), None
 
 
+#: The rules whose fact is an event of a life, dated by its sentence ("Ana moved to
+#: Porto (the week of 2026-11-16)."), and those of a state it starts ("from").
+_DATED_EVENTS = frozenset({"moved_to", "left_job"})
+_DATED_STATES = frozenset({"started_job"})
+
+
 def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, Found]]:
+    when = date_of(find_spans(sentence, context.turn.occurred_at))
+    dated_life = False  # a life's event read here carries the sentence's date
     for pattern, attribute in _RULES:
         for m in pattern.finditer(sentence):
             owner = m.groupdict().get("s") or "I"
@@ -376,8 +392,15 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
             if who is None:
                 continue
             found = attribute_fact(attribute, who[0], (m.group("v") or "").strip(), who[1])
-            if found is not None:
-                yield who[0], found
+            if found is None:
+                continue
+            if when and attribute in _DATED_EVENTS | _DATED_STATES:
+                found = dated(found, when, holds=attribute in _DATED_STATES)
+                dated_life = True
+            yield who[0], found
+    for person, job in _job_start(sentence, context, when):
+        dated_life = dated_life or when is not None
+        yield person, job
     for m in _RELATION.finditer(sentence):
         owner = context.owner(m.group("owner"))
         relation = m.group("rel").lower()
@@ -400,11 +423,81 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
                 ("relation",),
             ),
         )
-    yield from _phrase_facts(sentence, context)
+    yield from _phrase_facts(sentence, context, events=not dated_life)
     yield from tool_facts(sentence, context)
 
 
-def _phrase_facts(sentence: str, context: SentenceContext) -> Iterable[tuple[str, Found]]:
+#: What follows "as" and is no role ("as you know", "as usual", "as planned").
+_NO_ROLE = r"(?!(?:you|we|they|I|he|she|it|usual|well|planned|expected|soon|long)\b)"
+#: Starting a job, now or on a date, and the role in it: "I start a new job at
+#: Northwind next Monday as a data engineer", "Next week I start at Northwind Labs as
+#: their platform lead", "I'm joining Contoso next month as head of design".
+_JOB_START = re.compile(
+    r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|'ll|\s+will)?" + _NOW + r"\s+"
+    r"(?:(?:start|starts|starting|begin|begins|beginning)\s+(?:(?:a|my|his|her|the)\s+)?"
+    r"(?:new\s+)?(?:(?:job|position|role|work|working)\s+)?(?:at|with)"
+    r"|join|joins|joining|joined|(?:got\s+)?hired\s+(?:at|by)"
+    r"|(?:accepted|took|got)\s+(?:the|a|an|their)\s+(?:job\s+)?offer\s+(?:from|at|with))\s+"
+    r"(?P<v>" + _PLACE + r")"
+    r"(?:[^;!?]{0,40}?\bas\s+(?:(?:a|an|the|their|its|our|his|her)\s+)?(?:new\s+)?"
+    + _NO_ROLE
+    + r"(?P<role>"
+    + _ROLE
+    + r"))?"
+)
+#: A role named: "my new role is staff engineer", "I was promoted to senior analyst",
+#: "I start my new job on Monday as a data engineer".
+_ROLE_NAMED = re.compile(
+    r"\b(?:(?P<o>[Mm]y|[Hh]is|[Hh]er)\s+(?:new\s+)?(?:role|job title|title|position)\s+"
+    r"(?:is|will be)\s+|"
+    r"(?P<t>I|he|she|" + _NAME + r")(?:'m|\s+am|\s+is|'ll|\s+will)?" + _NOW + r"\s+"
+    r"(?:start|starts|starting|begin|begins|beginning)\s+(?:my|his|her|a|the)\s+(?:new\s+)?"
+    r"(?:job|position|role)\b(?![^;!?]{0,40}?\b(?:at|with)\s+[A-Z])[^,;!?]{0,40}?\bas\s+|"
+    + _SUBJECT
+    + r"(?:\s+was|\s+got|'ve\s+been|\s+have\s+been|"
+    r"\s+has\s+been|'m\s+being|\s+am\s+being)\s+promoted\s+to\s+)"
+    r"(?:(?:a|an|the)\s+)?" + _NO_ROLE + r"(?P<role>" + _ROLE + r")"
+)
+
+
+def _job_start(
+    sentence: str, context: SentenceContext, when: str | None
+) -> Iterable[tuple[str, Found]]:
+    """The workplace and the role of a job begun or to begin, each in its slot and
+    holding from the date the sentence names ("Ana works at Northwind (from
+    2026-11-30).", "Ana works as a data engineer (from 2026-11-30).")."""
+    for m in _JOB_START.finditer(sentence):
+        who = context.resolve(m.group("s"))
+        if who is None:
+            continue
+        place = attribute_fact("started_job", who[0], m.group("v").strip(), who[1])
+        if place is None:
+            continue
+        yield who[0], dated(place, when, holds=True)
+        role = m.group("role") and attribute_fact("works_as", who[0], m.group("role"), who[1])
+        if role:
+            yield who[0], dated(role, when, holds=True)
+    for m in _ROLE_NAMED.finditer(sentence):
+        owner = m.group("o")
+        subject = m.group("s") or m.group("t")
+        who = context.resolve(subject) if owner is None else _owned(context, owner)
+        found = who and attribute_fact("works_as", who[0], m.group("role"), who[1])
+        if who and found:
+            yield who[0], dated(found, when, holds=True)
+
+
+def _owned(context: SentenceContext, owner: str) -> tuple[str, float] | None:
+    """Who "my", "his" or "her" stands for, as sure as a relation's owner is."""
+    name = context.owner(owner)
+    return None if name is None else (name, 0.8)
+
+
+def _phrase_facts(
+    sentence: str, context: SentenceContext, events: bool = True
+) -> Iterable[tuple[str, Found]]:
+    """The facts of phrases a verb introduces (likes, plans, habits, opinions, how-tos),
+    and with ``events``, the dated events ("Ana went to the support group (on ...)")."""
+
     def who_of(m: re.Match[str]) -> tuple[str, float] | None:
         verb = m.groupdict().get("verb")
         return context.resolve(m.group("s"), verb.split()[0].lower() if verb else None)
@@ -527,7 +620,7 @@ def _phrase_facts(sentence: str, context: SentenceContext) -> Iterable[tuple[str
                 ("procedure",),
             ),
         )
-    if when:
+    if when and events:
         for m in _PAST_EVENT.finditer(sentence):
             who = who_of(m)
             if who is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memstream.events.vocabulary import DerivedKind
 from memstream.text.fact_words import (
@@ -19,7 +19,7 @@ from memstream.text.fact_words import (
 )
 from memstream.text.time_phrases import TimeSpan
 
-__all__ = ["Found", "attribute_fact", "clean_name", "clean_phrase", "date_of"]
+__all__ = ["Found", "attribute_fact", "clean_name", "clean_phrase", "date_of", "dated"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,8 @@ _ATTRIBUTE_BUILDERS: dict[
     "lives_in": lambda who, v: ("lives_in", f"{who} lives in {v}.", True, 0.8, ("home",)),
     "from": lambda who, v: ("from", f"{who} is from {v}.", True, 0.7, ("origin",)),
     "works_at": lambda who, v: ("works_at", f"{who} works at {v}.", True, 0.85, ("work",)),
+    # a job begun (or to begin, on the date its sentence names): the workplace's slot
+    "started_job": lambda who, v: ("works_at", f"{who} works at {v}.", True, 0.85, ("work",)),
     "works_as": lambda who, v: (
         "occupation",
         f"{who} works as {_a(v)} {v}.",
@@ -67,7 +69,9 @@ def _a(noun: str) -> str:
 def attribute_fact(attribute: str, who: str, value: str, confidence: float) -> Found | None:
     if attribute == "is_a":
         return _is_a(who, value, confidence)
-    if attribute in {"lives_in", "moved_to", "from", "works_at"}:
+    if attribute in {"lives_in", "moved_to", "from", "works_at", "started_job"} or (
+        attribute == "left_job" and value and not value.islower()
+    ):
         place = _clean_place(value)
         if place is None:
             return None
@@ -146,6 +150,18 @@ def clean_phrase(value: str, words: int = 8) -> str | None:
     if len(tokens) >= 2 and f"{first} {tokens[1].lower()}" in VAGUE_PAIRS:
         return None
     return value
+
+
+def dated(found: Found, when: str | None, holds: bool = False) -> Found:
+    """``found`` with the date its sentence names in its content ("Ana moved to Porto
+    (the week of 2026-11-16)."); ``holds``: the fact is a state that holds from then
+    ("Ana works at Northwind (from 2026-11-30).")."""
+    if when is None:
+        return found
+    if holds:
+        when = "from " + when.removeprefix("on ").removeprefix("in ")
+    content = f"{found.content.removesuffix('.')} ({when})."
+    return replace(found, content=content)
 
 
 def date_of(spans: list[TimeSpan]) -> str | None:

@@ -70,8 +70,60 @@ def test_names_numbers_and_versions_stay_whole(said: str, whole: str) -> None:
 
 def test_each_sentence_dates_its_own_phrases_in_its_own_tense() -> None:
     # said on a Saturday: "accepted" is past, but the job starts the coming Monday
-    [fact] = _facts("I accepted the offer from Vestas! I start my new job on Monday.")
-    assert "(on 2024-06-03)" in fact
+    work, start = _facts("I accepted the offer from Vestas! I start my new job on Monday.")
+    assert work == "Ana works at Vestas."  # its sentence names no date
+    assert "(on 2024-06-03)" in start
+
+
+@pytest.mark.parametrize(
+    ("said", "facts"),
+    [
+        ("I start a new job at Northwind next Monday as a data engineer.",
+         ["Ana works at Northwind (from 2024-06-03).",
+          "Ana works as a data engineer (from 2024-06-03)."]),
+        ("I'm starting a new job at Northwind on Monday, as a backend developer.",
+         ["Ana works at Northwind (from 2024-06-03).",
+          "Ana works as a backend developer (from 2024-06-03)."]),
+        ("Next week I start at Northwind Labs as their new platform lead.",
+         ["Ana works at Northwind Labs (from the week of 2024-06-03).",
+          "Ana works as a platform lead (from the week of 2024-06-03)."]),
+        ("I'm joining Contoso next month as head of design.",
+         ["Ana works at Contoso (from 2024-07).", "Ana works as a head of design (from 2024-07)."]),
+        ("I just got hired by Contoso as a product designer.",
+         ["Ana works at Contoso.", "Ana works as a product designer."]),
+        ("I was promoted to senior analyst last month.",
+         ["Ana works as a senior analyst (from 2024-05)."]),
+        ("My new role is staff engineer.", ["Ana works as a staff engineer."]),
+        ("I quit my job at Initech.", ["Ana left the job at Initech."]),
+        ("I moved to Porto last week.", ["Ana moved to Porto (the week of 2024-05-20)."]),
+        ("I start my new job tomorrow as a nurse, as you know.",
+         ["Ana works as a nurse (from 2024-06-02)."]),
+        ("I start my new job tomorrow, as you know.", []),  # no role, and an aside
+    ],
+)  # fmt: skip
+def test_a_job_a_role_and_a_move_are_facts_in_their_slot_dated_by_their_sentence(
+    said: str, facts: list[str]
+) -> None:
+    assert _facts(said) == facts
+
+
+def test_a_new_job_supersedes_the_old_one_in_its_slot() -> None:
+    turns = [
+        Turn("e1", "Ana", "user", "I work as a tester at Initech.", SATURDAY),
+        Turn("e2", "Ana", "user", "I start a new job at Northwind on Monday as a data engineer.",
+             SATURDAY),
+    ]  # fmt: skip
+    slots = {
+        (m.attribute, m.value): m.exclusive
+        for m in extract_facts("u", "s", turns)
+        if m.attribute in {"works_at", "occupation"}
+    }
+    assert slots == {
+        ("works_at", "Initech"): True,
+        ("occupation", "tester"): True,
+        ("works_at", "Northwind"): True,
+        ("occupation", "data engineer"): True,
+    }  # exclusive: the later of each slot supersedes the earlier when applied
 
 
 def test_what_an_unnamed_user_says_of_themself_is_kept_of_the_user() -> None:
