@@ -19,7 +19,9 @@ build a block. Lines scored under a floor share of the best one are left out of 
 ``tests/fixtures/conversations`` instead, of all of them as one user's history (each
 answer among the turns of the others), each of a block of one budget (600 tokens
 unless ``--budgets`` names one), and prints per question whether its answer, word for
-word, is in the block.
+word, is in the block, and how many of the block's lines rest only on turns of other
+conversations (lines that bear not on the question; a line resting on no turn, as an
+entity's profile without facts, is counted in neither).
 
 ``--cutoff`` sets the similarity of the cut-off that leaves out of a block what bears
 not on the question (:mod:`memstream.queries.context.relevance`; ``none``: no cut-off).
@@ -119,10 +121,10 @@ class TimedSearcher:
         self._searcher = searcher
         self.spent = 0.0
 
-    def search(self, request: SearchRequest) -> Any:
+    def search(self, request: SearchRequest, *args: Any, **options: Any) -> Any:
         started = time.perf_counter()
         try:
-            return self._searcher.search(request)
+            return self._searcher.search(request, *args, **options)
         finally:
             self.spent += time.perf_counter() - started
 
@@ -215,12 +217,14 @@ def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) ->
     history (``bench/corpus_retrieval.py``): is its answer, word for word, in the block
     of ``budget`` tokens, and does the block rest on a turn that says it?"""
     history, questions = one_history()
+    conversation_of = {t["event_id"]: t["session_id"].split(":")[0] for t in history}
     with tempfile.TemporaryDirectory(prefix="memstream-context-corpus-") as tmp:
         data = Path(data_folder) if data_folder else Path(tmp) / "data"
         if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
             ingest(data, history)
         operations = Operations(Settings(data=str(data), embedder="minilm"))
         answered, resting, used = 0, 0, []
+        lines_of, others_of, shares = 0, 0, []
         print(f"\n{len(questions)} questions of one history of {len(history)} turns, a block of "
               f"{budget} tokens each")  # fmt: skip
         for q in questions:
@@ -235,13 +239,32 @@ def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) ->
             answered += has
             resting += rests
             used.append(block.tokens)
+            # a line resting only on turns of other conversations bears not on it
+            lines = [line for sec in block.sections for line in sec.lines]
+            others = [
+                line
+                for line in lines
+                if line.sources
+                and all(conversation_of.get(e, "") != q["conversation"] for e in line.sources)
+            ]
+            lines_of += len(lines)
+            others_of += len(others)
+            shares.append(len(others) / len(lines) if lines else 0.0)
             mark = "yes" if has else "NO "
-            print(f"  {mark} {block.tokens:>4} tokens  {q['conversation']}: {q['question']}")
+            print(
+                f"  {mark} {block.tokens:>4} tokens {len(others):>2}/{len(lines):<2} lines of "
+                f"others  {q['conversation']}: {q['question']}"
+            )
         n = len(questions)
         print(
             f"answer in the block: {answered} of {n} ({answered / n:.3f}); block rests on an "
             f"evidence turn: {resting} of {n}; tokens p50 {statistics.median(used):.0f}, "
             f"max {max(used)}"
+        )
+        print(
+            f"lines resting only on other conversations' turns: {others_of} of {lines_of} "
+            f"({others_of / max(lines_of, 1):.3f}); a block's share of them, mean "
+            f"{statistics.mean(shares):.3f}"
         )
         asyncio.run(operations.close())
 

@@ -374,10 +374,10 @@ class MemoryReads(OperationsCore):
                 response = self.searcher.search(request, trace)
                 found = context_candidates(self.searcher, plain, when, None, self._cutoff())
                 return response, assemble(found, budget, count_tokens)
-            full = self.searcher.search(deep, trace)
+            full = self.searcher.search(deep, trace, restated=True)
             trace.keep(request.k)
             response = full.model_copy(update={"results": full.results[: request.k]})
-            found = context_candidates(self.searcher, plain, when, full.results, self._cutoff())
+            found = context_candidates(self.searcher, plain, when, full, self._cutoff())
             return response, assemble(found, budget, count_tokens)
 
         with _measured_read("playground"):

@@ -12,8 +12,9 @@ How LangGraph's items become memories:
   prefix is a tag filter in memstream, and the item's own key a tag of its own.
 - an item is a ``remember_fact``: its content the JSON of ``{"namespace", "key",
   "value"}`` (what full-text and vector search read, and what the item is read back
-  from), exclusive in the slot of its namespace and key, so a ``put`` supersedes the
-  item's earlier value (kept as history) and a ``delete`` forgets it.
+  from; a context block shows it as its key and its value's text), exclusive in the
+  slot of its namespace and key, so a ``put`` supersedes the item's earlier value (kept
+  as history) and a ``delete`` forgets it.
 - ``search`` with a query is memstream's hybrid search (BM25, vectors, entities), its
   score the ``SearchItem.score``; without one, the namespace's items newest first.
   ``filter`` is matched on the value (equality, or ``$eq $ne $gt $gte $lt $lte``).

@@ -106,6 +106,13 @@ def contains(column: str, text: str) -> str:
     return f"{_column(column)} LIKE {literal('%' + text + '%')}"
 
 
+def starts_with(column: str, text: str) -> str:
+    """``column`` (a string) starts with ``text`` (which holds no ``%`` or ``_``)."""
+    if "%" in text or "_" in text:
+        raise ValueError("starts_with() takes text without LIKE wildcards")
+    return f"{_column(column)} LIKE {literal(text + '%')}"
+
+
 def lacks(column: str, text: str) -> str:
     """``column`` (a string) does not contain ``text``."""
     return f"NOT ({contains(column, text)})"

@@ -19,6 +19,7 @@ __all__ = [
     "sentences",
     "session_people",
     "statements",
+    "stored_items",
     "third_person",
     "time_phrases",
     "tool_facts",

@@ -239,7 +239,8 @@ def test_a_prebuilt_react_agent_with_langmems_memory_tools_runs_on_the_store(
     assert "Jo takes oat milk in coffee." in found["content"]
     # a memory like any other: the user's context block holds it
     block = memstream.context(user, "how does Jo take coffee")["context"] or ""
-    assert "oat milk" in block
+    assert "Jo takes oat milk in coffee." in block  # the item's text, not its JSON
+    assert "namespace" not in block and '{"' not in block
 
 
 # -- OpenAI Agents SDK ----------------------------------------------------------------

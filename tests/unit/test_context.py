@@ -214,47 +214,129 @@ def test_lines_that_bear_not_on_the_question_are_left_out_and_said_why() -> None
     assert only_noise.context is None and only_noise.left_out == [("m2", "facts", UNRELATED)]
 
 
-def test_a_question_nothing_bears_on_gets_no_block(tmp_path: Path) -> None:
-    """Eight memories, none about hotels, and vectors for them all (MiniLM): asked for
-    the hotel booking reference (no shared word, cosines 0.04-0.24), there is no block;
-    asked where Ana lives, there is."""
+#: What Ana said in one session: eight turns, about her home, her family and her things.
+ANA_SAID = ["Ana's cat Miso likes tuna.", "I moved to Porto last week.",
+            "My sister Rita lives in Braga.", "The café on Rua Nova opens at eight.",
+            "I bought a green bike.", "Rita's birthday is in March.",
+            "The shop closes on Sundays.", "I water the tomatoes every morning."]  # fmt: skip
+
+
+def _anas_memory(
+    tmp_path: Path, consolidated: bool = False, sessions: list[list[str]] | None = None
+) -> Any:
+    """A searcher (MiniLM, a day after the last turn) over a store of what Ana said
+    (``sessions``, a day apart; by default one session of ``ANA_SAID``), every memory
+    with its vector; with the facts the local extractor reads in each session when
+    ``consolidated``."""
     from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
     from memstream.events.codec import encode
+    from memstream.events.vocabulary import FactsConsolidated
     from memstream.jobs.embedding_agent import embed_values
-    from memstream.queries.context.assembly import UNRELATED
-    from memstream.queries.context.gathering import context_candidates
-    from memstream.queries.search.searcher import Searcher, SearchRequest
+    from memstream.queries.search.searcher import Searcher
     from memstream.storage.lance.store import ProjectionStore
     from memstream.storage.log_records import LogRecord
     from memstream.streams.projector import Projector
     from memstream.testing import FakeClock, message
+    from memstream.text.extractor import LOCAL_EXTRACTOR, Turn, extract_facts
 
-    said = ["Ana's cat Miso likes tuna.", "I moved to Porto last week.",
-            "My sister Rita lives in Braga.", "The café on Rua Nova opens at eight.",
-            "I bought a green bike.", "Rita's birthday is in March.",
-            "The shop closes on Sundays.", "I water the tomatoes every morning."]  # fmt: skip
-    values = [
-        encode(message(event_id=f"m{n}", user_id="ana", session_id="s1", speaker="Ana",
-                       content=text, occurred_at=T0 + timedelta(minutes=n)))
-        for n, text in enumerate(said)
-    ]  # fmt: skip
+    values: list[bytes] = []
+    last = T0
+    for day, texts in enumerate(sessions or [ANA_SAID]):
+        session = f"s{day + 1}"
+        said = [
+            message(event_id=f"m{day}-{n}", user_id="ana", session_id=session, speaker="Ana",
+                    content=text, occurred_at=T0 + timedelta(days=day, minutes=n))
+            for n, text in enumerate(texts)
+        ]  # fmt: skip
+        values += [encode(m) for m in said]
+        last = said[-1].occurred_at
+        if consolidated:
+            turns = [Turn(m.event_id, "Ana", "user", m.content, m.occurred_at) for m in said]
+            facts = FactsConsolidated(
+                event_id=f"c{day}", user_id="ana", session_id=session, through=last,
+                extractor=LOCAL_EXTRACTOR, memories=extract_facts("ana", session, turns),
+                decided_at=last + timedelta(hours=1),
+            )  # fmt: skip
+            values.append(encode(facts))
     store = ProjectionStore(str(tmp_path / "projections"))
     embedder = MiniLMEmbedder(threads=1)
     embedded = [v for _, v in embed_values(values, embedder, T0)]
     Projector(store, "test", clock=FakeClock(T0)).apply(
         [LogRecord("e", "t", 0, i, T0, None, v) for i, v in enumerate([*values, *embedded])]
     )
-    searcher = Searcher(store, QueryEmbeddingCache(embedder), embedder.model,
-                        clock=FakeClock(T0 + timedelta(days=1)))  # fmt: skip
+    return Searcher(store, QueryEmbeddingCache(embedder), embedder.model,
+                    clock=FakeClock(last + timedelta(days=1)))  # fmt: skip
 
-    def block(question: str, floor: float | None = 0.3) -> Any:
-        asked = SearchRequest(user_id="ana", query=question)
-        found = context_candidates(searcher, asked, T0 + timedelta(days=1), None, floor)
-        return assemble(found, 600, count_tokens)
 
-    nothing = block("What is the hotel booking reference?")
+def _block(searcher: Any, question: str, floor: float | None = 0.3) -> Any:
+    from memstream.queries.context.gathering import context_candidates
+    from memstream.queries.search.searcher import SearchRequest
+
+    asked = SearchRequest(user_id="ana", query=question)
+    found = context_candidates(searcher, asked, T0 + timedelta(days=1), None, floor)
+    return assemble(found, 600, count_tokens)
+
+
+def test_a_question_nothing_bears_on_gets_no_block(tmp_path: Path) -> None:
+    """Eight memories, none about hotels, and vectors for them all (MiniLM): asked for
+    the hotel booking reference (no shared word, cosines 0.04-0.24), there is no block;
+    asked where Ana lives, there is."""
+    from memstream.queries.context.assembly import UNRELATED
+
+    searcher = _anas_memory(tmp_path)
+    nothing = _block(searcher, "What is the hotel booking reference?")
     assert nothing.context is None
     assert nothing.left_out and {why for _, _, why in nothing.left_out} == {UNRELATED}
-    assert block("What is the hotel booking reference?", floor=None).context  # no cut-off
-    home = block("Where does Ana live now?")  # MiniLM finds every turn near (0.61-0.76)
+    assert _block(searcher, "What is the hotel booking reference?", floor=None).context
+    home = _block(searcher, "Where does Ana live now?")  # MiniLM: every turn near (0.61-0.76)
     assert home.context is not None and "Porto" in home.context
+
+
+def test_a_fact_restating_a_turn_above_it_is_in_the_block_with_its_date(
+    tmp_path: Path,
+) -> None:
+    """ "I moved to Porto last week" ranks above the fact read from it, so a search leaves
+    the fact out as a restatement; the block states it all the same, with the week the
+    turn meant (the turn's own date is a week later), and the turn beside it."""
+    from memstream.queries.search.searcher import SearchRequest
+
+    searcher = _anas_memory(tmp_path, consolidated=True)
+    question = "When did Ana move to Porto?"
+    results = searcher.search(SearchRequest(user_id="ana", query=question, k=50)).results
+    dated = "Ana moved to Porto (the week of 2024-04-22)."
+    assert results[0].content == "I moved to Porto last week."
+    assert dated not in [r.content for r in results]  # said by the turn above it
+    block = _block(searcher, question)
+    facts = next(s for s in block.sections if s.name == "facts")
+    assert dated in [line.text for line in facts.lines]
+    assert "I moved to Porto last week." in block.context
+    sister = _block(searcher, "Who is Ana's sister?")
+    facts = next(s for s in sister.sections if s.name == "facts")
+    assert facts.lines[0].text == "Ana's sister is Rita."
+
+
+def test_a_question_about_a_life_is_answered_first_from_its_current_slot(
+    tmp_path: Path,
+) -> None:
+    """Ana worked at Initech as a tester; a day later she starts at Northwind as a data
+    engineer. Asked where she works and what she does there, a block opens with the new
+    job and role (dated), never the superseded ones, ahead of whatever the search ranked
+    first; asked who her sister is, with the sister."""
+    sessions = [
+        ["I work as a tester at Initech.", "The coffee machine there is broken again."],
+        ["Big news!", "I start a new job at Northwind on Monday as a data engineer.",
+         "My sister Rita is so proud.", "Can you help me plan my first week?"],
+    ]  # fmt: skip
+    searcher = _anas_memory(tmp_path, consolidated=True, sessions=sessions)
+    for question in ["Where do I work and what do I do there?", "Where does Ana work?"]:
+        block = _block(searcher, question)
+        facts = next(s for s in block.sections if s.name == "facts")
+        assert {line.text for line in facts.lines[:2]} == {
+            "Ana works at Northwind (from 2024-05-06).",
+            "Ana works as a data engineer (from 2024-05-06).",
+        }, block.context
+        assert "Ana works at Initech." not in block.context
+        assert "Ana works as a tester." not in block.context
+    sister = _block(searcher, "Who is my sister?")
+    facts = next(s for s in sister.sections if s.name == "facts")
+    assert facts.lines[0].text == "Ana's sister is Rita."

@@ -10,5 +10,6 @@ from __future__ import annotations
 __all__ = [
     "assembly",
     "gathering",
+    "life_questions",
     "relevance",
 ]

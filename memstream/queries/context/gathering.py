@@ -23,14 +23,21 @@ from memstream.policies.scope import scope_filter
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.queries.context.assembly import ContextLine, SectionName
+from memstream.queries.context.life_questions import life_question
 from memstream.queries.context.relevance import bears_on, question_words
 from memstream.queries.profiles import linked_ids, resolve_entities
-from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResult
+from memstream.queries.search.searcher import (
+    Searcher,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+)
 from memstream.queries.search.term_index import words
 from memstream.storage import filters
 from memstream.storage.lance.tables import MEMORIES, MEMORY_STATE
 from memstream.text.mentions import NAMED_TYPES, normalize_name
 from memstream.text.passages import LONG_TURN_CHARACTERS, marked_cut
+from memstream.text.stored_items import readable
 from memstream.text.time_phrases import query_range
 
 __all__ = ["CONTEXT_DEPTH", "FACT_KINDS", "context_candidates", "context_request"]
@@ -46,6 +53,11 @@ _TEMPORAL = 20
 #: score within ``_CLOSE`` of the best.
 _LEADING = 2
 _CLOSE = 0.95
+#: The date a fact resolved from its turn's words ("last week" -> "(the week of
+#: 2026-11-16)", "on Monday" -> "(from 2026-11-30)"), as the local extractor writes it.
+_RESOLVED_DATE = re.compile(r"\((?:on |in |from |the week of |from the week of )\d{4}(?:-\d{2})")
+#: How many current facts of the life slots a question asks about a block states first.
+_LIFE_FACTS = 4
 #: How many facts an entity's profile states, and how many facts' states are read at once.
 _FACTS_PER_ENTITY = 3
 _STATE_SLICE = 64
@@ -61,31 +73,50 @@ def context_candidates(
     searcher: Searcher,
     request: SearchRequest,
     now: datetime,
-    results: list[SearchResult] | None = None,
+    found: SearchResponse | None = None,
     min_similarity: float | None = CONTEXT_MIN_SIMILARITY,
 ) -> dict[SectionName, list[ContextLine]]:
     """Each section's candidate lines for ``request`` (its user, project and query; the
     search looks ``CONTEXT_DEPTH`` deep), best first; empty when the search finds
-    nothing. ``results``: that search's results, when the caller has them already.
+    nothing. ``found``: that search's answer, when the caller has it already (asked
+    with ``restated``).
+
+    The facts are those the search returns, and those it left out as restating a turn
+    above them that resolved a date the turn only implied ("Ana moved to Porto (the
+    week of 2026-11-16)." for "I moved to Porto last week"): the dated fact is stated,
+    the turn beside it. A question about a life's slot (where someone works or lives,
+    who their sister is) opens the facts with the slot's current facts.
 
     Results that bear not on the question (:mod:`.relevance`, by ``min_similarity``;
     None: every result does) are lines marked ``unrelated``, which the assembly leaves
     out; the profiles and the evidence are of the others only."""
     request = context_request(request, now)
-    if results is None:
-        results = searcher.search(request).results
+    if found is None:
+        found = searcher.search(request, restated=True)
+    results = found.results
     if not results:
         return {}
     asked = question_words(request.query)
-    bearing = [r for r in results if bears_on(r, request.query, asked, min_similarity)]
+
+    def bearing_on(results: list[SearchResult]) -> list[SearchResult]:
+        return [r for r in results if bears_on(r, request.query, asked, min_similarity)]
+
+    bearing = bearing_on(results)
     kept = {r.memory_id for r in bearing}
     unrelated = [r for r in results if r.memory_id not in kept]
     facts = [r for r in bearing if r.kind in FACT_KINDS]
+    # the facts the search left out as restating a turn above them that say more than
+    # it, the date it meant: stated here (their turns are among the results already)
+    dated = [r for r in found.restated if _RESOLVED_DATE.search(r.content)]
+    stated = sorted([*facts, *bearing_on(dated)], key=lambda r: -r.score)
     temporal = _temporal_lines(searcher, request, bearing, now)  # with the time it names
     placed = {line.memory_id for line in temporal}
     other = [_left_out(r) for r in unrelated if r.memory_id not in placed]
+    answering = _life_lines(searcher, request)
     return {
-        "facts": [_line(r) for r in facts] + [o for o in other if o.kind in FACT_KINDS],
+        "facts": answering
+        + [_line(r) for r in stated]
+        + [o for o in other if o.kind in FACT_KINDS],
         "entities": _entity_lines(searcher, request, bearing, {r.memory_id for r in facts}),
         "temporal": temporal + [o for o in other if o.kind not in FACT_KINDS],
         "evidence": _evidence_lines(searcher, request, facts),
@@ -115,7 +146,7 @@ def _excerpt(result: SearchResult, query: str) -> str:
     share most of the query's words (nearest the passage the search matched on a tie),
     marked as cut; else it all."""
     if result.kind != "episode" or result.archived:
-        return result.content
+        return readable(result.content)  # a framework's stored item as its text
     matched = result.passage
     return _quoted(result.content, query, None if matched is None else matched.start)
 
@@ -250,7 +281,7 @@ def _profile_line(
         f"first {profile['first_seen']:%Y-%m-%d}, last {profile['last_seen']:%Y-%m-%d}"
     )
     if known:
-        parts.append(". " + " ".join(f["content"] for f in known))
+        parts.append(". " + " ".join(readable(f["content"]) for f in known))
     sources = tuple(dict.fromkeys(s for f in known for s in f["source_event_ids"] or ()))
     return ContextLine(
         profile["entity_id"],
@@ -261,6 +292,53 @@ def _profile_line(
         sources,
         score,
     )
+
+
+def _life_lines(searcher: Searcher, request: SearchRequest) -> list[ContextLine]:
+    """The current facts of the life slots the query asks about (:mod:`.life_questions`:
+    where someone works, lives, who their sister is), newest first, of the one asking
+    (a fact a speaker stated of themself) or of the person the query names; lines that
+    answer the question, so always worth their place. None when it asks of no slot."""
+    asked = life_question(request.query)
+    if asked is None:
+        return []
+    attributes = sorted(asked.attributes | asked.relations | {f"{r}:" for r in asked.relations})
+    where = filters.all_of(
+        scope_filter(request.user_id, request.project_id), filters.equals("kind", "fact")
+    )
+    columns = ["memory_id", "content", "subject", "speaker", "occurred_at", "source_event_ids"]
+    rows = searcher.store.facts_stating(attributes, where, columns, limit=10_000)
+    about = None if asked.about is None else normalize_name(asked.about)
+    whose = [
+        r
+        for r in rows
+        if r["subject"]
+        and (
+            normalize_name(r["subject"]) == about
+            if about is not None
+            else r["subject"].lower() in {(r["speaker"] or "").lower(), "the user"}
+        )
+    ]
+    whose = whose[:_STATE_SLICE]  # newest first
+    states = {
+        r["memory_id"]: r
+        for r in searcher.store.by_ids(
+            MEMORY_STATE, [state_id(request.user_id, r["memory_id"]) for r in whose]
+        )
+        if r["user_id"] == request.user_id
+    }
+    current = [r for r in whose if not is_hidden(states.get(r["memory_id"]))]
+    return [
+        ContextLine(
+            r["memory_id"],
+            readable(r["content"]),
+            r["occurred_at"],
+            "fact",
+            False,
+            tuple(r["source_event_ids"] or ()),
+        )
+        for r in current[:_LIFE_FACTS]
+    ]
 
 
 def _temporal_lines(

@@ -5,6 +5,7 @@ the lists is at most), the best rows ranked, and the results with their passage.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -12,9 +13,7 @@ from typing import Any
 from memstream.policies.scope import scope_filter
 from memstream.projections.archiving import storage_ref_of, summary_of
 from memstream.projections.memory_state import effective_confidence
-from memstream.queries.search.ranking import (
-    without_restatements,
-)
+from memstream.queries.search.ranking import restated_facts, without_restatements
 from memstream.queries.search.request import (
     DocumentSource,
     PassageSpan,
@@ -34,6 +33,7 @@ __all__ = [
     "by_memory",
     "embedded_query",
     "request_filters",
+    "restated_rows",
     "result_of",
     "scored_as_hot",
     "unlisted_similarity",
@@ -92,6 +92,29 @@ def best_rows(
         ):
             break
     return kept[:k]
+
+
+def restated_rows(
+    fused: dict[str, float],
+    rows: dict[str, dict[str, Any]],
+    score_of: Callable[[str], float],
+    kept: list[tuple[float, str]],
+    k: int,
+) -> list[tuple[float, str]]:
+    """The facts that the first ``k`` (``kept``, as :func:`best_rows` gave them) leave
+    out as restating a turn shown above them: (adjusted score, memory id), best first.
+
+    Only candidates scored at least as high as the ``k``-th kept one count, and every
+    one of them was read: a candidate left unread could not have reached it."""
+    last = kept[-1][0] if len(kept) >= k else -math.inf
+    ranked = sorted(((score_of(m), m) for m in fused if m in rows), reverse=True)
+    above = [(score, m) for score, m in ranked if score >= last]
+    restated = set(
+        restated_facts(
+            [(m, rows[m]["kind"], rows[m].get("source_event_ids") or ()) for _, m in above]
+        )
+    )
+    return [(score, m) for score, m in above if m in restated]
 
 
 def embedded_query(query: str, speakers: frozenset[str] | None) -> str:

@@ -19,6 +19,7 @@ __all__ = [
     "adjustment_bound",
     "adjustment_terms",
     "fuse",
+    "restated_facts",
     "with_unembedded",
     "without_restatements",
 ]
@@ -178,3 +179,12 @@ def without_restatements(ranked: Sequence[tuple[str, str, Sequence[str]]]) -> li
         elif kind in DERIVED_KINDS:
             stated |= turns
     return kept
+
+
+def restated_facts(ranked: Sequence[tuple[str, str, Sequence[str]]]) -> list[str]:
+    """The ids of the facts of ``ranked`` (as :func:`without_restatements` takes it)
+    that it leaves out, best first: those whose turns are all shown verbatim above.
+    A result list need not say them twice; a context block states those that resolve
+    a date their turn only implied ("last week")."""
+    kept = set(without_restatements(ranked))
+    return [m for m, kind, _ in ranked if kind in DERIVED_KINDS and m not in kept]

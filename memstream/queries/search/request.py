@@ -194,6 +194,10 @@ class SearchResponse(BaseModel):
     #: how fresh the answer is: the log position it reflects, the user's writes not
     #: applied yet, the user's memories without their vector yet
     freshness: Freshness | None = None
+    #: when asked (``Searcher.search(..., restated=True)``): the facts left out of
+    #: ``results`` as saying again what a turn above says, best first; not part of the
+    #: answer's body (a context block states those that resolve a date: the dated fact)
+    restated: list[SearchResult] = Field(default_factory=list, exclude=True)
 
 
 def plain_words(query: str) -> str:

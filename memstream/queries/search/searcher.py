@@ -50,6 +50,7 @@ from memstream.queries.search.candidates import (
     best_rows,
     embedded_query,
     request_filters,
+    restated_rows,
     result_of,
     scored_as_hot,
     wanted_of,
@@ -151,7 +152,9 @@ class Searcher(Retrievers):
         """Drop what is kept of ``user_id`` in memory (the user was erased)."""
         self._caches.forget(user_id)
 
-    def search(self, request: SearchRequest, trace: SearchTrace | None = None) -> SearchResponse:
+    def search(
+        self, request: SearchRequest, trace: SearchTrace | None = None, *, restated: bool = False
+    ) -> SearchResponse:
         """The best ``request.k`` memories, fused and adjusted (see the module docstring).
 
         The query is embedded on a small thread pool from the start. A user the read
@@ -173,24 +176,28 @@ class Searcher(Retrievers):
         (fusion, adjustments, entity names).
 
         ``trace``, when given, is filled with the whole path
-        (:mod:`~memstream.queries.search.trace`).
+        (:mod:`~memstream.queries.search.trace`). ``restated``: the answer's
+        ``restated`` also gives the facts left out of the first ``k`` as saying again
+        what a turn above says (a context block states those that resolve a date).
         """
         with self._in_flight_lock:
             self._in_flight += 1
         try:
-            return self._search(request, trace)
+            return self._search(request, trace, restated)
         finally:
             with self._in_flight_lock:
                 self._in_flight -= 1
 
-    def _search(self, request: SearchRequest, trace: SearchTrace | None) -> SearchResponse:
+    def _search(
+        self, request: SearchRequest, trace: SearchTrace | None, restated: bool = False
+    ) -> SearchResponse:
         started = time.perf_counter()
         stages: dict[str, float] = {}
         found = self._retrieve(request, stages, started)
         if trace is not None:
             traced_retrievers(trace, found.text_rows, found.nearness, found.entity_rows)
         looked = self._look_up(request, found, stages, trace)
-        return self._rank(request, found, looked, stages, started, trace)
+        return self._rank(request, found, looked, stages, started, trace, restated)
 
     def _retrieve(
         self, request: SearchRequest, stages: dict[str, float], started: float
@@ -357,8 +364,10 @@ class Searcher(Retrievers):
         stages: dict[str, float],
         started: float,
         trace: SearchTrace | None = None,
+        restated: bool = False,
     ) -> SearchResponse:
-        """The first k, adjusted and ranked, with their entities and sources."""
+        """The first k, adjusted and ranked, with their entities and sources (and the
+        facts they leave out as restatements, when asked)."""
         w, now, view = self.weights, found.now, found.view
         wanted, intent = found.wanted, found.intent
         query_vector, nearness = found.query_vector, found.nearness
@@ -423,10 +432,12 @@ class Searcher(Retrievers):
                     access_count=accesses.get(m, 0), time_range=span, speaker=speaker,
                 ),
             )  # fmt: skip
-        names = self._entity_names([rows[m] for _, m in scored], view)
+        left_out = restated_rows(fused, rows, score_of, scored, request.k) if restated else []
+        names = self._entity_names([rows[m] for _, m in (*scored, *left_out)], view)
         sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
-        results = [
-            result_of(
+
+        def result(score: float, m: str) -> SearchResult:
+            return result_of(
                 rows[m],
                 score,
                 names,
@@ -434,14 +445,18 @@ class Searcher(Retrievers):
                 nearness.passages.get(m),
                 nearness.similarity.get(m),
             )
-            for score, m in scored
-        ]
+
+        results = [result(score, m) for score, m in scored]
         finished = time.perf_counter()
         stages["rank"] = (finished - looked_up) * 1000
         took = (finished - started) * 1000
         timings = {name: round(ms, 2) for name, ms in stages.items()}
         return SearchResponse(
-            results=results, intent=intent, took_ms=round(took, 2), timings=timings
+            results=results,
+            intent=intent,
+            took_ms=round(took, 2),
+            timings=timings,
+            restated=[result(score, m) for score, m in left_out],
         )
 
     def _document_sources(self, memory_ids: list[str]) -> dict[str, DocumentSource]:

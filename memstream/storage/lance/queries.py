@@ -132,10 +132,35 @@ class ProjectionQueries:
         if not entity_ids:
             return []
         condition = filters.all_of(filters.has_any("entity_ids", entity_ids), where)
+        return self._newest(table_name, condition, columns, limit)
+
+    def facts_stating(
+        self, attributes: Sequence[str], where: str, columns: Sequence[str], limit: int
+    ) -> list[dict[str, Any]]:
+        """Memories stating any of ``attributes`` (an attribute ending in ``:`` stands
+        for every one it starts: ``sister:`` for ``sister:rita``), that pass ``where``,
+        newest first, at most ``limit``."""
+        if not attributes:
+            return []
+        whole = [a for a in attributes if not a.endswith(":")]
+        condition = filters.all_of(
+            filters.any_of(
+                filters.is_in("attribute", whole) if whole else "",
+                *(filters.starts_with("attribute", a) for a in attributes if a.endswith(":")),
+            ),
+            where,
+        )
+        return self._newest(MEMORIES, condition, columns, limit)
+
+    def _newest(
+        self, table_name: str, where: str, columns: Sequence[str], limit: int
+    ) -> list[dict[str, Any]]:
+        """``columns`` of the rows of ``table_name`` that pass ``where``, newest first
+        (by ``occurred_at``), at most ``limit``."""
         rows: list[dict[str, Any]] = (
             self._tables[table_name]
             .search()
-            .where(condition)
+            .where(where)
             .select(list(columns))
             .limit(None)
             .to_list()
