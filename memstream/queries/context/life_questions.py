@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from memstream.text.fact_words import RELATIONS, RELATIONS_EXCLUSIVE
 
-__all__ = ["LifeQuestion", "life_question"]
+__all__ = ["HOME_ATTRIBUTES", "WORK_ATTRIBUTES", "LifeQuestion", "life_question"]
 
 _WHO = r"(?P<who>I|me|my|[A-Z][\w'-]+)"
 _WORK = re.compile(
