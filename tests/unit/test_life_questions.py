@@ -24,6 +24,7 @@ NONE: frozenset[str] = frozenset()
         ("What's my job?", LifeQuestion(WORK_ATTRIBUTES, NONE, None)),
         ("Where do I live?", LifeQuestion(HOME_ATTRIBUTES, NONE, None)),
         ("Where did Søren move?", LifeQuestion(HOME_ATTRIBUTES, NONE, "Søren")),
+        ("where did I move to after Lisbon", LifeQuestion(HOME_ATTRIBUTES, NONE, None)),
         ("Who is my sister?", LifeQuestion(NONE, frozenset({"sister"}), None)),
         ("Who is Ana's manager now?", LifeQuestion(NONE, frozenset({"manager"}), "Ana")),
         ("What is my partner's name?", LifeQuestion(NONE, frozenset({"partner"}), None)),
@@ -43,6 +44,9 @@ def test_a_question_about_work_home_or_family_names_its_slots_and_whose(
         "What is the hotel booking reference?",
         "Who is my favourite author?",  # no relation
         "What time is it?",
+        "Where did I move the config file?",  # a thing moved, not a home
+        "Can you help me with my job application?",
+        "What is Ana's role in the migration?",
         "Which database does Priya's app use now?",
     ],
 )

@@ -23,14 +23,14 @@ _WORK = re.compile(
     + _WHO.replace("who", "who3")
     + r"\s+do\s+(?:for\s+(?:a\s+living|work)"
     r"|there|at\s+work)"
-    r"|what(?:'s|\s+is)\s+(?P<own>my|[A-Z][\w'-]+'s)\s+(?:job|role|occupation|position|work)"
-    r"|(?P<own2>my|[A-Z][\w'-]+'s)\s+(?:job|employer|workplace|role)\b)",
+    r"|what(?:'s|\s+is)\s+(?P<own>my|[A-Z][\w'-]+'s)\s+(?:job|role|occupation|position|work)\b"
+    r"(?!\s+(?:in|on|for|at)\b))",
     re.IGNORECASE,
 )
 _HOME = re.compile(
-    r"\b(?:where\s+(?:do|does|did)\s+" + _WHO + r"\s+(?:live|move|moved|relocate)"
-    r"|where(?:'s|\s+is)\s+(?P<own>my|[A-Z][\w'-]+'s)\s+(?:home|place|flat|apartment|house)"
-    r"|(?P<own2>my|[A-Z][\w'-]+'s)\s+(?:home|address)\b)",
+    r"\b(?:where\s+(?:do|does|did)\s+" + _WHO + r"\s+(?:live\b|(?:move|relocate)(?:\s+to)?"
+    r"\s*(?:[?,.]|$|\s+(?:after|in|last|this|when|from)\b))"
+    r"|where(?:'s|\s+is)\s+(?P<own>my|[A-Z][\w'-]+'s)\s+(?:home|flat|apartment|house)\b)",
     re.IGNORECASE,
 )
 _RELATION = re.compile(
@@ -76,7 +76,7 @@ def life_question(query: str) -> LifeQuestion | None:
 
 def _named(m: re.Match[str]) -> list[str]:
     groups = m.groupdict()
-    return [groups[g] for g in ("who", "who2", "who3", "own", "own2") if groups.get(g)]
+    return [groups[g] for g in ("who", "who2", "who3", "own") if groups.get(g)]
 
 
 def _person(word: str) -> str | None:
