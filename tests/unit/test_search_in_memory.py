@@ -34,6 +34,7 @@ from memstream.projections.vectors import embedding_events
 from memstream.queries.search import candidates as candidates_module
 from memstream.queries.search.candidates import best_rows as _best
 from memstream.queries.search.candidates import request_filters as _filters
+from memstream.queries.search.candidates import restated_rows
 from memstream.queries.search.candidates import wanted_of as _wanted
 from memstream.queries.search.ranking import without_restatements
 from memstream.queries.search.searcher import Searcher, SearchRequest
@@ -275,3 +276,10 @@ def test_ranking_only_what_it_needs_returns_what_ranking_all_returns(
     )
     assert best == [(s, m) for s, m in scored if m in shown][:k]
     assert len(read) == len(set(read))  # each candidate read once at most
+    # the facts left out as restatements among those ranked at least as high as the
+    # k-th result: exactly what ranking all gives, though only some were read
+    last = best[-1][0] if len(best) >= k else -1.0
+    restated = [
+        (s, m) for s, m in scored if s >= last and m not in shown and every[m]["kind"] == "fact"
+    ]
+    assert restated_rows(fused, rows, score_of, best, k) == restated

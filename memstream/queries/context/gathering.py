@@ -55,7 +55,9 @@ _LEADING = 2
 _CLOSE = 0.95
 #: The date a fact resolved from its turn's words ("last week" -> "(the week of
 #: 2026-11-16)", "on Monday" -> "(from 2026-11-30)"), as the local extractor writes it.
-_RESOLVED_DATE = re.compile(r"\((?:on |in |from |the week of |from the week of )\d{4}(?:-\d{2})")
+_RESOLVED_DATE = re.compile(
+    r"\((?:on |in |from |the week of |from the week of )\d{4}(?:-\d{2}){0,2}\)"
+)
 #: How many current facts of the life slots a question asks about a block states first.
 _LIFE_FACTS = 4
 #: How many facts an entity's profile states, and how many facts' states are read at once.
@@ -298,7 +300,7 @@ def _life_lines(searcher: Searcher, request: SearchRequest) -> list[ContextLine]
     """The current facts of the life slots the query asks about (:mod:`.life_questions`:
     where someone works, lives, who their sister is), newest first, of the one asking
     (a fact a speaker stated of themself) or of the person the query names; lines that
-    answer the question, so always worth their place. None when it asks of no slot."""
+    answer the question, so always worth their place. No line when it asks of no slot."""
     asked = life_question(request.query)
     if asked is None:
         return []
