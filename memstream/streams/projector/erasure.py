@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from memstream.events.vocabulary import UserErased
@@ -13,6 +13,7 @@ from memstream.streams.projector.core import (
     WINDOW_GRACE_SECONDS,
     ProjectorCore,
 )
+from memstream.streams.projector.upkeep import LEASE_RENEW_SECONDS, renewing
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,8 @@ class Erasure(ProjectorCore):
         """Hold the upkeep lease and the compaction window for an erasure's rewrite of
         the tables, as upkeep does for a compaction: another process compacting or
         updating beside it would preempt one of the rewrites and leave its files
-        behind. Waits for the lease at most its time to live (its holder died)."""
+        behind. Waits for the lease at most its time to live (its holder died); keeps it,
+        and the window, renewed while the rewrite runs."""
         if self.upkeep_lease is None:
             yield
             return
@@ -65,8 +67,13 @@ class Erasure(ProjectorCore):
         window = self.window is not None and self.window.acquire(time.time_ns())
         if window:
             time.sleep(WINDOW_GRACE_SECONDS)  # updates already under way land first
+        held: list[Callable[[], object]] = [lambda: lease.acquire(time.time_ns())] if taken else []
+        if window and self.window is not None:
+            compaction_window = self.window
+            held.append(lambda: compaction_window.acquire(time.time_ns()))
         try:
-            yield
+            with renewing(held, LEASE_RENEW_SECONDS):  # a rewrite may outlast them
+                yield
         finally:
             if window and self.window is not None:
                 self.window.release()

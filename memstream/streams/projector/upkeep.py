@@ -4,8 +4,10 @@ inside the compaction window that writers of the other workers wait on."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 
 from memstream.storage.lance.store import is_commit_conflict
@@ -20,7 +22,38 @@ from memstream.streams.projector.core import (
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Upkeep"]
+__all__ = ["LEASE_RENEW_SECONDS", "Upkeep", "renewing"]
+
+#: How often the leases upkeep holds (its own, the compaction window) are renewed while
+#: one table is compacted: a compaction of a large table on a loaded machine can outlast
+#: a lease's time to live, and another process would take it and compact beside it.
+LEASE_RENEW_SECONDS = 10.0
+
+
+@contextmanager
+def renewing(renewals: Sequence[Callable[[], object]], every: float) -> Iterator[None]:
+    """Call each of ``renewals`` every ``every`` seconds while the block runs (on a
+    thread of its own, stopped and joined when the block ends)."""
+    if not renewals:
+        yield
+        return
+    stop = threading.Event()
+
+    def renew() -> None:
+        while not stop.wait(every):
+            for renewal in renewals:
+                try:
+                    renewal()
+                except Exception:  # the next tick tries again; upkeep goes on
+                    log.warning("renewing a lease during upkeep failed", exc_info=True)
+
+    thread = threading.Thread(target=renew, name="upkeep-leases", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class Upkeep(ProjectorCore):
@@ -31,7 +64,10 @@ class Upkeep(ProjectorCore):
         with ``still_mine`` (renewing the upkeep lease), stop as soon as it says False.
 
         LanceDB rejects a compaction preempted by a concurrent update of the same rows
-        (and leaves the rewrite's files behind). ``memories``, ``vectors`` and
+        (and leaves the rewrite's files behind). The leases upkeep holds are renewed
+        every :data:`LEASE_RENEW_SECONDS` while a table is compacted, so a compaction
+        that outlasts a lease's time to live (a large table, a loaded machine) is not
+        joined by another process's. ``memories``, ``vectors`` and
         ``dead_letters`` only ever get new rows, which do not conflict with compaction,
         so they are compacted and their indexes refreshed (seconds) while batches keep
         flowing. The small tables whose rows are updated are compacted together, holding
@@ -43,11 +79,13 @@ class Upkeep(ProjectorCore):
         """
         self.flush()
         updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
+        held = [still_mine] if still_mine is not None else []
         for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
             if still_mine is not None and not still_mine():
                 log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
                 return
-            with self._compacting:  # never beside an erasure's rewrite
+            # never beside an erasure's rewrite; the lease kept while the table takes
+            with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
                 self._optimize(name, retain)
         if still_mine is not None and not still_mine():
             return
@@ -66,10 +104,13 @@ class Upkeep(ProjectorCore):
                     log.warning("another process holds the compaction window: skipping")
                     return
                 time.sleep(WINDOW_GRACE_SECONDS)
+            window = self.window
+            kept = [*held, lambda: window.acquire(time.time_ns())] if window else held
             try:
-                self._check_keys()
-                for name in updated:
-                    self._optimize(name, retain)
+                with renewing(kept, LEASE_RENEW_SECONDS):
+                    self._check_keys()
+                    for name in updated:
+                        self._optimize(name, retain)
             finally:
                 if self.window is not None:
                     self.window.release()
