@@ -318,7 +318,7 @@ def _memory(
             "fact", user_id, session_id, subject.lower(), found.attribute, found.value
         ),
         kind=found.kind,
-        content=found.content,
+        content=found.content[:1].upper() + found.content[1:],  # "The user lives in ..."
         subject=subject,
         attribute=found.attribute,
         value=found.value,
@@ -401,6 +401,11 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
     for person, job in _job_start(sentence, context, when):
         dated_life = dated_life or when is not None
         yield person, job
+    for m in _WE_MOVED.finditer(sentence):  # the speaker moved, with others
+        home = context.speaker and attribute_fact("moved_to", context.speaker, m["v"], 0.8)
+        if context.speaker and home:
+            dated_life = dated_life or when is not None
+            yield context.speaker, dated(home, when)
     for m in _RELATION.finditer(sentence):
         owner = context.owner(m.group("owner"))
         relation = m.group("rel").lower()
@@ -427,6 +432,11 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
     yield from tool_facts(sentence, context)
 
 
+#: "We moved to Bergen": the speaker's home, as "I moved to Bergen" is.
+_WE_MOVED = re.compile(
+    r"\b[Ww]e(?:\s+just|\s+recently|\s+finally|'ve|\s+have)?\s+(?:moved|relocated)\s+"
+    r"(?:back\s+)?to\s+(?P<v>" + _PLACE + r")"
+)
 #: What follows "as" and is no role ("as you know", "as usual", "as planned").
 _NO_ROLE = r"(?!(?:you|we|they|I|he|she|it|usual|well|planned|expected|soon|long)\b)"
 #: Starting a job, now or on a date, and the role in it: "I start a new job at

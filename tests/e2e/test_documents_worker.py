@@ -178,7 +178,7 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
         [fact] = [
             r for r in client.search("bo", "where does bo live")["results"] if r["kind"] == "fact"
         ]
-        assert fact["content"] == "the user lives in Lisbon."
+        assert fact["content"] == "The user lives in Lisbon."
         [chunk] = client.explain("bo", fact["memory_id"])["derived_from"]["memories"]
         assert chunk["kind"] == "chunk" and "tomatoes" in chunk["content"]
     removed = subprocess.run(

@@ -96,6 +96,8 @@ def test_each_sentence_dates_its_own_phrases_in_its_own_tense() -> None:
         ("My new role is staff engineer.", ["Ana works as a staff engineer."]),
         ("I quit my job at Initech.", ["Ana left the job at Initech."]),
         ("I moved to Porto last week.", ["Ana moved to Porto (the week of 2024-05-20)."]),
+        ("We moved to Bergen last week, the flat is still full of boxes.",
+         ["Ana moved to Bergen (the week of 2024-05-20)."]),
         ("I start my new job tomorrow as a nurse, as you know.",
          ["Ana works as a nurse (from 2024-06-02)."]),
         ("I start my new job tomorrow, as you know.", []),  # no role, and an aside
@@ -105,6 +107,11 @@ def test_a_job_a_role_and_a_move_are_facts_in_their_slot_dated_by_their_sentence
     said: str, facts: list[str]
 ) -> None:
     assert _facts(said) == facts
+
+
+def test_a_fact_of_an_unnamed_user_starts_with_a_capital() -> None:
+    assert _facts("We moved to Porto.", speaker=None) == ["The user moved to Porto."]
+    assert _facts("I work at Initech.", speaker=None) == ["The user works at Initech."]
 
 
 def test_a_new_job_supersedes_the_old_one_in_its_slot() -> None:
