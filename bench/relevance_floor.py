@@ -48,7 +48,9 @@ from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
 
-FLOORS = "0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5,2"
+FLOORS = "0.15,0.2,0.25,0.3,0.35,0.4,0.45,0.5"
+#: ... and with ``--context``, 2: words and names alone (no meaning is that near).
+WORDS_ALONE = "2"
 
 
 OTHERS = 5
@@ -94,7 +96,7 @@ def _history(store: ProjectionStore, end: datetime, embedder: MiniLMEmbedder) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--floors", default=FLOORS)
+    parser.add_argument("--floors", default=None)
     parser.add_argument(
         "--context",
         action="store_true",
@@ -102,7 +104,8 @@ def main() -> None:
         "or a name with the question, or is at least the floor near it in meaning",
     )
     args = parser.parse_args()
-    floors: list[float | None] = [None, *(float(f) for f in args.floors.split(","))]
+    chosen = args.floors or (f"{FLOORS},{WORDS_ALONE}" if args.context else FLOORS)
+    floors: list[float | None] = [None, *(float(f) for f in chosen.split(","))]
     corpus = read_corpus()
     names = sorted(corpus.kinds)
     end = max(datetime.fromisoformat(t["timestamp"] + "+00:00") for t in corpus.turns)
