@@ -10,6 +10,11 @@ went to the support group yesterday" becomes a fact with the resolved date).
 Sentences are split into clauses at ";" and at "and I"; what a speaker says of themself
 that no rule reads becomes a third-person ``statement`` fact tagged with its topic.
 
+A job begun or to begin, a role, a move and a job left are facts in their slots, dated
+by their sentence ("Ana works at Northwind (from 2026-11-30)."); a move is one of house
+only to a known place (a country, a state, a large city) or in a sentence that speaks
+of a home: "we moved to Kubernetes" is no new home.
+
 Every fact keeps its provenance (the event ids of the turns it came from). Facts about
 where someone lives, where they work, their job, name, age, partner and favourites are
 exclusive: a later one supersedes an earlier one. Nothing here reads a clock: relative
@@ -19,6 +24,7 @@ dates are resolved against the time of the turn that said them.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from memstream.events.vocabulary import DerivedKind, DerivedMemory, TokenUsage
@@ -37,6 +43,7 @@ from memstream.text.found_facts import (
     date_of,
     dated,
 )
+from memstream.text.place_names import PLACE_NAMES
 from memstream.text.sentences import INTERJECTION, clauses
 from memstream.text.session_people import SentenceContext, Turn, people_named, session_people
 from memstream.text.statements import statement_fact
@@ -392,7 +399,7 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
             if who is None:
                 continue
             found = attribute_fact(attribute, who[0], (m.group("v") or "").strip(), who[1])
-            if found is None:
+            if found is None or (attribute == "moved_to" and not _a_home(found.value, sentence)):
                 continue
             if when and attribute in _DATED_EVENTS | _DATED_STATES:
                 found = dated(found, when, holds=attribute in _DATED_STATES)
@@ -403,7 +410,7 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
         yield person, job
     for m in _WE_MOVED.finditer(sentence):  # the speaker moved, with others
         home = context.speaker and attribute_fact("moved_to", context.speaker, m["v"], 0.8)
-        if context.speaker and home:
+        if context.speaker and home and _a_home(home.value, sentence):
             dated_life = dated_life or when is not None
             yield context.speaker, dated(home, when)
     for m in _RELATION.finditer(sentence):
@@ -437,6 +444,23 @@ _WE_MOVED = re.compile(
     r"\b[Ww]e(?:\s+just|\s+recently|\s+finally|'ve|\s+have)?\s+(?:moved|relocated)\s+"
     r"(?:back\s+)?to\s+(?P<v>" + _PLACE + r")"
 )
+#: Words that say a move is of a home ("the flat is full of boxes"), not of a tool
+#: ("we moved to Kubernetes").
+_HOME_WORDS = re.compile(
+    r"\b(?:flat|apartment|house|home|city|town|country|neighbou?rhood|rent|landlord|boxes|"
+    r"movers|family|kids|job|weather|rain|live|living|lives)\b",
+    re.IGNORECASE,
+)
+
+
+def _a_home(place: str, sentence: str) -> bool:
+    """Whether moving to ``place`` (as ``sentence`` says it) is moving house: a known
+    place (a country, a state, a large city), or a sentence that speaks of a home."""
+    folded = unicodedata.normalize("NFKD", place)
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return folded in PLACE_NAMES or bool(_HOME_WORDS.search(sentence))
+
+
 #: What follows "as" and is no role ("as you know", "as usual", "as planned").
 _NO_ROLE = r"(?!(?:you|we|they|I|he|she|it|usual|well|planned|expected|soon|long)\b)"
 #: Starting a job, now or on a date, and the role in it: "I start a new job at

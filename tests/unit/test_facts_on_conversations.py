@@ -109,6 +109,14 @@ def test_a_job_a_role_and_a_move_are_facts_in_their_slot_dated_by_their_sentence
     assert _facts(said) == facts
 
 
+@pytest.mark.parametrize(
+    "said", ["We moved to Kubernetes last month.", "I moved to Rust for the CLI."]
+)
+def test_moving_to_a_tool_is_no_move_of_house(said: str) -> None:
+    turns = [Turn("e1", "Ana", "user", said, SATURDAY)]
+    assert all(m.attribute != "lives_in" for m in extract_facts("u", "s", turns))
+
+
 def test_a_fact_of_an_unnamed_user_starts_with_a_capital() -> None:
     assert _facts("We moved to Porto.", speaker=None) == ["The user moved to Porto."]
     assert _facts("I work at Initech.", speaker=None) == ["The user works at Initech."]
