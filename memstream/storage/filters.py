@@ -28,6 +28,7 @@ __all__ = [
     "is_null",
     "lacks",
     "literal",
+    "starts_with",
 ]
 
 _COLUMN = re.compile(r"^[a-z_][a-z0-9_]*$")

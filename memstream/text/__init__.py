@@ -10,8 +10,10 @@ from __future__ import annotations
 __all__ = [
     "chunks",
     "extractor",
+    "fact_patterns",
     "fact_words",
     "found_facts",
+    "life_facts",
     "mentions",
     "name_words",
     "passages",

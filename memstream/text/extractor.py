@@ -24,11 +24,18 @@ dates are resolved against the time of the turn that said them.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 
 from memstream.events.vocabulary import DerivedKind, DerivedMemory, TokenUsage
 from memstream.projections.derived import derived_memory_id
+from memstream.text.fact_patterns import END as _END
+from memstream.text.fact_patterns import FIRST as _FIRST
+from memstream.text.fact_patterns import NAME as _NAME
+from memstream.text.fact_patterns import NOW as _NOW
+from memstream.text.fact_patterns import PHRASE as _PHRASE
+from memstream.text.fact_patterns import PLACE as _PLACE
+from memstream.text.fact_patterns import ROLE as _ROLE
+from memstream.text.fact_patterns import SUBJECT as _SUBJECT
 from memstream.text.fact_words import (
     RELATIONS,
     RELATIONS_EXCLUSIVE,
@@ -43,7 +50,7 @@ from memstream.text.found_facts import (
     date_of,
     dated,
 )
-from memstream.text.place_names import PLACE_NAMES
+from memstream.text.life_facts import a_home, life_changes
 from memstream.text.sentences import INTERJECTION, clauses
 from memstream.text.session_people import SentenceContext, Turn, people_named, session_people
 from memstream.text.statements import statement_fact
@@ -56,32 +63,11 @@ __all__ = ["LOCAL_EXTRACTOR", "LocalExtractor", "Turn", "extract_facts"]
 LOCAL_EXTRACTOR = "local/1"
 
 
-_NAME = r"[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3}"
-_PLACE = r"(?:the\s+)?[A-Z][\w'.-]+(?:(?:\s+|,\s*)[A-Z][\w'.-]+){0,3}"
-#: A phrase, up to the end of its clause: a dot or comma inside a number, a version or
-#: a name ("2.0", "Fly.io", "€1,200") does not end it.
-_PHRASE = r"(?:[^,.;!?]|[.,](?=\w)){2,80}?"
-_END = (
-    r"(?=\s*(?:[,.;!?](?!\w)|$|\s+(?:and|but|because|so|since|which|when|with|after|"
-    r"before)\b))"
-)
-_FIRST = r"(?P<s>I)"
-#: Adverbs between a subject and its verb ("I now work", "she also quit").
-_NOW = r"(?:\s+(?:now|also|just|recently|finally|currently|still|actually))*"
-#: A job title of up to three words, up to a preposition ("software tester at ...").
-_NOT_ROLE = (
-    r"(?!(?:at|for|in|with|and|but|on|since|from|last|next|this|today|tomorrow|yesterday|"
-    r"starting|after|before|when|because|now)\b)"
-)
-_ROLE = r"(?:" + _NOT_ROLE + r"[a-z-]+\s+){0,2}" + _NOT_ROLE + r"[a-z-]+"
-
-
 def _first_person(pattern: str) -> re.Pattern[str]:
     return re.compile(r"\b" + _FIRST + r"\s+" + pattern, re.IGNORECASE)
 
 
 # (pattern, builder) where the pattern's "s" group is the subject ("I", a name, he/she).
-_SUBJECT = r"(?P<s>I|he|she|" + _NAME + r")"
 
 _RULES: list[tuple[re.Pattern[str], str]] = [
     (
@@ -399,20 +385,15 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
             if who is None:
                 continue
             found = attribute_fact(attribute, who[0], (m.group("v") or "").strip(), who[1])
-            if found is None or (attribute == "moved_to" and not _a_home(found.value, sentence)):
+            if found is None or (attribute == "moved_to" and not a_home(found.value, sentence)):
                 continue
             if when and attribute in _DATED_EVENTS | _DATED_STATES:
                 found = dated(found, when, holds=attribute in _DATED_STATES)
                 dated_life = True
             yield who[0], found
-    for person, job in _job_start(sentence, context, when):
+    for person, change in life_changes(sentence, context, when):
         dated_life = dated_life or when is not None
-        yield person, job
-    for m in _WE_MOVED.finditer(sentence):  # the speaker moved, with others
-        home = context.speaker and attribute_fact("moved_to", context.speaker, m["v"], 0.8)
-        if context.speaker and home and _a_home(home.value, sentence):
-            dated_life = dated_life or when is not None
-            yield context.speaker, dated(home, when)
+        yield person, change
     for m in _RELATION.finditer(sentence):
         owner = context.owner(m.group("owner"))
         relation = m.group("rel").lower()
@@ -437,93 +418,6 @@ def _statements(sentence: str, context: SentenceContext) -> Iterable[tuple[str, 
         )
     yield from _phrase_facts(sentence, context, events=not dated_life)
     yield from tool_facts(sentence, context)
-
-
-#: "We moved to Bergen": the speaker's home, as "I moved to Bergen" is.
-_WE_MOVED = re.compile(
-    r"\b[Ww]e(?:\s+just|\s+recently|\s+finally|'ve|\s+have)?\s+(?:moved|relocated)\s+"
-    r"(?:back\s+)?to\s+(?P<v>" + _PLACE + r")"
-)
-#: Words that say a move is of a home ("the flat is full of boxes"), not of a tool
-#: ("we moved to Kubernetes").
-_HOME_WORDS = re.compile(
-    r"\b(?:flat|apartment|house|home|city|town|country|neighbou?rhood|rent|landlord|boxes|"
-    r"movers|family|kids|job|weather|rain|live|living|lives)\b",
-    re.IGNORECASE,
-)
-
-
-def _a_home(place: str, sentence: str) -> bool:
-    """Whether moving to ``place`` (as ``sentence`` says it) is moving house: a known
-    place (a country, a state, a large city), or a sentence that speaks of a home."""
-    folded = unicodedata.normalize("NFKD", place)
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    return folded in PLACE_NAMES or bool(_HOME_WORDS.search(sentence))
-
-
-#: What follows "as" and is no role ("as you know", "as usual", "as planned").
-_NO_ROLE = r"(?!(?:you|we|they|I|he|she|it|usual|well|planned|expected|soon|long)\b)"
-#: Starting a job, now or on a date, and the role in it: "I start a new job at
-#: Northwind next Monday as a data engineer", "Next week I start at Northwind Labs as
-#: their platform lead", "I'm joining Contoso next month as head of design".
-_JOB_START = re.compile(
-    r"\b" + _SUBJECT + r"(?:'m|\s+am|\s+is|'ll|\s+will)?" + _NOW + r"\s+"
-    r"(?:(?:start|starts|starting|begin|begins|beginning)\s+(?:(?:a|my|his|her|the)\s+)?"
-    r"(?:new\s+)?(?:(?:job|position|role|work|working)\s+)?(?:at|with)"
-    r"|join|joins|joining|joined|(?:got\s+)?hired\s+(?:at|by)"
-    r"|(?:accepted|took|got)\s+(?:the|a|an|their)\s+(?:job\s+)?offer\s+(?:from|at|with))\s+"
-    r"(?P<v>" + _PLACE + r")"
-    r"(?:[^;!?]{0,40}?\bas\s+(?:(?:a|an|the|their|its|our|his|her)\s+)?(?:new\s+)?"
-    + _NO_ROLE
-    + r"(?P<role>"
-    + _ROLE
-    + r"))?"
-)
-#: A role named: "my new role is staff engineer", "I was promoted to senior analyst",
-#: "I start my new job on Monday as a data engineer".
-_ROLE_NAMED = re.compile(
-    r"\b(?:(?P<o>[Mm]y|[Hh]is|[Hh]er)\s+(?:new\s+)?(?:role|job title|title|position)\s+"
-    r"(?:is|will be)\s+|"
-    r"(?P<t>I|he|she|" + _NAME + r")(?:'m|\s+am|\s+is|'ll|\s+will)?" + _NOW + r"\s+"
-    r"(?:start|starts|starting|begin|begins|beginning)\s+(?:my|his|her|a|the)\s+(?:new\s+)?"
-    r"(?:job|position|role)\b(?![^;!?]{0,40}?\b(?:at|with)\s+[A-Z])[^,;!?]{0,40}?\bas\s+|"
-    + _SUBJECT
-    + r"(?:\s+was|\s+got|'ve\s+been|\s+have\s+been|"
-    r"\s+has\s+been|'m\s+being|\s+am\s+being)\s+promoted\s+to\s+)"
-    r"(?:(?:a|an|the)\s+)?" + _NO_ROLE + r"(?P<role>" + _ROLE + r")"
-)
-
-
-def _job_start(
-    sentence: str, context: SentenceContext, when: str | None
-) -> Iterable[tuple[str, Found]]:
-    """The workplace and the role of a job begun or to begin, each in its slot and
-    holding from the date the sentence names ("Ana works at Northwind (from
-    2026-11-30).", "Ana works as a data engineer (from 2026-11-30).")."""
-    for m in _JOB_START.finditer(sentence):
-        who = context.resolve(m.group("s"))
-        if who is None:
-            continue
-        place = attribute_fact("started_job", who[0], m.group("v").strip(), who[1])
-        if place is None:
-            continue
-        yield who[0], dated(place, when, holds=True)
-        role = m.group("role") and attribute_fact("works_as", who[0], m.group("role"), who[1])
-        if role:
-            yield who[0], dated(role, when, holds=True)
-    for m in _ROLE_NAMED.finditer(sentence):
-        owner = m.group("o")
-        subject = m.group("s") or m.group("t")
-        who = context.resolve(subject) if owner is None else _owned(context, owner)
-        found = who and attribute_fact("works_as", who[0], m.group("role"), who[1])
-        if who and found:
-            yield who[0], dated(found, when, holds=True)
-
-
-def _owned(context: SentenceContext, owner: str) -> tuple[str, float] | None:
-    """Who "my", "his" or "her" stands for, as sure as a relation's owner is."""
-    name = context.owner(owner)
-    return None if name is None else (name, 0.8)
 
 
 def _phrase_facts(

@@ -437,14 +437,8 @@ class Searcher(Retrievers):
         sources = self._document_sources([m for _, m in scored if rows[m]["kind"] == CHUNK_KIND])
 
         def result(score: float, m: str) -> SearchResult:
-            return result_of(
-                rows[m],
-                score,
-                names,
-                sources.get(m),
-                nearness.passages.get(m),
-                nearness.similarity.get(m),
-            )
+            passage, similarity = nearness.passages.get(m), nearness.similarity.get(m)
+            return result_of(rows[m], score, names, sources.get(m), passage, similarity)
 
         results = [result(score, m) for score, m in scored]
         finished = time.perf_counter()
