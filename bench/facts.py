@@ -42,7 +42,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import sys
 import tempfile
 import time
@@ -61,6 +60,7 @@ from locomo import TUNED_ON, event_of, read_jsonl, serving, session_ends, wait_f
 from memstream.adapters.embedders import MiniLMEmbedder
 from memstream.testing import WorkerProcess, wait_until
 from memstream.text.extractor import Turn, extract_facts
+from memstream.text.found_facts import RESOLVED_DATE
 
 THRESHOLD = 0.6
 
@@ -212,13 +212,9 @@ def defects(derived: list[dict], turns: list[dict]) -> None:
 
 # -- dates ---------------------------------------------------------------------------
 
-#: A resolved date as the extractor writes it: "(on 2024-06-03)", "(the week of ...)",
-#: "(in 2024-06)", and a state's start, "(from 2024-06-03)", "(from the week of ...)".
-_RESOLVED = re.compile(r"\((?:from )?(on|in|the week of|(?<=from )) ?(\d{4}(?:-\d{2}){0,2})\)")
-
 
 def _dates_in(content: str) -> list[tuple[str, str]]:
-    return [(m.group(1) or "on", m.group(2)) for m in _RESOLVED.finditer(content)]
+    return [(m.group(1) or "on", m.group(2)) for m in RESOLVED_DATE.finditer(content)]
 
 
 def date_is_right(gold: str, how: str, found: str) -> bool:

@@ -19,7 +19,15 @@ from memstream.text.fact_words import (
 )
 from memstream.text.time_phrases import TimeSpan
 
-__all__ = ["Found", "attribute_fact", "clean_name", "clean_phrase", "date_of", "dated"]
+__all__ = [
+    "RESOLVED_DATE",
+    "Found",
+    "attribute_fact",
+    "clean_name",
+    "clean_phrase",
+    "date_of",
+    "dated",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +158,12 @@ def clean_phrase(value: str, words: int = 8) -> str | None:
     if len(tokens) >= 2 and f"{first} {tokens[1].lower()}" in VAGUE_PAIRS:
         return None
     return value
+
+
+#: A date as :func:`date_of` and :func:`dated` write it: "(on 2024-06-03)", "(the week
+#: of ...)", "(in 2024-06)", and a state's start, "(from 2024-06-03)", "(from the week of
+#: ...)"; groups: how ("on" for a bare "from"), and the date.
+RESOLVED_DATE = re.compile(r"\((?:from )?(on|in|the week of|(?<=from )) ?(\d{4}(?:-\d{2}){0,2})\)")
 
 
 def dated(found: Found, when: str | None, holds: bool = False) -> Found:

@@ -33,14 +33,14 @@ def readable(content: str) -> str:
         return content
     try:
         document = json.loads(content)
-    except ValueError:
+        if not isinstance(document, dict) or set(document) != _ITEM_KEYS:
+            return content
+        key, value = document["key"], document["value"]
+        if not isinstance(key, str) or not isinstance(value, dict):
+            return content
+        said = _text(value)
+    except (ValueError, RecursionError):  # not JSON, or nested past what is read
         return content
-    if not isinstance(document, dict) or set(document) != _ITEM_KEYS:
-        return content
-    key, value = document["key"], document["value"]
-    if not isinstance(key, str) or not isinstance(value, dict):
-        return content
-    said = _text(value)
     if not said:
         return key
     return said if _IDENTIFIER.match(key) else f"{key}: {said}"

@@ -45,6 +45,8 @@ def test_an_item_reads_as_its_key_and_what_its_value_says(
         '{"key": "bike", "namespace": [], "value": {"a": 1}, "extra": 2}',
         "{not json",
         "[1, 2]",
+        '{"a": ' + "[" * 5000 + "]" * 5000 + "}",  # nested past what JSON is read to
+        '{"key": "k", "namespace": [], "value": {"a": ' + "[" * 900 + "]" * 900 + "}}",
     ],
 )
 def test_anything_else_is_shown_as_it_is(content: str) -> None:

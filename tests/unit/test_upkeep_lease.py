@@ -28,16 +28,16 @@ def test_no_other_process_takes_the_lease_while_a_long_compaction_runs(
 ) -> None:
     monkeypatch.setattr(upkeep_module, "LEASE_RENEW_SECONDS", 0.2)
     store = ProjectionStore(str(tmp_path / "projections"))
-    lease = Lease(store, "upkeep", "this-worker", timedelta(seconds=1))
-    other = Lease(store, "upkeep", "another-worker", timedelta(seconds=1))
+    lease = Lease(store, "upkeep", "this-worker", timedelta(seconds=2))
+    other = Lease(store, "upkeep", "another-worker", timedelta(seconds=2))
     projector = Projector(store, "memstream", FakeClock(T0))
     turn = message(event_id="m0", user_id="ana", content="a turn", occurred_at=T0)
     projector.apply([LogRecord("e1", "memory.messages", 0, 0, T0, b"ana", encode(turn))])
     compact = store.optimize_table
 
     def compact_slowly(name: str, retain: timedelta) -> None:
-        if name == MEMORIES:  # three times the lease's time to live
-            time.sleep(3.0)
+        if name == MEMORIES:  # more than twice the lease's time to live
+            time.sleep(5.0)
         compact(name, retain)
 
     monkeypatch.setattr(store, "optimize_table", compact_slowly)
@@ -45,12 +45,14 @@ def test_no_other_process_takes_the_lease_while_a_long_compaction_runs(
     upkeep = threading.Thread(
         target=projector.upkeep, args=(timedelta(hours=1), lambda: lease.acquire(time.time_ns()))
     )
+    started = time.monotonic()
     upkeep.start()
-    taken_beside = []
+    taken_beside = []  # (when, taken) of each try by the other holder
     while upkeep.is_alive():
-        taken_beside.append(other.acquire(time.time_ns()))
+        taken_beside.append((time.monotonic() - started, other.acquire(time.time_ns())))
         time.sleep(0.1)
     upkeep.join()
-    assert len(taken_beside) >= 20 and not any(taken_beside)
+    assert not any(taken for _, taken in taken_beside)
+    assert any(when > 2.5 for when, _ in taken_beside)  # tried after the lease's 2 s ran out
     lease.give_back()
     assert other.acquire(time.time_ns())  # free once upkeep gave it back

@@ -35,6 +35,7 @@ from memstream.queries.search.searcher import (
 from memstream.queries.search.term_index import words
 from memstream.storage import filters
 from memstream.storage.lance.tables import MEMORIES, MEMORY_STATE
+from memstream.text.found_facts import RESOLVED_DATE
 from memstream.text.mentions import NAMED_TYPES, normalize_name
 from memstream.text.passages import LONG_TURN_CHARACTERS, marked_cut
 from memstream.text.stored_items import readable
@@ -53,11 +54,6 @@ _TEMPORAL = 20
 #: score within ``_CLOSE`` of the best.
 _LEADING = 2
 _CLOSE = 0.95
-#: The date a fact resolved from its turn's words ("last week" -> "(the week of
-#: 2026-11-16)", "on Monday" -> "(from 2026-11-30)"), as the local extractor writes it.
-_RESOLVED_DATE = re.compile(
-    r"\((?:on |in |from |the week of |from the week of )\d{4}(?:-\d{2}){0,2}\)"
-)
 #: How many current facts of the life slots a question asks about a block states first.
 _LIFE_FACTS = 4
 #: How many facts an entity's profile states, and how many facts' states are read at once.
@@ -109,7 +105,7 @@ def context_candidates(
     facts = [r for r in bearing if r.kind in FACT_KINDS]
     # the facts the search left out as restating a turn above them that say more than
     # it, the date it meant: stated here (their turns are among the results already)
-    dated = [r for r in found.restated if _RESOLVED_DATE.search(r.content)]
+    dated = [r for r in found.restated if RESOLVED_DATE.search(r.content)]
     stated = sorted([*facts, *bearing_on(dated)], key=lambda r: -r.score)
     temporal = _temporal_lines(searcher, request, bearing, now)  # with the time it names
     placed = {line.memory_id for line in temporal}
