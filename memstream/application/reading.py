@@ -58,9 +58,7 @@ from memstream.queries.stats import stats as compute_stats
 from memstream.queries.user_state import user_digest
 from memstream.queries.users import known_users
 from memstream.runtime import assembly as components
-from memstream.storage.lance.tables import (
-    STATE_TABLES,
-)
+from memstream.storage.lance.tables import MEMORIES, STATE_TABLES, VECTORS
 from memstream.storage.log_records import Checkpoints
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.storage.write_tokens import behind
@@ -110,7 +108,7 @@ class MemoryReads(OperationsCore):
 
         vectors = None
         if wait == "vectors" and self.settings.embedder != "none":
-            vectors = lambda: embedding_lag(self.store, user_id)  # noqa: E731
+            vectors = lambda: self._vectors_pending_now(user_id)  # noqa: E731
         else:
             held = self._gauge.reflected(time.monotonic())
             if held is not None and not behind(written, held):
@@ -168,6 +166,13 @@ class MemoryReads(OperationsCore):
             store.see_latest()
         self._gauge.sampled(taken, checkpoints, refreshed=refresh)
         return checkpoints
+
+    def _vectors_pending_now(self, user_id: str) -> int:
+        """The user's memories without a vector, counted on the newest versions of both
+        tables: a view a moment old (a reader's) may not hold the memories a write just
+        made, and would answer that none waits."""
+        self.store.refresh((MEMORIES, VECTORS))
+        return embedding_lag(self.store, user_id)
 
     def _count_vectors(self, user_id: str) -> int:
         taken = time.monotonic()
@@ -448,7 +453,7 @@ class MemoryReads(OperationsCore):
             except NotFound:  # no projections yet
                 return user_freshness(user_id, partition, {}, ends, epoch, 0 if vectors else None)
             checkpoints = store.load_checkpoints(self.settings.consumer_group)
-            pending_vectors = embedding_lag(store, user_id) if vectors else None
+            pending_vectors = self._vectors_pending_now(user_id) if vectors else None
             return user_freshness(user_id, partition, checkpoints, ends, epoch, pending_vectors)
 
         document: dict[str, Any] = await self._blocking(read)
