@@ -1,21 +1,25 @@
 """Turn-level retrieval over the hand-written conversations, against BM25 in one run.
 
-The 34 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
+The 36 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
 family, health, work, eleven coding sessions with code, four of them with answers of
-2,000 to 5,600 characters, requests, corrections) are taken as one user's history: 266
-turns over two years, in time order, each conversation's sessions its own. Every question
-of the corpus is asked of that one history, so each answer has to be found among the
-turns of all the others.
+2,000 to 5,600 characters, requests, corrections, a year of life changes, and one whose
+41 questions only imply the turn that answers them: "Is a banana a good afternoon snack
+for me?" of "I've been diagnosed with type 2 diabetes") are taken as one user's
+history: 377 turns over two years, in time order, each conversation's sessions its own.
+Every question of the corpus is asked of that one history, so each answer has to be
+found among the turns of all the others.
 
 The history goes through ``memstream up`` (embedded Tansu broker, worker with the MiniLM
 embedder, HTTP API) as ``bench/locomo.py`` sends LoCoMo; the questions are asked with
 ``k = 50`` and ``now`` = the end of the history, with facts (a fact counts as the turns
 it came from) and episodes only. ``../shared/bench/bm25_baseline.py`` ranks the same
 turns for the same questions, and ``../shared/bench/score.py`` scores all three runs:
-recall@10 and hit@1 are printed for every question, for those of the coding sessions, and
-for those of the sessions with turns longer than the embedder reads (found by passages).
+recall@10 and hit@1 are printed for every question, for those of the coding sessions,
+for those of the sessions with turns longer than the embedder reads (found by passages),
+for the life events and for the implied questions.
 
 Usage: python bench/corpus_retrieval.py [--bench ../shared/bench] [--out bench-out/corpus]
+    [--embedder e5-small]
 """
 
 from __future__ import annotations
@@ -96,6 +100,9 @@ def main() -> None:
         "--bench", default=str(Path(__file__).parents[1] / ".." / "shared" / "bench")
     )
     parser.add_argument("--out", default="bench-out/corpus")
+    parser.add_argument(
+        "--embedder", choices=("minilm", "e5-small"), default="minilm", help="the worker's"
+    )
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     out = Path(args.out)
@@ -110,18 +117,21 @@ def main() -> None:
         "every question": questions,
         "coding sessions": [q for q in questions if q["kind"] == "coding"],
         "long coding sessions": [q for q in questions if q["conversation"] in long_ones],
+        "life events": [q for q in questions if q["kind"] == "life"],
+        "implied links": [q for q in questions if q["kind"] == "implied"],
     }
     files = {}
     for name, subset in subsets.items():
         files[name] = out / f"questions-{re.sub(r'[^a-z]+', '-', name)}.jsonl"
         files[name].write_text("".join(json.dumps(q) + "\n" for q in subset))
 
+    print(f"embedder: {args.embedder}")
     runs = {"memstream, with facts": out / "run-with-facts.jsonl"}
     runs["memstream, episodes only"] = out / "run-episodes-only.jsonl"
     runs["BM25 (shared baseline)"] = out / "run-bm25.jsonl"
     with tempfile.TemporaryDirectory(prefix="memstream-corpus-") as tmp:
         data = Path(tmp) / "data"
-        worker = WorkerProcess(data, env=worker_env("minilm", quiet=False)).start()
+        worker = WorkerProcess(data, env=worker_env(args.embedder, quiet=False)).start()
         try:
             client = serving(worker)
             seconds = publish_and_wait(client, history)
@@ -129,7 +139,7 @@ def main() -> None:
             print(f"consolidated: {wait_for_facts(client, stable_seconds=20)}", flush=True)
         finally:
             worker.stop()
-        worker = WorkerProcess(data, env=worker_env("minilm")).start()  # lanes quiet
+        worker = WorkerProcess(data, env=worker_env(args.embedder)).start()  # lanes quiet
         try:
             client = serving(worker)
             ask(client, questions, runs["memstream, with facts"])
@@ -149,13 +159,11 @@ def main() -> None:
         capture_output=True,
     )
     print(f"\n{len(questions)} questions over one history of {len(history)} turns")
-    print(f"{'':<28} " + "  ".join(f"{name:>30}" for name in subsets))
-    for label, run in runs.items():
-        cells = []
-        for name in subsets:
+    for name, subset in subsets.items():
+        print(f"{name} ({len(subset)} questions)")
+        for label, run in runs.items():
             s = scored(bench, events, files[name], run)
-            cells.append(f"recall@10 {s['recall@10']:.3f}  hit@1 {s['hit@1']:.3f}".rjust(30))
-        print(f"{label:<28} " + "  ".join(cells))
+            print(f"  {label:<28} recall@10 {s['recall@10']:.3f}  hit@1 {s['hit@1']:.3f}")
 
 
 def ask_episodes(client: object, questions: list[dict], run: Path) -> None:
