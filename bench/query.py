@@ -25,8 +25,12 @@ clients search, R messages a second are published through the broker (one in ten
 user searched, the rest to 100 other users), applied and embedded beside the searches.
 It prints the rate published and what still waited for the worker at the end.
 
+With ``--alone-rows`` each memory has two vector rows, as a turn pooled with earlier
+turns has (its own vector said alone beside it): what that costs a search.
+
 Usage: python bench/query.py [--total 1000000] [--user-sizes 10000,100000] [--queries 300]
                              [--context] [--clients 50 --seconds 20] [--publish-rate 500]
+                             [--alone-rows]
 """
 
 from __future__ import annotations
@@ -73,8 +77,10 @@ def vocabulary(rng: random.Random) -> list[str]:
     return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(2000)]
 
 
-def corpus(user_sizes: dict[str, int], total: int, seed: int = 7):
-    """Arrow batches of memories and vectors: the named users, then filler users."""
+def corpus(user_sizes: dict[str, int], total: int, seed: int = 7, alone: bool = False):
+    """Arrow batches of memories and vectors: the named users, then filler users; with
+    ``alone``, each memory also has the row ``<id>+p0`` the embedder keeps of a turn said
+    alone (:func:`memstream.jobs.embedding_agent.said_alone`): two vectors a memory."""
     rng = random.Random(seed)
     nprng = np.random.default_rng(seed)
     words = vocabulary(rng)
@@ -115,29 +121,34 @@ def corpus(user_sizes: dict[str, int], total: int, seed: int = 7):
                 ],
                 schema=MEMORIES_SCHEMA,
             )
-            raw = nprng.standard_normal((n, 384), dtype=np.float32)
-            raw /= np.linalg.norm(raw, axis=1, keepdims=True)
-            vectors = pa.table(
-                {
-                    "memory_id": ids,
-                    "user_id": [user] * n,
-                    "project_id": pa.nulls(n, pa.string()),
-                    "kind": ["episode"] * n,
-                    "occurred_at": pa.array(when, pa.timestamp("us", "UTC")),
-                    "model": ["all-MiniLM-L6-v2-onnx-int8"] * n,
-                    "source_event_id": ids,
-                    "vector": pa.FixedSizeListArray.from_arrays(pa.array(raw.ravel()), 384),
-                }
-            )
-            yield memories, vectors, words
+            rows = [ids, [f"{i}+p0" for i in ids]] if alone else [ids]
+            tables = []
+            for row_ids in rows:
+                raw = nprng.standard_normal((n, 384), dtype=np.float32)
+                raw /= np.linalg.norm(raw, axis=1, keepdims=True)
+                tables.append(
+                    pa.table(
+                        {
+                            "memory_id": row_ids,
+                            "user_id": [user] * n,
+                            "project_id": pa.nulls(n, pa.string()),
+                            "kind": ["episode"] * n,
+                            "occurred_at": pa.array(when, pa.timestamp("us", "UTC")),
+                            "model": ["all-MiniLM-L6-v2-onnx-int8"] * n,
+                            "source_event_id": ids,
+                            "vector": pa.FixedSizeListArray.from_arrays(pa.array(raw.ravel()), 384),
+                        }
+                    )
+                )
+            yield memories, pa.concat_tables(tables), words
 
 
-def build(data: Path, user_sizes: dict[str, int], total: int) -> list[str]:
+def build(data: Path, user_sizes: dict[str, int], total: int, alone: bool = False) -> list[str]:
     uri = DataLayout(resolve_location(str(data))).projections().uri
     store = ProjectionStore(uri)
     started = time.perf_counter()
     words: list[str] = []
-    for memories, vectors, vocab in corpus(user_sizes, total):
+    for memories, vectors, vocab in corpus(user_sizes, total, alone=alone):
         words = vocab
         store.append(MEMORIES, memories)
         store.append(VECTORS, vectors.cast(store.table(VECTORS).schema))
@@ -162,6 +173,9 @@ def main() -> None:
     )
     parser.add_argument("--seconds", type=float, default=20, help="how long --clients runs")
     parser.add_argument(
+        "--alone-rows", action="store_true", help="each memory a second vector row (+p0)"
+    )
+    parser.add_argument(
         "--publish-rate", type=float, default=0, help="messages/s published while --clients run"
     )
     args = parser.parse_args()
@@ -170,7 +184,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="memstream-query-") as tmp:
         data = Path(args.data) if args.data else Path(tmp) / "data"
         if DataLayout(resolve_location(str(data))).existing_projections() is None:
-            words = build(data, sizes, args.total)
+            words = build(data, sizes, args.total, alone=args.alone_rows)
         else:
             words = vocabulary(random.Random(7))
             print(f"reusing the corpus in {data}", flush=True)

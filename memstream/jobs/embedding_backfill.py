@@ -27,6 +27,7 @@ from memstream.jobs.embedding_agent import (
     EmbeddedMemory,
     Turn,
     passage_embeddings,
+    said_alone,
     vectors_in_context,
 )
 from memstream.projections.vectors import embedding_events
@@ -77,8 +78,12 @@ def missing_embedding_events(
             (m["memory_id"], m["user_id"], m["project_id"], m["kind"], m["occurred_at"])
             for m in chunk
         ]
-        vectors, _ = vectors_in_context(embedder, texts[start : start + batch])
+        vectors, own = vectors_in_context(embedder, texts[start : start + batch])
         yield embedding_events(described, vectors, embedder.model, embedder.version, now)
+        contents = [m["content"] for m in chunk]  # only episodes have earlier turns
+        alone = said_alone(described, contents, texts[start : start + batch], own, embedder, now)
+        if alone:
+            yield alone
         episodes = [
             (memory, m["speaker"], m["content"])
             for memory, m in zip(described, chunk, strict=True)

@@ -1,5 +1,6 @@
 """What the embedder agent embeds: each turn once, alone, and pooled with the vectors of
-its session's two previous turns."""
+its session's two previous turns; a short turn that was pooled keeps its own vector too,
+as its row ``+p0``."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 
 from memstream.events.codec import decode, encode
 from memstream.events.vocabulary import EmbeddingComputed
-from memstream.jobs.embedding_agent import SessionWindow, embed_values
+from memstream.jobs.embedding_agent import SessionWindow, embed_turns, embed_values
+from memstream.projections.episodes import memory_id_for
 from memstream.projections.vectors import decode_vector
 from memstream.testing import message
+from memstream.text.passages import passage_of
 
 NOW = datetime.fromisoformat("2024-06-01T00:00:00+00:00")
 
@@ -44,8 +47,26 @@ def values(*turns: tuple[str, str, str]) -> list[bytes]:
 
 
 def _vectors(records: list[tuple[bytes, bytes]]) -> list[np.ndarray]:
+    """The memories' own (pooled) vectors, in order."""
     events = [decode(value) for _, value in records]
-    return [decode_vector(e.vector) for e in events if isinstance(e, EmbeddingComputed)]
+    return [
+        decode_vector(e.vector)
+        for e in events
+        if isinstance(e, EmbeddingComputed) and passage_of(e.memory_id)[1] is None
+    ]
+
+
+def _alone(records: list[tuple[bytes, bytes]]) -> dict[str, np.ndarray]:
+    """The rows of turns said alone, by their memory's id."""
+    events = [decode(value) for _, value in records]
+    found = {}
+    for e in events:
+        assert isinstance(e, EmbeddingComputed)
+        memory_id, index = passage_of(e.memory_id)
+        if index is not None:
+            assert index == 0 and memory_id not in found
+            found[memory_id] = decode_vector(e.vector)
+    return found
 
 
 def _unit(*texts: str) -> np.ndarray:
@@ -76,6 +97,31 @@ def test_each_turn_is_embedded_once_and_pooled_with_its_two_previous_turns() -> 
     ]
     for found, wanted in zip(_vectors(first + second), expected, strict=True):
         np.testing.assert_allclose(found, wanted, rtol=1e-6)
+
+
+def test_a_short_turn_pooled_with_earlier_ones_is_also_a_row_of_its_own_vector() -> None:
+    """Search finds a memory by its nearest row: by the turn in its conversation, or by
+    what it says alone. A turn with nothing before it in its session needs no second row
+    (its vector is its own), nor does a long turn (its passages are said alone)."""
+    embedder = RecordingEmbedder()
+    long_turn = "A long answer. " * 120
+    records = embed_turns(  # the turns agent's work (passages are another's)
+        values(
+            ("s1", "Ann", "one"),
+            ("s1", "Bo", "two"),
+            ("s2", "Ann", "other"),
+            ("s1", "Bo", long_turn),
+            ("s1", "Ann", "three"),
+        ),
+        embedder,
+        NOW,
+        SessionWindow(),
+    )
+    alone = _alone(records)
+    assert set(alone) == {memory_id_for("alice", "e1"), memory_id_for("alice", "e4")}
+    np.testing.assert_allclose(alone[memory_id_for("alice", "e1")], _unit("Bo: two"), rtol=1e-6)
+    np.testing.assert_allclose(alone[memory_id_for("alice", "e4")], _unit("Ann: three"), rtol=1e-6)
+    assert len(embedder.texts) == len(set(embedder.texts))  # no text embedded twice
 
 
 def test_a_session_not_in_the_window_is_looked_up_and_its_turns_embedded() -> None:

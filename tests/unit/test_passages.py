@@ -183,8 +183,10 @@ def test_the_embedder_makes_a_vector_per_passage_beside_the_turns_own(
     answer = memory_id_for("ingrid", "answer")
     ids = [e.memory_id for e in events if isinstance(e, EmbeddingComputed)]
     expected = [passage_id(answer, p.index) for p in passages(LONG_ANSWER)]
-    assert [i for i in ids if "+p" in i] == expected
-    assert store.count(VECTORS) == 4 + len(expected)
+    # and the short turns pooled with earlier ones, said alone (embedding_agent.said_alone)
+    alone = [passage_id(memory_id_for("ingrid", f"t{n}"), 0) for n in range(1, len(SHORT_TURNS))]
+    assert [i for i in ids if "+p" in i] == [*alone, *expected]
+    assert store.count(VECTORS) == 4 + len(alone) + len(expected)
     assert store.count(VECTORS, OWN_VECTORS) == 4  # one memory, one vector of its own
     assert stats(store, "ingrid")["embedding_lag"] == 0
     # the backfill sees nothing missing: passages do not hide a memory without a vector
@@ -271,7 +273,8 @@ def test_the_turns_and_passages_agents_together_make_what_one_call_made(
         for start in range(0, len(work), PASSAGES_PER_CALL)
         for _, v in embed_passages(work[start : start + PASSAGES_PER_CALL], embedder, AT)
     ]
-    assert all("+p" not in e.memory_id for e in own if isinstance(e, EmbeddingComputed))
+    said_alone = {passage_id(memory_id_for("ola", f"s{n}"), 0) for n in range(1, len(SHORT_TURNS))}
+    assert {e.memory_id for e in own if "+p" in e.memory_id} == said_alone  # no passage
     split = {e.event_id: e for e in [*own, *parts]}
     assert split.keys() == whole.keys()
     for event_id, event in split.items():
