@@ -47,6 +47,7 @@ from memstream.streams.topics import (
     read_epoch,
     start_offsets,
 )
+from memstream.text.passages import passage_of
 
 __all__ = ["Rebuilding"]
 
@@ -234,7 +235,7 @@ class Rebuilding(OperationsCore):
         while (events := await self._blocking(next, batches, None)) is not None:
             await self.sink.publish(events)  # in the log before the store has them
             await self._blocking(projector.add_vectors, vectors_table(events, schema, model.model))
-            embedded += len(events)
+            embedded += sum(1 for e in events if passage_of(e.memory_id)[1] is None)  # memories
             if progress is not None:
                 progress(embedded)
         await self._blocking(store.optimize, timedelta(minutes=1))
