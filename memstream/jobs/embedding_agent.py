@@ -67,7 +67,7 @@ from memstream.projections.vectors import embedding_events
 from memstream.settings import Settings
 from memstream.streams.sealing import RecordKeys, opened_values, sealed_records
 from memstream.streams.topics import COMMANDS, DOCUMENTS, EMBEDDINGS, LIFECYCLE, MESSAGES
-from memstream.text.passages import passage_id, passages
+from memstream.text.passages import LONG_TURN_CHARACTERS, passage_id, passages
 
 __all__ = [
     "PASSAGES_PER_CALL",
@@ -196,7 +196,7 @@ def said_alone(
     kept = [
         (memory, own[text])
         for memory, content, (text, earlier) in zip(memories, contents, turns, strict=True)
-        if earlier and not passages(content)
+        if earlier and len(content) <= LONG_TURN_CHARACTERS  # a long turn has passages
     ]
     if not kept:
         return []

@@ -250,7 +250,10 @@ def test_sigkill_mid_embedding_then_every_memory_gets_its_vector(
     acknowledged = publish_all(up.api_url, "embed", 2000)  # a few seconds of embedding
     store = live_store(data)
     assert_each_once(store, acknowledged)
-    own = lambda: store.count(VECTORS, OWN_VECTORS)  # noqa: E731 (not the rows said alone)
+
+    def own() -> int:  # each memory's own vector, not its rows said alone
+        return store.count(VECTORS, OWN_VECTORS)
+
     wait_until(lambda: own() > 0, timeout=60, interval=0.05)
     assert own() < len(acknowledged), "embedding finished before the kill"
     kill(up)
