@@ -150,7 +150,7 @@ def test_sigkill_at_any_moment_loses_no_acknowledged_event_and_replays_the_same(
     up = start(workers, data, port)
     assert_each_once(store, acknowledged)
     up.signal(signal.SIGTERM)
-    assert up.wait(60) == 0
+    assert up.wait(60) == 0, up.log()[-6000:]
 
     live = cli("digest", "--tables", "--data", str(data)).stdout
     target = tmp_path / "replayed"
