@@ -181,6 +181,8 @@ class Settings(BaseSettings):
         neighbour_share: share of the best fused score among the turns before a turn in
             its session (and among those after it) the turn gets (0 turns it off).
         neighbour_reach: how many turns before and after count.
+        reply_share: share of an assistant's reply's score that the user's statement just
+            before it gets at least (0: none).
         speaker_bonus: ranking bonus of the memories said by the one speaker a query
             names (0 turns it off).
         extractor: what consolidates closed sessions into facts and writes weekly
@@ -313,6 +315,7 @@ class Settings(BaseSettings):
     fusion_rrf_k: float = Field(default=_RANKING.rrf_k, gt=0)
     neighbour_share: float = Field(default=_RANKING.neighbour_share, ge=0, le=1)
     neighbour_reach: int = Field(default=_RANKING.neighbour_reach, ge=0, le=10)
+    reply_share: float = Field(default=_RANKING.reply_share, ge=0, le=2)
     speaker_bonus: float = Field(default=_RANKING.speaker, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None

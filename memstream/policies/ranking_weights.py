@@ -28,6 +28,8 @@ class RankingWeights:
         neighbour_share, neighbour_reach: each turn gets this share of the best fused
             score among the ``neighbour_reach`` turns before it in its session, and of
             the best among those after it (:mod:`memstream.queries.search.neighbours`).
+        reply_share: an assistant's reply found hands this share of its score to the
+            user's statement just before it (the statement gets at least that much).
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """
@@ -47,4 +49,5 @@ class RankingWeights:
     speaker: float = 0.3
     neighbour_share: float = 0.3
     neighbour_reach: int = 2
+    reply_share: float = 0.95
     exact_vector_search_below: int = 50_000

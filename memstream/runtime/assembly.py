@@ -102,6 +102,7 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         rrf_k=settings.fusion_rrf_k,
         neighbour_share=settings.neighbour_share,
         neighbour_reach=settings.neighbour_reach,
+        reply_share=settings.reply_share,
         speaker=settings.speaker_bonus,
     )
 

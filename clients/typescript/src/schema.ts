@@ -1007,6 +1007,8 @@ export interface components {
              * @default false
              */
             forgotten?: boolean;
+            /** Found Through */
+            found_through?: string | null;
             /** Kind */
             kind: string;
             /** Memory Id */

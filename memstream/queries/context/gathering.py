@@ -24,7 +24,7 @@ from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.queries.context.assembly import ContextLine, SectionName
 from memstream.queries.context.life_questions import life_question
-from memstream.queries.context.relevance import bears_on, question_words
+from memstream.queries.context.relevance import bearing_results, question_words
 from memstream.queries.profiles import linked_ids, resolve_entities
 from memstream.queries.search.searcher import (
     Searcher,
@@ -97,7 +97,7 @@ def context_candidates(
     asked = question_words(request.query)
 
     def bearing_on(results: list[SearchResult]) -> list[SearchResult]:
-        return [r for r in results if bears_on(r, request.query, asked, min_similarity)]
+        return bearing_results(results, request.query, asked, min_similarity)
 
     bearing = bearing_on(results)
     kept = {r.memory_id for r in bearing}

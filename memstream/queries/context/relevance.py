@@ -9,7 +9,9 @@ out: :func:`memstream.queries.search.term_index.words`), names an entity the que
 names (its speaker too: "what does Marek use?" is about Marek's turns), or is at least
 ``min_similarity`` near it in meaning (cosine of the query and the memory's vector, or
 its nearest passage). A result without a vector yet is judged by its words and names
-alone.
+alone. A user's statement the search found through the assistant's reply to it
+(``found_through``) bears on the question when that reply does: the reply says it
+again in the question's words.
 
 Measured on the hand-written conversations (``python bench/relevance_floor.py
 --context``: 137 questions asked of their own user, and of five others whose histories
@@ -28,7 +30,7 @@ from collections.abc import Iterable
 from memstream.queries.search.request import SearchResult
 from memstream.queries.search.term_index import words
 
-__all__ = ["bears_on", "question_words"]
+__all__ = ["bearing_results", "bears_on", "question_words"]
 
 
 def question_words(query: str) -> frozenset[str]:
@@ -53,3 +55,16 @@ def bears_on(
         return True
     folded = query.casefold()
     return any(re.search(rf"\b{re.escape(name.casefold())}\b", folded) for name in result.entities)
+
+
+def bearing_results(
+    results: list[SearchResult],
+    query: str,
+    asked: Iterable[str],
+    min_similarity: float | None,
+) -> list[SearchResult]:
+    """Those of ``results`` that bear on ``query`` (:func:`bears_on`), and the statements
+    found through a reply among them that does, in their order."""
+    asked = frozenset(asked)
+    kept = {r.memory_id for r in results if bears_on(r, query, asked, min_similarity)}
+    return [r for r in results if r.memory_id in kept or r.found_through in kept]

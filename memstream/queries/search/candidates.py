@@ -255,6 +255,7 @@ def result_of(
     document: DocumentSource | None = None,
     passage: int | None = None,
     similarity: float | None = None,
+    found_through: str | None = None,
 ) -> SearchResult:
     state = row.get("_state")
     return SearchResult(
@@ -276,4 +277,5 @@ def result_of(
         document=document,
         passage=_passage(row, passage),
         similarity=similarity,
+        found_through=found_through,
     )

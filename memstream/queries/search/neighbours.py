@@ -19,12 +19,13 @@ old spreading to the turn just before and after.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["SessionOrder", "spread"]
+__all__ = ["SessionOrder", "handed_back", "spread", "turn_said"]
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ class SessionOrder:
         around = [d for d in range(-reach, reach + 1) if d != 0]
         return [m for d in around if (m := self.at.get((session, index + d))) is not None]
 
+    def before(self, memory_id: str) -> str | None:
+        """The turn said just before ``memory_id`` in its session, if any."""
+        place = self.position.get(memory_id)
+        return None if place is None else self.at.get((place[0], place[1] - 1))
+
 
 def spread(
     scores: Mapping[str, float], order: SessionOrder, share: float, reach: int = 2
@@ -95,6 +101,54 @@ def spread(
     for (neighbour, _), score in best.items():
         out[neighbour] = out.get(neighbour, 0.0) + share * score
     return out
+
+
+#: What a turn is, for :func:`handed_back`: the user stating something, the user asking
+#: (every sentence a question), the assistant replying, or anything else.
+STATEMENT, QUESTION, REPLY, OTHER = "statement", "question", "reply", "other"
+
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+
+
+def turn_said(role: str | None, content: str) -> str:
+    """What a turn of ``role`` saying ``content`` is: :data:`STATEMENT`,
+    :data:`QUESTION`, :data:`REPLY` or :data:`OTHER`."""
+    if role == "assistant":
+        return REPLY
+    if role != "user":
+        return OTHER
+    ends = _SENTENCE_END.findall(content.strip())
+    return QUESTION if ends and all(end.endswith("?") for end in ends) else STATEMENT
+
+
+def handed_back(
+    scores: Mapping[str, float], order: SessionOrder, said: Mapping[str, str], share: float
+) -> tuple[dict[str, float], dict[str, str]]:
+    """``scores`` after each assistant's reply found handed ``share`` of its score to the
+    user's statement it replies to (the turn just before it, when that is one): the
+    statement gets at least that much. Also: each statement the hand-back raised, and
+    the reply it was found through.
+
+    A reply restates what the user told it in the words a later question uses ("a slow
+    weight loss plan with longer walks" after "the vet said the dog has to lose two
+    kilos"): the reply is found, while the statement, the user's own memory, shares no
+    word with the question. A user's question is not handed anything: the reply is what
+    answers it. ``said`` holds :func:`turn_said` of the turns involved; ``share`` 0
+    changes nothing."""
+    out = dict(scores)
+    through: dict[str, str] = {}
+    if share <= 0:
+        return out, through
+    for memory_id, score in scores.items():
+        if said.get(memory_id) != REPLY:
+            continue
+        statement = order.before(memory_id)
+        if statement is None or said.get(statement) != STATEMENT:
+            continue
+        if share * score > out.get(statement, 0.0):
+            out[statement] = share * score
+            through[statement] = memory_id
+    return out, through
 
 
 def _seconds(at: datetime | None) -> float:

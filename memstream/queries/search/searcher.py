@@ -45,7 +45,6 @@ from memstream.projections.documents import CHUNK_KIND
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.queries.search.candidates import (
     Nearness,
-    archived_row,
     best_first,
     best_rows,
     embedded_query,
@@ -57,7 +56,7 @@ from memstream.queries.search.candidates import (
     with_state,
 )
 from memstream.queries.search.intent import IntentClassifier
-from memstream.queries.search.neighbours import SessionOrder, spread
+from memstream.queries.search.neighbours import handed_back, spread
 from memstream.queries.search.ranking import (
     adjusted,
     adjustment_bound,
@@ -74,17 +73,16 @@ from memstream.queries.search.request import (
     SearchResult,
     plain_words,
 )
-from memstream.queries.search.retrievers import ARCHIVE_COLUMNS, Retrievers
+from memstream.queries.search.retrievers import Retrievers
+from memstream.queries.search.session_turns import hot_rows, session_order, turns_said
 from memstream.queries.search.speakers import named_speaker
 from memstream.queries.search.trace import SearchTrace
 from memstream.queries.search.tracing import traced_ranking, traced_retrievers
 from memstream.queries.search.user_caches import UserCaches
 from memstream.queries.search.user_view import ROW_COLUMNS, RequestFilter, UserView
-from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import (
     ACCESS,
-    ARCHIVE_INDEX,
     MEMORIES,
     MEMORY_STATE,
 )
@@ -330,9 +328,15 @@ class Searcher(Retrievers):
         if trace is not None:
             for m, score in fused.items():
                 trace.candidate(m).fused = score
-        if w.neighbour_share > 0 and w.neighbour_reach > 0 and fused:
-            order = self._session_order(fused, rows, where, wanted, found.cold, view)
-            fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
+        spreads = w.neighbour_share > 0 and w.neighbour_reach > 0
+        through: dict[str, str] = {}
+        if (spreads or w.reply_share > 0) and fused:
+            order = session_order(self.store, fused, rows, where, wanted, found.cold, view)
+            if spreads:
+                fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
+            if w.reply_share > 0:
+                said = turns_said(self.store, fused, order, rows, where, wanted, view)
+                fused, through = handed_back(fused, order, said, w.reply_share)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:
@@ -342,7 +346,7 @@ class Searcher(Retrievers):
             said_by = view.speakers_of(missing, wanted)
         else:
             fetch_job = pool.submit(
-                _timed, stages, "rows", self._hot_rows, missing, where, wanted, None
+                _timed, stages, "rows", hot_rows, self.store, missing, where, wanted, None
             )
             access_job = pool.submit(
                 _timed, stages, "access", self._access_counts, request.user_id, ids
@@ -354,7 +358,7 @@ class Searcher(Retrievers):
             said_by = set()
         looked_up = time.perf_counter()
         stages["look_up"] = (looked_up - retrieved) * 1000
-        return _LookedUp(fused, rows, accesses, states, said_by, looked_up)
+        return _LookedUp(fused, rows, accesses, states, said_by, looked_up, through)
 
     def _rank(
         self,
@@ -438,7 +442,9 @@ class Searcher(Retrievers):
 
         def result(score: float, m: str) -> SearchResult:
             passage, similarity = nearness.passages.get(m), nearness.similarity.get(m)
-            return result_of(rows[m], score, names, sources.get(m), passage, similarity)
+            return result_of(
+                rows[m], score, names, sources.get(m), passage, similarity, looked.through.get(m)
+            )
 
         results = [result(score, m) for score, m in scored]
         finished = time.perf_counter()
@@ -459,55 +465,6 @@ class Searcher(Retrievers):
             return {}
         rows = self.store.by_ids(MEMORIES, memory_ids, ["memory_id", "metadata"])
         return {r["memory_id"]: DocumentSource.model_validate_json(r["metadata"]) for r in rows}
-
-    def _session_order(
-        self,
-        fused: dict[str, float],
-        rows: dict[str, dict[str, Any]],
-        where: str,
-        wanted: RequestFilter,
-        cold: str | None,
-        view: UserView | None,
-    ) -> SessionOrder:
-        """The order of the turns of the sessions the fused memories belong to, hot and
-        archived. The rows it had to read (hot memories found by vector alone, whose
-        sessions it needs; the archived turns of those sessions) are added to ``rows``."""
-        if view is not None and cold is None:
-            return view.order  # every hot turn of the user, in order
-        found_by_vector = [m for m in fused if m not in rows]
-        rows.update(
-            (r["memory_id"], r) for r in self._hot_rows(found_by_vector, where, wanted, view)
-        )
-        sessions = sorted({rows[m]["session_id"] for m in fused if m in rows} - {None})
-        if not sessions:
-            return SessionOrder.of(())
-        if view is not None:
-            hot = view.session_turns(sessions)
-        else:
-            hot = self.store.scan(
-                MEMORIES,
-                ["memory_id", "session_id", "occurred_at"],
-                filters.all_of(
-                    where, filters.equals("kind", "episode"), filters.is_in("session_id", sessions)
-                ),
-            ).to_pylist()
-        archived: list[dict[str, Any]] = []
-        if cold is not None:
-            turns = filters.any_of(filters.equals("kind", "episode"), filters.is_null("kind"))
-            in_sessions = filters.all_of(cold, turns, filters.is_in("session_id", sessions))
-            found = self.store.scan(ARCHIVE_INDEX, ARCHIVE_COLUMNS, in_sessions).to_pylist()
-            archived = [archived_row(r) for r in found]
-            rows.update((r["memory_id"], r) for r in archived if r["memory_id"] not in rows)
-        return SessionOrder.of([*hot, *archived])
-
-    def _hot_rows(
-        self, memory_ids: list[str], where: str, wanted: RequestFilter, view: UserView | None
-    ) -> list[dict[str, Any]]:
-        """The search rows of these hot memories that the request may see: from the
-        view when there is one, else from the table."""
-        if view is not None:
-            return view.rows(memory_ids, ROW_COLUMNS, wanted)
-        return self.store.by_ids(MEMORIES, memory_ids, ROW_COLUMNS, where)
 
     def _remember_speakers(self, user_id: str, view: UserView | None) -> frozenset[str] | None:
         """The speakers of ``view`` (None without one), kept for the user's next search."""
@@ -593,3 +550,5 @@ class _LookedUp:
     states: dict[str, dict[str, Any]]
     said_by: set[str | None]
     looked_up: float
+    #: each statement found through the assistant's reply to it: that reply
+    through: dict[str, str]

@@ -1,0 +1,142 @@
+"""An assistant's reply found hands its score to the user's statement it replies to:
+what each turn said and the hand-back are pure; then through a real searcher, over the
+tables and over the read model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memstream.events.codec import encode
+from memstream.queries.search.neighbours import (
+    OTHER,
+    QUESTION,
+    REPLY,
+    STATEMENT,
+    SessionOrder,
+    handed_back,
+    turn_said,
+)
+from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.log_records import LogRecord
+from memstream.streams.projector import Projector
+from memstream.testing import FakeClock, message
+
+AT = datetime(2024, 5, 1, 12, tzinfo=UTC)
+
+
+def test_what_a_turn_said() -> None:
+    assert turn_said("user", "The vet said Biscuit has to lose two kilos.") == STATEMENT
+    assert turn_said("user", "my knees hurt") == STATEMENT  # no sentence end at all
+    assert turn_said("user", "Which boots? And which socks?") == QUESTION
+    # a statement with a question after it still tells something
+    assert turn_said("user", "I got a puppy. What should she eat?") == STATEMENT
+    assert turn_said("user", "What is v1.2 of the API?") == QUESTION  # a dot inside a word
+    assert turn_said("assistant", "Longer walks help.") == REPLY
+    assert turn_said("tool", "exit code 0") == OTHER
+    assert turn_said(None, "a note") == OTHER
+
+
+def _order(*turns: str) -> SessionOrder:
+    return SessionOrder.of_sorted(list(turns), ["s"] * len(turns))
+
+
+def test_a_reply_hands_its_score_to_the_statement_before_it() -> None:
+    order = _order("statement", "reply", "question", "answer")
+    said = {"statement": STATEMENT, "reply": REPLY, "question": QUESTION, "answer": REPLY}
+    scores = {"reply": 1.0, "answer": 0.8}
+    # the statement gets its share; the question the answer replies to gets nothing
+    out, through = handed_back(scores, order, said, 0.95)
+    assert out == pytest.approx({"reply": 1.0, "answer": 0.8, "statement": 0.95})
+    assert through == {"statement": "reply"}
+    # a statement found on its own keeps the better of the two, found by itself
+    assert handed_back({**scores, "statement": 2.0}, order, said, 0.95)[0]["statement"] == 2.0
+    assert handed_back({**scores, "statement": 2.0}, order, said, 0.95)[1] == {}
+    assert handed_back(scores, order, said, 0.0) == (scores, {})
+    # a reply that opens its session hands nothing back; a turn after it takes nothing
+    assert handed_back({"statement": 1.0}, _order("reply", "statement"), said, 0.95) == (
+        {"statement": 1.0},
+        {},
+    )
+
+
+@given(
+    st.lists(st.sampled_from([STATEMENT, QUESTION, REPLY, OTHER]), min_size=1, max_size=8),
+    st.lists(st.floats(0.0, 1.0), min_size=8, max_size=8),
+    st.floats(0.0, 2.0),
+)
+def test_only_statements_just_before_a_found_reply_gain(
+    kinds: list[str], found: list[float], share: float
+) -> None:
+    turns = [f"t{i}" for i in range(len(kinds))]
+    said = dict(zip(turns, kinds, strict=True))
+    scores = {t: found[i] for i, t in enumerate(turns) if i % 2 == 0}
+    out, through = handed_back(scores, _order(*turns), said, share)
+    for i, turn in enumerate(turns):
+        before = scores.get(turn, 0.0)
+        after_it = turns[i + 1] if i + 1 < len(turns) else None
+        gains = kinds[i] == STATEMENT and after_it in scores and said[after_it] == REPLY
+        if gains:
+            assert out[turn] == pytest.approx(max(before, share * scores[after_it]))
+            assert (turn in through) == (share * scores[after_it] > before)
+        else:
+            assert turn not in through
+            assert out.get(turn, 0.0) == before
+            assert (turn in out) == (turn in scores)
+
+
+SESSION = [
+    ("user", "The vet said Biscuit has to lose two kilos before spring."),
+    ("assistant", "A slow plan with measured meals and longer walks works for a spaniel."),
+    ("user", "Can she swim in cold lakes?"),
+    ("assistant", "Most spaniels swim well, but keep walks by cold water short."),
+]
+OTHERS = [f"A note about walks number {i} in the park." for i in range(8)]
+
+
+@pytest.fixture(params=[0, 10_000], ids=["tables", "read-model"])
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[ProjectionStore, int]]:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    events = [
+        message(event_id=f"e{i}", role=role, content=text, occurred_at=AT + timedelta(0, i))
+        for i, (role, text) in enumerate(SESSION)
+    ]
+    events += [
+        message(event_id=f"o{i}", session_id=f"other-{i}", content=text, occurred_at=AT)
+        for i, text in enumerate(OTHERS)
+    ]
+    Projector(store, "test", clock=FakeClock(AT)).apply(
+        [LogRecord("e", "t", 0, n, AT, None, encode(e)) for n, e in enumerate(events)]
+    )
+    store.ensure_indexes()
+    yield store, request.param
+
+
+def test_the_statement_a_found_reply_answers_is_found_with_it(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """Full text finds the two replies (and notes of other sessions) by "walks"; the
+    statement the first reply answers shares no word with the query and ranks beside
+    it only when the reply hands its score back. The question the second reply answers
+    gets nothing: the reply is what answers it."""
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+
+    def found(share: float) -> list[str]:
+        searcher.weights = replace(searcher.weights, reply_share=share, neighbour_share=0.0)
+        request = SearchRequest(user_id="alice", query="spaniel walks", k=4)
+        return [r.content for r in searcher.search(request).results]
+
+    assert SESSION[0][1] not in found(0.0)
+    with_hand_back = found(0.95)
+    assert SESSION[0][1] in with_hand_back
+    assert with_hand_back.index(SESSION[0][1]) > with_hand_back.index(SESSION[1][1])
+    assert found(1.5)[0] == SESSION[0][1]  # more than the reply's whole score: above it
+    assert SESSION[2][1] not in found(1.5)
