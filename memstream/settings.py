@@ -183,6 +183,8 @@ class Settings(BaseSettings):
         neighbour_reach: how many turns before and after count.
         reply_share: share of an assistant's reply's score that the user's statement just
             before it gets at least (0: none).
+        question_weight: share of its score a user's question found is ranked at (1:
+            as any turn).
         speaker_bonus: ranking bonus of the memories said by the one speaker a query
             names (0 turns it off).
         extractor: what consolidates closed sessions into facts and writes weekly
@@ -316,6 +318,7 @@ class Settings(BaseSettings):
     neighbour_share: float = Field(default=_RANKING.neighbour_share, ge=0, le=1)
     neighbour_reach: int = Field(default=_RANKING.neighbour_reach, ge=0, le=10)
     reply_share: float = Field(default=_RANKING.reply_share, ge=0, le=2)
+    question_weight: float = Field(default=_RANKING.question_weight, ge=0, le=1)
     speaker_bonus: float = Field(default=_RANKING.speaker, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None

@@ -30,6 +30,7 @@ class RankingWeights:
             the best among those after it (:mod:`memstream.queries.search.neighbours`).
         reply_share: an assistant's reply found hands this share of its score to the
             user's statement just before it (the statement gets at least that much).
+        question_weight: a user's question found is ranked at this share of its score.
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """
@@ -50,4 +51,5 @@ class RankingWeights:
     neighbour_share: float = 0.3
     neighbour_reach: int = 2
     reply_share: float = 0.95
+    question_weight: float = 0.4
     exact_vector_search_below: int = 50_000

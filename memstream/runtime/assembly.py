@@ -103,6 +103,7 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         neighbour_share=settings.neighbour_share,
         neighbour_reach=settings.neighbour_reach,
         reply_share=settings.reply_share,
+        question_weight=settings.question_weight,
         speaker=settings.speaker_bonus,
     )
 

@@ -152,7 +152,8 @@ def test_the_answer_beside_a_found_question_is_found(store: tuple[ProjectionStor
 def test_the_speaker_named_comes_first(store: tuple[ProjectionStore, int]) -> None:
     projections, cache_rows = store
     searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
-    searcher.weights = replace(searcher.weights, neighbour_share=0.0)
+    # Alice's turn is a question: at its own weight, so that only the speaker counts
+    searcher.weights = replace(searcher.weights, neighbour_share=0.0, question_weight=1.0)
 
     def first(query: str) -> str | None:
         results = searcher.search(SearchRequest(user_id="alice", query=query)).results

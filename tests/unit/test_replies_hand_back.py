@@ -1,6 +1,7 @@
-"""An assistant's reply found hands its score to the user's statement it replies to:
-what each turn said and the hand-back are pure; then through a real searcher, over the
-tables and over the read model."""
+"""An assistant's reply found hands its score to the user's statement it replies to,
+and a user's question ranks below what was told: what each turn said, the hand-back and
+the lowering are pure; then through a real searcher, over the tables and over the read
+model."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from memstream.queries.search.neighbours import (
     STATEMENT,
     SessionOrder,
     handed_back,
+    questions_lowered,
     turn_said,
 )
 from memstream.queries.search.searcher import Searcher, SearchRequest
@@ -84,12 +86,21 @@ def test_only_statements_just_before_a_found_reply_gain(
         after_it = turns[i + 1] if i + 1 < len(turns) else None
         gains = kinds[i] == STATEMENT and after_it in scores and said[after_it] == REPLY
         if gains:
-            assert out[turn] == pytest.approx(max(before, share * scores[after_it]))
+            assert out.get(turn, 0.0) == pytest.approx(max(before, share * scores[after_it]))
             assert (turn in through) == (share * scores[after_it] > before)
         else:
             assert turn not in through
             assert out.get(turn, 0.0) == before
             assert (turn in out) == (turn in scores)
+
+
+def test_a_users_question_is_ranked_at_its_weight() -> None:
+    said = {"q": QUESTION, "s": STATEMENT, "r": REPLY}
+    scores = {"q": 1.0, "s": 0.5, "r": 0.5, "unknown": 0.2}
+    assert questions_lowered(scores, said, 0.4) == pytest.approx(
+        {"q": 0.4, "s": 0.5, "r": 0.5, "unknown": 0.2}
+    )
+    assert questions_lowered(scores, said, 1.0) == scores
 
 
 SESSION = [
@@ -140,3 +151,20 @@ def test_the_statement_a_found_reply_answers_is_found_with_it(
     assert with_hand_back.index(SESSION[0][1]) > with_hand_back.index(SESSION[1][1])
     assert found(1.5)[0] == SESSION[0][1]  # more than the reply's whole score: above it
     assert SESSION[2][1] not in found(1.5)
+
+
+def test_the_reply_ranks_above_the_question_it_answers(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """The question says more of the query's words than the reply that answers it; at
+    its weight it ranks below the reply."""
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+
+    def found(weight: float) -> list[str]:
+        searcher.weights = replace(searcher.weights, question_weight=weight)
+        request = SearchRequest(user_id="alice", query="swim in cold lakes", k=2)
+        return [r.content for r in searcher.search(request).results]
+
+    assert found(1.0) == [SESSION[2][1], SESSION[3][1]]
+    assert found(0.4) == [SESSION[3][1], SESSION[2][1]]

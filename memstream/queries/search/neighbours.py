@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["SessionOrder", "handed_back", "spread", "turn_said"]
+__all__ = ["SessionOrder", "handed_back", "questions_lowered", "spread", "turn_said"]
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,18 @@ def handed_back(
             out[statement] = share * score
             through[statement] = memory_id
     return out, through
+
+
+def questions_lowered(
+    scores: Mapping[str, float], said: Mapping[str, str], weight: float
+) -> dict[str, float]:
+    """``scores`` with each user's question (``said``: :func:`turn_said`) at ``weight``
+    of its score (1 changes nothing). A question is what the user asked, not what they
+    told: it shares the words of a later question about the same thing ("which boots
+    should I buy?") and crowds out the turns that hold the answer."""
+    if weight == 1:
+        return dict(scores)
+    return {m: s * weight if said.get(m) == QUESTION else s for m, s in scores.items()}
 
 
 def _seconds(at: datetime | None) -> float:

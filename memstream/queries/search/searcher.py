@@ -56,7 +56,7 @@ from memstream.queries.search.candidates import (
     with_state,
 )
 from memstream.queries.search.intent import IntentClassifier
-from memstream.queries.search.neighbours import handed_back, spread
+from memstream.queries.search.neighbours import handed_back, questions_lowered, spread
 from memstream.queries.search.ranking import (
     adjusted,
     adjustment_bound,
@@ -330,13 +330,13 @@ class Searcher(Retrievers):
                 trace.candidate(m).fused = score
         spreads = w.neighbour_share > 0 and w.neighbour_reach > 0
         through: dict[str, str] = {}
-        if (spreads or w.reply_share > 0) and fused:
+        if (spreads or w.reply_share > 0 or w.question_weight != 1) and fused:
             order = session_order(self.store, fused, rows, where, wanted, found.cold, view)
             if spreads:
                 fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
-            if w.reply_share > 0:
-                said = turns_said(self.store, fused, order, rows, where, wanted, view)
-                fused, through = handed_back(fused, order, said, w.reply_share)
+            said = turns_said(self.store, fused, order, rows, where, wanted, view)
+            fused, through = handed_back(fused, order, said, w.reply_share)
+            fused = questions_lowered(fused, said, w.question_weight)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:

@@ -92,10 +92,10 @@ def turns_said(
     def hot(ids: Iterable[str]) -> list[str]:  # an archived turn's role is not kept
         return [m for m in ids if not (rows.get(m) or {}).get("_archived")]
 
-    roles = _read(store, hot(memory_ids), ("memory_id", "role"), where, wanted, view)
-    said = {r["memory_id"]: REPLY for r in roles if turn_said(r["role"], "") == REPLY}
-    before = {b for m in said if (b := order.before(m)) is not None}
-    for row in _read(store, hot(before), _SAID_COLUMNS, where, wanted, view):
+    turns = _read(store, hot(memory_ids), _SAID_COLUMNS, where, wanted, view)
+    said = {r["memory_id"]: turn_said(r["role"], r["content"] or "") for r in turns}
+    before = {b for m, what in said.items() if what == REPLY and (b := order.before(m))}
+    for row in _read(store, hot(before - said.keys()), _SAID_COLUMNS, where, wanted, view):
         said[row["memory_id"]] = turn_said(row["role"], row["content"] or "")
     return said
 
