@@ -192,7 +192,7 @@ def test_embedded_broker_restart_keeps_memories_and_new_messages_flow(tmp_path: 
     assert store.count(MEMORIES) == 50 and state_digest(store) == before
     publish(again.bootstrap, 10, tag="after")
     wait_until(lambda: store.count(MEMORIES) == 60, timeout=30)
-    assert again.stop() == 0
+    assert again.stop(timeout=60) == 0, again.log()
 
     replayed = tmp_path / "replayed"
     done = cli("replay", "--data", str(data), "--source", "archive", "--into", str(replayed))
