@@ -334,9 +334,10 @@ class Searcher(Retrievers):
             order = session_order(self.store, fused, rows, where, wanted, found.cold, view)
             if spreads:
                 fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
-            said = turns_said(self.store, fused, order, rows, where, wanted, view)
-            fused, through = handed_back(fused, order, said, w.reply_share)
-            fused = questions_lowered(fused, said, w.question_weight)
+            if w.reply_share > 0 or w.question_weight != 1:
+                said = turns_said(self.store, fused, order, rows, where, wanted, view)
+                fused, through = handed_back(fused, order, said, w.reply_share)
+                fused = questions_lowered(fused, said, w.question_weight)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:
