@@ -1,6 +1,7 @@
 """Hybrid search: the request and its answer, the searcher that orchestrates the
 retrievers, the per-user read model and its BM25 index, sign codes for big users,
-ranking (fusion and adjustments), query intent, speakers and neighbours.
+ranking (fusion and adjustments), query intent, speakers, neighbours and what the
+turns around a candidate said.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -16,6 +17,7 @@ __all__ = [
     "request",
     "retrievers",
     "searcher",
+    "session_turns",
     "sign_codes",
     "speakers",
     "term_index",
