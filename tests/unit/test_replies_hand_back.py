@@ -41,6 +41,9 @@ def test_what_a_turn_said() -> None:
     # a statement with a question after it still tells something
     assert turn_said("user", "I got a puppy. What should she eat?") == STATEMENT
     assert turn_said("user", "What is v1.2 of the API?") == QUESTION  # a dot inside a word
+    # a long turn is not read through: what it pastes tells something
+    assert turn_said("user", "Why? " * 1_000) == STATEMENT
+    assert turn_said("user", "Why? " * 100) == QUESTION
     assert turn_said("assistant", "Longer walks help.") == REPLY
     assert turn_said("tool", "exit code 0") == OTHER
     assert turn_said(None, "a note") == OTHER

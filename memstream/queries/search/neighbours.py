@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memstream.text.passages import LONG_TURN_CHARACTERS
+
 __all__ = ["SessionOrder", "handed_back", "questions_lowered", "spread", "turn_said"]
 
 
@@ -112,11 +114,15 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
 def turn_said(role: str | None, content: str) -> str:
     """What a turn of ``role`` saying ``content`` is: :data:`STATEMENT`,
-    :data:`QUESTION`, :data:`REPLY` or :data:`OTHER`."""
+    :data:`QUESTION`, :data:`REPLY` or :data:`OTHER`. A turn longer than a short turn
+    (a paste, a long message) tells something whatever its sentences end in: it is
+    not read through, since this runs for every candidate of every search."""
     if role == "assistant":
         return REPLY
     if role != "user":
         return OTHER
+    if "?" not in content or len(content) > LONG_TURN_CHARACTERS:
+        return STATEMENT
     ends = _SENTENCE_END.findall(content.strip())
     return QUESTION if ends and all(end.endswith("?") for end in ends) else STATEMENT
 
