@@ -13,8 +13,9 @@ in-process (episodes, no facts: consolidation is not run). Then, for each floor:
 
 With ``--context``, the floor is the context block's cut-off instead
 (:mod:`memstream.queries.context.relevance`): the search a block gathers from
-(``CONTEXT_DEPTH`` deep, no ``min_similarity``) keeps a result when it shares a word or
-a name with the question, or is at least the floor near it in meaning; *answered* is the
+(``CONTEXT_DEPTH`` deep, no ``min_similarity``) keeps a result when it says enough of
+the question's words (``WORD_SHARE`` of their weight) or a name it names, or is at
+least the floor near it in meaning; *answered* is the
 gold turn among the first 10 kept, *nothing relevant* none kept. A floor of 2 keeps by
 words and names alone.
 
@@ -42,7 +43,7 @@ from memstream.events.vocabulary import MessageEvent
 from memstream.jobs.embedding_agent import SessionWindow, embed_values
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.context.gathering import CONTEXT_DEPTH
-from memstream.queries.context.relevance import bears_on, question_words
+from memstream.queries.context.relevance import bearing_results, question_words
 from memstream.queries.search.searcher import Searcher, SearchRequest
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
@@ -130,7 +131,7 @@ def main() -> None:
                 request = SearchRequest(user_id=user, query=question, k=CONTEXT_DEPTH, now=end)
                 asked = question_words(question)
                 results = searcher.search(request).results
-                kept = [r for r in results if bears_on(r, question, asked, floor)]
+                kept = bearing_results(results, question, asked, floor)
                 return [r.memory_id for r in kept[:10]]
             request = SearchRequest(
                 user_id=user, query=question, k=10, now=end, min_similarity=floor

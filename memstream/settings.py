@@ -240,10 +240,12 @@ class Settings(BaseSettings):
         context_simple_tokens / context_complex_tokens: the default budget of a context
             block for a simple and for a complex query.
         context_cutoff: leave out of a context block the results that bear not on the
-            question (no word or name of it, and less similar in meaning than
-            ``context_min_similarity``); off, a block holds what the search found.
+            question (too little of its words' weight, no name of it, and less similar
+            in meaning than ``context_min_similarity``); off, a block holds what the
+            search found.
         context_min_similarity: with ``context_cutoff``, the cosine at which a result
-            sharing no word or name with the question still bears on it.
+            saying too little of the question's words and no name of it still bears on
+            it.
         embed_backfill_every_seconds: how often the worker looks in the projections for
             memories without a vector (after a restart, the log no longer holds the
             messages that would have been embedded).

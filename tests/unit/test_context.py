@@ -199,6 +199,52 @@ def test_a_result_bears_on_a_question_by_its_words_its_names_or_its_meaning() ->
     assert bears_on(_result("The cat likes tuna"), asked, words, None)  # no cut-off
 
 
+def test_a_word_most_results_say_weighs_little_and_a_rare_one_much() -> None:
+    from memstream.queries.context.relevance import (
+        bearing_results,
+        question_words,
+        word_share,
+        word_weights,
+    )
+
+    asked = "Where does the user work now?"
+    results = [
+        _result("The user works remotely for a bank."),
+        _result("Lena works as a data analyst."),
+        _result("Søren works as a data engineer."),
+        _result("Shift work is hard on couples."),
+        _result("Settled in Edinburgh now, the flat is cold."),
+    ]
+    results = [r.model_copy(update={"memory_id": f"m{n}"}) for n, r in enumerate(results)]
+    weights = word_weights(question_words(asked), [r.content for r in results])
+    assert weights["work"] < weights["now"] < weights["user"] + 1e-9
+    assert word_share("nothing asked here", weights) == 0.0
+    assert word_share("the user works now", weights) == pytest.approx(1.0)
+    kept = [r.memory_id for r in bearing_results(results, asked, question_words(asked), 0.3)]
+    # "work", said by four of the five, is not enough on its own
+    assert kept == ["m0", "m4"]
+    # with no cut-off, every result bears
+    assert len(bearing_results(results, asked, question_words(asked), None)) == len(results)
+
+
+def test_only_the_results_that_bear_most_have_their_entities_profiled() -> None:
+    from memstream.queries.context.relevance import profiled_results, question_words
+
+    asked = "What did the vet say about the dog's weight?"
+    near = _result("Pierogi needs to lose two kilos", similarity=0.52, entities=("Pierogi",))
+    by_words = _result("The vet says the dog's weight is fine", entities=("Dr Mills",))
+    one_word = _result("Lukasz said hello", similarity=0.31, entities=("Lukasz",))
+    named = _result("Biscuit went for a walk", entities=("Biscuit",))
+    bearing = [near, by_words, one_word, named]
+    profiled = profiled_results(bearing, asked, question_words(asked), 0.3)
+    assert profiled == [near, by_words]
+    assert (
+        profiled_results(bearing, "Is Biscuit well?", question_words("Is Biscuit well?"), 0.3)[-1]
+        is named
+    )
+    assert profiled_results(bearing, asked, question_words(asked), None) == bearing
+
+
 def test_lines_that_bear_not_on_the_question_are_left_out_and_said_why() -> None:
     from memstream.queries.context.assembly import UNRELATED
 

@@ -24,7 +24,11 @@ from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
 from memstream.queries.context.assembly import ContextLine, SectionName
 from memstream.queries.context.life_questions import life_question
-from memstream.queries.context.relevance import bearing_results, question_words
+from memstream.queries.context.relevance import (
+    bearing_results,
+    profiled_results,
+    question_words,
+)
 from memstream.queries.profiles import linked_ids, resolve_entities
 from memstream.queries.search.searcher import (
     Searcher,
@@ -87,7 +91,7 @@ def context_candidates(
 
     Results that bear not on the question (:mod:`.relevance`, by ``min_similarity``;
     None: every result does) are lines marked ``unrelated``, which the assembly leaves
-    out; the profiles and the evidence are of the others only."""
+    out; the evidence is of the others only, the profiles of those that bear most."""
     request = context_request(request, now)
     if found is None:
         found = searcher.search(request, restated=True)
@@ -115,7 +119,12 @@ def context_candidates(
         "facts": answering
         + [_line(r) for r in stated]
         + [o for o in other if o.kind in FACT_KINDS],
-        "entities": _entity_lines(searcher, request, bearing, {r.memory_id for r in facts}),
+        "entities": _entity_lines(
+            searcher,
+            request,
+            profiled_results(bearing, request.query, asked, min_similarity),
+            {r.memory_id for r in facts},
+        ),
         "temporal": temporal + [o for o in other if o.kind not in FACT_KINDS],
         "evidence": _evidence_lines(searcher, request, facts),
     }
