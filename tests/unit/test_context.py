@@ -208,21 +208,24 @@ def test_a_word_most_results_say_weighs_little_and_a_rare_one_much() -> None:
     )
 
     asked = "Where does the user work now?"
+    jobs = [_result(f"{name} works as a data analyst.") for name in ("Lena", "Søren", "Wei")]
     results = [
         _result("The user works remotely for a bank."),
-        _result("Lena works as a data analyst."),
-        _result("Søren works as a data engineer."),
+        *jobs * 4,
         _result("Shift work is hard on couples."),
         _result("Settled in Edinburgh now, the flat is cold."),
     ]
     results = [r.model_copy(update={"memory_id": f"m{n}"}) for n, r in enumerate(results)]
     weights = word_weights(question_words(asked), [r.content for r in results])
     assert weights["work"] < weights["now"] < weights["user"] + 1e-9
+    # a word every result says still weighs something: the results are not all there is
+    alike = word_weights({"bike"}, ["my bike", "the bike", "a bike"])
+    assert alike["bike"] > 0 and word_share("my bike", alike) == 1.0
     assert word_share("nothing asked here", weights) == 0.0
     assert word_share("the user works now", weights) == pytest.approx(1.0)
     kept = [r.memory_id for r in bearing_results(results, asked, question_words(asked), 0.3)]
-    # "work", said by four of the five, is not enough on its own
-    assert kept == ["m0", "m4"]
+    # "work", said by 14 of the 15, is not enough on its own
+    assert kept == ["m0", f"m{len(results) - 1}"]
     # with no cut-off, every result bears
     assert len(bearing_results(results, asked, question_words(asked), None)) == len(results)
 
