@@ -452,6 +452,17 @@ class Settings(BaseSettings):
         return self.data_location.child("api-keys")
 
     @property
+    def signing_key_location(self) -> Location:
+        """Where the deployment's signing key lives: ``signing-key`` in the data location
+        (every process signs with the same key)."""
+        return self.data_location.child("signing-key")
+
+    @property
+    def erasure_receipts_location(self) -> Location:
+        """Where erasures' receipts are kept: ``erasure-receipts`` in the data location."""
+        return self.data_location.child("erasure-receipts")
+
+    @property
     def console_sessions_location(self) -> Location:
         """Where the console's session-signing secret lives: ``console-sessions`` in the
         data location (every API replica signs and checks with it)."""

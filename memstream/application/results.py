@@ -50,6 +50,9 @@ class Erased:
     #: whether memstream held anything of the user when asked (data keys, memories or
     #: documents): an erasure of a user it never heard of says so
     held: bool = True
+    #: the signed receipt of a complete erasure (see
+    #: :mod:`memstream.application.erasure_receipts`); None until it is complete
+    receipt: dict[str, Any] | None = None
 
 
 def erasure_document(erased: Erased) -> dict[str, Any]:
@@ -61,6 +64,7 @@ def erasure_document(erased: Erased) -> dict[str, Any]:
         "keys_destroyed": list(erased.key_ids),
         "requested_at": erased.requested_at.isoformat(),
         "took_seconds": round(erased.took_seconds, 3),
+        "receipt": erased.receipt,
     }
 
 

@@ -5,12 +5,16 @@ erasing a user."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from memstream.application.callers import LOCAL, Caller
 from memstream.application.core import Job, OperationsCore
+from memstream.application.erasure_probes import ErasureSample, probe_reads, sample_of
+from memstream.application.erasure_receipts import receipt_body, signed
 from memstream.application.errors import NotFound
 from memstream.application.results import (
     Accepted,
@@ -27,9 +31,15 @@ from memstream.events.vocabulary import (
 from memstream.jobs.archiver import NotArchived
 from memstream.policies.coldness import ColdDecision
 from memstream.policies.scope import valid_identifier
+from memstream.storage.data_keys import DataKeys
 from memstream.storage.filters import equals
 from memstream.storage.lance.tables import DOCUMENTS, MEMORIES
+from memstream.storage.shared_folder import SharedFolder
+from memstream.storage.signing_key import SigningKey
 from memstream.streams.sealing import data_keys_of, erasure_event
+
+if TYPE_CHECKING:
+    from memstream.application.operations import Operations
 
 __all__ = ["Upkeep"]
 
@@ -44,10 +54,13 @@ class Upkeep(OperationsCore):
         nothing sealed under them opens, in the log, the journal or the event archive),
         publish ``UserErased`` so every projection and the cold store drop the user, and
         wait up to ``wait_seconds`` for the worker to finish (``complete``). Asking
-        again finishes an erasure a crash interrupted."""
+        again finishes an erasure a crash interrupted. A complete erasure's answer
+        carries its receipt: what each store removed, and what every read path found
+        of the user afterwards, signed (:mod:`.erasure_receipts`)."""
         valid_identifier("user_id", user_id)
         started = time.perf_counter()
         rows = await self._blocking(self._holds_rows, user_id)
+        sample = await self._blocking(sample_of, self._operations(), user_id)
         keys = data_keys_of(self.settings)
         erasure = await self._blocking(keys.erase, user_id, self.clock())
         await self.sink.publish([erasure_event(erasure)])
@@ -57,6 +70,11 @@ class Upkeep(OperationsCore):
         complete = not keys.is_pending(user_id)
         if self._searcher is not None:
             self._searcher.forget(user_id)
+        receipt = None
+        if complete:
+            receipt = await self._receipt(
+                user_id, erasure.key_ids, erasure.requested_at, keys, sample
+            )
         self._audited(caller, "erase", user_id, 200 if complete else 202)
         return Erased(
             user_id,
@@ -65,7 +83,34 @@ class Upkeep(OperationsCore):
             complete,
             time.perf_counter() - started,
             held=rows or bool(erasure.key_ids),
+            receipt=receipt,
         )
+
+    def _operations(self) -> Operations:
+        return cast("Operations", self)  # upkeep is one part of the operations
+
+    async def _receipt(
+        self,
+        user_id: str,
+        key_ids: tuple[str, ...],
+        requested_at: datetime,
+        keys: DataKeys,
+        sample: ErasureSample,
+    ) -> dict[str, Any]:
+        """The signed receipt of ``user_id``'s finished erasure, kept beside the others."""
+        probes = await probe_reads(self._operations(), user_id, sample)
+        removed = await self._blocking(keys.removed_by_erasure, user_id)
+        body = receipt_body(user_id, requested_at, self.clock(), key_ids, removed, probes)
+        receipt = await self._blocking(signed, body, self.signing_key())
+        user = hashlib.sha256(user_id.encode()).hexdigest()[:32]  # the store lists no ids
+        name = f"{user}/{requested_at:%Y%m%dT%H%M%S%f}.json"
+        folder = SharedFolder(self.settings.erasure_receipts_location)
+        await self._blocking(folder.write, name, json.dumps(receipt, indent=1).encode())
+        return receipt
+
+    def signing_key(self) -> SigningKey:
+        """The deployment's signing key (see :mod:`memstream.storage.signing_key`)."""
+        return SigningKey(SharedFolder(self.settings.signing_key_location))
 
     def _holds_rows(self, user_id: str) -> bool:
         """Whether the projections hold a memory or a document of ``user_id``."""

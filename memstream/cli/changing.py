@@ -4,7 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import base64
+import json
+import os
+import sys
+from pathlib import Path
 
+from memstream.application.erasure_receipts import check
 from memstream.cli import render
 from memstream.cli.reading import after_write_flag as _after_write
 from memstream.cli.shared import (
@@ -16,8 +22,10 @@ from memstream.cli.shared import (
 )
 from memstream.cli.writing import WAIT_HELP, print_token
 from memstream.settings import Settings
+from memstream.storage.shared_folder import SharedFolder
+from memstream.storage.signing_key import SigningKey
 
-__all__ = ["correct", "erase", "memory_command", "register"]
+__all__ = ["correct", "erase", "memory_command", "register", "verify_receipt"]
 
 
 def correct(args: argparse.Namespace, settings: Settings) -> int:
@@ -44,7 +52,18 @@ def memory_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def erase(args: argparse.Namespace, settings: Settings) -> int:
-
+    if args.verify is not None:
+        return verify_receipt(args.verify, settings)
+    if args.public_key:
+        key = SigningKey(SharedFolder(settings.signing_key_location))
+        if not key.made():
+            print("this deployment has signed nothing yet: it has no signing key", file=sys.stderr)
+            return 1
+        print(base64.b64encode(key.public_key).decode())
+        return 0
+    if args.user is None:
+        print("memstream erase: give --user (or --verify RECEIPT)", file=sys.stderr)
+        return 2
     access = access_of(args, settings)
     unknown = unknown_user(access, args.user, quiet=True)
     if not args.yes and not confirmed_erasure(args.user, unknown):
@@ -52,6 +71,47 @@ def erase(args: argparse.Namespace, settings: Settings) -> int:
     done = access.erase(args.user)
     show(args, done, render.erasure)
     return 0 if done["complete"] else 3
+
+
+def verify_receipt(path: str, settings: Settings) -> int:
+    """Check an erasure's receipt (a file, or ``-`` for standard input) against this
+    deployment's signing key, or the public key ``MEMSTREAM_RECEIPT_PUBLIC_KEY``
+    (base64) names: 0 when it holds, 1 with what is wrong."""
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        receipt = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        print(
+            f"memstream erase --verify: cannot read a receipt from {path}: {exc}", file=sys.stderr
+        )
+        return 1
+    if isinstance(receipt, dict) and isinstance(receipt.get("receipt"), dict):
+        receipt = receipt["receipt"]  # the whole answer of an erasure
+    given = os.environ.get("MEMSTREAM_RECEIPT_PUBLIC_KEY")
+    if given:
+        try:
+            public_key = base64.b64decode(given, validate=True)
+        except ValueError:
+            print("MEMSTREAM_RECEIPT_PUBLIC_KEY is not a base64 public key", file=sys.stderr)
+            return 1
+    else:
+        key = SigningKey(SharedFolder(settings.signing_key_location))
+        if not key.made():
+            print("this deployment has signed nothing: it has no signing key", file=sys.stderr)
+            return 1
+        public_key = key.public_key
+    problems = check(receipt, public_key) if isinstance(receipt, dict) else ["not a receipt"]
+    if problems:
+        for problem in problems:
+            print(f"NOT VALID: {problem}")
+        return 1
+    probes = receipt["probes"]
+    print(
+        f"valid: the erasure of {receipt['user_id']} asked at {receipt['requested_at']}, "
+        f"signed by the deployment's key {receipt['signature']['key_id']}; "
+        f"{len(probes)} read paths probed at {receipt['checked_at']}, none found anything"
+    )
+    return 0
 
 
 def register(command: Command) -> None:
@@ -83,6 +143,18 @@ def register(command: Command) -> None:
         "vector, entity and archived original of the user",
         asks_server=True,
     )
-    p.add_argument("--user", required=True)
+    p.add_argument("--user")
     p.add_argument("--yes", action="store_true", help="erase without asking (for scripts)")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--verify",
+        metavar="RECEIPT",
+        help="check an erasure's receipt (a file, - for standard input) against this "
+        "deployment's signing key, instead of erasing",
+    )
+    p.add_argument(
+        "--public-key",
+        action="store_true",
+        help="print the deployment's public key (base64), with which anyone can check a "
+        "receipt (MEMSTREAM_RECEIPT_PUBLIC_KEY=... memstream erase --verify RECEIPT)",
+    )

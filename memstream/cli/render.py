@@ -326,11 +326,20 @@ def erasure(document: Mapping[str, Any]) -> str:
             "key): nothing to erase"
         )
     if document["complete"]:
-        return (
+        said = (
             f"erased {document['user_id']}: {keys} data key(s) destroyed; no projection, "
             f"vector, entity or archived original of the user is left "
             f"({document['took_seconds']:.1f} s)"
         )
+        receipt = document.get("receipt")
+        if receipt:
+            found = "nothing found" if receipt["nothing_found"] else "SOMETHING FOUND"
+            said += (
+                f"\nreceipt: {len(receipt['probes'])} read paths probed, {found}; signed by "
+                f"the deployment's key {receipt['signature']['key_id']} (--json prints it; "
+                "`memstream erase --verify FILE` checks it)"
+            )
+        return said
     return (
         f"erasing {document['user_id']}: {keys} data key(s) destroyed, so nothing sealed for "
         "the user opens any more; the worker has not dropped the user's rows yet (it does "

@@ -88,8 +88,10 @@ def user_router(deps: RouteDeps) -> APIRouter:
         """Erase everything memstream keeps of a user, for good (a tenant admin key): the
         user's data keys are destroyed, so nothing sealed for the user in the log, the
         journal or the event archive can be read again, and every projection and the
-        cold store drop the user. 200 when all of it is done; 202 when the keys are gone
-        and the worker has not dropped the rows yet (asking again waits for it)."""
+        cold store drop the user. 200 when all of it is done, with the erasure's signed
+        receipt (what each store removed, and every read path probed for the user with
+        nothing found); 202 when the keys are gone and the worker has not dropped the
+        rows yet (asking again waits for it)."""
         who.writes(user_id)  # first: a foreign user gets the answer every route gives
         if who.key is not None:
             who.admin("erasing a user")

@@ -25,6 +25,7 @@ __all__ = [
     "path_names",
     "schemas",
     "shared_folder",
+    "signing_key",
     "state_folder",
     "user_rows",
     "write_tokens",

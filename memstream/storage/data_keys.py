@@ -13,7 +13,9 @@ the SHA-256 of the id, so the store lists no ids) it keeps:
   happened (no key material), so a record sealed under a destroyed key is known to be
   erased rather than missing, and a plaintext record older than the erasure is dropped;
 - ``erasing/<h>.json``: an erasure asked for and not yet finished (the projections
-  still to purge); it is what makes an erasure survive a crash.
+  still to purge); it is what makes an erasure survive a crash;
+- ``erased-rows/<h>.json``: what the pass that finished the last erasure removed, by
+  store (counts only), for the erasure's receipt.
 
 No document is changed in place and no lock is needed. Two processes that make a new
 user's key at once each write a key of their own and then list the user's keys: every
@@ -39,7 +41,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -323,9 +325,20 @@ class DataKeys:
     def is_pending(self, user_id: str) -> bool:
         return self.store.exists(f"erasing/{_name(user_id)}")
 
-    def finish(self, user_id: str) -> None:
-        """The user's erasure reached every projection: no longer pending."""
-        self.store.remove(f"erasing/{_name(user_id)}")
+    def finish(self, user_id: str, removed: Mapping[str, int] | None = None) -> None:
+        """The user's erasure reached every projection: no longer pending. ``removed``:
+        what the pass that finished it removed, by store (rows per table, files), kept
+        for the erasure's receipt (:meth:`removed_by_erasure`)."""
+        name = _name(user_id)
+        if removed is not None:
+            self._write(f"erased-rows/{name}", {k: int(v) for k, v in removed.items()})
+        self.store.remove(f"erasing/{name}")
+
+    def removed_by_erasure(self, user_id: str) -> dict[str, int]:
+        """What the last finished erasure of ``user_id`` removed, by store (empty when
+        none said)."""
+        document = _parse(self.store, f"erased-rows/{_name(user_id)}") or {}
+        return {str(k): int(v) for k, v in document.items()}
 
     def _write(self, name: str, document: dict[str, Any]) -> None:
         self.store.write(name, json.dumps(document).encode())

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from memstream.application.stores import state_digest
-from memstream.client import MemoryClient
+from memstream.client import MemoryClient, MemstreamAPIError
 from memstream.storage import filters
 from memstream.storage.data_keys import DataKeys
 from memstream.storage.filesystems import resolve_location
@@ -179,9 +179,12 @@ def test_an_erased_user_leaves_nothing_readable_and_replays_rebuild_the_other(
         assert not [p for p in before if p.startswith(("journal", "events"))], before
 
         with MemoryClient(worker.api_url) as client:  # DELETE /v1/users/ana: 200 when done
+            ids = [m["memory_id"] for m in client.all_memories("ana")]
             erased = client.erase("ana")
-        assert erased["complete"] and erased["keys_destroyed"] and erased["held"], erased
+            assert erased["complete"] and erased["keys_destroyed"] and erased["held"], erased
+            _own_probes_find_nothing(client, ids)
         assert _rows_of(store, "ana") == {}
+        _receipt_holds(worker, erased, tmp_path)
         said = _cli(worker, "erase", "--user", "nobody-here", "--yes")  # never heard of
         assert said.returncode == 0, said.stderr
         assert said.stdout.strip() == (
@@ -210,6 +213,52 @@ def test_an_erased_user_leaves_nothing_readable_and_replays_rebuild_the_other(
         assert _rows_of(rebuilt, "ana") == {}, replayed
         assert readable_copies(replayed, SECRETS) == [], replayed
     assert readable_copies(data, SECRETS) == []
+
+
+def _own_probes_find_nothing(client: MemoryClient, ids: list[str]) -> None:
+    """This test's own probes of every read path for the erased user: nothing."""
+    assert ids
+    for word in (*SECRETS, "Lisbon", "cat"):
+        assert client.search("ana", word, k=50, include_archived=True)["results"] == []
+        assert client.context("ana", word, cutoff=False)["context"] is None
+    assert client.list("ana", include_hidden=True)["memories"] == []
+    for memory_id in ids:
+        for read in (client.memory, client.explain, client.history):
+            with pytest.raises(MemstreamAPIError) as missing:
+                read("ana", memory_id)
+            assert missing.value.status == 404
+    exported = b"".join(client.export("ana", format="json"))
+    assert not any(word.encode() in exported for word in (*SECRETS, "Lisbon"))
+    assert "ana" not in {u["user_id"] for u in client.users()}
+
+
+def _receipt_holds(worker: WorkerProcess, erased: dict[str, Any], tmp_path: Path) -> None:
+    """The erasure's receipt: what went from each store, every read path probed with
+    nothing found, signed by the deployment; the CLI checks it, and refuses it changed."""
+    receipt = erased["receipt"]
+    assert receipt is not None and receipt["nothing_found"], receipt
+    assert receipt["removed"]["data_keys_destroyed"] == sorted(erased["keys_destroyed"])
+    rows = receipt["removed"]["rows"]
+    assert rows["memories"] >= 3 and rows["archive_index"] == 2, rows  # two were archived
+    assert rows["cold store and documents"] >= 1, rows
+    probed = {p["read"]: p for p in receipt["probes"]}
+    for read in ("rows of the user in memories", "search, hot and archived, history included",
+                 "context block", "memory list, hidden included", "memory by id",
+                 "entity by name", "export", "users the console lists",
+                 "event archive, opened"):  # fmt: skip
+        assert probed[read]["found"] == 0, probed[read]
+    assert probed["search, hot and archived, history included"]["asked"] >= 3
+    assert probed["memory by id"]["asked"] >= 3 and probed["entity by name"]["asked"] >= 1
+    assert not any(word in json.dumps(receipt) for word in SECRETS)  # no word of theirs
+    kept = list((worker.data / "erasure-receipts").rglob("*.json"))
+    assert len(kept) == 1 and json.loads(kept[0].read_text()) == receipt
+    given = tmp_path / "receipt.json"
+    given.write_text(json.dumps(erased))
+    checked = _cli(worker, "erase", "--verify", str(given))
+    assert checked.returncode == 0 and checked.stdout.startswith("valid:"), checked
+    given.write_text(json.dumps({**receipt, "checked_at": "2020-01-01T00:00:00+00:00"}))
+    refused = _cli(worker, "erase", "--verify", str(given))
+    assert refused.returncode == 1 and "NOT VALID" in refused.stdout, refused
 
 
 def test_an_erasure_interrupted_by_sigkill_completes_when_the_worker_starts_again(

@@ -37,7 +37,7 @@ class Erasure(ProjectorCore):
             if self._originals is not None:
                 originals += self._originals.erase_user(user_id)
         if self.keys is not None:
-            self.keys.keys.finish(user_id)
+            self.keys.keys.finish(user_id, {**removed, "cold store and documents": originals})
         log.info(
             "erased a user: %d rows (%s), %d cold files and documents",
             sum(removed.values()),
