@@ -5,7 +5,7 @@ through the sink and audited."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from memstream.application import commands
@@ -45,7 +45,11 @@ class MemoryChanges(OperationsCore):
             InvalidEvents: naming, per index, what is wrong (nothing was published).
         """
         events = channel_events(documents, self.clock())
-        with tracing.span("publish", events=len(events), door=caller.door):
+        with (
+            tracing.memory_span("create_memory", _one_user(e.user_id for e in events)) as span,
+            tracing.span("publish", events=len(events), door=caller.door),
+        ):
+            span.records(len(events))
             accepted = Accepted.of(await self.sink.publish(events))
         for kind, count in Counter(event.type for event in events).items():
             metrics.PUBLISHED.labels(kind, caller.door).inc(count)
@@ -61,7 +65,12 @@ class MemoryChanges(OperationsCore):
         dead-letter topic with their reason; every line as checked (the valid ones
         audited per user, as :meth:`publish` audits), and the lines' write token."""
         checked = check_lines(lines, self.clock())
-        with tracing.span("publish", events=len(checked), door=caller.door):
+        store = _one_user(c.event.user_id for c in checked if c.event is not None)
+        with (
+            tracing.memory_span("create_memory", store) as span,
+            tracing.span("publish", events=len(checked), door=caller.door),
+        ):
+            span.records(sum(c.event is not None for c in checked))
             token = await self.sink.publish_lines(checked)
         for kind, count in Counter(c.event.type for c in checked if c.event).items():
             metrics.PUBLISHED.labels(kind, caller.door).inc(count)
@@ -78,6 +87,12 @@ class MemoryChanges(OperationsCore):
         (``exclusive``, with a subject and an attribute) is stated anew by every call,
         so Lisbon, Berlin, Lisbon ends Lisbon however soon each follows the last (the
         caller's ``event_id``, when given, still makes a retry one event)."""
+        with tracing.memory_span("upsert_memory", fields.get("user_id")) as span:
+            accepted = await self._remember(fields, caller)
+            span.records(len(accepted.event_ids))
+            return accepted
+
+    async def _remember(self, fields: dict[str, Any], caller: Caller) -> Accepted:
         now = self.clock()
         event, memory_id = commands.remembering(fields, now)
         try:
@@ -118,31 +133,37 @@ class MemoryChanges(OperationsCore):
         self, user_id: str, memory_id: str, content: str, caller: Caller = LOCAL
     ) -> Accepted:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
-        memory_id = await self._memory_named(user_id, memory_id)
-        event, new_id = await self._command(
-            commands.correction, self.store, user_id, memory_id, content, self.clock()
-        )
-        accepted = Accepted.of(await self.sink.publish([event]), new_id)
+        with tracing.memory_span("update_memory", user_id, memory_id) as span:
+            memory_id = await self._memory_named(user_id, memory_id)
+            event, new_id = await self._command(
+                commands.correction, self.store, user_id, memory_id, content, self.clock()
+            )
+            accepted = Accepted.of(await self.sink.publish([event]), new_id)
+            span.records(1)
         self._audited(caller, "correct", user_id, 202)
         return accepted
 
     async def confirm(self, user_id: str, memory_id: str, caller: Caller = LOCAL) -> Accepted:
         """``confirm_fact``: full confidence, never decays."""
-        memory_id = await self._memory_named(user_id, memory_id)
-        event = await self._command(
-            commands.confirmation, self.store, user_id, memory_id, self.clock()
-        )
-        accepted = Accepted.of(await self.sink.publish([event]), memory_id)
+        with tracing.memory_span("update_memory", user_id, memory_id) as span:
+            memory_id = await self._memory_named(user_id, memory_id)
+            event = await self._command(
+                commands.confirmation, self.store, user_id, memory_id, self.clock()
+            )
+            accepted = Accepted.of(await self.sink.publish([event]), memory_id)
+            span.records(1)
         self._audited(caller, "confirm", user_id, 202)
         return accepted
 
     async def forget(self, user_id: str, memory_id: str, caller: Caller = LOCAL) -> Accepted:
         """``forget``: never returned by search again; kept for history."""
-        memory_id = await self._memory_named(user_id, memory_id)
-        event = await self._command(
-            commands.forgetting, self.store, user_id, memory_id, self.clock()
-        )
-        accepted = Accepted.of(await self.sink.publish([event]), memory_id)
+        with tracing.memory_span("delete_memory", user_id, memory_id) as span:
+            memory_id = await self._memory_named(user_id, memory_id)
+            event = await self._command(
+                commands.forgetting, self.store, user_id, memory_id, self.clock()
+            )
+            accepted = Accepted.of(await self.sink.publish([event]), memory_id)
+            span.records(1)
         self._audited(caller, "forget", user_id, 202)
         return accepted
 
@@ -151,6 +172,12 @@ class MemoryChanges(OperationsCore):
             return await self._blocking(build, *args)
         except commands.UnknownMemory as exc:
             raise NotFound(str(exc)) from None
+
+
+def _one_user(users: Iterable[str]) -> str | None:
+    """The user all of ``users`` are, or None when they are several (or none)."""
+    distinct = set(users)
+    return distinct.pop() if len(distinct) == 1 else None
 
 
 def _in_a_slot(event: RememberFact) -> bool:

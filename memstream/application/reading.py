@@ -236,11 +236,15 @@ class MemoryReads(OperationsCore):
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
         await self.after_write(request.after_write, request.user_id, request.wait)
-        with _measured_read("search"):
+        with (
+            tracing.memory_span("search_memory", request.user_id, query=request.query) as span,
+            _measured_read("search"),
+        ):
             async with self._reads.turn():
                 freshness = await self._freshness(request.user_id)
                 response = await self._blocking(self.searcher.search, request)
             _stages(response.timings)
+            span.records(len(response.results))
         response.freshness = freshness
         if response.results:
             accessed = MemoryAccessed(
@@ -311,10 +315,14 @@ class MemoryReads(OperationsCore):
             found = context_candidates(self.searcher, request, when, None, self._cutoff(cutoff))
             return assemble(found, budget, count_tokens)
 
-        with _measured_read("context"):
+        with (
+            tracing.memory_span("search_memory", user_id, query=query) as span,
+            _measured_read("context"),
+        ):
             async with self._reads.turn():
                 freshness = await self._freshness(user_id)
                 assembly = await self._blocking(build)
+            span.records(sum(len(section.lines) for section in assembly.sections))
         return replace(_block(assembly, budget, judged, started), freshness=freshness)
 
     def _cutoff(self, asked: bool | None = None) -> float | None:

@@ -29,6 +29,7 @@ from memstream.events.vocabulary import (
     MemoryRestored,
 )
 from memstream.jobs.archiver import NotArchived
+from memstream.observability import tracing
 from memstream.policies.coldness import ColdDecision
 from memstream.policies.scope import valid_identifier
 from memstream.storage.data_keys import DataKeys
@@ -58,6 +59,10 @@ class Upkeep(OperationsCore):
         carries its receipt: what each store removed, and what every read path found
         of the user afterwards, signed (:mod:`.erasure_receipts`)."""
         valid_identifier("user_id", user_id)
+        with tracing.memory_span("delete_memory_store", user_id):
+            return await self._erase(user_id, wait_seconds, caller)
+
+    async def _erase(self, user_id: str, wait_seconds: float, caller: Caller) -> Erased:
         started = time.perf_counter()
         rows = await self._blocking(self._holds_rows, user_id)
         sample = await self._blocking(sample_of, self._operations(), user_id)

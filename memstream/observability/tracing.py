@@ -11,6 +11,18 @@ records inside a producer span and carries W3C ``traceparent`` (and ``tracestate
 their headers; the worker continues each record's trace with a consumer span for its
 application, the embedder with one for its embedding. A batch mixes many traces: each
 record that carries a trace gets its own span, timed as its batch.
+
+What memstream does as a memory is also named as OpenTelemetry's semantic conventions
+for generative AI name memory operations (:func:`memory_span`, beside the spans above):
+``search_memory`` (a search, a context block), ``create_memory`` (a publish),
+``upsert_memory`` (``remember``: it stores a new memory or answers the one that stands),
+``update_memory`` (correct, confirm), ``delete_memory`` (forget) and
+``delete_memory_store`` (a user's erasure). ``gen_ai.memory.store.id`` is the user id
+(one user's memory is a store), ``gen_ai.memory.record.id`` the memory a command names,
+``gen_ai.memory.record.count`` the memories returned (search), lines shown (context) or
+events written; ``error.type`` the error's class. The query's text is recorded only when
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` is ``true``, and the memories'
+content never.
 """
 
 from __future__ import annotations
@@ -26,8 +38,11 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind
 
 __all__ = [
+    "CAPTURE_CONTENT",
+    "MemorySpan",
     "configure",
     "enabled",
+    "memory_span",
     "message_spans",
     "producer_span",
     "record_headers",
@@ -97,6 +112,53 @@ def span(name: str, kind: SpanKind = SpanKind.INTERNAL, **attributes: Any) -> It
         name, kind=kind, attributes=_plain(attributes)
     ) as current:
         yield current
+
+
+#: The environment variable that lets a memory span record the query's text.
+CAPTURE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+class MemorySpan:
+    """A memory operation's span, to which the count of records is told (nothing when
+    tracing is off)."""
+
+    def __init__(self, current: Span | None) -> None:
+        self._current = current
+
+    def records(self, count: int) -> None:
+        """The number of memory records the operation returned or wrote."""
+        if self._current is not None:
+            self._current.set_attribute("gen_ai.memory.record.count", count)
+
+
+@contextmanager
+def memory_span(
+    operation: str,
+    store_id: str | None = None,
+    record_id: str | None = None,
+    query: str | None = None,
+    environ: Mapping[str, str] = os.environ,
+) -> Iterator[MemorySpan]:
+    """A span named as OpenTelemetry's GenAI conventions name memory ``operation`` (see
+    the module docstring), around the block, when tracing is on."""
+    if not _state["on"]:
+        yield MemorySpan(None)
+        return
+    attributes = {
+        "gen_ai.operation.name": operation,
+        "gen_ai.memory.store.id": store_id,
+        "gen_ai.memory.record.id": record_id,
+    }
+    if query is not None and environ.get(CAPTURE_CONTENT, "").strip().lower() == "true":
+        attributes["gen_ai.memory.query.text"] = query
+    with trace.get_tracer(_TRACER).start_as_current_span(
+        operation, kind=SpanKind.INTERNAL, attributes=_plain(attributes)
+    ) as current:
+        try:
+            yield MemorySpan(current)
+        except BaseException as exc:
+            current.set_attribute("error.type", type(exc).__name__)
+            raise
 
 
 def producer_span(topic: str, records: int) -> Any:

@@ -186,6 +186,9 @@ def test_metrics_traces_health_and_logs_of_a_deployment(tmp_path: Path) -> None:
         spans = traced_spans()
         assert ("send memory.messages", "memstream-api") in spans, spans
         assert ("POST /v1/events", "memstream-api") in spans, spans
+        # named as OpenTelemetry's GenAI conventions name memory operations, too
+        assert ("create_memory", "memstream-api") in spans, spans
+        assert ("search_memory", "memstream-api") in {(n, s) for _, n, s in receiver.spans}
         assert {service for name, service in spans if name.endswith("memory.messages")} >= {
             "memstream-api",
             "memstream-worker",
