@@ -133,7 +133,8 @@ class ContextRequest(BaseModel):
     after_write: str | None = Field(default=None, max_length=MAX_TOKEN_CHARS, pattern=TOKEN_PATTERN)
     #: with ``after_write``: "applied", or "vectors" (the user's vectors are there too)
     wait: Literal["applied", "vectors"] = "applied"
-    #: leave out what bears not on the query (no word or name of it, and far in meaning);
+    #: leave out what bears not on the query (too little of its words, no name of it, far
+    #: in meaning);
     #: null: as the deployment says (``MEMSTREAM_CONTEXT_CUTOFF``, on by default)
     cutoff: bool | None = None
 

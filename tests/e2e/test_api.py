@@ -366,7 +366,7 @@ def test_a_block_holds_only_what_bears_on_the_question(
         hotel = client.context("vic", "What is the hotel booking reference?")
         assert hotel["context"] is None and len(hotel["left_out"]) == len(said)
         assert {o["reason"] for o in hotel["left_out"]} == {
-            "bears not on the question: no word or name of it, and far in meaning"
+            "bears not on the question: too little of its words, no name of it, far in meaning"
         }
         everything = client.context("vic", "What is the hotel booking reference?", cutoff=False)
         assert everything["context"] is not None  # asked without the cut-off

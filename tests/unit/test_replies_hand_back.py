@@ -171,3 +171,28 @@ def test_the_reply_ranks_above_the_question_it_answers(
 
     assert found(1.0) == [SESSION[2][1], SESSION[3][1]]
     assert found(0.4) == [SESSION[3][1], SESSION[2][1]]
+
+
+def test_a_trace_shows_the_turns_stage_apart_from_the_spread(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """The playground's "with neighbours" is the score after the spread alone; what the
+    hand-back and the question weight did shows in the score "as said"."""
+    from memstream.queries.search.trace import SearchTrace
+
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+    searcher.weights = replace(searcher.weights, neighbour_share=0.0, reply_share=0.95)
+    trace = SearchTrace()
+    searcher.search(SearchRequest(user_id="alice", query="spaniel walks", k=4), trace)
+    by_content = {c.row.get("content"): c for c in trace.candidates.values()}
+    statement, reply = by_content[SESSION[0][1]], by_content[SESSION[1][1]]
+    assert statement.fused == statement.spread == 0.0  # found through its reply alone
+    assert statement.said == pytest.approx(0.95 * reply.spread)
+    assert reply.said == reply.spread > 0
+
+    searcher.weights = replace(searcher.weights, question_weight=0.4, reply_share=0.0)
+    trace = SearchTrace()
+    searcher.search(SearchRequest(user_id="alice", query="swim in cold lakes", k=2), trace)
+    question = next(c for c in trace.candidates.values() if c.row.get("content") == SESSION[2][1])
+    assert question.said == pytest.approx(0.4 * question.spread) and question.spread > 0

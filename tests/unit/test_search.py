@@ -216,7 +216,7 @@ def test_a_traced_search_returns_what_a_search_returns_and_shows_why(
         assert candidate.hits, "a returned memory was found by some retriever"
         factor = 1.0 + sum(candidate.adjustments.values())
         confidence = 1.0 if candidate.confidence is None else candidate.confidence
-        assert candidate.spread * factor * confidence == pytest.approx(result.score, abs=1e-6)
+        assert candidate.said * factor * confidence == pytest.approx(result.score, abs=1e-6)
     others = [c for c in trace.candidates.values() if c.outcome != "returned"]
     assert all(c.rank is None for c in others)
     # four memories of alice's, two returned: the rest are below k or restatements

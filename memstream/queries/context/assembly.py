@@ -51,7 +51,7 @@ RELEVANCE_FLOOR = 0.4
 #: Why a candidate line was left out of the block (:attr:`Assembly.left_out`).
 UNDER_FLOOR = f"scored under {RELEVANCE_FLOOR:g} of the best line"
 #: ... bore not on the question (see :mod:`memstream.queries.context.relevance`)
-UNRELATED = "bears not on the question: no word or name of it, and far in meaning"
+UNRELATED = "bears not on the question: too little of its words, no name of it, far in meaning"
 SAID_ABOVE = "said in an earlier section"
 NO_ROOM = "no room left in its section's share"
 TRIMMED = "trimmed: the block ran over the budget"

@@ -330,14 +330,18 @@ class Searcher(Retrievers):
                 trace.candidate(m).fused = score
         spreads = w.neighbour_share > 0 and w.neighbour_reach > 0
         through: dict[str, str] = {}
+        order = None
         if (spreads or w.reply_share > 0 or w.question_weight != 1) and fused:
             order = session_order(self.store, fused, rows, where, wanted, found.cold, view)
             if spreads:
                 fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
-            if w.reply_share > 0 or w.question_weight != 1:
-                said = turns_said(self.store, fused, order, rows, where, wanted, view)
-                fused, through = handed_back(fused, order, said, w.reply_share)
-                fused = questions_lowered(fused, said, w.question_weight)
+        if trace is not None:
+            for m, score in fused.items():
+                trace.candidate(m).spread = score
+        if order is not None and (w.reply_share > 0 or w.question_weight != 1):
+            said = turns_said(self.store, fused, order, rows, where, wanted, view)
+            fused, through = handed_back(fused, order, said, w.reply_share)
+            fused = questions_lowered(fused, said, w.question_weight)
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:
@@ -380,7 +384,7 @@ class Searcher(Retrievers):
         said_by, looked_up = looked.said_by, looked.looked_up
         if trace is not None:
             for m, score in fused.items():
-                trace.candidate(m).spread = score
+                trace.candidate(m).said = score
         if not request.include_history:
             fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
         if trace is not None:

@@ -1,6 +1,8 @@
 """The whole path of one search, for a person tuning memory: what each retriever found
 (rank and score, hot or archived), each candidate's fused score before and after the
-session-neighbour spread, every adjustment that multiplied it, the score it ended with,
+session-neighbour spread, and after what the turns said (an assistant's reply handing
+its score back to the user's statement, a user's question lowered), every adjustment
+that multiplied it, the score it ended with,
 and what became of it (returned at a rank, or left out: below k, hidden, under the
 similarity floor, restating a better result, or not visible to the request).
 
@@ -49,6 +51,9 @@ class CandidateTrace:
     hits: dict[str, Hit] = field(default_factory=dict)
     fused: float = 0.0
     spread: float = 0.0
+    #: after the reply hand-back and the question weight (the spread score when neither
+    #: runs)
+    said: float = 0.0
     adjustments: dict[str, float] = field(default_factory=dict)
     confidence: float | None = None
     score: float | None = None
