@@ -38,8 +38,6 @@ EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 _RANKING = RankingWeights()
 _LIFECYCLE = LifecyclePolicy()
 _COLD = ColdPolicy()
-# (The ranking weights' defaults are written here too: their module loads numpy, too
-# dear for every command's start; tests/unit/test_settings.py holds the two equal.)
 
 
 def _minutes(gap: timedelta) -> float:

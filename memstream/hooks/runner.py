@@ -39,6 +39,7 @@ from memstream.hooks.files import inside, remove_file, write_file
 from memstream.hooks.hosts import DEFAULT_HOST, HOSTS, Act, Host
 from memstream.hooks.transcripts import identifier, read_transcript
 from memstream.hooks.turns import folder_of, session_end_event, session_of, turn_events
+from memstream.policies.limits import MAX_CONTEXT_TOKENS
 from memstream.server_address import server_url
 from memstream.storage.write_tokens import MAX_TOKEN_CHARS, BadToken, merged, parse_token
 
@@ -48,7 +49,7 @@ __all__ = ["EVENTS", "HookProblem", "main"]
 EVENTS = HOSTS[DEFAULT_HOST].aliases
 #: Tokens a context block may spend by default (the agent's prompt pays for it), and at most.
 DEFAULT_BUDGET = 600
-MAX_BUDGET = 32_000
+MAX_BUDGET = MAX_CONTEXT_TOKENS
 #: Seconds an inject waits for the server; a capture, per request.
 INJECT_TIMEOUT = 3.0
 #: Seconds an inject waits for the hooks' last writes to be applied, before it asks for

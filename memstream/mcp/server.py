@@ -69,7 +69,8 @@ class _StrictServer(MCPServer):
 
 def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
     """An MCP server over ``operations`` acting for ``scope``: one user (and project)
-    bound at start, or a function that finds each call's scope (:func:`scope_of_request`)."""
+    bound at start, or a function that finds each call's scope
+    (:func:`~memstream.mcp.scope.scope_of_request`)."""
     server = _StrictServer(
         name="memstream",
         title="memstream",

@@ -1,7 +1,7 @@
 """Seeing inside a running memstream: metrics, traces, logs and lag.
 
 :mod:`~memstream.observability.metrics` names every Prometheus series a process
-exports; :mod:`~memstream.observability.exposition` serves them (with ``/healthz`` and
+exports; :mod:`~memstream.runtime.exposition` serves them (with ``/healthz`` and
 ``/readyz``) on a worker's or embedder's metrics port;
 :mod:`~memstream.observability.tracing` carries W3C traces through the log when the
 standard ``OTEL_*`` environment asks for them; :mod:`~memstream.observability.lag`

@@ -1,6 +1,6 @@
 """The knobs of the lifecycle jobs, with their defaults: the one place those defaults
 live (:class:`~memstream.settings.Settings` takes its own from here, and
-``streams.components.lifecycle_policy`` builds a policy from the settings)."""
+:func:`memstream.runtime.assembly.lifecycle_policy` builds a policy from the settings)."""
 
 from __future__ import annotations
 

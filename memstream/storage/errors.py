@@ -6,8 +6,8 @@ Hierarchy::
     MemstreamError            one line a user can act on: every front door shows it
     ├── StorageError          root of every error this package raises
     │   └── ArchiveCorrupt    an event-archive file that cannot be read back
-    ├── ProjectionError       (projections.errors) invalid events and queries
-    ├── StreamsError          (streams.errors) the broker, publishing
+    ├── ProjectionError       (memstream.events.errors) invalid events and queries
+    ├── StreamsError          (memstream.streams.errors) the broker, publishing
     ├── OperationError        (memstream.application.errors) what an operation refuses
     └── MemstreamAPIError, MemstreamUnreachable  (memstream.client)
 """

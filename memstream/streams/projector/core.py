@@ -111,7 +111,8 @@ class ProjectorCore:
             erasures a batch carries forget the user's keys here.
         vector_model: the embedding model whose vectors the store holds (None: the
             first vector of each memory, whatever its model); archived memories take
-            its vectors in place of another model's (:func:`adopt_vectors`).
+            its vectors in place of another model's
+            (:func:`~memstream.projections.archiving.adopt_vectors`).
         fence: the partitions this worker owns (:mod:`~memstream.streams.delivery.fencing`),
             checked before
             each write; None for the only writer (a replay, a test).
