@@ -305,19 +305,6 @@ class MemstreamStore(BaseStore):
         rows = page["memories"]
         return rows[0] if rows else None
 
-    def _searched_ids(self, namespace: tuple[str, ...], key: str, words: str) -> set[str]:
-        """The memories search finds of the item (a server's search may show a write
-        a moment after its list does)."""
-        answer = self.client.search(
-            self._user(namespace),
-            words[:500],
-            k=5,
-            tags=[_key_tag(namespace, key)],
-            kinds=["fact"],
-            project_id=self.project_id,
-        )
-        return {str(hit["memory_id"]) for hit in answer["results"]}
-
     def _current(self, namespace: tuple[str, ...], key: str) -> str | None:
         row = self._current_row(namespace, key)
         return None if row is None else str(row["memory_id"])

@@ -225,11 +225,6 @@ class Lease:
         row = self._seen[1]
         return row is not None and row["holder"] != self.holder and row["expires_ns"] > now_ns
 
-    def holder_now(self) -> str | None:
-        """Who holds (or last held) the lease, read fresh."""
-        row = self._row()
-        return None if row is None else str(row["holder"])
-
     def release(self) -> None:
         """Give the lease up now (if held), so another process need not wait it out."""
         data = pa.Table.from_pylist(

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Sequence
 from memstream.events.vocabulary import DerivedKind, DerivedMemory, TokenUsage
 from memstream.projections.derived import derived_memory_id
 from memstream.text.fact_patterns import END as _END
-from memstream.text.fact_patterns import FIRST as _FIRST
 from memstream.text.fact_patterns import NAME as _NAME
 from memstream.text.fact_patterns import NOW as _NOW
 from memstream.text.fact_patterns import PHRASE as _PHRASE
@@ -61,10 +60,6 @@ from memstream.text.tool_facts import tool_facts
 __all__ = ["LOCAL_EXTRACTOR", "LocalExtractor", "Turn", "extract_facts"]
 
 LOCAL_EXTRACTOR = "local/1"
-
-
-def _first_person(pattern: str) -> re.Pattern[str]:
-    return re.compile(r"\b" + _FIRST + r"\s+" + pattern, re.IGNORECASE)
 
 
 # (pattern, builder) where the pattern's "s" group is the subject ("I", a name, he/she).
