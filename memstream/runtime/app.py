@@ -63,6 +63,7 @@ __all__ = [
     "build_app",
     "compaction_window",
     "quiet_stream_checks",
+    "stream_app",
     "upkeep_lease",
 ]
 
@@ -88,6 +89,27 @@ def quiet_stream_checks(settings: Settings) -> dict[str, Any]:
         "stream_processing_timeout": settings.stall_seconds,
         "broker_commit_livelock_soft_timeout": settings.stall_seconds,
     }
+
+
+def stream_app(group: str, settings: Settings, datadir: Path) -> faust.App:
+    """A faust app of consumer group ``group`` on the deployment's broker, as every
+    memstream stream process runs one: no web server, no faust tables (state lives in
+    LanceDB), reading from the earliest record, topics declared by memstream only,
+    every write acknowledged by all replicas, memstream's group timeouts and stall
+    clock."""
+    return faust.App(
+        group,
+        broker=f"kafka://{settings.bootstrap}",
+        datadir=str(datadir),
+        web_enabled=False,
+        store="memory://",
+        consumer_auto_offset_reset="earliest",
+        topic_disable_leader=True,
+        topic_allow_declare=False,
+        producer_acks=-1,
+        **FAUST_BROKER_SETTINGS,
+        **quiet_stream_checks(settings),
+    )
 
 
 #: The least time between two readings of the tables' versions and fragments (a
@@ -122,19 +144,7 @@ def build_app(
     consumer (to drain it). ``readiness`` gets the worker's checks (see
     :mod:`memstream.runtime.health_watch`). With ``documents`` (where the originals
     are), it reads submitted documents on ``documents_lanes`` (a reader each)."""
-    app = faust.App(
-        settings.consumer_group,
-        broker=f"kafka://{settings.bootstrap}",
-        datadir=str(faust_dir),
-        web_enabled=False,
-        store="memory://",
-        consumer_auto_offset_reset="earliest",
-        topic_disable_leader=True,
-        topic_allow_declare=False,
-        producer_acks=-1,
-        **FAUST_BROKER_SETTINGS,
-        **quiet_stream_checks(settings),
-    )
+    app = stream_app(settings.consumer_group, settings, faust_dir)
     indexed = asyncio.Event()
     lease = projector.upkeep_lease or upkeep_lease(projector.store, settings)
 

@@ -22,7 +22,7 @@ from memstream.clock import system_clock
 from memstream.jobs.embedding_agent import add_embedder_agent
 from memstream.observability import tracing
 from memstream.observability.metrics import describe_process
-from memstream.runtime.app import FAUST_BROKER_SETTINGS, quiet_stream_checks
+from memstream.runtime.app import stream_app
 from memstream.runtime.assembly import make_embedder
 from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics, metrics_rule
 from memstream.runtime.health_watch import add_health_watch
@@ -81,19 +81,7 @@ def run_embedder(settings: Settings) -> int:
         vector_dimension=embedder.dimension,
         read_consistency_interval=timedelta(seconds=settings.api_read_consistency_seconds),
     )
-    app = faust.App(
-        embedder_group(settings),
-        broker=f"kafka://{settings.bootstrap}",
-        datadir=str(settings.local_dir / "faust-embedder"),
-        web_enabled=False,
-        store="memory://",
-        consumer_auto_offset_reset="earliest",
-        topic_disable_leader=True,
-        topic_allow_declare=False,
-        producer_acks=-1,
-        **FAUST_BROKER_SETTINGS,
-        **quiet_stream_checks(settings),
-    )
+    app = stream_app(embedder_group(settings), settings, settings.local_dir / "faust-embedder")
     add_embedder_agent(
         app,
         settings,
