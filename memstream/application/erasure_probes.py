@@ -54,10 +54,10 @@ def sample_of(ops: Operations, user_id: str) -> ErasureSample:
         return ErasureSample((), (), ())
     store.refresh()
     mine = filters.equals("user_id", user_id)
-    rows = store.scan(MEMORIES, ["memory_id", "content"], mine).slice(0, _MEMORIES).to_pylist()
+    rows = store.scan(MEMORIES, ["memory_id", "content"], mine, _MEMORIES).to_pylist()
     said = {w for r in rows for w in _WORD.findall(r["content"] or "")}
     words = sorted(said, key=lambda w: (-len(w), w))[:_WORDS]
-    names = store.scan(ENTITIES, ["canonical_name"], mine).slice(0, _NAMES).to_pylist()
+    names = store.scan(ENTITIES, ["canonical_name"], mine, _NAMES).to_pylist()
     return ErasureSample(
         tuple(r["memory_id"] for r in rows),
         tuple(words),

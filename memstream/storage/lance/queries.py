@@ -38,7 +38,11 @@ class ProjectionQueries:
     _tables: dict[str, Any]
 
     def scan(
-        self, name: str, columns: Sequence[str] | None = None, where: str | None = None
+        self,
+        name: str,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        limit: int | None = None,
     ) -> pa.Table:
         raise NotImplementedError  # the table gateway's
 

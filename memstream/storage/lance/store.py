@@ -401,9 +401,14 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         return found
 
     def scan(
-        self, name: str, columns: Sequence[str] | None = None, where: str | None = None
+        self,
+        name: str,
+        columns: Sequence[str] | None = None,
+        where: str | None = None,
+        limit: int | None = None,
     ) -> pa.Table:
-        """Every row of a table (optionally some columns, optionally filtered)."""
+        """Every row of a table (optionally some columns, optionally filtered), or the
+        first ``limit`` found."""
         table = self._tables[name]
         table.checkout_latest()
         query = table.search()
@@ -411,7 +416,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             query = query.where(where)
         if columns:
             query = query.select(list(columns))
-        return query.limit(None).to_arrow()
+        return query.limit(limit).to_arrow()
 
     def count(self, name: str, where: str | None = None) -> int:
         return int(self._tables[name].count_rows(where))
