@@ -10,6 +10,7 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
+    "answers",
     "app",
     "contract",
     "docs_pages",

@@ -10,6 +10,7 @@ from fastapi.responses import StreamingResponse
 
 from memstream.application.results import erasure_document
 from memstream.events.identifiers import IDENTIFIER_PATTERN
+from memstream.http.answers import ErasureAnswer
 from memstream.http.contract import (
     errors,
 )
@@ -75,6 +76,7 @@ def user_router(deps: RouteDeps) -> APIRouter:
 
     @router.delete(
         "/v1/users/{user_id:user_id}",
+        response_model=ErasureAnswer,
         responses={
             **errors(*WRITE),
             202: {"description": "The keys are destroyed; the rows are still being dropped"},

@@ -69,6 +69,8 @@ export interface ContextResponse {
  * reflects (a write token), the accepted writes there not applied yet, and the user's
  * memories still waiting for their vector (found by their words only). */
 export type Freshness = Schemas["Freshness"];
+export type ErasureAnswer = Schemas["ErasureAnswer"];
+export type ErasureReceipt = Schemas["ErasureReceipt"];
 
 export interface MemoryPage {
   memories: Memory[];
@@ -418,8 +420,9 @@ export class MemstreamClient {
     return this.call({ method: "GET", path: "/v1/stats", params: { user_id: userId } });
   }
 
-  /** Erase everything memstream keeps of `userId` (a tenant admin key's call). */
-  erase(userId: string): Promise<Record<string, unknown>> {
+  /** Erase everything memstream keeps of `userId` (a tenant admin key's call); a
+   * complete erasure's answer carries its signed `receipt`. */
+  erase(userId: string): Promise<ErasureAnswer> {
     return this.call({ method: "DELETE", path: `/v1/users/${seg(userId)}`, timeoutMs: 300_000 });
   }
 

@@ -486,8 +486,10 @@ export interface paths {
          * @description Erase everything memstream keeps of a user, for good (a tenant admin key): the
          *     user's data keys are destroyed, so nothing sealed for the user in the log, the
          *     journal or the event archive can be read again, and every projection and the
-         *     cold store drop the user. 200 when all of it is done; 202 when the keys are gone
-         *     and the worker has not dropped the rows yet (asking again waits for it).
+         *     cold store drop the user. 200 when all of it is done, with the erasure's signed
+         *     receipt (what each store removed, and every read path probed for the user with
+         *     nothing found); 202 when the keys are gone and the worker has not dropped the
+         *     rows yet (asking again waits for it).
          */
         delete: operations["erase_user_v1_users__user_id__delete"];
         options?: never;
@@ -666,6 +668,46 @@ export interface components {
             title: string;
         };
         /**
+         * ErasureAnswer
+         * @description What ``DELETE /v1/users/{user_id}`` answers.
+         */
+        ErasureAnswer: {
+            /** Complete */
+            complete: boolean;
+            /** Held */
+            held: boolean;
+            /** Keys Destroyed */
+            keys_destroyed: string[];
+            receipt?: components["schemas"]["ErasureReceipt"] | null;
+            /** Requested At */
+            requested_at: string;
+            /** Took Seconds */
+            took_seconds: number;
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * ErasureReceipt
+         * @description A finished erasure's proof (see :mod:`memstream.application.erasure_receipts`):
+         *     check it with ``memstream erase --verify``.
+         */
+        ErasureReceipt: {
+            /** Checked At */
+            checked_at: string;
+            /** Nothing Found */
+            nothing_found: boolean;
+            /** Probes */
+            probes: components["schemas"]["ReceiptProbe"][];
+            removed: components["schemas"]["ReceiptRemoved"];
+            /** Requested At */
+            requested_at: string;
+            signature: components["schemas"]["ReceiptSignature"];
+            /** User Id */
+            user_id: string;
+            /** Version */
+            version: number;
+        };
+        /**
          * ErrorBody
          * @description The body of every error answer.
          */
@@ -817,6 +859,46 @@ export interface components {
             index: number;
             /** Start */
             start: number;
+        };
+        /**
+         * ReceiptProbe
+         * @description One read path asked for the erased user after the erasure.
+         */
+        ReceiptProbe: {
+            /** Asked */
+            asked: number;
+            /** Found */
+            found: number;
+            /** Read */
+            read: string;
+        };
+        /**
+         * ReceiptRemoved
+         * @description What an erasure removed from each store.
+         */
+        ReceiptRemoved: {
+            /** Caches */
+            caches: string;
+            /** Data Keys Destroyed */
+            data_keys_destroyed: string[];
+            /** Rows */
+            rows: {
+                [key: string]: number;
+            };
+            /** Sealed Copies */
+            sealed_copies: string;
+        };
+        /**
+         * ReceiptSignature
+         * @description The deployment's signature of the rest of the receipt (canonical JSON).
+         */
+        ReceiptSignature: {
+            /** Algorithm */
+            algorithm: string;
+            /** Key Id */
+            key_id: string;
+            /** Value */
+            value: string;
         };
         /**
          * RememberFact
@@ -3015,9 +3097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErasureAnswer"];
                 };
             };
             /** @description The keys are destroyed; the rows are still being dropped */
