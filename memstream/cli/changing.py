@@ -8,7 +8,6 @@ import base64
 import json
 import os
 import sys
-from pathlib import Path
 
 from memstream.application.erasure_receipts import check
 from memstream.cli import render
@@ -73,16 +72,28 @@ def erase(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if done["complete"] else 3
 
 
+#: The largest receipt ``--verify`` reads (one is a few kilobytes).
+_RECEIPT_BYTES = 1 << 20
+
+
 def verify_receipt(path: str, settings: Settings) -> int:
     """Check an erasure's receipt (a file, or ``-`` for standard input) against this
     deployment's signing key, or the public key ``MEMSTREAM_RECEIPT_PUBLIC_KEY``
     (base64) names: 0 when it holds, 1 with what is wrong."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        receipt = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        if path == "-":
+            data = sys.stdin.buffer.read(_RECEIPT_BYTES + 1)
+        else:
+            with open(path, "rb") as source:
+                data = source.read(_RECEIPT_BYTES + 1)
+        if len(data) > _RECEIPT_BYTES:
+            raise ValueError(f"more than {_RECEIPT_BYTES:,} bytes: not a receipt")
+        receipt = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # JSON and UTF-8 errors too
+        reason = "nested too deep" if isinstance(exc, RecursionError) else exc
         print(
-            f"memstream erase --verify: cannot read a receipt from {path}: {exc}", file=sys.stderr
+            f"memstream erase --verify: cannot read a receipt from {path}: {reason}",
+            file=sys.stderr,
         )
         return 1
     if isinstance(receipt, dict) and isinstance(receipt.get("receipt"), dict):

@@ -101,6 +101,14 @@ def test_the_cli_checks_a_receipt_with_the_deployments_key_or_a_given_one(
     assert not (tmp_path / "none" / "signing-key").exists()  # checking made no key
     missing = cli("--verify", str(tmp_path / "absent.json"))
     assert missing.returncode == 1 and "cannot read a receipt" in missing.stderr
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    huge = tmp_path / "huge.json"
+    huge.write_bytes(b" " * (2 << 20))
+    for hostile, said in ((deep, "nested too deep"), (huge, "not a receipt")):
+        refused = cli("--verify", str(hostile))
+        assert refused.returncode == 1 and said in refused.stderr, refused
+        assert "Traceback" not in refused.stderr
 
 
 def test_the_probes_find_a_user_who_is_still_there(operations: Operations) -> None:

@@ -82,21 +82,30 @@ def word_weights(asked: Iterable[str], texts: Sequence[str]) -> dict[str, float]
     says weighs the most). The texts found are the part of a history nearest the
     question, so they say its words more often than the rest: three memories of a
     bike, all found, leave "bike" still weighing something."""
+    return _weights(asked, [frozenset(words(text)) for text in texts])
+
+
+def _weights(asked: Iterable[str], said: Sequence[frozenset[str]]) -> dict[str, float]:
+    """:func:`word_weights` of texts already read into their index words."""
     asked = frozenset(asked)
     saying: Counter[str] = Counter()
-    for text in texts:
-        saying.update(asked.intersection(words(text)))
-    n = len(texts) + UNSAID_BY
+    for text_words in said:
+        saying.update(asked & text_words)
+    n = len(said) + UNSAID_BY
     return {w: math.log(1.0 + (n - saying[w] + 0.5) / (saying[w] + 0.5)) for w in asked}
 
 
 def word_share(content: str, weights: Mapping[str, float]) -> float:
     """The share of the question's word weight (``weights``, by word) that ``content``
     says; 0 for a question without index words."""
+    return _share(frozenset(words(content)), weights)
+
+
+def _share(said: frozenset[str], weights: Mapping[str, float]) -> float:
     total = sum(weights.values())
     if not total:
         return 0.0
-    return sum(weights[w] for w in weights.keys() & set(words(content))) / total
+    return sum(weights[w] for w in weights.keys() & said) / total
 
 
 def bears_on(
@@ -115,9 +124,22 @@ def bears_on(
         return True
     if weights is None:
         weights = dict.fromkeys(asked, 1.0)
-    if word_share(result.content, weights) >= WORD_SHARE:
-        return True
-    return _names_asked(result, query)
+    return _bears(result, frozenset(words(result.content)), query, weights, min_similarity)
+
+
+def _bears(
+    result: SearchResult,
+    said: frozenset[str],
+    query: str,
+    weights: Mapping[str, float],
+    min_similarity: float,
+) -> bool:
+    """:func:`bears_on` of a result already read into its index words ``said``."""
+    return (
+        (result.similarity is not None and result.similarity >= min_similarity)
+        or _share(said, weights) >= WORD_SHARE
+        or _names_asked(result, query)
+    )
 
 
 def bearing_results(
@@ -129,8 +151,15 @@ def bearing_results(
     """Those of ``results`` that bear on ``query`` (:func:`bears_on`, its words weighed
     among ``results``), and the statements found through a reply among them that does,
     in their order."""
-    weights = word_weights(asked, [r.content for r in results])
-    kept = {r.memory_id for r in results if bears_on(r, query, asked, min_similarity, weights)}
+    if min_similarity is None:
+        return list(results)
+    said = [frozenset(words(r.content)) for r in results]  # each result read once
+    weights = _weights(asked, said)
+    kept = {
+        r.memory_id
+        for r, r_said in zip(results, said, strict=True)
+        if _bears(r, r_said, query, weights, min_similarity)
+    }
     return [r for r in results if r.memory_id in kept or r.found_through in kept]
 
 
@@ -145,12 +174,13 @@ def profiled_results(
     entity it names; all of them when there is no cut-off (``min_similarity`` None)."""
     if min_similarity is None:
         return bearing
-    weights = word_weights(asked, [r.content for r in bearing])
+    said = [frozenset(words(r.content)) for r in bearing]
+    weights = _weights(asked, said)
     return [
         r
-        for r in bearing
+        for r, r_said in zip(bearing, said, strict=True)
         if (r.similarity is not None and r.similarity >= PROFILED_FROM)
-        or word_share(r.content, weights) >= PROFILED_FROM
+        or _share(r_said, weights) >= PROFILED_FROM
         or _names_asked(r, query)
     ]
 
