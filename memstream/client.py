@@ -177,7 +177,9 @@ class MemoryClient:
 
     def search(self, user_id: str, query: str, **options: Any) -> dict[str, Any]:
         """Search ``user_id``'s memories; ``options``: project_id, k, now, after, before,
-        kinds, tags (datetimes as ISO strings)."""
+        kinds, tags (datetimes as ISO strings), as_of (memory as it stood at a past
+        moment: an ISO time or a write token; the answer's ``as_of`` says which). Every
+        read here takes ``as_of``."""
         payload = {"user_id": user_id, "query": query, **options}
         result: dict[str, Any] = self._read(user_id, "POST", "/v1/search", "json", json=payload)
         return result

@@ -73,7 +73,9 @@ class Settings(BaseSettings):
             this much of the log, idempotently. A read given a write token answers once
             the checkpoints hold the write, so this is also most of what such a read waits
             beyond the worker's batch.
-        retain_versions_seconds: table versions older than this are removed on compaction.
+        retain_versions_seconds: table versions older than this are removed on compaction:
+            how far back ``as_of`` reads reach (a day; a week is 604800, at the cost of
+            the replaced files kept that long).
         consumer_group: the faust application id (one consumer group per deployment).
         log_level: logging level of memstream's own loggers (``DEBUG`` also shows the
             broker client's and faust's INFO lines, which are quiet otherwise).
@@ -263,7 +265,7 @@ class Settings(BaseSettings):
     batch_within_seconds: float = Field(default=0.5, gt=0)
     optimize_every_seconds: float = Field(default=30.0, gt=0)
     checkpoint_every_seconds: float = Field(default=0.25, ge=0)
-    retain_versions_seconds: float = Field(default=300.0, ge=0)
+    retain_versions_seconds: float = Field(default=86_400.0, ge=0)
     consumer_group: str = "memstream"
     log_level: str = Field(default="INFO", pattern=r"(?i)^(debug|info|warning|error|critical)$")
     log_format: Literal["text", "json"] = "text"

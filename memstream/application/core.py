@@ -18,6 +18,7 @@ from memstream.adapters.language_models import JsonModel
 from memstream.application.admission import ReadAdmission
 from memstream.application.callers import Caller
 from memstream.application.freshness_gauge import FreshnessGauge
+from memstream.application.past_views import PastViews
 from memstream.application.sinks import BrokerSink, EventSink
 from memstream.application.stores import open_store
 from memstream.clock import Clock, system_clock
@@ -92,6 +93,7 @@ class OperationsCore:
         self._model: JsonModel | None = None
         self._model_loaded = False
         self._searcher: Searcher | None = None
+        self._past_views: PastViews | None = None
         self._pending: set[asyncio.Task[None]] = set()
         self._reads = ReadAdmission(settings.searches_at_once, settings.searches_waiting)
         self._audit_log: AuditLog | None = None

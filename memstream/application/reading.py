@@ -3,7 +3,9 @@ explanation, a page of memories, users, statistics, the log's position and diges
 
 Reads run in a thread (the store's calls block), at most as many at once as the
 read admission allows; a search reports what it returned as a best-effort
-``MemoryAccessed`` event."""
+``MemoryAccessed`` event. Each read may ask for memory ``as_of`` a past moment
+(:mod:`memstream.application.past_views`); how fresh an answer is, and the wait for a
+write token, are in :mod:`memstream.application.fresh_reads`."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -23,15 +25,12 @@ from memstream.application.core import (
     ACCESS_REPORT_SECONDS,
     SEARCH_PHASES,
     LogEnd,
-    OperationsCore,
 )
 from memstream.application.errors import NotFound, Unavailable
-from memstream.application.freshness_gauge import LogEnds
+from memstream.application.fresh_reads import FreshReads
+from memstream.application.past_views import PastView, PastViews, find_moment
 from memstream.application.read_after_write import (
-    Waited,
     WaitFor,
-    read_token,
-    wait_for_write,
 )
 from memstream.application.results import (
     ContextBlock,
@@ -47,25 +46,21 @@ from memstream.projections.digest import digest_tables
 from memstream.queries.context.assembly import Assembly, assemble, complexity
 from memstream.queries.context.gathering import context_candidates, context_request
 from memstream.queries.explain import explanation
-from memstream.queries.freshness import Freshness, freshness_of
 from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
 from memstream.queries.search.request import MEMORY_KINDS
-from memstream.queries.search.searcher import SearchRequest, SearchResponse
+from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
 from memstream.queries.search.trace import SearchTrace
-from memstream.queries.stats import embedding_lag, user_freshness
 from memstream.queries.stats import stats as compute_stats
+from memstream.queries.stats import user_freshness
 from memstream.queries.user_state import user_digest
 from memstream.queries.users import known_users
 from memstream.runtime import assembly as components
-from memstream.storage.lance.tables import MEMORIES, STATE_TABLES, VECTORS
-from memstream.storage.log_records import Checkpoints
+from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.schemas import NOT_STATE_COLUMNS
-from memstream.storage.write_tokens import behind
 from memstream.streams.partitioning import partition_of
 from memstream.streams.topics import (
     MESSAGES,
-    PROJECTED_TOPICS,
     end_offsets,
     read_epoch,
 )
@@ -75,159 +70,28 @@ log = logging.getLogger(__name__)
 __all__ = ["MemoryReads"]
 
 
-class MemoryReads(OperationsCore):
+class MemoryReads(FreshReads):
     """The use cases that read memory (see the module docstring)."""
 
-    async def after_write(
-        self,
-        token: str | None,
-        user_id: str,
-        wait: WaitFor = "applied",
-        seconds: float | None = None,
-    ) -> Waited | None:
-        """Wait until the projections hold the write ``token`` names (with ``wait`` =
-        "vectors", until the user's memories have their vectors too), then read the
-        tables as of their newest versions; how long that took (None: no token).
-        ``seconds``: the longest wait (default ``read_after_write_seconds``).
+    async def _past(self, user_id: str, as_of: str) -> PastView:
+        """Memory of ``user_id`` as it stood at the moment ``as_of`` names (a time or a
+        write token; see :mod:`memstream.application.past_views`).
 
         Raises:
-            InvalidQuery: ``token`` is not a write token.
-            NotYetApplied: not within ``seconds`` (503 with ``Retry-After``).
+            InvalidQuery: ``as_of`` is neither.
+            NotFound: nothing of the user was recorded by then, or no longer kept.
         """
-        if token is None:
-            return None
-        written = read_token(token)
         valid_identifier("user_id", user_id)
-        consumer = self.settings.consumer_group
 
-        def checkpoints() -> Checkpoints:
-            try:
-                return self.store.load_checkpoints(consumer)
-            except NotFound:  # no projections yet: nothing applied
-                return {}
-
-        vectors = None
-        if wait == "vectors" and self.settings.embedder != "none":
-            vectors = lambda: self._vectors_pending_now(user_id)  # noqa: E731
-        else:
-            held = self._gauge.reflected(time.monotonic())
-            if held is not None and not behind(written, held):
-                return Waited(0.0, {})  # in the views already: nothing to read or refresh
-        limit = seconds if seconds is not None else self.settings.read_after_write_seconds
-        waited = await wait_for_write(written, checkpoints, vectors_pending=vectors, seconds=limit)
-        store = self.store
-        taken = time.monotonic()
-        await self._blocking(store.see_latest)
-        self._gauge.sampled(taken, waited.checkpoints, refreshed=True)
-        return waited
-
-    async def _freshness(self, user_id: str, *, refresh: bool = False) -> Freshness:
-        """How fresh a read of ``user_id`` that starts now is (called before the read:
-        after a pause it reads the checkpoints first; with ``refresh``, or in a process
-        whose views never move by themselves, it also brings every table to its newest
-        version). See :mod:`memstream.application.freshness_gauge`."""
-        gauge = self._gauge
-        now = time.monotonic()
-        applied = None if refresh else gauge.applied(now)
-        if applied is None:
-            applied = await self._blocking(self._sample, refresh or not gauge.views_refresh)
-        elif gauge.sample_due(now) and gauge.start("checkpoints"):
-            self._in_background(self._sample_beside(), "checkpoints")
-        reflected = gauge.reflected(time.monotonic())
-        if gauge.ends_due(now) and gauge.start("ends"):
-            self._in_background(self._ask_log_ends(), "ends")
-        pending_vectors = None
-        if self.settings.embedder != "none":
-            pending_vectors, again = gauge.pending_vectors(user_id, now)
-            if pending_vectors is None:
-                pending_vectors = await self._blocking(self._count_vectors, user_id)
-            elif again and gauge.start(f"vectors:{user_id}"):
-                self._in_background(self._count_beside(user_id), f"vectors:{user_id}")
-        ends = gauge.ends()
-        return freshness_of(
-            partition_of(user_id, self.settings.messages_partitions),
-            reflected,
-            ends.ends if ends is not None else None,
-            ends.epoch if ends is not None else None,
-            pending_vectors,
-            applied=applied,
-        )
-
-    def _sample(self, refresh: bool) -> Checkpoints:
-        """Read the worker's checkpoints as of their newest version (with ``refresh``,
-        then bring every table to its newest version) and keep them in the gauge."""
-        taken = time.monotonic()
-        try:
+        def view() -> PastView:
             store = self.store
-            checkpoints = store.load_checkpoints(self.settings.consumer_group)
-        except NotFound:  # no projections yet: nothing applied
-            return {}
-        if refresh:
-            store.see_latest()
-        self._gauge.sampled(taken, checkpoints, refreshed=refresh)
-        return checkpoints
+            if self._past_views is None:
+                self._past_views = PastViews(self.searcher)
+            partition = partition_of(user_id, self.settings.messages_partitions)
+            moment = find_moment(store, self.settings.consumer_group, partition, as_of)
+            return self._past_views.view(store, moment, as_of)
 
-    def _vectors_pending_now(self, user_id: str) -> int:
-        """The user's memories without a vector, counted on the newest versions of both
-        tables: a view a moment old (a reader's) may not hold the memories a write just
-        made, and would answer that none waits."""
-        self.store.refresh((MEMORIES, VECTORS))
-        return embedding_lag(self.store, user_id)
-
-    def _count_vectors(self, user_id: str) -> int:
-        taken = time.monotonic()
-        try:
-            pending = embedding_lag(self.store, user_id)
-        except NotFound:
-            pending = 0
-        self._gauge.counted(user_id, taken, pending)
-        return pending
-
-    async def _sample_beside(self) -> None:
-        await self._blocking(self._sample, False)
-
-    async def _count_beside(self, user_id: str) -> None:
-        await self._blocking(self._count_vectors, user_id)
-
-    async def _ask_log_ends(self) -> None:  # in the background: no read waits on it
-        self._gauge.ended(await self._log_ends(timeout=15.0), time.monotonic())
-
-    def _in_background(self, work: Coroutine[Any, Any, None], name: str) -> None:
-        """Run ``work`` beside the reads (best effort: a failure is logged, and marks
-        ``name`` done in the gauge either way)."""
-
-        async def run() -> None:
-            try:
-                await work
-            except Exception:
-                log.warning("could not update how fresh reads are (%s)", name, exc_info=True)
-            finally:
-                self._gauge.finish(name)
-
-        task = asyncio.create_task(run())
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
-
-    async def _log_ends(self, timeout: float = 5.0) -> LogEnds | None:
-        """The end offset of every partition of every projected topic, and the log's
-        epoch (None: the broker did not answer within ``timeout``)."""
-        bootstrap = self.settings.bootstrap
-        taken = time.monotonic()
-        try:
-            found = await asyncio.wait_for(
-                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
-            )
-            epoch = await asyncio.wait_for(
-                read_epoch(bootstrap, self.clock(), create=False), timeout
-            )
-        except Exception:  # the broker is down: what waits is unknown
-            return None
-        ends = {
-            (topic, partition): end
-            for topic, offsets in zip(PROJECTED_TOPICS, found, strict=True)
-            for partition, end in offsets.items()
-        }
-        return LogEnds(taken, ends, epoch)
+        return await self._blocking(view)
 
     async def search(self, request: SearchRequest) -> SearchResponse:
         """Hybrid search (after the write ``request.after_write`` names, if given); the
@@ -236,6 +100,8 @@ class MemoryReads(OperationsCore):
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
         await self.after_write(request.after_write, request.user_id, request.wait)
+        if request.as_of is not None:
+            return await self._search_past(request, request.as_of)
         with (
             tracing.memory_span("search_memory", request.user_id, query=request.query) as span,
             _measured_read("search"),
@@ -257,6 +123,23 @@ class MemoryReads(OperationsCore):
             task.add_done_callback(self._pending.discard)
         return response
 
+    async def _search_past(self, request: SearchRequest, as_of: str) -> SearchResponse:
+        """``search`` of memory as it stood at ``as_of``, ranked as of then (unless the
+        request gives ``now``); reading the past is no use of a memory: no access is
+        reported."""
+        with (
+            tracing.memory_span("search_memory", request.user_id, query=request.query) as span,
+            _measured_read("search"),
+        ):
+            async with self._reads.turn():
+                past = await self._past(request.user_id, as_of)
+                then = request.model_copy(update={"now": request.now or past.recorded_at})
+                response = await self._blocking(past.searcher.search, then)
+            _stages(response.timings)
+            span.records(len(response.results))
+        response.as_of = past.as_of
+        return response
+
     async def _report_access(self, event: MemoryAccessed) -> None:
         try:
             await asyncio.wait_for(self.sink.publish([event]), ACCESS_REPORT_SECONDS)
@@ -265,33 +148,45 @@ class MemoryReads(OperationsCore):
         except Exception:
             log.warning("could not publish %s", event.type, exc_info=True)
 
-    async def memory(self, user_id: str, memory_id: str) -> dict[str, Any]:
-        """One memory as stored (hot or archived)."""
+    async def memory(
+        self, user_id: str, memory_id: str, as_of: str | None = None
+    ) -> dict[str, Any]:
+        """One memory as stored (hot or archived); with ``as_of``, as it stood then."""
         memory_id = await self._memory_named(user_id, memory_id)
-        found = await self._blocking(memory_document, self.store, user_id, memory_id)
+        past = await self._past(user_id, as_of) if as_of is not None else None
+        store = past.store if past is not None else self.store
+        found = await self._blocking(memory_document, store, user_id, memory_id)
         if found is None:
-            raise NotFound(f"no memory {memory_id} for user {user_id}")
-        return found
+            raise NotFound(f"no memory {memory_id} for user {user_id}{_then(past)}")
+        return _stamped(found, past)
 
-    async def history(self, user_id: str, memory_id: str) -> list[dict[str, Any]]:
-        """The memories that replaced one another through this one, oldest first."""
+    async def history(
+        self, user_id: str, memory_id: str, as_of: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The memories that replaced one another through this one, oldest first; with
+        ``as_of``, the chain as it stood then."""
         memory_id = await self._memory_named(user_id, memory_id)
-        chain = await self._blocking(memory_history, self.store, user_id, memory_id)
+        past = await self._past(user_id, as_of) if as_of is not None else None
+        store = past.store if past is not None else self.store
+        chain = await self._blocking(memory_history, store, user_id, memory_id)
         if chain is None:
-            raise NotFound(f"no memory {memory_id} for user {user_id}")
+            raise NotFound(f"no memory {memory_id} for user {user_id}{_then(past)}")
         return chain
 
     async def entity(
-        self, user_id: str, name: str, project_id: str | None = None
+        self, user_id: str, name: str, project_id: str | None = None, as_of: str | None = None
     ) -> dict[str, Any]:
         """An entity's profile: aliases, mentions, and the timeline and memories of the
-        user (with ``project_id``: of no project, and that project's; never another's)."""
+        user (with ``project_id``: of no project, and that project's; never another's);
+        with ``as_of``, as it stood then."""
         scope_filter(user_id, project_id)  # the doors' rule for identifiers
         plain_text("name", name)
-        profile = await self._blocking(entity_profile, self.store, user_id, name, project_id)
+        past = await self._past(user_id, as_of) if as_of is not None else None
+        store = past.store if past is not None else self.store
+        profile = await self._blocking(entity_profile, store, user_id, name, project_id)
         if profile is None:
-            raise NotFound(f"no entity named {name!r} for user {user_id}")
-        return profile
+            raise NotFound(f"no entity named {name!r} for user {user_id}{_then(past)}")
+        return _stamped(profile, past)
 
     async def context(
         self,
@@ -301,18 +196,19 @@ class MemoryReads(OperationsCore):
         budget_tokens: int | None = None,
         now: datetime | None = None,
         cutoff: bool | None = None,
+        as_of: str | None = None,
     ) -> ContextBlock:
         """The memory block to put before an agent's answer, within ``budget_tokens``
         (default: by the query's complexity); its context is None when nothing relevant
         is found, so a caller can leave the block out. ``cutoff``: leave out what bears
-        not on the query (None: as the settings say)."""
+        not on the query (None: as the settings say). ``as_of``: the block memory as it
+        stood then would have given (at that time, unless ``now`` says otherwise)."""
         started = time.perf_counter()
         request = self._context_request(user_id, query, project_id, budget_tokens)
-        when = now or self.clock()
         budget, judged = self._budget(query, budget_tokens)
 
-        def build() -> Assembly:
-            found = context_candidates(self.searcher, request, when, None, self._cutoff(cutoff))
+        def build(searcher: Searcher, when: datetime) -> Assembly:
+            found = context_candidates(searcher, request, when, None, self._cutoff(cutoff))
             return assemble(found, budget, count_tokens)
 
         with (
@@ -320,8 +216,13 @@ class MemoryReads(OperationsCore):
             _measured_read("context"),
         ):
             async with self._reads.turn():
+                if as_of is not None:
+                    past = await self._past(user_id, as_of)
+                    assembly = await self._blocking(build, past.searcher, now or past.recorded_at)
+                    span.records(sum(len(section.lines) for section in assembly.sections))
+                    return replace(_block(assembly, budget, judged, started), as_of=past.as_of)
                 freshness = await self._freshness(user_id)
-                assembly = await self._blocking(build)
+                assembly = await self._blocking(build, self.searcher, now or self.clock())
             span.records(sum(len(section.lines) for section in assembly.sections))
         return replace(_block(assembly, budget, judged, started), freshness=freshness)
 
@@ -402,18 +303,24 @@ class MemoryReads(OperationsCore):
         return response, trace, block
 
     async def explain(
-        self, user_id: str, memory_id: str, now: datetime | None = None
+        self,
+        user_id: str,
+        memory_id: str,
+        now: datetime | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         """Why a memory exists: where it came from, what replaced what, what commands did
-        to it, the entities it links, and how its confidence got where it is now."""
+        to it, the entities it links, and how its confidence got where it is now (with
+        ``as_of``: where it was then)."""
         memory_id = await self._memory_named(user_id, memory_id)
         rates = components.lifecycle_policy(self.settings).decay_rates
-        found = await self._blocking(
-            explanation, self.store, user_id, memory_id, now or self.clock(), rates
-        )
+        past = await self._past(user_id, as_of) if as_of is not None else None
+        store = past.store if past is not None else self.store
+        when = now or (past.recorded_at if past is not None else self.clock())
+        found = await self._blocking(explanation, store, user_id, memory_id, when, rates)
         if found is None:
-            raise NotFound(f"no memory {memory_id} for user {user_id}")
-        return found
+            raise NotFound(f"no memory {memory_id} for user {user_id}{_then(past)}")
+        return _stamped(found, past)
 
     async def users(self, tenant: str | None = None) -> list[dict[str, Any]]:
         """The users memory is held of (of ``tenant``, or all): their counts and when
@@ -523,6 +430,10 @@ class MemoryReads(OperationsCore):
                     in_time_range(moment)
             except ValueError as exc:
                 raise InvalidQuery(f"{name}: {exc}") from None
+        if request.as_of is not None:
+            past = await self._past(request.user_id, request.as_of)
+            page = await self._blocking(list_memories, past.store, request)
+            return replace(page, as_of=past.as_of)
         freshness = await self._freshness(request.user_id, refresh=True)
         try:
             store = self.store
@@ -530,6 +441,18 @@ class MemoryReads(OperationsCore):
             return MemoryPage([], None, freshness)
         page = await self._blocking(list_memories, store, request)
         return replace(page, freshness=freshness)
+
+
+def _then(past: PastView | None) -> str:
+    """What a "no such memory" says of the moment it was asked at."""
+    return "" if past is None else f" as of {past.recorded_at.isoformat()}"
+
+
+def _stamped(document: dict[str, Any], past: PastView | None) -> dict[str, Any]:
+    """``document`` with the moment it reflects, when it is of a past one."""
+    if past is None:
+        return document
+    return {**document, "as_of": past.as_of.model_dump(mode="json")}
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from memstream.events.vocabulary import Event
+from memstream.queries.as_of import AsOf
 from memstream.queries.freshness import Freshness
 from memstream.streams.publisher import Published
 
@@ -110,9 +111,12 @@ class ContextBlock:
     left_out: list[dict[str, str]] = field(default_factory=list)
     #: how fresh the block is (see :class:`~memstream.queries.freshness.Freshness`)
     freshness: Freshness | None = None
+    #: with ``as_of``: the moment the block reflects (see :mod:`memstream.queries.as_of`)
+    as_of: AsOf | None = None
 
     def document(self) -> dict[str, Any]:
         """The block as JSON values (what the API and MCP answer)."""
         found = asdict(self)
         found["freshness"] = self.freshness.model_dump() if self.freshness else None
+        found["as_of"] = self.as_of.model_dump(mode="json") if self.as_of else None
         return found

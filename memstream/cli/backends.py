@@ -182,12 +182,14 @@ class MemoryAccess:
         budget_tokens: int | None,
         now: datetime | None,
         after_write: str | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         options = {
             "project_id": project_id,
             "budget_tokens": budget_tokens,
             "now": now.isoformat() if now else None,
             "after_write": after_write,
+            "as_of": as_of,
         }
         given = {name: value for name, value in options.items() if value is not None}
         return self._ask(lambda api: api.context(user_id, query, **given))
@@ -199,21 +201,26 @@ class MemoryAccess:
         return self._ask(lambda api: api.users(tenant))
 
     def entity(
-        self, user_id: str, name: str, project_id: str | None, after_write: str | None = None
+        self,
+        user_id: str,
+        name: str,
+        project_id: str | None,
+        after_write: str | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
-        given = {"after_write": after_write} if after_write else {}
+        given = _given(after_write=after_write, as_of=as_of)
         return self._ask(lambda api: api.entity(user_id, name, project_id, **given))
 
     def explain(
-        self, user_id: str, memory_id: str, after_write: str | None = None
+        self, user_id: str, memory_id: str, after_write: str | None = None, as_of: str | None = None
     ) -> dict[str, Any]:
-        given = {"after_write": after_write} if after_write else {}
+        given = _given(after_write=after_write, as_of=as_of)
         return self._ask(lambda api: api.explain(user_id, memory_id, **given))
 
     def history(
-        self, user_id: str, memory_id: str, after_write: str | None = None
+        self, user_id: str, memory_id: str, after_write: str | None = None, as_of: str | None = None
     ) -> list[dict[str, Any]]:
-        given = {"after_write": after_write} if after_write else {}
+        given = _given(after_write=after_write, as_of=as_of)
         return self._ask(lambda api: api.history(user_id, memory_id, **given))
 
     def remember(self, fields: dict[str, Any], wait: bool = False) -> tuple[str, str | None]:
@@ -277,3 +284,8 @@ def _explanation(detail: Any) -> str:
     if isinstance(detail, list):
         return "; ".join(str(item) for item in detail)
     return str(detail)
+
+
+def _given(**options: str | None) -> dict[str, str]:
+    """The options a read was given (those left out are not sent)."""
+    return {name: value for name, value in options.items() if value}

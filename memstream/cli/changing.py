@@ -38,7 +38,8 @@ def correct(args: argparse.Namespace, settings: Settings) -> int:
 def memory_command(args: argparse.Namespace, settings: Settings) -> int:
     access = access_of(args, settings)
     if args.command == "history":
-        show(args, access.history(args.user, args.memory_id, args.after_write), render.history)
+        chain = access.history(args.user, args.memory_id, args.after_write, args.as_of)
+        show(args, chain, render.history)
         return 0
     if args.command == "confirm":
         token = access.confirm(args.user, args.memory_id, args.wait)

@@ -55,6 +55,7 @@ def memories_command(args: argparse.Namespace, settings: Settings) -> int:
             limit=args.limit,
             cursor=cursor,
             include_hidden=args.history,
+            as_of=args.as_of,
         )
         page = access.list_memories(request, args.after_write)
         print(json.dumps(page, default=str) if args.json else render.memory_page(page, args.all))
@@ -84,6 +85,7 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
                 "include_archived": not args.hot_only,
                 "min_similarity": args.min_similarity,
                 "after_write": args.after_write,
+                "as_of": args.as_of,
             }
         )
     except ValidationError as exc:
@@ -95,6 +97,8 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
     behind = response.freshness and render.freshness(response.freshness.model_dump())
     if behind and not args.json:
         print(behind, file=sys.stderr)
+    if response.as_of is not None and not args.json:
+        print(f"as of {response.as_of.recorded_at.isoformat()}", file=sys.stderr)
     return 2 if not response.results and unknown_user(access, args.user) else 0
 
 
@@ -102,7 +106,7 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
 _SEARCH_FLAGS = {"user_id": "--user", "project_id": "--project", "query": "QUERY", "k": "-k",
                  "now": "--now", "after": "--after", "before": "--before", "kinds": "--kind",
                  "tags": "--tag", "min_similarity": "--min-similarity",
-                 "after_write": "--after-write"}  # fmt: skip
+                 "after_write": "--after-write", "as_of": "--as-of"}  # fmt: skip
 
 
 def users_command(args: argparse.Namespace, settings: Settings) -> int:
@@ -114,7 +118,7 @@ def users_command(args: argparse.Namespace, settings: Settings) -> int:
 def entity_command(args: argparse.Namespace, settings: Settings) -> int:
     access = access_of(args, settings)
     try:
-        profile = access.entity(args.user, args.name, args.project, args.after_write)
+        profile = access.entity(args.user, args.name, args.project, args.after_write, args.as_of)
     except MemstreamError as exc:
         if not_found(exc) and unknown_user(access, args.user) is not None:
             return 2
@@ -126,7 +130,7 @@ def entity_command(args: argparse.Namespace, settings: Settings) -> int:
 def context_command(args: argparse.Namespace, settings: Settings) -> int:
     now = time_arg(args.now, "--now")
     block = access_of(args, settings).context(
-        args.user, args.query, args.project, args.budget, now, args.after_write
+        args.user, args.query, args.project, args.budget, now, args.after_write, args.as_of
     )
     if args.json:
         print(json.dumps(block, indent=2, ensure_ascii=False))
@@ -143,7 +147,9 @@ def context_command(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def explain_command(args: argparse.Namespace, settings: Settings) -> int:
-    explained = access_of(args, settings).explain(args.user, args.memory_id, args.after_write)
+    explained = access_of(args, settings).explain(
+        args.user, args.memory_id, args.after_write, args.as_of
+    )
     show(args, explained, render.why)
     return 0
 
@@ -243,9 +249,15 @@ def register(command: Command) -> None:
 
 
 def after_write_flag(parser: argparse.ArgumentParser) -> None:
-    """Add ``--after-write TOKEN`` to a reading command."""
+    """Add ``--after-write TOKEN`` and ``--as-of WHEN`` to a reading command."""
     parser.add_argument(
         "--after-write",
         metavar="TOKEN",
         help="answer once the worker has applied this write (the token a write printed)",
+    )
+    parser.add_argument(
+        "--as-of",
+        metavar="WHEN",
+        help="memory as it stood then: an ISO 8601 time (what was recorded by then) or a "
+        "write token",
     )

@@ -14,6 +14,7 @@ from memstream.http.contract import (
 from memstream.http.guard import Principal
 from memstream.http.parameters import (
     AFTER_WRITE,
+    AS_OF,
     READ,
     USER,
     WAIT,
@@ -36,12 +37,13 @@ def entity_router(deps: RouteDeps) -> APIRouter:
         project_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
         after_write: str | None = AFTER_WRITE,
         wait: Literal["applied", "vectors"] = WAIT,
+        as_of: str | None = AS_OF,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """An entity's profile, its memories in the project's scope (the user's memories
         of no project, and the project's)."""
         who.reads(user_id)
         await ops.after_write(after_write, user_id, wait)
-        return await ops.entity(user_id, name, project_id)
+        return await ops.entity(user_id, name, project_id, as_of=as_of)
 
     return router

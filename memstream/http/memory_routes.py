@@ -8,6 +8,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 
+from memstream.events.errors import InvalidQuery
 from memstream.events.identifiers import IDENTIFIER_PATTERN, TAG_PATTERN, UtcDateTime
 from memstream.http.contract import (
     RememberRequest,
@@ -17,6 +18,7 @@ from memstream.http.guard import Principal
 from memstream.http.parameters import (
     AFTER,
     AFTER_WRITE,
+    AS_OF,
     BEFORE,
     KINDS,
     MEMORY,
@@ -62,6 +64,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         tag: str | None = Query(None, pattern=TAG_PATTERN, max_length=64),
         after_write: str | None = AFTER_WRITE,
         wait: Literal["applied", "vectors"] = WAIT,
+        as_of: str | None = AS_OF,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """The user's memories a page at a time, newest (or oldest) first, archived ones
@@ -81,12 +84,14 @@ def memory_router(deps: RouteDeps) -> APIRouter:
             cursor=cursor,
             include_hidden=include_hidden,
             tag=tag,
+            as_of=as_of,
         )
         page = await ops.list_memories(request)
         return {
             "memories": page.memories,
             "next_cursor": page.next_cursor,
             "freshness": page.freshness,
+            "as_of": page.as_of,
         }
 
     @router.get("/v1/memories/weak", responses=errors(*READ, 503))
@@ -112,12 +117,14 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         user_id: str = USER,
         after_write: str | None = AFTER_WRITE,
         wait: Literal["applied", "vectors"] = WAIT,
+        as_of: str | None = AS_OF,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """The memories that replaced one another through this one, oldest first."""
         who.reads(user_id)
         await ops.after_write(after_write, user_id, wait)
-        return {"memory_id": memory_id, "history": await ops.history(user_id, memory_id)}
+        chain = await ops.history(user_id, memory_id, as_of=as_of)
+        return {"memory_id": memory_id, "history": chain}
 
     @router.post(
         "/v1/memories/{memory_id:text}/correct", status_code=202, responses=errors(*WRITE, 404)
@@ -159,13 +166,14 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         user_id: str = USER,
         after_write: str | None = AFTER_WRITE,
         wait: Literal["applied", "vectors"] = WAIT,
+        as_of: str | None = AS_OF,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """Why a memory exists: the turns it came from, what replaced what, commands,
         entities, and how its confidence got where it is."""
         who.reads(user_id)
         await ops.after_write(after_write, user_id, wait)
-        return await ops.explain(user_id, memory_id)
+        return await ops.explain(user_id, memory_id, as_of=as_of)
 
     @router.get("/v1/memories/{memory_id:memory_id}", responses=errors(*READ, 404, 501, 503, 507))
     async def get_memory(
@@ -174,6 +182,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         expand: bool = Query(False),
         after_write: str | None = AFTER_WRITE,
         wait: Literal["applied", "vectors"] = WAIT,
+        as_of: str | None = AS_OF,
         who: Principal = WHO,
     ) -> dict[str, Any]:
         """A memory; with ``expand=true`` an archived memory's original, read from cold
@@ -181,7 +190,9 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         who.reads(user_id)
         await ops.after_write(after_write, user_id, wait)
         if not expand:
-            return await ops.memory(user_id, memory_id)
+            return await ops.memory(user_id, memory_id, as_of=as_of)
+        if as_of is not None:
+            raise InvalidQuery("as_of: an original is read as archived; ask without expand")
         expanded = await ops.expand(user_id, memory_id)
         return {
             "memory_id": expanded.memory_id,

@@ -19,6 +19,7 @@ from memstream.http.contract import (
 )
 from memstream.http.guard import Guard
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
+from memstream.queries.as_of import AS_OF_DESCRIPTION
 from memstream.queries.search.request import MAX_QUERY_CHARS, MEMORY_KINDS
 from memstream.storage.write_tokens import MAX_TOKEN_CHARS, TOKEN_PATTERN
 from memstream.tenancy.keys import Role
@@ -27,6 +28,7 @@ __all__ = [
     "ACTIONS",
     "AFTER",
     "AFTER_WRITE",
+    "AS_OF",
     "BEFORE",
     "KINDS",
     "MEMORY",
@@ -53,6 +55,8 @@ AFTER_WRITE = Query(
     description="a write token: answer once the projections hold that write "
     "(503 with Retry-After after a bounded wait)",
 )
+#: A past moment a read answers as of (:mod:`memstream.queries.as_of`).
+AS_OF = Query(None, max_length=MAX_TOKEN_CHARS, description=AS_OF_DESCRIPTION)
 #: With ``after_write``: what to wait for.
 WAIT = Query("applied", description="with after_write: 'applied', or 'vectors' too")
 BEFORE = Query(None, description="memories that occurred before this time")
@@ -137,6 +141,9 @@ class ContextRequest(BaseModel):
     #: in meaning);
     #: null: as the deployment says (``MEMSTREAM_CONTEXT_CUTOFF``, on by default)
     cutoff: bool | None = None
+    #: the block memory as it stood at a past moment would have given: an ISO 8601 time
+    #: or a write token (see ``POST /v1/search``)
+    as_of: str | None = Field(default=None, max_length=MAX_TOKEN_CHARS)
 
 
 READ = (401, 403, 422, 429)

@@ -48,7 +48,13 @@ def search_router(deps: RouteDeps) -> APIRouter:
         who.reads(body.user_id)
         await ops.after_write(body.after_write, body.user_id, body.wait)
         block = await ops.context(
-            body.user_id, body.query, body.project_id, body.budget_tokens, body.now, body.cutoff
+            body.user_id,
+            body.query,
+            body.project_id,
+            body.budget_tokens,
+            body.now,
+            body.cutoff,
+            as_of=body.as_of,
         )
         return block.document()
 

@@ -106,6 +106,7 @@ class MemoryTools:
         limit: Annotated[int, Field(ge=1, le=50)] = 10,
         min_similarity: Annotated[float, Field(ge=-1.0, le=1.0)] | None = None,
         after_write: str | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         """Hybrid search (full text, meaning, entities) of the user's memories, best first.
         Each result has its memory_id, kind, content, date, speaker and entities; an
@@ -114,7 +115,8 @@ class MemoryTools:
         (cosine, e.g. 0.3) leaves out what is further in meaning from the query: when
         nothing reaches it, ``results`` is empty and ``note`` says nothing relevant is
         known. What was remembered through these tools is found at once; ``after_write``
-        (a write's ``token``) waits for a write made elsewhere."""
+        (a write's ``token``) waits for a write made elsewhere. ``as_of`` (an ISO 8601
+        time or a write token): memory as it stood then (what was recorded by then)."""
         at = self.here(ctx)
         await self._after_writes(at, after_write)
         wanted = limit
@@ -129,6 +131,7 @@ class MemoryTools:
                 after=after,
                 before=before,
                 min_similarity=min_similarity,
+                as_of=as_of,
             )
         )
         response = await answered(self.ops.search(request))
@@ -139,6 +142,8 @@ class MemoryTools:
         answer: dict[str, Any] = {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
         if response.freshness is not None:
             answer["freshness"] = response.freshness.model_dump()
+        if response.as_of is not None:
+            answer["as_of"] = response.as_of.model_dump(mode="json")
         if not results and min_similarity is not None:
             answer["note"] = f"nothing relevant: no memory reaches similarity {min_similarity:g}"
         return answer
@@ -149,16 +154,22 @@ class MemoryTools:
         query: str,
         budget_tokens: int | None = None,
         after_write: str | None = None,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         """The memory block to read before answering ``query``: facts, the people and
         things involved, what happened around then, and the turns it rests on, within
         ``budget_tokens`` (default 1,000, or 3,000 for a complex question). ``context`` is
-        null when nothing relevant is known. ``after_write``: as for search_memory."""
+        null when nothing relevant is known. ``after_write`` and ``as_of``: as for
+        search_memory."""
         at = self.here(ctx)
         await self._after_writes(at, after_write)
         block = await answered(
             self.ops.context(
-                at.user_id, query, project_id=at.project_id, budget_tokens=budget_tokens
+                at.user_id,
+                query,
+                project_id=at.project_id,
+                budget_tokens=budget_tokens,
+                as_of=as_of,
             )
         )
         return block.document()
@@ -210,19 +221,25 @@ class MemoryTools:
         self._wrote(at, done.token)
         return {"memory_id": memory_id, "forgotten": True, "token": done.token}
 
-    async def get_entity_info(self, ctx: Context, name: str) -> dict[str, Any]:
+    async def get_entity_info(
+        self, ctx: Context, name: str, as_of: str | None = None
+    ) -> dict[str, Any]:
         """A person, place or thing the user mentioned: aliases, mentions, first and last
-        seen, and the memories about it."""
+        seen, and the memories about it. ``as_of``: as for search_memory."""
         at = self.here(ctx)
         await self._after_writes(at)
-        return jsonable(await answered(self.ops.entity(at.user_id, name, at.project_id)))
+        found = self.ops.entity(at.user_id, name, at.project_id, as_of=as_of)
+        return jsonable(await answered(found))
 
-    async def explain_memory(self, ctx: Context, memory_id: str) -> dict[str, Any]:
+    async def explain_memory(
+        self, ctx: Context, memory_id: str, as_of: str | None = None
+    ) -> dict[str, Any]:
         """Why a memory exists: the turns it came from, the memories it replaced or that
-        replaced it, confirmations, entities, and its confidence now."""
+        replaced it, confirmations, entities, and its confidence now (with ``as_of``:
+        then; as for search_memory)."""
         at = self.here(ctx)
         await self._after_writes(at)
-        return jsonable(await answered(self.ops.explain(at.user_id, memory_id)))
+        return jsonable(await answered(self.ops.explain(at.user_id, memory_id, as_of=as_of)))
 
     async def weak_facts(
         self, ctx: Context, limit: Annotated[int, Field(ge=1, le=100)] = 10

@@ -8,6 +8,7 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
+    "as_of",
     "context",
     "document_parts",
     "entity_graph",

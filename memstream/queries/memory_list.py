@@ -26,6 +26,7 @@ from memstream.events.errors import InvalidQuery
 from memstream.policies.scope import owner_view_filter
 from memstream.projections.archiving import ARCHIVED, archive_id, summary_of
 from memstream.projections.memory_state import effective_confidence, is_hidden, state_id
+from memstream.queries.as_of import AsOf
 from memstream.queries.freshness import Freshness
 from memstream.storage import filters
 from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, MEMORY_STATE
@@ -81,6 +82,8 @@ class ListRequest:
     include_hidden: bool = False
     #: only memories carrying this tag
     tag: str | None = None
+    #: memory as it stood at a past moment (:mod:`memstream.queries.as_of`)
+    as_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ class MemoryPage:
     next_cursor: str | None
     #: how fresh the page is (set by the reads that answer it)
     freshness: Freshness | None = None
+    #: with ``as_of``: the moment the page reflects
+    as_of: AsOf | None = None
 
 
 def list_memories(store: ProjectionStore, request: ListRequest) -> MemoryPage:

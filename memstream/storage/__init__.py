@@ -22,6 +22,7 @@ __all__ = [
     "lance",
     "layout",
     "log_records",
+    "moments",
     "path_names",
     "schemas",
     "shared_folder",

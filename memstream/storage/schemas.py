@@ -22,6 +22,7 @@ __all__ = [
     "LEASES_SCHEMA",
     "MEMORIES_SCHEMA",
     "MEMORY_STATE_SCHEMA",
+    "MOMENTS_SCHEMA",
     "NOT_STATE_COLUMNS",
     "OWNER_COLUMNS",
     "PARTITION_OWNERS_SCHEMA",
@@ -248,6 +249,22 @@ CHECKPOINTS_SCHEMA = pa.schema(
         # the ownership epoch of the partition's writer (storage.claims): a checkpoint
         # is never replaced by one of an older epoch (a worker that lost the partition)
         pa.field("owner_epoch", pa.int64()),
+    ]
+)
+
+#: One row per partition a writer's checkpoint save moved: what it had applied there
+#: by then (a write token of every topic's position in the partition), when, and the
+#: version of each state table that holds exactly that (``storage.moments``): what an
+#: ``as_of`` read checks the tables out at. Insert-only.
+MOMENTS_SCHEMA = pa.schema(
+    [
+        pa.field("moment_id", pa.string(), nullable=False),
+        pa.field("consumer", pa.string(), nullable=False),
+        pa.field("partition", pa.int32(), nullable=False),
+        pa.field("recorded_at", _UTC, nullable=False),
+        pa.field("position", pa.string(), nullable=False),
+        # {"memories": 12, ...}: compact JSON, sorted by table name
+        pa.field("versions", pa.string(), nullable=False),
     ]
 )
 

@@ -21,6 +21,7 @@ from memstream.application import Operations
 from memstream.mcp.scope import Scope
 from memstream.mcp.server import memory_server
 from memstream.mcp.tools import TOOLS
+from memstream.storage.write_tokens import WriteToken
 from memstream.testing import WorkerProcess
 
 
@@ -49,7 +50,7 @@ def test_the_tools_are_listed_with_schemas_and_no_user_argument(
     assert search.input_schema["required"] == ["query"]
     assert set(search.input_schema["properties"]) == {
         "query", "kind", "tag", "entity", "after", "before", "limit", "min_similarity",
-        "after_write",
+        "after_write", "as_of",
     }  # fmt: skip
 
 
@@ -77,6 +78,24 @@ def test_reads_answer_for_the_bound_user_only(operations: Operations) -> None:
     assert bob.structured_content["results"] == []
 
 
+def test_reads_as_of_a_past_moment(operations: Operations) -> None:
+    remembered = WriteToken("e1", {("memory.commands", 0): 0}).text()  # before the correction
+    then, block, now = _call(
+        operations,
+        ("search_memory", {"query": "Miso likes", "as_of": remembered}),
+        ("get_context", {"query": "What does Miso like to eat?", "as_of": remembered}),
+        ("search_memory", {"query": "Miso likes"}),
+    )
+    said_then = [r["content"] for r in then.structured_content["results"]]
+    assert "Ana's cat Miso likes sardines." in said_then
+    assert "Ana's cat Miso likes tuna." not in said_then
+    assert then.structured_content["as_of"]["asked"] == remembered
+    assert "sardines" in block.structured_content["context"]
+    assert "tuna" not in block.structured_content["context"]
+    assert block.structured_content["as_of"]["position"].startswith("w1.")
+    assert "Ana's cat Miso likes tuna." in [r["content"] for r in now.structured_content["results"]]
+
+
 async def _bob(operations: Operations) -> list[Any]:
     async with Client(memory_server(operations, Scope("bob"))) as client:
         return [await client.call_tool("search_memory", {"query": "Miso"})]
@@ -99,7 +118,7 @@ def test_a_refusal_is_a_clear_tool_error(operations: Operations) -> None:
         (bad_kind, "search_memory: kind: must be one of 'episode', 'fact', 'preference', "
         "'procedure', 'opinion', 'reflection', 'summary', 'chunk'"),
         (stray, "search_memory takes no argument k; its arguments are query, kind, tag, "
-         "entity, after, before, limit, min_similarity, after_write"),
+         "entity, after, before, limit, min_similarity, after_write, as_of"),
         (none, "search_memory: limit: must be at least 1"),
         (text, "weak_facts: limit: must be a whole number"),
         (extra, "memory_stats takes no argument user_id; its arguments are none"),

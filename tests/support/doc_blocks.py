@@ -27,6 +27,7 @@ PAGES = (
     "docs/durability.md",
     "docs/deployment.md",
     "docs/observability.md",
+    "docs/memory-over-time.md",
     "docs/console.md",
     "docs/metrics.md",
     "docs/architecture.md",

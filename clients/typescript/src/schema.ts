@@ -525,6 +525,21 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /**
+         * AsOf
+         * @description The moment an ``as_of`` read reflects.
+         */
+        AsOf: {
+            /** Asked */
+            asked: string;
+            /** Position */
+            position: string;
+            /**
+             * Recorded At
+             * Format: date-time
+             */
+            recorded_at: string;
+        };
+        /**
          * ConfirmFact
          * @description The user confirms memory ``memory_id``: full confidence, and it never decays.
          */
@@ -560,6 +575,8 @@ export interface components {
         ContextRequest: {
             /** After Write */
             after_write?: string | null;
+            /** As Of */
+            as_of?: string | null;
             /** Budget Tokens */
             budget_tokens?: number | null;
             /** Cutoff */
@@ -1019,6 +1036,8 @@ export interface components {
             after?: string | null;
             /** After Write */
             after_write?: string | null;
+            /** As Of */
+            as_of?: string | null;
             /** Before */
             before?: string | null;
             /**
@@ -1059,6 +1078,7 @@ export interface components {
         };
         /** SearchResponse */
         SearchResponse: {
+            as_of?: components["schemas"]["AsOf"] | null;
             freshness?: components["schemas"]["Freshness"] | null;
             /**
              * Intent
@@ -1654,6 +1674,8 @@ export interface operations {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
                 after_write?: string | null;
+                /** @description memory as it stood at a past moment: an ISO 8601 time (what was recorded by then) or a write token (once that write was applied) */
+                as_of?: string | null;
                 name: string;
                 project_id?: string | null;
                 user_id: string;
@@ -2046,6 +2068,8 @@ export interface operations {
                 after?: string | null;
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
                 after_write?: string | null;
+                /** @description memory as it stood at a past moment: an ISO 8601 time (what was recorded by then) or a write token (once that write was applied) */
+                as_of?: string | null;
                 /** @description memories that occurred before this time */
                 before?: string | null;
                 cursor?: string | null;
@@ -2201,6 +2225,8 @@ export interface operations {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
                 after_write?: string | null;
+                /** @description memory as it stood at a past moment: an ISO 8601 time (what was recorded by then) or a write token (once that write was applied) */
+                as_of?: string | null;
                 expand?: boolean;
                 user_id: string;
                 /** @description with after_write: 'applied', or 'vectors' too */
@@ -2486,6 +2512,8 @@ export interface operations {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
                 after_write?: string | null;
+                /** @description memory as it stood at a past moment: an ISO 8601 time (what was recorded by then) or a write token (once that write was applied) */
+                as_of?: string | null;
                 user_id: string;
                 /** @description with after_write: 'applied', or 'vectors' too */
                 wait?: "applied" | "vectors";
@@ -2652,6 +2680,8 @@ export interface operations {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
                 after_write?: string | null;
+                /** @description memory as it stood at a past moment: an ISO 8601 time (what was recorded by then) or a write token (once that write was applied) */
+                as_of?: string | null;
                 user_id: string;
                 /** @description with after_write: 'applied', or 'vectors' too */
                 wait?: "applied" | "vectors";

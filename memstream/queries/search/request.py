@@ -23,8 +23,10 @@ from pydantic import (
     field_validator,
 )
 
+from memstream.events.errors import InvalidQuery
 from memstream.events.identifiers import Identifier, Tag, UtcDateTime
 from memstream.policies.scope import without_controls
+from memstream.queries.as_of import AsOf, parse_as_of
 from memstream.queries.freshness import Freshness
 from memstream.storage.write_tokens import MAX_TOKEN_CHARS, TOKEN_PATTERN
 
@@ -106,6 +108,20 @@ class SearchRequest(BaseModel):
     #: with ``after_write``: "applied" (the write's memories are there) or "vectors"
     #: (and every memory of the user has its vector)
     wait: Literal["applied", "vectors"] = "applied"
+    #: memory as it stood at a past moment: an ISO 8601 time (what was recorded by
+    #: then) or a write token (once that write was applied); see
+    #: :mod:`memstream.queries.as_of`. Ranked as of then unless ``now`` says otherwise.
+    as_of: str | None = Field(default=None, max_length=MAX_TOKEN_CHARS)
+
+    @field_validator("as_of")
+    @classmethod
+    def _a_moment(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_as_of(value)
+            except InvalidQuery as exc:
+                raise ValueError(str(exc).removeprefix("as_of: ")) from None
+        return value
 
     @field_validator("query")
     @classmethod
@@ -197,6 +213,8 @@ class SearchResponse(BaseModel):
     #: how fresh the answer is: the log position it reflects, the user's writes not
     #: applied yet, the user's memories without their vector yet
     freshness: Freshness | None = None
+    #: with ``as_of``: the moment the answer reflects (its time and log position)
+    as_of: AsOf | None = None
     #: when asked (``Searcher.search(..., restated=True)``): the facts left out of
     #: ``results`` as saying again what a turn above says, best first; not part of the
     #: answer's body (a context block states those that resolve a date: the dated fact)

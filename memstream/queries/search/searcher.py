@@ -135,11 +135,28 @@ class Searcher(Retrievers):
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memstream-search")
         self._non_empty: set[str] = set()  # tables known to hold rows
         self._stale_seconds = stale_seconds
+        self._cache_rows = cache_rows
         self._caches = UserCaches(
             ReadModel(store, model or "", cache_rows, stale_seconds) if cache_rows > 0 else None
         )
         self._in_flight = 0
         self._in_flight_lock = threading.Lock()
+
+    def over(self, store: ProjectionStore) -> Searcher:
+        """A searcher like this one (query embedder, model, weights, clock, rows kept)
+        over ``store``: one that reads a past moment scores as this one would have."""
+        return Searcher(
+            store,
+            embed=self._embed,
+            model=self._model,
+            weights=self.weights,
+            clock=self._clock,
+            cache_rows=self._cache_rows,
+        )
+
+    def close(self) -> None:
+        """Let the search threads go (a searcher no one will call again)."""
+        self._pool.shutdown(wait=False)
 
     @property
     def in_flight(self) -> int:

@@ -33,6 +33,7 @@ from memstream.storage.lance.tables import (
     DERIVED_COLUMNS,
     FIXED_SCHEMAS,
     KEYS,
+    MOMENTS,
     NEW_EMPTY_COLUMNS,
     REPLAY_FILLED_COLUMNS,
     RETIRED_COLUMNS,
@@ -43,9 +44,15 @@ from memstream.storage.lance.tables import (
 )
 from memstream.storage.lance.upkeep import IndexUpkeep
 from memstream.storage.log_records import Checkpoints, LogPosition
-from memstream.storage.schemas import CHECKPOINTS_SCHEMA, DEFAULT_VECTOR_DIMENSION, vectors_schema
+from memstream.storage.moments import moment_rows
+from memstream.storage.schemas import (
+    CHECKPOINTS_SCHEMA,
+    DEFAULT_VECTOR_DIMENSION,
+    MOMENTS_SCHEMA,
+    vectors_schema,
+)
 
-__all__ = ["DEFAULT_VECTOR_DIMENSION", "ProjectionStore", "is_commit_conflict"]
+__all__ = ["DEFAULT_VECTOR_DIMENSION", "MomentGone", "ProjectionStore", "is_commit_conflict"]
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +62,10 @@ _PRIMARY_KEY = b"lance-schema:unenforced-primary-key"
 #: the backoff between them (seconds, doubling, with jitter).
 CONFLICT_RETRIES = 6
 CONFLICT_BACKOFF = (0.05, 2.0)
+
+
+class MomentGone(StorageError):
+    """A table version a moment names is no longer kept (upkeep removed it)."""
 
 
 def is_commit_conflict(exc: BaseException) -> bool:
@@ -126,6 +137,9 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         self._versions_seen: dict[str, tuple[float, int]] = {}
         #: writes tried again after losing commit races (beyond LanceDB's own retries)
         self.conflicts_retried = 0
+        #: the tables read at a fixed version (a store ``pinned`` to a moment)
+        self._pinned: dict[str, int] = {}
+        self._options = dict(storage_options) if storage_options else None
         if VECTORS in existing:
             self._tables[VECTORS] = self._db.open_table(VECTORS)
             self._schemas[VECTORS] = self._tables[VECTORS].schema
@@ -410,7 +424,8 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         """Every row of a table (optionally some columns, optionally filtered), or the
         first ``limit`` found."""
         table = self._tables[name]
-        table.checkout_latest()
+        if name not in self._pinned:
+            table.checkout_latest()
         query = table.search()
         if where:
             query = query.where(where)
@@ -425,6 +440,8 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         """The newest committed version of a table (it changes with every write), or
         the one seen less than ``max_age_seconds`` ago (a reader allowed that
         staleness asks the table at most that often)."""
+        if name in self._pinned:
+            return self._pinned[name]
         now = time.monotonic()
         seen = self._versions_seen.get(name)
         if seen is not None and now - seen[0] < max_age_seconds:
@@ -438,13 +455,50 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
     def refresh(self, names: Sequence[str] | None = None) -> None:
         """See the newest committed version of every table (or of ``names``)."""
         for name in self._tables if names is None else names:
-            self._tables[name].checkout_latest()
+            if name not in self._pinned:
+                self._tables[name].checkout_latest()
 
     def see_latest(self) -> None:
         """From now on read every table as of its newest committed version: the views
         that may be a moment old (``version``'s ``max_age_seconds``) are asked again."""
         self._versions_seen.clear()
         self.refresh()
+
+    def pinned(self, versions: Mapping[str, int]) -> ProjectionStore:
+        """Another view of these tables, each named in ``versions`` checked out at that
+        version (the rest at their newest): memory as it stood at a moment, read only.
+
+        Raises:
+            NotFound: a version is no longer kept (upkeep removed it).
+        """
+        view = ProjectionStore(self.uri, storage_options=self._options)
+        for name, version in versions.items():
+            if name not in view._tables:
+                continue
+            try:
+                view._tables[name].checkout(int(version))
+            except Exception as exc:  # LanceDB says so in many words
+                raise MomentGone(f"{name} version {version} is no longer kept") from exc
+        view._pinned = {name: int(v) for name, v in versions.items() if name in view._tables}
+        return view
+
+    def record_moments(
+        self, consumer: str, applied: Checkpoints, partitions: Iterable[int], now: datetime
+    ) -> None:
+        """Record that the newest version of each state table holds what ``applied``
+        says for each of ``partitions`` (see :mod:`memstream.storage.moments`)."""
+        versions = {name: self.version(name) for name in STATE_TABLES if name in self._tables}
+        rows = moment_rows(consumer, applied, partitions, versions, now)
+        if rows:
+            self.append(MOMENTS, pa.Table.from_pylist(rows, schema=MOMENTS_SCHEMA))
+
+    def moments(self, consumer: str, partition: int) -> list[dict[str, Any]]:
+        """Every moment recorded of ``partition`` by ``consumer``'s writers."""
+        where = filters.all_of(
+            filters.equals("consumer", consumer), filters.equals("partition", partition)
+        )
+        rows: list[dict[str, Any]] = self.scan(MOMENTS, where=where).to_pylist()
+        return rows
 
     @property
     def table_names(self) -> list[str]:

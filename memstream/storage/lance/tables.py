@@ -4,8 +4,9 @@
 insert-only, with the memory's scope columns), ``entities``, ``access``, ``sessions``,
 ``memory_state``, ``archive_index``, ``documents`` and ``watermarks`` (small rows updated
 in place),
-``checkpoints`` and ``dead_letters``; ``partition_owners`` and ``leases``, who may write
-what now (:mod:`memstream.storage.claims`).
+``checkpoints`` and ``dead_letters``; ``moments``, which versions of the state tables
+held what a writer had applied when (:mod:`memstream.storage.moments`);
+``partition_owners`` and ``leases``, who may write what now (:mod:`memstream.storage.claims`).
 
 Every table's key column is marked as its primary key, so that two writers inserting
 the same new key at once conflict (and one retries) instead of both adding the row.
@@ -28,6 +29,7 @@ from memstream.storage.schemas import (
     LEASES_SCHEMA,
     MEMORIES_SCHEMA,
     MEMORY_STATE_SCHEMA,
+    MOMENTS_SCHEMA,
     OWNER_COLUMNS,
     PARTITION_OWNERS_SCHEMA,
     SESSIONS_SCHEMA,
@@ -48,6 +50,7 @@ __all__ = [
     "LEASES",
     "MEMORIES",
     "MEMORY_STATE",
+    "MOMENTS",
     "NEW_EMPTY_COLUMNS",
     "OWNER_GUARDED",
     "PARTITION_OWNERS",
@@ -74,6 +77,7 @@ ARCHIVE_INDEX = "archive_index"
 PARTITION_OWNERS = "partition_owners"
 LEASES = "leases"
 DOCUMENTS = "documents"
+MOMENTS = "moments"
 
 FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
@@ -88,6 +92,7 @@ FIXED_SCHEMAS = {
     PARTITION_OWNERS: PARTITION_OWNERS_SCHEMA,
     LEASES: LEASES_SCHEMA,
     DOCUMENTS: DOCUMENTS_SCHEMA,
+    MOMENTS: MOMENTS_SCHEMA,
 }
 KEYS = {
     MEMORIES: "memory_id",
@@ -103,6 +108,7 @@ KEYS = {
     PARTITION_OWNERS: "owner_key",
     LEASES: "lease",
     DOCUMENTS: "document_key",
+    MOMENTS: "moment_id",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
 #: Columns added since a table was first written, and how to fill them from old rows.
@@ -188,7 +194,7 @@ STATE_TABLES = (
 )
 
 #: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
-INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS})
+INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS, MOMENTS})
 
 #: Rows to write: dicts, or an Arrow table already in the table's schema.
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table

@@ -316,12 +316,15 @@ class ProjectorCore:
             self._unsaved_watermarks.clear()
         if self._unsaved_checkpoints:
             self._guard()
+            now = self._clock()
             self.store.save_checkpoints(
                 self.consumer,
                 self._unsaved_checkpoints,
-                self._clock(),
+                now,
                 owner_epochs=None if self.fence is None else dict(self.fence.held),
             )
+            moved = {partition for _, partition in self._unsaved_checkpoints}
+            self.store.record_moments(self.consumer, self._checkpoints, moved, now)
             self._unsaved_checkpoints.clear()
         self._flushed_at = time.monotonic()
 

@@ -1,0 +1,111 @@
+"""Views of memory at a past moment: an ``as_of`` read's store and searcher.
+
+An ``as_of`` (:mod:`memstream.queries.as_of`) resolves, in the user's partition, to a
+moment the worker recorded (:mod:`memstream.storage.moments`): the last recorded at or
+before the time asked, or the first that holds the write token asked for. Its view is
+the store with every state table checked out at the moment's versions, and a searcher
+over it that shares the live searcher's query embedder and weights; the few views read
+last are kept open (opening one checks out every table).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from memstream.application.errors import NotFound
+from memstream.queries.as_of import AsOf, parse_as_of
+from memstream.queries.search.searcher import Searcher
+from memstream.storage.lance.store import MomentGone, ProjectionStore
+from memstream.storage.moments import Moment, first_covering, last_at_or_before
+
+__all__ = ["PastView", "PastViews", "find_moment"]
+
+#: Views kept open at once (each holds a checked-out handle of every table).
+KEPT_VIEWS = 4
+
+
+@dataclass(frozen=True)
+class PastView:
+    """Memory as it stood at a moment: what to read it with, and what to say of it."""
+
+    store: ProjectionStore
+    searcher: Searcher
+    as_of: AsOf
+
+    @property
+    def recorded_at(self) -> datetime:
+        return self.as_of.recorded_at
+
+
+def find_moment(store: ProjectionStore, consumer: str, partition: int, asked: str) -> Moment:
+    """The moment of ``partition`` that ``asked`` (an ``as_of``) names.
+
+    Raises:
+        InvalidQuery: ``asked`` is neither a time nor a write token.
+        NotFound: nothing of the partition was recorded by then, or the token names no
+            write of it.
+    """
+    wanted = parse_as_of(asked)
+    rows = store.moments(consumer, partition)
+    if isinstance(wanted, datetime):
+        moment = last_at_or_before(rows, wanted)
+        if moment is None:
+            raise NotFound(
+                f"as_of: no memory of this user was recorded by {wanted.isoformat()}"
+                + _first_kept(rows)
+            )
+        return moment
+    moment = first_covering(rows, wanted)
+    if moment is None:
+        raise NotFound(
+            "as_of: no moment holds that write for this user (it names another user's "
+            "partition, or is not applied yet)"
+        )
+    return moment
+
+
+def _first_kept(rows: list[dict[str, object]]) -> str:
+    times = [row["recorded_at"] for row in rows if isinstance(row["recorded_at"], datetime)]
+    return f" (the first moment kept: {min(times).isoformat()})" if times else ""
+
+
+class PastViews:
+    """The views of past moments a reader opened last (see the module docstring)."""
+
+    def __init__(self, live: Searcher) -> None:
+        self._live = live
+        self._open: OrderedDict[tuple[tuple[str, int], ...], tuple[ProjectionStore, Searcher]]
+        self._open = OrderedDict()
+        self._lock = threading.Lock()
+
+    def view(self, store: ProjectionStore, moment: Moment, asked: str) -> PastView:
+        """The view of ``moment`` (blocking: it may check out every table).
+
+        Raises:
+            NotFound: upkeep has removed a version the moment names.
+        """
+        key = tuple(sorted(moment.versions.items()))
+        with self._lock:
+            found = self._open.get(key)
+            if found is not None:
+                self._open.move_to_end(key)
+        if found is None:
+            try:
+                pinned = store.pinned(moment.versions)
+            except MomentGone:
+                raise NotFound(
+                    f"as_of: memory as of {moment.recorded_at.isoformat()} is no longer kept "
+                    "(table versions older than retain_versions_seconds are removed, and an "
+                    "erasure removes every older version)"
+                ) from None
+            found = (pinned, self._live.over(pinned))
+            with self._lock:
+                self._open[key] = found
+                while len(self._open) > KEPT_VIEWS:
+                    _, (_, searcher) = self._open.popitem(last=False)
+                    searcher.close()
+        as_of = AsOf(asked=asked, recorded_at=moment.recorded_at, position=moment.position.text())
+        return PastView(found[0], found[1], as_of)

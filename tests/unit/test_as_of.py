@@ -1,0 +1,267 @@
+"""Reads ``as_of`` a moment equal the same reads of a replay of the log cut there.
+
+A script of writes, a remembered fact, a correction, a confirmation, a forget and more
+writes is applied step by step by the worker's projector to real LanceDB tables (each
+step's checkpoints saved, so each records a moment). Then, for every step, every read
+(search with and without history, context, the memory list, one memory, its history and
+explanation, an entity) asked ``as_of`` that step's write token, and ``as_of`` the time
+just after it, answers exactly what the same read answers over a fresh store that a
+replay of the records through the moment's position built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from memstream.application import Operations
+from memstream.application.commands import correction
+from memstream.application.errors import NotFound
+from memstream.events.codec import encode
+from memstream.events.errors import InvalidQuery
+from memstream.events.vocabulary import ConfirmFact, Event, ForgetMemory, RememberFact
+from memstream.jobs.replay import records_through
+from memstream.projections.derived import command_memory
+from memstream.projections.episodes import memory_id_for
+from memstream.queries.memory_list import ListRequest
+from memstream.queries.search.request import SearchRequest
+from memstream.settings import Settings
+from memstream.storage.archive.event_archive import records_from_table
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import ARCHIVE_SCHEMA
+from memstream.storage.write_tokens import WriteToken, parse_token
+from memstream.streams.partitioning import partition_of
+from memstream.streams.projector import Projector
+from memstream.streams.publisher import CheckedLine, Published
+from memstream.testing import FakeClock, message
+
+T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)  # a Tuesday
+EPOCH = "e1"
+MESSAGES, COMMANDS = "memory.messages", "memory.commands"
+SETTINGS = Settings(data="unused", embedder="none")
+PARTITION = partition_of("ana", SETTINGS.messages_partitions)
+ASKED = ("Where does Ana live?", "What does Miso eat?", "Who helped Ana move?")
+
+
+@dataclass
+class Log:
+    """The records applied so far, in the event archive's shape."""
+
+    records: list[LogRecord]
+    offsets: dict[str, int]
+
+    def add(self, topic: str, event: Event, at: datetime) -> LogRecord:
+        offset = self.offsets.get(topic, -1) + 1
+        self.offsets[topic] = offset
+        record = LogRecord(EPOCH, topic, PARTITION, offset, at, b"ana", encode(event))
+        self.records.append(record)
+        return record
+
+    def table(self) -> pa.Table:
+        return pa.Table.from_pylist(
+            [
+                {
+                    "log_epoch": r.log_epoch,
+                    "topic": r.topic,
+                    "partition": r.partition,
+                    "offset": r.offset,
+                    "timestamp": r.timestamp,
+                    "key": r.key,
+                    "value": r.value,
+                }
+                for r in self.records
+            ],
+            schema=ARCHIVE_SCHEMA,
+        )
+
+
+def _id(event_id: str) -> str:
+    return memory_id_for("ana", event_id)
+
+
+def _said(event_id: str, text: str, at: datetime) -> Event:
+    return message(
+        event_id=event_id, user_id="ana", session_id="s1", speaker="Ana", content=text,
+        occurred_at=at,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory: pytest.TempPathFactory) -> Script:
+    """The live store after the script, each step's write token and the log."""
+    folder = tmp_path_factory.mktemp("as-of")
+    store = ProjectionStore(str(folder / "live"))
+    clock = FakeClock(T0)
+    projector = Projector(store, consumer=SETTINGS.consumer_group, clock=clock)
+    log = Log([], {})
+    steps: list[tuple[str, datetime]] = []
+
+    def step(topic: str, event: Event) -> None:
+        at = clock.advance(hours=1)
+        record = log.add(topic, event, at)
+        projector.apply([record])
+        projector.flush()
+        token = WriteToken(EPOCH, {(topic, PARTITION): record.offset}).text()
+        steps.append((token, clock.advance(minutes=1)))
+
+    step(MESSAGES, _said("m1", "I live in Lisbon with my cat Miso.", T0))
+    step(MESSAGES, _said("m2", "Maria helped me move to Porto last week.", T0))
+    fact = RememberFact(
+        event_id="r1", user_id="ana", content="Ana's cat Miso likes sardines.", occurred_at=T0
+    )
+    step(COMMANDS, fact)
+    remembered = command_memory(fact).memory_id
+    corrected, _ = correction(store, "ana", remembered, "Ana's cat Miso likes tuna.", clock())
+    step(COMMANDS, corrected)
+    step(COMMANDS, ConfirmFact(event_id="c1", user_id="ana", memory_id=_id("m2"), occurred_at=T0))
+    step(COMMANDS, ForgetMemory(event_id="f1", user_id="ana", memory_id=_id("m1"), occurred_at=T0))
+    step(MESSAGES, _said("m3", "Miso and I now live in Porto, near Maria.", T0))
+    return Script(folder, steps, log)
+
+
+@dataclass
+class Script:
+    folder: Path
+    #: each step's write token, and the time just after it
+    steps: list[tuple[str, datetime]]
+    log: Log
+
+
+def _replayed(script: Script, position: str, name: str) -> ProjectionStore:
+    """A fresh store the projector built from the records through ``position``, one
+    batch a record as the script's worker applied them (so the tables' fragments are
+    laid out alike: Lance scores full text over unindexed fragments as they lie)."""
+    cut = records_through(script.log.table(), parse_token(position))
+    store = ProjectionStore(str(script.folder / name))
+    projector = Projector(store, consumer=SETTINGS.consumer_group, clock=FakeClock(T0))
+    for record in records_from_table(cut):
+        projector.apply([record])
+    projector.flush()
+    return store
+
+
+class KeptEvents:
+    """A sink that keeps what is published (a search's access reports): this test
+    reads, it has no log to write to."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    async def publish(self, events: Sequence[Event]) -> Published:
+        self.events.extend(events)
+        return Published([e.event_id for e in events], None)
+
+    async def publish_lines(self, lines: Sequence[CheckedLine]) -> WriteToken | None:
+        raise AssertionError("nothing is written here")
+
+    async def close(self) -> None:
+        return None
+
+
+def _operations(store: ProjectionStore, folder: Path) -> Operations:
+    settings = Settings(data=str(folder), embedder="none")
+    return Operations(settings, sink=KeptEvents(), store=store, clock=FakeClock(T0))
+
+
+async def _reads(ops: Operations, as_of: str | None, now: datetime) -> dict[str, Any]:
+    """Every read of Ana's memory, as JSON values, without the moment they reflect."""
+    found: dict[str, Any] = {}
+    for query in ASKED:
+        for history in (False, True):
+            request = SearchRequest(
+                user_id="ana", query=query, now=now, include_history=history, as_of=as_of
+            )
+            answer = await ops.search(request)
+            found[f"search {query} {history}"] = [
+                (r.memory_id, r.content, r.kind, round(r.score, 6)) for r in answer.results
+            ]
+        block = await ops.context("ana", query, now=now, as_of=as_of)
+        found[f"context {query}"] = (block.context, block.sections)
+    page = await ops.list_memories(ListRequest(user_id="ana", include_hidden=True, as_of=as_of))
+    found["list"] = page.memories
+    for memory_id in [m["memory_id"] for m in page.memories]:
+        found[f"memory {memory_id}"] = _plain(await ops.memory("ana", memory_id, as_of=as_of))
+        found[f"history {memory_id}"] = await ops.history("ana", memory_id, as_of=as_of)
+        found[f"explain {memory_id}"] = _plain(
+            await ops.explain("ana", memory_id, now=now, as_of=as_of)
+        )
+    for name in ("Maria", "Miso", "Porto"):
+        try:
+            found[f"entity {name}"] = _plain(await ops.entity("ana", name, as_of=as_of))
+        except NotFound:
+            found[f"entity {name}"] = None
+    return found
+
+
+def _plain(document: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in document.items() if k != "as_of"}
+
+
+def test_every_read_as_of_a_moment_equals_a_replay_cut_there(scripted: Script) -> None:
+    folder, steps = scripted.folder, scripted.steps
+    live = _operations(ProjectionStore(str(folder / "live")), folder)
+    answers = []
+    for index, (token, after) in enumerate(steps):
+        now = after + timedelta(days=1)
+        found = asyncio.run(live.search(SearchRequest(user_id="ana", query=ASKED[0], as_of=token)))
+        assert found.as_of is not None and found.as_of.asked == token
+        position = found.as_of.position
+        then = asyncio.run(_reads(live, token, now))
+        replay = _operations(_replayed(scripted, position, f"replay-{index}"), folder)
+        assert then == asyncio.run(_reads(replay, None, now)), index
+        # the time just after the step names the same moment
+        by_time = asyncio.run(
+            live.list_memories(
+                ListRequest(user_id="ana", include_hidden=True, as_of=after.isoformat())
+            )
+        )
+        assert by_time.as_of is not None and by_time.as_of.position == position, index
+        assert by_time.memories == then["list"], index
+        answers.append(then)
+    # each step changed what the reads answer: no moment stood in for another
+    assert all(a != b for a, b in itertools.pairwise(answers))
+
+
+def test_the_moment_said_is_the_one_asked_for(
+    scripted: Script,
+) -> None:
+    folder, steps = scripted.folder, scripted.steps
+    live = _operations(ProjectionStore(str(folder / "live")), folder)
+    token, after = steps[2]
+    by_token = asyncio.run(live.search(SearchRequest(user_id="ana", query="cat", as_of=token)))
+    by_time = asyncio.run(
+        live.search(SearchRequest(user_id="ana", query="cat", as_of=after.isoformat()))
+    )
+    assert by_token.as_of is not None and by_time.as_of is not None
+    assert by_token.as_of.position == by_time.as_of.position
+    assert by_token.as_of.recorded_at <= after
+    # the fact remembered at step 3 is there; its correction (step 4) is not yet
+    assert any("sardines" in r.content for r in by_token.results)
+    assert not any("tuna" in r.content for r in by_token.results)
+    now = asyncio.run(live.search(SearchRequest(user_id="ana", query="cat")))
+    assert any("tuna" in r.content for r in now.results)
+    assert not any("sardines" in r.content for r in now.results)
+
+
+def test_before_anything_was_recorded_and_not_a_moment(
+    scripted: tuple[Path, list[tuple[str, datetime]]],
+) -> None:
+    folder = scripted.folder
+    live = _operations(ProjectionStore(str(folder / "live")), folder)
+    with pytest.raises(NotFound, match="no memory of this user was recorded by"):
+        asyncio.run(live.memory("ana", memory_id_for("ana", "m1"), as_of=T0.isoformat()))
+    for wrong in ("yesterday", "w1.nonsense!", "2026-13-40T00:00:00Z"):
+        with pytest.raises(InvalidQuery, match="as_of"):
+            asyncio.run(live.list_memories(ListRequest(user_id="ana", as_of=wrong)))
+    other = WriteToken(EPOCH, {(MESSAGES, PARTITION + 1): 0}).text()
+    with pytest.raises(NotFound, match="no moment holds that write"):
+        asyncio.run(live.history("ana", memory_id_for("ana", "m1"), as_of=other))
