@@ -53,6 +53,12 @@ def _search(url: str, query: str, **kw: Any) -> list[dict[str, Any]]:
     return results
 
 
+def _position(url: str) -> str:
+    """A write token of what the projections hold of Ana's partitions now."""
+    position: str = httpx.get(f"{url}/v1/freshness", params={"user_id": "ana"}).json()["position"]
+    return position
+
+
 def test_archive_search_expand_restore_in_a_running_worker(
     data_place: DataPlace, tmp_path: Path
 ) -> None:
@@ -116,10 +122,12 @@ def test_archive_search_expand_restore_in_a_running_worker(
             assert f"would archive {len(listed)} memories" in dry.stderr
             assert hot_count() == 3 and not data.cold_files()
 
+            hot_then = _position(url)  # what memory held before the archive
             done = _cli(data, bootstrap, "jobs", "archive", "--user", "ana")
             assert done.returncode == 0, done.stderr
             wait_until(lambda: hot_count() == 1, timeout=60)  # the hot count falls
             assert len(data.cold_files()) == 1
+            archived_then = _position(url)
 
             found = _search(url, "Lisbon flights")  # the archive is searched too
             cold = [r for r in found if r["archived"]]
@@ -153,6 +161,19 @@ def test_archive_search_expand_restore_in_a_running_worker(
                 f"{url}/v1/memories/{lisbon['memory_id']}/restore", json={"user_id": "ana"}
             )
             assert missing.status_code == 404 and "not archived" in missing.json()["detail"]
+
+            # Memory as it stood before the archive, while archived, and now (restored)
+            for as_of, archived in ((hot_then, False), (archived_then, True), (None, False)):
+                when = {"as_of": as_of} if as_of else {}
+                found = _search(url, "Lisbon flights", **when)
+                (lisbon_found,) = [r for r in found if r["memory_id"] == lisbon["memory_id"]]
+                assert lisbon_found["archived"] is archived, as_of
+                listed = httpx.get(
+                    f"{url}/v1/memories", params={"user_id": "ana", "limit": 10, **when}
+                ).json()
+                (row,) = [m for m in listed["memories"] if m["memory_id"] == lisbon["memory_id"]]
+                assert bool(row.get("archived")) is archived, (as_of, row)
+                assert (listed["as_of"] or {}).get("asked") == as_of
             assert worker.stop(timeout=60) == 0  # a clean stop writes all bookkeeping
         finally:
             worker.stop()
