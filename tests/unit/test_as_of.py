@@ -265,3 +265,25 @@ def test_before_anything_was_recorded_and_not_a_moment(
     other = WriteToken(EPOCH, {(MESSAGES, PARTITION + 1): 0}).text()
     with pytest.raises(NotFound, match="no moment holds that write"):
         asyncio.run(live.history("ana", memory_id_for("ana", "m1"), as_of=other))
+
+
+def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) -> None:
+    store = ProjectionStore(str(tmp_path / "tables"))
+    clock = FakeClock(T0)
+    projector = Projector(store, consumer=SETTINGS.consumer_group, clock=clock)
+    log = Log([], {})
+    for index in range(3):
+        at = clock.advance(hours=1)
+        projector.apply([log.add(MESSAGES, _said(f"m{index}", f"Note {index}.", T0), at)])
+    assert len(store.moments(SETTINGS.consumer_group, PARTITION)) == 3
+    clock.advance(hours=1)
+    projector.upkeep(retain=timedelta(hours=2))  # at T0 + 4 h: what is older than T0 + 2 h
+    kept = sorted(m["recorded_at"] for m in store.moments(SETTINGS.consumer_group, PARTITION))
+    assert kept == [T0 + timedelta(hours=2), T0 + timedelta(hours=3)]
+    ops = _operations(store, tmp_path)
+    gone = (T0 + timedelta(hours=1, minutes=30)).isoformat()
+    with pytest.raises(NotFound, match="the first moment kept"):
+        asyncio.run(ops.memory("ana", _id("m0"), as_of=gone))
+    kept_then = (T0 + timedelta(hours=2, minutes=30)).isoformat()
+    page = asyncio.run(ops.list_memories(ListRequest(user_id="ana", as_of=kept_then)))
+    assert sorted(m["content"] for m in page.memories) == ["Note 0.", "Note 1."]

@@ -492,6 +492,12 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         if rows:
             self.append(MOMENTS, pa.Table.from_pylist(rows, schema=MOMENTS_SCHEMA))
 
+    def prune_moments(self, before: datetime) -> None:
+        """Remove the moments recorded before ``before`` (upkeep has removed, or is
+        about to remove, the versions they name)."""
+        table = self._tables[MOMENTS]
+        self.retrying(lambda: table.delete(filters.before("recorded_at", before)))
+
     def moments(self, consumer: str, partition: int) -> list[dict[str, Any]]:
         """Every moment recorded of ``partition`` by ``consumer``'s writers."""
         where = filters.all_of(

@@ -60,7 +60,8 @@ class Upkeep(ProjectorCore):
     """The projector's table upkeep (see the module docstring)."""
 
     def upkeep(self, retain: timedelta, still_mine: Callable[[], bool] | None = None) -> None:
-        """Compact the tables (dropping versions older than ``retain``) and the archive;
+        """Compact the tables (dropping versions older than ``retain``, and the moments
+        recorded before then) and the archive;
         with ``still_mine`` (renewing the upkeep lease), stop as soon as it says False.
 
         LanceDB rejects a compaction preempted by a concurrent update of the same rows
@@ -78,6 +79,8 @@ class Upkeep(ProjectorCore):
         write lock is taken after it, for the compaction alone.
         """
         self.flush()
+        # the moments whose versions this upkeep removes can no longer be read as of
+        self.store.prune_moments(self._clock() - retain)
         updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
         held = [still_mine] if still_mine is not None else []
         for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
