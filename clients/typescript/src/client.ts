@@ -110,6 +110,11 @@ export interface ReadOptions {
   after_write?: string;
   /** With `after_write`: `applied` (default), or `vectors` (the user's vectors too). */
   wait?: "applied" | "vectors";
+  /**
+   * Memory as it stood at a past moment: an ISO 8601 time (what was recorded by then)
+   * or a write token; the answer's `as_of` says which moment it reflects.
+   */
+  as_of?: string;
 }
 
 /** The longest Retry-After waited out, in seconds; a longer one is reported at once. */
