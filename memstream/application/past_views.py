@@ -15,6 +15,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from memstream.application.errors import NotFound
 from memstream.queries.as_of import AsOf, parse_as_of
 from memstream.queries.search.searcher import Searcher
@@ -49,16 +52,15 @@ def find_moment(store: ProjectionStore, consumer: str, partition: int, asked: st
             write of it.
     """
     wanted = parse_as_of(asked)
-    rows = store.moments(consumer, partition)
     if isinstance(wanted, datetime):
-        moment = last_at_or_before(rows, wanted)
+        moment = last_at_or_before(store.moments(consumer, partition, wanted), wanted)
         if moment is None:
             raise NotFound(
                 f"as_of: no memory of this user was recorded by {wanted.isoformat()}"
-                + _first_kept(rows)
+                + _first_kept(store.moments(consumer, partition))
             )
         return moment
-    moment = first_covering(rows, wanted)
+    moment = first_covering(store.moments(consumer, partition), wanted)
     if moment is None:
         raise NotFound(
             "as_of: no moment holds that write for this user (it names another user's "
@@ -67,9 +69,11 @@ def find_moment(store: ProjectionStore, consumer: str, partition: int, asked: st
     return moment
 
 
-def _first_kept(rows: list[dict[str, object]]) -> str:
-    times = [row["recorded_at"] for row in rows if isinstance(row["recorded_at"], datetime)]
-    return f" (the first moment kept: {min(times).isoformat()})" if times else ""
+def _first_kept(moments: pa.Table) -> str:
+    if moments.num_rows == 0:
+        return ""
+    first = pc.min(moments.column("recorded_at")).as_py()
+    return f" (the first moment kept: {first.isoformat()})"
 
 
 class PastViews:

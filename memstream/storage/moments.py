@@ -25,6 +25,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from memstream.storage.log_records import Checkpoints, LogPosition
 from memstream.storage.write_tokens import WriteToken, behind, parse_token
 
@@ -86,31 +89,45 @@ def _moment(row: Mapping[str, Any]) -> Moment:
     )
 
 
-def last_at_or_before(rows: Iterable[Mapping[str, Any]], when: datetime) -> Moment | None:
-    """The moment of ``rows`` (one partition's) recorded last at or before ``when``."""
-    best = None
-    for row in rows:
-        if row["recorded_at"] <= when and (
-            best is None or row["recorded_at"] > best["recorded_at"]
-        ):
-            best = row
-    return None if best is None else _moment(best)
+def last_at_or_before(moments: pa.Table, when: datetime) -> Moment | None:
+    """The moment of ``moments`` (one partition's) recorded last at or before ``when``."""
+    times = moments.column("recorded_at")
+    earlier = moments.filter(pc.less_equal(times, pa.scalar(when, times.type)))
+    if earlier.num_rows == 0:
+        return None
+    last = pc.index(earlier.column("recorded_at"), pc.max(earlier.column("recorded_at")))
+    return _moment(earlier.slice(last.as_py(), 1).to_pylist()[0])
 
 
-def first_covering(rows: Iterable[Mapping[str, Any]], token: WriteToken) -> Moment | None:
-    """The moment of ``rows`` (one partition's) recorded first that holds every write
-    ``token`` names in that partition."""
-    found = None
-    for row in sorted(rows, key=lambda r: r["recorded_at"]):
-        moment = _moment(row)
-        wanted = {at: offset for at, offset in token.positions.items() if at[1] == moment.partition}
-        if not wanted:
-            continue
-        held = {
-            at: LogPosition(moment.position.log_epoch, at[0], at[1], offset)
-            for at, offset in moment.position.positions.items()
-        }
-        if not behind(WriteToken(token.log_epoch, wanted), held):
-            found = moment
-            break
-    return found
+def first_covering(moments: pa.Table, token: WriteToken) -> Moment | None:
+    """The moment of ``moments`` (one partition's) recorded first that holds every write
+    ``token`` names in that partition.
+
+    A partition's moments hold more the later they are recorded (its writer only moves
+    forward), so the first that holds the token is found by halving: a few positions
+    read, not every moment's."""
+    ordered = moments.sort_by("recorded_at")
+    low, high = 0, ordered.num_rows  # the first holding it is in [low, high]
+    while low < high:
+        middle = (low + high) // 2
+        if _holds(_moment(ordered.slice(middle, 1).to_pylist()[0]), token):
+            high = middle
+        else:
+            low = middle + 1
+    if low == ordered.num_rows:
+        return None
+    found = _moment(ordered.slice(low, 1).to_pylist()[0])
+    return found if _holds(found, token) else None
+
+
+def _holds(moment: Moment, token: WriteToken) -> bool:
+    """Whether ``moment`` holds every write ``token`` names in its partition (False when
+    the token names none there)."""
+    wanted = {at: offset for at, offset in token.positions.items() if at[1] == moment.partition}
+    if not wanted:
+        return False
+    held = {
+        at: LogPosition(moment.position.log_epoch, at[0], at[1], offset)
+        for at, offset in moment.position.positions.items()
+    }
+    return not behind(WriteToken(token.log_epoch, wanted), held)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -37,7 +38,8 @@ from memstream.settings import Settings
 from memstream.storage.archive.event_archive import records_from_table
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
-from memstream.storage.schemas import ARCHIVE_SCHEMA
+from memstream.storage.moments import first_covering, last_at_or_before
+from memstream.storage.schemas import ARCHIVE_SCHEMA, MOMENTS_SCHEMA
 from memstream.storage.write_tokens import WriteToken, parse_token
 from memstream.streams.partitioning import partition_of
 from memstream.streams.projector import Projector
@@ -275,10 +277,11 @@ def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) ->
     for index in range(3):
         at = clock.advance(hours=1)
         projector.apply([log.add(MESSAGES, _said(f"m{index}", f"Note {index}.", T0), at)])
-    assert len(store.moments(SETTINGS.consumer_group, PARTITION)) == 3
+    assert store.moments(SETTINGS.consumer_group, PARTITION).num_rows == 3
     clock.advance(hours=1)
     projector.upkeep(retain=timedelta(hours=2))  # at T0 + 4 h: what is older than T0 + 2 h
-    kept = sorted(m["recorded_at"] for m in store.moments(SETTINGS.consumer_group, PARTITION))
+    moments = store.moments(SETTINGS.consumer_group, PARTITION)
+    kept = sorted(moments.column("recorded_at").to_pylist())
     assert kept == [T0 + timedelta(hours=2), T0 + timedelta(hours=3)]
     ops = _operations(store, tmp_path)
     gone = (T0 + timedelta(hours=1, minutes=30)).isoformat()
@@ -287,3 +290,26 @@ def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) ->
     kept_then = (T0 + timedelta(hours=2, minutes=30)).isoformat()
     page = asyncio.run(ops.list_memories(ListRequest(user_id="ana", as_of=kept_then)))
     assert sorted(m["content"] for m in page.memories) == ["Note 0.", "Note 1."]
+
+
+def test_the_first_moment_holding_a_write_and_the_last_by_a_time() -> None:
+    rows = [
+        {
+            "moment_id": f"m{offset}",
+            "consumer": "memstream",
+            "partition": 3,
+            "recorded_at": T0 + timedelta(minutes=offset),
+            "position": WriteToken(EPOCH, {(MESSAGES, 3): offset * 10}).text(),
+            "versions": json.dumps({"memories": offset}),
+        }
+        for offset in (4, 0, 2, 1, 3)  # stored in any order
+    ]
+    moments = pa.Table.from_pylist(rows, schema=MOMENTS_SCHEMA)
+    for offset, first in ((0, 0), (1, 1), (10, 1), (11, 2), (35, 4), (40, 4)):
+        found = first_covering(moments, WriteToken(EPOCH, {(MESSAGES, 3): offset}))
+        assert found is not None and found.versions == {"memories": first}, offset
+    assert first_covering(moments, WriteToken(EPOCH, {(MESSAGES, 3): 41})) is None
+    assert first_covering(moments, WriteToken(EPOCH, {(MESSAGES, 2): 0})) is None
+    by_time = last_at_or_before(moments, T0 + timedelta(minutes=2, seconds=59))
+    assert by_time is not None and by_time.versions == {"memories": 2}
+    assert last_at_or_before(moments, T0 - timedelta(seconds=1)) is None

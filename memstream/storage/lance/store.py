@@ -498,13 +498,15 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         table = self._tables[MOMENTS]
         self.retrying(lambda: table.delete(filters.before("recorded_at", before)))
 
-    def moments(self, consumer: str, partition: int) -> list[dict[str, Any]]:
-        """Every moment recorded of ``partition`` by ``consumer``'s writers."""
+    def moments(self, consumer: str, partition: int, before: datetime | None = None) -> pa.Table:
+        """The moments recorded of ``partition`` by ``consumer``'s writers (with
+        ``before``, those recorded at or before it)."""
         where = filters.all_of(
-            filters.equals("consumer", consumer), filters.equals("partition", partition)
+            filters.equals("consumer", consumer),
+            filters.equals("partition", partition),
+            filters.at_most("recorded_at", before) if before is not None else "",
         )
-        rows: list[dict[str, Any]] = self.scan(MOMENTS, where=where).to_pylist()
-        return rows
+        return self.scan(MOMENTS, where=where)
 
     @property
     def table_names(self) -> list[str]:
