@@ -105,11 +105,12 @@ class PastViews:
                     "(table versions older than retain_versions_seconds are removed, and an "
                     "erasure removes every older version)"
                 ) from None
-            found = (pinned, self._live.over(pinned))
+            # a view left out is let go, not closed: a read may still be using it (its
+            # search threads end when it is collected)
+            made = (pinned, self._live.over(pinned))
             with self._lock:
-                self._open[key] = found
+                found = self._open.setdefault(key, made)  # another read may have opened it
                 while len(self._open) > KEPT_VIEWS:
-                    _, (_, searcher) = self._open.popitem(last=False)
-                    searcher.close()
+                    self._open.popitem(last=False)
         as_of = AsOf(asked=asked, recorded_at=moment.recorded_at, position=moment.position.text())
         return PastView(found[0], found[1], as_of)

@@ -154,10 +154,6 @@ class Searcher(Retrievers):
             cache_rows=self._cache_rows,
         )
 
-    def close(self) -> None:
-        """Let the search threads go (a searcher no one will call again)."""
-        self._pool.shutdown(wait=False)
-
     @property
     def in_flight(self) -> int:
         """How many searches this searcher is answering now."""
