@@ -11,7 +11,7 @@ the ``before`` filter (``occurred_at``) of a search or a list.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
@@ -61,9 +61,7 @@ def parse_as_of(text: str) -> datetime | WriteToken:
         raise InvalidQuery(
             "as_of: not an ISO 8601 time (2026-11-24T09:00:00Z) or a write token"
         ) from None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
     try:
-        return in_time_range(when.astimezone(UTC))
+        return in_time_range(when)  # in UTC (a naive time is taken to be UTC)
     except ValueError as exc:
         raise InvalidQuery(f"as_of: {exc}") from None

@@ -84,8 +84,8 @@ def parse_token(text: str) -> WriteToken:
             for topic, offsets in document["p"].items()
             for partition, offset in offsets.items()
         }
-    except (binascii.Error, ValueError, KeyError, TypeError, AttributeError):
-        raise problem from None
+    except (binascii.Error, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        raise problem from None  # RecursionError: JSON nested deeper than Python parses
     if not isinstance(epoch, str) or any(o < 0 or p < 0 for (_, p), o in positions.items()):
         raise problem
     return WriteToken(epoch, positions)

@@ -54,8 +54,15 @@ def _search(url: str, query: str, **kw: Any) -> list[dict[str, Any]]:
 
 
 def _position(url: str) -> str:
-    """A write token of what the projections hold of Ana's partitions now."""
-    position: str = httpx.get(f"{url}/v1/freshness", params={"user_id": "ana"}).json()["position"]
+    """A write token of what the projections hold of Ana's partitions, once they hold
+    every record the log had when asked (``/v1/freshness`` asks the log's ends, then
+    reads the checkpoints): a table may show a write before its checkpoint is saved."""
+
+    def held() -> str | None:
+        fresh = httpx.get(f"{url}/v1/freshness", params={"user_id": "ana"}).json()
+        return fresh["position"] if fresh["pending_writes"] == 0 else None
+
+    position: str = wait_until(held, timeout=60)
     return position
 
 

@@ -12,6 +12,7 @@ replay of the records through the moment's position built.
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import json
 from collections.abc import Sequence
@@ -261,7 +262,9 @@ def test_before_anything_was_recorded_and_not_a_moment(
     live = _operations(ProjectionStore(str(folder / "live")), folder)
     with pytest.raises(NotFound, match="no memory of this user was recorded by"):
         asyncio.run(live.memory("ana", memory_id_for("ana", "m1"), as_of=T0.isoformat()))
-    for wrong in ("yesterday", "w1.nonsense!", "2026-13-40T00:00:00Z"):
+    deep = "w1." + base64.urlsafe_b64encode(b"[" * 5000).decode().rstrip("=")
+    for wrong in ("yesterday", "w1.nonsense!", "2026-13-40T00:00:00Z", deep,
+                  "0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"):  # fmt: skip
         with pytest.raises(InvalidQuery, match="as_of"):
             asyncio.run(live.list_memories(ListRequest(user_id="ana", as_of=wrong)))
     other = WriteToken(EPOCH, {(MESSAGES, PARTITION + 1): 0}).text()

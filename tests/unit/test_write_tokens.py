@@ -5,6 +5,7 @@ replay cut at a token keeps exactly the records at or before it."""
 from __future__ import annotations
 
 import asyncio
+import base64
 
 import pyarrow as pa
 import pytest
@@ -46,7 +47,13 @@ def test_a_tokens_text_names_what_it_was_made_of(token: WriteToken) -> None:
     assert parse_token(text) == token
 
 
-@pytest.mark.parametrize("text", ["", "w1.", "w1.!!", "w2.e30", "w1.e30", "x" * 9000, "w1.W10"])
+#: a token of JSON nested deeper than Python's parser goes (within the length a read takes)
+_DEEP = "w1." + base64.urlsafe_b64encode(b"[" * 5000).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    "text", ["", "w1.", "w1.!!", "w2.e30", "w1.e30", "x" * 9000, "w1.W10", _DEEP]
+)
 def test_a_text_that_is_no_token_is_refused_without_being_quoted(text: str) -> None:
     with pytest.raises(BadToken) as refused:
         parse_token(text)
