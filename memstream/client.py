@@ -29,6 +29,10 @@ Any read also takes ``after_write=`` given by hand, and ``wait="vectors"`` to wa
 the vectors too. A request made inside an OpenTelemetry span
 carries its W3C ``traceparent``, so the server's spans (and the worker's and the
 embedder's, through the log) join the caller's trace.
+
+``agent`` and ``session_id`` name the agent the client serves (sent as the
+``Memstream-Agent`` and ``Memstream-Session`` headers): every context block and search
+answer it is given is recorded under them (``served``: what each agent was shown).
 """
 
 from __future__ import annotations
@@ -96,12 +100,18 @@ class MemoryClient:
         api_key: str | None = None,
         transport: httpx.BaseTransport | None = None,
         read_your_writes: bool = True,
+        agent: str | None = None,
+        session_id: str | None = None,
     ) -> None:
         if transport is not None and url is None:
             url = IN_PROCESS_URL
         self.url = (url or server_url()).rstrip("/")
         api_key = api_key or os.environ.get("MEMSTREAM_API_KEY") or None
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        if agent is not None:  # what the agent is shown is recorded under its name
+            headers["Memstream-Agent"] = agent
+        if session_id is not None:
+            headers["Memstream-Session"] = session_id
         self._http = httpx.Client(
             base_url=self.url,
             timeout=timeout,
@@ -215,6 +225,24 @@ class MemoryClient:
         (False: keep what bears not on the query too), after_write, wait."""
         payload = {"user_id": user_id, "query": query, **options}
         result: dict[str, Any] = self._read(user_id, "POST", "/v1/context", "json", json=payload)
+        return result
+
+    def served(self, user_id: str, **options: Any) -> builtins.list[dict[str, Any]]:
+        """What callers were given of the user's memory, newest first: who asked, the
+        question, the memory ids with their scores, the answer's digest; ``options``:
+        memory_id (only the answers that held it: where it was used), limit."""
+        params = {"user_id": user_id, **options}
+        served: builtins.list[dict[str, Any]] = self._call("GET", "/v1/served", params=params)[
+            "served"
+        ]
+        return served
+
+    def served_answer(self, user_id: str, served_id: str) -> dict[str, Any]:
+        """One answer as recorded, with ``rebuilt``: its text rendered again from its
+        memory ids over memory as it stood then, and whether its digest is the one
+        recorded."""
+        path = f"/v1/served/{served_id}"
+        result: dict[str, Any] = self._call("GET", path, params={"user_id": user_id})
         return result
 
     def explain(self, user_id: str, memory_id: str, **options: Any) -> dict[str, Any]:

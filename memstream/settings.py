@@ -76,6 +76,12 @@ class Settings(BaseSettings):
         retain_versions_seconds: table versions older than this are removed on compaction:
             how far back ``as_of`` reads reach (a day; a week is 604800, at the cost of
             the replaced files kept that long).
+        served_log: record every context block and search answer given through a
+            front door as a ``context_served`` event (who asked, the question, the
+            memory ids with their scores, the answer's digest; never the memories'
+            text): what an agent was shown, and where a memory was used.
+        served_retain_days: how long the worker keeps what was served (older rows are
+            dropped by upkeep, and a replay leaves them out).
         consumer_group: the faust application id (one consumer group per deployment).
         log_level: logging level of memstream's own loggers (``DEBUG`` also shows the
             broker client's and faust's INFO lines, which are quiet otherwise).
@@ -266,6 +272,8 @@ class Settings(BaseSettings):
     optimize_every_seconds: float = Field(default=30.0, gt=0)
     checkpoint_every_seconds: float = Field(default=0.25, ge=0)
     retain_versions_seconds: float = Field(default=86_400.0, ge=0)
+    served_log: bool = True
+    served_retain_days: float = Field(default=30.0, gt=0)
     consumer_group: str = "memstream"
     log_level: str = Field(default="INFO", pattern=r"(?i)^(debug|info|warning|error|critical)$")
     log_format: Literal["text", "json"] = "text"
@@ -419,6 +427,10 @@ class Settings(BaseSettings):
     @property
     def retain_versions(self) -> timedelta:
         return timedelta(seconds=self.retain_versions_seconds)
+
+    @property
+    def retain_served(self) -> timedelta:
+        return timedelta(days=self.served_retain_days)
 
     @property
     def data_location(self) -> Location:

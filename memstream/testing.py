@@ -28,13 +28,15 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from memstream.events.codec import from_document
-from memstream.events.vocabulary import MessageEvent
+from memstream.events.vocabulary import Event, MessageEvent
 from memstream.streams.broker import EmbeddedBroker
 from memstream.streams.lifeline import launched_to_die_with_us
+from memstream.streams.publisher import CheckedLine, Published
 
 __all__ = [
     "ApiPublishing",
     "FakeClock",
+    "KeptEvents",
     "SpanReceiver",
     "WorkerProcess",
     "descendants",
@@ -46,6 +48,24 @@ __all__ = [
 ]
 
 _counter = itertools.count()
+
+
+class KeptEvents:
+    """An event sink that keeps what is published (a read's access and served reports),
+    for a test that reads and has no log to write to."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    async def publish(self, events: Sequence[Event]) -> Published:
+        self.events.extend(events)
+        return Published([e.event_id for e in events], None)
+
+    async def publish_lines(self, lines: Sequence[CheckedLine]) -> Any:
+        raise AssertionError("nothing is written here")
+
+    async def close(self) -> None:
+        return None
 
 
 def free_port() -> int:

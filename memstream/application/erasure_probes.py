@@ -21,7 +21,7 @@ from memstream.application.transfer import export_stream
 from memstream.queries.memory_list import ListRequest
 from memstream.queries.search.request import SearchRequest
 from memstream.storage import filters
-from memstream.storage.lance.tables import ENTITIES, MEMORIES, STATE_TABLES
+from memstream.storage.lance.tables import ENTITIES, MEMORIES, USER_TABLES
 from memstream.streams.sealing import record_keys_of
 from memstream.streams.user_history import user_events
 
@@ -69,7 +69,7 @@ async def probe_reads(ops: Operations, user_id: str, sample: ErasureSample) -> l
     """Every read path asked for ``user_id`` and ``sample``: what each found."""
     probes = [
         Probe(f"rows of the user in {table}", 1, await _rows(ops, table, user_id))
-        for table in STATE_TABLES
+        for table in USER_TABLES
     ]
     words = sample.words or (user_id,)
     found = 0
@@ -92,6 +92,11 @@ async def probe_reads(ops: Operations, user_id: str, sample: ErasureSample) -> l
     found = sum([await _answers(ops.entity, user_id, n) for n in sample.names])
     probes.append(Probe("entity by name", len(sample.names), found))
     probes.append(Probe("export", 1, await ops._blocking(_exported, ops, user_id)))
+    shown = len(await ops.served(user_id)) + sum(
+        [len(await ops.served(user_id, m)) for m in sample.memory_ids]
+    )
+    probes.append(Probe("what agents were shown, and where each memory was used",
+                        1 + len(sample.memory_ids), shown))  # fmt: skip
     listed = [u for u in await ops.users() if u.get("user_id") == user_id]
     probes.append(Probe("users the console lists", 1, len(listed)))
     probes.append(Probe("event archive, opened", 1, await ops._blocking(_archived, ops, user_id)))

@@ -8,8 +8,9 @@ the documents' files, and this process's caches. Then every read path is probed 
 the user's id and a sample of what they said, taken before the erasure (the probes'
 words are not in the receipt, only how many were asked): rows of the user in each
 table, search (hot and archived, history included), context, the memory list, each
-sampled memory by id (with its history and explanation), each sampled entity, the
-export, the users the console lists and the event archive. An erasure is proven when
+sampled memory by id (with its history and explanation), each sampled entity, what
+agents were shown (and where each sampled memory was used), the export, the users the
+console lists and the event archive. An erasure is proven when
 every probe found nothing.
 
 The body is signed as canonical JSON (keys sorted, no spaces, UTF-8) with the

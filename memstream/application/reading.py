@@ -21,13 +21,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from memstream.adapters.tokens import count_tokens
+from memstream.application.callers import Caller
 from memstream.application.core import (
-    ACCESS_REPORT_SECONDS,
     SEARCH_PHASES,
     LogEnd,
 )
-from memstream.application.errors import NotFound, Unavailable
-from memstream.application.fresh_reads import FreshReads
+from memstream.application.errors import NotFound
 from memstream.application.past_views import PastView, PastViews, find_moment
 from memstream.application.read_after_write import (
     WaitFor,
@@ -35,10 +34,11 @@ from memstream.application.read_after_write import (
 from memstream.application.results import (
     ContextBlock,
 )
+from memstream.application.served_log import ServedLog
 from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
 from memstream.events.identifiers import in_time_range
-from memstream.events.vocabulary import MemoryAccessed
+from memstream.events.vocabulary import ContextServed, MemoryAccessed
 from memstream.observability import metrics, tracing
 from memstream.policies.limits import MAX_CONTEXT_TOKENS, MAX_LISTED
 from memstream.policies.scope import plain_text, scope_filter, valid_identifier, valid_tag
@@ -51,6 +51,7 @@ from memstream.queries.profiles import entity_profile, memory_document, memory_h
 from memstream.queries.search.request import MEMORY_KINDS
 from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
 from memstream.queries.search.trace import SearchTrace
+from memstream.queries.served import answer_digest, block_lines, result_lines, search_text
 from memstream.queries.stats import stats as compute_stats
 from memstream.queries.stats import user_freshness
 from memstream.queries.user_state import user_digest
@@ -70,7 +71,7 @@ log = logging.getLogger(__name__)
 __all__ = ["MemoryReads"]
 
 
-class MemoryReads(FreshReads):
+class MemoryReads(ServedLog):
     """The use cases that read memory (see the module docstring)."""
 
     async def _past(self, user_id: str, as_of: str) -> PastView:
@@ -93,15 +94,16 @@ class MemoryReads(FreshReads):
 
         return await self._blocking(view)
 
-    async def search(self, request: SearchRequest) -> SearchResponse:
+    async def search(self, request: SearchRequest, caller: Caller | None = None) -> SearchResponse:
         """Hybrid search (after the write ``request.after_write`` names, if given); the
-        memories returned are then reported as accessed (in the background, best effort:
-        the answer never waits for the broker)."""
+        memories returned are then reported as accessed, and the answer as served to
+        ``caller`` (in the background, best effort: the answer never waits for the
+        broker)."""
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
         await self.after_write(request.after_write, request.user_id, request.wait)
         if request.as_of is not None:
-            return await self._search_past(request, request.as_of)
+            return await self._search_past(request, request.as_of, caller)
         with (
             tracing.memory_span("search_memory", request.user_id, query=request.query) as span,
             _measured_read("search"),
@@ -118,15 +120,37 @@ class MemoryReads(FreshReads):
                 memory_ids=[r.memory_id for r in response.results],
                 accessed_at=self.clock(),
             )
-            task = asyncio.create_task(self._report_access(accessed))
-            self._pending.add(task)
-            task.add_done_callback(self._pending.discard)
+            served = self._search_served(request, response, caller, freshness.position)
+            self._report([accessed, served])
         return response
 
-    async def _search_past(self, request: SearchRequest, as_of: str) -> SearchResponse:
+    def _search_served(
+        self,
+        request: SearchRequest,
+        response: SearchResponse,
+        caller: Caller | None,
+        position: str | None,
+        asked: str | None = None,
+    ) -> ContextServed | None:
+        found = response.results
+        return self._served(
+            caller,
+            request.user_id,
+            "search",
+            request.query,
+            result_lines(found),
+            answer_digest(search_text((r.memory_id, r.content) for r in found)),
+            project_id=request.project_id,
+            as_of=position,
+            asked_as_of=asked,
+        )
+
+    async def _search_past(
+        self, request: SearchRequest, as_of: str, caller: Caller | None
+    ) -> SearchResponse:
         """``search`` of memory as it stood at ``as_of``, ranked as of then (unless the
         request gives ``now``); reading the past is no use of a memory: no access is
-        reported."""
+        reported (what was served is)."""
         with (
             tracing.memory_span("search_memory", request.user_id, query=request.query) as span,
             _measured_read("search"),
@@ -138,15 +162,8 @@ class MemoryReads(FreshReads):
             _stages(response.timings)
             span.records(len(response.results))
         response.as_of = past.as_of
+        self._report([self._search_served(request, response, caller, past.as_of.position, as_of)])
         return response
-
-    async def _report_access(self, event: MemoryAccessed) -> None:
-        try:
-            await asyncio.wait_for(self.sink.publish([event]), ACCESS_REPORT_SECONDS)
-        except (Unavailable, TimeoutError) as exc:  # reinforcement is best effort
-            log.warning("could not publish %s: %s", event.type, exc or "timed out")
-        except Exception:
-            log.warning("could not publish %s", event.type, exc_info=True)
 
     async def memory(
         self, user_id: str, memory_id: str, as_of: str | None = None
@@ -197,12 +214,14 @@ class MemoryReads(FreshReads):
         now: datetime | None = None,
         cutoff: bool | None = None,
         as_of: str | None = None,
+        caller: Caller | None = None,
     ) -> ContextBlock:
         """The memory block to put before an agent's answer, within ``budget_tokens``
         (default: by the query's complexity); its context is None when nothing relevant
         is found, so a caller can leave the block out. ``cutoff``: leave out what bears
         not on the query (None: as the settings say). ``as_of``: the block memory as it
-        stood then would have given (at that time, unless ``now`` says otherwise)."""
+        stood then would have given (at that time, unless ``now`` says otherwise). The
+        block is reported as served to ``caller``, in the background."""
         started = time.perf_counter()
         request = self._context_request(user_id, query, project_id, budget_tokens)
         budget, judged = self._budget(query, budget_tokens)
@@ -220,11 +239,29 @@ class MemoryReads(FreshReads):
                     past = await self._past(user_id, as_of)
                     assembly = await self._blocking(build, past.searcher, now or past.recorded_at)
                     span.records(sum(len(section.lines) for section in assembly.sections))
-                    return replace(_block(assembly, budget, judged, started), as_of=past.as_of)
-                freshness = await self._freshness(user_id)
-                assembly = await self._blocking(build, self.searcher, now or self.clock())
-            span.records(sum(len(section.lines) for section in assembly.sections))
-        return replace(_block(assembly, budget, judged, started), freshness=freshness)
+                    served: tuple[str | None, str | None] = (past.as_of.position, as_of)
+                    block = replace(_block(assembly, budget, judged, started), as_of=past.as_of)
+                else:
+                    freshness = await self._freshness(user_id)
+                    assembly = await self._blocking(build, self.searcher, now or self.clock())
+                    span.records(sum(len(section.lines) for section in assembly.sections))
+                    served = (freshness.position, None)
+                    block = replace(_block(assembly, budget, judged, started), freshness=freshness)
+        if assembly.context is not None:
+            record = self._served(
+                caller,
+                user_id,
+                "context",
+                query,
+                block_lines(assembly),
+                answer_digest(assembly.context),
+                project_id=project_id,
+                as_of=served[0],
+                asked_as_of=served[1],
+                budget_tokens=budget,
+            )
+            self._report([record])
+        return block
 
     def _cutoff(self, asked: bool | None = None) -> float | None:
         """The similarity a block's lines sharing no word with the question must reach

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from memstream.queries.search.request import SearchRequest, SearchResponse
 
 __all__ = [
+    "CLI_AGENT",
     "MemoryAccess",
     "ServerRefused",
     "memory_access",
@@ -45,6 +46,8 @@ _T = TypeVar("_T")
 
 #: How many times a command asks a busy server again (it answers 503 with Retry-After).
 BUSY_RETRIES = 3
+#: The agent the command line's reads are recorded as served to.
+CLI_AGENT = "memstream-cli"
 
 
 class ServerRefused(MemstreamError):
@@ -69,7 +72,9 @@ def running_server(settings: Settings) -> MemoryAccess | None:
     if not url:
         return None
     key = settings.api_key.get_secret_value() if settings.api_key else None
-    return MemoryAccess(url, lambda: MemoryClient(url, retries=BUSY_RETRIES, api_key=key))
+    return MemoryAccess(
+        url, lambda: MemoryClient(url, retries=BUSY_RETRIES, api_key=key, agent=CLI_AGENT)
+    )
 
 
 def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
@@ -84,7 +89,7 @@ def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
         from memstream.client import MemoryClient
         from memstream.http.in_process import in_process_transport
 
-        return MemoryClient(transport=in_process_transport(settings))
+        return MemoryClient(transport=in_process_transport(settings), agent=CLI_AGENT)
 
     return MemoryAccess("this process", here)
 
@@ -199,6 +204,13 @@ class MemoryAccess:
 
     def users(self, tenant: str | None) -> list[dict[str, Any]]:
         return self._ask(lambda api: api.users(tenant))
+
+    def served(self, user_id: str, memory_id: str | None, limit: int) -> list[dict[str, Any]]:
+        given: dict[str, Any] = {"limit": limit, **_given(memory_id=memory_id)}
+        return self._ask(lambda api: api.served(user_id, **given))
+
+    def served_answer(self, user_id: str, served_id: str) -> dict[str, Any]:
+        return self._ask(lambda api: api.served_answer(user_id, served_id))
 
     def entity(
         self,

@@ -178,6 +178,7 @@ _TASKS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("history", "memstream history --user ana cmd-5e6f7a8b"),
         ("stats", "memstream stats --user ana"),
         ("users", "memstream users"),
+        ("served", "memstream served --user ana --memory ep-1a2b3c4d"),
     )),
     ("Change them", (
         ("correct", 'memstream correct --user ana ep-1a2b3c4d "Ana lives in Lisbon"'),
@@ -218,7 +219,8 @@ _GROUPS = {
     **dict.fromkeys(("up", "serve", "worker", "embed", "broker", "top", "console"), "running"),
     **dict.fromkeys(("publish", "remember", "docs"), "writing"),
     **dict.fromkeys(
-        ("search", "memories", "context", "explain", "entity", "users", "stats"), "reading"
+        ("search", "memories", "context", "explain", "entity", "users", "stats", "served"),
+        "reading",
     ),
     **dict.fromkeys(("correct", "confirm", "forget", "history", "erase"), "changing"),
     **dict.fromkeys(("jobs", "expand", "restore"), "lifecycle"),

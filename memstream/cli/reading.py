@@ -1,6 +1,6 @@
 """Commands that read memory: ``search``, ``memories list``, ``context``, ``explain``,
-``entity``, ``users`` and ``stats``, answered by the server running for the data folder
-when there is one, else in this process."""
+``entity``, ``users``, ``stats`` and ``served`` (what agents were shown), answered by
+the server running for the data folder when there is one, else in this process."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ __all__ = [
     "memories_command",
     "register",
     "search_command",
+    "served_command",
     "stats_command",
     "users_command",
 ]
@@ -163,6 +164,16 @@ def stats_command(args: argparse.Namespace, settings: Settings) -> int:
     return 2 if args.user and not held and unknown_user(access, args.user) else 0
 
 
+def served_command(args: argparse.Namespace, settings: Settings) -> int:
+    access = access_of(args, settings)
+    if args.served_id:
+        show(args, access.served_answer(args.user, args.served_id), render.served_answer)
+        return 0
+    answers = access.served(args.user, args.memory, args.limit)
+    show(args, {"served": answers}, render.served)
+    return 0
+
+
 def register(command: Command) -> None:
     """Add this module's commands, with their flags, to the parser ``command`` builds."""
     p = command("search", search_command, "hybrid search of a user's memories", asks_server=True)
@@ -240,6 +251,18 @@ def register(command: Command) -> None:
     after_write_flag(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("memory_id")
+
+    p = command(
+        "served",
+        served_command,
+        "what agents were shown of a user's memory; one answer rendered again by its id",
+        True,
+    )
+    p.add_argument("--user", required=True)
+    p.add_argument("--memory", metavar="ID", help="only the answers that held this memory")
+    p.add_argument("--limit", type=int, default=20, help="answers listed (at most 200)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("served_id", nargs="?", help="one answer: rendered again from its record")
 
     p = command(
         "stats", stats_command, "memory counts, dead letters, applied offsets and lag", True

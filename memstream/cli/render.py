@@ -39,6 +39,8 @@ __all__ = [
     "memory_page",
     "published",
     "search_results",
+    "served",
+    "served_answer",
     "stats",
     "users",
     "weak_facts",
@@ -268,6 +270,37 @@ def users(document: Mapping[str, Any]) -> str:
         for u in rows
     ]
     return "\n".join([*lines, f"{len(rows)} users"])
+
+
+def served(document: Mapping[str, Any]) -> str:
+    """What agents were shown, an answer a line: when, to whom, what, how many memories."""
+    rows = document["served"]
+    if not rows:
+        return "nothing served: no agent was given an answer of this memory yet"
+    lines = [
+        f"{when(a['served_at'])}  {a['served_id']}  {a['agent'] or '-'}"
+        f"{' (' + a['session_id'] + ')' if a['session_id'] else ''} via {a['door']}: "
+        f"{a['answer']} of {len(a['lines'])} lines for {a['question']!r}"
+        for a in rows
+    ]
+    return "\n".join(lines)
+
+
+def served_answer(document: Mapping[str, Any]) -> str:
+    """One served answer: who asked what, and its text as rendered again."""
+    rebuilt = document["rebuilt"]
+    verdict = (
+        "rendered again byte for byte (same digest)"
+        if rebuilt["matches"]
+        else "rendered again, but the digest differs"
+        + (f": no memory found for {', '.join(rebuilt['missing'])}" if rebuilt["missing"] else "")
+    )
+    head = (
+        f"{document['answer']} served {when(document['served_at'])} to "
+        f"{document['agent'] or 'an unnamed agent'} via {document['door']}\n"
+        f"question: {document['question']}\n{verdict}"
+    )
+    return f"{head}\n\n{rebuilt['text'] or ''}"
 
 
 def stats(document: Mapping[str, Any]) -> str:

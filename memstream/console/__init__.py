@@ -25,6 +25,7 @@ __all__ = [
     "recall_pages",
     "recent",
     "samples",
+    "served_pages",
     "sessions",
     "shown",
     "stream_pages",

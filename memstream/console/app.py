@@ -22,6 +22,7 @@ from memstream.console.health_view import storage_sizes
 from memstream.console.memory_pages import memory_pages
 from memstream.console.recall_pages import recall_pages
 from memstream.console.samples import Samples, applied_next, sampling
+from memstream.console.served_pages import served_pages
 from memstream.console.sessions import Sessions
 from memstream.console.stream_pages import stream_pages
 from memstream.http.guard import Guard
@@ -59,6 +60,7 @@ def install_console(
     router = APIRouter(route_class=console_route_class(access), include_in_schema=False)
     stream_pages(router, ops, access, samples, sizes)
     recall_pages(router, ops, access)  # before the timeline: its addresses are longer
+    served_pages(router, ops, access)
     memory_pages(router, ops, access)
     app.include_router(router)
     static = files("memstream.console") / "static"

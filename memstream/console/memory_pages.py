@@ -1,5 +1,6 @@
 """The console's pages of a user's memory: the user list, a user's timeline, one memory
-with its provenance, history, entities, confidence and accesses, and the actions a
+with its provenance, history, entities, confidence, accesses and the answers agents
+were given it in (where it was used), and the actions a
 write key may take on it (correct, confirm, forget, restore), each through the
 operations layer and audited as the console's."""
 
@@ -29,6 +30,8 @@ __all__ = ["memory_pages"]
 #: memories a timeline page shows
 PAGE_SIZE = 50
 _ACTIONS = ("correct", "confirm", "forget", "restore")
+#: answers a memory's page lists it was given in
+_USES = 20
 _TIME: TypeAdapter[datetime] = TypeAdapter(UtcDateTime)
 
 
@@ -70,6 +73,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         document = await ops.memory(user_id, explained["memory"]["memory_id"])
         names = await ops.entity_names(user_id, list(document.get("entity_ids") or ()))
         provenance = await ops.provenance(user_id, document["memory_id"])
+        used = await ops.served(user_id, document["memory_id"], limit=_USES)
         confidence = explained["confidence"]
         rate = lifecycle_policy(ops.settings).decay_rates.get(document["kind"])
         curve = (
@@ -90,6 +94,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             explained=explained,
             entities=names,
             provenance=provenance,
+            used=used,
             curve=curve,
             source=_chunk_source(document),
             done=request.query_params.get("done"),

@@ -41,6 +41,7 @@ _EVENT_MODELS: tuple[type[BaseModel], ...] = (
     ev.SessionEnded,
     ev.EmbeddingComputed,
     ev.MemoryAccessed,
+    ev.ContextServed,
     ev.SessionClosed,
     ev.FactsConsolidated,
     ev.ReflectionWritten,

@@ -42,6 +42,7 @@ __all__ = [
     "ConfidenceDecayed",
     "ConfidenceUpdate",
     "ConfirmFact",
+    "ContextServed",
     "CorrectFact",
     "DerivedKind",
     "DerivedMemory",
@@ -66,6 +67,7 @@ __all__ = [
     "RememberFact",
     "RememberFields",
     "Role",
+    "ServedLine",
     "SessionCloseReason",
     "SessionClosed",
     "SessionEnded",
@@ -186,6 +188,67 @@ class MemoryAccessed(_EventBase):
     user_id: Identifier
     memory_ids: list[MemoryId] = Field(min_length=1, max_length=500)
     accessed_at: UtcDateTime
+
+
+#: A served line's name hash: the first 16 hex digits of the SHA-256 of a name.
+NameHash = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+
+
+class ServedLine(BaseModel):
+    """One line of a served answer, as ids and shapes, never its text: enough to render
+    the line again from the memory it quotes (:mod:`memstream.queries.served`).
+
+    A memory's line quotes it whole (``readable`` says whether as a stored item's
+    readable text), or the window ``cut`` of a long turn, after its speaker's name when
+    ``speaker``. An entity profile's line names the entity as the names whose hashes
+    ``names`` holds (the name first, then the aliases shown), with the counts and the
+    facts (``facts``) it stated then."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_id: Identifier
+    section: Literal["facts", "entities", "temporal", "evidence", "results"]
+    score: float | None = None
+    kind: Annotated[str, StringConstraints(max_length=40)] | None = None
+    archived: StrictBool = False
+    readable: StrictBool = False
+    cut: tuple[int, int] | None = None
+    speaker: StrictBool = False
+    names: list[NameHash] = Field(default_factory=list, max_length=200)
+    entity_type: Annotated[str, StringConstraints(max_length=40)] | None = None
+    mentions: int | None = Field(default=None, ge=0)
+    first_seen: UtcDateTime | None = None
+    last_seen: UtcDateTime | None = None
+    facts: list[MemoryId] = Field(default_factory=list, max_length=50)
+
+
+class ContextServed(_EventBase):
+    """A context block or a search answer memstream gave a caller: who asked (the door,
+    the key, the agent and its session), the question, and what the answer held, as
+    memory ids with their scores and the SHA-256 of the answer's text (``digest``),
+    never the memories' text. ``as_of`` is the write token of what the user's partition
+    had applied when the answer was read (or the moment an ``as_of`` read asked for):
+    the answer is rendered again from ``lines`` over memory as it stood then."""
+
+    type: Literal["context_served"] = "context_served"
+    schema_version: Literal[1] = 1
+    event_id: str = Field(default_factory=_new_event_id, min_length=1, max_length=200)
+    user_id: Identifier
+    served_at: UtcDateTime
+    answer: Literal["context", "search"]
+    door: Literal["api", "mcp", "cli", "console"]
+    key_id: Identifier | None = None
+    tenant: Identifier | None = None
+    agent: Identifier | None = None
+    session_id: Identifier | None = None
+    project_id: Identifier | None = None
+    question: str = Field(min_length=1, max_length=100_000)
+    as_of: str | None = Field(default=None, max_length=20_000)
+    #: an ``as_of`` read's moment as asked (a time or a token), None for a live read
+    asked_as_of: str | None = Field(default=None, max_length=20_000)
+    budget_tokens: int | None = Field(default=None, ge=1)
+    lines: list[ServedLine] = Field(default_factory=list, max_length=1000)
+    digest: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
 
 
 class SessionEnded(_EventBase):
@@ -623,6 +686,7 @@ Event = (
     | SessionEnded
     | EmbeddingComputed
     | MemoryAccessed
+    | ContextServed
     | SessionClosed
     | FactsConsolidated
     | ReflectionWritten

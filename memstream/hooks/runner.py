@@ -253,14 +253,18 @@ def _context(
     if not on_prompt:  # what matters for the project: no question to cut by
         body["cutoff"] = False
     answer = None
+    asking = {"Memstream-Agent": host.name}  # what the agent was shown is recorded so
+    session = session_of(host, payload)
+    if session is not None:
+        asking["Memstream-Session"] = session
     token = _Written(options, body["user_id"]).load()
     if token is not None:  # after the hooks' own writes (another process's, any host's)
         after = {**body, "after_write": token}
         waited = float(options.get("wait") or AFTER_WRITE_TIMEOUT)
         with contextlib.suppress(HookProblem):  # not applied in time: memory as it is
-            answer = _call(options, "POST", "/v1/context", after, waited)
+            answer = _call(options, "POST", "/v1/context", after, waited, asking)
     if answer is None:
-        answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT)
+        answer = _call(options, "POST", "/v1/context", body, INJECT_TIMEOUT, asking)
     block = answer.get("context") if isinstance(answer, dict) else None
     return block if isinstance(block, str) and block else None
 
@@ -503,9 +507,16 @@ def _server(options: dict[str, str]) -> str:
     return server_url(os.environ, api=options.get("api"), data=options.get("data"))
 
 
-def _call(options: dict[str, str], method: str, path: str, body: object, timeout: float) -> Any:
+def _call(
+    options: dict[str, str],
+    method: str,
+    path: str,
+    body: object,
+    timeout: float,
+    asking: dict[str, str] | None = None,
+) -> Any:
     url = _server(options) + path
-    headers = {"Content-Type": "application/json"}
+    headers = {"Content-Type": "application/json", **(asking or {})}
     key = os.environ.get("MEMSTREAM_API_KEY")
     if key:
         headers["Authorization"] = f"Bearer {key}"

@@ -30,6 +30,7 @@ __all__ = [
     "process",
     "search_routes",
     "serve",
+    "served_routes",
     "timing",
     "user_routes",
 ]

@@ -34,6 +34,7 @@ from memstream.http.memory_routes import memory_router
 from memstream.http.metering import Metering
 from memstream.http.parameters import RouteDeps
 from memstream.http.search_routes import search_router
+from memstream.http.served_routes import served_router
 from memstream.http.user_routes import user_router
 from memstream.observability import tracing
 from memstream.settings import Settings
@@ -122,6 +123,7 @@ def create_app(
         health_router,
         event_router,
         search_router,
+        served_router,
         memory_router,
         entity_router,
         user_router,

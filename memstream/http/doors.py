@@ -56,7 +56,12 @@ class Doors:
                 app,
                 allow_origins=browser_origins,
                 allow_methods=["GET", "POST", "DELETE"],
-                allow_headers=["authorization", "content-type"],
+                allow_headers=[
+                    "authorization",
+                    "content-type",
+                    "memstream-agent",
+                    "memstream-session",
+                ],
                 max_age=600,
             )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fastapi import HTTPException, Request
 
@@ -28,7 +28,19 @@ from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import ApiKey, KeyStore, key_store_of
 from memstream.tenancy.limits import Buckets
 
-__all__ = ["FORBIDDEN", "Guard", "Principal", "is_loopback", "serving_rule"]
+__all__ = [
+    "AGENT_HEADER",
+    "FORBIDDEN",
+    "SESSION_HEADER",
+    "Guard",
+    "Principal",
+    "is_loopback",
+    "serving_rule",
+]
+
+#: The request headers a caller names its agent and the agent's session by.
+AGENT_HEADER = "Memstream-Agent"
+SESSION_HEADER = "Memstream-Session"
 
 #: What a key is told about a user it cannot reach: never whether the user exists.
 FORBIDDEN = "this API key cannot act on that user"
@@ -44,6 +56,10 @@ class Principal:
     where: str = ""
     #: the front door the request came through, as the audit log names it
     door: Door = "api"
+    #: the agent and its session, as the request's ``Memstream-Agent`` and
+    #: ``Memstream-Session`` headers name them (what they were shown is recorded)
+    agent: str | None = None
+    session_id: str | None = None
 
     @property
     def key_id(self) -> str | None:
@@ -111,7 +127,7 @@ class Principal:
     def caller(self, door: Door | None = None) -> Caller:
         """This principal as the operations layer audits its changes (through ``door``,
         else the door its request came through)."""
-        return Caller(door or self.door, self.key_id, self.tenant)
+        return Caller(door or self.door, self.key_id, self.tenant, self.agent, self.session_id)
 
     def audit(self, operation: str, user_id: str | None, status: int, **detail: str | int) -> None:
         self.guard.audit.record(
@@ -152,9 +168,23 @@ class Guard:
         return Principal(key, self, where)
 
     async def __call__(self, request: Request) -> Principal:
-        """The FastAPI dependency: the request's principal."""
+        """The FastAPI dependency: the request's principal, with the agent and session
+        its headers name (422 for a value that is no identifier)."""
         where = f"{request.method} {request.url.path}"
-        return self.principal(request.headers.get("authorization"), where)
+        who = self.principal(request.headers.get("authorization"), where)
+        agent = _named(request, AGENT_HEADER)
+        session_id = _named(request, SESSION_HEADER)
+        if agent is None and session_id is None:
+            return who
+        return replace(who, agent=agent, session_id=session_id)
+
+
+def _named(request: Request, header: str) -> str | None:
+    """The identifier ``header`` names (None: no such header; 422: not an identifier)."""
+    value = request.headers.get(header)
+    if value is not None and not is_identifier(value):
+        raise HTTPException(422, detail=f"{header}: must be 1 to 200 letters, digits or _.:@+/-")
+    return value
 
 
 def is_loopback(host: str) -> bool:

@@ -31,7 +31,7 @@ def search_router(deps: RouteDeps) -> APIRouter:
     async def post_search(search_request: SearchRequest, who: Principal = WHO) -> Response:
         """Hybrid search. The ``Server-Timing`` header says where the time went."""
         who.reads(search_request.user_id)
-        found = await ops.search(search_request)
+        found = await ops.search(search_request, who.caller())
         # written to JSON by pydantic's serializer in one pass, not dumped to Python,
         # checked against the model again and then encoded, as a returned model is
         # (ten results: 10 us against 60)
@@ -55,6 +55,7 @@ def search_router(deps: RouteDeps) -> APIRouter:
             body.now,
             body.cutoff,
             as_of=body.as_of,
+            caller=who.caller(),
         )
         return block.document()
 

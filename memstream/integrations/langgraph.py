@@ -106,7 +106,7 @@ class MemstreamStore(BaseStore):
         wait_visible: bool = True,
         visible_seconds: float = 30.0,
     ) -> None:
-        self.client = client or MemoryClient(url, api_key=api_key)
+        self.client = client or MemoryClient(url, api_key=api_key, agent="langgraph")
         self.user_id = user_id
         self.project_id = project_id
         self.wait_visible = wait_visible

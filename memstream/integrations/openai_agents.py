@@ -90,7 +90,7 @@ class MemstreamSession:
         self.memstream_session = identifier_for(session_id)
         self.user_id = user_id
         self.project_id = project_id
-        self.client = client or MemoryClient()
+        self.client = client or MemoryClient(agent="openai-agents")
         self.visible_seconds = visible_seconds
         #: items this session added that the server may not list yet: (memory id, item)
         self._pending: list[tuple[str, TResponseInputItem]] = []
@@ -186,7 +186,7 @@ def memory_tools(
     user_id: str, client: MemoryClient | None = None, project_id: str | None = None
 ) -> list[FunctionTool]:
     """``search_memory`` and ``remember_fact``, for an agent to call on demand."""
-    memory = client or MemoryClient()
+    memory = client or MemoryClient(agent="openai-agents")
 
     @function_tool
     def search_memory(query: str, k: int = 5) -> str:
@@ -238,7 +238,7 @@ def memory_context(
 ) -> Callable[[CallModelData[Any]], ModelInputData]:
     """A ``RunConfig.call_model_input_filter`` putting the turn's context block before
     its last user message."""
-    memory = client or MemoryClient()
+    memory = client or MemoryClient(agent="openai-agents")
     turn: dict[str, str | None] = {}
     warned = False
     options: dict[str, Any] = {"project_id": project_id}

@@ -8,6 +8,7 @@ comes back as a tool error naming the problem (:func:`answered`).
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -17,9 +18,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
 from memstream.application import OperationError, Operations
+from memstream.application.callers import Caller
 from memstream.events.codec import problems_of
 from memstream.events.errors import ProjectionError
 from memstream.mcp.scope import Scope, ScopeOf
+from memstream.policies.scope import is_identifier
 from memstream.queries.search.searcher import SearchRequest
 from memstream.storage.write_tokens import UnseenWrites
 
@@ -134,7 +137,7 @@ class MemoryTools:
                 as_of=as_of,
             )
         )
-        response = await answered(self.ops.search(request))
+        response = await answered(self.ops.search(request, _asking(at, ctx)))
         results = response.results
         if entity:
             named = entity.casefold()
@@ -170,6 +173,7 @@ class MemoryTools:
                 project_id=at.project_id,
                 budget_tokens=budget_tokens,
                 as_of=as_of,
+                caller=_asking(at, ctx),
             )
         )
         return block.document()
@@ -354,3 +358,15 @@ def _plain(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
     return value
+
+
+def _asking(at: Scope, ctx: Context) -> Caller:
+    """Who asks for a read: the scope's caller, as the agent the MCP client named itself
+    when it connected (its ``clientInfo`` name, if it is an identifier)."""
+    try:
+        params = ctx.session.client_params
+    except (ValueError, AttributeError):  # outside a request, or no session
+        params = None
+    name = params.client_info.name if params is not None else None
+    agent = name if name and is_identifier(name) else None
+    return replace(at.caller, agent=agent or at.caller.agent)

@@ -1,5 +1,5 @@
 """The folds from events to rows (pure): episodes, entities, vectors, sessions, derived
-memories, memory state, access, documents, archive index rows, and the digest of
+memories, memory state, access, what was served, documents, archive index rows, and the digest of
 projected state. Time is passed in; nothing here reads or writes storage.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
@@ -19,6 +19,7 @@ __all__ = [
     "lattice",
     "memory_rows",
     "memory_state",
+    "served",
     "sessions",
     "vectors",
 ]

@@ -1,6 +1,6 @@
 """Read services over the projections: hybrid search, context blocks, entity profiles and
-history, memory lists, statistics, access and state look-ups. They read LanceDB tables;
-they never write.
+history, memory lists, served answers rendered again, statistics, access and state
+look-ups. They read LanceDB tables; they never write.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -18,6 +18,7 @@ __all__ = [
     "memory_usage",
     "profiles",
     "search",
+    "served",
     "stats",
     "user_state",
     "users",

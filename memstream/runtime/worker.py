@@ -268,6 +268,7 @@ def run(
             window=compaction_window(store),
             upkeep=upkeep_lease(store, settings),
             originals=originals,
+            retain_served=settings.retain_served,
         )
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         for folder in headroom_of(settings).folders:

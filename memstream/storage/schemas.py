@@ -27,6 +27,7 @@ __all__ = [
     "OWNER_COLUMNS",
     "PARTITION_OWNERS_SCHEMA",
     "POSITION_COLUMNS",
+    "SERVED_SCHEMA",
     "SESSIONS_SCHEMA",
     "WATERMARKS_SCHEMA",
     "vectors_schema",
@@ -265,6 +266,31 @@ MOMENTS_SCHEMA = pa.schema(
         pa.field("position", pa.string(), nullable=False),
         # {"memories": 12, ...}: compact JSON, sorted by table name
         pa.field("versions", pa.string(), nullable=False),
+    ]
+)
+
+#: What memstream gave callers (``ContextServed`` events, :mod:`memstream.projections.served`):
+#: one row per answer, its lines as compact JSON, the memory ids they quote as a list
+#: (so "where was this memory used" is one filter).
+SERVED_SCHEMA = pa.schema(
+    [
+        pa.field("served_id", pa.string(), nullable=False),
+        pa.field("user_id", pa.string(), nullable=False),
+        pa.field("served_at", _UTC, nullable=False),
+        pa.field("answer", pa.string(), nullable=False),
+        pa.field("door", pa.string(), nullable=False),
+        pa.field("key_id", pa.string()),
+        pa.field("tenant", pa.string()),
+        pa.field("agent", pa.string()),
+        pa.field("session_id", pa.string()),
+        pa.field("project_id", pa.string()),
+        pa.field("question", pa.string(), nullable=False),
+        pa.field("as_of", pa.string()),
+        pa.field("asked_as_of", pa.string()),
+        pa.field("budget_tokens", pa.int32()),
+        pa.field("memory_ids", pa.list_(pa.string()), nullable=False),
+        pa.field("lines", pa.string(), nullable=False),
+        pa.field("digest", pa.string(), nullable=False),
     ]
 )
 

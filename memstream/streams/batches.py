@@ -24,6 +24,7 @@ from memstream.events.errors import InvalidEvent
 from memstream.events.vocabulary import (
     ConfidenceDecayed,
     ConfirmFact,
+    ContextServed,
     CorrectFact,
     DocumentChunked,
     DocumentFailed,
@@ -109,6 +110,7 @@ class PreparedBatch:
         valid_records: the records that did (kept only when they are to be archived),
             sealed as the archive keeps them.
         erasures: ``UserErased`` events, applied after everything else of the batch.
+        served: ``ContextServed`` events: the answers given (inserted if absent).
         erased: records skipped because their user was erased (sealed under a
             destroyed key, or plaintext the log had before the erasure).
         keys_generation: the record keys' generation when the batch was opened (a
@@ -138,6 +140,7 @@ class PreparedBatch:
     keys_generation: int = 0
     types: dict[str, int] = field(default_factory=dict)
     documents: list[tuple[DocumentEvent, LogPosition]] = field(default_factory=list)
+    served: list[ContextServed] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -228,6 +231,7 @@ def _prepare(
     logged: list[episodes.LoggedEvent] = []
     embeddings: list[EmbeddingComputed] = []
     accesses: list[tuple[MemoryAccessed, LogPosition]] = []
+    served: list[ContextServed] = []
     lifecycle = _Lifecycle()
     keys = options.keys
     generation = keys.generation if keys is not None else 0
@@ -259,6 +263,8 @@ def _prepare(
             embeddings.append(event)
         elif isinstance(event, MemoryAccessed):
             accesses.append((event, record.position))
+        elif isinstance(event, ContextServed):
+            served.append(event)
         elif isinstance(event, UserErased):
             lifecycle.erasures.append(event)
         else:
@@ -288,6 +294,7 @@ def _prepare(
         erasures=lifecycle.erasures,
         erased=erased,
         keys_generation=generation,
+        served=served,
         types=types,
         documents=lifecycle.documents,
     )

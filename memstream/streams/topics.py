@@ -67,6 +67,7 @@ PROJECTED_TOPICS = (MESSAGES, EMBEDDINGS, ACCESS, LIFECYCLE, COMMANDS, DOCUMENTS
 _TOPIC_OF_TYPE = {
     "embedding_computed": EMBEDDINGS,
     "memory_accessed": ACCESS,
+    "context_served": ACCESS,
     **{t: LIFECYCLE for t in LIFECYCLE_TYPES},
     **{t: COMMANDS for t in (*COMMAND_TYPES, *ERASURE_TYPES)},
     **{t: DOCUMENTS for t in DOCUMENT_TYPES},

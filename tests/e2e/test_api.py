@@ -494,6 +494,21 @@ def test_publish_search_entities_stats_access_and_replay(
     spec = httpx.get(f"{url}/openapi.json").json()
     assert {"/v1/events", "/v1/search", "/v1/stats", "/v1/entities"} <= set(spec["paths"])
 
+    # What an agent was shown is recorded (ids, scores, digest) and rendered again
+    asked = {"user_id": "maria", "query": "Who is Elena Petrova and when is she coming?"}
+    agent = {"Memstream-Agent": "codex", "Memstream-Session": "codex-7"}
+    block = httpx.post(f"{url}/v1/context", json=asked, headers=agent).json()["context"]
+    assert block
+
+    def served_to_codex() -> list[dict[str, Any]]:
+        listed = httpx.get(f"{url}/v1/served", params={"user_id": "maria"}).json()["served"]
+        return [s for s in listed if s["agent"] == "codex"]
+
+    [record] = wait_until(served_to_codex, timeout=30)
+    assert record["session_id"] == "codex-7" and record["question"] == asked["query"]
+    one = httpx.get(f"{url}/v1/served/{record['served_id']}", params={"user_id": "maria"}).json()
+    assert one["rebuilt"]["text"] == block and one["rebuilt"]["matches"] is True
+
     # Replay rebuilds the same state, vectors, entities and access counts included: the
     # log (every topic the worker folds: the searches' access events, the embedders'
     # vectors) cut where the stopped worker's projections are (background lanes may
@@ -521,6 +536,11 @@ def test_publish_search_entities_stats_access_and_replay(
         )
         assert done.returncode == 0, done.stderr
         assert _cli("digest", "--data", str(target)).stdout.strip() == live, source
+        # the block the agent was shown, rendered again over the fresh folder
+        shown = _cli("served", "--user", "maria", record["served_id"], "--json",
+                     "--data", str(target))  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        assert json.loads(shown.stdout)["rebuilt"]["text"] == block, source
     assert not (data / "api.json").exists()  # the server took its address with it
 
 

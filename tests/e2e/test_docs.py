@@ -145,9 +145,12 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     (commands,) = outputs["docs/lifecycle.md"]
     assert "acme" in keys and "support bot" in keys and "admin" in keys
     assert "valid: the erasure of zoe" in erasure and "ZX81" not in erasure
-    (over_time,) = outputs["docs/memory-over-time.md"]
+    over_time, shown = outputs["docs/memory-over-time.md"]
     said, corrected, as_then = over_time.splitlines()  # a result line each
     assert "garage" in said and "office" in corrected and "garage" in as_then
+    listed, verdict = shown.splitlines()
+    assert "claude-code (claude-code-s7) via api: context" in listed, listed
+    assert verdict == "rendered again byte for byte (same digest)"
     assert "accepted 1 of 2" in tour and "line 2: rejected (sent to memory.dlq)" in tour
     assert "I moved to Porto last week" in tour and "replayed " in tour
     assert re.search(r"ep-[0-9a-f]{8}", tour)  # search shows short ids

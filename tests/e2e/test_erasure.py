@@ -35,7 +35,7 @@ from memstream.storage import filters
 from memstream.storage.data_keys import DataKeys
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance.store import ProjectionStore
-from memstream.storage.lance.tables import STATE_TABLES, VECTORS
+from memstream.storage.lance.tables import USER_TABLES, VECTORS
 from memstream.storage.layout import DataLayout
 from memstream.streams.topics import COMMANDS, end_offsets
 from memstream.testing import WorkerProcess, wait_until
@@ -94,7 +94,7 @@ def _store(data: Path) -> ProjectionStore:
 
 
 def _rows_of(store: ProjectionStore, user: str) -> dict[str, int]:
-    counts = {name: store.count(name, f"user_id = '{user}'") for name in STATE_TABLES}
+    counts = {name: store.count(name, f"user_id = '{user}'") for name in USER_TABLES}
     return {name: n for name, n in counts.items() if n}
 
 
@@ -178,7 +178,11 @@ def test_an_erased_user_leaves_nothing_readable_and_replays_rebuild_the_other(
         # ...and in none of the log's copies: the journal and the event archive are sealed.
         assert not [p for p in before if p.startswith(("journal", "events"))], before
 
-        with MemoryClient(worker.api_url) as client:  # DELETE /v1/users/ana: 200 when done
+        with MemoryClient(worker.api_url, agent="codex") as client:
+            # what an agent was shown goes too: the question names a secret word
+            assert client.context("ana", f"what about {SECRETS[0]}?", cutoff=False)["context"]
+            wait_until(lambda: client.served("ana"), timeout=30)
+            assert store.count("served", "user_id = 'ana'") == 1
             ids = [m["memory_id"] for m in client.all_memories("ana")]
             erased = client.erase("ana")
             assert erased["complete"] and erased["keys_destroyed"] and erased["held"], erased
@@ -241,10 +245,12 @@ def _receipt_holds(worker: WorkerProcess, erased: dict[str, Any], tmp_path: Path
     rows = receipt["removed"]["rows"]
     assert rows["memories"] >= 3 and rows["archive_index"] == 2, rows  # two were archived
     assert rows["cold store and documents"] >= 1, rows
+    assert rows["served"] == 1, rows  # what the agent was shown
     probed = {p["read"]: p for p in receipt["probes"]}
     for read in ("rows of the user in memories", "search, hot and archived, history included",
                  "context block", "memory list, hidden included", "memory by id",
                  "entity by name", "export", "users the console lists",
+                 "what agents were shown, and where each memory was used",
                  "event archive, opened"):  # fmt: skip
         assert probed[read]["found"] == 0, probed[read]
     assert probed["search, hot and archived, history included"]["asked"] >= 3

@@ -478,6 +478,13 @@ def test_codex_hooks_store_each_turn_once_and_inject_what_was_said(
                                   project, **ask))  # fmt: skip
     assert said["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert "Postgres 16" in said["hookSpecificOutput"]["additionalContext"]
+    # what the hook put before the prompt is recorded under the host and its session
+    asked = "codex-s-2"
+    shown = wait_until(lambda: [s for s in memstream.served(user) if s["session_id"] == asked], 30)
+    assert {(s["agent"], s["answer"]) for s in shown} == {("codex", "context")}
+    assert shown[0]["question"] == "Which database holds orders?"
+    rebuilt = memstream.served_answer(user, shown[0]["served_id"])["rebuilt"]
+    assert rebuilt["matches"] and rebuilt["text"] in said["hookSpecificOutput"]["additionalContext"]
     session = "codex-s-1"
     wait_until(lambda: len(stored(memstream, user, session)) >= 2, timeout=30)
     assert stored(memstream, user, session) == [

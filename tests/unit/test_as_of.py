@@ -15,7 +15,6 @@ import asyncio
 import base64
 import itertools
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -44,8 +43,7 @@ from memstream.storage.schemas import ARCHIVE_SCHEMA, MOMENTS_SCHEMA
 from memstream.storage.write_tokens import WriteToken, parse_token
 from memstream.streams.partitioning import partition_of
 from memstream.streams.projector import Projector
-from memstream.streams.publisher import CheckedLine, Published
-from memstream.testing import FakeClock, message
+from memstream.testing import FakeClock, KeptEvents, message
 
 T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)  # a Tuesday
 EPOCH = "e1"
@@ -150,24 +148,6 @@ def _replayed(script: Script, position: str, name: str) -> ProjectionStore:
         projector.apply([record])
     projector.flush()
     return store
-
-
-class KeptEvents:
-    """A sink that keeps what is published (a search's access reports): this test
-    reads, it has no log to write to."""
-
-    def __init__(self) -> None:
-        self.events: list[Event] = []
-
-    async def publish(self, events: Sequence[Event]) -> Published:
-        self.events.extend(events)
-        return Published([e.event_id for e in events], None)
-
-    async def publish_lines(self, lines: Sequence[CheckedLine]) -> WriteToken | None:
-        raise AssertionError("nothing is written here")
-
-    async def close(self) -> None:
-        return None
 
 
 def _operations(store: ProjectionStore, folder: Path) -> Operations:

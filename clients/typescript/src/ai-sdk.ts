@@ -80,6 +80,7 @@ export function memstreamMemory(options: MemoryOptions): MemstreamMemory {
       url: options.url,
       apiKey: options.apiKey,
       timeoutMs: options.timeoutMs ?? 3_000,
+      agent: "ai-sdk",
     });
   let warned = false;
   const warn = (what: string, error: unknown) => {

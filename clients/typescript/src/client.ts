@@ -102,6 +102,12 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Whether each read of a user waits for this client's writes of the user (true). */
   readYourWrites?: boolean;
+  /**
+   * The agent this client serves, and its session (the `Memstream-Agent` and
+   * `Memstream-Session` headers): what it is shown is recorded under them (`served`).
+   */
+  agent?: string;
+  sessionId?: string;
 }
 
 /** What every read takes: a write token to wait for, and what to wait for. */
@@ -142,6 +148,7 @@ export class MemstreamClient {
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly fetcher: typeof fetch;
+  private readonly asking: Record<string, string> = {};
 
   constructor(options: ClientOptions = {}) {
     this.given = options.url;
@@ -150,6 +157,8 @@ export class MemstreamClient {
     this.retries = options.retries ?? 0;
     this.fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.readYourWrites = options.readYourWrites ?? true;
+    if (options.agent) this.asking["memstream-agent"] = options.agent;
+    if (options.sessionId) this.asking["memstream-session"] = options.sessionId;
   }
 
   /** The token of this client's writes of `userId` that no read has seen applied yet. */
@@ -421,6 +430,32 @@ export class MemstreamClient {
     return body.users;
   }
 
+  /**
+   * What callers were given of the user's memory, newest first: who asked, the question,
+   * the memory ids with their scores and the answer's digest; with `memoryId`, only the
+   * answers that held it (where it was used).
+   */
+  async served(
+    userId: string,
+    options: { memoryId?: string; limit?: number } = {},
+  ): Promise<Record<string, unknown>[]> {
+    const body = await this.call<{ served: Record<string, unknown>[] }>({
+      method: "GET",
+      path: "/v1/served",
+      params: { user_id: userId, memory_id: options.memoryId, limit: options.limit },
+    });
+    return body.served;
+  }
+
+  /** One served answer, with `rebuilt`: its text rendered again from its record. */
+  servedAnswer(userId: string, servedId: string): Promise<Record<string, unknown>> {
+    return this.call({
+      method: "GET",
+      path: `/v1/served/${encodeURIComponent(servedId)}`,
+      params: { user_id: userId },
+    });
+  }
+
   stats(userId?: string): Promise<Record<string, unknown>> {
     return this.call({ method: "GET", path: "/v1/stats", params: { user_id: userId } });
   }
@@ -497,7 +532,7 @@ export class MemstreamClient {
       if (Array.isArray(value)) value.forEach((v) => address.searchParams.append(name, v));
       else address.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.asking };
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     let body: BodyInit | undefined;
     if (call.json !== undefined) {

@@ -30,10 +30,13 @@ __all__ = [
     "UNRELATED",
     "Assembly",
     "ContextLine",
+    "Profile",
     "Section",
     "SectionName",
     "assemble",
     "complexity",
+    "profile_text",
+    "render_sections",
 ]
 
 SectionName = Literal["facts", "entities", "temporal", "evidence"]
@@ -76,6 +79,34 @@ def complexity(query: str) -> Literal["simple", "complex"]:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """What an entity profile's line says: the entity's name, the other names it is
+    known by, its type and counts, and the facts it states (ids and texts)."""
+
+    name: str
+    aliases: tuple[str, ...]
+    type: str
+    mentions: int
+    first_seen: datetime
+    last_seen: datetime
+    facts: tuple[tuple[str, str], ...] = ()
+
+
+def profile_text(profile: Profile) -> str:
+    """``Ana (person; also Ana Silva): 3 mentions, first ..., last .... Facts.``"""
+    parts = [f"{profile.name} ({profile.type}"]
+    parts.append(f"; also {', '.join(profile.aliases)})" if profile.aliases else ")")
+    mentions = profile.mentions
+    parts.append(
+        f": {mentions} mention{'s' if mentions != 1 else ''}, "
+        f"first {profile.first_seen:%Y-%m-%d}, last {profile.last_seen:%Y-%m-%d}"
+    )
+    if profile.facts:
+        parts.append(". " + " ".join(text for _, text in profile.facts))
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
 class ContextLine:
     """One line of the block: what it says, and what an agent needs to act on it."""
 
@@ -90,6 +121,13 @@ class ContextLine:
     score: float | None = None
     #: it bears not on the question (:mod:`.relevance`): left out of the block
     unrelated: bool = False
+    #: how ``text`` was made of the memory, so that a served line renders again from its
+    #: id (:mod:`memstream.queries.served`): the stored item's readable text; a long
+    #: turn's window of characters; after the speaker's name; an entity's profile
+    readable: bool = False
+    cut: tuple[int, int] | None = None
+    speaker: bool = False
+    profile: Profile | None = None
 
     def render(self) -> str:
         """``- [kind] text (date, id)``; ``[archived]`` for an archived memory's summary
@@ -174,7 +212,7 @@ def assemble(
         carried = room - used
         used_total += used
         sections.append(Section(name, lines, used))
-    text = _render(sections)
+    text = render_sections(sections)
     if text is None:
         return Assembly(None, sections, 0, budget_tokens, left_out)
     tokens = count_tokens(text)
@@ -182,14 +220,15 @@ def assemble(
         last = max(i for i, s in enumerate(sections) if s.lines)
         left_out.append((sections[last].lines[-1].memory_id, sections[last].name, TRIMMED))
         sections = _without_last_line(sections)
-        text = _render(sections)
+        text = render_sections(sections)
         if text is None:
             return Assembly(None, sections, 0, budget_tokens, left_out)
         tokens = count_tokens(text)
     return Assembly(text, sections, tokens, budget_tokens, left_out)
 
 
-def _render(sections: Sequence[Section]) -> str | None:
+def render_sections(sections: Sequence[Section]) -> str | None:
+    """The block's text: each section with lines, under its heading (None: no line)."""
     headings = {name: heading for name, _, heading in SECTIONS}
     parts = [
         "\n".join([headings[s.name], *(line.render() for line in s.lines)])

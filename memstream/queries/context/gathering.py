@@ -22,7 +22,7 @@ from memstream.policies.limits import CONTEXT_MIN_SIMILARITY
 from memstream.policies.scope import scope_filter
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
-from memstream.queries.context.assembly import ContextLine, SectionName
+from memstream.queries.context.assembly import ContextLine, Profile, SectionName, profile_text
 from memstream.queries.context.life_questions import life_question
 from memstream.queries.context.relevance import (
     bearing_results,
@@ -131,6 +131,8 @@ def context_candidates(
 
 
 def _line(result: SearchResult, query: str = "") -> ContextLine:
+    whole = result.kind != "episode" or result.archived
+    cut = None if whole else _window(result.content, query, _near(result))
     return ContextLine(
         result.memory_id,
         _excerpt(result, query),
@@ -139,7 +141,13 @@ def _line(result: SearchResult, query: str = "") -> ContextLine:
         result.archived,
         tuple(result.source_event_ids),
         result.score,
+        readable=whole,
+        cut=cut,
     )
+
+
+def _near(result: SearchResult) -> int | None:
+    return None if result.passage is None else result.passage.start
 
 
 def _left_out(result: SearchResult) -> ContextLine:
@@ -154,17 +162,22 @@ def _excerpt(result: SearchResult, query: str) -> str:
     marked as cut; else it all."""
     if result.kind != "episode" or result.archived:
         return readable(result.content)  # a framework's stored item as its text
-    matched = result.passage
-    return _quoted(result.content, query, None if matched is None else matched.start)
+    return _quoted(result.content, query, _near(result))
 
 
 def _quoted(content: str, query: str, near: int | None = None) -> str:
-    """``content``, or for a long turn, its window of at most :data:`_QUOTED` characters
-    (whole lines or sentences, opening on one that shares a word with ``query``) that
-    shares most words with it; on a tie, the one nearest character ``near`` (the
-    matched passage), else the first; marked as cut."""
+    """``content``, or for a long turn, its window (:func:`_window`), marked as cut."""
+    window = _window(content, query, near)
+    return content if window is None else marked_cut(content, *window)
+
+
+def _window(content: str, query: str, near: int | None = None) -> tuple[int, int] | None:
+    """None for a short turn; for a long one, the characters (start, end) of its window
+    of at most :data:`_QUOTED` characters (whole lines or sentences, opening on one that
+    shares a word with ``query``) that shares most words with it; on a tie, the one
+    nearest character ``near`` (the matched passage), else the first."""
     if len(content) <= LONG_TURN_CHARACTERS:
-        return content
+        return None
     units = [(m.start(), m.end()) for m in _UNIT.finditer(content)]
     asked = set(words(query))
     said = [asked.intersection(words(content[a:b])) for a, b in units]
@@ -184,7 +197,7 @@ def _quoted(content: str, query: str, near: int | None = None) -> str:
                 best = key
         window.subtract(said[i])
     assert best is not None  # a long turn has units
-    return marked_cut(content, best[2], -best[3])
+    return best[2], -best[3]
 
 
 #: The most a line quotes of a long turn (about 90 tokens of English).
@@ -279,25 +292,25 @@ def _profile_line(
     """``profile``, an ``entities`` row, as one line with the facts ``known`` of it; the
     line rests on the turns those facts came from."""
     name = profile["canonical_name"]
-    aliases = [a for a in profile["aliases"] or () if a.lower() != name.lower()]
-    mentions = profile["mention_count"]
-    parts = [f"{name} ({profile['type']}"]
-    parts.append(f"; also {', '.join(aliases)})" if aliases else ")")
-    parts.append(
-        f": {mentions} mention{'s' if mentions != 1 else ''}, "
-        f"first {profile['first_seen']:%Y-%m-%d}, last {profile['last_seen']:%Y-%m-%d}"
+    shape = Profile(
+        name,
+        tuple(a for a in profile["aliases"] or () if a.lower() != name.lower()),
+        profile["type"],
+        profile["mention_count"],
+        profile["first_seen"],
+        profile["last_seen"],
+        tuple((f["memory_id"], readable(f["content"])) for f in known),
     )
-    if known:
-        parts.append(". " + " ".join(readable(f["content"]) for f in known))
     sources = tuple(dict.fromkeys(s for f in known for s in f["source_event_ids"] or ()))
     return ContextLine(
         profile["entity_id"],
-        "".join(parts),
+        profile_text(shape),
         profile["last_seen"],
         "entity",
         False,
         sources,
         score,
+        profile=shape,
     )
 
 
@@ -343,6 +356,7 @@ def _life_lines(searcher: Searcher, request: SearchRequest) -> list[ContextLine]
             "fact",
             False,
             tuple(r["source_event_ids"] or ()),
+            readable=True,
         )
         for r in current[:_LIFE_FACTS]
     ]
@@ -396,7 +410,8 @@ def _evidence_lines(
     for memory_id in wanted:
         row = by_id.get(memory_id)
         if row is not None:
-            quoted = _quoted(row["content"], cited_by[memory_id])
+            cut = _window(row["content"], cited_by[memory_id])
+            quoted = row["content"] if cut is None else marked_cut(row["content"], *cut)
             said = f"{row['speaker']}: {quoted}" if row["speaker"] else quoted
             sources = tuple(row["source_event_ids"] or ())
             lines.append(
@@ -408,6 +423,8 @@ def _evidence_lines(
                     False,
                     sources,
                     wanted[memory_id],
+                    cut=cut,
+                    speaker=bool(row["speaker"]),
                 )
             )
     return lines

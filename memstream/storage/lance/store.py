@@ -37,8 +37,10 @@ from memstream.storage.lance.tables import (
     NEW_EMPTY_COLUMNS,
     REPLAY_FILLED_COLUMNS,
     RETIRED_COLUMNS,
+    SERVED,
     STATE_TABLES,
     UPDATE_GUARDS,
+    USER_TABLES,
     VECTORS,
     Rows,
 )
@@ -498,6 +500,23 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         table = self._tables[MOMENTS]
         self.retrying(lambda: table.delete(filters.before("recorded_at", before)))
 
+    def prune_served(self, before: datetime) -> None:
+        """Drop what was served before ``before`` (kept no longer)."""
+        table = self._tables[SERVED]
+        self.retrying(lambda: table.delete(filters.before("served_at", before)))
+
+    def served(
+        self, user_id: str, memory_id: str | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """What was served to callers of ``user_id``'s memory, newest first (only the
+        answers that held ``memory_id``, when given)."""
+        where = filters.all_of(
+            filters.equals("user_id", user_id),
+            filters.has_any("memory_ids", [memory_id]) if memory_id is not None else "",
+        )
+        rows = self.scan(SERVED, where=where).to_pylist()
+        return sorted(rows, key=lambda r: (r["served_at"], r["served_id"]), reverse=True)[:limit]
+
     def moments(self, consumer: str, partition: int, before: datetime | None = None) -> pa.Table:
         """The moments recorded of ``partition`` by ``consumer``'s writers (with
         ``before``, those recorded at or before it)."""
@@ -516,7 +535,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         """Remove every row of ``user_id`` from every table (and the user's dead letters,
         keyed by the user), leaving nothing of them in the files; the rows removed per
         table."""
-        where = {name: filters.equals("user_id", user_id) for name in STATE_TABLES}
+        where = {name: filters.equals("user_id", user_id) for name in USER_TABLES}
         where[DEAD_LETTERS] = filters.bytes_equal("key", user_id.encode("utf-8"))
         return self.purge(where)
 

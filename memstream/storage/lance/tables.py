@@ -4,7 +4,8 @@
 insert-only, with the memory's scope columns), ``entities``, ``access``, ``sessions``,
 ``memory_state``, ``archive_index``, ``documents`` and ``watermarks`` (small rows updated
 in place),
-``checkpoints`` and ``dead_letters``; ``moments``, which versions of the state tables
+``checkpoints`` and ``dead_letters``; ``served``, what was given to whom
+(insert-only); ``moments``, which versions of the state tables
 held what a writer had applied when (:mod:`memstream.storage.moments`);
 ``partition_owners`` and ``leases``, who may write what now (:mod:`memstream.storage.claims`).
 
@@ -32,6 +33,7 @@ from memstream.storage.schemas import (
     MOMENTS_SCHEMA,
     OWNER_COLUMNS,
     PARTITION_OWNERS_SCHEMA,
+    SERVED_SCHEMA,
     SESSIONS_SCHEMA,
     WATERMARKS_SCHEMA,
 )
@@ -56,9 +58,11 @@ __all__ = [
     "PARTITION_OWNERS",
     "REPLAY_FILLED_COLUMNS",
     "RETIRED_COLUMNS",
+    "SERVED",
     "SESSIONS",
     "STATE_TABLES",
     "UPDATE_GUARDS",
+    "USER_TABLES",
     "VECTORS",
     "WATERMARKS",
     "Rows",
@@ -78,6 +82,7 @@ PARTITION_OWNERS = "partition_owners"
 LEASES = "leases"
 DOCUMENTS = "documents"
 MOMENTS = "moments"
+SERVED = "served"
 
 FIXED_SCHEMAS = {
     MEMORIES: MEMORIES_SCHEMA,
@@ -93,6 +98,7 @@ FIXED_SCHEMAS = {
     LEASES: LEASES_SCHEMA,
     DOCUMENTS: DOCUMENTS_SCHEMA,
     MOMENTS: MOMENTS_SCHEMA,
+    SERVED: SERVED_SCHEMA,
 }
 KEYS = {
     MEMORIES: "memory_id",
@@ -109,6 +115,7 @@ KEYS = {
     LEASES: "lease",
     DOCUMENTS: "document_key",
     MOMENTS: "moment_id",
+    SERVED: "served_id",
 }
 #: The tables that hold projected state (what a replay must rebuild identically).
 #: Columns added since a table was first written, and how to fill them from old rows.
@@ -193,8 +200,13 @@ STATE_TABLES = (
     DOCUMENTS,
 )
 
+#: Every table holding rows of a user (what an erasure empties of them): the state, and
+#: the log of what was served (rebuilt by a replay too, but not memory: no digest of
+#: memory counts it, and no read of memory as of a moment reads it).
+USER_TABLES = (*STATE_TABLES, SERVED)
+
 #: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
-INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS, MOMENTS})
+INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS, MOMENTS, SERVED})
 
 #: Rows to write: dicts, or an Arrow table already in the table's schema.
 Rows: TypeAlias = Sequence[Mapping[str, Any]] | pa.Table

@@ -29,7 +29,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -65,6 +65,7 @@ from memstream.streams.sealing import RecordKeys
 
 __all__ = [
     "CLAIMS_TABLES",
+    "RETAIN_SERVED",
     "WINDOW_GRACE_SECONDS",
     "ProjectorCore",
     "Row",
@@ -80,6 +81,8 @@ CLAIMS_TABLES = frozenset({LEASES, PARTITION_OWNERS})
 #: How long the compaction window waits, once taken, for updates already under way in
 #: other workers (they check the window before each update) before compacting.
 WINDOW_GRACE_SECONDS = 1.0
+#: How long what was served is kept unless the settings say otherwise.
+RETAIN_SERVED = timedelta(days=30)
 #: Longest a writer waits for the window to close (longer: its holder is stuck).
 _WINDOW_WAIT_SECONDS = 60.0
 
@@ -122,6 +125,8 @@ class ProjectorCore:
             process holds it (compacting the tables whose rows are updated), this one
             waits before updating rows; while this one runs upkeep, it holds it.
         originals: documents' original bytes (an erasure removes the user's).
+        retain_served: how long what was served is kept (older ``context_served``
+            events are not applied; upkeep drops older rows).
     """
 
     def __init__(
@@ -141,6 +146,7 @@ class ProjectorCore:
         window: Lease | None = None,
         upkeep: Lease | None = None,
         originals: DocumentOriginals | None = None,
+        retain_served: timedelta = RETAIN_SERVED,
     ) -> None:
         if fence is not None and partitions is None:
             raise ValueError("a fenced projector needs the topics' partition count")
@@ -159,6 +165,7 @@ class ProjectorCore:
         self.consumer = consumer
         self._archive = archive
         self._clock = clock
+        self.retain_served = retain_served
         self._checkpoints: dict[tuple[str, int], LogPosition] = store.load_checkpoints(consumer)
         self._writing = threading.Lock()
         #: held while a table is compacted or an erasure rewrites tables (after

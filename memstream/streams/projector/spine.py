@@ -21,6 +21,7 @@ from memstream.projections.derived import derived_row
 from memstream.projections.documents import DocumentEvent, apply_documents, document_key
 from memstream.projections.entities import MentionSeen, fold_mentions
 from memstream.projections.memory_state import StateChange, slot_links
+from memstream.projections.served import served_records
 from memstream.projections.sessions import (
     accept_consolidations,
     session_key,
@@ -32,6 +33,7 @@ from memstream.storage.lance.tables import (
     DOCUMENTS,
     ENTITIES,
     MEMORIES,
+    SERVED,
     SESSIONS,
     VECTORS,
 )
@@ -164,6 +166,11 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
                 (access_id(e.user_id, i) for e, _ in prepared.accesses for i in e.memory_ids),
                 lambda rows: fold_accesses(rows, prepared.accesses),
             )
+        if prepared.served:
+            served = served_records(prepared.served, self._clock(), self.retain_served)
+            if served:
+                self._guard()
+                self.store.insert_absent(SERVED, served)
         self._apply_lifecycle(prepared)
         if prepared.documents:
             self._apply_documents(prepared.documents)

@@ -81,6 +81,7 @@ class Upkeep(ProjectorCore):
         self.flush()
         # the moments whose versions this upkeep removes can no longer be read as of
         self.store.prune_moments(self._clock() - retain)
+        self.store.prune_served(self._clock() - self.retain_served)
         updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
         held = [still_mine] if still_mine is not None else []
         for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
