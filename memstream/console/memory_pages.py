@@ -1,6 +1,7 @@
 """The console's pages of a user's memory: the user list, a user's timeline, one memory
 with its provenance, history, entities, confidence, accesses and the answers agents
-were given it in (where it was used), and the actions a
+were given it in (where it was used), both as they stand and ``as_of`` a past moment
+(the timeline and the memory as they stood then), and the actions a
 write key may take on it (correct, confirm, forget, restore), each through the
 operations layer and audited as the console's."""
 
@@ -57,9 +58,12 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             return access.page(
                 "archived.html", viewer, user_id=user_id, expanded=expanded, memory_id=memory_id
             )
+        as_of = request.query_params.get("as_of") or None
         try:
-            explained = await ops.explain(user_id, memory_id)
+            explained = await ops.explain(user_id, memory_id, as_of=as_of)
         except NotFound:
+            if as_of is not None:
+                raise
             # an archived memory: its index row, and the way to expand or restore it
             found = await ops.memory(user_id, memory_id)
             return access.page(
@@ -70,7 +74,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
                 memory_id=found.get("memory_id", memory_id),
                 expanded=None,
             )
-        document = await ops.memory(user_id, explained["memory"]["memory_id"])
+        document = await ops.memory(user_id, explained["memory"]["memory_id"], as_of=as_of)
         names = await ops.entity_names(user_id, list(document.get("entity_ids") or ()))
         provenance = await ops.provenance(user_id, document["memory_id"])
         used = await ops.served(user_id, document["memory_id"], limit=_USES)
@@ -95,6 +99,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             entities=names,
             provenance=provenance,
             used=used,
+            as_of=explained.get("as_of"),
             curve=curve,
             source=_chunk_source(document),
             done=request.query_params.get("done"),
@@ -144,11 +149,22 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             limit=min(PAGE_SIZE, MAX_LISTED),
             cursor=asked.get("cursor") or None,
             include_hidden=asked.get("hidden") == "1",
+            as_of=asked.get("as_of") or None,
         )
         page = await ops.list_memories(listing)
         filters = {
             name: asked.get(name, "")
-            for name in ("kind", "project", "session", "tag", "after", "before", "order", "hidden")
+            for name in (
+                "kind",
+                "project",
+                "session",
+                "tag",
+                "after",
+                "before",
+                "order",
+                "hidden",
+                "as_of",
+            )
         }
         return access.page(
             "timeline.html",
@@ -157,6 +173,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             memories=page.memories,
             next_cursor=page.next_cursor,
             freshness=page.freshness,
+            as_of=page.as_of,
             filters=filters,
             kinds=MEMORY_KINDS,
         )

@@ -22,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from fastapi.testclient import TestClient
 
 from memstream.application import Operations
 from memstream.application.commands import correction
@@ -29,6 +30,7 @@ from memstream.application.errors import NotFound
 from memstream.events.codec import encode
 from memstream.events.errors import InvalidQuery
 from memstream.events.vocabulary import ConfirmFact, Event, ForgetMemory, RememberFact
+from memstream.http.app import create_app
 from memstream.jobs.replay import records_through
 from memstream.projections.derived import command_memory
 from memstream.projections.episodes import memory_id_for
@@ -233,6 +235,30 @@ def test_the_moment_said_is_the_one_asked_for(
     now = asyncio.run(live.search(SearchRequest(user_id="ana", query="cat")))
     assert any("tuna" in r.content for r in now.results)
     assert not any("sardines" in r.content for r in now.results)
+
+
+def test_the_console_shows_memory_as_it_stood(scripted: Script) -> None:
+    """The timeline and a memory's page ``as_of`` a step: the fact as remembered then."""
+    folder, steps = scripted.folder, scripted.steps
+    live = _operations(ProjectionStore(str(folder / "live")), folder)
+    token, _ = steps[2]
+    remembered = command_memory(
+        RememberFact(event_id="r1", user_id="ana", content="-", occurred_at=T0)
+    ).memory_id
+    app = create_app(live, with_mcp=False)
+    with TestClient(app, base_url="http://127.0.0.1:8787") as console:
+        then = console.get("/console/users/ana", params={"as_of": token})
+        assert then.status_code == 200, then.text[:300]
+        assert "Memory as it stood at" in then.text and "sardines" in then.text
+        assert "tuna" not in then.text
+        assert f"/memories/{remembered}?as_of=" in then.text
+        page = console.get(f"/console/users/ana/memories/{remembered}", params={"as_of": token})
+        assert page.status_code == 200 and "sardines" in page.text
+        assert "Memory as it stood at" in page.text
+        now = console.get("/console/users/ana").text
+        assert "tuna" in now and "Memory as it stood at" not in now
+        wrong = console.get("/console/users/ana", params={"as_of": "yesterday"})
+        assert wrong.status_code == 422 and "as_of" in wrong.text
 
 
 def test_before_anything_was_recorded_and_not_a_moment(
