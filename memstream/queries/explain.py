@@ -10,7 +10,7 @@ from typing import Any
 
 from memstream.policies.decay import decayed_confidence
 from memstream.projections.episodes import memory_id_for
-from memstream.queries.profiles import memory_document, memory_history
+from memstream.queries.profiles import hot_memory_document, memory_history
 from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES
@@ -29,7 +29,7 @@ def explanation(
 ) -> dict[str, Any] | None:
     """The explanation of ``memory_id`` as of ``now`` (None if the user has no such
     memory in the hot tables)."""
-    memory = memory_document(store, user_id, memory_id)
+    memory = hot_memory_document(store, user_id, memory_id)
     if memory is None:
         return None
     chain = memory_history(store, user_id, memory_id) or [memory]

@@ -14,16 +14,18 @@ from typing import Any
 
 from memstream.policies.scope import owner_view_filter
 from memstream.projections.access import access_id
+from memstream.projections.archiving import ARCHIVED, archive_id, storage_ref_of, summary_of
 from memstream.projections.entities import entity_id
 from memstream.projections.memory_state import effective_confidence, state_id
 from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
-from memstream.storage.lance.tables import ACCESS, ENTITIES, MEMORIES, MEMORY_STATE
+from memstream.storage.lance.tables import ACCESS, ARCHIVE_INDEX, ENTITIES, MEMORIES, MEMORY_STATE
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.text.mentions import entity_group, normalize_name
 
 __all__ = [
     "entity_profile",
+    "hot_memory_document",
     "linked_ids",
     "memory_document",
     "memory_history",
@@ -31,11 +33,23 @@ __all__ = [
 ]
 
 _HIDDEN = {*NOT_STATE_COLUMNS, "search_text"}
+#: What an archive index row holds for search and for the cold store's reader only.
+_COLD_INTERNAL = {"vector", "vector_scale", "vector_model", "storage_file", "storage_version",
+                  "archive_id"}  # fmt: skip
 _LINKED_SHOWN = 20
 
 
 def memory_document(store: ProjectionStore, user_id: str, memory_id: str) -> dict[str, Any] | None:
-    """The memory ``memory_id`` if ``user_id`` owns it, else None."""
+    """The memory ``memory_id`` if ``user_id`` owns it (an archived one as its archive
+    index row: its summary as content, where its original is), else None."""
+    found = hot_memory_document(store, user_id, memory_id)
+    return found if found is not None else _archived_document(store, user_id, memory_id)
+
+
+def hot_memory_document(
+    store: ProjectionStore, user_id: str, memory_id: str
+) -> dict[str, Any] | None:
+    """The memory ``memory_id`` if ``user_id`` owns it and it is hot, else None."""
     rows = store.by_ids(MEMORIES, [memory_id], where=filters.equals("user_id", user_id))
     if not rows:
         return None
@@ -62,13 +76,30 @@ def memory_document(store: ProjectionStore, user_id: str, memory_id: str) -> dic
     return row
 
 
+def _archived_document(
+    store: ProjectionStore, user_id: str, memory_id: str
+) -> dict[str, Any] | None:
+    rows = store.by_ids(
+        ARCHIVE_INDEX,
+        [archive_id(user_id, memory_id)],
+        where=filters.all_of(filters.equals("user_id", user_id), ARCHIVED),
+    )
+    if not rows:
+        return None
+    row = rows[0]
+    document = {k: v for k, v in row.items() if k not in _HIDDEN and k not in _COLD_INTERNAL}
+    return {**document, "content": summary_of(row), "storage_ref": storage_ref_of(row),
+            "archived": True}  # fmt: skip
+
+
 def memory_history(
     store: ProjectionStore, user_id: str, memory_id: str
 ) -> list[dict[str, Any]] | None:
     """The chain of memories that replaced one another through ``memory_id``: every
     memory it superseded (and those before), itself, and its successors, oldest first.
-    None when the user has no such memory."""
-    current = memory_document(store, user_id, memory_id)
+    None when the user has no such memory hot (an archived one's chain is in its
+    original)."""
+    current = hot_memory_document(store, user_id, memory_id)
     if current is None:
         return None
     chain = [current]
@@ -78,7 +109,7 @@ def memory_history(
         previous = next((m for m in back["supersedes"] if m not in seen), None)
         if previous is None:
             break
-        document = memory_document(store, user_id, previous)
+        document = hot_memory_document(store, user_id, previous)
         if document is None:
             break
         seen.add(previous)
@@ -86,7 +117,7 @@ def memory_history(
         back = document
     forward = current
     while forward["superseded_by"] and forward["superseded_by"] not in seen:
-        document = memory_document(store, user_id, forward["superseded_by"])
+        document = hot_memory_document(store, user_id, forward["superseded_by"])
         if document is None:
             break
         seen.add(document["memory_id"])

@@ -1,8 +1,9 @@
 """Reads ``as_of`` a moment equal the same reads of a replay of the log cut there.
 
-A script of writes, a remembered fact, a correction, a confirmation, a forget and more
-writes is applied step by step by the worker's projector to real LanceDB tables (each
-step's checkpoints saved, so each records a moment). Then, for every step, every read
+A script of writes, a remembered fact, a correction, a confirmation, a forget, more
+writes, an archive, a restore and another archive is applied step by step by the
+worker's projector to real LanceDB tables (each step's checkpoints saved, so each
+records a moment). Then, for every step, every read
 (search with and without history, context, the memory list, one memory, its history and
 explanation, an entity) asked ``as_of`` that step's write token, and ``as_of`` the time
 just after it, answers exactly what the same read answers over a fresh store that a
@@ -15,10 +16,11 @@ import asyncio
 import base64
 import itertools
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pytest
@@ -31,25 +33,30 @@ from memstream.events.codec import encode
 from memstream.events.errors import InvalidQuery
 from memstream.events.vocabulary import ConfirmFact, Event, ForgetMemory, RememberFact
 from memstream.http.app import create_app
+from memstream.jobs.archiver import Archiver
 from memstream.jobs.replay import records_through
+from memstream.policies.coldness import ColdPolicy
 from memstream.projections.derived import command_memory
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.memory_list import ListRequest
 from memstream.queries.search.request import SearchRequest
 from memstream.settings import Settings
+from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.archive.event_archive import records_from_table
+from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.log_records import LogRecord
 from memstream.storage.moments import first_covering, last_at_or_before
-from memstream.storage.schemas import ARCHIVE_SCHEMA, MOMENTS_SCHEMA
+from memstream.storage.schemas import ARCHIVE_SCHEMA, COLD_ORIGINAL_SCHEMA, MOMENTS_SCHEMA
 from memstream.storage.write_tokens import WriteToken, parse_token
 from memstream.streams.partitioning import partition_of
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, KeptEvents, message
 
+_T = TypeVar("_T")
 T0 = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)  # a Tuesday
 EPOCH = "e1"
-MESSAGES, COMMANDS = "memory.messages", "memory.commands"
+MESSAGES, COMMANDS, LIFECYCLE = "memory.messages", "memory.commands", "memory.lifecycle"
 SETTINGS = Settings(data="unused", embedder="none")
 PARTITION = partition_of("ana", SETTINGS.messages_partitions)
 ASKED = ("Where does Ana live?", "What does Miso eat?", "Who helped Ana move?")
@@ -104,7 +111,8 @@ def scripted(tmp_path_factory: pytest.TempPathFactory) -> Script:
     folder = tmp_path_factory.mktemp("as-of")
     store = ProjectionStore(str(folder / "live"))
     clock = FakeClock(T0)
-    projector = Projector(store, consumer=SETTINGS.consumer_group, clock=clock)
+    cold = _cold(folder)
+    projector = Projector(store, consumer=SETTINGS.consumer_group, clock=clock, cold_store=cold)
     log = Log([], {})
     steps: list[tuple[str, datetime]] = []
 
@@ -128,7 +136,20 @@ def scripted(tmp_path_factory: pytest.TempPathFactory) -> Script:
     step(COMMANDS, ConfirmFact(event_id="c1", user_id="ana", memory_id=_id("m2"), occurred_at=T0))
     step(COMMANDS, ForgetMemory(event_id="f1", user_id="ana", memory_id=_id("m1"), occurred_at=T0))
     step(MESSAGES, _said("m3", "Miso and I now live in Porto, near Maria.", T0))
+    # the coldest memory goes to cold storage, comes back, and another goes for good
+    archiver = Archiver(store, cold, ColdPolicy(idle_days=1, long_idle_days=1))
+    [archived] = archiver.archive(clock() + timedelta(days=30), "ana", limit=1)
+    step(LIFECYCLE, archived)
+    [restored] = archiver.restore("ana", archived.memory_id, clock())
+    step(LIFECYCLE, restored)
+    [again] = archiver.archive(clock() + timedelta(days=30), "ana", limit=1)
+    step(LIFECYCLE, again)
     return Script(folder, steps, log)
+
+
+def _cold(folder: Path) -> ColdStore:
+    """The cold store of the script (shared by its replays: restores read originals)."""
+    return ColdStore(resolve_location(str(folder / "cold")), COLD_ORIGINAL_SCHEMA)
 
 
 @dataclass
@@ -145,7 +166,12 @@ def _replayed(script: Script, position: str, name: str) -> ProjectionStore:
     laid out alike: Lance scores full text over unindexed fragments as they lie)."""
     cut = records_through(script.log.table(), parse_token(position))
     store = ProjectionStore(str(script.folder / name))
-    projector = Projector(store, consumer=SETTINGS.consumer_group, clock=FakeClock(T0))
+    projector = Projector(
+        store,
+        consumer=SETTINGS.consumer_group,
+        clock=FakeClock(T0),
+        cold_store=_cold(script.folder),
+    )
     for record in records_from_table(cut):
         projector.apply([record])
     projector.flush()
@@ -175,9 +201,9 @@ async def _reads(ops: Operations, as_of: str | None, now: datetime) -> dict[str,
     found["list"] = page.memories
     for memory_id in [m["memory_id"] for m in page.memories]:
         found[f"memory {memory_id}"] = _plain(await ops.memory("ana", memory_id, as_of=as_of))
-        found[f"history {memory_id}"] = await ops.history("ana", memory_id, as_of=as_of)
+        found[f"history {memory_id}"] = await _or_none(ops.history("ana", memory_id, as_of=as_of))
         found[f"explain {memory_id}"] = _plain(
-            await ops.explain("ana", memory_id, now=now, as_of=as_of)
+            await _or_none(ops.explain("ana", memory_id, now=now, as_of=as_of))
         )
     for name in ("Maria", "Miso", "Porto"):
         try:
@@ -187,7 +213,18 @@ async def _reads(ops: Operations, as_of: str | None, now: datetime) -> dict[str,
     return found
 
 
-def _plain(document: dict[str, Any]) -> dict[str, Any]:
+async def _or_none(read: Awaitable[_T]) -> _T | None:
+    """What ``read`` answers, None when it finds nothing (an archived memory has no
+    history or explanation of its own: its index row stands for it)."""
+    try:
+        return await read
+    except NotFound:
+        return None
+
+
+def _plain(document: dict[str, Any] | None) -> dict[str, Any] | None:
+    if document is None:
+        return None
     return {k: v for k, v in document.items() if k != "as_of"}
 
 

@@ -94,6 +94,17 @@ def test_archived_memories_are_listed_marked_with_their_summary(
     gone = {e.memory_id for e in archived}
     assert {m["memory_id"] for m in listed if m["archived"]} == gone
     assert all(m["content"] for m in listed) and len(listed) == 3
+    # an archived memory read by id: its summary, where its original is
+    for memory_id in gone:
+        one = api.get(f"/v1/memories/{memory_id}", params={"user_id": "ana"})
+        assert one.status_code == 200, one.text
+        assert one.json()["archived"] is True and one.json()["storage_ref"]
+        assert (
+            one.json()["content"]
+            == next(m for m in listed if m["memory_id"] == memory_id)["content"]
+        )
+        page = api.get(f"/console/users/ana/memories/{memory_id}")
+        assert page.status_code == 200 and "An archived memory" in page.text
 
 
 def test_refusals_say_what_was_wrong(api: TestClient) -> None:
