@@ -25,6 +25,7 @@ __all__ = [
     "ADDRESS_FILE",
     "DEFAULT_URL",
     "announced",
+    "answers",
     "api_url_of",
     "new_instance",
     "running_api",
@@ -97,6 +98,18 @@ def running_api(folder: Path) -> str | None:
     except (OSError, ValueError):
         return None
     return url if isinstance(answer, dict) and answer.get("instance") == instance else None
+
+
+def answers(url: str) -> bool:
+    """Whether a memstream answers ``/healthz`` at ``url`` (within :data:`HEALTH_SECONDS`)."""
+    if not url.startswith(("http://", "https://")):
+        return False
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=HEALTH_SECONDS) as response:
+            answer = json.loads(response.read(HEALTH_BYTES))
+    except (OSError, ValueError):
+        return False
+    return isinstance(answer, dict) and answer.get("status") == "ok"
 
 
 def server_url(

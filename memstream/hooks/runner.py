@@ -132,6 +132,7 @@ def _install(argv: list[str]) -> int:
     import argparse
 
     from memstream.hooks.install import install_hooks
+    from memstream.hooks.reach import hooks_reach
     from memstream.mcp.config import memstream_command
 
     parser = argparse.ArgumentParser(
@@ -157,16 +158,16 @@ def _install(argv: list[str]) -> int:
     options = ["--user", args.user or _user({})]
     if args.wait is not None:
         options += ["--wait", f"{args.wait:g}"]
-    if args.api:
-        options += ["--api", args.api]
-    else:
-        data = args.data or os.environ.get("MEMSTREAM_DATA") or "./memstream-data"
-        if not data.startswith("s3://"):
-            data = str(Path(data).expanduser().resolve())
-        options += ["--data", data]
     project = Path(args.project) if args.project else None
     try:
+        if project is not None and not project.expanduser().is_dir():
+            raise HookProblem(f"no project folder at {project}: name one that exists")
+        reach = hooks_reach(args.api, args.data, os.environ, Path.cwd())
+        options += reach.options
         print(install_hooks(HOSTS[args.agent], project, memstream_command(), options))
+        print(reach.found)
+        if reach.warning is not None:
+            print(f"warning: {reach.warning}", file=sys.stderr)
     except HookProblem as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

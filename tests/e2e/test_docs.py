@@ -160,7 +160,8 @@ def test_the_examples_run_against_a_real_worker(tmp_path: Path) -> None:
     assert "[preference] Ana's cat Miso likes tuna." in agents or "Miso likes tuna" in agents
     assert '"context":"## What is known' in agents and "confidence now" in agents
     assert "'search_memory', 'get_context'" in mcp_over_http and "Miso" in mcp_over_http
-    installed, injected = hooks.splitlines()
+    installed, found, injected = hooks.splitlines()
     assert "shop/.claude/settings.json: memstream hooks at SessionStart" in installed
+    assert found.startswith("memstream serves ") and " at http://127.0.0.1:" in found, found
     assert "tuna" in json.loads(injected)["hookSpecificOutput"]["additionalContext"]
     assert "Vitaly works at Red Kite Studio." in commands and "superseded" in commands

@@ -7,6 +7,7 @@ for both)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from support.transcripts import SESSION, as_bytes, entry, transcript_lines
 
 from memstream.hooks.install import merged_settings
 from memstream.hooks.transcripts import read_transcript
+from memstream.server_address import DEFAULT_URL, answers
 
 
 def test_a_transcript_becomes_its_conversation_and_a_half_written_line_waits() -> None:
@@ -81,14 +83,56 @@ def test_install_merges_into_settings_that_have_entries_of_their_own(tmp_path: P
     assert settings.read_text() == "{not json"
 
 
-def _install(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+#: An address nothing answers at: the install tests of settings files need no server
+#: (the hooks are written with a warning that nothing answers there yet).
+NOBODY = "http://127.0.0.1:9"
+
+
+def _install(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    reach = [] if {"--api", "--data"} & set(args) else ["--api", NOBODY]
     return subprocess.run(
-        [sys.executable, "-m", "memstream", "hook", "install", "claude-code", *args],
+        [sys.executable, "-m", "memstream", "hook", "install", "claude-code", *args, *reach],
         capture_output=True,
         text=True,
         timeout=60,
         env=env,
+        cwd=cwd,
     )
+
+
+def test_install_names_the_memstream_it_found_and_refuses_what_does_not_exist(
+    tmp_path: Path,
+) -> None:
+    """A project or data folder that does not exist is refused (nothing is created); with
+    nothing named and nothing answering, install says so; a folder named with no server
+    running is written with a warning; an address answering is named."""
+    home = {"HOME": str(tmp_path), "PATH": os.environ["PATH"]}  # no MEMSTREAM_* settings
+    typo = tmp_path / "shpo"
+    refused = _install("--project", str(typo), "--user", "dev", env=home)
+    assert refused.returncode == 2 and "no project folder at" in refused.stderr, refused.stderr
+    assert not typo.exists()
+    missing = tmp_path / "nowhere"
+    no_data = _install("--user", "dev", "--data", str(missing), env=home)
+    assert no_data.returncode == 2 and f"no data folder at {missing}" in no_data.stderr
+    assert not missing.exists() and not (tmp_path / ".claude").exists()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    if not answers(DEFAULT_URL):  # a memstream of this machine's own would be found
+        nothing = subprocess.run(
+            [sys.executable, "-m", "memstream", "hook", "install", "claude-code"],
+            capture_output=True, text=True, timeout=60, env=home, cwd=empty,
+        )  # fmt: skip
+        assert nothing.returncode == 2 and "no memstream found" in nothing.stderr
+        assert "Traceback" not in nothing.stderr
+    data = tmp_path / "data"
+    data.mkdir()
+    later = _install("--user", "dev", "--data", str(data), env=home)
+    assert later.returncode == 0, later.stderr
+    assert f"no memstream runs for {data} now" in later.stderr
+    written = (tmp_path / ".claude" / "settings.json").read_text()
+    assert f"--data {data}" in written
 
 
 @pytest.mark.parametrize(

@@ -405,6 +405,9 @@ def installed(host: str, project: Path, api: str, user: str) -> dict[str, str]:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+    # what install found there: a memstream answering, or a warning that none does yet
+    answering = f"memstream answers at {api}" in done.stdout
+    assert answering != (f"warning: nothing answers at {api} now" in done.stderr), done
     settings_file = {"codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
                      "cursor": ".cursor/hooks.json"}[host]  # fmt: skip
     settings = json.loads((project / settings_file).read_text())
