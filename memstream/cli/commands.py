@@ -24,7 +24,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from pydantic import ValidationError
 
@@ -48,12 +48,16 @@ def _any_flag(words: Sequence[str]) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    if words and not words[0].startswith("-") and words[0] not in _GROUPS:
+        say_error(_no_command(words[0]))
+        return 2
     parser = _parser(words[0] if words else None)
     args, extra = parser.parse_known_args(words)
     if extra and getattr(args, "command", None) == "docs" and not _any_flag(extra):
         args.items = [*args.items, *extra]  # files after an option: `docs add --user u a b`
     elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        say_error(_unknown_words(parser, args.command, extra))
+        return 2
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
@@ -80,6 +84,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141
     return 2
+
+
+def _no_command(word: str) -> str:
+    """What a word that names no command is told: the closest commands, if any."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(_GROUPS), n=2, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return f"no command {word[:40]!r}{hint}; `memstream --help` lists them by task"
+
+
+def _unknown_words(parser: argparse.ArgumentParser, command: str, extra: Sequence[str]) -> str:
+    """What a command line with words its command does not take is told: each option it
+    does not have, with the closest it has; or the words left over."""
+    import difflib
+
+    found = next(a for a in parser._actions if a.dest == "command").choices
+    chosen = cast(Mapping[str, argparse.ArgumentParser], found)
+    options = [o for a in chosen[command]._actions for o in a.option_strings]
+    unknown = [w.split("=", 1)[0] for w in extra if w.startswith("-") and w != "-"]
+    if not unknown:
+        words = " ".join(w[:40] for w in extra[:3])
+        return f"memstream {command} does not take {words!r}: quote text of several words"
+    said = []
+    for flag in unknown[:3]:
+        close = difflib.get_close_matches(flag, options, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        said.append(f"no option {flag[:40]}{hint}")
+    return (
+        f"memstream {command} has {'; '.join(said)}; `memstream {command} --help` lists its options"
+    )
 
 
 def _silence_stdout() -> None:
@@ -250,6 +285,7 @@ def _parser(command_word: str | None = None) -> argparse.ArgumentParser:
         helps[name] = help_
         p = sub.add_parser(
             name,
+            prog=f"memstream {name}",
             help=help_,
             description=help_,
             epilog=f"example: {_EXAMPLES[name]}",

@@ -59,9 +59,16 @@ def memories_command(args: argparse.Namespace, settings: Settings) -> int:
             as_of=args.as_of,
         )
         page = access.list_memories(request, args.after_write)
-        print(json.dumps(page, default=str) if args.json else render.memory_page(page, args.all))
-        if not page["memories"] and cursor is None and unknown_user(access, args.user):
-            return 2
+        unknown = None
+        if not page["memories"] and cursor is None:
+            unknown = unknown_user(access, args.user, quiet=True)
+        if args.json:
+            print(json.dumps(page, default=str))
+        elif unknown is None:
+            print(render.memory_page(page, args.all))
+        if unknown is not None:  # the API's answer: an empty page; said in one line
+            print(unknown, file=sys.stderr if args.json else sys.stdout)
+            return 0
         cursor = page["next_cursor"]
         if not args.all or cursor is None:
             return 0
@@ -93,14 +100,20 @@ def search_command(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError("; ".join(as_flags(problems_of(exc), _SEARCH_FLAGS))) from None
     access = access_of(args, settings)
     response = access.search(request)
-    shown = render.search_results(response, request.min_similarity)
-    print(response.model_dump_json(indent=2) if args.json else shown)
+    unknown = None if response.results else unknown_user(access, args.user, quiet=True)
+    if args.json:
+        print(response.model_dump_json(indent=2))
+    if unknown is not None:  # the API's answer: no results; said in one line
+        print(unknown, file=sys.stderr if args.json else sys.stdout)
+        return 0
+    if not args.json:
+        print(render.search_results(response, request.min_similarity))
     behind = response.freshness and render.freshness(response.freshness.model_dump())
     if behind and not args.json:
         print(behind, file=sys.stderr)
     if response.as_of is not None and not args.json:
         print(f"as of {response.as_of.recorded_at.isoformat()}", file=sys.stderr)
-    return 2 if not response.results and unknown_user(access, args.user) else 0
+    return 0
 
 
 #: The flag of each field of a search request.
@@ -158,10 +171,16 @@ def explain_command(args: argparse.Namespace, settings: Settings) -> int:
 def stats_command(args: argparse.Namespace, settings: Settings) -> int:
     access = access_of(args, settings)
     document = access.stats(args.user)
-    print(json.dumps(document, indent=2) if args.json else render.stats(document))
     held = sum(document["memories"].values()) + document["archived"]
     # the users' listing (a scan) only when the counts say nothing is held
-    return 2 if args.user and not held and unknown_user(access, args.user) else 0
+    unknown = unknown_user(access, args.user, quiet=True) if args.user and not held else None
+    if args.json:
+        print(json.dumps(document, indent=2))
+    elif unknown is None:
+        print(render.stats(document))
+    if unknown is not None:  # the API's answer: counts of nothing; said in one line
+        print(unknown, file=sys.stderr if args.json else sys.stdout)
+    return 0
 
 
 def served_command(args: argparse.Namespace, settings: Settings) -> int:

@@ -115,7 +115,13 @@ def _message_of(item: Any) -> str:
         return f"must be one of {context.get('expected', '').replace(' or ', ', ')}"
     if kind in _BOUNDS:
         key, words = _BOUNDS[kind]
-        return words.format(n=context.get(key))
+        bound = context.get(key)
+        said = words.format(n=bound)
+        return (
+            said.removesuffix("s")
+            if bound == 1 and said.endswith(("characters", "items"))
+            else said
+        )
     if kind in _EXPECTED:
         return _EXPECTED[kind]
     return str(item["msg"]).removeprefix("Value error, ")

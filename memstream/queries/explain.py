@@ -80,7 +80,11 @@ def _confidence(
     if memory["protected"]:
         rule, today = "confirmed: full confidence, never decays", 1.0
     elif rate is None or written is None:
-        rule, today = f"a {memory['kind']} does not decay", memory["confidence"]
+        kind = memory["kind"]
+        rule, today = (
+            f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind} does not decay",
+            memory["confidence"],
+        )
     else:
         rule = (
             f"written {written:.2f} * exp(-{rate} * {days:.1f} days^0.8) + "

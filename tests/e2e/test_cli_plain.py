@@ -70,6 +70,29 @@ def test_every_command_is_listed_once_by_task_with_an_example_that_parses() -> N
         assert f"\n{title}:\n" in shown
 
 
+def test_each_command_has_one_clean_usage_line_and_suggestions_for_typos() -> None:
+    parser = _parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    assert commands is not None
+    for name, command in commands.items():
+        usage = command.format_usage()
+        assert usage.startswith(f"usage: memstream {name} "), usage
+        assert "COMMAND" not in usage and "--help for its options" not in usage, usage
+    misspelt = _memstream("serach", "--user", "ana", "porto")
+    assert misspelt.returncode == 2 and misspelt.stdout == ""
+    assert misspelt.stderr == (
+        "error: no command 'serach' (did you mean search?); `memstream --help` lists them by task\n"
+    )
+    flag = _memstream("publish", "--user", "ana", "--session", "s1", "--speeker", "Ana", "hi")
+    assert flag.returncode == 2 and len(flag.stderr.splitlines()) == 1, flag.stderr
+    assert "memstream publish has no option --speeker (did you mean --speaker?)" in flag.stderr
+    assert "usage:" not in flag.stderr and "Ana" not in flag.stderr  # no user's words back
+    words = _memstream("stats", "one", "two")
+    assert words.returncode == 2 and "Traceback" not in words.stderr
+    one = _memstream("remember", "--user", "ana", "")
+    assert "at least 1 characters" not in one.stderr
+
+
 def test_version() -> None:
     done = _memstream("--version")
     assert (done.returncode, done.stdout) == (0, f"memstream {version('memstream')}\n")

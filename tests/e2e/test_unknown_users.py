@@ -82,19 +82,27 @@ def _cli(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_reads_of_an_unknown_user_say_so_and_suggest_the_closest(data: Path) -> None:
-    for args, hint in (
-        (("search", "--user", "Ana", "porto"), "did you mean ana?"),
-        (("stats", "--user", "anna"), "did you mean ana?"),
-        (("memories", "list", "--user", "acme:bobb"), "did you mean acme:bobby or acme:bob?"),
-        (("entity", "--user", "Ana", "porto"), "did you mean ana?"),
-        (("search", "--user", "nobody-here", "porto"), "(`memstream users` lists them)"),
+    """A search, a list or the counts of a user nobody holds answer what the API answers
+    (nothing: exit 0), said in one line with the closest users held; an entity of one
+    is not found (404), said in the same one line."""
+    for args, hint, code in (
+        (("search", "--user", "Ana", "porto"), "did you mean ana?", 0),
+        (("stats", "--user", "anna"), "did you mean ana?", 0),
+        (("memories", "list", "--user", "acme:bobb"), "did you mean acme:bobby or acme:bob?", 0),
+        (("entity", "--user", "Ana", "porto"), "did you mean ana?", 2),
+        (("search", "--user", "nobody-here", "porto"), "(`memstream users` lists them)", 0),
     ):
         done = _cli(data, *args)
-        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert done.returncode == code, (args, done.stdout, done.stderr)
         assert "Traceback" not in done.stderr
         user = args[args.index("--user") + 1]
-        assert f"error: no memory of user {user} is held here" in done.stderr, done.stderr
-        assert hint in done.stderr, done.stderr
+        said = (done.stdout + done.stderr).strip()
+        assert len(said.splitlines()) == 1, said  # one line, no "no results" beside it
+        assert f"no memory of user {user} is held here" in said and hint in said, said
+        assert said.startswith("error: ") is (code == 2), said
+    quiet = _cli(data, "search", "--user", "Ana", "porto", "--json")
+    assert quiet.returncode == 0 and json.loads(quiet.stdout)["results"] == []
+    assert "did you mean ana?" in quiet.stderr
     known = _cli(data, "search", "--user", "ana", "porto")
     assert known.returncode == 0 and "error" not in known.stderr, known.stderr
     listed = _cli(data, "users", "--json")

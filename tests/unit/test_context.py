@@ -170,7 +170,7 @@ def test_explain_shows_where_a_memory_came_from_and_its_confidence(
     assert confidence["written"] == 1.0 and 0 < confidence["now"] < 1.0
     assert confidence["days_since_used"] == pytest.approx(30, abs=0.01)  # since it happened
     episode = asyncio.run(operations.explain("ana", memory_id_for("ana", "m1")))
-    assert episode["confidence"]["rule"] == "a episode does not decay"
+    assert episode["confidence"]["rule"] == "an episode does not decay"
     with pytest.raises(NotFound):
         asyncio.run(operations.explain("bob", new_fact))
 
