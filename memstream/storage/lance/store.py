@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from memstream.storage import filters
 from memstream.storage.errors import StorageError
 from memstream.storage.filesystems import Location
+from memstream.storage.lance.key_checks import NewKeys, new_keys_held_twice
 from memstream.storage.lance.merges import keyed_merge
 from memstream.storage.lance.queries import ProjectionQueries
 from memstream.storage.lance.tables import (
@@ -308,18 +309,26 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
                                        counts.field("counts").to_pylist(), strict=True)
                 if n > 1]  # fmt: skip
 
-    def drop_duplicate_keys(self, name: str) -> int:
+    def new_keys_held_twice(self, name: str, since: int) -> NewKeys:
+        """The keys held twice among the rows of ``name`` written at row addresses from
+        ``since`` on (:mod:`memstream.storage.lance.key_checks`)."""
+        return new_keys_held_twice(self._tables[name], KEYS[name], since)
+
+    def drop_duplicate_keys(self, name: str, repeated: Sequence[str] | None = None) -> int:
         """Keep one row of each key of an insert-only table that has several (they are
-        the same row written twice); answers how many rows went.
+        the same row written twice): of ``repeated``, or of every key held twice;
+        answers how many rows went.
 
         Only for a caller no other writer can interleave with (it holds the compaction
         window): the duplicated keys' rows are deleted, then one of each put back."""
-        repeated = self.duplicate_keys(name)
+        repeated = self.duplicate_keys(name) if repeated is None else list(repeated)
         if not repeated:
             return 0
         key, table = KEYS[name], self._tables[name]
         rows = self.scan(name, where=filters.is_in(key, repeated))
         kept = _first_of_each_key(rows.select(self._schemas[name].names), key)
+        if kept.num_rows == rows.num_rows:
+            return 0  # held once each by now
         self.retrying(lambda: table.delete(filters.is_in(key, repeated)))
         self.retrying(lambda: table.add(kept.cast(self._schemas[name])))
         return int(rows.num_rows - kept.num_rows)

@@ -189,6 +189,9 @@ class ProjectorCore:
         self.compactions_preempted = 0
         #: rows of a key held twice that upkeep dropped (see ``store.drop_duplicate_keys``)
         self.duplicates_dropped = 0
+        #: per keyed table, the row address upkeep's next look for keys held twice
+        #: starts from (:mod:`memstream.storage.lance.key_checks`)
+        self.keys_checked: dict[str, int] = {}
         #: keys upkeep found held twice in the tables whose rows are updated
         self.duplicates_found = 0
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 
+from memstream.storage.lance.key_checks import NewKeys
 from memstream.storage.lance.store import is_commit_conflict
 from memstream.storage.lance.tables import (
     INSERT_ONLY,
@@ -77,11 +78,16 @@ class Upkeep(ProjectorCore):
         :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that updates already
         under way land first. This process keeps applying batches during that grace: its
         write lock is taken after it, for the compaction alone.
+
+        Before any of it, every keyed table is looked at for keys held twice, among the
+        rows written since the last look only, holding no lock (:meth:`_check_keys`);
+        copies found in an insert-only table are dropped inside the window.
         """
         self.flush()
         # the moments whose versions this upkeep removes can no longer be read as of
         self.store.prune_moments(self._clock() - retain)
         self.store.prune_served(self._clock() - self.retain_served)
+        repeated = self._check_keys()  # reads only: beside the batches, under no lock
         updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
         held = [still_mine] if still_mine is not None else []
         for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
@@ -112,7 +118,7 @@ class Upkeep(ProjectorCore):
             kept = [*held, lambda: window.acquire(time.time_ns())] if window else held
             try:
                 with renewing(kept, LEASE_RENEW_SECONDS):
-                    self._check_keys()
+                    self._drop_copies(repeated)
                     for name in updated:
                         self._optimize(name, retain)
             finally:
@@ -123,28 +129,40 @@ class Upkeep(ProjectorCore):
             if removed:
                 log.debug("event archive: %d small files merged", removed)
 
-    def _check_keys(self) -> None:
-        """Look for a key held twice in every keyed table (no write should make one):
-        say so loudly, and keep one row of each in the insert-only tables, whose
-        copies are the same row. Runs inside the compaction window."""
+    def _check_keys(self) -> dict[str, NewKeys]:
+        """Look for a key held twice among the rows every keyed table got since the last
+        look (no write should make one; :mod:`memstream.storage.lance.key_checks`): say
+        so loudly; answer those of the insert-only tables, whose copies are the same row
+        (:meth:`_drop_copies` keeps one of each). Reads only, at a cost that grows with
+        the rows written since, so it runs outside the write lock and the window."""
+        found: dict[str, NewKeys] = {}
         for name in self.store.table_names:
-            if name in INSERT_ONLY:
-                dropped = self.store.drop_duplicate_keys(name)
-                if dropped:
-                    self.duplicates_dropped += dropped
-                    log.error("%s: %d rows of keys held twice dropped (one of each kept)",
-                              name, dropped)  # fmt: skip
+            looked = self.store.new_keys_held_twice(name, self.keys_checked.get(name, 0))
+            if looked.repeated and name in INSERT_ONLY:
+                found[name] = looked  # looked at again until their copies are dropped
                 continue
-            repeated = self.store.duplicate_keys(name)
-            if repeated:
-                self.duplicates_found += len(repeated)
-                log.error(
-                    "%s: %d keys held twice (first: %s): a write raced past the key's "
-                    "conflict check",
-                    name,
-                    len(repeated),
-                    ", ".join(repeated[:5]),
-                )
+            self.keys_checked[name] = looked.upto
+            if not looked.repeated:
+                continue
+            self.duplicates_found += len(looked.repeated)
+            log.error(
+                "%s: %d keys held twice (first: %s): a write raced past the key's conflict check",
+                name,
+                len(looked.repeated),
+                ", ".join(looked.repeated[:5]),
+            )
+        return found
+
+    def _drop_copies(self, repeated: dict[str, NewKeys]) -> None:
+        """Keep one row of each key an insert-only table holds twice. Runs inside the
+        compaction window, under the write lock: nothing else writes meanwhile."""
+        for name, looked in repeated.items():
+            dropped = self.store.drop_duplicate_keys(name, looked.repeated)
+            self.keys_checked[name] = looked.upto
+            if dropped:
+                self.duplicates_dropped += dropped
+                log.error("%s: %d rows of keys held twice dropped (one of each kept)",
+                          name, dropped)  # fmt: skip
 
     def _optimize(self, name: str, retain: timedelta) -> None:
         """Compact one table; one that lost a commit race is left to the next upkeep.

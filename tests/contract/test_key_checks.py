@@ -1,0 +1,65 @@
+"""Upkeep's look for keys held twice reads only the rows written since its last look,
+finds a copy of a key however old the first row of it is, and holds no lock.
+
+Real LanceDB tables in a temporary folder; the projector's own upkeep."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES
+from memstream.streams.projector import Projector
+from memstream.testing import FakeClock
+
+
+def _rows(start: int, count: int) -> list[dict[str, Any]]:
+    return [
+        {"memory_id": f"m{i}", "kind": "episode", "user_id": "ana", "content": f"turn {i}",
+         "search_text": f"turn {i}"}
+        for i in range(start, start + count)
+    ]  # fmt: skip
+
+
+def test_each_look_reads_the_rows_written_since_and_finds_an_old_keys_copy(
+    tmp_path: Path,
+) -> None:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    store.append(MEMORIES, _rows(0, 5000))
+    store.ensure_indexes([MEMORIES])
+    first = store.new_keys_held_twice(MEMORIES, 0)
+    assert (first.repeated, first.read) == ([], 5000)
+    store.append(MEMORIES, _rows(5000, 10))
+    second = store.new_keys_held_twice(MEMORIES, first.upto)
+    assert (second.repeated, second.read) == ([], 10)  # the new rows alone
+    store.append(MEMORIES, _rows(7, 1) + _rows(6000, 3))  # m7 again, written long after
+    third = store.new_keys_held_twice(MEMORIES, second.upto)
+    assert (third.repeated, third.read) == (["m7"], 4)
+    nothing = store.new_keys_held_twice(MEMORIES, third.upto)
+    assert (nothing.repeated, nothing.read, nothing.upto) == ([], 0, third.upto)
+
+
+def test_upkeep_looks_beside_a_held_write_lock_and_drops_the_copies_once(
+    tmp_path: Path,
+) -> None:
+    store = ProjectionStore(str(tmp_path / "projections"))
+    store.append(MEMORIES, _rows(0, 50))
+    projector = Projector(store, "memstream", FakeClock(datetime(2024, 5, 1, tzinfo=UTC)))
+    projector.upkeep(timedelta(minutes=1))
+    store.append(MEMORIES, _rows(10, 2))  # two keys written twice, as a race leaves them
+    looked: dict[str, Any] = {}
+    with projector._writing:  # a batch being written: the look does not wait for it
+        thread = threading.Thread(target=lambda: looked.update(projector._check_keys()))
+        thread.start()
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+    assert looked[MEMORIES].repeated == ["m10", "m11"]
+    projector.upkeep(timedelta(minutes=1))
+    ids = store.scan(MEMORIES, ["memory_id"]).column("memory_id").to_pylist()
+    assert sorted(ids) == sorted(f"m{i}" for i in range(50))
+    assert projector.duplicates_dropped == 2
+    projector.upkeep(timedelta(minutes=1))
+    assert projector.duplicates_dropped == 2
