@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 
 from memstream.events.codec import encode
@@ -20,7 +22,7 @@ from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.layout import DataLayout
 from memstream.storage.log_records import LogRecord
 from memstream.streams.projector import Projector
-from memstream.testing import FakeClock, message
+from memstream.testing import FakeClock, WorkerProcess, free_port, message, wait_until
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
 USERS = ["ana", "acme:bob", "acme:bobby", "globex:bob"]
@@ -42,7 +44,10 @@ def test_the_closest_known_ids_are_of_the_same_tenant(asked: str, closest: list[
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def data(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A data folder holding the users' memories, with a server running for it: each
+    command asks it, as on a machine where memstream runs (one server for the module,
+    not a store and a model opened by every command)."""
     folder = tmp_path_factory.mktemp("users") / "data"
     store = ProjectionStore.at(DataLayout(resolve_location(str(folder))).projections())
     said = [
@@ -60,7 +65,21 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for i, e in enumerate(said)
     ]
     Projector(store, consumer="memstream", clock=FakeClock(T0)).apply(records)
-    return folder
+    # no broker: reads need none, and erase is refused before it would publish
+    server = WorkerProcess(folder, kafka=f"127.0.0.1:{free_port()}", command=("serve",))
+    server.start()
+    try:
+        wait_until(lambda: server.check_alive() or _answers(server.api_url), timeout=60)
+        yield folder
+    finally:
+        server.stop()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
 
 
 def test_the_users_held_are_listed_with_counts_and_last_activity(data: Path) -> None:
