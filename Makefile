@@ -99,5 +99,14 @@ check: lint typecheck test
 bench: setup
 	$(BIN)/python bench/ingest.py
 
+# What the docs' install lines install: the wheel (with its extras: pip install
+# 'dist/memstream-VERSION-py3-none-any.whl[langgraph]') and the TypeScript client's
+# tarball (npm install dist/memstream-client-VERSION.tgz), built from this repository.
+dist: $(RUNTIME) typescript
+	rm -rf dist && mkdir -p dist
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
+	cd $(TS) && npm pack --silent --pack-destination ../../dist >/dev/null
+	@ls dist
+
 clean:
-	rm -rf $(VENV) memstream-data $(TS)/node_modules $(TS)/dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) memstream-data dist $(TS)/node_modules $(TS)/dist .pytest_cache .mypy_cache .ruff_cache

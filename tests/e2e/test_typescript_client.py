@@ -51,6 +51,9 @@ def test_npm_pack_builds_a_package_that_imports(tmp_path: Path) -> None:
     assert packed.returncode == 0, packed.stderr
     (answer,) = json.loads(packed.stdout)
     tarball = tmp_path / answer["filename"]
+    # the name the docs' install lines give is the one `npm pack` (and `make dist`) makes
+    for page in ("docs/integrations.md", "clients/typescript/README.md"):
+        assert f"dist/{tarball.name}" in (ROOT / page).read_text(), page
     with tarfile.open(tarball) as archive:
         names = set(archive.getnames())
     for built in ("index.js", "index.d.ts", "ai-sdk.js", "ai-sdk.d.ts", "schema.d.ts"):

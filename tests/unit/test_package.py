@@ -31,6 +31,8 @@ def test_the_wheel_installs_only_memstream_and_its_client_works_alone(tmp_path: 
     dist = tmp_path / "dist"
     _run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", dist, ROOT)
     (wheel,) = dist.glob("memstream-*.whl")
+    # the name the docs' install lines give is the one `pip wheel` (and `make dist`) makes
+    assert f"dist/{wheel.name}[langgraph]" in (ROOT / "docs" / "integrations.md").read_text()
     with zipfile.ZipFile(wheel) as built:
         names = built.namelist()
     top = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
