@@ -37,6 +37,7 @@ from memstream.events.codec import decode, encode, size_problem
 from memstream.events.errors import InvalidEvent
 from memstream.events.json_text import JsonProblem, parse_json
 from memstream.events.omissions import needs_time, stamped
+from memstream.events.user_ids import claimed_user
 from memstream.events.vocabulary import CHANNEL_TYPES, ERASURE_TYPES, Event
 from memstream.observability import tracing
 from memstream.settings import Settings
@@ -251,21 +252,21 @@ class Publisher:
         ]
 
     async def publish_lines(self, lines: Sequence[CheckedLine]) -> WriteToken | None:
-        """Publish checked lines as written (invalid ones too: the worker dead-letters them;
-        lines too large for the log are not sent); where they were put."""
-        positions = await self._send(
-            self._records(
-                [
-                    (
-                        topic_for(line.event.type) if line.event else MESSAGES,
-                        line.event.user_id.encode() if line.event else None,
-                        line.raw,
-                    )
-                    for line in lines
-                    if line.sendable
-                ]
-            )
-        )
+        """Publish checked lines as written (invalid ones too: the worker dead-letters them,
+        keyed by the user their bytes name, if any, so the dead letter is counted and
+        erased with that user; they are not sealed: no key is made for a name in a line
+        that did not validate. Lines too large for the log are not sent); where they
+        were put."""
+        sent = [line for line in lines if line.sendable]
+        records: list[tuple[str, bytes | None, bytes]] = []
+        for line in sent:
+            if line.event is not None:
+                records.append((topic_for(line.event.type), line.event.user_id.encode(), line.raw))
+            else:
+                named = claimed_user(line.raw)
+                records.append((MESSAGES, named.encode() if named else None, line.raw))
+        sealed = [line.event is not None for line in sent]
+        positions = await self._send(self._records(records, sealed))
         return await self._token(positions)
 
     async def republish(self, records: Sequence[JournalRecord]) -> Positions:

@@ -109,6 +109,11 @@ def test_published_messages_become_searchable_once_and_bad_lines_go_to_the_dlq(
     stats = json.loads(cli("stats", "--data", data, "--kafka", fresh_broker, "--json").stdout)
     assert stats["memories"] == {"episode": 1003}
     assert stats["dead_letters"] == 1 and stats["lag"] == 0
+    # the rejected line is counted for the user its bytes name, and for no other
+    named = cli("stats", "--data", data, "--kafka", fresh_broker, "--user", "user1", "--json")
+    assert json.loads(named.stdout)["dead_letters"] == 1, named.stdout
+    other = cli("stats", "--data", data, "--kafka", fresh_broker, "--user", "user2", "--json")
+    assert json.loads(other.stdout)["dead_letters"] == 0, other.stdout
 
 
 def _applied(store: ProjectionStore) -> int:
