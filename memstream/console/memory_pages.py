@@ -122,6 +122,8 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         elif action == "confirm":
             await ops.confirm(user_id, memory_id, caller)
         elif action == "forget":
+            if form.get("sure") != "yes":
+                raise InvalidQuery("forget: tick 'for good' to forget this memory")
             await ops.forget(user_id, memory_id, caller)
         else:
             await ops.restore(user_id, memory_id, caller)

@@ -24,6 +24,7 @@ from memstream.console.health_view import (
 from memstream.console.recent import Recent
 from memstream.console.samples import Samples
 from memstream.console.sessions import COOKIE
+from memstream.events.errors import InvalidQuery
 from memstream.tenancy.keys import KeyStoreError
 
 __all__ = ["COUNTS_SECONDS", "session_pages", "stream_pages"]
@@ -128,7 +129,9 @@ def stream_pages(
         viewer = access.viewer(request)
         tenant = _admin_tenant(viewer, "key management")
         listed = [k.public() for k in keys.records() if tenant is None or k.tenant == tenant]
-        return access.page("keys.html", viewer, keys=listed, tenant=tenant, created=None)
+        return access.page(
+            "keys.html", viewer, keys=listed, tenant=tenant, created=None, first=not keys.configured
+        )
 
     @router.post("/console/keys")
     async def key_create(request: Request) -> Any:
@@ -142,6 +145,11 @@ def stream_pages(
                 "the first API key is created at a loopback address of this server "
                 "(http://127.0.0.1:PORT/console/keys) or with memstream keys create"
             )
+        if not keys.configured and form.get("first") != "yes":
+            raise InvalidQuery(
+                "the first key switches keys on for the whole deployment: tick that you "
+                "understand every client without a key is refused from then on"
+            )
         named = tenant or str(form.get("tenant", "")).strip()
         role = str(form.get("role", "read"))
         try:
@@ -151,7 +159,9 @@ def stream_pages(
         viewer.who.audit("key_create", None, 201, created_key=record.key_id, role=record.role)
         listed = [k.public() for k in keys.records() if tenant is None or k.tenant == tenant]
         created = {**record.public(), "key": token}
-        return access.page("keys.html", viewer, keys=listed, tenant=tenant, created=created)
+        return access.page(
+            "keys.html", viewer, keys=listed, tenant=tenant, created=created, first=False
+        )
 
     @router.post("/console/keys/{key_id}/revoke")
     async def key_revoke(request: Request, key_id: str) -> Any:

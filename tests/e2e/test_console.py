@@ -116,6 +116,37 @@ def browser() -> Iterator[Browser]:
         yield found
 
 
+#: The elements reaching past the window's right edge, deepest first (what to fix).
+_WIDEST = """(() => { const past = e => e.getBoundingClientRect().right > window.innerWidth + 0.5;
+  return [...document.querySelectorAll('body *')].filter(past)
+    .filter(e => ![...e.children].some(past)).slice(0, 4)
+    .map(e => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className); })()"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_every_page_fits_a_phone_and_a_laptop_without_scrolling_sideways(
+    console: Console, browser: Browser, width: int
+) -> None:
+    """Each page is as wide as the window or narrower: a wide table scrolls inside its
+    own box, never the page."""
+    memory = next(iter(console.memories.values()))
+    user = f"/console/users/{ANA}"
+    pages = ["/console", "/console/users", user, f"{user}/memories/{memory}",
+             f"{user}/playground?q=where+did+Ana+move", f"{user}/documents", f"{user}/served",
+             "/console/keys", "/console/dead-letters"]  # fmt: skip
+    page = logged_in(browser, console.api, console.tokens["acme-admin"])
+    page.set_viewport_size({"width": width, "height": 900})
+    wide = {}
+    for path in pages:
+        page.goto(f"{console.api}{path}")
+        page.wait_for_load_state("load")
+        over = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        if over > 0:
+            wide[path] = (over, page.evaluate(_WIDEST))
+    page.context.close()
+    assert wide == {}, f"pages wider than {width} px (by px, and what reaches past): {wide}"
+
+
 def test_login_exchanges_a_key_for_an_http_only_strict_cookie_that_expires(
     console: Console, browser: Browser
 ) -> None:
@@ -365,6 +396,29 @@ def test_a_read_key_is_refused_every_action(console: Console, browser: Browser) 
     unchanged = console.call("acme", "GET", f"/v1/memories/{memory}", user_id=ANA).json()
     assert unchanged["content"] == "I moved to Lisbon with Bob in March."
     assert unchanged["protected"] is False and unchanged["forgotten_at"] is None
+    page.context.close()
+
+
+def test_forget_is_marked_as_destructive_and_asks_for_a_tick(
+    console: Console, browser: Browser
+) -> None:
+    page = logged_in(browser, console.api, console.tokens["acme"])
+    memory = console.memories["Carol and Bob went hiking in Sintra."]
+    page.goto(f"{console.api}/console/users/{ANA}/memories/{memory}")
+    forget = page.locator("form[action$='/forget'] button")
+    confirm = page.locator("form[action$='/confirm'] button")
+    colour = "el => getComputedStyle(el).backgroundColor"
+    assert forget.evaluate(colour) != confirm.evaluate(colour)  # not alike at a glance
+    forget.click()  # the tick is required: the browser does not send the form
+    assert page.url.endswith(memory)
+    token = page.locator("header input[name=action_token]").get_attribute("value") or ""
+    unticked = page.request.post(
+        f"{console.api}/console/users/{ANA}/memories/{memory}/forget",
+        form={"action_token": token},
+    )
+    assert unticked.status == 422 and "tick" in unticked.text()
+    still = console.call("acme", "GET", f"/v1/memories/{memory}", user_id=ANA).json()
+    assert still["forgotten_at"] is None
     page.context.close()
 
 

@@ -190,8 +190,14 @@ def test_the_first_key_is_minted_only_by_a_loopback_page_at_a_loopback_address(
         refused = lan.post("/console/keys", data={**form, "action_token": token}, headers=headers)
         assert refused.status_code == 403 and "loopback" in refused.text
     local = TestClient(app, base_url=LOOPBACK)
+    page = local.get("/console/keys")  # says what the first key does before it is made
+    assert "switches keys on for the whole deployment" in page.text
     token = _action_token(local)
-    minted = local.post("/console/keys", data={**form, "action_token": token},
+    unsure = local.post("/console/keys", data={**form, "action_token": token},
+                        headers={"Origin": LOOPBACK})  # fmt: skip
+    assert unsure.status_code == 422 and "tick that you understand" in unsure.text
+    assert not KeyStore(tmp_path / "data").records()
+    minted = local.post("/console/keys", data={**form, "action_token": token, "first": "yes"},
                         headers={"Origin": LOOPBACK})  # fmt: skip
     assert minted.status_code == 200 and "msk_" in minted.text
     assert [k.tenant for k in KeyStore(tmp_path / "data").records()] == ["acme"]
