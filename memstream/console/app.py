@@ -8,6 +8,7 @@ on the same keys, rules and address as the API.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from importlib.resources import files
@@ -56,7 +57,7 @@ def install_console(
     )
     access = ConsoleAccess(guard, sessions, rule)
     samples = Samples(settings.console_sample_seconds)
-    sizes: dict[str, int] = {}
+    sizes: dict[str, float] = {}
     router = APIRouter(route_class=console_route_class(access), include_in_schema=False)
     stream_pages(router, ops, access, samples, sizes)
     recall_pages(router, ops, access)  # before the timeline: its addresses are longer
@@ -74,6 +75,7 @@ def install_console(
         samples.add(ops.clock(), ends, applied_next(checkpoints, epoch), epoch)
         if taken % _SIZES_EVERY == 0:
             sizes.update(await asyncio.to_thread(storage_sizes, settings))
+            sizes["measured_at"] = time.monotonic()
         taken += 1
 
     @asynccontextmanager

@@ -91,7 +91,7 @@ def deployment_health(
     settings: Settings,
     sample: Sample | None,
     now: datetime,
-    sizes: dict[str, int] | None,
+    sizes: dict[str, float] | None,
     stats: dict[str, Any],
 ) -> dict[str, Any]:
     """Every figure of the health page, for the deployment (``sizes``: the cold store's

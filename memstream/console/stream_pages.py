@@ -7,6 +7,8 @@ its users); keys are an admin's (a tenant's own; the operator names the tenant).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -19,19 +21,24 @@ from memstream.console.health_view import (
     deployment_health,
     deployment_stats,
     partition_rows,
+    storage_sizes,
     tenant_health,
 )
 from memstream.console.recent import Recent
 from memstream.console.samples import Samples
 from memstream.console.sessions import COOKIE
 from memstream.events.errors import InvalidQuery
+from memstream.settings import Settings
 from memstream.tenancy.keys import KeyStoreError
 
-__all__ = ["COUNTS_SECONDS", "session_pages", "stream_pages"]
+__all__ = ["COUNTS_SECONDS", "SIZES_SECONDS", "session_pages", "stream_pages"]
 
 #: How old the health page's counts may be: counting a million memories takes a third of
 #: a second of a core, not to be spent for every poll of every open page.
 COUNTS_SECONDS = 60.0
+#: How old the storage sizes a page shows may be (a listing of the cold store and the
+#: event archive); the sampler measures them every twenty samples beside.
+SIZES_SECONDS = 60.0
 
 
 def stream_pages(
@@ -39,7 +46,7 @@ def stream_pages(
     ops: Operations,
     access: ConsoleAccess,
     samples: Samples,
-    sizes: dict[str, int],
+    sizes: dict[str, float],
 ) -> None:
     """Add the pages of this module to ``router`` (``sizes``: the storage sizes the
     sampler last measured)."""
@@ -75,8 +82,9 @@ def stream_pages(
         stats = await stats_of(viewer)
         sample = samples.latest()
         if viewer.is_admin and viewer.who.key is None:
+            measured = await _measured_sizes(sizes, ops.settings)
             return await ops.health_rows(
-                deployment_health, ops.settings, sample, now, dict(sizes), stats
+                deployment_health, ops.settings, sample, now, measured, stats
             )
         tenant = viewer.who.key.tenant if viewer.who.key is not None else None
         users = await tenant_users(tenant)
@@ -138,18 +146,8 @@ def stream_pages(
         form = await request.form()
         viewer = access.acting(request, form)
         tenant = _admin_tenant(viewer, "key management")
-        if not keys.configured and not access.on_loopback(request):
-            # the first key switches keys on for everyone: only a browser on this machine
-            # at a loopback address, or the command line, may mint it
-            raise viewer.who.refuse(
-                "the first API key is created at a loopback address of this server "
-                "(http://127.0.0.1:PORT/console/keys) or with memstream keys create"
-            )
-        if not keys.configured and form.get("first") != "yes":
-            raise InvalidQuery(
-                "the first key switches keys on for the whole deployment: tick that you "
-                "understand every client without a key is refused from then on"
-            )
+        if not keys.configured:
+            _may_mint_the_first_key(access, request, viewer, form.get("first"))
         named = tenant or str(form.get("tenant", "")).strip()
         role = str(form.get("role", "read"))
         try:
@@ -174,6 +172,33 @@ def stream_pages(
             raise HTTPException(404, detail=str(exc)) from None
         viewer.who.audit("key_revoke", None, 200, revoked_key=record.key_id)
         return RedirectResponse("/console/keys", 303, headers=SECURITY_HEADERS)
+
+
+def _may_mint_the_first_key(
+    access: ConsoleAccess, request: Request, viewer: Viewer, ticked: object
+) -> None:
+    """Refuse the first key unless asked by a browser on this machine at a loopback
+    address (the command line may mint it too), with its box ticked: it switches keys on
+    for everyone."""
+    if not access.on_loopback(request):
+        raise viewer.who.refuse(
+            "the first API key is created at a loopback address of this server "
+            "(http://127.0.0.1:PORT/console/keys) or with memstream keys create"
+        )
+    if ticked != "yes":
+        raise InvalidQuery(
+            "the first key switches keys on for the whole deployment: tick that you "
+            "understand every client without a key is refused from then on"
+        )
+
+
+async def _measured_sizes(sizes: dict[str, float], settings: Settings) -> dict[str, float]:
+    """The storage sizes, measured now when the last measure is older than
+    :data:`SIZES_SECONDS` (a page never shows sizes from minutes before its writes)."""
+    if time.monotonic() - sizes.get("measured_at", float("-inf")) > SIZES_SECONDS:
+        sizes.update(await asyncio.to_thread(storage_sizes, settings))
+        sizes["measured_at"] = time.monotonic()
+    return {k: v for k, v in sizes.items() if k != "measured_at"}
 
 
 def session_pages(router: APIRouter, access: ConsoleAccess) -> None:

@@ -272,3 +272,19 @@ def test_a_form_from_another_origin_is_refused_before_anything_is_done(
     assert not operations.settings.api_keys_location.is_local or not list(
         Path(operations.settings.api_keys_location.path).glob("*.json")
     ), "no key was made"
+
+
+def test_the_health_page_shows_the_storage_and_counts_as_they_are_at_first_view(
+    operations: Operations, tmp_path: Path
+) -> None:
+    """Sizes are measured when the page is first shown (not minutes later by the
+    sampler), and the memory counts are the stats' own."""
+    events = Path(operations.settings.data_location.path) / "events" / "e1"
+    events.mkdir(parents=True)
+    (events / "part-0.parquet").write_bytes(b"x" * 184_000)
+    page = _get(operations, "/console").text
+    figures = page[page.index('id="figures"') :]
+    assert "<dt>event archive</dt><dd>184.0 kB</dd>" in figures, figures[:2000]
+    counted = asyncio.run(operations.stats(None))["memories"]
+    for kind, n in counted.items():
+        assert f"<dt>{kind}</dt><dd>{n:,}</dd>" in figures, (kind, n)

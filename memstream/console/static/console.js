@@ -43,7 +43,8 @@
     if (status) {
       var lag = s.lag.length ? s.lag[s.lag.length - 1] : null;
       status.textContent = "Updated " + new Date().toLocaleTimeString() +
-        (lag === null ? "" : "; " + lag + " records waiting");
+        (lag === null ? "" : "; " + lag + (lag === 1 ? " record" : " records") +
+         " waiting, in every topic the worker applies");
     }
   }
 
