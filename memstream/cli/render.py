@@ -308,6 +308,7 @@ def stats(document: Mapping[str, Any]) -> str:
         f"{kind:>14}: {count}" for kind, count in document["memories"].items() or [("memories", 0)]
     ]
     lines += [
+        f"        hidden: {document.get('hidden', 0)} (superseded, forgotten, removed)",
         f"      archived: {document['archived']}",
         f"      entities: {document['entities']}",
         f" embedding lag: {document['embedding_lag']}",

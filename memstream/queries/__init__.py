@@ -14,6 +14,7 @@ __all__ = [
     "entity_graph",
     "explain",
     "freshness",
+    "hidden",
     "memory_list",
     "memory_usage",
     "profiles",

@@ -16,6 +16,7 @@ from typing import Any
 from memstream.policies.scope import valid_identifier
 from memstream.projections.archiving import ARCHIVED
 from memstream.queries.freshness import freshness_of, records_behind
+from memstream.queries.hidden import hidden_memories
 from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import ARCHIVE_INDEX, DEAD_LETTERS, ENTITIES, MEMORIES, VECTORS
@@ -66,6 +67,8 @@ def stats(
     """The stats document (``memstream stats --json``): of one user, or (``user_id``
     None) of the deployment, with the log's offsets and lag.
 
+    ``memories`` counts the memories reads show, by kind; ``hidden`` those they leave
+    out (superseded, forgotten: a removed document's chunks and facts among them).
     ``embedding_lag`` counts the memories that have no vector yet. A user's document
     counts the user's own dead letters and, given ``end_offsets`` (those of the user's
     partition), the lag of that partition: the records the user's new memories wait
@@ -73,9 +76,15 @@ def stats(
     """
     where = filters.equals("user_id", valid_identifier("user_id", user_id)) if user_id else None
     kinds = store.scan(MEMORIES, columns=["kind"], where=where).column("kind").to_pylist()
+    held = Counter(kinds)
+    hidden: Counter[str] = Counter()
+    for (_, kind), n in hidden_memories(store, user_id).items():
+        hidden[kind] += n
+    live = {kind: n - hidden[kind] for kind, n in sorted(held.items()) if n > hidden[kind]}
     counts = {
         "user_id": user_id,
-        "memories": dict(sorted(Counter(kinds).items())),
+        "memories": live,
+        "hidden": sum(hidden.values()),
         "archived": store.count(
             ARCHIVE_INDEX, ARCHIVED if where is None else filters.all_of(where, ARCHIVED)
         ),

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from memstream.events.user_ids import tenant_of
 from memstream.projections.archiving import ARCHIVED
+from memstream.queries.hidden import hidden_memories
 from memstream.storage import filters
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES
@@ -23,8 +24,12 @@ __all__ = ["holds_memories", "known_users"]
 
 def known_users(store: ProjectionStore, tenant: str | None = None) -> list[dict[str, Any]]:
     """Each user with memories (of ``tenant``, or every user): ``user_id``, ``memories``
-    (hot), ``archived`` and ``last_at`` (when their newest memory happened), by id."""
+    (hot, and shown by reads: superseded and forgotten ones left out), ``archived`` and
+    ``last_at`` (when their newest memory happened), by id."""
     hot = _per_user(store.scan(MEMORIES, ["user_id", "occurred_at"]))
+    hidden: dict[str, int] = {}
+    for (user, _), n in hidden_memories(store).items():
+        hidden[user] = hidden.get(user, 0) + n
     cold = _per_user(store.scan(ARCHIVE_INDEX, ["user_id", "occurred_at"], ARCHIVED))
     users = []
     for user_id in sorted(set(hot) | set(cold)):
@@ -38,7 +43,7 @@ def known_users(store: ProjectionStore, tenant: str | None = None) -> list[dict[
         users.append(
             {
                 "user_id": user_id,
-                "memories": count,
+                "memories": count - hidden.get(user_id, 0),
                 "archived": archived,
                 "last_at": max(times) if times else None,
             }

@@ -175,6 +175,8 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
     )  # fmt: skip
     assert "[Notes, p. 1, §Garden]" in search.stdout, search.stdout + search.stderr
     with MemoryClient(worker.api_url) as client:
+        held = client.stats("bo")
+        assert held["memories"].get("chunk", 0) >= 1 and held["hidden"] == 0, held
         [fact] = [
             r for r in client.search("bo", "where does bo live")["results"] if r["kind"] == "fact"
         ]
@@ -189,6 +191,12 @@ def test_the_command_line_adds_lists_and_says_why_a_document_failed(
     with MemoryClient(worker.api_url) as client:
         assert client.document("bo", "notes.md")["status"] == "removed"
         assert client.search("bo", "tomatoes Lisbon")["results"] == []
+        # its chunks and facts are no live memory any more: counted as hidden history
+        after = client.stats("bo")
+        assert "chunk" not in after["memories"] and "fact" not in after["memories"], after
+        assert after["hidden"] == held["memories"]["chunk"] + held["memories"].get("fact", 0)
+        [bo] = [u for u in client.users() if u["user_id"] == "bo"]
+        assert bo["memories"] == sum(after["memories"].values()), bo
 
 
 def test_erasing_a_user_removes_the_originals(worker: WorkerProcess, tmp_path: Path) -> None:

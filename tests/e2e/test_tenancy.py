@@ -301,6 +301,7 @@ def test_a_tenants_stats_say_only_what_is_its_users(deployment: Deployment) -> N
     assert set(before) == {
         "user_id",
         "memories",
+        "hidden",  # superseded and forgotten: the user's own history
         "archived",
         "entities",
         "embedding_lag",
