@@ -29,6 +29,7 @@ __all__ = [
     "decode",
     "encode",
     "from_document",
+    "message_of",
     "problems_of",
     "size_problem",
 ]
@@ -95,11 +96,12 @@ def problems_of(error: ValidationError) -> list[str]:
     lines = []
     for item in error.errors(include_url=False):
         where = ".".join(str(part) for part in item["loc"]) or "event"
-        lines.append(f"{where}: {_message_of(item)}")
+        lines.append(f"{where}: {message_of(item)}")
     return lines
 
 
-def _message_of(item: Any) -> str:
+def message_of(item: Any) -> str:
+    """One pydantic error (an item of ``errors()``) in memstream's words."""
     kind, context = item["type"], item.get("ctx") or {}
     if kind == "extra_forbidden":
         return "unknown field"

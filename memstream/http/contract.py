@@ -31,6 +31,7 @@ from memstream.application import (
     Unavailable,
 )
 from memstream.application.documents import TooLarge, UnsupportedDocument
+from memstream.events.codec import message_of
 from memstream.events.errors import ProjectionError
 from memstream.events.identifiers import Identifier
 from memstream.events.omissions import TIMED_WHEN_PUBLISHED
@@ -120,10 +121,7 @@ def _lines(errors_: Sequence[Any]) -> list[str]:
     lines = []
     for item in errors_:
         where = ".".join(str(p) for p in item.get("loc", ()) if p not in ("body", "query", "path"))
-        message = str(item.get("msg", "invalid")).removeprefix("Value error, ")
-        if item.get("type") == "extra_forbidden":
-            message = "unknown field"
-        lines.append(f"{where or 'body'}: {message}")
+        lines.append(f"{where or 'body'}: {message_of(item)}")
     return lines
 
 

@@ -90,7 +90,7 @@ def test_each_command_has_one_clean_usage_line_and_suggestions_for_typos() -> No
     words = _memstream("stats", "one", "two")
     assert words.returncode == 2 and "Traceback" not in words.stderr
     one = _memstream("remember", "--user", "ana", "")
-    assert "at least 1 characters" not in one.stderr
+    assert "error: content: must have at least 1 character\n" in one.stderr, one.stderr
 
 
 def test_version() -> None:
