@@ -90,26 +90,26 @@ def running_api(folder: Path) -> str | None:
         return None
     except PermissionError:  # alive, but another user's: not ours to ask
         return None
+    answer = _health(url)
+    return url if answer is not None and answer.get("instance") == instance else None
+
+
+def _health(url: str) -> dict[str, object] | None:
+    """What ``/healthz`` at ``url`` answers (None: nothing, or not a JSON object)."""
     if not url.startswith(("http://", "https://")):  # urllib would open file:// too
         return None
     try:  # the standard library: a coding agent's hook finds the server this way too
         with urllib.request.urlopen(f"{url}/healthz", timeout=HEALTH_SECONDS) as response:
             answer = json.loads(response.read(HEALTH_BYTES))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
-    return url if isinstance(answer, dict) and answer.get("instance") == instance else None
+    return answer if isinstance(answer, dict) else None
 
 
 def answers(url: str) -> bool:
     """Whether a memstream answers ``/healthz`` at ``url`` (within :data:`HEALTH_SECONDS`)."""
-    if not url.startswith(("http://", "https://")):
-        return False
-    try:
-        with urllib.request.urlopen(f"{url}/healthz", timeout=HEALTH_SECONDS) as response:
-            answer = json.loads(response.read(HEALTH_BYTES))
-    except (OSError, ValueError):
-        return False
-    return isinstance(answer, dict) and answer.get("status") == "ok"
+    answer = _health(url)
+    return answer is not None and answer.get("status") == "ok"
 
 
 def server_url(

@@ -120,7 +120,9 @@ class MemoryReads(ServedLog):
                 memory_ids=[r.memory_id for r in response.results],
                 accessed_at=self.clock(),
             )
-            served = self._search_served(request, response, caller, freshness.position)
+            served = None
+            if self._records_for(caller):  # the lines and digest only for a record
+                served = self._search_served(request, response, caller, freshness.position)
             self._report([accessed, served])
         return response
 
@@ -162,7 +164,10 @@ class MemoryReads(ServedLog):
             _stages(response.timings)
             span.records(len(response.results))
         response.as_of = past.as_of
-        self._report([self._search_served(request, response, caller, past.as_of.position, as_of)])
+        if response.results and self._records_for(caller):
+            self._report(
+                [self._search_served(request, response, caller, past.as_of.position, as_of)]
+            )
         return response
 
     async def memory(
@@ -247,7 +252,7 @@ class MemoryReads(ServedLog):
                     span.records(sum(len(section.lines) for section in assembly.sections))
                     served = (freshness.position, None)
                     block = replace(_block(assembly, budget, judged, started), freshness=freshness)
-        if assembly.context is not None:
+        if assembly.context is not None and self._records_for(caller):
             record = self._served(
                 caller,
                 user_id,

@@ -38,6 +38,11 @@ __all__ = ["ServedLog", "served_document"]
 class ServedLog(FreshReads):
     """Recording what was served, and reading it back (see the module docstring)."""
 
+    def _records_for(self, caller: Caller | None) -> bool:
+        """Whether an answer given to ``caller`` is recorded: a caller named, and the
+        deployment records what it serves (else nothing of the record is built)."""
+        return caller is not None and self.settings.served_log
+
     def _served(
         self,
         caller: Caller | None,
@@ -54,7 +59,7 @@ class ServedLog(FreshReads):
     ) -> ContextServed | None:
         """The record of an answer given to ``caller`` (None: no caller to record,
         nothing served, or the deployment records nothing)."""
-        if caller is None or not lines or not self.settings.served_log:
+        if caller is None or not lines or not self._records_for(caller):
             return None
         return ContextServed(
             user_id=user_id,

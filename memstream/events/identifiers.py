@@ -28,6 +28,7 @@ __all__ = [
     "bounded_id",
     "identifier_for",
     "in_time_range",
+    "is_identifier",
 ]
 
 
@@ -153,3 +154,11 @@ def bounded_id(*parts: str, limit: int = 200) -> str:
         return whole
     digest = hashlib.sha256(whole.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return f"{whole[: limit - len(digest) - 1]}~{digest}"
+
+
+_IDENTIFIER = re.compile(IDENTIFIER_PATTERN, re.ASCII)
+
+
+def is_identifier(value: object) -> bool:
+    """Whether ``value`` is a string that keeps the identifier rule."""
+    return isinstance(value, str) and _IDENTIFIER.fullmatch(value) is not None

@@ -6,9 +6,8 @@ bytes of an event that did not validate name."""
 from __future__ import annotations
 
 import difflib
-import re
 
-from memstream.events.identifiers import IDENTIFIER_PATTERN
+from memstream.events.identifiers import is_identifier
 from memstream.events.json_text import JsonProblem, parse_json
 
 __all__ = ["claimed_user", "closest_users", "tenant_of"]
@@ -45,4 +44,4 @@ def claimed_user(raw: bytes) -> str | None:
     if not isinstance(document, dict):
         return None
     user = document.get("user_id")
-    return user if isinstance(user, str) and re.fullmatch(IDENTIFIER_PATTERN, user) else None
+    return user if is_identifier(user) else None

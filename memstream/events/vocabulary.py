@@ -212,7 +212,7 @@ class ServedLine(BaseModel):
     kind: Annotated[str, StringConstraints(max_length=40)] | None = None
     archived: StrictBool = False
     readable: StrictBool = False
-    cut: tuple[int, int] | None = None
+    cut: tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]] | None = None
     speaker: StrictBool = False
     names: list[NameHash] = Field(default_factory=list, max_length=200)
     entity_type: Annotated[str, StringConstraints(max_length=40)] | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memstream.events.errors import InvalidQuery
-from memstream.events.identifiers import IDENTIFIER_PATTERN, IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE
+from memstream.events.identifiers import IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE, is_identifier
 from memstream.storage import filters
 
 __all__ = [
@@ -26,13 +26,7 @@ __all__ = [
 
 #: The identifier and tag rules of the event models (the worker's too), for values that
 #: arrive outside an event (a query's user, a path parameter).
-_IDENTIFIER = re.compile(IDENTIFIER_PATTERN, re.ASCII)
 _TAG = re.compile(TAG_PATTERN, re.ASCII)
-
-
-def is_identifier(value: object) -> bool:
-    """Whether ``value`` is a string that keeps the identifier rule."""
-    return isinstance(value, str) and _IDENTIFIER.fullmatch(value) is not None
 
 
 def valid_identifier(name: str, value: str) -> str:

@@ -523,8 +523,12 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
             filters.equals("user_id", user_id),
             filters.has_any("memory_ids", [memory_id]) if memory_id is not None else "",
         )
-        rows = self.scan(SERVED, where=where).to_pylist()
-        return sorted(rows, key=lambda r: (r["served_at"], r["served_id"]), reverse=True)[:limit]
+        # the newest by their times alone, then only those rows whole
+        times = self.scan(SERVED, ["served_id", "served_at"], where=where).to_pylist()
+        newest = sorted(times, key=lambda r: (r["served_at"], r["served_id"]), reverse=True)
+        wanted = [r["served_id"] for r in newest[:limit]]
+        rows = {r["served_id"]: r for r in self.by_ids(SERVED, wanted)}
+        return [rows[i] for i in wanted if i in rows]
 
     def moments(self, consumer: str, partition: int, before: datetime | None = None) -> pa.Table:
         """The moments recorded of ``partition`` by ``consumer``'s writers (with
