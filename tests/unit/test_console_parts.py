@@ -196,6 +196,20 @@ def test_the_operator_gets_a_session_and_every_page_is_escaped_under_the_policy(
     assert "Lisbon" in page and "returned" in page
 
 
+def test_a_document_just_uploaded_reads_as_accepted_not_as_blanks(operations: Operations) -> None:
+    """Right after an upload (the worker has not applied it yet) the page says what is
+    known: received, waiting for the worker; no empty fields, no blank chunk list."""
+    checksum = "ab" * 32
+    answer = _get(operations, f"/console/users/ana/documents/lease-md?version={checksum}")
+    assert answer.status_code == 200, answer.text[:300]
+    main = answer.text.split("<main", 1)[1]
+    assert 'id="document-status" class="status status-received">received<' in main
+    assert "the worker has not read it yet" in main and "None yet" in main
+    words = " ".join(re.sub(r"<[^>]+>", "", main).split())
+    assert not re.search(r"\s[.,-](\s|$)", words), words  # a blank where a value was
+    assert "version ." not in words and "Versions" not in words and "none yet" in words
+
+
 def test_a_refusal_is_a_page_saying_why_not_a_traceback(operations: Operations) -> None:
     missing = _get(operations, "/console/users/ana/memories/ep-nothing")
     assert missing.status_code == 404 and "no memory" in missing.text

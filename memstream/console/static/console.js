@@ -7,6 +7,17 @@
   var charts = {};
   var status = document.getElementById("live-status");
 
+  function axisSize(self, values, axisIdx, cycleNum) {
+    var axis = self.axes[axisIdx];
+    if (cycleNum > 1) return axis._size;  // settled: uPlot asks again while it lays out
+    var widest = 0;
+    self.ctx.font = axis.font[0];
+    (values || []).forEach(function (value) {
+      widest = Math.max(widest, self.ctx.measureText(String(value)).width);
+    });
+    return Math.ceil(axis.ticks.size + axis.gap + widest / (window.devicePixelRatio || 1)) + 4;
+  }
+
   function chart(id, labels, colours) {
     var el = document.getElementById(id);
     if (!el || typeof uPlot === "undefined") return null;
@@ -14,8 +25,12 @@
     for (var i = 0; i < labels.length; i++) {
       series.push({ label: labels[i], stroke: colours[i], width: 2, spanGaps: true });
     }
+    // the y axis as wide as its widest label (uPlot's default 50 px lets "12,000" run
+    // into the plot); time labels at least 64 px apart so that they never touch; the
+    // legend names the series without the cursor's "--" values
     var opts = { width: el.clientWidth || 420, height: 180, series: series,
-                 legend: { show: true }, cursor: { drag: { x: false, y: false } } };
+                 axes: [{ space: 64 }, { size: axisSize }],
+                 legend: { show: true, live: false }, cursor: { drag: { x: false, y: false } } };
     var empty = [[]];
     for (var j = 0; j < labels.length; j++) empty.push([]);
     return new uPlot(opts, empty, el);
