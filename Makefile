@@ -102,11 +102,13 @@ bench: setup
 # What the docs' install lines install: the wheel (with its extras: pip install
 # 'dist/memstream-VERSION-py3-none-any.whl[langgraph]') and the TypeScript client's
 # tarball (npm install dist/memstream-client-VERSION.tgz), built from this repository.
+# DIST names another folder (the docs' test builds into its own).
+DIST ?= dist
 dist: $(RUNTIME) typescript
-	rm -rf dist && mkdir -p dist
-	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir dist .
-	cd $(TS) && npm pack --silent --pack-destination ../../dist >/dev/null
-	@ls dist
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(DIST) .
+	cd $(TS) && npm pack --silent --pack-destination $(abspath $(DIST)) >/dev/null
+	@ls $(DIST)
 
 clean:
 	rm -rf $(VENV) memstream-data dist $(TS)/node_modules $(TS)/dist .pytest_cache .mypy_cache .ruff_cache
