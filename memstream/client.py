@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -445,7 +446,10 @@ def _unseen_writes(url: str) -> UnseenWrites:
 
 def _trace_headers() -> dict[str, str]:
     """The W3C trace headers of the caller's current span (none without OpenTelemetry:
-    the client needs only httpx)."""
+    the client needs only httpx; and none while this process has not loaded its API,
+    for then no span can be current)."""
+    if "opentelemetry.trace" not in sys.modules:
+        return {}
     try:
         from opentelemetry import propagate
     except ImportError:

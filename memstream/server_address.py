@@ -15,8 +15,7 @@ import contextlib
 import json
 import os
 import secrets
-import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from memstream.storage.state_folder import DEFAULT_DATA, state_folder
@@ -24,11 +23,13 @@ from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 __all__ = [
     "ADDRESS_FILE",
     "DEFAULT_URL",
+    "Health",
     "announced",
     "answers",
     "api_url_of",
     "new_instance",
     "running_api",
+    "running_server_url",
     "server_url",
 ]
 
@@ -78,8 +79,14 @@ def announced(folder: Path, url: str, instance: str) -> Iterator[Path | None]:
                 path.unlink()
 
 
-def running_api(folder: Path) -> str | None:
-    """The URL of the server announced in ``folder``, if it runs and answers as itself."""
+#: Asks ``/healthz`` at a URL: what it answers (None: nothing, or not a JSON object).
+Health = Callable[[str], "Mapping[str, object] | None"]
+
+
+def running_api(folder: Path, health: Health | None = None) -> str | None:
+    """The URL of the server announced in ``folder``, if it runs and answers as itself
+    (asked with ``health``: by default the standard library's HTTP; a process that has
+    another HTTP client loaded asks with it)."""
     document = _read(folder / ADDRESS_FILE)
     url, pid, instance = document.get("url"), document.get("pid"), document.get("instance")
     if not isinstance(url, str) or not isinstance(pid, int) or not isinstance(instance, str):
@@ -90,7 +97,7 @@ def running_api(folder: Path) -> str | None:
         return None
     except PermissionError:  # alive, but another user's: not ours to ask
         return None
-    answer = _health(url)
+    answer = (health or _health)(url)
     return url if answer is not None and answer.get("instance") == instance else None
 
 
@@ -98,6 +105,8 @@ def _health(url: str) -> dict[str, object] | None:
     """What ``/healthz`` at ``url`` answers (None: nothing, or not a JSON object)."""
     if not url.startswith(("http://", "https://")):  # urllib would open file:// too
         return None
+    import urllib.request  # (a command that asks with httpx loads none of it)
+
     try:  # the standard library: a coding agent's hook finds the server this way too
         with urllib.request.urlopen(f"{url}/healthz", timeout=HEALTH_SECONDS) as response:
             answer = json.loads(response.read(HEALTH_BYTES))
@@ -120,6 +129,18 @@ def server_url(
     else ``MEMSTREAM_API_URL``, else the server running for the data folder (``data``,
     else ``MEMSTREAM_DATA``; its state in ``MEMSTREAM_STATE_DIR`` when given), else
     :data:`DEFAULT_URL`."""
+    return running_server_url(environ, api=api, data=data) or DEFAULT_URL
+
+
+def running_server_url(
+    environ: Mapping[str, str] = os.environ,
+    *,
+    api: str | None = None,
+    data: str | None = None,
+    health: Health | None = None,
+) -> str | None:
+    """:func:`server_url`'s rule without its default: None when no address is given and
+    no server runs for the data folder (the command line then answers in its process)."""
     if api:
         return api.rstrip("/")
     if environ.get("MEMSTREAM_API_URL"):
@@ -128,7 +149,7 @@ def server_url(
         data or environ.get("MEMSTREAM_DATA") or DEFAULT_DATA,
         environ.get("MEMSTREAM_STATE_DIR", ""),
     )
-    return running_api(folder) or DEFAULT_URL
+    return running_api(folder, health)
 
 
 def _read(path: Path) -> dict[str, object]:

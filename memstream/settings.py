@@ -8,13 +8,15 @@ environment itself; it receives a ``Settings``.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from memstream.policies.choices import EMBEDDERS, EmbedderName
 from memstream.policies.coldness import ColdPolicy
 from memstream.policies.doors import DoorRule
 from memstream.policies.lifecycle import LifecyclePolicy
@@ -23,14 +25,10 @@ from memstream.policies.ranking_weights import RankingWeights
 from memstream.storage.filesystems import Location, resolve_location
 from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 
-__all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings"]
+__all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings", "from_environment"]
 
 #: The least free space (MB) a deployment may be told to keep (``min_free_mb``).
 MIN_RESERVE_MB = 16.0
-
-#: The embedders a deployment can name (:func:`memstream.runtime.assembly.make_embedder`).
-EmbedderName = Literal["minilm", "e5-small", "openai", "none"]
-EMBEDDERS: tuple[str, ...] = get_args(EmbedderName)
 
 
 #: The policies whose defaults are the settings' defaults (one place for each).
@@ -44,7 +42,7 @@ def _minutes(gap: timedelta) -> float:
     return gap.total_seconds() / 60
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Configuration of a memstream deployment.
 
     Attributes:
@@ -257,7 +255,7 @@ class Settings(BaseSettings):
             messages that would have been embedded).
     """
 
-    model_config = SettingsConfigDict(env_prefix="MEMSTREAM_", frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     data: str = DEFAULT_DATA
     s3_endpoint: str = ""
@@ -372,6 +370,17 @@ class Settings(BaseSettings):
     context_complex_tokens: int = Field(default=3000, ge=50, le=MAX_CONTEXT_TOKENS)
     context_cutoff: bool = True
     context_min_similarity: float = Field(default=CONTEXT_MIN_SIMILARITY, ge=-1.0, le=1.0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment_beneath(cls, given: Any) -> Any:
+        """Each setting not given from its ``MEMSTREAM_<NAME>`` variable (any case), as
+        text for the field to parse. Every setting is one scalar, so this is the whole
+        of the rule: no settings library (pydantic-settings costs a command line 0.1 s
+        of imports: its asyncio, CLI, dotenv and cloud-secret sources)."""
+        if not isinstance(given, dict):
+            return given
+        return {**from_environment(os.environ, cls.model_fields), **given}
 
     @field_validator("min_free_mb")
     @classmethod
@@ -501,6 +510,12 @@ class Settings(BaseSettings):
 
 #: The settings whose values are secrets (shown as ``**********``).
 _SECRETS = ("openai_api_key", "anthropic_api_key", "api_key", "data_keys_secret")
+
+
+def from_environment(environ: Mapping[str, str], names: Mapping[str, object]) -> dict[str, str]:
+    """The ``MEMSTREAM_*`` variables of ``environ`` that name one of ``names``, by name."""
+    wanted = {f"MEMSTREAM_{name.upper()}": name for name in names}
+    return {wanted[key.upper()]: value for key, value in environ.items() if key.upper() in wanted}
 
 
 def _listed(value: str) -> list[str]:

@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
+from memstream.events.problems import problems_of
 from memstream.events.vocabulary import ConfirmFact, CorrectFact, ForgetMemory, RememberFact
 from memstream.projections.derived import command_memory
 from memstream.storage import filters

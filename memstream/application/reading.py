@@ -35,9 +35,9 @@ from memstream.application.results import (
     ContextBlock,
 )
 from memstream.application.served_log import ServedLog
-from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
-from memstream.events.identifiers import in_time_range
+from memstream.events.identifier_rules import in_time_range
+from memstream.events.problems import problems_of
 from memstream.events.vocabulary import ContextServed, MemoryAccessed
 from memstream.observability import metrics, tracing
 from memstream.policies.limits import MAX_CONTEXT_TOKENS, MAX_LISTED

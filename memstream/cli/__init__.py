@@ -9,7 +9,10 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["main"]
+__all__ = ["SERVICES", "main"]
+
+#: The commands that run until stopped (they log what they do); the others are one-shot.
+SERVICES = frozenset({"up", "serve", "worker", "embed", "broker"})
 
 
 def main() -> None:
@@ -23,6 +26,10 @@ def main() -> None:
     # 300) when it is imported, and falls back to a stub when that import fails; this
     # command never runs httpx's, so it takes the stub.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    if sys.argv[1:2] and sys.argv[1] not in SERVICES:
+        # pydantic looks through every installed package's entry points for plugins when
+        # the first model is built (memstream uses none): a one-shot command skips it
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if sys.argv[1:] == ["--version"]:  # nothing else to load
         from importlib.metadata import version
 

@@ -15,31 +15,32 @@ with, does not depend on who answered it.
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Awaitable, Callable
+import os
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-import pydantic_core
-
-from memstream.settings import Settings
 from memstream.storage.errors import MemstreamError
 
 if TYPE_CHECKING:
     from memstream.client import MemoryClient
     from memstream.queries.memory_list import ListRequest
-    from memstream.queries.search.request import SearchRequest, SearchResponse
+    from memstream.settings import Settings
 
 __all__ = [
     "CLI_AGENT",
     "MemoryAccess",
     "ServerRefused",
+    "SettingsOnDemand",
     "memory_access",
     "plain",
     "run_closing",
     "running_server",
+    "settings_on_demand",
 ]
 
 _T = TypeVar("_T")
@@ -54,30 +55,102 @@ class ServerRefused(MemstreamError):
     """The server answered with an error; the message is its explanation, ``status``
     its HTTP status (None when it did not answer)."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(
+        self, message: str, status: int | None = None, problems: list[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
+        #: the server's ``field: problem`` lines, when it refused a request's fields
+        self.problems = problems or []
 
 
-def running_server(settings: Settings) -> MemoryAccess | None:
-    """The server to ask: ``settings.api_url``, else the one running for the data
-    folder, else None."""
+class SettingsOnDemand:
+    """A command's settings, built the first time they are asked for: a command that a
+    running server answers needs none, and is spared their cost (pydantic and every
+    setting's validation: a third of a short command's CPU).
+
+    Args:
+        build: makes the settings (from the flags and the ``MEMSTREAM_*`` variables).
+        args: the command's arguments: ``--api``, ``--data`` and ``--in-process``.
+        environ: the environment (the ``MEMSTREAM_*`` variables, in any case).
+    """
+
+    def __init__(
+        self,
+        build: Callable[[], Settings],
+        args: argparse.Namespace,
+        environ: Mapping[str, str] = os.environ,
+    ) -> None:
+        self._build = build
+        self._built: Settings | None = None
+        self.args = args
+        #: the ``MEMSTREAM_*`` variables, named in capitals as the settings read them
+        self.variables = {
+            name.upper(): value
+            for name, value in environ.items()
+            if name.upper().startswith("MEMSTREAM_")
+        }
+
+    def get(self) -> Settings:
+        if self._built is None:
+            self._built = self._build()
+        return self._built
+
+
+_Handler = TypeVar("_Handler", bound=Callable[..., int])
+
+
+def settings_on_demand(handler: _Handler) -> _Handler:
+    """Mark a command's handler as taking a :class:`SettingsOnDemand`, not settings."""
+    setattr(handler, "settings_on_demand", True)  # noqa: B010 (a function's own mark)
+    return handler
+
+
+def running_server(settings: SettingsOnDemand) -> MemoryAccess | None:
+    """The server to ask: ``--api`` (``MEMSTREAM_API_URL``), else the one running for the
+    data folder, else None; found by the rule every client follows
+    (:func:`memstream.server_address.running_server_url`), without the settings."""
     from memstream.client import MemoryClient
+    from memstream.server_address import running_server_url
 
-    url = settings.api_url
-    if not url:
-        from memstream.server_address import running_api
-
-        url = running_api(settings.local_dir) or ""
+    given = settings.args
+    url = running_server_url(
+        settings.variables,
+        api=getattr(given, "api", None),
+        data=getattr(given, "data", None),
+        health=_health,
+    )
     if not url:
         return None
-    key = settings.api_key.get_secret_value() if settings.api_key else None
+    key = settings.variables.get("MEMSTREAM_API_KEY") or None
     return MemoryAccess(
         url, lambda: MemoryClient(url, retries=BUSY_RETRIES, api_key=key, agent=CLI_AGENT)
     )
 
 
-def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
+def _health(url: str) -> dict[str, object] | None:
+    """What ``/healthz`` at ``url`` answers, asked with httpx (the client the command
+    asks with next; the standard library's HTTP would be one more to load)."""
+    import httpx
+
+    from memstream.server_address import HEALTH_BYTES, HEALTH_SECONDS
+
+    try:
+        # (certificates loaded only for https, as the client does: 30 ms of CPU)
+        verify = url.startswith("https://")
+        with httpx.stream("GET", f"{url}/healthz", timeout=HEALTH_SECONDS, verify=verify) as answer:
+            body = b""
+            for chunk in answer.iter_bytes():
+                body += chunk
+                if len(body) > HEALTH_BYTES:
+                    return None
+        found = json.loads(body)
+    except (httpx.HTTPError, ValueError, RecursionError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def memory_access(settings: SettingsOnDemand, in_process: bool = False) -> MemoryAccess:
     """The server to ask (:func:`running_server`), or the API answered in this process
     when there is none or ``in_process`` is asked for: one client either way, over the
     network or over the in-process transport."""
@@ -89,7 +162,7 @@ def memory_access(settings: Settings, in_process: bool = False) -> MemoryAccess:
         from memstream.client import MemoryClient
         from memstream.http.in_process import in_process_transport
 
-        return MemoryClient(transport=in_process_transport(settings), agent=CLI_AGENT)
+        return MemoryClient(transport=in_process_transport(settings.get()), agent=CLI_AGENT)
 
     return MemoryAccess("this process", here)
 
@@ -120,6 +193,8 @@ def run_closing(open_: Callable[[], _C], call: Callable[[_C], Awaitable[_T]]) ->
 def plain(document: _T) -> _T:
     """``document`` as the HTTP API's JSON carries it (times as ISO 8601 text, UTC as
     ``Z``), so a command answers the same in this process as when it asks a server."""
+    import pydantic_core
+
     result: _T = json.loads(pydantic_core.to_json(document))
     return result
 
@@ -146,7 +221,8 @@ class MemoryAccess:
             with self._client() as client:
                 return call(client)
         except MemstreamAPIError as exc:
-            raise ServerRefused(_explanation(exc.detail), exc.status) from None
+            lines = [str(item) for item in exc.detail] if isinstance(exc.detail, list) else []
+            raise ServerRefused(_explanation(exc.detail), exc.status, lines) from None
         except httpx.HTTPError as exc:
             raise ServerRefused(f"the API at {self.where} did not answer: {exc}") from None
 
@@ -172,12 +248,12 @@ class MemoryAccess:
             options["after_write"] = after_write
         return self._ask(lambda api: api.list(request.user_id, **options))
 
-    def search(self, request: SearchRequest) -> SearchResponse:
-        options = request.model_dump(mode="json", exclude={"user_id", "query"})
-        found = self._ask(lambda api: api.search(request.user_id, request.query, **options))
-        from memstream.queries.search.request import SearchResponse
-
-        return SearchResponse.model_validate(found)
+    def search(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """The API's answer to a search of ``fields`` (a request as ``/v1/search`` takes it)."""
+        options = {
+            name: value for name, value in fields.items() if name not in ("user_id", "query")
+        }
+        return self._ask(lambda api: api.search(fields["user_id"], fields["query"], **options))
 
     def context(
         self,

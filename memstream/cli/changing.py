@@ -8,9 +8,11 @@ import base64
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from memstream.application.erasure_receipts import check
 from memstream.cli import render
+from memstream.cli.backends import SettingsOnDemand, settings_on_demand
 from memstream.cli.reading import after_write_flag as _after_write
 from memstream.cli.shared import (
     Command,
@@ -20,14 +22,17 @@ from memstream.cli.shared import (
     unknown_user,
 )
 from memstream.cli.writing import WAIT_HELP, print_token
-from memstream.settings import Settings
 from memstream.storage.shared_folder import SharedFolder
 from memstream.storage.signing_key import SigningKey
+
+if TYPE_CHECKING:
+    from memstream.settings import Settings
 
 __all__ = ["correct", "erase", "memory_command", "register", "verify_receipt"]
 
 
-def correct(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def correct(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     access = access_of(args, settings)
     now_id, token = access.correct(args.user, args.memory_id, args.text, args.wait)
     print(f"corrected {args.memory_id}: now {now_id}")
@@ -35,7 +40,8 @@ def correct(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def memory_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def memory_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     access = access_of(args, settings)
     if args.command == "history":
         chain = access.history(args.user, args.memory_id, args.after_write, args.as_of)
@@ -51,11 +57,12 @@ def memory_command(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def erase(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def erase(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     if args.verify is not None:
-        return verify_receipt(args.verify, settings)
+        return verify_receipt(args.verify, settings.get())
     if args.public_key:
-        key = SigningKey(SharedFolder(settings.signing_key_location))
+        key = SigningKey(SharedFolder(settings.get().signing_key_location))
         if not key.made():
             print("this deployment has signed nothing yet: it has no signing key", file=sys.stderr)
             return 1

@@ -24,22 +24,23 @@ import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import ValidationError
-
+from memstream.cli import SERVICES
+from memstream.cli.backends import SettingsOnDemand
 from memstream.cli.shared import (
     UsageError,
     say_error,
+    tracing_asked,
 )
-from memstream.settings import Settings
 from memstream.storage.errors import MemstreamError
 
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from memstream.settings import Settings
+
 __all__ = ["UsageError", "main"]
-
-
-#: The commands that run until stopped: they log what they do.
-_SERVICES = frozenset({"up", "serve", "worker", "embed", "broker"})
 
 
 def _any_flag(words: Sequence[str]) -> bool:
@@ -61,21 +62,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
-    if args.command not in _SERVICES:
+    if args.command not in SERVICES:
         # Library log lines (aiokafka's connection errors) are not messages for the user:
         # failures reach them as one `error:` line.
         logging.getLogger().addHandler(logging.NullHandler())
-        from memstream.observability import tracing
+        if tracing_asked():  # with the OTEL_* environment: a publish starts a trace
+            from memstream.observability import tracing
 
-        tracing.configure("cli")  # with the OTEL_* environment: a publish starts a trace
+            tracing.configure("cli")
     try:
         _check_identifiers(args)
-        settings = _settings(args)
-        return int(args.handler(args, settings))
-    except ValidationError as exc:
-        from memstream.events.codec import problems_of
-
-        say_error("; ".join(problems_of(exc)))
+        _warn_of_unknown_variables(os.environ)
+        settings = SettingsOnDemand(lambda: _settings(args), args)
+        on_demand = getattr(args.handler, "settings_on_demand", False)
+        return int(args.handler(args, settings if on_demand else settings.get()))
     except MemstreamError as exc:  # the one root of what memstream refuses on purpose
         say_error(str(exc))
     except KeyboardInterrupt:
@@ -83,7 +83,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as cat does
         _silence_stdout()
         return 141
+    except Exception as exc:
+        if not _refused_by_pydantic(exc):
+            raise
+        from memstream.events.problems import problems_of
+
+        say_error("; ".join(problems_of(exc)))  # type: ignore[arg-type]
     return 2
+
+
+def _refused_by_pydantic(error: Exception) -> bool:
+    """Whether ``error`` is pydantic's refusal of a value (only once pydantic is loaded:
+    a command that never validated a model has no such error to catch)."""
+    core = sys.modules.get("pydantic_core")
+    return core is not None and isinstance(error, core.ValidationError)
 
 
 def _no_command(word: str) -> str:
@@ -150,9 +163,12 @@ _FLAGS = {"data": "--data", "kafka": "--kafka", "embedder": "--embedder", "api_p
 
 def _settings(args: argparse.Namespace) -> Settings:
     """The settings: the environment's ``MEMSTREAM_*`` variables, then the command's
-    flags. A variable that is no setting is warned of, with the closest real one; a
-    value a setting refuses is named by its flag or its variable, as the user gave it."""
-    _warn_of_unknown_variables(os.environ)
+    flags. A value a setting refuses is named by its flag or its variable, as the user
+    gave it."""
+    from pydantic import ValidationError
+
+    from memstream.settings import Settings
+
     given = {
         field: getattr(args, flag.lstrip("-"))
         for field, flag in _FLAGS.items()
@@ -166,7 +182,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _named_as_given(error: ValidationError, given: Mapping[str, Any]) -> list[str]:
     """Each problem of the settings, led by the flag or variable that gave the value."""
-    from memstream.events.codec import problems_of
+    from memstream.events.problems import problems_of
+    from memstream.settings import Settings
 
     lines = []
     for problem, item in zip(problems_of(error), error.errors(), strict=True):
@@ -179,9 +196,12 @@ def _named_as_given(error: ValidationError, given: Mapping[str, Any]) -> list[st
 
 
 def _warn_of_unknown_variables(environ: Mapping[str, str]) -> None:
+    """Warn of each ``MEMSTREAM_*`` variable that is no setting, with the closest one."""
     import difflib
 
-    known = [f"MEMSTREAM_{name.upper()}" for name in Settings.model_fields]
+    from memstream.setting_names import SETTING_NAMES
+
+    known = [f"MEMSTREAM_{name.upper()}" for name in SETTING_NAMES]
     for name in sorted(environ):
         variable = name.upper()
         if variable.startswith("MEMSTREAM_") and variable not in known:
@@ -264,18 +284,26 @@ _GROUPS = {
 }
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (the lookup reads
+    the installed packages' metadata)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import version
+
+        parser.exit(message=f"memstream {version('memstream')}\n")
+
+
 def _parser(command_word: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or, given the command a line names, of that command's
     module alone (a command imports only what it uses; ``--help`` loads them all)."""
-    from importlib.metadata import version
-
     parser = argparse.ArgumentParser(
         prog="memstream",
         usage="memstream COMMAND [options]   (memstream COMMAND --help for its options)",
         description="Durable memory for AI agents.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"memstream {version('memstream')}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", help=argparse.SUPPRESS)
     helps: dict[str, str] = {}
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-
-from pydantic import ValidationError
+from datetime import datetime
 
 from memstream.cli import render
+from memstream.cli.backends import ServerRefused, SettingsOnDemand, settings_on_demand
 from memstream.cli.shared import (
     Command,
     UsageError,
@@ -21,8 +21,7 @@ from memstream.cli.shared import (
     time_arg,
     unknown_user,
 )
-from memstream.queries.search.request import MEMORY_KINDS, SearchRequest
-from memstream.settings import EMBEDDERS, Settings
+from memstream.policies.choices import EMBEDDERS, MEMORY_KINDS
 from memstream.storage.errors import MemstreamError
 
 __all__ = [
@@ -39,7 +38,8 @@ __all__ = [
 ]
 
 
-def memories_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def memories_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     from memstream.queries.memory_list import ListRequest
 
     access = access_of(args, settings)
@@ -74,45 +74,48 @@ def memories_command(args: argparse.Namespace, settings: Settings) -> int:
             return 0
 
 
-def search_command(args: argparse.Namespace, settings: Settings) -> int:
-    from memstream.events.codec import problems_of
-
-    try:
-        request = SearchRequest.model_validate(
-            {
-                "user_id": args.user,
-                "project_id": args.project,
-                "query": args.query,
-                "k": args.k,
-                "now": args.now,
-                "after": args.after,
-                "before": args.before,
-                "kinds": args.kinds,
-                "tags": args.tags,
-                "include_history": args.history,
-                "include_archived": not args.hot_only,
-                "min_similarity": args.min_similarity,
-                "after_write": args.after_write,
-                "as_of": args.as_of,
-            }
-        )
-    except ValidationError as exc:
-        raise UsageError("; ".join(as_flags(problems_of(exc), _SEARCH_FLAGS))) from None
+@settings_on_demand
+def search_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
+    """The request goes as the API takes it and is checked where it is answered (a
+    refusal names the flags: ``--kind: must be one of ...``); the answer is printed from
+    the API's JSON. Through a running server nothing here loads a model of either."""
+    fields = {
+        "user_id": args.user,
+        "project_id": args.project,
+        "query": args.query,
+        "k": args.k,
+        "now": args.now,
+        "after": args.after,
+        "before": args.before,
+        "kinds": args.kinds,
+        "tags": args.tags,
+        "include_history": args.history,
+        "include_archived": not args.hot_only,
+        "min_similarity": args.min_similarity,
+        "after_write": args.after_write,
+        "as_of": args.as_of,
+    }
     access = access_of(args, settings)
-    response = access.search(request)
-    unknown = None if response.results else unknown_user(access, args.user, quiet=True)
+    try:
+        found = access.search({name: value for name, value in fields.items() if value is not None})
+    except ServerRefused as exc:
+        if exc.status != 422 or not exc.problems:
+            raise
+        raise UsageError("; ".join(as_flags(exc.problems, _SEARCH_FLAGS))) from None
+    unknown = None if found["results"] else unknown_user(access, args.user, quiet=True)
     if args.json:
-        print(response.model_dump_json(indent=2))
+        print(json.dumps(found, indent=2, ensure_ascii=False))
     if unknown is not None:  # the API's answer: no results; said in one line
         print(unknown, file=sys.stderr if args.json else sys.stdout)
         return 0
     if not args.json:
-        print(render.search_results(response, request.min_similarity))
-    behind = response.freshness and render.freshness(response.freshness.model_dump())
+        print(render.search_results(found, args.min_similarity))
+    behind = render.freshness(found.get("freshness"))
     if behind and not args.json:
         print(behind, file=sys.stderr)
-    if response.as_of is not None and not args.json:
-        print(f"as of {response.as_of.recorded_at.isoformat()}", file=sys.stderr)
+    if found.get("as_of") is not None and not args.json:
+        recorded = datetime.fromisoformat(found["as_of"]["recorded_at"])
+        print(f"as of {recorded.isoformat()}", file=sys.stderr)
     return 0
 
 
@@ -123,13 +126,15 @@ _SEARCH_FLAGS = {"user_id": "--user", "project_id": "--project", "query": "QUERY
                  "after_write": "--after-write", "as_of": "--as-of"}  # fmt: skip
 
 
-def users_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def users_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     users = access_of(args, settings).users(args.tenant)
     show(args, {"users": users}, render.users)
     return 0
 
 
-def entity_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def entity_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     access = access_of(args, settings)
     try:
         profile = access.entity(args.user, args.name, args.project, args.after_write, args.as_of)
@@ -141,7 +146,8 @@ def entity_command(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def context_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def context_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     now = time_arg(args.now, "--now")
     block = access_of(args, settings).context(
         args.user, args.query, args.project, args.budget, now, args.after_write, args.as_of
@@ -160,7 +166,8 @@ def context_command(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def explain_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def explain_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     explained = access_of(args, settings).explain(
         args.user, args.memory_id, args.after_write, args.as_of
     )
@@ -168,7 +175,8 @@ def explain_command(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def stats_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def stats_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     access = access_of(args, settings)
     document = access.stats(args.user)
     held = sum(document["memories"].values()) + document["archived"]
@@ -183,7 +191,8 @@ def stats_command(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def served_command(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def served_command(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     access = access_of(args, settings)
     if args.served_id:
         show(args, access.served_answer(args.user, args.served_id), render.served_answer)

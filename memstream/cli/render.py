@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memstream.events.short_ids import short_id
-from memstream.queries.search.request import SearchResponse, SearchResult
 from memstream.text.passages import marked_cut
 
 if TYPE_CHECKING:
@@ -59,19 +58,25 @@ def published(checked: Sequence[CheckedLine]) -> str:
     return "\n".join(lines)
 
 
-def search_results(response: SearchResponse, min_similarity: float | None = None) -> str:
-    """A line per result (a long turn shows the passage it was found by); when nothing
-    is left, whether nothing was found or nothing reached the floor."""
-    if not response.results:
+def search_results(found: Mapping[str, Any], min_similarity: float | None = None) -> str:
+    """A line per result of a search's answer (the API's JSON; a long turn shows the
+    passage it was found by); when nothing is left, whether nothing was found or
+    nothing reached the floor."""
+    if not found["results"]:
         if min_similarity is not None:
             return f"nothing relevant: no memory reaches similarity {min_similarity:g}"
         return "no results"
     lines = []
-    for rank, r in enumerate(response.results, start=1):
-        who = f"{r.speaker}: " if r.speaker else ""
-        cold = " (archived)" if r.archived else ""
-        cited = f"  [{r.document.citation}]" if r.document is not None else ""
-        fields = [f"{rank:>3}.", f"{r.score:.3f}", when(r.occurred_at), short_id(r.memory_id)]
+    for rank, r in enumerate(found["results"], start=1):
+        who = f"{r['speaker']}: " if r.get("speaker") else ""
+        cold = " (archived)" if r.get("archived") else ""
+        cited = f"  [{r['document']['citation']}]" if r.get("document") else ""
+        fields = [
+            f"{rank:>3}.",
+            f"{r['score']:.3f}",
+            when(r["occurred_at"]),
+            short_id(r["memory_id"]),
+        ]
         lines.append("  ".join(fields) + f"  {who}{_shown(r)}{cold}{cited}")
     return "\n".join(lines)
 
@@ -90,12 +95,12 @@ def freshness(found: Mapping[str, Any] | None) -> str | None:
     return "not fresh: " + "; ".join(behind) if behind else None
 
 
-def _shown(result: SearchResult) -> str:
+def _shown(result: Mapping[str, Any]) -> str:
     """A result's content, or for a long turn found by a passage, that passage."""
-    span = result.passage
+    span = result.get("passage")
     if span is None:
-        return result.content
-    return " ".join(marked_cut(result.content, span.start, span.end).split())
+        return str(result["content"])
+    return " ".join(marked_cut(result["content"], span["start"], span["end"]).split())
 
 
 def memory_page(page: Mapping[str, Any], following: bool = False) -> str:

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
-from memstream.cli.backends import MemoryAccess, memory_access, run_closing
-from memstream.settings import Settings
+from memstream.cli.backends import MemoryAccess, SettingsOnDemand, memory_access, run_closing
 from memstream.storage.errors import MemstreamError
 
 if TYPE_CHECKING:
     from memstream.application import Operations
+    from memstream.settings import Settings
 
 #: Adds a command to the parser: its name, handler, help, and whether a server may
 #: answer it (``--api``, ``--in-process``); answers the command's own parser.
@@ -34,6 +35,7 @@ __all__ = [
     "say_error",
     "show",
     "time_arg",
+    "tracing_asked",
     "unknown_user",
 ]
 
@@ -46,6 +48,12 @@ _D = TypeVar("_D")
 
 class UsageError(MemstreamError):
     """A command was given something it cannot use."""
+
+
+def tracing_asked() -> bool:
+    """Whether any ``OTEL_*`` variable is set: with none, tracing is off
+    (:func:`memstream.observability.tracing.wanted`) and the command loads none of it."""
+    return any(name.startswith("OTEL_") for name in os.environ)
 
 
 def say(text: str) -> None:
@@ -66,7 +74,7 @@ def say_error(message: str) -> None:
     print(f"error: {message}", file=sys.stderr)
 
 
-def access_of(args: argparse.Namespace, settings: Settings) -> MemoryAccess:
+def access_of(args: argparse.Namespace, settings: SettingsOnDemand) -> MemoryAccess:
     """Who answers this command (a server, or this process; see the module docstring).
     A search with ``--embedder`` is answered here: the server embeds with its own."""
     here = args.in_process or getattr(args, "embedder", None) is not None
@@ -100,7 +108,7 @@ def time_arg(value: str | None, name: str) -> datetime | None:
     except ValueError:
         raise UsageError(f"{name}: not an ISO 8601 time: {value!r}") from None
     try:
-        from memstream.events.identifiers import in_time_range
+        from memstream.events.identifier_rules import in_time_range
 
         return in_time_range(parsed)
     except ValueError as exc:

@@ -9,17 +9,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memstream.cli.backends import running_server
+from memstream.cli.backends import SettingsOnDemand, running_server, settings_on_demand
 from memstream.cli.shared import (
     Command,
     UsageError,
     access_of,
     run_here,
     say,
+    tracing_asked,
 )
 from memstream.clock import system_clock
 from memstream.events.errors import InvalidQuery
-from memstream.settings import Settings
 
 if TYPE_CHECKING:
     from memstream.application import Operations
@@ -31,7 +31,8 @@ __all__ = ["WAIT_HELP", "docs", "print_token", "publish", "register", "remember"
 WAIT_HELP = "answer once the worker has applied it (the next command sees it)"
 
 
-def publish(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def publish(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     """One message: through the server running for the data folder when there is one
     (it validates, journals and publishes), else to the broker straight away. A JSONL
     file: to the broker straight away, each line checked here and reported by number.
@@ -39,7 +40,7 @@ def publish(args: argparse.Namespace, settings: Settings) -> int:
     if args.text and not args.jsonl:  # one message: refused whole if it is invalid
         document = _message_document(args)
         server = running_server(settings)
-        if server is not None:
+        if server is not None and tracing_asked():
             from opentelemetry.trace import SpanKind
 
             from memstream.observability import tracing
@@ -47,8 +48,12 @@ def publish(args: argparse.Namespace, settings: Settings) -> int:
             # the command's own span: the server's spans (and the worker's) join its trace
             with tracing.span("publish", SpanKind.CLIENT, events=1):
                 token = server.publish([document], wait=args.wait)
+        elif server is not None:
+            token = server.publish([document], wait=args.wait)
         else:
-            token = run_here(settings, lambda ops: _published_here(ops, [document], args.wait))
+            token = run_here(
+                settings.get(), lambda ops: _published_here(ops, [document], args.wait)
+            )
         print("accepted 1 of 1")
         print_token(token)
         return 0
@@ -57,7 +62,7 @@ def publish(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.cli import render
 
     lines = _read_lines(args.jsonl)
-    checked, token = run_here(settings, lambda ops: _lines_here(ops, lines, args.wait))
+    checked, token = run_here(settings.get(), lambda ops: _lines_here(ops, lines, args.wait))
     say(render.published(checked))
     print_token(token)
     return 0 if all(c.event is not None for c in checked) else 1
@@ -122,7 +127,8 @@ def _read_lines(path: str) -> list[bytes]:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def remember(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def remember(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     fields: dict[str, Any] = {"user_id": args.user, "content": args.text}
     if args.project:
         fields["project_id"] = args.project
@@ -136,7 +142,8 @@ def remember(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def docs(args: argparse.Namespace, settings: Settings) -> int:
+@settings_on_demand
+def docs(args: argparse.Namespace, settings: SettingsOnDemand) -> int:
     from memstream.cli import render
 
     access = access_of(args, settings)

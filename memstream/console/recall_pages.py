@@ -14,8 +14,8 @@ from starlette.datastructures import UploadFile
 from memstream.application import Operations
 from memstream.console.access import SECURITY_HEADERS, ConsoleAccess
 from memstream.console.graph import HEIGHT, WIDTH, layout
-from memstream.events.codec import problems_of
 from memstream.events.errors import InvalidQuery
+from memstream.events.problems import problems_of
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
 from memstream.queries.search.request import MEMORY_KINDS
 from memstream.queries.search.searcher import SearchRequest

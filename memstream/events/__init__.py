@@ -11,9 +11,11 @@ from __future__ import annotations
 __all__ = [
     "codec",
     "errors",
+    "identifier_rules",
     "identifiers",
     "json_text",
     "omissions",
+    "problems",
     "sealed_records",
     "short_ids",
     "text_limits",

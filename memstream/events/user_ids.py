@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 
-from memstream.events.identifiers import is_identifier
+from memstream.events.identifier_rules import is_identifier
 from memstream.events.json_text import JsonProblem, parse_json
 
 __all__ = ["claimed_user", "closest_users", "tenant_of"]

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memstream.events.identifiers import identifier_for
+from memstream.events.identifier_rules import identifier_for
 from memstream.events.text_limits import well_formed
 from memstream.hooks.errors import HookProblem, UnsafePath
 from memstream.hooks.files import inside, remove_file, write_file

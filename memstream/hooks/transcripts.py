@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memstream.events.identifiers import bounded_id
+from memstream.events.identifier_rules import bounded_id
 from memstream.events.text_limits import MESSAGE_CHARS, trimmed
 
 __all__ = ["TranscriptRead", "identifier", "read_transcript"]

@@ -17,7 +17,7 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
-from memstream.events.identifiers import bounded_id, identifier_for
+from memstream.events.identifier_rules import bounded_id, identifier_for
 from memstream.events.text_limits import trimmed
 from memstream.hooks.hosts import Act, Host
 from memstream.hooks.transcripts import MAX_TEXT

@@ -31,10 +31,10 @@ from memstream.application import (
     Unavailable,
 )
 from memstream.application.documents import TooLarge, UnsupportedDocument
-from memstream.events.codec import message_of
 from memstream.events.errors import ProjectionError
 from memstream.events.identifiers import Identifier
 from memstream.events.omissions import TIMED_WHEN_PUBLISHED
+from memstream.events.problems import message_of
 from memstream.events.vocabulary import (
     ConfirmFact,
     CorrectFact,

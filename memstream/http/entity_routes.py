@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Query
 
-from memstream.events.identifiers import IDENTIFIER_PATTERN
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN
 from memstream.http.contract import (
     CONTROL_FREE_PATTERN,
     errors,

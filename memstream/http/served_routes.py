@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import APIRouter, Path, Query
 
-from memstream.events.identifiers import IDENTIFIER_PATTERN
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN
 from memstream.http.contract import errors
 from memstream.http.guard import Principal
 from memstream.http.parameters import READ, USER, RouteDeps

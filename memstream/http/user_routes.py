@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query, Response
 from fastapi.responses import StreamingResponse
 
 from memstream.application.results import erasure_document
-from memstream.events.identifiers import IDENTIFIER_PATTERN
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN
 from memstream.http.answers import ErasureAnswer
 from memstream.http.contract import (
     errors,

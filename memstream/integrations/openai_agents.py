@@ -45,7 +45,7 @@ from agents.items import TResponseInputItem
 from agents.run_config import CallModelData, ModelInputData
 
 from memstream.client import MemoryClient
-from memstream.events.identifiers import bounded_id, identifier_for
+from memstream.events.identifier_rules import bounded_id, identifier_for
 from memstream.events.text_limits import trimmed, well_formed
 from memstream.integrations.visible import until_applied
 from memstream.projections.episodes import memory_id_for

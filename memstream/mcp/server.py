@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import ValidationError
 
 from memstream.application import Operations
-from memstream.events.codec import problems_of
+from memstream.events.problems import problems_of
 from memstream.mcp.scope import Scope, ScopeOf
 from memstream.mcp.tools import TOOLS, MemoryTools, answered, jsonable
 

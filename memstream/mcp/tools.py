@@ -19,8 +19,8 @@ from pydantic import Field, ValidationError
 
 from memstream.application import OperationError, Operations
 from memstream.application.callers import Caller
-from memstream.events.codec import problems_of
 from memstream.events.errors import ProjectionError
+from memstream.events.problems import problems_of
 from memstream.mcp.scope import Scope, ScopeOf
 from memstream.policies.scope import is_identifier
 from memstream.queries.search.searcher import SearchRequest

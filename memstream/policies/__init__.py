@@ -8,6 +8,7 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
+    "choices",
     "coldness",
     "decay",
     "doors",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from memstream.events.errors import InvalidQuery
-from memstream.events.identifiers import IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE, is_identifier
+from memstream.events.identifier_rules import IDENTIFIER_RULE, TAG_PATTERN, TAG_RULE, is_identifier
 from memstream.storage import filters
 
 __all__ = [

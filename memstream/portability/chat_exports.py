@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memstream.events.codec import problems_of
+from memstream.events.problems import problems_of
 from memstream.events.vocabulary import (
     MessageEvent,
     RememberFact,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memstream.events.identifiers import IDENTIFIER_PATTERN, TAG_PATTERN
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN, TAG_PATTERN
 from memstream.events.vocabulary import Event
 
 __all__ = ["IDENTIFIER", "NOT_IN_IDENTIFIERS", "TAG", "ImportPlan", "Skipped", "Unreadable"]

@@ -16,7 +16,7 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict
 
 from memstream.events.errors import InvalidQuery
-from memstream.events.identifiers import in_time_range
+from memstream.events.identifier_rules import in_time_range
 from memstream.storage.write_tokens import MAX_TOKEN_CHARS, BadToken, WriteToken, parse_token
 
 __all__ = ["AS_OF_DESCRIPTION", "AsOf", "parse_as_of"]

@@ -43,6 +43,7 @@ TIERS: dict[str, int] = {
     "policies": 2,
     "text": 2,
     "settings": 3,
+    "setting_names": 3,
     "adapters": 4,
     "observability": 4,
     "streams": 5,
@@ -148,6 +149,25 @@ def test_importing_every_pure_module_loads_nothing_that_does_io() -> None:
         "import importlib, json, sys\n"
         f"for name in {pure!r}: importlib.import_module(name)\n"
         f"print(json.dumps(sorted(m for m in {IMPURE!r} if m in sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert json.loads(done.stdout) == []
+
+
+def test_a_command_a_server_answers_loads_neither_models_nor_settings() -> None:
+    """``memstream search`` and ``publish`` through a running server load the parser,
+    httpx and the client alone (0.12 s of CPU, bench/cli.py): no pydantic, no settings,
+    no event model, no OpenTelemetry; ``--version`` loads not even httpx."""
+    script = (
+        "import json, sys\n"
+        "sys.modules['httpx._main'] = None\n"
+        "from memstream.cli import commands, reading, writing, backends, shared, render\n"
+        "import memstream.client\n"
+        "heavy = ['pydantic', 'memstream.settings', 'memstream.events.vocabulary',\n"
+        "         'opentelemetry', 'lancedb', 'numpy']\n"
+        "print(json.dumps([m for m in heavy if m in sys.modules]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True

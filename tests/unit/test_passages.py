@@ -250,7 +250,7 @@ def test_the_command_line_shows_the_passage_a_long_turn_was_found_by(
     response = _asked(searcher, "prometheus metrics listener port 9102")
     [found] = response.results
     assert found.passage is not None and found.passage.start > 0
-    line = search_results(response)
+    line = search_results(response.model_dump(mode="json"))  # as the API answers it
     assert "port 9102" in line and "… ## Metrics" in line
     assert "## Shutdown" not in line  # the turn's opening is not shown
 

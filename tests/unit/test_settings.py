@@ -53,3 +53,35 @@ def test_the_ranking_settings_default_to_the_ranking_knobs() -> None:
     from memstream.runtime.assembly import ranking_weights
 
     assert ranking_weights(Settings()) == RankingWeights()
+
+
+def test_variables_fill_what_is_not_given_in_any_case_and_are_parsed_as_fields(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``MEMSTREAM_<NAME>`` (any case) beneath the values given, parsed by the field;
+    variables that name no setting are left alone; a bad value is refused by name."""
+    from pydantic import ValidationError
+
+    monkeypatch.setenv("MEMSTREAM_BATCH_SIZE", "17")
+    monkeypatch.setenv("memstream_broker_port", "19999")
+    monkeypatch.setenv("MEMSTREAM_CONTEXT_CUTOFF", "false")
+    monkeypatch.setenv("MEMSTREAM_NOT_A_SETTING", "x")
+    monkeypatch.setenv("MEMSTREAM_API_KEY", "ms-secret")
+    settings = Settings()
+    assert (settings.batch_size, settings.broker_port, settings.context_cutoff) == (
+        17, 19999, False
+    )  # fmt: skip
+    assert settings.api_key is not None and settings.api_key.get_secret_value() == "ms-secret"
+    assert Settings(batch_size=3).batch_size == 3, "a value given wins over the variable"
+    monkeypatch.setenv("MEMSTREAM_BROKER_PORT", "0")
+    with pytest.raises(ValidationError, match="broker_port"):
+        Settings()
+    assert Settings(broker_port=1).broker_port == 1
+
+
+def test_the_command_lines_list_of_setting_names_is_the_settings_fields() -> None:
+    """The names the command line checks variables against without loading the settings
+    (memstream/setting_names.py) are the settings' own: add a setting to both."""
+    from memstream.setting_names import SETTING_NAMES
+
+    assert set(Settings.model_fields) == SETTING_NAMES

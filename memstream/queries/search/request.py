@@ -25,6 +25,7 @@ from pydantic import (
 
 from memstream.events.errors import InvalidQuery
 from memstream.events.identifiers import Identifier, Tag, UtcDateTime
+from memstream.policies.choices import MEMORY_KINDS
 from memstream.policies.scope import without_controls
 from memstream.queries.as_of import AsOf, parse_as_of
 from memstream.queries.freshness import Freshness
@@ -44,17 +45,6 @@ __all__ = [
 
 #: What a query asks for (see :mod:`.intent`).
 Intent = Literal["why", "when", "who", "what", "general"]
-
-MEMORY_KINDS = (
-    "episode",
-    "fact",
-    "preference",
-    "procedure",
-    "opinion",
-    "reflection",
-    "summary",
-    "chunk",
-)
 
 #: Characters the full-text query parser treats as syntax; searched as plain words.
 _QUERY_SYNTAX = re.compile(r"[^\w\s'@.-]+")
