@@ -69,7 +69,10 @@ def partition_rows(
     for p in range(count):
         end = ends.get((MESSAGES, p))
         at = applied.get((MESSAGES, p))
-        next_offset = at["offset"] + 1 if at is not None else 0
+        if sample is not None:  # the lag the chart and the topics show: one sample's
+            next_offset = sample.applied.get((MESSAGES, p), 0)
+        else:
+            next_offset = at["offset"] + 1 if at is not None else 0
         owner = owners.get(p)
         partitions.append(
             {
@@ -121,6 +124,7 @@ def deployment_health(
             {"topic": topic, "last_applied": when, "seconds": (now - when).total_seconds()}
             for topic, when in sorted(freshness.items())
         ],
+        "waiting": sample.lag() if sample is not None else None,
         "workers": [
             {
                 "worker": name,

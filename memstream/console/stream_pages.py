@@ -109,11 +109,13 @@ def stream_pages(
         viewer = access.viewer(request)
         if not viewer.is_admin:
             return JSONResponse({"scope": "tenant"}, headers=SECURITY_HEADERS)
-        partitions, _ = await ops.health_rows(partition_rows, ops.settings, samples.latest())
+        latest = samples.latest()
+        partitions, _ = await ops.health_rows(partition_rows, ops.settings, latest)
         body = {
             "scope": "deployment" if viewer.who.key is None else "tenant-admin",
             "stats": await stats_of(viewer),
             "partitions": partitions,
+            "waiting": latest.lag() if latest is not None else None,
             "series": samples.series(),
         }
         return JSONResponse(jsonable_encoder(body), headers=SECURITY_HEADERS)

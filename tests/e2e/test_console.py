@@ -365,6 +365,10 @@ def test_the_health_page_shows_lag_rise_while_the_worker_is_frozen_and_fall_afte
         assert waiting >= 1
         lagging = page.locator("td[data-cell=lag]").all_inner_texts()
         assert any(cell not in ("0", "?") for cell in lagging)
+        # one lag figure everywhere (one sample's): the live line, the table's total,
+        # and the sum of the partitions' lag
+        said = _lag_figures(page)
+        assert said["status"] == said["total"] == sum(said["partitions"]) >= 1, said
         screenshot(page, "health")
     finally:
         console.worker.signal(signal.SIGCONT)
@@ -484,8 +488,26 @@ def _text(page: Page, selector: str) -> str:
 
 def _waiting(page: Page) -> int | None:
     """The records waiting the health page's live line says (None before it says)."""
-    said = re.search(r"; (\d+) records waiting", _text(page, "#live-status"))
+    said = re.search(r"; (\d+) records? waiting", _text(page, "#live-status"))
     return int(said.group(1)) if said else None
+
+
+def _lag_figures(page: Page) -> dict[str, Any]:
+    """Every lag figure of the health page, read at one moment (between two updates)."""
+    figures: dict[str, Any] = page.evaluate(
+        """() => {
+          const number = (text) => parseInt(text, 10);
+          const line = document.getElementById("live-status").textContent;
+          const said = /; (\\d+) records? waiting/.exec(line);
+          const cells = [...document.querySelectorAll("td[data-cell=lag]")];
+          return {
+            status: said ? number(said[1]) : null,
+            total: number(document.getElementById("waiting-total").textContent),
+            partitions: cells.map((cell) => number(cell.textContent)),
+          };
+        }"""
+    )
+    return figures
 
 
 def _dead_letter(console: Console, key: bytes = ANA.encode()) -> str:

@@ -81,8 +81,10 @@ def test_a_floor_keeps_what_reaches_it_and_says_nothing_relevant_when_nothing_do
     best = max(r.similarity or -1.0 for r in unfloored.results)
     nothing = _search(searcher, UNRELATED, min_similarity=round(best + 0.01, 3))
     assert nothing.results == []
-    assert search_results(nothing.model_dump(mode="json"), 0.3) == "nothing relevant: no memory reaches similarity 0.3"
-    assert search_results(nothing.model_dump(mode="json")) == "no results"
+    answered = nothing.model_dump(mode="json")  # as the API answers it
+    said = search_results(answered, 0.3)
+    assert said == "nothing relevant: no memory reaches similarity 0.3"
+    assert search_results(answered) == "no results"
     kept = _search(searcher, "what instrument is my daughter learning", min_similarity=0.3)
     assert [r.content for r in kept.results][:1] == [SAID[0]]
     assert all(r.similarity is not None and r.similarity >= 0.3 for r in kept.results)

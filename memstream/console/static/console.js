@@ -55,11 +55,14 @@
       var cell = document.querySelector('[data-live="embedding_lag"]');
       if (cell) cell.textContent = Number(doc.stats.embedding_lag).toLocaleString();
     }
+    var total = document.getElementById("waiting-total");
+    if (total && doc.waiting !== undefined && doc.waiting !== null) total.textContent = String(doc.waiting);
     if (status) {
-      var lag = s.lag.length ? s.lag[s.lag.length - 1] : null;
+      // the same sample as the tables' (the chart's last point may be a newer one)
+      var lag = doc.waiting !== undefined ? doc.waiting : (s.lag.length ? s.lag[s.lag.length - 1] : null);
       status.textContent = "Updated " + new Date().toLocaleTimeString() +
         (lag === null ? "" : "; " + lag + (lag === 1 ? " record" : " records") +
-         " waiting, in every topic the worker applies");
+         " waiting in memory.messages");
     }
   }
 
