@@ -159,10 +159,11 @@ def memory_access(settings: SettingsOnDemand, in_process: bool = False) -> Memor
         return server
 
     def here() -> MemoryClient:
+        built = settings.get()  # first: building them sets up this process for the store
         from memstream.client import MemoryClient
         from memstream.http.in_process import in_process_transport
 
-        return MemoryClient(transport=in_process_transport(settings.get()), agent=CLI_AGENT)
+        return MemoryClient(transport=in_process_transport(built), agent=CLI_AGENT)
 
     return MemoryAccess("this process", here)
 

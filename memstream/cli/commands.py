@@ -165,6 +165,9 @@ def _settings(args: argparse.Namespace) -> Settings:
     """The settings: the environment's ``MEMSTREAM_*`` variables, then the command's
     flags. A value a setting refuses is named by its flag or its variable, as the user
     gave it."""
+    from memstream.model_building import build_models_when_used
+
+    build_models_when_used()  # the command works in this process: it opens the store
     from pydantic import ValidationError
 
     from memstream.settings import Settings

@@ -29,7 +29,7 @@ from typing import Any
 from memstream.application import DrainState
 from memstream.observability.logs import configure_logging
 from memstream.settings import Settings
-from memstream.streams.lifeline import die_with_parent
+from memstream.streams.lifeline import start_child
 
 __all__ = ["ApiProcess"]
 
@@ -53,7 +53,7 @@ def _listen(conn: Connection, state: DrainState, server: Any) -> None:
 
 
 def _child(settings_json: str, listener: socket.socket, conn: Connection, parent_pid: int) -> None:
-    die_with_parent(parent_pid)
+    start_child(parent_pid)
     settings = Settings.model_validate_json(settings_json)
     configure_logging(settings.log_level, settings.log_format)
     import uvicorn

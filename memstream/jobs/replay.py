@@ -38,7 +38,7 @@ from memstream.storage.write_tokens import WriteToken
 from memstream.streams import log_reader
 from memstream.streams.batches import BatchResult, PreparedBatch, prepare_table, ready
 from memstream.streams.errors import StreamsError
-from memstream.streams.lifeline import die_with_parent
+from memstream.streams.lifeline import start_child
 from memstream.streams.projector import Projector
 from memstream.streams.sealing import RecordKeys
 from memstream.streams.topics import PROJECTED_TOPICS
@@ -142,7 +142,7 @@ def rebuild(
     with ProcessPoolExecutor(
         max_workers=count,
         mp_context=context,
-        initializer=die_with_parent,
+        initializer=start_child,
         initargs=(os.getpid(),),
     ) as pool:
         for _ in range(count):  # start the workers while the first batch is read
@@ -190,7 +190,7 @@ def rebuild_by_partitions(
     with ProcessPoolExecutor(
         max_workers=max(1, len(groups)),
         mp_context=context,
-        initializer=die_with_parent,
+        initializer=start_child,
         initargs=(os.getpid(),),
     ) as pool:
         futures = [

@@ -27,7 +27,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, ParamSpec, TypeVar
 
-from memstream.streams.lifeline import die_with_parent
+from memstream.streams.lifeline import start_child
 
 __all__ = ["ProcessLane", "background_lane", "lower_priority"]
 
@@ -139,7 +139,7 @@ def _child_lane(parent_pid: int, niceness: int, memory_bytes: int | None) -> Non
     """(in the child) Die with the parent, yield the cores, and keep to ``memory_bytes``
     of data (a parser past it gets MemoryError, or dies: either fails that document
     alone, never the worker, the API or the broker)."""
-    die_with_parent(parent_pid)
+    start_child(parent_pid)
     lower_priority(niceness)
     if memory_bytes is not None:
         resource.setrlimit(resource.RLIMIT_DATA, (memory_bytes, memory_bytes))

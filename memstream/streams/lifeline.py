@@ -17,7 +17,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["Launch", "die_with_parent", "launched_to_die_with_us"]
+from memstream.model_building import build_models_when_used
+
+__all__ = ["Launch", "die_with_parent", "launched_to_die_with_us", "start_child"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -29,6 +31,14 @@ def die_with_parent(parent_pid: int) -> None:
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent_pid:  # the parent died before the line above
         os._exit(1)
+
+
+def start_child(parent_pid: int) -> None:
+    """What a child of memstream's does first: die with ``parent_pid``, and leave each
+    pydantic model unbuilt until it is used (:mod:`memstream.model_building`: the child
+    is about to import lancedb)."""
+    die_with_parent(parent_pid)
+    build_models_when_used()
 
 
 @dataclass(frozen=True)

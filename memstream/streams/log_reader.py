@@ -22,7 +22,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from memstream.storage.archive.event_archive import records_table
 from memstream.streams.errors import BrokerError
-from memstream.streams.lifeline import die_with_parent
+from memstream.streams.lifeline import start_child
 from memstream.streams.topics import end_offsets
 
 __all__ = ["kafka_batches"]
@@ -71,7 +71,7 @@ def _read_into(
     channel: Any,
     parent_pid: int,
 ) -> None:
-    die_with_parent(parent_pid)
+    start_child(parent_pid)
     try:
         for topic in topics:
             asyncio.run(_read_all(bootstrap, log_epoch, batch_size, topic, channel))

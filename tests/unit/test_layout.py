@@ -39,6 +39,7 @@ TIERS: dict[str, int] = {
     "storage": 0,
     "events": 1,
     "clock": 1,
+    "model_building": 1,
     "projections": 2,
     "policies": 2,
     "text": 2,
