@@ -105,7 +105,7 @@ bench: setup
 # DIST names another folder (the docs' test builds into its own).
 DIST ?= dist
 dist: $(RUNTIME) typescript
-	rm -rf $(DIST) && mkdir -p $(DIST)
+	rm -rf $(DIST) build && mkdir -p $(DIST)  # build/: no file of an older build in the wheel
 	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir $(DIST) .
 	cd $(TS) && npm pack --silent --pack-destination $(abspath $(DIST)) >/dev/null
 	@ls $(DIST)

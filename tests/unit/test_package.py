@@ -116,6 +116,7 @@ def test_the_wheel_installs_only_memstream_and_its_client_works_alone(
     for room in ("streams", "projections", "storage", "adapters", "queries", "events", "text"):
         assert f"memstream/{room}/__init__.py" in names, room
     assert "memstream/adapters/data/minilm-tokenizer.json" in names
+    assert "memstream/py.typed" in names  # PEP 561: type checkers read the client's types
     assert "memstream/text/data/place_names.txt" in names
     assert not [name for name in names if name.startswith(("streams/", "projections/"))]
 
@@ -145,3 +146,12 @@ def test_the_wheel_installs_only_memstream_and_its_client_works_alone(
     )
     added = {p.name for p in site.iterdir()} - {p.name for p in site.iterdir() if "httpx" in p.name}
     assert not {"streams", "projections", "storage", "models", "queries"} & added
+    # a type checker in the app's environment reads the client's types (py.typed)
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--python-executable", str(python), "--no-incremental",
+         "-c", "from memstream import MemoryClient\nwrong: int = MemoryClient('http://x')\n"],
+        capture_output=True, text=True, timeout=300, cwd=app,
+    )  # fmt: skip
+    assert "[assignment]" in checked.stdout and "import-untyped" not in checked.stdout, (
+        checked.stdout
+    )
