@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -49,7 +49,12 @@ from memstream.queries.explain import explanation
 from memstream.queries.memory_list import ListRequest, MemoryPage, list_memories
 from memstream.queries.profiles import entity_profile, memory_document, memory_history
 from memstream.queries.search.request import MEMORY_KINDS
-from memstream.queries.search.searcher import Searcher, SearchRequest, SearchResponse
+from memstream.queries.search.searcher import (
+    Searcher,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+)
 from memstream.queries.search.trace import SearchTrace
 from memstream.queries.served import answer_digest, block_lines, result_lines, search_text
 from memstream.queries.stats import stats as compute_stats
@@ -67,6 +72,9 @@ from memstream.streams.topics import (
 )
 
 log = logging.getLogger(__name__)
+
+#: Which of a search's results a door shows (in their order).
+Shown = Callable[[list[SearchResult]], list[SearchResult]]
 
 __all__ = ["MemoryReads"]
 
@@ -94,16 +102,19 @@ class MemoryReads(ServedLog):
 
         return await self._blocking(view)
 
-    async def search(self, request: SearchRequest, caller: Caller | None = None) -> SearchResponse:
+    async def search(
+        self, request: SearchRequest, caller: Caller | None = None, shown: Shown | None = None
+    ) -> SearchResponse:
         """Hybrid search (after the write ``request.after_write`` names, if given); the
         memories returned are then reported as accessed, and the answer as served to
         ``caller`` (in the background, best effort: the answer never waits for the
-        broker)."""
+        broker). ``shown``: which of the results the caller shows (a door that filters
+        them further): the answer holds those, and they alone are reported and recorded."""
         for index, tag in enumerate(request.tags or ()):
             valid_tag(f"tags.{index}", tag)
         await self.after_write(request.after_write, request.user_id, request.wait)
         if request.as_of is not None:
-            return await self._search_past(request, request.as_of, caller)
+            return await self._search_past(request, request.as_of, caller, shown)
         with (
             tracing.memory_span("search_memory", request.user_id, query=request.query) as span,
             _measured_read("search"),
@@ -114,6 +125,8 @@ class MemoryReads(ServedLog):
             _stages(response.timings)
             span.records(len(response.results))
         response.freshness = freshness
+        if shown is not None:
+            response.results = shown(response.results)
         if response.results:
             accessed = MemoryAccessed(
                 user_id=request.user_id,
@@ -148,7 +161,7 @@ class MemoryReads(ServedLog):
         )
 
     async def _search_past(
-        self, request: SearchRequest, as_of: str, caller: Caller | None
+        self, request: SearchRequest, as_of: str, caller: Caller | None, shown: Shown | None
     ) -> SearchResponse:
         """``search`` of memory as it stood at ``as_of``, ranked as of then (unless the
         request gives ``now``); reading the past is no use of a memory: no access is
@@ -164,6 +177,8 @@ class MemoryReads(ServedLog):
             _stages(response.timings)
             span.records(len(response.results))
         response.as_of = past.as_of
+        if shown is not None:
+            response.results = shown(response.results)
         if response.results and self._records_for(caller):
             self._report(
                 [self._search_served(request, response, caller, past.as_of.position, as_of)]

@@ -23,7 +23,7 @@ from memstream.events.errors import ProjectionError
 from memstream.events.problems import problems_of
 from memstream.mcp.scope import Scope, ScopeOf
 from memstream.policies.scope import is_identifier
-from memstream.queries.search.searcher import SearchRequest
+from memstream.queries.search.searcher import SearchRequest, SearchResult
 from memstream.storage.write_tokens import UnseenWrites
 
 __all__ = ["TOOLS", "MemoryTools", "answered", "jsonable"]
@@ -137,12 +137,17 @@ class MemoryTools:
                 as_of=as_of,
             )
         )
-        response = await answered(self.ops.search(request, _asking(at, ctx)))
+        named = entity.casefold() if entity else None
+
+        def shown(found: list[SearchResult]) -> list[SearchResult]:
+            """The results of the entity asked for, if any: those alone are recorded."""
+            if named is not None:
+                found = [r for r in found if any(e.casefold() == named for e in r.entities)]
+            return found[:wanted]
+
+        response = await answered(self.ops.search(request, _asking(at, ctx), shown))
         results = response.results
-        if entity:
-            named = entity.casefold()
-            results = [r for r in results if any(e.casefold() == named for e in r.entities)]
-        answer: dict[str, Any] = {"results": [r.model_dump(mode="json") for r in results[:wanted]]}
+        answer: dict[str, Any] = {"results": [r.model_dump(mode="json") for r in results]}
         if response.freshness is not None:
             answer["freshness"] = response.freshness.model_dump()
         if response.as_of is not None:

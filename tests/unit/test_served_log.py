@@ -310,3 +310,33 @@ def test_mcp_records_the_agent_its_client_names_itself(world: World) -> None:
         assert context.digest == answer_digest(block.structured_content["context"])
 
     asyncio.run(run())
+
+
+def test_mcp_records_only_the_results_it_shows(world: World) -> None:
+    """A search narrowed to one entity (and to ``limit``) after the search records what
+    the agent was shown, not every result the search found: the lines, the digest and
+    the memories reported as accessed are the answer's."""
+    from mcp import Client
+    from mcp.types import Implementation
+
+    from memstream.mcp.scope import Scope
+    from memstream.mcp.server import memory_server
+
+    async def run() -> None:
+        server = memory_server(world.ops, Scope("ana"))
+        named = Implementation(name="claude-desktop", version="1.0")
+        async with Client(server, client_info=named) as client:
+            found = await client.call_tool(
+                "search_memory", {"query": "Porto Maria Miso", "entity": "Miso", "limit": 1}
+            )
+        assert not found.is_error
+        shown = [r["memory_id"] for r in found.structured_content["results"]]
+        assert len(shown) == 1
+        (served,) = await world.served_now(1)
+        assert [line.memory_id for line in served.lines] == shown
+        everything = await world.ops.search(SearchRequest(user_id="ana", query="Porto Maria Miso"))
+        assert len(everything.results) > 1, "the search itself finds more than was shown"
+        accessed = [e for e in world.sink.events if e.type == "memory_accessed"]
+        assert accessed[0].memory_ids == shown
+
+    asyncio.run(run())
