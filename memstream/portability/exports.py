@@ -7,7 +7,7 @@
   which the documents lane of the importing store reads. Importing these lines into an
   empty store rebuilds the same memory of the user.
 - ``json``: the user's rows of every state table (vectors left out: the events export
-  carries them), one JSON document.
+  carries them) and of the log of what agents were shown (``served``), one JSON document.
 - ``markdown``: a dossier to read: facts and what else the user stated, entities,
   documents and the conversations' timeline.
 """

@@ -548,9 +548,18 @@ def test_markdown_and_json_exports_show_what_the_store_holds(
     assert "Ana is allergic to peanuts _(" not in text  # the corrected one is history
     assert "## Documents" in text and "`notes`" in text and "indexed" in text
     assert "## Timeline" in text and "**Ana**: My cat Miso likes tuna." in text
-    document = json.loads(
-        httpx.get(f"{worker.api_url}/v1/users/ana/export", params={"format": "json"}).content
-    )
+    # an agent is shown something of ana: the export holds that record too
+    asked = {"user_id": "ana", "query": "Miso"}
+    headers = {"Memstream-Agent": "export-check"}
+    assert httpx.post(f"{worker.api_url}/v1/search", json=asked, headers=headers).is_success
+
+    def exported() -> dict[str, Any] | None:
+        found = httpx.get(f"{worker.api_url}/v1/users/ana/export", params={"format": "json"})
+        whole: dict[str, Any] = json.loads(found.content)
+        shown = [r for r in whole["tables"]["served"] if r["agent"] == "export-check"]
+        return whole if shown else None
+
+    document = wait_until(exported, timeout=30)
     assert document["user_id"] == "ana" and "vectors" not in document["tables"]
     contents = {m["content"] for m in document["tables"]["memories"]}
     assert "My cat Miso likes tuna." in contents
