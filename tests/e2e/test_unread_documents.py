@@ -91,7 +91,9 @@ def test_small_documents_pass_a_big_one_and_a_sigkill_loses_none(tmp_path: Path)
     (once the intake journal has let the submission go: the documents table alone says
     it is unread) and started again, and the big one ends indexed too."""
     data = tmp_path / "data"
-    up = WorkerProcess(data).start()
+    # no embedder: reading and indexing are what is tested (the big one's thousands of
+    # chunks would keep a core embedding for the rest of the test, and slow the suite)
+    up = WorkerProcess(data, env={"MEMSTREAM_EMBEDDER": "none"}).start()
     users = [f"user{n}" for n in range(10)]
 
     def status(user: str) -> str | None:
