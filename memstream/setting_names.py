@@ -1,11 +1,14 @@
-"""The names of memstream's settings, with the standard library alone: the command line
-warns of a ``MEMSTREAM_*`` variable that names none of them without loading the settings
+"""The names of memstream's settings and the rule that reads them from the environment,
+with the standard library alone: the command line warns of a ``MEMSTREAM_*`` variable
+that names none of them, and finds a running server, without loading the settings
 themselves (pydantic and every setting's validation). A unit test keeps this list equal
 to the fields of :class:`memstream.settings.Settings`."""
 
 from __future__ import annotations
 
-__all__ = ["SETTING_NAMES"]
+from collections.abc import Iterable, Mapping
+
+__all__ = ["SETTING_NAMES", "from_environment"]
 
 SETTING_NAMES = frozenset(
     {
@@ -122,3 +125,10 @@ SETTING_NAMES = frozenset(
         "stop_timeout_seconds",
     }
 )
+
+
+def from_environment(environ: Mapping[str, str], names: Iterable[str]) -> dict[str, str]:
+    """The ``MEMSTREAM_<NAME>`` variables of ``environ`` (in any case) that name one of
+    ``names``, by name: the text each setting is parsed from."""
+    wanted = {f"MEMSTREAM_{name.upper()}": name for name in names}
+    return {wanted[key.upper()]: value for key, value in environ.items() if key.upper() in wanted}

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Literal
@@ -22,10 +21,11 @@ from memstream.policies.doors import DoorRule
 from memstream.policies.lifecycle import LifecyclePolicy
 from memstream.policies.limits import CONTEXT_MIN_SIMILARITY, MAX_CONTEXT_TOKENS
 from memstream.policies.ranking_weights import RankingWeights
+from memstream.setting_names import from_environment
 from memstream.storage.filesystems import Location, resolve_location
 from memstream.storage.state_folder import DEFAULT_DATA, state_folder
 
-__all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings", "from_environment"]
+__all__ = ["EMBEDDERS", "MIN_RESERVE_MB", "EmbedderName", "Settings"]
 
 #: The least free space (MB) a deployment may be told to keep (``min_free_mb``).
 MIN_RESERVE_MB = 16.0
@@ -510,12 +510,6 @@ class Settings(BaseModel):
 
 #: The settings whose values are secrets (shown as ``**********``).
 _SECRETS = ("openai_api_key", "anthropic_api_key", "api_key", "data_keys_secret")
-
-
-def from_environment(environ: Mapping[str, str], names: Mapping[str, object]) -> dict[str, str]:
-    """The ``MEMSTREAM_*`` variables of ``environ`` that name one of ``names``, by name."""
-    wanted = {f"MEMSTREAM_{name.upper()}": name for name in names}
-    return {wanted[key.upper()]: value for key, value in environ.items() if key.upper() in wanted}
 
 
 def _listed(value: str) -> list[str]:

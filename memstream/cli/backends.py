@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from memstream.setting_names import SETTING_NAMES, from_environment
 from memstream.storage.errors import MemstreamError
 
 if TYPE_CHECKING:
@@ -84,11 +85,10 @@ class SettingsOnDemand:
         self._build = build
         self._built: Settings | None = None
         self.args = args
-        #: the ``MEMSTREAM_*`` variables, named in capitals as the settings read them
+        #: the settings' variables, by the settings' rule (any case), named in capitals
         self.variables = {
-            name.upper(): value
-            for name, value in environ.items()
-            if name.upper().startswith("MEMSTREAM_")
+            f"MEMSTREAM_{name.upper()}": value
+            for name, value in from_environment(environ, SETTING_NAMES).items()
         }
 
     def get(self) -> Settings:

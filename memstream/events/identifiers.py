@@ -1,6 +1,6 @@
 """The field types events, queries and every door share: identifiers and tags, and
 times (aware UTC, within the range memstream keeps), built on the rules of
-:mod:`memstream.events.identifier_rules` (re-exported here). Kept apart from the event
+:mod:`memstream.events.identifier_rules` (import the rules from there). Kept apart from the event
 models, so a request or a check of one value loads no event model."""
 
 from __future__ import annotations
@@ -10,37 +10,9 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, StringConstraints, WithJsonSchema
 
-from memstream.events.identifier_rules import (
-    EARLIEST,
-    IDENTIFIER_PATTERN,
-    IDENTIFIER_RULE,
-    LATEST,
-    TAG_PATTERN,
-    TAG_RULE,
-    as_utc,
-    bounded_id,
-    identifier_for,
-    in_time_range,
-    is_identifier,
-)
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN, TAG_PATTERN, in_time_range
 
-__all__ = [
-    "EARLIEST",
-    "IDENTIFIER_PATTERN",
-    "IDENTIFIER_RULE",
-    "LATEST",
-    "TAG_PATTERN",
-    "TAG_RULE",
-    "Identifier",
-    "MemoryId",
-    "Tag",
-    "UtcDateTime",
-    "as_utc",
-    "bounded_id",
-    "identifier_for",
-    "in_time_range",
-    "is_identifier",
-]
+__all__ = ["Identifier", "MemoryId", "Tag", "UtcDateTime"]
 
 
 #: Checked by pydantic-core's regex engine (the hot path validates three per message).

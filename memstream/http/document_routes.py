@@ -21,7 +21,8 @@ from starlette.datastructures import FormData, UploadFile
 
 from memstream.adapters.document_parsing import ACCEPTED
 from memstream.application.documents import DocumentAccepted
-from memstream.events.identifiers import IDENTIFIER_PATTERN, Identifier, Tag
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN
+from memstream.events.identifiers import Identifier, Tag
 from memstream.events.problems import problems_of
 from memstream.events.vocabulary import MediaType
 from memstream.http.contract import errors

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Query
 from fastapi.encoders import jsonable_encoder
 
 from memstream.events.errors import InvalidQuery
-from memstream.events.identifiers import IDENTIFIER_PATTERN, TAG_PATTERN, UtcDateTime
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN, TAG_PATTERN
+from memstream.events.identifiers import UtcDateTime
 from memstream.http.contract import (
     RememberRequest,
     errors,

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.convertors import PathConvertor, register_url_convertor
 
 from memstream.application import Operations
-from memstream.events.identifiers import IDENTIFIER_PATTERN, Identifier, UtcDateTime
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN
+from memstream.events.identifiers import Identifier, UtcDateTime
 from memstream.http.contract import (
     CONTROL_FREE_PATTERN,
 )

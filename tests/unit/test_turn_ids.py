@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support.transcripts import entry
 
 from memstream.events.codec import from_document
-from memstream.events.identifiers import IDENTIFIER_PATTERN, bounded_id, identifier_for
+from memstream.events.identifier_rules import IDENTIFIER_PATTERN, bounded_id, identifier_for
 from memstream.events.text_limits import MESSAGE_CHARS, trimmed, well_formed
 from memstream.hooks.hosts import HOSTS, Act
 from memstream.hooks.transcripts import read_transcript
