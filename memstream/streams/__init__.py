@@ -15,6 +15,7 @@ __all__ = [
     "delivery",
     "deployment_identity",
     "errors",
+    "fetch_wait",
     "history",
     "journal_lane",
     "journal_sweeper",

@@ -46,6 +46,7 @@ from memstream.settings import Settings
 from memstream.storage.headroom import Headroom, is_disk_full
 from memstream.storage.log_records import LogRecord, log_record
 from memstream.streams.delivery.fencing import Fenced
+from memstream.streams.fetch_wait import FetchWait
 from memstream.streams.projector import BatchResult, DeadLetter, Projector
 from memstream.streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
 
@@ -56,8 +57,6 @@ log = logging.getLogger(__name__)
 #: What one ``getmany`` answers: records by partition, in offset order.
 Batches = dict[TopicPartition, list[Any]]
 
-#: Tansu answers a fetch only when its wait runs out: keep the wait short.
-FETCH_MAX_WAIT_MS = 50
 
 #: Fast consumer-group joins on Tansu (about 3 s instead of 30 s with the defaults): the
 #: one place the group timeouts are written, for this consumer and faust's alike
@@ -125,6 +124,8 @@ class EpisodeConsumer:
         projector: folds the records into the projections (called on a worker thread).
         log_epoch: the life of the log the records belong to.
         on_applied: awaited after each batch that applied something.
+        fetch_wait: how long fetches wait at the broker (short while records flow,
+            longer when the log is quiet; :mod:`memstream.streams.fetch_wait`).
     """
 
     def __init__(
@@ -134,8 +135,10 @@ class EpisodeConsumer:
         log_epoch: str,
         on_applied: Callable[[BatchResult], Awaitable[None]] | None = None,
         headroom: Headroom | None = None,
+        fetch_wait: FetchWait | None = None,
     ) -> None:
         self._settings = settings
+        self._fetch_wait = fetch_wait or FetchWait()
         self._headroom = headroom
         self._projector = projector
         self._log_epoch = log_epoch
@@ -161,7 +164,7 @@ class EpisodeConsumer:
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             max_poll_records=s.batch_size,
-            fetch_max_wait_ms=FETCH_MAX_WAIT_MS,
+            fetch_max_wait_ms=self._fetch_wait.active_ms,
             max_partition_fetch_bytes=4 << 20,
             fetch_max_bytes=32 << 20,
             partition_assignment_strategy=(RangePartitionAssignor,),
@@ -219,6 +222,24 @@ class EpisodeConsumer:
         if self._producer is not None:
             await self._producer.stop()
 
+    @property
+    def fetch_wait_ms(self) -> int | None:
+        """How long the next fetch waits at the broker (None before the start)."""
+        fetcher = getattr(self._consumer, "_fetcher", None)
+        wait: int | None = getattr(fetcher, "_fetch_max_wait_ms", None)
+        return wait
+
+    def _wait_at_broker(self, wait_ms: int) -> None:
+        """Have the fetches from now on wait ``wait_ms`` at the broker.
+
+        aiokafka takes the wait only as a constructor argument; its fetcher reads its own
+        copy for each request it builds (aiokafka 0.11-0.14). If a release renames it,
+        the wait stays the constructor's short one: more fetches when idle, no slower
+        records."""
+        fetcher = getattr(self._consumer, "_fetcher", None)
+        if fetcher is not None and hasattr(fetcher, "_fetch_max_wait_ms"):
+            fetcher._fetch_max_wait_ms = wait_ms
+
     def assigned(self, topic: str) -> set[int]:
         """The partitions of ``topic`` this worker holds now."""
         if self._consumer is None:
@@ -270,6 +291,7 @@ class EpisodeConsumer:
                 return
             fetched = sum(len(messages) for messages in batches.values())
             self.backlogged = fetched >= self._settings.batch_size
+            self._wait_at_broker(self._fetch_wait.after(fetched, time.monotonic()))
             if not batches:
                 try:
                     await self.flush()  # idle: write the bookkeeping now

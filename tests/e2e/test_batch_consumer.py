@@ -15,6 +15,7 @@ from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES
 from memstream.streams.batch_consumer import EpisodeConsumer
+from memstream.streams.fetch_wait import FetchWait
 from memstream.streams.projector import BatchResult, Projector
 from memstream.streams.publisher import Publisher
 from memstream.streams.topics import MESSAGES
@@ -70,3 +71,49 @@ def test_a_partial_batch_waits_for_more_and_a_full_one_goes_at_once(tmp_path: Pa
     with embedded_broker() as bootstrap:
         store = ProjectionStore.at(resolve_location(str(tmp_path / "full")))
         assert asyncio.run(_batches(bootstrap, store, batch_size=10)) == [10, 10, 10]
+
+
+async def _waits(bootstrap: str, store: ProjectionStore) -> tuple[int | None, list[int | None]]:
+    """The consumer's fetch wait after a quiet spell, and at each batch applied after it."""
+    settings = Settings(kafka=bootstrap, batch_within_seconds=0.1, messages_partitions=1)
+    epoch = await prepare_log(settings)
+    at_batches: list[int | None] = []
+
+    async def note(result: BatchResult) -> None:
+        at_batches.append(consumer.fetch_wait_ms)
+
+    projector = Projector(store, consumer="memstream", clock=FakeClock())
+    waits = FetchWait(active_ms=50, idle_ms=400, quiet_seconds=1.5)
+    consumer = EpisodeConsumer(settings, projector, epoch, on_applied=note, fetch_wait=waits)
+    await consumer.start()
+    running = asyncio.create_task(consumer.run())
+    try:
+        async with asyncio.timeout(60):
+            while not consumer.assigned(MESSAGES):
+                await asyncio.sleep(0.05)
+        async with asyncio.timeout(30):  # nothing to read: the wait grows
+            while consumer.fetch_wait_ms != 400:
+                await asyncio.sleep(0.05)
+        quiet = consumer.fetch_wait_ms
+        async with Publisher(bootstrap) as publisher:
+            await publisher.publish([message(event_id="after-a-lull", user_id="ana")])
+        async with asyncio.timeout(60):
+            while not at_batches:
+                await asyncio.sleep(0.05)
+    finally:
+        running.cancel()
+        await consumer.stop()
+    return quiet, at_batches
+
+
+def test_fetches_wait_longer_when_the_log_is_quiet_and_short_again_once_records_come(
+    tmp_path: Path,
+) -> None:
+    """The wait is set on aiokafka's real fetcher: after a quiet spell the next fetches
+    wait the idle time, and the batch that brings a record sets the short one again."""
+    with embedded_broker() as bootstrap:
+        store = ProjectionStore.at(resolve_location(str(tmp_path / "waits")))
+        quiet, at_batches = asyncio.run(_waits(bootstrap, store))
+    assert quiet == 400
+    assert at_batches == [50]
+    assert store.count(MEMORIES) == 1
