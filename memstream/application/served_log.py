@@ -26,7 +26,7 @@ from memstream.events.vocabulary import ContextServed, Event, ServedLine
 from memstream.policies.limits import MAX_LISTED
 from memstream.policies.scope import valid_identifier
 from memstream.queries.served import Rebuilt, ServedRows, rebuild, served_rows
-from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.store import MomentGone, ProjectionStore
 from memstream.storage.lance.tables import SERVED
 from memstream.streams.partitioning import partition_of
 
@@ -136,8 +136,9 @@ class ServedLog(FreshReads):
     def _rebuild(self, user_id: str, row: dict[str, Any]) -> tuple[Rebuilt, str | None]:
         """The answer ``row`` records, rendered from memory as it stood when it was read
         (the first moment that held its position; what that moment no longer holds, and
-        every line of an answer no moment is kept for, from memory as it stands now: a
-        memory's words never change) and the time of that moment (None: none used)."""
+        every line of an answer no moment is kept for, or whose versions upkeep or an
+        erasure removed since, from memory as it stands now: a memory's words never
+        change) and the time of that moment (None: none used)."""
         lines = [ServedLine.model_validate(line) for line in json.loads(row["lines"])]
         then: ProjectionStore | None = None
         when: str | None = None
@@ -149,8 +150,11 @@ class ServedLog(FreshReads):
             except NotFound:
                 moment = None
             if moment is not None:
-                then = self.store.pinned(moment.versions)
-                when = moment.recorded_at.isoformat()
+                try:
+                    then = self.store.pinned(moment.versions)
+                    when = moment.recorded_at.isoformat()
+                except MomentGone:  # its versions went since (upkeep, an erasure)
+                    then = None
         found = served_rows(then or self.store, user_id, lines)
         rebuilt = rebuild(row["answer"], lines, found)
         if rebuilt.missing and then is not None:

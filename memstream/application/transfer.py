@@ -29,7 +29,7 @@ from memstream.settings import Settings
 from memstream.storage import filters
 from memstream.storage.document_originals import DocumentOriginals, OriginalMissing
 from memstream.storage.lance.store import ProjectionStore
-from memstream.storage.lance.tables import DOCUMENTS, ENTITIES, SERVED, STATE_TABLES, VECTORS
+from memstream.storage.lance.tables import DOCUMENTS, ENTITIES, EXPORTED_TABLES
 from memstream.storage.layout import DataLayout
 from memstream.streams.sealing import record_keys_of
 from memstream.streams.user_history import user_events
@@ -74,10 +74,7 @@ def export_stream(
     if store is None:
         raise ValueError(f"the {export_format} export reads the projections: give the store")
     if export_format == "json":
-        # every state table but the vectors (the events export carries them), and the
-        # log of what agents were shown of the user
-        names = [*(n for n in STATE_TABLES if n != VECTORS), SERVED]
-        tables = [(n, _rows(store, n, user_id, counted)) for n in names]
+        tables = [(n, _rows(store, n, user_id, counted)) for n in EXPORTED_TABLES]
         yield from json_document(header, tables)
     else:
         yield from _dossier(store, user_id, now, counted)

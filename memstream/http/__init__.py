@@ -1,8 +1,9 @@
 """The HTTP API: one router per resource over the operations layer (``*_routes``: health,
 events, search, memories, entities, users, keys, documents), the parameters they share,
-the error contract, the guard, the app that assembles them, the server process of
-``memstream serve``, the API child of ``memstream up``, and the OpenAPI document (printed
-without a server, for the TypeScript client's types).
+the shapes of their answers (``*_answers``, ``answers``), the error contract, the guard,
+the app that assembles them, the server process of ``memstream serve``, the API child of
+``memstream up``, and the OpenAPI document (printed without a server, for the TypeScript
+client's types).
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -18,19 +19,23 @@ __all__ = [
     "doors",
     "entity_routes",
     "event_routes",
+    "export_answers",
     "guard",
     "health",
     "health_routes",
     "in_process",
     "key_routes",
+    "memory_answers",
     "memory_routes",
     "metering",
     "openapi_document",
     "parameters",
     "process",
+    "resource_answers",
     "search_routes",
     "serve",
     "served_routes",
     "timing",
     "user_routes",
+    "write_answers",
 ]

@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from importlib.metadata import version
 
 from fastapi import Depends, FastAPI
+from fastapi.routing import APIRoute
 
 from memstream.application import Operations
 from memstream.application.intake import MAX_EVENTS_PER_PUBLISH
@@ -42,7 +43,12 @@ from memstream.tenancy.audit import AuditLog
 from memstream.tenancy.keys import key_store_of
 from memstream.tenancy.limits import Buckets, Limit
 
-__all__ = ["create_app", "guard_for"]
+__all__ = ["create_app", "guard_for", "operation_id"]
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's OpenAPI operation id: its name (the clients' method names follow it)."""
+    return route.name
 
 
 def guard_for(settings: Settings) -> Guard:
@@ -114,6 +120,8 @@ def create_app(
         redoc_url=None,
         # a path is answered as it is: `/v1/users/` (an empty user id) is no list of users
         redirect_slashes=False,
+        # operation ids are the routes' names (``list_memories``), not path and method
+        generate_unique_id_function=operation_id,
     )
     install_docs(app)
     install_error_handlers(app)

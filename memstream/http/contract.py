@@ -102,7 +102,8 @@ _DESCRIPTIONS = {
     403: "The key cannot act on that user, is read-only, or is not an admin key.",
     413: "The request body is larger than the server takes (MEMSTREAM_MAX_BODY_BYTES).",
     429: "The key is over its rate (see Retry-After).",
-    404: "No such memory or entity for this user.",
+    404: "No such memory or entity for this user, or (`as_of`) memory as of that moment "
+    "is no longer kept.",
     422: "The request is malformed: each problem is named.",
     501: "This server has no cold store.",
     503: "The broker cannot take events now, or memstream is stopping (see Retry-After); "

@@ -28,6 +28,8 @@ from memstream.events.vocabulary import MediaType
 from memstream.http.contract import errors
 from memstream.http.guard import Principal
 from memstream.http.parameters import READ, WRITE, RouteDeps
+from memstream.http.resource_answers import DocumentList, DocumentStatus
+from memstream.http.write_answers import DocumentRemoval, DocumentSubmitted
 
 __all__ = ["READABLE", "DocumentFields", "DocumentText", "document_router"]
 
@@ -79,13 +81,15 @@ _MULTIPART = _multipart_schema()
 
 def document_router(deps: RouteDeps) -> APIRouter:
     """The documents routes, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["documents"])
     ops, who, settings = deps.operations, deps.who, deps.operations.settings
     read, write = READ, WRITE
 
     @router.post(
         "/v1/documents",
         status_code=202,
+        response_model=DocumentSubmitted,
+        response_model_exclude_unset=True,
         max_body_size=settings.document_max_bytes + 64_000,  # the form's own bytes too
         responses={
             **errors(*write, 413),
@@ -132,7 +136,12 @@ def document_router(deps: RouteDeps) -> APIRouter:
             response.status_code = 200
         return body
 
-    @router.get("/v1/documents", responses=errors(*read))
+    @router.get(
+        "/v1/documents",
+        response_model=DocumentList,
+        response_model_exclude_unset=True,
+        responses=errors(*read),
+    )
     async def list_documents(
         user_id: str = Query(pattern=IDENTIFIER_PATTERN, max_length=200),
         principal: Principal = who,
@@ -141,7 +150,12 @@ def document_router(deps: RouteDeps) -> APIRouter:
         principal.reads(user_id)
         return {"documents": await ops.documents(user_id)}
 
-    @router.get("/v1/documents/{document_id:text}", responses=errors(*read, 404))
+    @router.get(
+        "/v1/documents/{document_id:text}",
+        response_model=DocumentStatus,
+        response_model_exclude_unset=True,
+        responses=errors(*read, 404),
+    )
     async def get_document(
         document_id: str = Path(pattern=IDENTIFIER_PATTERN, max_length=200),
         user_id: str = Query(pattern=IDENTIFIER_PATTERN, max_length=200),
@@ -157,6 +171,8 @@ def document_router(deps: RouteDeps) -> APIRouter:
     @router.delete(
         "/v1/documents/{document_id:text}",
         status_code=202,
+        response_model=DocumentRemoval,
+        response_model_exclude_unset=True,
         responses={**errors(*write, 404), 200: {"description": "Removed already"}},
     )
     async def remove_document(

@@ -12,6 +12,7 @@ from memstream.http.contract import (
     errors,
 )
 from memstream.http.guard import Principal
+from memstream.http.memory_answers import EntityProfile
 from memstream.http.parameters import (
     AFTER_WRITE,
     AS_OF,
@@ -26,11 +27,16 @@ __all__ = ["entity_router"]
 
 def entity_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["entities"])
     ops = deps.operations
     WHO = deps.who
 
-    @router.get("/v1/entities", responses=errors(*READ, 404))
+    @router.get(
+        "/v1/entities",
+        response_model=EntityProfile,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 404),
+    )
     async def get_entity(
         user_id: str = USER,
         name: str = Query(min_length=1, max_length=200, pattern=CONTROL_FREE_PATTERN),

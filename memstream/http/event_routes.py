@@ -15,17 +15,24 @@ from memstream.http.guard import Principal
 from memstream.http.parameters import (
     RouteDeps,
 )
+from memstream.http.write_answers import EventsAccepted
 
 __all__ = ["event_router"]
 
 
 def event_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["events"])
     ops = deps.operations
     WHO = deps.who
 
-    @router.post("/v1/events", status_code=202, responses=errors(401, 403, 413, 422, 429, 503, 507))
+    @router.post(
+        "/v1/events",
+        status_code=202,
+        response_model=EventsAccepted,
+        response_model_exclude_unset=True,
+        responses=errors(401, 403, 413, 422, 429, 503, 507),
+    )
     async def post_events(request: Request, who: Principal = WHO) -> dict[str, Any]:
         """Validate one event or a list of them, publish them, answer their ids."""
         try:

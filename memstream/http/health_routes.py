@@ -11,6 +11,7 @@ from memstream.http.health import ApiReadiness
 from memstream.http.parameters import (
     RouteDeps,
 )
+from memstream.http.resource_answers import Liveness, Readiness
 from memstream.runtime.exposition import readiness_document
 
 __all__ = ["health_router"]
@@ -18,18 +19,23 @@ __all__ = ["health_router"]
 
 def health_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["health"])
     settings = deps.operations.settings
     guard = deps.guard
     instance = deps.instance
     readiness = ApiReadiness(deps.operations)
 
-    @router.get("/healthz")
+    @router.get("/healthz", response_model=Liveness, response_model_exclude_unset=True)
     async def healthz() -> dict[str, str]:
         """Liveness: answers while the process runs, touching nothing else."""
         return {"status": "ok"} if instance is None else {"status": "ok", "instance": instance}
 
-    @router.get("/readyz", responses={503: {"description": "Not ready, with the reasons"}})
+    @router.get(
+        "/readyz",
+        response_model=Readiness,
+        response_model_exclude_unset=True,
+        responses={503: {"description": "Not ready, with the reasons", "model": Readiness}},
+    )
     async def readyz(response: Response) -> dict[str, Any]:
         """Whether this server can serve: the broker answers, the projections can be
         read, and the workers are within ``ready_max_lag`` records of the log."""

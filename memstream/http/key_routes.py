@@ -14,6 +14,7 @@ from memstream.http.parameters import (
     NewKey,
     RouteDeps,
 )
+from memstream.http.resource_answers import ApiKeyAnswer, ApiKeyList, NewApiKey
 from memstream.tenancy.keys import KeyStoreError
 
 __all__ = ["key_router"]
@@ -21,11 +22,17 @@ __all__ = ["key_router"]
 
 def key_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["keys"])
     WHO = deps.who
     guard = deps.guard
 
-    @router.post("/v1/keys", status_code=201, responses=errors(401, 403, 422))
+    @router.post(
+        "/v1/keys",
+        status_code=201,
+        response_model=NewApiKey,
+        response_model_exclude_unset=True,
+        responses=errors(401, 403, 422),
+    )
     async def create_key(body: NewKey, who: Principal = WHO) -> dict[str, Any]:
         """A new key of the admin key's tenant; the key itself is in this answer only."""
         admin = who.admin()
@@ -36,13 +43,23 @@ def key_router(deps: RouteDeps) -> APIRouter:
         who.audit("key_create", None, 201, created_key=record.key_id, role=record.role)
         return {**record.public(), "key": token}
 
-    @router.get("/v1/keys", responses=errors(401, 403))
+    @router.get(
+        "/v1/keys",
+        response_model=ApiKeyList,
+        response_model_exclude_unset=True,
+        responses=errors(401, 403),
+    )
     async def list_keys(who: Principal = WHO) -> dict[str, Any]:
         """The admin key's tenant's keys (never the keys themselves, nor their hashes)."""
         admin = who.admin()
         return {"keys": [k.public() for k in guard.keys.records() if k.tenant == admin.tenant]}
 
-    @router.delete("/v1/keys/{key_id}", responses=errors(401, 403, 404, 422))
+    @router.delete(
+        "/v1/keys/{key_id}",
+        response_model=ApiKeyAnswer,
+        response_model_exclude_unset=True,
+        responses=errors(401, 403, 404, 422),
+    )
     async def revoke_key(key_id: str = Path(max_length=40), who: Principal = WHO) -> dict[str, Any]:
         """Revoke one of the tenant's keys: it is refused from the next request on."""
         admin = who.admin()

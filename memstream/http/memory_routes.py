@@ -16,6 +16,14 @@ from memstream.http.contract import (
     errors,
 )
 from memstream.http.guard import Principal
+from memstream.http.memory_answers import (
+    ExpandedMemory,
+    Explanation,
+    MemoryDocument,
+    MemoryHistory,
+    MemoryPage,
+    WeakMemories,
+)
 from memstream.http.parameters import (
     AFTER,
     AFTER_WRITE,
@@ -31,6 +39,7 @@ from memstream.http.parameters import (
     Owner,
     RouteDeps,
 )
+from memstream.http.write_answers import CorrectionAccepted, MemoryCommandAccepted
 from memstream.policies.limits import MAX_LISTED
 from memstream.queries.memory_list import ListRequest
 
@@ -39,18 +48,24 @@ __all__ = ["memory_router"]
 
 def memory_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["memories"])
     ops = deps.operations
     WHO = deps.who
 
-    @router.post("/v1/memories", status_code=202, responses=errors(*WRITE))
+    @router.post(
+        "/v1/memories",
+        status_code=202,
+        response_model=MemoryCommandAccepted,
+        response_model_exclude_unset=True,
+        responses=errors(*WRITE),
+    )
     async def remember(body: RememberRequest, who: Principal = WHO) -> dict[str, Any]:
         """``remember_fact``: store a memory stated by the user or an agent."""
         who.writes(body.user_id)
         done = await ops.remember(body.model_dump(exclude_none=True), who.caller())
         return {"accepted": done.event_ids, "memory_id": done.memory_id, "token": done.token}
 
-    @router.get("/v1/memories", responses=errors(*READ))
+    @router.get("/v1/memories", response_model=MemoryPage, responses=errors(*READ, 404))
     async def list_memories(
         user_id: str = USER,
         kind: str | None = Query(None, pattern=KINDS),
@@ -95,7 +110,12 @@ def memory_router(deps: RouteDeps) -> APIRouter:
             "as_of": page.as_of,
         }
 
-    @router.get("/v1/memories/weak", responses=errors(*READ, 503))
+    @router.get(
+        "/v1/memories/weak",
+        response_model=WeakMemories,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 503),
+    )
     async def weak_memories(user_id: str = USER, who: Principal = WHO) -> dict[str, Any]:
         """Memories near the prune threshold, weakest first."""
         who.reads(user_id)
@@ -104,6 +124,8 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     @router.post(
         "/v1/memories/{memory_id:text}/restore",
         status_code=202,
+        response_model=MemoryCommandAccepted,
+        response_model_exclude_unset=True,
         responses=errors(*WRITE, 404, 501),
     )
     async def restore(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
@@ -112,7 +134,12 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         done = await ops.restore(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
-    @router.get("/v1/memories/{memory_id:text}/history", responses=errors(*READ, 404))
+    @router.get(
+        "/v1/memories/{memory_id:text}/history",
+        response_model=MemoryHistory,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 404),
+    )
     async def get_history(
         memory_id: str = MEMORY,
         user_id: str = USER,
@@ -128,7 +155,11 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         return {"memory_id": memory_id, "history": chain}
 
     @router.post(
-        "/v1/memories/{memory_id:text}/correct", status_code=202, responses=errors(*WRITE, 404)
+        "/v1/memories/{memory_id:text}/correct",
+        status_code=202,
+        response_model=CorrectionAccepted,
+        response_model_exclude_unset=True,
+        responses=errors(*WRITE, 404),
     )
     async def correct(
         body: Correction, memory_id: str = MEMORY, who: Principal = WHO
@@ -144,7 +175,11 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         }
 
     @router.post(
-        "/v1/memories/{memory_id:text}/confirm", status_code=202, responses=errors(*WRITE, 404)
+        "/v1/memories/{memory_id:text}/confirm",
+        status_code=202,
+        response_model=MemoryCommandAccepted,
+        response_model_exclude_unset=True,
+        responses=errors(*WRITE, 404),
     )
     async def confirm(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``confirm_fact``: full confidence, never decays."""
@@ -153,7 +188,11 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.post(
-        "/v1/memories/{memory_id:text}/forget", status_code=202, responses=errors(*WRITE, 404)
+        "/v1/memories/{memory_id:text}/forget",
+        status_code=202,
+        response_model=MemoryCommandAccepted,
+        response_model_exclude_unset=True,
+        responses=errors(*WRITE, 404),
     )
     async def forget(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
@@ -161,7 +200,12 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         done = await ops.forget(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
-    @router.get("/v1/memories/{memory_id:text}/explain", responses=errors(*READ, 404))
+    @router.get(
+        "/v1/memories/{memory_id:text}/explain",
+        response_model=Explanation,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 404),
+    )
     async def explain(
         memory_id: str = MEMORY,
         user_id: str = USER,
@@ -176,7 +220,12 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         await ops.after_write(after_write, user_id, wait)
         return await ops.explain(user_id, memory_id, as_of=as_of)
 
-    @router.get("/v1/memories/{memory_id:memory_id}", responses=errors(*READ, 404, 501, 503, 507))
+    @router.get(
+        "/v1/memories/{memory_id:memory_id}",
+        response_model=MemoryDocument | ExpandedMemory,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 404, 501, 503, 507),
+    )
     async def get_memory(
         memory_id: str = MEMORY,
         user_id: str = USER,

@@ -15,6 +15,7 @@ from memstream.http.parameters import (
     ContextRequest,
     RouteDeps,
 )
+from memstream.http.resource_answers import ContextAnswer
 from memstream.http.timing import server_timing
 from memstream.queries.search.searcher import SearchRequest, SearchResponse
 
@@ -23,11 +24,11 @@ __all__ = ["search_router"]
 
 def search_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["search"])
     ops = deps.operations
     WHO = deps.who
 
-    @router.post("/v1/search", response_model=SearchResponse, responses=errors(*READ, 503))
+    @router.post("/v1/search", response_model=SearchResponse, responses=errors(*READ, 404, 503))
     async def post_search(search_request: SearchRequest, who: Principal = WHO) -> Response:
         """Hybrid search. The ``Server-Timing`` header says where the time went."""
         who.reads(search_request.user_id)
@@ -41,7 +42,12 @@ def search_router(deps: RouteDeps) -> APIRouter:
             headers={"Server-Timing": server_timing(found.timings, found.took_ms)},
         )
 
-    @router.post("/v1/context", responses=errors(*READ, 503))
+    @router.post(
+        "/v1/context",
+        response_model=ContextAnswer,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 404, 503),
+    )
     async def post_context(body: ContextRequest, who: Principal = WHO) -> dict[str, Any]:
         """The memory block to put before an agent's answer (``context`` is null when
         nothing relevant is found)."""

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Path, Query
 from memstream.events.identifier_rules import IDENTIFIER_PATTERN
 from memstream.http.contract import errors
 from memstream.http.guard import Principal
+from memstream.http.memory_answers import ServedAnswer, ServedList
 from memstream.http.parameters import READ, USER, RouteDeps
 from memstream.policies.limits import MAX_LISTED
 
@@ -19,11 +20,16 @@ __all__ = ["served_router"]
 
 def served_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["served"])
     ops = deps.operations
     WHO = deps.who
 
-    @router.get("/v1/served", responses=errors(*READ))
+    @router.get(
+        "/v1/served",
+        response_model=ServedList,
+        response_model_exclude_unset=True,
+        responses=errors(*READ),
+    )
     async def list_served(
         user_id: str = USER,
         memory_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
@@ -36,7 +42,12 @@ def served_router(deps: RouteDeps) -> APIRouter:
         who.reads(user_id)
         return {"served": await ops.served(user_id, memory_id, limit)}
 
-    @router.get("/v1/served/{served_id}", responses=errors(*READ, 404))
+    @router.get(
+        "/v1/served/{served_id}",
+        response_model=ServedAnswer,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 404),
+    )
     async def get_served(
         served_id: str = Path(pattern=IDENTIFIER_PATTERN, max_length=200),
         user_id: str = USER,

@@ -14,6 +14,7 @@ from memstream.http.answers import ErasureAnswer
 from memstream.http.contract import (
     errors,
 )
+from memstream.http.export_answers import UserExport
 from memstream.http.guard import Principal
 from memstream.http.parameters import (
     AFTER_WRITE,
@@ -24,6 +25,7 @@ from memstream.http.parameters import (
     WRITE,
     RouteDeps,
 )
+from memstream.http.resource_answers import FreshnessAnswer, Stats, UserList
 from memstream.portability.exports import MEDIA_TYPES, ExportFormat
 
 __all__ = ["user_router"]
@@ -31,11 +33,16 @@ __all__ = ["user_router"]
 
 def user_router(deps: RouteDeps) -> APIRouter:
     """The routes of this module, over ``deps``."""
-    router = APIRouter()
+    router = APIRouter(tags=["users"])
     ops = deps.operations
     WHO = deps.who
 
-    @router.get("/v1/stats", responses=errors(*READ))
+    @router.get(
+        "/v1/stats",
+        response_model=Stats,
+        response_model_exclude_unset=True,
+        responses=errors(*READ),
+    )
     async def get_stats(
         user_id: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
         who: Principal = WHO,
@@ -46,7 +53,12 @@ def user_router(deps: RouteDeps) -> APIRouter:
             who.reads(user_id)
         return await ops.stats(user_id)
 
-    @router.get("/v1/freshness", responses=errors(*READ, 503))
+    @router.get(
+        "/v1/freshness",
+        response_model=FreshnessAnswer,
+        response_model_exclude_unset=True,
+        responses=errors(*READ, 503),
+    )
     async def get_freshness(
         user_id: str = USER,
         after_write: str | None = AFTER_WRITE,
@@ -60,7 +72,12 @@ def user_router(deps: RouteDeps) -> APIRouter:
         who.reads(user_id)
         return await ops.freshness(user_id, after_write, wait)
 
-    @router.get("/v1/users", responses=errors(*READ))
+    @router.get(
+        "/v1/users",
+        response_model=UserList,
+        response_model_exclude_unset=True,
+        responses=errors(*READ),
+    )
     async def get_users(
         tenant: str | None = Query(None, pattern=IDENTIFIER_PATTERN, max_length=200),
         who: Principal = WHO,
@@ -108,7 +125,12 @@ def user_router(deps: RouteDeps) -> APIRouter:
             200: {
                 "description": "The export, streamed: JSON lines (events), a JSON "
                 "document (json) or Markdown (markdown)",
-                "content": {media: {} for media in MEDIA_TYPES.values()},
+                "model": UserExport,
+                "content": {  # the events' JSON lines and the dossier: text
+                    media: {"schema": {"type": "string"}}
+                    for media in MEDIA_TYPES.values()
+                    if media != "application/json"
+                },
             },
         },
         response_class=StreamingResponse,

@@ -22,6 +22,7 @@ import pytest
 from memstream.application.stores import open_store
 from memstream.client import MemoryClient
 from memstream.events.vocabulary import MessageEvent, RememberFact, SessionEnded
+from memstream.http.export_answers import UserExport
 from memstream.portability import imports
 from memstream.portability.import_plan import Skipped
 from memstream.portability.imports import MAX_DEPTH, MAX_SKIPS_NAMED, UnknownShape, read_import
@@ -560,6 +561,7 @@ def test_markdown_and_json_exports_show_what_the_store_holds(
         return whole if shown else None
 
     document = wait_until(exported, timeout=30)
+    UserExport.model_validate(document)  # what /openapi.json says the export is
     assert document["user_id"] == "ana" and "vectors" not in document["tables"]
     contents = {m["content"] for m in document["tables"]["memories"]}
     assert "My cat Miso likes tuna." in contents

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,7 +33,7 @@ from memstream.queries.search.request import SearchRequest
 from memstream.queries.served import answer_digest, search_text
 from memstream.settings import Settings
 from memstream.storage.lance.store import ProjectionStore
-from memstream.storage.lance.tables import SERVED
+from memstream.storage.lance.tables import SERVED, STATE_TABLES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.partitioning import partition_of
 from memstream.streams.projector import Projector
@@ -225,6 +226,30 @@ def test_only_callers_answers_are_recorded_and_never_when_switched_off(
         assert world.sink.served() == []
         with pytest.raises(NotFound):
             await ops.served_answer("ana", "no-such-answer")
+
+    asyncio.run(run())
+
+
+def test_an_answer_whose_moment_is_gone_is_rendered_from_memory_as_it_stands(
+    world: World,
+) -> None:
+    """Upkeep (or an erasure of another user) removed the table versions the answer's
+    moment names: it is rendered from memory now, and says no moment was used."""
+
+    async def run() -> None:
+        block = await world.ops.context("ana", "Who is Maria?", caller=AGENT)
+        [served] = await world.served_now()
+        world.apply(_said("m5", "Tomas moved to Braga."))  # a newer version of every table
+        with warnings.catch_warnings():  # "removes every version but the latest": meant
+            warnings.simplefilter("ignore", UserWarning)
+            for name in STATE_TABLES:
+                world.store.table(name).optimize(
+                    cleanup_older_than=timedelta(0), delete_unverified=True
+                )
+        again = await world.ops.served_answer("ana", served.event_id)
+        assert again["rebuilt"]["read_as_of"] is None
+        assert again["rebuilt"]["text"] == block.context  # nothing it quotes changed
+        assert again["rebuilt"]["matches"] is True
 
     asyncio.run(run())
 

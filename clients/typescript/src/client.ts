@@ -39,45 +39,40 @@ export type SearchResponse = Schemas["SearchResponse"];
 export type SearchResult = Schemas["SearchResult"];
 export type ContextOptions = Omit<Schemas["ContextRequest"], "user_id" | "query">;
 export type RememberOptions = Omit<Schemas["RememberRequest"], "user_id" | "content">;
-export type ListOptions = Omit<NonNullable<Query<"list_memories_v1_memories_get">>, "user_id">;
+export type ListOptions = Omit<NonNullable<Query<"list_memories">>, "user_id">;
 export type KeyRole = Schemas["NewKey"]["role"];
 
-/** A memory as the API shows it (the columns memstream keeps, by name). */
-export type Memory = Record<string, unknown> & {
-  memory_id: string;
-  kind: string;
-  content: string;
-  occurred_at: string | null;
-};
-
+/** A memory as the API shows it: the columns memstream keeps and what happened to it
+ * since (an archived one: its index row, its summary as content). */
+export type Memory = Schemas["MemoryDocument"];
+/** A memory as a page of them shows it. */
+export type ListedMemory = Schemas["ListedMemory"];
+/** An archived memory's original, read from the cold store (`memory(..., {expand})`). */
+export type ExpandedMemory = Schemas["ExpandedMemory"];
 /** The memory block for an agent about to answer (`context` is null when nothing
- * relevant is found). */
-export interface ContextResponse {
-  context: string | null;
-  sections: { name: string; tokens: number; lines: Record<string, unknown>[] }[];
-  tokens: number;
-  budget_tokens: number;
-  complexity: string;
-  took_ms: number;
-  /** The candidates left out of the block, and why. */
-  left_out: { memory_id: string; section: string; reason: string }[];
-  /** How fresh the block is. */
-  freshness: Freshness | null;
-}
-
+ * relevant is found), its sections, and the candidates left out and why. */
+export type ContextResponse = Schemas["ContextAnswer"];
 /** How fresh an answer is: the position of the user's partitions of the log it
  * reflects (a write token), the accepted writes there not applied yet, and the user's
  * memories still waiting for their vector (found by their words only). */
 export type Freshness = Schemas["Freshness"];
+export type FreshnessAnswer = Schemas["FreshnessAnswer"];
 export type ErasureAnswer = Schemas["ErasureAnswer"];
 export type ErasureReceipt = Schemas["ErasureReceipt"];
-
-export interface MemoryPage {
-  memories: Memory[];
-  next_cursor: string | null;
-  /** How fresh the page is. */
-  freshness: Freshness | null;
-}
+export type MemoryPage = Schemas["MemoryPage"];
+export type Explanation = Schemas["Explanation"];
+export type WeakMemories = Schemas["WeakMemories"];
+export type EntityProfile = Schemas["EntityProfile"];
+export type DocumentStatus = Schemas["DocumentStatus"];
+export type DocumentSubmitted = Schemas["DocumentSubmitted"];
+export type DocumentRemoval = Schemas["DocumentRemoval"];
+export type UserHeld = Schemas["UserHeld"];
+export type ServedRecord = Schemas["ServedRecord"];
+export type ServedAnswer = Schemas["ServedAnswer"];
+export type Stats = Schemas["Stats"];
+export type ApiKey = Schemas["ApiKeyAnswer"];
+export type NewApiKey = Schemas["NewApiKey"];
+export type Liveness = Schemas["Liveness"];
 
 export interface DocumentOptions {
   title?: string;
@@ -170,7 +165,7 @@ export class MemstreamClient {
    * How fresh reads of `userId` are: `position`, `pending_writes`, `pending_vectors`;
    * after this client's writes of the user (or `after_write`), so it waits for them.
    */
-  freshness(userId: string, options: ReadOptions = {}): Promise<Record<string, unknown>> {
+  freshness(userId: string, options: ReadOptions = {}): Promise<FreshnessAnswer> {
     return this.read(userId, {
       method: "GET",
       path: "/v1/freshness",
@@ -251,7 +246,7 @@ export class MemstreamClient {
   }
 
   /** Every memory `list` gives, page after page. */
-  async *allMemories(userId: string, options: ListOptions = {}): AsyncGenerator<Memory> {
+  async *allMemories(userId: string, options: ListOptions = {}): AsyncGenerator<ListedMemory> {
     let cursor = options.cursor ?? null;
     for (;;) {
       const page = await this.list(userId, { ...options, cursor });
@@ -270,7 +265,7 @@ export class MemstreamClient {
   }
 
   /** Why a memory exists and how its confidence got where it is. */
-  explain(userId: string, memoryId: string, options: ReadOptions = {}): Promise<Record<string, unknown>> {
+  explain(userId: string, memoryId: string, options: ReadOptions = {}): Promise<Explanation> {
     return this.read(userId, {
       method: "GET",
       path: `/v1/memories/${seg(memoryId)}/explain`,
@@ -280,7 +275,7 @@ export class MemstreamClient {
 
   /** The memories that replaced one another through this one, oldest first. */
   async history(userId: string, memoryId: string, options: ReadOptions = {}): Promise<Memory[]> {
-    const body = await this.read<{ history: Memory[] }>(userId, {
+    const body = await this.read<Schemas["MemoryHistory"]>(userId, {
       method: "GET",
       path: `/v1/memories/${seg(memoryId)}/history`,
       params: { user_id: userId, ...(options as Params) },
@@ -289,13 +284,13 @@ export class MemstreamClient {
   }
 
   /** Memories whose confidence has fallen low: candidates to confirm or forget. */
-  weak(userId: string): Promise<Record<string, unknown>> {
+  weak(userId: string): Promise<WeakMemories> {
     return this.call({ method: "GET", path: "/v1/memories/weak", params: { user_id: userId } });
   }
 
   /** Store a memory stated by the user or an agent; resolves to its id. */
   async remember(userId: string, content: string, options: RememberOptions = {}): Promise<string> {
-    const body = await this.call<{ memory_id: string; token?: string | null }>({
+    const body = await this.call<Schemas["MemoryCommandAccepted"]>({
       method: "POST",
       path: "/v1/memories",
       json: { user_id: userId, content, ...options },
@@ -306,7 +301,7 @@ export class MemstreamClient {
 
   /** Replace a memory with corrected content; resolves to the new memory's id. */
   async correct(userId: string, memoryId: string, content: string): Promise<string> {
-    const body = await this.call<{ memory_id: string; token?: string | null }>({
+    const body = await this.call<Schemas["CorrectionAccepted"]>({
       method: "POST",
       path: `/v1/memories/${seg(memoryId)}/correct`,
       json: { user_id: userId, content },
@@ -333,7 +328,7 @@ export class MemstreamClient {
     name: string,
     projectId?: string,
     options: ReadOptions = {},
-  ): Promise<Record<string, unknown>> {
+  ): Promise<EntityProfile> {
     return this.read(userId, {
       method: "GET",
       path: "/v1/entities",
@@ -346,13 +341,13 @@ export class MemstreamClient {
     userId: string,
     document: { text: string } | { data: Blob | Uint8Array; filename: string },
     options: DocumentOptions = {},
-  ): Promise<Record<string, unknown>> {
+  ): Promise<DocumentSubmitted> {
     const { wait, ...fields } = options;
     const timeoutMs = Math.max(60_000, (wait ?? 0) * 1000 + 30_000);
     const params = wait ? { wait } : undefined;
     if ("text" in document) {
       const json = { user_id: userId, text: document.text, ...fields };
-      const answer = await this.call<Record<string, unknown> & { token?: string | null }>({
+      const answer = await this.call<DocumentSubmitted>({
         method: "POST",
         path: "/v1/documents",
         params,
@@ -373,7 +368,7 @@ export class MemstreamClient {
         ? document.data
         : new Blob([document.data as Uint8Array<ArrayBuffer>], { type: fields.media_type });
     form.set("file", blob, document.filename);
-    const answer = await this.call<Record<string, unknown> & { token?: string | null }>({
+    const answer = await this.call<DocumentSubmitted>({
       method: "POST",
       path: "/v1/documents",
       params,
@@ -385,7 +380,7 @@ export class MemstreamClient {
   }
 
   /** A document's status (`wait`: seconds to wait for it to be done). */
-  document(userId: string, documentId: string, wait = 0): Promise<Record<string, unknown>> {
+  document(userId: string, documentId: string, wait = 0): Promise<DocumentStatus> {
     return this.call({
       method: "GET",
       path: `/v1/documents/${seg(documentId)}`,
@@ -399,8 +394,8 @@ export class MemstreamClient {
     userId: string,
     documentId: string,
     wait = 0,
-  ): Promise<Record<string, unknown>> {
-    const answer = await this.call<Record<string, unknown> & { token?: string | null }>({
+  ): Promise<DocumentRemoval> {
+    const answer = await this.call<DocumentRemoval>({
       method: "DELETE",
       path: `/v1/documents/${seg(documentId)}`,
       params: { user_id: userId, wait: wait || undefined },
@@ -411,8 +406,8 @@ export class MemstreamClient {
   }
 
   /** The user's documents with their status, newest first. */
-  async documents(userId: string): Promise<Record<string, unknown>[]> {
-    const body = await this.call<{ documents: Record<string, unknown>[] }>({
+  async documents(userId: string): Promise<DocumentStatus[]> {
+    const body = await this.call<Schemas["DocumentList"]>({
       method: "GET",
       path: "/v1/documents",
       params: { user_id: userId },
@@ -421,8 +416,8 @@ export class MemstreamClient {
   }
 
   /** The users memory is held of (a key's own tenant's), with their counts. */
-  async users(tenant?: string): Promise<Record<string, unknown>[]> {
-    const body = await this.call<{ users: Record<string, unknown>[] }>({
+  async users(tenant?: string): Promise<UserHeld[]> {
+    const body = await this.call<Schemas["UserList"]>({
       method: "GET",
       path: "/v1/users",
       params: { tenant },
@@ -438,8 +433,8 @@ export class MemstreamClient {
   async served(
     userId: string,
     options: { memoryId?: string; limit?: number } = {},
-  ): Promise<Record<string, unknown>[]> {
-    const body = await this.call<{ served: Record<string, unknown>[] }>({
+  ): Promise<ServedRecord[]> {
+    const body = await this.call<Schemas["ServedList"]>({
       method: "GET",
       path: "/v1/served",
       params: { user_id: userId, memory_id: options.memoryId, limit: options.limit },
@@ -448,7 +443,7 @@ export class MemstreamClient {
   }
 
   /** One served answer, with `rebuilt`: its text rendered again from its record. */
-  servedAnswer(userId: string, servedId: string): Promise<Record<string, unknown>> {
+  servedAnswer(userId: string, servedId: string): Promise<ServedAnswer> {
     return this.call({
       method: "GET",
       path: `/v1/served/${encodeURIComponent(servedId)}`,
@@ -456,7 +451,7 @@ export class MemstreamClient {
     });
   }
 
-  stats(userId?: string): Promise<Record<string, unknown>> {
+  stats(userId?: string): Promise<Stats> {
     return this.call({ method: "GET", path: "/v1/stats", params: { user_id: userId } });
   }
 
@@ -483,22 +478,22 @@ export class MemstreamClient {
   }
 
   /** The API keys (an admin key's call). */
-  async keys(): Promise<Record<string, unknown>[]> {
-    const body = await this.call<{ keys: Record<string, unknown>[] }>({ method: "GET", path: "/v1/keys" });
+  async keys(): Promise<ApiKey[]> {
+    const body = await this.call<Schemas["ApiKeyList"]>({ method: "GET", path: "/v1/keys" });
     return body.keys;
   }
 
   /** Create a key (an admin key's call); the answer holds the key, shown this once. */
-  createKey(role: KeyRole, name?: string): Promise<Record<string, unknown>> {
+  createKey(role: KeyRole, name?: string): Promise<NewApiKey> {
     return this.call({ method: "POST", path: "/v1/keys", json: { role, name } });
   }
 
-  revokeKey(keyId: string): Promise<Record<string, unknown>> {
+  revokeKey(keyId: string): Promise<ApiKey> {
     return this.call({ method: "DELETE", path: `/v1/keys/${seg(keyId)}` });
   }
 
   /** Liveness: the server's `/healthz` answer. */
-  health(): Promise<Record<string, unknown>> {
+  health(): Promise<Liveness> {
     return this.call({ method: "GET", path: "/healthz" });
   }
 

@@ -12,7 +12,7 @@ export interface paths {
          * Healthz
          * @description Liveness: answers while the process runs, touching nothing else.
          */
-        get: operations["healthz_healthz_get"];
+        get: operations["healthz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
          * @description Whether this server can serve: the broker answers, the projections can be
          *     read, and the workers are within ``ready_max_lag`` records of the log.
          */
-        get: operations["readyz_readyz_get"];
+        get: operations["readyz"];
         put?: never;
         post?: never;
         delete?: never;
@@ -56,7 +56,7 @@ export interface paths {
          * @description The memory block to put before an agent's answer (``context`` is null when
          *     nothing relevant is found).
          */
-        post: operations["post_context_v1_context_post"];
+        post: operations["post_context"];
         delete?: never;
         options?: never;
         head?: never;
@@ -74,13 +74,13 @@ export interface paths {
          * List Documents
          * @description The user's documents with their status, newest first.
          */
-        get: operations["list_documents_v1_documents_get"];
+        get: operations["list_documents"];
         put?: never;
         /**
          * Add Document
          * @description Submit a document (a file, or text); its chunks become searchable memories.
          */
-        post: operations["add_document_v1_documents_post"];
+        post: operations["add_document"];
         delete?: never;
         options?: never;
         head?: never;
@@ -100,7 +100,7 @@ export interface paths {
          *     ``failed`` (with why) or ``removed``, its chunk and fact counts; ``?wait=N``
          *     waits up to N seconds for it to be done.
          */
-        get: operations["get_document_v1_documents__document_id__get"];
+        get: operations["get_document"];
         put?: never;
         post?: never;
         /**
@@ -110,7 +110,7 @@ export interface paths {
          *     it afresh; the original bytes go when the user is erased. ``?wait=N`` waits up
          *     to N seconds for the removal to be applied (200 then).
          */
-        delete: operations["remove_document_v1_documents__document_id__delete"];
+        delete: operations["remove_document"];
         options?: never;
         head?: never;
         patch?: never;
@@ -128,7 +128,7 @@ export interface paths {
          * @description An entity's profile, its memories in the project's scope (the user's memories
          *     of no project, and the project's).
          */
-        get: operations["get_entity_v1_entities_get"];
+        get: operations["get_entity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -150,7 +150,7 @@ export interface paths {
          * Post Events
          * @description Validate one event or a list of them, publish them, answer their ids.
          */
-        post: operations["post_events_v1_events_post"];
+        post: operations["post_events"];
         delete?: never;
         options?: never;
         head?: never;
@@ -171,7 +171,7 @@ export interface paths {
          *     their vector. With ``after_write``, answers once that write is applied (503 with
          *     ``Retry-After`` after a bounded wait): ``publish --wait`` asks this.
          */
-        get: operations["get_freshness_v1_freshness_get"];
+        get: operations["get_freshness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -191,13 +191,13 @@ export interface paths {
          * List Keys
          * @description The admin key's tenant's keys (never the keys themselves, nor their hashes).
          */
-        get: operations["list_keys_v1_keys_get"];
+        get: operations["list_keys"];
         put?: never;
         /**
          * Create Key
          * @description A new key of the admin key's tenant; the key itself is in this answer only.
          */
-        post: operations["create_key_v1_keys_post"];
+        post: operations["create_key"];
         delete?: never;
         options?: never;
         head?: never;
@@ -218,7 +218,7 @@ export interface paths {
          * Revoke Key
          * @description Revoke one of the tenant's keys: it is refused from the next request on.
          */
-        delete: operations["revoke_key_v1_keys__key_id__delete"];
+        delete: operations["revoke_key"];
         options?: never;
         head?: never;
         patch?: never;
@@ -237,13 +237,13 @@ export interface paths {
          *     included and marked; ``next_cursor`` gives the next page, which memories added
          *     meanwhile never shift.
          */
-        get: operations["list_memories_v1_memories_get"];
+        get: operations["list_memories"];
         put?: never;
         /**
          * Remember
          * @description ``remember_fact``: store a memory stated by the user or an agent.
          */
-        post: operations["remember_v1_memories_post"];
+        post: operations["remember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -262,7 +262,7 @@ export interface paths {
          * @description A memory; with ``expand=true`` an archived memory's original, read from cold
          *     storage exactly as it was archived (three expansions in 30 days restore it).
          */
-        get: operations["get_memory_v1_memories__memory_id__get"];
+        get: operations["get_memory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -284,7 +284,7 @@ export interface paths {
          * Confirm
          * @description ``confirm_fact``: full confidence, never decays.
          */
-        post: operations["confirm_v1_memories__memory_id__confirm_post"];
+        post: operations["confirm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -304,7 +304,7 @@ export interface paths {
          * Correct
          * @description ``correct_fact``: the new content replaces the memory, which stays as history.
          */
-        post: operations["correct_v1_memories__memory_id__correct_post"];
+        post: operations["correct"];
         delete?: never;
         options?: never;
         head?: never;
@@ -323,7 +323,7 @@ export interface paths {
          * @description Why a memory exists: the turns it came from, what replaced what, commands,
          *     entities, and how its confidence got where it is.
          */
-        get: operations["explain_v1_memories__memory_id__explain_get"];
+        get: operations["explain"];
         put?: never;
         post?: never;
         delete?: never;
@@ -345,7 +345,7 @@ export interface paths {
          * Forget
          * @description ``forget``: never returned by search again; kept for history.
          */
-        post: operations["forget_v1_memories__memory_id__forget_post"];
+        post: operations["forget"];
         delete?: never;
         options?: never;
         head?: never;
@@ -363,7 +363,7 @@ export interface paths {
          * Get History
          * @description The memories that replaced one another through this one, oldest first.
          */
-        get: operations["get_history_v1_memories__memory_id__history_get"];
+        get: operations["get_history"];
         put?: never;
         post?: never;
         delete?: never;
@@ -385,7 +385,7 @@ export interface paths {
          * Restore
          * @description Bring an archived memory back to the hot tables, with its vector.
          */
-        post: operations["restore_v1_memories__memory_id__restore_post"];
+        post: operations["restore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -403,7 +403,7 @@ export interface paths {
          * Weak Memories
          * @description Memories near the prune threshold, weakest first.
          */
-        get: operations["weak_memories_v1_memories_weak_get"];
+        get: operations["weak_memories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -425,7 +425,7 @@ export interface paths {
          * Post Search
          * @description Hybrid search. The ``Server-Timing`` header says where the time went.
          */
-        post: operations["post_search_v1_search_post"];
+        post: operations["post_search"];
         delete?: never;
         options?: never;
         head?: never;
@@ -445,7 +445,7 @@ export interface paths {
          *     (door, key, agent, session), the question, the memory ids with their scores and
          *     the answer's digest; with ``memory_id``, those that held that memory.
          */
-        get: operations["list_served_v1_served_get"];
+        get: operations["list_served"];
         put?: never;
         post?: never;
         delete?: never;
@@ -467,7 +467,7 @@ export interface paths {
          *     memory ids over memory as it stood when it was read, its digest and whether
          *     that is the digest recorded.
          */
-        get: operations["get_served_v1_served__served_id__get"];
+        get: operations["get_served"];
         put?: never;
         post?: never;
         delete?: never;
@@ -484,7 +484,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get Stats */
-        get: operations["get_stats_v1_stats_get"];
+        get: operations["get_stats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -506,7 +506,7 @@ export interface paths {
          *     when its newest memory happened: a key's own tenant's (``tenant`` may only name
          *     it); every tenant's for the operator (or the one ``tenant`` names).
          */
-        get: operations["get_users_v1_users_get"];
+        get: operations["get_users"];
         put?: never;
         post?: never;
         delete?: never;
@@ -535,7 +535,7 @@ export interface paths {
          *     nothing found); 202 when the keys are gone and the worker has not dropped the
          *     rows yet (asking again waits for it).
          */
-        delete: operations["erase_user_v1_users__user_id__delete"];
+        delete: operations["erase_user"];
         options?: never;
         head?: never;
         patch?: never;
@@ -555,7 +555,7 @@ export interface paths {
          *     memory in another store; ``json``, the user's rows of every projection;
          *     ``markdown``, a dossier to read. Streamed as it is read.
          */
-        get: operations["export_user_v1_users__user_id__export_get"];
+        get: operations["export_user"];
         put?: never;
         post?: never;
         delete?: never;
@@ -568,6 +568,191 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AccessRow */
+        AccessRow: {
+            /** Access Count */
+            access_count?: number | null;
+            /** Access Id */
+            access_id: string;
+            /** Applied Epoch */
+            applied_epoch?: string | null;
+            /** Applied Offset */
+            applied_offset?: number | null;
+            /** Applied Partition */
+            applied_partition?: number | null;
+            /** Last Accessed */
+            last_accessed?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * ApiKeyAnswer
+         * @description An API key as listed: never the key itself, nor its hash.
+         */
+        ApiKeyAnswer: {
+            /** Created At */
+            created_at: string;
+            /** Key Id */
+            key_id: string;
+            /** Name */
+            name: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "read" | "write" | "admin";
+            /** Tenant */
+            tenant: string;
+        };
+        /**
+         * ApiKeyList
+         * @description ``GET /v1/keys``.
+         */
+        ApiKeyList: {
+            /** Keys */
+            keys: components["schemas"]["ApiKeyAnswer"][];
+        };
+        /**
+         * AppliedOffset
+         * @description Where the projections stand in one partition of one topic.
+         */
+        AppliedOffset: {
+            /** Log Epoch */
+            log_epoch: string;
+            /** Offset */
+            offset: number;
+        };
+        /**
+         * ArchivedOriginal
+         * @description An archived memory's original as the cold store keeps it: its ``memories`` row
+         *     (every column of :data:`~memstream.storage.schemas.MEMORIES_SCHEMA`; an older
+         *     archive may lack the newer ones) and its vector.
+         */
+        ArchivedOriginal: {
+            /** Attribute */
+            attribute?: string | null;
+            /** Channel */
+            channel?: string | null;
+            /** Checksum */
+            checksum?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Content */
+            content: string;
+            /** Entity Ids */
+            entity_ids?: string[] | null;
+            /** Importance */
+            importance?: number | null;
+            /** Ingested At */
+            ingested_at?: string | null;
+            /** Kind */
+            kind: string | null;
+            /** Log Epoch */
+            log_epoch?: string | null;
+            /** Log Offset */
+            log_offset?: number | null;
+            /** Log Partition */
+            log_partition?: number | null;
+            /** Log Topic */
+            log_topic?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Metadata */
+            metadata?: string | null;
+            /** Occurred At */
+            occurred_at?: string | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Role */
+            role?: string | null;
+            /** Search Text */
+            search_text?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /** Slot */
+            slot?: string | null;
+            /** Source Event Ids */
+            source_event_ids?: string[] | null;
+            /** Source Memory Ids */
+            source_memory_ids?: string[] | null;
+            /** Speaker */
+            speaker?: string | null;
+            /** Subject */
+            subject?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** User Id */
+            user_id: string;
+            /** Valid Until */
+            valid_until?: string | null;
+            /** Value */
+            value?: string | null;
+            /** Vector */
+            vector?: number[] | null;
+            /** Vector Model */
+            vector_model?: string | null;
+            /** Vector Source Event Id */
+            vector_source_event_id?: string | null;
+        };
+        /** ArchiveIndexRow */
+        ArchiveIndexRow: {
+            /** Archive Id */
+            archive_id: string;
+            /** Archived At */
+            archived_at?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Entity Ids */
+            entity_ids?: string[] | null;
+            /** Expanded At */
+            expanded_at?: string[] | null;
+            /** Hotness */
+            hotness?: number | null;
+            /** Importance */
+            importance?: number | null;
+            /** Kind */
+            kind?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Occurred At */
+            occurred_at?: string | null;
+            /** Owner Claim */
+            owner_claim?: string | null;
+            /** Owner Epoch */
+            owner_epoch?: number | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Reason */
+            reason?: string | null;
+            /** Restored At */
+            restored_at?: string | null;
+            /** Search Text */
+            search_text: string;
+            /** Session Id */
+            session_id?: string | null;
+            /** Source Event Ids */
+            source_event_ids?: string[] | null;
+            /** Speaker */
+            speaker?: string | null;
+            /** Storage File */
+            storage_file: string;
+            /** Storage Version */
+            storage_version?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** User Id */
+            user_id: string;
+            /** Vector */
+            vector?: string | null;
+            /** Vector Model */
+            vector_model?: string | null;
+            /** Vector Scale */
+            vector_scale?: number | null;
+        };
         /**
          * AsOf
          * @description The moment an ``as_of`` read reflects.
@@ -582,6 +767,50 @@ export interface components {
              * Format: date-time
              */
             recorded_at: string;
+        };
+        /**
+         * BriefMemory
+         * @description A memory in brief (what an explanation or a profile links to).
+         */
+        BriefMemory: {
+            /** Content */
+            content?: string | null;
+            /** Entities */
+            entities?: string[] | null;
+            /** Importance */
+            importance?: number | null;
+            /** Kind */
+            kind?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Occurred At */
+            occurred_at?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /** Speaker */
+            speaker?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+        };
+        /**
+         * ConfidenceExplained
+         * @description Where a memory's confidence started, where it is now, and the rule between.
+         */
+        ConfidenceExplained: {
+            /** Access Count */
+            access_count: number;
+            /** Days Since Used */
+            days_since_used: number;
+            /** Last Accessed */
+            last_accessed: string | null;
+            /** Now */
+            now: number | null;
+            /** Rule */
+            rule: string;
+            /** Stored */
+            stored: number | null;
+            /** Written */
+            written: number | null;
         };
         /**
          * ConfirmFact
@@ -613,6 +842,58 @@ export interface components {
             user_id: string;
         };
         /**
+         * ContextAnswer
+         * @description ``POST /v1/context``: the memory block to put before an agent's answer.
+         */
+        ContextAnswer: {
+            as_of: components["schemas"]["AsOf"] | null;
+            /** Budget Tokens */
+            budget_tokens: number;
+            /** Complexity */
+            complexity: string;
+            /** Context */
+            context: string | null;
+            freshness: components["schemas"]["Freshness"] | null;
+            /** Left Out */
+            left_out: components["schemas"]["ContextLeftOut"][];
+            /** Sections */
+            sections: components["schemas"]["ContextSection"][];
+            /** Tokens */
+            tokens: number;
+            /** Took Ms */
+            took_ms: number;
+        };
+        /**
+         * ContextLeftOut
+         * @description A candidate left out of the block, and why.
+         */
+        ContextLeftOut: {
+            /** Memory Id */
+            memory_id: string;
+            /** Reason */
+            reason: string;
+            /** Section */
+            section: string;
+        };
+        /**
+         * ContextLineAnswer
+         * @description One line of a context block, with the memory it quotes.
+         */
+        ContextLineAnswer: {
+            /** Archived */
+            archived: boolean;
+            /** Kind */
+            kind: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Occurred At */
+            occurred_at: string | null;
+            /** Source Event Ids */
+            source_event_ids: string[];
+            /** Text */
+            text: string;
+        };
+        /**
          * ContextRequest
          * @description What ``POST /v1/context`` takes.
          */
@@ -639,6 +920,18 @@ export interface components {
              * @enum {string}
              */
             wait?: "applied" | "vectors";
+        };
+        /**
+         * ContextSection
+         * @description A section of a context block (facts, entities, temporal, evidence).
+         */
+        ContextSection: {
+            /** Lines */
+            lines: components["schemas"]["ContextLineAnswer"][];
+            /** Name */
+            name: string;
+            /** Tokens */
+            tokens: number;
         };
         /**
          * CorrectFact
@@ -708,6 +1001,70 @@ export interface components {
             user_id: string;
         };
         /**
+         * CorrectionAccepted
+         * @description ``POST /v1/memories/{memory_id}/correct``: the new memory that replaces one.
+         */
+        CorrectionAccepted: {
+            /** Accepted */
+            accepted: string[];
+            /** Memory Id */
+            memory_id: string;
+            /** Supersedes */
+            supersedes: string;
+            /**
+             * Token
+             * @description the write token: a read given it as `after_write` sees this write (null: the broker gave no position)
+             */
+            token: string | null;
+        };
+        /**
+         * DerivedFrom
+         * @description The turns and memories a memory came from.
+         */
+        DerivedFrom: {
+            /** Memories */
+            memories: components["schemas"]["BriefMemory"][];
+            /** Turns */
+            turns: components["schemas"]["BriefMemory"][];
+        };
+        /**
+         * DocumentError
+         * @description Why a document could not be read.
+         */
+        DocumentError: {
+            /** Class */
+            class: string | null;
+            /** Message */
+            message: string | null;
+        };
+        /**
+         * DocumentList
+         * @description ``GET /v1/documents``: the user's documents, newest first.
+         */
+        DocumentList: {
+            /** Documents */
+            documents: components["schemas"]["DocumentStatus"][];
+        };
+        /**
+         * DocumentRemoval
+         * @description ``DELETE /v1/documents/{document_id}``: the removal accepted (202), applied
+         *     (200 with ``?wait=``), or done before (200, ``removed`` true).
+         */
+        DocumentRemoval: {
+            /** Accepted */
+            accepted: string[];
+            document?: components["schemas"]["DocumentStatus"] | null;
+            /** Document Id */
+            document_id: string;
+            /** Removed */
+            removed: boolean;
+            /**
+             * Token
+             * @description the write token: a read given it as `after_write` sees this write (null: the broker gave no position)
+             */
+            token?: string | null;
+        };
+        /**
          * DocumentSource
          * @description Where a chunk of a document comes from: what an agent cites (``citation``, as
          *     ``Lease, p. 3, §Renewal``).
@@ -727,6 +1084,185 @@ export interface components {
             page: number;
             /** Title */
             title: string;
+        };
+        /** DocumentsRow */
+        DocumentsRow: {
+            /** Checksum */
+            checksum: string;
+            /** Chunks */
+            chunks?: number | null;
+            /** Document Id */
+            document_id: string;
+            /** Document Key */
+            document_key: string;
+            /** Error Class */
+            error_class?: string | null;
+            /** Error Message */
+            error_message?: string | null;
+            /** Fact Ids */
+            fact_ids?: string[] | null;
+            /** Facts Error */
+            facts_error?: string | null;
+            /** Media Type */
+            media_type: string;
+            /** Owner Claim */
+            owner_claim?: string | null;
+            /** Owner Epoch */
+            owner_epoch?: number | null;
+            /** Pages */
+            pages?: number | null;
+            /** Parts */
+            parts?: number[] | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Retired Ids */
+            retired_ids?: string[] | null;
+            /** Size */
+            size: number;
+            /** Status */
+            status: string;
+            /** Submitted At */
+            submitted_at?: string | null;
+            /** Submitted Event Id */
+            submitted_event_id?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Title */
+            title: string;
+            /** Title Given */
+            title_given?: boolean | null;
+            /** Total */
+            total?: number | null;
+            /** Tries */
+            tries?: number | null;
+            /** Updated At */
+            updated_at?: string | null;
+            /** User Id */
+            user_id: string;
+            /** Versions */
+            versions?: string[] | null;
+        };
+        /**
+         * DocumentStatus
+         * @description A document and how far the worker has read it: ``received`` (accepted, not read
+         *     yet), ``chunked``, ``indexed``, ``empty``, ``failed`` (``error`` says why) or
+         *     ``removed``.
+         */
+        DocumentStatus: {
+            /** Checksum */
+            checksum: string;
+            /** Chunks */
+            chunks: number | null;
+            /** Document Id */
+            document_id: string;
+            /** Embedded Chunks */
+            embedded_chunks?: number | null;
+            error?: components["schemas"]["DocumentError"] | null;
+            /** Facts */
+            facts?: number | null;
+            /** Facts Error */
+            facts_error?: string | null;
+            /** Media Type */
+            media_type?: string | null;
+            /** Pages */
+            pages?: number | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Size */
+            size?: number | null;
+            /** Status */
+            status: string;
+            /** Submitted At */
+            submitted_at?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Title */
+            title?: string | null;
+            /** Total Chunks */
+            total_chunks: number | null;
+            /** Tries */
+            tries?: number | null;
+            /** Updated At */
+            updated_at?: string | null;
+            /** User Id */
+            user_id: string;
+            /** Version */
+            version?: number | null;
+        };
+        /**
+         * DocumentSubmitted
+         * @description ``POST /v1/documents``: a document taken (202), or the same bytes again (200).
+         */
+        DocumentSubmitted: {
+            /** Accepted */
+            accepted: string[];
+            /** Checksum */
+            checksum: string;
+            document?: components["schemas"]["DocumentStatus"] | null;
+            /** Document Id */
+            document_id: string;
+            /** New */
+            new: boolean;
+            /**
+             * Token
+             * @description the write token: a read given it as `after_write` sees this write (null: the broker gave no position)
+             */
+            token: string | null;
+        };
+        /** EntitiesRow */
+        EntitiesRow: {
+            /** Aliases */
+            aliases?: string[] | null;
+            /** Applied Epoch */
+            applied_epoch?: string | null;
+            /** Applied Offset */
+            applied_offset?: number | null;
+            /** Applied Partition */
+            applied_partition?: number | null;
+            /** Canonical Name */
+            canonical_name: string;
+            /** Entity Id */
+            entity_id: string;
+            /** First Seen */
+            first_seen?: string | null;
+            /** Key */
+            key: string;
+            /** Last Seen */
+            last_seen?: string | null;
+            /** Mention Count */
+            mention_count?: number | null;
+            /** Type */
+            type: string;
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * EntityProfile
+         * @description ``GET /v1/entities``: an entity, its memories (the newest 20) and a monthly
+         *     timeline.
+         */
+        EntityProfile: {
+            /** Aliases */
+            aliases: string[];
+            as_of?: components["schemas"]["AsOf"] | null;
+            /** Entity Id */
+            entity_id: string;
+            /** First Seen */
+            first_seen: string | null;
+            /** Last Seen */
+            last_seen: string | null;
+            /** Memories */
+            memories: components["schemas"]["BriefMemory"][];
+            /** Memory Count */
+            memory_count: number;
+            /** Mention Count */
+            mention_count: number;
+            /** Name */
+            name: string;
+            /** Timeline */
+            timeline: components["schemas"]["MonthCount"][];
+            /** Type */
+            type: string;
         };
         /**
          * ErasureAnswer
@@ -789,6 +1325,101 @@ export interface components {
             problems: string[];
         };
         /**
+         * EventsAccepted
+         * @description ``POST /v1/events``: the events taken, durably, for the worker to apply.
+         */
+        EventsAccepted: {
+            /** Accepted */
+            accepted: string[];
+            /**
+             * Token
+             * @description the write token: a read given it as `after_write` sees this write (null: the broker gave no position)
+             */
+            token: string | null;
+        };
+        /**
+         * ExpandedMemory
+         * @description ``GET /v1/memories/{memory_id}?expand=true``: an archived memory's original.
+         */
+        ExpandedMemory: {
+            /** Archived */
+            archived: boolean;
+            /** Memory Id */
+            memory_id: string;
+            original: components["schemas"]["ArchivedOriginal"];
+            /** Restoring */
+            restoring: boolean;
+        };
+        /**
+         * Explanation
+         * @description ``GET /v1/memories/{memory_id}/explain``: why a memory exists and stands where
+         *     it does.
+         */
+        Explanation: {
+            as_of?: components["schemas"]["AsOf"] | null;
+            commands: components["schemas"]["ExplanationCommands"];
+            confidence: components["schemas"]["ConfidenceExplained"];
+            derived_from: components["schemas"]["DerivedFrom"];
+            /** Entities */
+            entities: string[];
+            /** History */
+            history: components["schemas"]["ExplanationStep"][];
+            memory: components["schemas"]["BriefMemory"];
+        };
+        /**
+         * ExplanationCommands
+         * @description What commands did to the memory.
+         */
+        ExplanationCommands: {
+            /** Confirmed */
+            confirmed: boolean;
+            /** Corrects */
+            corrects: string[];
+            /** Forgotten At */
+            forgotten_at: string | null;
+            /** Forgotten Reason */
+            forgotten_reason: string | null;
+            /** Superseded By */
+            superseded_by: string | null;
+        };
+        /**
+         * ExplanationStep
+         * @description One memory of the chain of replacements.
+         */
+        ExplanationStep: {
+            /** Content */
+            content: string | null;
+            /** Kind */
+            kind: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Occurred At */
+            occurred_at: string | null;
+            /** Superseded By */
+            superseded_by: string | null;
+            /** Valid Until */
+            valid_until: string | null;
+        };
+        /** ExportedTables */
+        ExportedTables: {
+            /** Access */
+            access: components["schemas"]["AccessRow"][];
+            /** Archive Index */
+            archive_index: components["schemas"]["ArchiveIndexRow"][];
+            /** Documents */
+            documents: components["schemas"]["DocumentsRow"][];
+            /** Entities */
+            entities: components["schemas"]["EntitiesRow"][];
+            /** Memories */
+            memories: components["schemas"]["MemoriesRow"][];
+            /** Memory State */
+            memory_state: components["schemas"]["MemoryStateRow"][];
+            /** Served */
+            served: components["schemas"]["ServedRow"][];
+            /** Sessions */
+            sessions: components["schemas"]["SessionsRow"][];
+        };
+        /**
          * ForgetMemory
          * @description Soft-delete memory ``memory_id``: never returned by search, kept for history.
          */
@@ -828,6 +1459,284 @@ export interface components {
             pending_writes?: number | null;
             /** Position */
             position: string | null;
+        };
+        /**
+         * FreshnessAnswer
+         * @description ``GET /v1/freshness``: how fresh reads of the user are.
+         */
+        FreshnessAnswer: {
+            /** Pending Vectors */
+            pending_vectors?: number | null;
+            /** Pending Writes */
+            pending_writes?: number | null;
+            /** Position */
+            position: string | null;
+            /** User Id */
+            user_id: string;
+            /** Waited Ms */
+            waited_ms?: number | null;
+        };
+        /**
+         * ListedMemory
+         * @description A memory as a list shows it (an archived one: its summary as content).
+         */
+        ListedMemory: {
+            /** Archived */
+            archived: boolean;
+            /** Channel */
+            channel?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Content */
+            content: string;
+            /** Importance */
+            importance?: number | null;
+            /** Kind */
+            kind: string;
+            /** Memory Id */
+            memory_id: string;
+            /** Metadata */
+            metadata?: string | null;
+            /** Occurred At */
+            occurred_at?: string | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Role */
+            role?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /** Speaker */
+            speaker?: string | null;
+            /** State */
+            state: string;
+            /** Tags */
+            tags?: string[] | null;
+        };
+        /**
+         * Liveness
+         * @description ``GET /healthz``.
+         */
+        Liveness: {
+            /** Instance */
+            instance?: string | null;
+            /**
+             * Status
+             * @constant
+             */
+            status: "ok";
+        };
+        /** MemoriesRow */
+        MemoriesRow: {
+            /** Attribute */
+            attribute?: string | null;
+            /** Channel */
+            channel?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Content */
+            content: string;
+            /** Entity Ids */
+            entity_ids?: string[] | null;
+            /** Importance */
+            importance?: number | null;
+            /** Ingested At */
+            ingested_at?: string | null;
+            /** Kind */
+            kind: string;
+            /** Log Epoch */
+            log_epoch?: string | null;
+            /** Log Offset */
+            log_offset?: number | null;
+            /** Log Partition */
+            log_partition?: number | null;
+            /** Log Topic */
+            log_topic?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Metadata */
+            metadata?: string | null;
+            /** Occurred At */
+            occurred_at?: string | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Role */
+            role?: string | null;
+            /** Search Text */
+            search_text: string;
+            /** Session Id */
+            session_id?: string | null;
+            /** Slot */
+            slot?: string | null;
+            /** Source Event Ids */
+            source_event_ids?: string[] | null;
+            /** Source Memory Ids */
+            source_memory_ids?: string[] | null;
+            /** Speaker */
+            speaker?: string | null;
+            /** Subject */
+            subject?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** User Id */
+            user_id: string;
+            /** Valid Until */
+            valid_until?: string | null;
+            /** Value */
+            value?: string | null;
+        };
+        /**
+         * MemoryCommandAccepted
+         * @description A command on one memory accepted (remember, confirm, forget, restore).
+         */
+        MemoryCommandAccepted: {
+            /** Accepted */
+            accepted: string[];
+            /** Memory Id */
+            memory_id: string;
+            /**
+             * Token
+             * @description the write token: a read given it as `after_write` sees this write (null: the broker gave no position)
+             */
+            token: string | null;
+        };
+        /**
+         * MemoryDocument
+         * @description ``GET /v1/memories/{memory_id}``: a memory as stored, with what happened to it
+         *     since (an archived one: its index row, its summary as content, where its original
+         *     is). ``confidence`` is the confidence as it stands now.
+         */
+        MemoryDocument: {
+            /** Access Count */
+            access_count?: number | null;
+            /** Archived */
+            archived?: boolean | null;
+            /** Archived At */
+            archived_at?: string | null;
+            as_of?: components["schemas"]["AsOf"] | null;
+            /** Attribute */
+            attribute?: string | null;
+            /** Channel */
+            channel?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Content */
+            content: string;
+            /** Entities */
+            entities?: string[] | null;
+            /** Entity Ids */
+            entity_ids?: string[] | null;
+            /** Expanded At */
+            expanded_at?: string[] | null;
+            /** Forgotten At */
+            forgotten_at?: string | null;
+            /** Forgotten Reason */
+            forgotten_reason?: string | null;
+            /** Hotness */
+            hotness?: number | null;
+            /** Importance */
+            importance?: number | null;
+            /** Ingested At */
+            ingested_at?: string | null;
+            /** Kind */
+            kind: string | null;
+            /** Last Accessed */
+            last_accessed?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Metadata */
+            metadata?: string | null;
+            /** Occurred At */
+            occurred_at?: string | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Protected */
+            protected?: boolean | null;
+            /** Reason */
+            reason?: string | null;
+            /** Restored At */
+            restored_at?: string | null;
+            /** Role */
+            role?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /** Slot */
+            slot?: string | null;
+            /** Source Event Ids */
+            source_event_ids?: string[] | null;
+            /** Source Memory Ids */
+            source_memory_ids?: string[] | null;
+            /** Speaker */
+            speaker?: string | null;
+            /** Storage Ref */
+            storage_ref?: string | null;
+            /** Subject */
+            subject?: string | null;
+            /** Superseded At */
+            superseded_at?: string | null;
+            /** Superseded By */
+            superseded_by?: string | null;
+            /** Supersedes */
+            supersedes?: string[] | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** User Id */
+            user_id: string;
+            /** Valid Until */
+            valid_until?: string | null;
+            /** Value */
+            value?: string | null;
+            /** Written Confidence */
+            written_confidence?: number | null;
+        };
+        /**
+         * MemoryHistory
+         * @description ``GET /v1/memories/{memory_id}/history``: the memories that replaced one another
+         *     through this one, oldest first.
+         */
+        MemoryHistory: {
+            /** History */
+            history: components["schemas"]["MemoryDocument"][];
+            /** Memory Id */
+            memory_id: string;
+        };
+        /**
+         * MemoryPage
+         * @description ``GET /v1/memories``: a page of the user's memories.
+         */
+        MemoryPage: {
+            as_of: components["schemas"]["AsOf"] | null;
+            freshness: components["schemas"]["Freshness"] | null;
+            /** Memories */
+            memories: components["schemas"]["ListedMemory"][];
+            /** Next Cursor */
+            next_cursor: string | null;
+        };
+        /** MemoryStateRow */
+        MemoryStateRow: {
+            /** Confidence */
+            confidence?: number | null;
+            /** Confidence As Of */
+            confidence_as_of?: string | null;
+            /** Forgotten At */
+            forgotten_at?: string | null;
+            /** Forgotten Reason */
+            forgotten_reason?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Owner Claim */
+            owner_claim?: string | null;
+            /** Owner Epoch */
+            owner_epoch?: number | null;
+            /** Protected At */
+            protected_at?: string | null;
+            /** State Id */
+            state_id: string;
+            /** Superseded By */
+            superseded_by?: string | null;
+            /** User Id */
+            user_id: string;
+            /** Valid Until */
+            valid_until?: string | null;
         };
         /**
          * MessageEvent
@@ -889,6 +1798,39 @@ export interface components {
             /** User Id */
             user_id: string;
         };
+        /**
+         * MonthCount
+         * @description How many of an entity's memories happened in one month.
+         */
+        MonthCount: {
+            /** Memories */
+            memories: number;
+            /** Month */
+            month: string;
+        };
+        /**
+         * NewApiKey
+         * @description ``POST /v1/keys``: the new key, shown in this answer only.
+         */
+        NewApiKey: {
+            /** Created At */
+            created_at: string;
+            /** Key */
+            key: string;
+            /** Key Id */
+            key_id: string;
+            /** Name */
+            name: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "read" | "write" | "admin";
+            /** Tenant */
+            tenant: string;
+        };
         /** NewKey */
         NewKey: {
             /**
@@ -920,6 +1862,21 @@ export interface components {
             index: number;
             /** Start */
             start: number;
+        };
+        /**
+         * Readiness
+         * @description ``GET /readyz``: 200 ready, 503 not, with each reason by what failed.
+         */
+        Readiness: {
+            /** Reasons */
+            reasons?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "ready" | "not ready";
         };
         /**
          * ReceiptProbe
@@ -1180,6 +2137,206 @@ export interface components {
             superseded_by?: string | null;
         };
         /**
+         * ServedAnswer
+         * @description ``GET /v1/served/{served_id}``: one answer as recorded, and rendered again.
+         */
+        ServedAnswer: {
+            /** Agent */
+            agent: string | null;
+            /** Answer */
+            answer: string;
+            /** As Of */
+            as_of: string | null;
+            /** Asked As Of */
+            asked_as_of: string | null;
+            /** Budget Tokens */
+            budget_tokens: number | null;
+            /** Digest */
+            digest: string;
+            /** Door */
+            door: string;
+            /** Key Id */
+            key_id: string | null;
+            /** Lines */
+            lines: components["schemas"]["ServedLineAnswer"][];
+            /** Project Id */
+            project_id: string | null;
+            /** Question */
+            question: string;
+            rebuilt: components["schemas"]["ServedRebuilt"];
+            /**
+             * Served At
+             * Format: date-time
+             */
+            served_at: string;
+            /** Served Id */
+            served_id: string;
+            /** Session Id */
+            session_id: string | null;
+            /** Tenant */
+            tenant: string | null;
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * ServedLineAnswer
+         * @description One line of a served answer, as ids and shapes (never its text).
+         */
+        ServedLineAnswer: {
+            /**
+             * Archived
+             * @default false
+             */
+            archived?: boolean;
+            /** Cut */
+            cut?: [
+                number,
+                number
+            ] | null;
+            /** Entity Type */
+            entity_type?: string | null;
+            /**
+             * Facts
+             * @default []
+             */
+            facts?: string[];
+            /** First Seen */
+            first_seen?: string | null;
+            /** Kind */
+            kind?: string | null;
+            /** Last Seen */
+            last_seen?: string | null;
+            /** Memory Id */
+            memory_id: string;
+            /** Mentions */
+            mentions?: number | null;
+            /**
+             * Names
+             * @default []
+             */
+            names?: string[];
+            /**
+             * Readable
+             * @default false
+             */
+            readable?: boolean;
+            /** Score */
+            score?: number | null;
+            /** Section */
+            section: string;
+            /**
+             * Speaker
+             * @default false
+             */
+            speaker?: boolean;
+        };
+        /**
+         * ServedList
+         * @description ``GET /v1/served``: newest first.
+         */
+        ServedList: {
+            /** Served */
+            served: components["schemas"]["ServedRecord"][];
+        };
+        /**
+         * ServedRebuilt
+         * @description A served answer rendered again over memory as it stood when it was read.
+         */
+        ServedRebuilt: {
+            /** Digest */
+            digest: string;
+            /** Matches */
+            matches: boolean;
+            /** Missing */
+            missing: string[];
+            /** Read As Of */
+            read_as_of: string | null;
+            /** Text */
+            text: string | null;
+        };
+        /**
+         * ServedRecord
+         * @description An answer a caller was given of the user's memory: who asked, the question,
+         *     where memory stood, and the lines as ids.
+         */
+        ServedRecord: {
+            /** Agent */
+            agent: string | null;
+            /** Answer */
+            answer: string;
+            /** As Of */
+            as_of: string | null;
+            /** Asked As Of */
+            asked_as_of: string | null;
+            /** Budget Tokens */
+            budget_tokens: number | null;
+            /** Digest */
+            digest: string;
+            /** Door */
+            door: string;
+            /** Key Id */
+            key_id: string | null;
+            /** Lines */
+            lines: components["schemas"]["ServedLineAnswer"][];
+            /** Project Id */
+            project_id: string | null;
+            /** Question */
+            question: string;
+            /**
+             * Served At
+             * Format: date-time
+             */
+            served_at: string;
+            /** Served Id */
+            served_id: string;
+            /** Session Id */
+            session_id: string | null;
+            /** Tenant */
+            tenant: string | null;
+            /** User Id */
+            user_id: string;
+        };
+        /** ServedRow */
+        ServedRow: {
+            /** Agent */
+            agent?: string | null;
+            /** Answer */
+            answer: string;
+            /** As Of */
+            as_of?: string | null;
+            /** Asked As Of */
+            asked_as_of?: string | null;
+            /** Budget Tokens */
+            budget_tokens?: number | null;
+            /** Digest */
+            digest: string;
+            /** Door */
+            door: string;
+            /** Key Id */
+            key_id?: string | null;
+            /** Lines */
+            lines: string;
+            /** Memory Ids */
+            memory_ids: string[];
+            /** Project Id */
+            project_id?: string | null;
+            /** Question */
+            question: string;
+            /**
+             * Served At
+             * Format: date-time
+             */
+            served_at: string;
+            /** Served Id */
+            served_id: string;
+            /** Session Id */
+            session_id?: string | null;
+            /** Tenant */
+            tenant?: string | null;
+            /** User Id */
+            user_id: string;
+        };
+        /**
          * SessionEnded
          * @description A channel says a session is over: it closes at once, whatever the gap.
          *
@@ -1215,6 +2372,131 @@ export interface components {
             /** User Id */
             user_id: string;
         };
+        /** SessionsRow */
+        SessionsRow: {
+            /** Closed Reason */
+            closed_reason?: string | null;
+            /** Closed Through */
+            closed_through?: string | null;
+            /** Consolidated Through */
+            consolidated_through?: string | null;
+            /** Ended At */
+            ended_at?: string | null;
+            /** Extractor */
+            extractor?: string | null;
+            /** First At */
+            first_at?: string | null;
+            /** Last At */
+            last_at?: string | null;
+            /** Log Partition */
+            log_partition?: number | null;
+            /** Log Received At */
+            log_received_at?: string | null;
+            /** Owner Claim */
+            owner_claim?: string | null;
+            /** Owner Epoch */
+            owner_epoch?: number | null;
+            /** Project Id */
+            project_id?: string | null;
+            /** Session Id */
+            session_id: string;
+            /** Session Key */
+            session_key: string;
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * Stats
+         * @description ``GET /v1/stats``: of one user, or (no ``user_id``) of the deployment.
+         */
+        Stats: {
+            /** Applied Offsets */
+            applied_offsets?: {
+                [key: string]: components["schemas"]["AppliedOffset"];
+            } | null;
+            /** Archived */
+            archived: number;
+            /** Dead Letters */
+            dead_letters: number;
+            /** Embedding Lag */
+            embedding_lag: number;
+            /** Entities */
+            entities: number;
+            /** Hidden */
+            hidden: number;
+            /** Lag */
+            lag?: number | null;
+            /** Log Epoch */
+            log_epoch?: string | null;
+            /** Memories */
+            memories: {
+                [key: string]: number;
+            };
+            /** Position */
+            position?: string | null;
+            /** User Id */
+            user_id: string | null;
+        };
+        /**
+         * UserExport
+         * @description A user's ``json`` export: who, when, and the user's rows of each table.
+         */
+        UserExport: {
+            /**
+             * Exported At
+             * Format: date-time
+             */
+            exported_at: string;
+            /** Format */
+            format: string;
+            /** Memstream Export */
+            memstream_export: number;
+            tables: components["schemas"]["ExportedTables"];
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * UserHeld
+         * @description A user memstream holds memories of.
+         */
+        UserHeld: {
+            /** Archived */
+            archived: number;
+            /** Last At */
+            last_at: string | null;
+            /** Memories */
+            memories: number;
+            /** User Id */
+            user_id: string;
+        };
+        /**
+         * UserList
+         * @description ``GET /v1/users``.
+         */
+        UserList: {
+            /** Users */
+            users: components["schemas"]["UserHeld"][];
+        };
+        /**
+         * WeakMemories
+         * @description ``GET /v1/memories/weak``: weakest first.
+         */
+        WeakMemories: {
+            /** Memories */
+            memories: components["schemas"]["WeakMemory"][];
+        };
+        /**
+         * WeakMemory
+         * @description A memory near the prune threshold.
+         */
+        WeakMemory: {
+            /** Confidence */
+            confidence: number;
+            /** Kind */
+            kind: string;
+            /** Memory Id */
+            memory_id: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -1224,7 +2506,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    healthz_healthz_get: {
+    healthz: {
         parameters: {
             query?: never;
             header?: never;
@@ -1239,14 +2521,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: string;
-                    };
+                    "application/json": components["schemas"]["Liveness"];
                 };
             };
         };
     };
-    readyz_readyz_get: {
+    readyz: {
         parameters: {
             query?: never;
             header?: never;
@@ -1261,9 +2541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description Not ready, with the reasons */
@@ -1271,11 +2549,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
             };
         };
     };
-    post_context_v1_context_post: {
+    post_context: {
         parameters: {
             query?: never;
             header?: never;
@@ -1294,9 +2574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ContextAnswer"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1310,6 +2588,15 @@ export interface operations {
             };
             /** @description The key cannot act on that user, is read-only, or is not an admin key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1346,7 +2633,7 @@ export interface operations {
             };
         };
     };
-    list_documents_v1_documents_get: {
+    list_documents: {
         parameters: {
             query: {
                 user_id: string;
@@ -1363,9 +2650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentList"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1406,7 +2691,7 @@ export interface operations {
             };
         };
     };
-    add_document_v1_documents_post: {
+    add_document: {
         parameters: {
             query?: {
                 wait?: number;
@@ -1467,9 +2752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentSubmitted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1544,7 +2827,7 @@ export interface operations {
             };
         };
     };
-    get_document_v1_documents__document_id__get: {
+    get_document: {
         parameters: {
             query: {
                 user_id: string;
@@ -1564,9 +2847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentStatus"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1587,7 +2868,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1616,7 +2897,7 @@ export interface operations {
             };
         };
     };
-    remove_document_v1_documents__document_id__delete: {
+    remove_document: {
         parameters: {
             query: {
                 user_id: string;
@@ -1643,9 +2924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentRemoval"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1666,7 +2945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1713,7 +2992,7 @@ export interface operations {
             };
         };
     };
-    get_entity_v1_entities_get: {
+    get_entity: {
         parameters: {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
@@ -1738,9 +3017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["EntityProfile"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1761,7 +3038,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1790,7 +3067,7 @@ export interface operations {
             };
         };
     };
-    post_events_v1_events_post: {
+    post_events: {
         parameters: {
             query?: never;
             header?: never;
@@ -1809,9 +3086,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["EventsAccepted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1879,7 +3154,7 @@ export interface operations {
             };
         };
     };
-    get_freshness_v1_freshness_get: {
+    get_freshness: {
         parameters: {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
@@ -1900,9 +3175,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FreshnessAnswer"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1952,7 +3225,7 @@ export interface operations {
             };
         };
     };
-    list_keys_v1_keys_get: {
+    list_keys: {
         parameters: {
             query?: never;
             header?: never;
@@ -1967,9 +3240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -1992,7 +3263,7 @@ export interface operations {
             };
         };
     };
-    create_key_v1_keys_post: {
+    create_key: {
         parameters: {
             query?: never;
             header?: never;
@@ -2011,9 +3282,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["NewApiKey"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2045,7 +3314,7 @@ export interface operations {
             };
         };
     };
-    revoke_key_v1_keys__key_id__delete: {
+    revoke_key: {
         parameters: {
             query?: never;
             header?: never;
@@ -2062,9 +3331,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ApiKeyAnswer"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2085,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2105,7 +3372,7 @@ export interface operations {
             };
         };
     };
-    list_memories_v1_memories_get: {
+    list_memories: {
         parameters: {
             query: {
                 /** @description memories that occurred at or after this time */
@@ -2141,9 +3408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryPage"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2157,6 +3422,15 @@ export interface operations {
             };
             /** @description The key cannot act on that user, is read-only, or is not an admin key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2184,7 +3458,7 @@ export interface operations {
             };
         };
     };
-    remember_v1_memories_post: {
+    remember: {
         parameters: {
             query?: never;
             header?: never;
@@ -2203,9 +3477,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryCommandAccepted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2264,7 +3536,7 @@ export interface operations {
             };
         };
     };
-    get_memory_v1_memories__memory_id__get: {
+    get_memory: {
         parameters: {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
@@ -2290,9 +3562,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryDocument"] | components["schemas"]["ExpandedMemory"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2313,7 +3583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2369,7 +3639,7 @@ export interface operations {
             };
         };
     };
-    confirm_v1_memories__memory_id__confirm_post: {
+    confirm: {
         parameters: {
             query?: never;
             header?: never;
@@ -2390,9 +3660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryCommandAccepted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2413,7 +3681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2460,7 +3728,7 @@ export interface operations {
             };
         };
     };
-    correct_v1_memories__memory_id__correct_post: {
+    correct: {
         parameters: {
             query?: never;
             header?: never;
@@ -2481,9 +3749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CorrectionAccepted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2504,7 +3770,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2551,7 +3817,7 @@ export interface operations {
             };
         };
     };
-    explain_v1_memories__memory_id__explain_get: {
+    explain: {
         parameters: {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
@@ -2576,9 +3842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Explanation"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2599,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2628,7 +3892,7 @@ export interface operations {
             };
         };
     };
-    forget_v1_memories__memory_id__forget_post: {
+    forget: {
         parameters: {
             query?: never;
             header?: never;
@@ -2649,9 +3913,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryCommandAccepted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2672,7 +3934,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2719,7 +3981,7 @@ export interface operations {
             };
         };
     };
-    get_history_v1_memories__memory_id__history_get: {
+    get_history: {
         parameters: {
             query: {
                 /** @description a write token: answer once the projections hold that write (503 with Retry-After after a bounded wait) */
@@ -2744,9 +4006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryHistory"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2767,7 +4027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2796,7 +4056,7 @@ export interface operations {
             };
         };
     };
-    restore_v1_memories__memory_id__restore_post: {
+    restore: {
         parameters: {
             query?: never;
             header?: never;
@@ -2817,9 +4077,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["MemoryCommandAccepted"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2840,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2896,7 +4154,7 @@ export interface operations {
             };
         };
     };
-    weak_memories_v1_memories_weak_get: {
+    weak_memories: {
         parameters: {
             query: {
                 user_id: string;
@@ -2913,9 +4171,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WeakMemories"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -2965,7 +4221,7 @@ export interface operations {
             };
         };
     };
-    post_search_v1_search_post: {
+    post_search: {
         parameters: {
             query?: never;
             header?: never;
@@ -3005,6 +4261,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The request is malformed: each problem is named. */
             422: {
                 headers: {
@@ -3034,7 +4299,7 @@ export interface operations {
             };
         };
     };
-    list_served_v1_served_get: {
+    list_served: {
         parameters: {
             query: {
                 limit?: number;
@@ -3053,9 +4318,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ServedList"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -3096,7 +4359,7 @@ export interface operations {
             };
         };
     };
-    get_served_v1_served__served_id__get: {
+    get_served: {
         parameters: {
             query: {
                 user_id: string;
@@ -3115,9 +4378,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ServedAnswer"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -3138,7 +4399,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3167,7 +4428,7 @@ export interface operations {
             };
         };
     };
-    get_stats_v1_stats_get: {
+    get_stats: {
         parameters: {
             query?: {
                 user_id?: string | null;
@@ -3184,9 +4445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Stats"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -3227,7 +4486,7 @@ export interface operations {
             };
         };
     };
-    get_users_v1_users_get: {
+    get_users: {
         parameters: {
             query?: {
                 tenant?: string | null;
@@ -3244,9 +4503,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["UserList"];
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -3287,7 +4544,7 @@ export interface operations {
             };
         };
     };
-    erase_user_v1_users__user_id__delete: {
+    erase_user: {
         parameters: {
             query?: never;
             header?: never;
@@ -3370,7 +4627,7 @@ export interface operations {
             };
         };
     };
-    export_user_v1_users__user_id__export_get: {
+    export_user: {
         parameters: {
             query?: {
                 format?: "events" | "markdown" | "json";
@@ -3389,9 +4646,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
-                    "application/x-ndjson": unknown;
-                    "text/markdown; charset=utf-8": unknown;
+                    "application/json": components["schemas"]["UserExport"];
+                    "application/x-ndjson": string;
+                    "text/markdown; charset=utf-8": string;
                 };
             };
             /** @description Keys are required and the request carries none, or one unknown or revoked. */
@@ -3412,7 +4669,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such memory or entity for this user. */
+            /** @description No such memory or entity for this user, or (`as_of`) memory as of that moment is no longer kept. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -46,6 +46,7 @@ __all__ = [
     "DERIVED_COLUMNS",
     "DOCUMENTS",
     "ENTITIES",
+    "EXPORTED_TABLES",
     "FIXED_SCHEMAS",
     "INSERT_ONLY",
     "KEYS",
@@ -204,6 +205,9 @@ STATE_TABLES = (
 #: the log of what was served (rebuilt by a replay too, but not memory: no digest of
 #: memory counts it, and no read of memory as of a moment reads it).
 USER_TABLES = (*STATE_TABLES, SERVED)
+#: The tables a user's ``json`` export carries: every state table but the vectors (the
+#: events export carries them), and the log of what agents were shown of the user.
+EXPORTED_TABLES = (*(n for n in STATE_TABLES if n != VECTORS), SERVED)
 
 #: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
 INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS, MOMENTS, SERVED})
