@@ -21,8 +21,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from memstream.adapters.language_models import JsonModel
+from memstream.events.identifier_rules import derived_memory_id
 from memstream.events.vocabulary import DerivedMemory, TokenUsage
-from memstream.projections.derived import derived_memory_id
 from memstream.text.extractor import Turn
 
 __all__ = [

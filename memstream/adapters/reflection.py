@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from memstream.adapters.language_models import JsonModel
+from memstream.events.identifier_rules import derived_memory_id
 from memstream.events.vocabulary import DerivedMemory, ReflectionWritten, TokenUsage
-from memstream.projections.derived import derived_memory_id
 
 __all__ = [
     "LOCAL_REFLECTOR",

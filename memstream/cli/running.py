@@ -55,7 +55,7 @@ def up_command(args: argparse.Namespace, settings: Settings) -> int:
     # every port at once, before anything is loaded or started: ports in use end here
     listener, metrics, *_ = take_ports(needs)
     assert listener is not None
-    from memstream.http.guard import serving_rule
+    from memstream.gate.guard import serving_rule
     from memstream.http.process import ApiProcess
     from memstream.observability.logs import configure_logging
     from memstream.runtime.worker import run
@@ -118,7 +118,7 @@ def serve_command(args: argparse.Namespace, settings: Settings) -> int:
     needs = _ports_of(settings, api=False)
     (listener,) = take_ports(needs)  # a port in use ends here, before anything loads
     assert listener is not None
-    from memstream.http.guard import serving_rule
+    from memstream.gate.guard import serving_rule
     from memstream.http.serve import serve
     from memstream.observability.logs import configure_logging
 

@@ -1,7 +1,7 @@
 """Who is looking at the console, and how every console page answers.
 
 :class:`ConsoleAccess` turns a request's session cookie into the
-:class:`~memstream.http.guard.Principal` the API would make of the key behind it (the
+:class:`~memstream.gate.guard.Principal` the API would make of the key behind it (the
 same tenant, role and audit log; the door is ``console``), checks an action's token,
 and renders pages. Without a session, a page sends the browser to the login page (with
 API keys) or opens an operator session (without keys, on loopback). A refusal or a
@@ -27,8 +27,8 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from memstream.console.sessions import COOKIE, OPERATOR, Session, Sessions
 from memstream.console.shown import FILTERS
-from memstream.http.contract import status_of
-from memstream.http.guard import Guard, Principal
+from memstream.gate.guard import Guard, Principal
+from memstream.gate.refusals import status_of
 from memstream.policies.doors import LOOPBACK_NAMES, DoorRule, host_name
 
 __all__ = [

@@ -26,7 +26,7 @@ from memstream.console.samples import Samples, applied_next, sampling
 from memstream.console.served_pages import served_pages
 from memstream.console.sessions import Sessions
 from memstream.console.stream_pages import stream_pages
-from memstream.http.guard import Guard
+from memstream.gate.guard import Guard
 from memstream.policies.doors import DoorRule
 from memstream.storage.shared_folder import SharedFolder
 

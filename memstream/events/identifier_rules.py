@@ -1,9 +1,9 @@
-"""The rules of identifiers, tags and times, with the standard library alone: the
-patterns every door and the worker check (as patterns, so that every regex dialect reads
-them alike), the sentences a value that breaks them is told, and the functions that
-check and make them. :mod:`memstream.events.identifiers` builds the field types of the
-events and requests on them; the command line and the hooks check values with these
-without loading a model."""
+"""The rules of identifiers, tags, times and plain text, with the standard library
+alone: the patterns every door and the worker check (as patterns, so that every regex
+dialect reads them alike), the sentences a value that breaks them is told, and the
+functions that check and make them (a derived memory's stable id among them).
+:mod:`memstream.events.identifiers` builds the field types of the events and requests on
+them; the command line and the hooks check values with these without loading a model."""
 
 from __future__ import annotations
 
@@ -20,9 +20,11 @@ __all__ = [
     "TAG_RULE",
     "as_utc",
     "bounded_id",
+    "derived_memory_id",
     "identifier_for",
     "in_time_range",
     "is_identifier",
+    "without_controls",
 ]
 
 
@@ -117,3 +119,17 @@ _IDENTIFIER = re.compile(IDENTIFIER_PATTERN, re.ASCII)
 def is_identifier(value: object) -> bool:
     """Whether ``value`` is a string that keeps the identifier rule."""
     return isinstance(value, str) and _IDENTIFIER.fullmatch(value) is not None
+
+
+def derived_memory_id(prefix: str, *parts: str) -> str:
+    """A stable id for a derived memory from what identifies it."""
+    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
+    return f"{prefix}-{digest}"
+
+
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` with each control character (a newline too) turned into a space."""
+    return _CONTROL_CHARACTER.sub(" ", text)

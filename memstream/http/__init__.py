@@ -1,7 +1,8 @@
 """The HTTP API: one router per resource over the operations layer (``*_routes``: health,
 events, search, memories, entities, users, keys, documents), the parameters they share,
-the shapes of their answers (``*_answers``, ``answers``), the error contract, the guard,
-the app that assembles them, the server process of ``memstream serve``, the API child of
+the shapes of their answers (``*_answers``, ``answers``), the error contract (the
+guard and the refusals' statuses are :mod:`memstream.gate`'s, shared with the console
+and MCP), the app that assembles them, the server process of ``memstream serve``, the API child of
 ``memstream up``, and the OpenAPI document (printed without a server, for the TypeScript
 client's types).
 
@@ -20,7 +21,6 @@ __all__ = [
     "entity_routes",
     "event_routes",
     "export_answers",
-    "guard",
     "health",
     "health_routes",
     "in_process",

@@ -18,6 +18,7 @@ from fastapi.routing import APIRoute
 
 from memstream.application import Operations
 from memstream.application.intake import MAX_EVENTS_PER_PUBLISH
+from memstream.gate.guard import Guard
 from memstream.http.contract import (
     install_error_handlers,
     install_event_body_schema,
@@ -28,7 +29,6 @@ from memstream.http.document_routes import document_router
 from memstream.http.doors import Doors
 from memstream.http.entity_routes import entity_router
 from memstream.http.event_routes import event_router
-from memstream.http.guard import Guard
 from memstream.http.health_routes import health_router
 from memstream.http.key_routes import key_router
 from memstream.http.memory_routes import memory_router

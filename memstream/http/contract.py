@@ -24,14 +24,8 @@ from starlette.routing import Match
 
 from memstream.application import (
     InvalidEvents,
-    LessHistory,
-    NotAvailable,
-    NotFound,
-    StorageFull,
     Unavailable,
 )
-from memstream.application.documents import TooLarge, UnsupportedDocument
-from memstream.events.errors import ProjectionError
 from memstream.events.identifiers import Identifier
 from memstream.events.omissions import TIMED_WHEN_PUBLISHED
 from memstream.events.problems import message_of
@@ -44,7 +38,7 @@ from memstream.events.vocabulary import (
     RememberFields,
     SessionEnded,
 )
-from memstream.tenancy.limits import RateLimited
+from memstream.gate.refusals import STATUS_OF
 
 __all__ = [
     "CONTROL_FREE_PATTERN",
@@ -55,7 +49,6 @@ __all__ = [
     "install_error_handlers",
     "install_event_body_schema",
     "single_valued_parameters",
-    "status_of",
 ]
 
 #: Text without control characters (what an entity name or a free-text parameter may be).
@@ -134,26 +127,6 @@ async def single_valued_parameters(request: Request) -> None:
         raise HTTPException(422, detail=[f"{k}: given more than once" for k in repeated])
 
 
-#: The status each refusal of the operations layer is answered with.
-_STATUS_OF: tuple[tuple[type[Exception], int], ...] = (
-    (ProjectionError, 422),
-    (TooLarge, 413),
-    (UnsupportedDocument, 415),
-    (NotFound, 404),
-    (NotAvailable, 501),
-    (LessHistory, 409),
-    (StorageFull, 507),
-    (Unavailable, 503),
-    (RateLimited, 429),
-)
-
-
-def status_of(exc: Exception) -> int | None:
-    """The HTTP status a refusal of the operations layer is answered with (None: not
-    one of them)."""
-    return next((code for kind, code in _STATUS_OF if isinstance(exc, kind)), None)
-
-
 def install_error_handlers(app: FastAPI) -> None:
     """Answer request validation failures and unparsable bodies in the error body's
     shape, with 422, and each refusal of the operations layer with its status (503 and
@@ -164,7 +137,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(status_code=422, content={"detail": exc.problems})
 
     async def _refused(request: Request, exc: Exception) -> JSONResponse:
-        status = next(code for kind, code in _STATUS_OF if isinstance(exc, kind))
+        status = next(code for kind, code in STATUS_OF if isinstance(exc, kind))
         retry_after = getattr(exc, "retry_after", None)
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
         content: dict[str, Any] = {"detail": str(exc)}
@@ -172,7 +145,7 @@ def install_error_handlers(app: FastAPI) -> None:
             content["accepted"] = list(exc.taken)
         return JSONResponse(status_code=status, content=content, headers=headers)
 
-    for kind, _ in _STATUS_OF:
+    for kind, _ in STATUS_OF:
         app.add_exception_handler(kind, _refused)
 
     @app.exception_handler(RequestValidationError)

@@ -25,8 +25,8 @@ from memstream.events.identifier_rules import IDENTIFIER_PATTERN
 from memstream.events.identifiers import Identifier, Tag
 from memstream.events.problems import problems_of
 from memstream.events.vocabulary import MediaType
+from memstream.gate.guard import Principal
 from memstream.http.contract import errors
-from memstream.http.guard import Principal
 from memstream.http.parameters import READ, WRITE, RouteDeps
 from memstream.http.resource_answers import DocumentList, DocumentStatus
 from memstream.http.write_answers import DocumentRemoval, DocumentSubmitted

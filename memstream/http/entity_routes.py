@@ -7,11 +7,11 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 
 from memstream.events.identifier_rules import IDENTIFIER_PATTERN
+from memstream.gate.guard import Principal
 from memstream.http.contract import (
     CONTROL_FREE_PATTERN,
     errors,
 )
-from memstream.http.guard import Principal
 from memstream.http.memory_answers import EntityProfile
 from memstream.http.parameters import (
     AFTER_WRITE,

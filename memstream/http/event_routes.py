@@ -8,10 +8,10 @@ from fastapi import APIRouter, HTTPException, Request
 
 from memstream.application.intake import parse_body
 from memstream.events.errors import InvalidEvent
+from memstream.gate.guard import Principal
 from memstream.http.contract import (
     errors,
 )
-from memstream.http.guard import Principal
 from memstream.http.parameters import (
     RouteDeps,
 )

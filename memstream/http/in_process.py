@@ -20,8 +20,8 @@ from fastapi import FastAPI, Request
 
 from memstream.application import Operations
 from memstream.application.callers import Door
+from memstream.gate.guard import Guard, Principal
 from memstream.http.app import create_app, guard_for
-from memstream.http.guard import Guard, Principal
 from memstream.settings import Settings
 
 __all__ = ["InProcessTransport", "OperatorGuard", "in_process_transport"]

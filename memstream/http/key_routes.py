@@ -6,10 +6,10 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path
 
+from memstream.gate.guard import Principal
 from memstream.http.contract import (
     errors,
 )
-from memstream.http.guard import Principal
 from memstream.http.parameters import (
     NewKey,
     RouteDeps,

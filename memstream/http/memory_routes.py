@@ -11,11 +11,11 @@ from fastapi.encoders import jsonable_encoder
 from memstream.events.errors import InvalidQuery
 from memstream.events.identifier_rules import IDENTIFIER_PATTERN, TAG_PATTERN
 from memstream.events.identifiers import UtcDateTime
+from memstream.gate.guard import Principal
 from memstream.http.contract import (
     RememberRequest,
     errors,
 )
-from memstream.http.guard import Principal
 from memstream.http.memory_answers import (
     ExpandedMemory,
     Explanation,

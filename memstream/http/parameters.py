@@ -15,10 +15,10 @@ from starlette.convertors import PathConvertor, register_url_convertor
 from memstream.application import Operations
 from memstream.events.identifier_rules import IDENTIFIER_PATTERN
 from memstream.events.identifiers import Identifier, UtcDateTime
+from memstream.gate.guard import Guard
 from memstream.http.contract import (
     CONTROL_FREE_PATTERN,
 )
-from memstream.http.guard import Guard
 from memstream.policies.limits import MAX_CONTEXT_TOKENS
 from memstream.queries.as_of import AS_OF_DESCRIPTION
 from memstream.queries.search.request import MAX_QUERY_CHARS, MEMORY_KINDS

@@ -9,8 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Path, Query
 
 from memstream.events.identifier_rules import IDENTIFIER_PATTERN
+from memstream.gate.guard import Principal
 from memstream.http.contract import errors
-from memstream.http.guard import Principal
 from memstream.http.memory_answers import ServedAnswer, ServedList
 from memstream.http.parameters import READ, USER, RouteDeps
 from memstream.policies.limits import MAX_LISTED

@@ -10,12 +10,12 @@ from fastapi.responses import StreamingResponse
 
 from memstream.application.results import erasure_document
 from memstream.events.identifier_rules import IDENTIFIER_PATTERN
+from memstream.gate.guard import Principal
 from memstream.http.answers import ErasureAnswer
 from memstream.http.contract import (
     errors,
 )
 from memstream.http.export_answers import UserExport
-from memstream.http.guard import Principal
 from memstream.http.parameters import (
     AFTER_WRITE,
     READ,

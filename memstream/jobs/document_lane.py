@@ -29,6 +29,7 @@ from memstream.adapters.document_parsing import (
     parse_document,
 )
 from memstream.adapters.language_models import ModelError
+from memstream.events.identifier_rules import derived_memory_id
 from memstream.events.vocabulary import (
     CHUNKS_PER_EVENT,
     DerivedMemory,
@@ -39,7 +40,6 @@ from memstream.events.vocabulary import (
     DocumentSubmitted,
     TokenUsage,
 )
-from memstream.projections.derived import derived_memory_id
 from memstream.projections.documents import chunk_memory_id
 from memstream.storage.document_originals import OriginalMissing
 from memstream.text.chunks import Chunk, chunk_blocks

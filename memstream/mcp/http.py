@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memstream.application import Operations
 from memstream.events.errors import ProjectionError
-from memstream.http.guard import Guard
+from memstream.gate.guard import Guard
 from memstream.mcp.scope import CHECKED_SCOPE, request_scope, scope_of_request
 from memstream.mcp.server import memory_server
 from memstream.tenancy.limits import RateLimited

@@ -21,7 +21,6 @@ __all__ = [
     "valid_identifier",
     "valid_path_identifier",
     "valid_tag",
-    "without_controls",
 ]
 
 #: The identifier and tag rules of the event models (the worker's too), for values that
@@ -62,11 +61,6 @@ def plain_text(name: str, value: str) -> str:
     if _CONTROL.search(value):
         raise InvalidQuery(f"{name}: must not contain control characters (NUL, newlines, ...)")
     return value
-
-
-def without_controls(text: str) -> str:
-    """``text`` with each control character (a newline too) turned into a space."""
-    return _CONTROL.sub(" ", text)
 
 
 def scope_filter(

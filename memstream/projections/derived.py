@@ -7,9 +7,9 @@ changes. Ids come from the events, so applying an event twice writes nothing new
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 
+from memstream.events.identifier_rules import derived_memory_id, without_controls
 from memstream.events.vocabulary import (
     ConfidenceDecayed,
     ConfirmFact,
@@ -19,7 +19,6 @@ from memstream.events.vocabulary import (
     MemoryPruned,
     RememberFact,
 )
-from memstream.policies.scope import without_controls
 from memstream.projections.entities import entity_ids_for
 from memstream.projections.memory_rows import memory_row
 from memstream.projections.memory_state import StateChange
@@ -28,7 +27,6 @@ from memstream.text.mentions import extract_mentions
 
 __all__ = [
     "command_memory",
-    "derived_memory_id",
     "derived_row",
     "search_text_of",
     "slot_of",
@@ -36,12 +34,6 @@ __all__ = [
 ]
 
 Row = dict[str, object]
-
-
-def derived_memory_id(prefix: str, *parts: str) -> str:
-    """A stable id for a derived memory from what identifies it."""
-    digest = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
-    return f"{prefix}-{digest}"
 
 
 #: Words a question about a fact's attribute uses that the fact need not say: "What is

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from memstream.events.identifier_rules import derived_memory_id
 from memstream.events.vocabulary import (
     CHUNKS_PER_EVENT,
     DocumentChunk,
@@ -40,7 +41,7 @@ from memstream.events.vocabulary import (
     DocumentRemoved,
     DocumentSubmitted,
 )
-from memstream.projections.derived import derived_memory_id, derived_row
+from memstream.projections.derived import derived_row
 from memstream.projections.entities import entity_ids_for
 from memstream.projections.memory_rows import memory_row
 from memstream.projections.memory_state import StateChange

@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from memstream.events.identifier_rules import derived_memory_id
 from memstream.events.vocabulary import DerivedKind, DerivedMemory, TokenUsage
-from memstream.projections.derived import derived_memory_id
 from memstream.text.fact_patterns import END as _END
 from memstream.text.fact_patterns import NAME as _NAME
 from memstream.text.fact_patterns import NOW as _NOW

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memstream.application import Operations
+from memstream.gate.guard import FORBIDDEN, Guard, is_loopback, serving_rule
 from memstream.http.app import create_app
-from memstream.http.guard import FORBIDDEN, Guard, is_loopback, serving_rule
 from memstream.settings import Settings
 from memstream.streams.errors import StreamsError
 from memstream.tenancy.audit import AuditLog

@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memstream.client import MemoryClient
-from memstream.http.guard import FORBIDDEN
+from memstream.gate.guard import FORBIDDEN
 from memstream.tenancy.keys import KeyStore
 from memstream.testing import WorkerProcess, wait_until
 

@@ -6,6 +6,7 @@ The rooms of ``memstream``, from the front doors down (a module may import its o
 and the tiers below; docs/architecture.md draws them):
 
     cli http mcp hooks console integrations front doors; frameworks' adapters
+    gate                                    what the HTTP doors share: the guard
     application portability tenancy client  use cases, the façade every door calls
     runtime                                 processes: the worker, the faust app, wiring
     jobs                                    lifecycle, archive, replay, the lanes' work
@@ -56,6 +57,7 @@ TIERS: dict[str, int] = {
     "tenancy": 8,
     "client": 8,
     "server_address": 8,
+    "gate": 9,
     "cli": 9,
     "http": 9,
     "mcp": 9,
@@ -189,6 +191,84 @@ def test_only_the_front_doors_import_the_front_doors() -> None:
             continue
         wrong = {n for n in _imported(module) if f"{n}.".startswith(doors)}
         assert not wrong, f"{module} imports the front door {sorted(wrong)}"
+
+
+def _runtime_imports(module: str) -> set[str]:
+    """The modules of memstream ``module`` imports when it runs (anywhere in its source,
+    functions included; not under ``if TYPE_CHECKING:``), ``from package import module``
+    naming the module."""
+    known = set(ALL_MODULES)
+    tree = ast.parse(_source(module).read_text())
+    typing_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name in known and name != module}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected parts of ``graph`` with more than one member (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                member = stack.pop()
+                part.append(member)
+                if member == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_rooms_and_no_modules_import_each_other_round_a_loop() -> None:
+    """A room (or module) that imports another which imports it back, directly or
+    through others, is one thing in two places: what both need belongs below both."""
+    modules = {module: _runtime_imports(module) for module in ALL_MODULES}
+    packages = {module: {m for m in modules if m.startswith(f"{module}.")} for module in modules}
+    # a package's own modules are not a cycle with it: the package lists them
+    graph = {module: found - packages[module] for module, found in modules.items()}
+    assert _cycles(graph) == []
+    rooms: dict[str, set[str]] = {}
+    for module, found in graph.items():
+        rooms.setdefault(_room(module), set()).update(
+            _room(other) for other in found if _room(other) != _room(module)
+        )
+    assert _cycles(rooms) == []
+
+
+def test_the_cycle_check_finds_a_loop() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 @pytest.mark.parametrize("module", ALL_MODULES)

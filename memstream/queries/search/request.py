@@ -24,9 +24,9 @@ from pydantic import (
 )
 
 from memstream.events.errors import InvalidQuery
+from memstream.events.identifier_rules import without_controls
 from memstream.events.identifiers import Identifier, Tag, UtcDateTime
 from memstream.policies.choices import MEMORY_KINDS
-from memstream.policies.scope import without_controls
 from memstream.queries.as_of import AsOf, parse_as_of
 from memstream.queries.freshness import Freshness
 from memstream.storage.write_tokens import MAX_TOKEN_CHARS, TOKEN_PATTERN
