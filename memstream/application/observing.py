@@ -10,6 +10,7 @@ from typing import Any
 from memstream.application.core import OperationsCore
 from memstream.application.documents import document_view
 from memstream.application.errors import NotFound
+from memstream.application.health_figures import HealthFigures
 from memstream.policies.scope import valid_identifier
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.document_parts import document_parts
@@ -131,10 +132,10 @@ class Observing(OperationsCore):
             raise NotFound(f"no dead letter {dead_letter_id[:80]}")
         return rows[0]
 
-    async def health_rows(self, gather: Any, *args: Any) -> dict[str, Any]:
-        """``gather(store, *args)`` in a thread: a health view over the store."""
-        found: dict[str, Any] = await self._blocking(gather, self.store, *args)
-        return found
+    @property
+    def health(self) -> HealthFigures:
+        """The figures of the deployment's health page (the console's)."""
+        return HealthFigures(self.store, self.settings, self._blocking)
 
 
 def _keyed_to(row: dict[str, Any], tenant: str) -> bool:

@@ -10,7 +10,7 @@ Modules: :mod:`~memstream.console.app` (installing it in the API),
 :mod:`~memstream.console.access` (sessions to principals, pages, errors as pages),
 :mod:`~memstream.console.sessions`, :mod:`~memstream.console.stream_pages`,
 :mod:`~memstream.console.memory_pages`, :mod:`~memstream.console.recall_pages`,
-:mod:`~memstream.console.health_view`, :mod:`~memstream.console.samples`,
+:mod:`~memstream.console.samples`,
 :mod:`~memstream.console.shown`, :mod:`~memstream.console.graph`,
 :mod:`~memstream.console.curves`.
 """
@@ -20,7 +20,6 @@ __all__ = [
     "app",
     "curves",
     "graph",
-    "health_view",
     "memory_pages",
     "recall_pages",
     "recent",

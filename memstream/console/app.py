@@ -19,14 +19,14 @@ from starlette.staticfiles import StaticFiles
 
 from memstream.application import Operations
 from memstream.console.access import ConsoleAccess, console_route_class
-from memstream.console.health_view import storage_sizes
 from memstream.console.memory_pages import memory_pages
 from memstream.console.recall_pages import recall_pages
-from memstream.console.samples import Samples, applied_next, sampling
+from memstream.console.samples import Samples, sampling
 from memstream.console.served_pages import served_pages
 from memstream.console.sessions import Sessions
 from memstream.console.stream_pages import stream_pages
 from memstream.gate.guard import Guard
+from memstream.observability.deployment_sample import applied_next
 from memstream.policies.doors import DoorRule
 from memstream.storage.shared_folder import SharedFolder
 
@@ -74,7 +74,7 @@ def install_console(
         checkpoints = await asyncio.to_thread(ops.store.load_checkpoints, settings.consumer_group)
         samples.add(ops.clock(), ends, applied_next(checkpoints, epoch), epoch)
         if taken % _SIZES_EVERY == 0:
-            sizes.update(await asyncio.to_thread(storage_sizes, settings))
+            sizes.update(await ops.health.storage_sizes())
             sizes["measured_at"] = time.monotonic()
         taken += 1
 

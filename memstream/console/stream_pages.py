@@ -7,7 +7,6 @@ its users); keys are an admin's (a tenant's own; the operator names the tenant).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -17,18 +16,10 @@ from fastapi.responses import JSONResponse, RedirectResponse
 
 from memstream.application import Operations
 from memstream.console.access import SECURITY_HEADERS, ConsoleAccess, Viewer
-from memstream.console.health_view import (
-    deployment_health,
-    deployment_stats,
-    partition_rows,
-    storage_sizes,
-    tenant_health,
-)
 from memstream.console.recent import Recent
 from memstream.console.samples import Samples
 from memstream.console.sessions import COOKIE
 from memstream.events.errors import InvalidQuery
-from memstream.settings import Settings
 from memstream.tenancy.keys import KeyStoreError
 
 __all__ = ["COUNTS_SECONDS", "SIZES_SECONDS", "session_pages", "stream_pages"]
@@ -67,7 +58,7 @@ def stream_pages(
         if viewer.who.key is None:
             found: dict[str, Any] = await counted.get(
                 "deployment",
-                lambda: ops.health_rows(deployment_stats, samples.latest()),
+                lambda: ops.health.stats(samples.latest()),
             )
             return found
         users = await tenant_users(viewer.who.key.tenant)
@@ -82,15 +73,13 @@ def stream_pages(
         stats = await stats_of(viewer)
         sample = samples.latest()
         if viewer.is_admin and viewer.who.key is None:
-            measured = await _measured_sizes(sizes, ops.settings)
-            return await ops.health_rows(
-                deployment_health, ops.settings, sample, now, measured, stats
-            )
+            measured = await _measured_sizes(sizes, ops)
+            return await ops.health.deployment(sample, now, measured, stats)
         tenant = viewer.who.key.tenant if viewer.who.key is not None else None
         users = await tenant_users(tenant)
-        mine = await ops.health_rows(tenant_health, users, now)
+        mine = await ops.health.tenant(users, now)
         if viewer.is_admin:  # a tenant's admin: its users, with the stream's figures
-            found = await ops.health_rows(deployment_health, ops.settings, sample, now, None, stats)
+            found = await ops.health.deployment(sample, now, None, stats)
             found.update(mine)
             found["scope"] = "tenant-admin"
             return found
@@ -110,7 +99,7 @@ def stream_pages(
         if not viewer.is_admin:
             return JSONResponse({"scope": "tenant"}, headers=SECURITY_HEADERS)
         latest = samples.latest()
-        partitions, _ = await ops.health_rows(partition_rows, ops.settings, latest)
+        partitions = await ops.health.partitions(latest)
         body = {
             "scope": "deployment" if viewer.who.key is None else "tenant-admin",
             "stats": await stats_of(viewer),
@@ -194,11 +183,11 @@ def _may_mint_the_first_key(
         )
 
 
-async def _measured_sizes(sizes: dict[str, float], settings: Settings) -> dict[str, float]:
+async def _measured_sizes(sizes: dict[str, float], ops: Operations) -> dict[str, float]:
     """The storage sizes, measured now when the last measure is older than
     :data:`SIZES_SECONDS` (a page never shows sizes from minutes before its writes)."""
     if time.monotonic() - sizes.get("measured_at", float("-inf")) > SIZES_SECONDS:
-        sizes.update(await asyncio.to_thread(storage_sizes, settings))
+        sizes.update(await ops.health.storage_sizes())
         sizes["measured_at"] = time.monotonic()
     return {k: v for k, v in sizes.items() if k != "measured_at"}
 

@@ -7,6 +7,8 @@ exports; :mod:`~memstream.runtime.exposition` serves them (with ``/healthz`` and
 standard ``OTEL_*`` environment asks for them; :mod:`~memstream.observability.lag`
 works out consumer lag and notices partitions that stall;
 :mod:`~memstream.observability.readings` reads rates and quantiles back from a scrape;
+:mod:`~memstream.observability.deployment_sample` is one look at the log's ends and what
+is applied (the console's samples);
 :mod:`~memstream.observability.logs` is how a long-running process logs.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
@@ -15,6 +17,7 @@ loads none of them."""
 from __future__ import annotations
 
 __all__ = [
+    "deployment_sample",
     "lag",
     "logs",
     "metrics",

@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 from memstream.application import Operations
 from memstream.console.curves import confidence_curve
 from memstream.console.graph import HEIGHT, WIDTH, layout
-from memstream.console.samples import Samples, applied_next
+from memstream.console.samples import Samples
 from memstream.console.sessions import COOKIE, Sessions
 from memstream.console.shown import bytes_as_hex, bytes_as_text, marks, when
 from memstream.http.app import create_app
+from memstream.observability.deployment_sample import applied_next
 from memstream.queries.context.assembly import (
     NO_ROOM,
     SAID_ABOVE,

@@ -1,6 +1,8 @@
-"""What the console's health page shows, gathered from the store, the samples and the
-workers' lifecycle reports (pure shaping over rows read here; no broker call: the end
-offsets come from the last sample, :mod:`memstream.console.samples`).
+"""What a deployment's health page shows (the console's), gathered from the store, a
+sample of the log and the workers' lifecycle reports: :class:`HealthFigures`, the use
+case the console calls (each read in a thread), over functions that shape the rows read
+here. No broker call: the end offsets come from the sample
+(:class:`~memstream.observability.deployment_sample.Sample`).
 
 The deployment's view (an admin key, or the operator) has every figure; a tenant's
 view has its own users' counts and dead letters only.
@@ -9,11 +11,12 @@ view has its own users' counts and dead letters only.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from memstream.console.samples import Sample
 from memstream.jobs.lifecycle_runs import read_lifecycle_runs, runs_location
+from memstream.observability.deployment_sample import Sample
 from memstream.projections.archiving import ARCHIVED
 from memstream.queries.stats import stats as compute_stats
 from memstream.settings import Settings
@@ -30,6 +33,7 @@ from memstream.storage.layout import DataLayout
 from memstream.streams.topics import MESSAGES
 
 __all__ = [
+    "HealthFigures",
     "archive_figures",
     "deployment_health",
     "deployment_stats",
@@ -200,3 +204,56 @@ def storage_sizes(settings: Settings) -> dict[str, int]:
     """The cold store's and the event archive's size in bytes."""
     layout = DataLayout(settings.data_location)
     return {"cold_store": layout.cold.bytes_under(), "event_archive": layout.events.bytes_under()}
+
+
+#: Runs a read of the store in a thread: ``blocking(function, *args)``.
+Blocking = Callable[..., Awaitable[Any]]
+
+
+class HealthFigures:
+    """The health page's figures, each read of the store on a thread.
+
+    Args:
+        store: the projections of the deployment.
+        settings: the deployment's partitions, consumer group and data location.
+        blocking: how the operations run a read off the event loop.
+    """
+
+    def __init__(self, store: ProjectionStore, settings: Settings, blocking: Blocking) -> None:
+        self._store = store
+        self._settings = settings
+        self._blocking = blocking
+
+    async def stats(self, sample: Sample | None) -> dict[str, Any]:
+        """The deployment's stats, its lag by ``sample``'s end offsets."""
+        found: dict[str, Any] = await self._blocking(deployment_stats, self._store, sample)
+        return found
+
+    async def partitions(self, sample: Sample | None) -> list[dict[str, Any]]:
+        """Each partition of ``memory.messages`` as the page's table shows it."""
+        rows, _ = await self._blocking(partition_rows, self._store, self._settings, sample)
+        found: list[dict[str, Any]] = rows
+        return found
+
+    async def deployment(
+        self,
+        sample: Sample | None,
+        now: datetime,
+        sizes: dict[str, float] | None,
+        stats: dict[str, Any],
+    ) -> dict[str, Any]:
+        """Every figure of the page, for the deployment (see :func:`deployment_health`)."""
+        found: dict[str, Any] = await self._blocking(
+            deployment_health, self._store, self._settings, sample, now, sizes, stats
+        )
+        return found
+
+    async def tenant(self, users: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
+        """The page of a tenant (see :func:`tenant_health`)."""
+        found: dict[str, Any] = await self._blocking(tenant_health, self._store, users, now)
+        return found
+
+    async def storage_sizes(self) -> dict[str, int]:
+        """The cold store's and the event archive's size in bytes."""
+        found: dict[str, int] = await self._blocking(storage_sizes, self._settings)
+        return found
