@@ -24,7 +24,7 @@ from memstream.queries.search.searcher import Searcher
 from memstream.storage.lance.store import MomentGone, ProjectionStore
 from memstream.storage.moments import Moment, first_covering, last_at_or_before
 
-__all__ = ["PastView", "PastViews", "find_moment"]
+__all__ = ["PastView", "PastViews", "find_moment", "no_longer_kept"]
 
 #: Views kept open at once (each holds a checked-out handle of every table).
 KEPT_VIEWS = 4
@@ -100,11 +100,7 @@ class PastViews:
             try:
                 pinned = store.pinned(moment.versions)
             except MomentGone:
-                raise NotFound(
-                    f"as_of: memory as of {moment.recorded_at.isoformat()} is no longer kept "
-                    "(table versions older than retain_versions_seconds are removed, and an "
-                    "erasure removes every older version)"
-                ) from None
+                raise no_longer_kept(moment.recorded_at) from None
             # a view left out is let go, not closed: a read may still be using it (its
             # search threads end when it is collected)
             made = (pinned, self._live.over(pinned))
@@ -114,3 +110,19 @@ class PastViews:
                     self._open.popitem(last=False)
         as_of = AsOf(asked=asked, recorded_at=moment.recorded_at, position=moment.position.text())
         return PastView(found[0], found[1], as_of)
+
+    def forget(self, view: PastView) -> None:
+        """Let ``view`` go: a read found its files removed since it was opened."""
+        with self._lock:
+            for key, (store, _) in list(self._open.items()):
+                if store is view.store:
+                    del self._open[key]
+
+
+def no_longer_kept(recorded_at: datetime) -> NotFound:
+    """The refusal of a read of a moment whose table versions are gone."""
+    return NotFound(
+        f"as_of: memory as of {recorded_at.isoformat()} is no longer kept (table versions "
+        "older than retain_versions_seconds are removed, and an erasure removes every "
+        "older version)"
+    )

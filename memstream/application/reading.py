@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -27,7 +27,7 @@ from memstream.application.core import (
     LogEnd,
 )
 from memstream.application.errors import NotFound
-from memstream.application.past_views import PastView, PastViews, find_moment
+from memstream.application.past_views import PastView, PastViews, find_moment, no_longer_kept
 from memstream.application.read_after_write import (
     WaitFor,
 )
@@ -62,6 +62,7 @@ from memstream.queries.stats import user_freshness
 from memstream.queries.user_state import user_digest
 from memstream.queries.users import known_users
 from memstream.runtime import assembly as components
+from memstream.storage.lance.store import is_gone
 from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.streams.partitioning import partition_of
@@ -76,11 +77,36 @@ log = logging.getLogger(__name__)
 #: Which of a search's results a door shows (in their order).
 Shown = Callable[[list[SearchResult]], list[SearchResult]]
 
+_T = TypeVar("_T")
+
 __all__ = ["MemoryReads"]
 
 
 class MemoryReads(ServedLog):
     """The use cases that read memory (see the module docstring)."""
+
+    async def _read(self, past: PastView | None, read: Callable[..., _T], *args: Any) -> _T:
+        """``read(store, *args)`` on a thread, over memory as it stood at ``past`` (or as
+        it stands now)."""
+        if past is None:
+            return await self._blocking(read, self.store, *args)
+        return await self._in_past(past, read, past.store, *args)
+
+    async def _in_past(self, past: PastView, call: Callable[..., _T], *args: Any) -> _T:
+        """``call(*args)`` on a thread, reading ``past``'s view.
+
+        Raises:
+            NotFound: upkeep or an erasure removed files of the view since it was opened
+                (the view is let go; the moment is no longer kept).
+        """
+        try:
+            return await self._blocking(call, *args)
+        except Exception as exc:
+            if not is_gone(exc):
+                raise
+            if self._past_views is not None:
+                self._past_views.forget(past)
+            raise no_longer_kept(past.recorded_at) from None
 
     async def _past(self, user_id: str, as_of: str) -> PastView:
         """Memory of ``user_id`` as it stood at the moment ``as_of`` names (a time or a
@@ -173,7 +199,7 @@ class MemoryReads(ServedLog):
             async with self._reads.turn():
                 past = await self._past(request.user_id, as_of)
                 then = request.model_copy(update={"now": request.now or past.recorded_at})
-                response = await self._blocking(past.searcher.search, then)
+                response = await self._in_past(past, past.searcher.search, then)
             _stages(response.timings)
             span.records(len(response.results))
         response.as_of = past.as_of
@@ -191,8 +217,7 @@ class MemoryReads(ServedLog):
         """One memory as stored (hot or archived); with ``as_of``, as it stood then."""
         memory_id = await self._memory_named(user_id, memory_id)
         past = await self._past(user_id, as_of) if as_of is not None else None
-        store = past.store if past is not None else self.store
-        found = await self._blocking(memory_document, store, user_id, memory_id)
+        found = await self._read(past, memory_document, user_id, memory_id)
         if found is None:
             raise NotFound(f"no memory {memory_id} for user {user_id}{_then(past)}")
         return _stamped(found, past)
@@ -204,8 +229,7 @@ class MemoryReads(ServedLog):
         ``as_of``, the chain as it stood then."""
         memory_id = await self._memory_named(user_id, memory_id)
         past = await self._past(user_id, as_of) if as_of is not None else None
-        store = past.store if past is not None else self.store
-        chain = await self._blocking(memory_history, store, user_id, memory_id)
+        chain = await self._read(past, memory_history, user_id, memory_id)
         if chain is None:
             raise NotFound(f"no memory {memory_id} for user {user_id}{_then(past)}")
         return chain
@@ -219,8 +243,7 @@ class MemoryReads(ServedLog):
         scope_filter(user_id, project_id)  # the doors' rule for identifiers
         plain_text("name", name)
         past = await self._past(user_id, as_of) if as_of is not None else None
-        store = past.store if past is not None else self.store
-        profile = await self._blocking(entity_profile, store, user_id, name, project_id)
+        profile = await self._read(past, entity_profile, user_id, name, project_id)
         if profile is None:
             raise NotFound(f"no entity named {name!r} for user {user_id}{_then(past)}")
         return _stamped(profile, past)
@@ -257,7 +280,9 @@ class MemoryReads(ServedLog):
             async with self._reads.turn():
                 if as_of is not None:
                     past = await self._past(user_id, as_of)
-                    assembly = await self._blocking(build, past.searcher, now or past.recorded_at)
+                    assembly = await self._in_past(
+                        past, build, past.searcher, now or past.recorded_at
+                    )
                     span.records(sum(len(section.lines) for section in assembly.sections))
                     served: tuple[str | None, str | None] = (past.as_of.position, as_of)
                     block = replace(_block(assembly, budget, judged, started), as_of=past.as_of)
@@ -372,9 +397,8 @@ class MemoryReads(ServedLog):
         memory_id = await self._memory_named(user_id, memory_id)
         rates = components.lifecycle_policy(self.settings).decay_rates
         past = await self._past(user_id, as_of) if as_of is not None else None
-        store = past.store if past is not None else self.store
         when = now or (past.recorded_at if past is not None else self.clock())
-        found = await self._blocking(explanation, store, user_id, memory_id, when, rates)
+        found = await self._read(past, explanation, user_id, memory_id, when, rates)
         if found is None:
             raise NotFound(f"no memory {memory_id} for user {user_id}{_then(past)}")
         return _stamped(found, past)
@@ -489,7 +513,7 @@ class MemoryReads(ServedLog):
                 raise InvalidQuery(f"{name}: {exc}") from None
         if request.as_of is not None:
             past = await self._past(request.user_id, request.as_of)
-            page = await self._blocking(list_memories, past.store, request)
+            page = await self._in_past(past, list_memories, past.store, request)
             return replace(page, as_of=past.as_of)
         freshness = await self._freshness(request.user_id, refresh=True)
         try:

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import itertools
 import json
+import warnings
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -45,6 +46,7 @@ from memstream.storage.archive.cold_store import ColdStore
 from memstream.storage.archive.event_archive import records_from_table
 from memstream.storage.filesystems import resolve_location
 from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.log_records import LogRecord
 from memstream.storage.moments import first_covering, last_at_or_before
 from memstream.storage.schemas import ARCHIVE_SCHEMA, COLD_ORIGINAL_SCHEMA, MOMENTS_SCHEMA
@@ -315,7 +317,8 @@ def test_before_anything_was_recorded_and_not_a_moment(
         asyncio.run(live.history("ana", memory_id_for("ana", "m1"), as_of=other))
 
 
-def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) -> None:
+def _three_notes(tmp_path: Path) -> tuple[ProjectionStore, FakeClock, Projector]:
+    """A store that applied three notes of Ana's an hour apart (a moment each)."""
     store = ProjectionStore(str(tmp_path / "tables"))
     clock = FakeClock(T0)
     projector = Projector(store, consumer=SETTINGS.consumer_group, clock=clock)
@@ -323,6 +326,11 @@ def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) ->
     for index in range(3):
         at = clock.advance(hours=1)
         projector.apply([log.add(MESSAGES, _said(f"m{index}", f"Note {index}.", T0), at)])
+    return store, clock, projector
+
+
+def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) -> None:
+    store, clock, projector = _three_notes(tmp_path)
     assert store.moments(SETTINGS.consumer_group, PARTITION).num_rows == 3
     clock.advance(hours=1)
     projector.upkeep(retain=timedelta(hours=2))  # at T0 + 4 h: what is older than T0 + 2 h
@@ -336,6 +344,23 @@ def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) ->
     kept_then = (T0 + timedelta(hours=2, minutes=30)).isoformat()
     page = asyncio.run(ops.list_memories(ListRequest(user_id="ana", as_of=kept_then)))
     assert sorted(m["content"] for m in page.memories) == ["Note 0.", "Note 1."]
+
+
+def test_a_view_whose_files_went_since_it_was_opened_is_no_longer_kept(tmp_path: Path) -> None:
+    """A past view is kept open between reads; upkeep (or an erasure) may remove its
+    files meanwhile. The read then says the moment is no longer kept (404), never a
+    storage error, and the view is let go."""
+    store, _, _ = _three_notes(tmp_path)
+    ops = _operations(store, tmp_path)
+    then = (T0 + timedelta(hours=2, minutes=30)).isoformat()
+    assert asyncio.run(ops.memory("ana", _id("m0"), as_of=then))["content"] == "Note 0."
+    with warnings.catch_warnings():  # "removes every version but the latest": meant
+        warnings.simplefilter("ignore", UserWarning)
+        for name in STATE_TABLES:  # compacted: the old fragments' files are deleted
+            store.table(name).optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    for _ in range(2):  # the open view's read, then a view asked for afresh
+        with pytest.raises(NotFound, match="is no longer kept"):
+            asyncio.run(ops.memory("ana", _id("m0"), as_of=then))
 
 
 def test_the_first_moment_holding_a_write_and_the_last_by_a_time() -> None:

@@ -55,7 +55,13 @@ from memstream.storage.schemas import (
     vectors_schema,
 )
 
-__all__ = ["DEFAULT_VECTOR_DIMENSION", "MomentGone", "ProjectionStore", "is_commit_conflict"]
+__all__ = [
+    "DEFAULT_VECTOR_DIMENSION",
+    "MomentGone",
+    "ProjectionStore",
+    "is_commit_conflict",
+    "is_gone",
+]
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +75,15 @@ CONFLICT_BACKOFF = (0.05, 2.0)
 
 class MomentGone(StorageError):
     """A table version a moment names is no longer kept (upkeep removed it)."""
+
+
+def is_gone(exc: BaseException) -> bool:
+    """True when ``exc`` is LanceDB saying a file or version a read needed is not there
+    (upkeep or an erasure removed it since the table was checked out)."""
+    if not isinstance(exc, RuntimeError | OSError | ValueError):
+        return False
+    text = str(exc)
+    return "Not found" in text or "was not found" in text or "no longer exists" in text
 
 
 def is_commit_conflict(exc: BaseException) -> bool:
