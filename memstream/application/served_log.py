@@ -26,7 +26,7 @@ from memstream.events.vocabulary import ContextServed, Event, ServedLine
 from memstream.policies.limits import MAX_LISTED
 from memstream.policies.scope import valid_identifier
 from memstream.queries.served import Rebuilt, ServedRows, rebuild, served_rows
-from memstream.storage.lance.store import MomentGone, ProjectionStore
+from memstream.storage.lance.store import MomentGone, ProjectionStore, is_gone
 from memstream.storage.lance.tables import SERVED
 from memstream.streams.partitioning import partition_of
 
@@ -155,7 +155,13 @@ class ServedLog(FreshReads):
                     when = moment.recorded_at.isoformat()
                 except MomentGone:  # its versions went since (upkeep, an erasure)
                     then = None
-        found = served_rows(then or self.store, user_id, lines)
+        try:
+            found = served_rows(then or self.store, user_id, lines)
+        except Exception as exc:  # its files went while it was read: memory now
+            if then is None or not is_gone(exc):
+                raise
+            then, when = None, None
+            found = served_rows(self.store, user_id, lines)
         rebuilt = rebuild(row["answer"], lines, found)
         if rebuilt.missing and then is not None:
             now = served_rows(self.store, user_id, lines)

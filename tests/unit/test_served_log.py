@@ -254,6 +254,31 @@ def test_an_answer_whose_moment_is_gone_is_rendered_from_memory_as_it_stands(
     asyncio.run(run())
 
 
+def test_an_answer_whose_moment_loses_its_files_while_read_is_rendered_from_now(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The moment's versions were there when pinned, and its files went while they were
+    read (upkeep in between): the answer is rendered from memory as it stands now."""
+    from memstream.application import served_log
+
+    async def run() -> None:
+        block = await world.ops.context("ana", "Who is Maria?", caller=AGENT)
+        [served] = await world.served_now()
+        rows_of = served_log.served_rows
+
+        def files_gone_then(store: ProjectionStore, *args: Any) -> Any:
+            if store is not world.store:  # the pinned view of the moment
+                raise RuntimeError("lance error: Not found: memories.lance/data/x.lance")
+            return rows_of(store, *args)
+
+        monkeypatch.setattr(served_log, "served_rows", files_gone_then)
+        again = await world.ops.served_answer("ana", served.event_id)
+        assert again["rebuilt"]["read_as_of"] is None
+        assert again["rebuilt"]["text"] == block.context and again["rebuilt"]["matches"]
+
+    asyncio.run(run())
+
+
 def test_an_erasure_takes_what_was_served_and_old_answers_are_not_kept(world: World) -> None:
     async def run() -> None:
         await world.ops.context("ana", "Who is Maria?", caller=AGENT)
