@@ -9,6 +9,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
+from memstream.events.vocabulary import ServedLine
 from memstream.queries.as_of import AsOf
 from memstream.queries.freshness import Freshness
 
@@ -29,7 +30,6 @@ __all__ = [
     "MemoryPage",
     "MonthCount",
     "ServedAnswer",
-    "ServedLineAnswer",
     "ServedList",
     "ServedRebuilt",
     "ServedRecord",
@@ -310,27 +310,6 @@ class EntityProfile(BaseModel):
     as_of: AsOf | None = None
 
 
-class ServedLineAnswer(BaseModel):
-    """One line of a served answer, as ids and shapes (never its text)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    memory_id: str
-    section: str
-    score: float | None = None
-    kind: str | None = None
-    archived: bool = False
-    readable: bool = False
-    cut: tuple[int, int] | None = None
-    speaker: bool = False
-    names: list[str] = []
-    entity_type: str | None = None
-    mentions: int | None = None
-    first_seen: datetime | None = None
-    last_seen: datetime | None = None
-    facts: list[str] = []
-
-
 class ServedRecord(BaseModel):
     """An answer a caller was given of the user's memory: who asked, the question,
     where memory stood, and the lines as ids."""
@@ -355,7 +334,8 @@ class ServedRecord(BaseModel):
     #: the ``as_of`` the read asked for, as given
     asked_as_of: str | None
     budget_tokens: int | None
-    lines: list[ServedLineAnswer]
+    #: its lines as the event recorded them
+    lines: list[ServedLine]
     #: the SHA-256 of the answer's text
     digest: str
 

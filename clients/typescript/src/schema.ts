@@ -2158,7 +2158,7 @@ export interface components {
             /** Key Id */
             key_id: string | null;
             /** Lines */
-            lines: components["schemas"]["ServedLineAnswer"][];
+            lines: components["schemas"]["ServedLine"][];
             /** Project Id */
             project_id: string | null;
             /** Question */
@@ -2179,10 +2179,17 @@ export interface components {
             user_id: string;
         };
         /**
-         * ServedLineAnswer
-         * @description One line of a served answer, as ids and shapes (never its text).
+         * ServedLine
+         * @description One line of a served answer, as ids and shapes, never its text: enough to render
+         *     the line again from the memory it quotes (:mod:`memstream.queries.served`).
+         *
+         *     A memory's line quotes it whole (``readable`` says whether as a stored item's
+         *     readable text), or the window ``cut`` of a long turn, after its speaker's name when
+         *     ``speaker``. An entity profile's line names the entity as the names whose hashes
+         *     ``names`` holds (the name first, then the aliases shown), with the counts and the
+         *     facts (``facts``) it stated then.
          */
-        ServedLineAnswer: {
+        ServedLine: {
             /**
              * Archived
              * @default false
@@ -2195,10 +2202,7 @@ export interface components {
             ] | null;
             /** Entity Type */
             entity_type?: string | null;
-            /**
-             * Facts
-             * @default []
-             */
+            /** Facts */
             facts?: string[];
             /** First Seen */
             first_seen?: string | null;
@@ -2210,10 +2214,7 @@ export interface components {
             memory_id: string;
             /** Mentions */
             mentions?: number | null;
-            /**
-             * Names
-             * @default []
-             */
+            /** Names */
             names?: string[];
             /**
              * Readable
@@ -2222,8 +2223,11 @@ export interface components {
             readable?: boolean;
             /** Score */
             score?: number | null;
-            /** Section */
-            section: string;
+            /**
+             * Section
+             * @enum {string}
+             */
+            section: "facts" | "entities" | "temporal" | "evidence" | "results";
             /**
              * Speaker
              * @default false
@@ -2277,7 +2281,7 @@ export interface components {
             /** Key Id */
             key_id: string | null;
             /** Lines */
-            lines: components["schemas"]["ServedLineAnswer"][];
+            lines: components["schemas"]["ServedLine"][];
             /** Project Id */
             project_id: string | null;
             /** Question */
