@@ -148,7 +148,7 @@ def main() -> None:
         projector = Projector(store, "bench", FakeClock(NOW), cold_store=cold)
         started = time.perf_counter()
         build(store, projector, n)
-        store.optimize(retain=timedelta(0))
+        store.upkeep.optimize(retain=timedelta(0))
         print(f"built {n:,} memories with vectors in {time.perf_counter() - started:.1f} s")
         hot_bytes = folder_bytes(tmp / "projections" / "memories.lance") + folder_bytes(
             tmp / "projections" / "vectors.lance"
@@ -173,7 +173,7 @@ def main() -> None:
             f"select+summarize+write+verify {decided:.1f} s, apply {total - decided:.1f} s); "
             f"{len(cold.files())} Parquet files, {folder_bytes(tmp / 'cold') / 1e6:.1f} MB"
         )
-        store.optimize(retain=timedelta(0))
+        store.upkeep.optimize(retain=timedelta(0))
         index_bytes = folder_bytes(tmp / "projections" / "archive_index.lance")
         per_index = index_bytes / archived
         print(
@@ -191,7 +191,7 @@ def main() -> None:
         where = "user_id = 'ana' AND (restored_at IS NULL OR archived_at > restored_at)"
         for q in queries:
             t0 = time.perf_counter()
-            store.full_text(q, where, 10, ["memory_id", "search_text"], ARCHIVE_INDEX)
+            store.queries.full_text(q, where, 10, ["memory_id", "search_text"], ARCHIVE_INDEX)
             took.append((time.perf_counter() - t0) * 1000)
         print(f"summary full-text search alone ({archived:,} archived): {quantiles(took)}")
         after = quantiles(searches(store, queries))

@@ -174,11 +174,13 @@ def main() -> None:
         query = "the bike near the office"
 
         def search(as_of: str | None) -> Any:
-            return asyncio.run(ops.search(SearchRequest(user_id=user, query=query, as_of=as_of)))
+            return asyncio.run(
+                ops.reads.search(SearchRequest(user_id=user, query=query, as_of=as_of))
+            )
 
         def page(as_of: str | None) -> Any:
             request = ListRequest(user_id=user, limit=50, as_of=as_of)
-            return asyncio.run(ops.list_memories(request))
+            return asyncio.run(ops.reads.list_memories(request))
 
         search(None)  # the searcher and its query caches made
         print(f"search now:              {_percentiles(_timed(lambda: search(None), 50))}")

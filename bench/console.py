@@ -140,7 +140,7 @@ def build(data: Path, user: str, size: int, total: int) -> None:
             schema=PARTITION_OWNERS_SCHEMA,
         ),
     )
-    store.optimize(timedelta(seconds=0))
+    store.upkeep.optimize(timedelta(seconds=0))
     print(
         f"built {store.count(MEMORIES):,} memories, {len(entities)} entities of {user} "
         f"in {time.perf_counter() - started:.0f} s",

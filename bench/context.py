@@ -140,7 +140,7 @@ def measure(
     cutoff: float | None,
 ) -> None:
     operations = Operations(settings)
-    searcher = TimedSearcher(operations.searcher)  # opens the store, loads the embedder
+    searcher = TimedSearcher(operations.parts.searcher)  # opens the store, loads the embedder
     gathered_for: list[tuple[dict, Any]] = []
     took: list[float] = []
     searching: list[float] = []
@@ -230,7 +230,7 @@ def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) ->
         for q in questions:
             now = datetime.fromisoformat(q["asked_at"] + "+00:00")
             request = SearchRequest(user_id=q["stream_id"], query=q["question"])
-            candidates = context_candidates(operations.searcher, request, now, None, cutoff)
+            candidates = context_candidates(operations.parts.searcher, request, now, None, cutoff)
             block = assemble(candidates, budget, count_tokens)
             text = block.context or ""
             has = q["answer"].lower() in text.lower()

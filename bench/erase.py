@@ -141,7 +141,7 @@ def main() -> None:
         for start in range(0, len(archived), 2000):
             projector.apply(log.records("memory.lifecycle", archived[start : start + 2000]))
         projector.flush()
-        store.optimize(retain=timedelta(0))
+        store.upkeep.optimize(retain=timedelta(0))
         print(
             f"built {args.memories:,} memories of the user to erase ({len(archived):,} of them "
             f"archived, {len(cold.files())} cold files) and {args.others} x "

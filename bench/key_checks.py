@@ -4,8 +4,8 @@ look before) against the rows written since the last look (the look now).
 For each size, ``memories`` is filled with that many rows (many users, the key's BTree
 built as upkeep builds it), then ``--batches`` batches of ``--batch`` new rows are
 appended, each followed by both looks: the whole key column counted
-(``ProjectionStore.duplicate_keys``), and only the fragments added since the last look,
-each of their keys counted through the index (``ProjectionStore.new_keys_held_twice``).
+(``TableUpkeep.duplicate_keys``), and only the fragments added since the last look,
+each of their keys counted through the index (``TableUpkeep.new_keys_held_twice``).
 Median and slowest of each, in one process, nothing else running (no worker: no
 embedder, no lifecycle timer).
 
@@ -62,16 +62,16 @@ def main() -> None:
             for start in range(0, size, _FILL):
                 store.append(MEMORIES, _rows(start, min(_FILL, size - start)))
             store.table(MEMORIES).optimize()
-            store.ensure_indexes([MEMORIES])
-            since = store.new_keys_held_twice(MEMORIES, 0).upto
+            store.upkeep.ensure_indexes([MEMORIES])
+            since = store.upkeep.new_keys_held_twice(MEMORIES, 0).upto
             every, fresh = [], []
             for n in range(args.batches):
                 store.append(MEMORIES, _rows(size + n * args.batch, args.batch))
                 started = time.perf_counter()
-                assert store.duplicate_keys(MEMORIES) == []
+                assert store.upkeep.duplicate_keys(MEMORIES) == []
                 every.append(_ms(started))
                 started = time.perf_counter()
-                looked = store.new_keys_held_twice(MEMORIES, since)
+                looked = store.upkeep.new_keys_held_twice(MEMORIES, since)
                 fresh.append(_ms(started))
                 assert looked.repeated == [] and looked.read == args.batch
                 since = looked.upto

@@ -363,7 +363,9 @@ def footprint(data: Path) -> dict:
     from memstream.settings import Settings
 
     store = open_store(Settings(data=str(data)))
-    store.optimize(timedelta(days=1))  # compacts (the bytes counted are the current version's)
+    store.upkeep.optimize(
+        timedelta(days=1)
+    )  # compacts (the bytes counted are the current version's)
 
     def on_disk(name: str) -> int:  # the current version's data files and indexes
         return int(store.table(name).stats()["total_bytes"])

@@ -126,14 +126,14 @@ async def measure(settings: Settings, user: str, queries: list[str], rounds: int
 
 def _search(operations: Operations, user: str) -> Call:
     async def call(query: str) -> Any:
-        return (await operations.search(SearchRequest(user_id=user, query=query))).results
+        return (await operations.reads.search(SearchRequest(user_id=user, query=query))).results
 
     return call
 
 
 def _entity(operations: Operations, user: str) -> Call:
     async def call(name: str) -> Any:
-        return await operations.entity(user, name)
+        return await operations.reads.entity(user, name)
 
     return call
 

@@ -152,7 +152,7 @@ def build(data: Path, user_sizes: dict[str, int], total: int, alone: bool = Fals
         words = vocab
         store.append(MEMORIES, memories)
         store.append(VECTORS, vectors.cast(store.table(VECTORS).schema))
-    store.optimize(timedelta(seconds=0))
+    store.upkeep.optimize(timedelta(seconds=0))
     print(
         f"built {store.count(MEMORIES):,} memories and {store.count(VECTORS):,} vectors "
         f"in {time.perf_counter() - started:.0f} s",

@@ -91,7 +91,7 @@ def _history(store: ProjectionStore, end: datetime, embedder: MiniLMEmbedder) ->
             offset += 1
         projector.apply(records)
         turns += len(events)
-    store.ensure_indexes()
+    store.upkeep.ensure_indexes()
     return turns
 
 

@@ -1,8 +1,9 @@
 """The operations layer: every use case of memstream, called alike by each front door.
 
-Build one :class:`Operations` from settings (with the event sink and the clock), call its
-methods, render what they answer. :mod:`memstream.application.errors` says what they can
-refuse.
+Build one :class:`Operations` from settings (with the event sink and the clock), call a
+use case of one of its groups (``ops.reads.search``, ``ops.changes.remember``,
+``ops.documents.add``, ``ops.upkeep.erase``…), render what it answers.
+:mod:`memstream.application.errors` says what they can refuse.
 
 Names are imported from their modules when first used: a command that only publishes,
 or only talks to a running server, never loads the store or the model.

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from memstream.application import commands
 from memstream.application.callers import LOCAL, Caller
-from memstream.application.core import OperationsCore
+from memstream.application.core import UseCase
 from memstream.application.errors import NotFound
 from memstream.application.intake import channel_events, door_checked
 from memstream.application.results import (
@@ -34,7 +34,7 @@ _T = TypeVar("_T")
 __all__ = ["MemoryChanges"]
 
 
-class MemoryChanges(OperationsCore):
+class MemoryChanges(UseCase):
     """The use cases that change memory (see the module docstring)."""
 
     async def publish(self, documents: Sequence[Any], caller: Caller = LOCAL) -> Accepted:

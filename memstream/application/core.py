@@ -1,9 +1,10 @@
-"""What every use case of memstream shares: the settings, the event sink, the clock,
-the parts opened on first use (the store, the embedder, the language model, the
-searcher, the lifecycle jobs, the archiver), the audit log, and running a blocking
-call in a thread. The use cases are mixins over this core (:mod:`.reading`,
-:mod:`.changing`, :mod:`.document_cases`, :mod:`.upkeep`, :mod:`.rebuilding`);
-:class:`~memstream.application.operations.Operations` is their one façade.
+"""What every use case of memstream shares: :class:`Parts` (the settings, the event
+sink, the clock, and the parts opened on first use: the store, the embedder, the
+language model, the searcher, the lifecycle jobs, the archiver, the audit log) and
+:class:`UseCase`, the base of each group of use cases over them (:mod:`.reading`,
+:mod:`.changing`, :mod:`.document_cases`, :mod:`.upkeep`, :mod:`.rebuilding`,
+:mod:`.observing`). :class:`~memstream.application.operations.Operations` builds one
+``Parts`` and one object of each group over it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from memstream.adapters.embedders import Embedder
 from memstream.adapters.language_models import JsonModel
-from memstream.application.admission import ReadAdmission
 from memstream.application.callers import Caller
-from memstream.application.freshness_gauge import FreshnessGauge
-from memstream.application.past_views import PastViews
 from memstream.application.sinks import BrokerSink, EventSink
 from memstream.application.stores import open_store
 from memstream.clock import Clock, system_clock
@@ -43,8 +41,11 @@ __all__ = [
     "UNKNOWN_DOCUMENT_WAIT",
     "Job",
     "LogEnd",
-    "OperationsCore",
+    "OverParts",
+    "Parts",
+    "UseCase",
     "check_owner",
+    "in_thread",
 ]
 
 log = logging.getLogger(__name__)
@@ -62,9 +63,14 @@ _T = TypeVar("_T")
 UNKNOWN_DOCUMENT_WAIT = 5.0
 
 
-class OperationsCore:
-    """The state every use case shares, over one data location (the arguments are
-    :class:`~memstream.application.operations.Operations`'s).
+async def in_thread(call: Callable[..., _T], *args: Any) -> _T:
+    """``call(*args)`` run in a thread (the store's calls block)."""
+    return await asyncio.to_thread(call, *args)
+
+
+class Parts:
+    """The parts every use case shares, over one data location, each opened on first use
+    (the arguments are :class:`~memstream.application.operations.Operations`'s).
 
     Args:
         settings: the deployment's settings.
@@ -86,23 +92,14 @@ class OperationsCore:
         self.settings = settings
         self.sink: EventSink = sink if sink is not None else BrokerSink(settings)
         self.clock = clock
+        self.read_consistency = read_consistency_seconds
         self._store = store
-        self._read_consistency = read_consistency_seconds
         self._embedder: Embedder | None = None
         self._embedder_loaded = False
         self._model: JsonModel | None = None
         self._model_loaded = False
         self._searcher: Searcher | None = None
-        self._past_views: PastViews | None = None
-        self._pending: set[asyncio.Task[None]] = set()
-        self._reads = ReadAdmission(settings.searches_at_once, settings.searches_waiting)
         self._audit_log: AuditLog | None = None
-        #: what the store's views are known to hold: how fresh reads are, said in their
-        #: answers, and whether a read after a write need wait (see
-        #: :mod:`memstream.application.freshness_gauge`)
-        self._gauge = FreshnessGauge(read_consistency_seconds)
-
-    # -- parts, opened on first use ------------------------------------------------------
 
     @property
     def audit_log(self) -> AuditLog:
@@ -110,23 +107,15 @@ class OperationsCore:
             self._audit_log = AuditLog(self.settings.log_dir)
         return self._audit_log
 
-    def _audited(
-        self, caller: Caller, operation: str, user_id: str, status: int, **detail: str | int
-    ) -> None:
-        """One audit line for a change ``caller`` made (see :mod:`.callers`)."""
-        self.audit_log.record(
-            operation,
-            key_id=caller.key_id,
-            tenant=caller.tenant,
-            user_id=user_id,
-            status=status,
-            detail={"door": caller.door, **detail},
-        )
-
     @property
     def store(self) -> ProjectionStore:
         if self._store is None:
-            self._store = open_store(self.settings, self._read_consistency)
+            self._store = open_store(self.settings, self.read_consistency)
+        return self._store
+
+    @property
+    def opened_store(self) -> ProjectionStore | None:
+        """The store if it was opened (None: nothing has read it yet)."""
         return self._store
 
     @property
@@ -151,8 +140,13 @@ class OperationsCore:
                 self.store,
                 components.make_embedder(self.settings, 1, self.settings.query_embed_threads),
                 self.clock,
-                stale_seconds=self._read_consistency or 0.0,
+                stale_seconds=self.read_consistency or 0.0,
             )
+        return self._searcher
+
+    @property
+    def opened_searcher(self) -> Searcher | None:
+        """The searcher if one was made (None: nothing has searched yet)."""
         return self._searcher
 
     def lifecycle(self) -> LifecycleJobs:
@@ -165,15 +159,51 @@ class OperationsCore:
             return components.make_archiver(self.settings, self.store)
         return components.make_archiver(self.settings, self.store, self.embedder, self.model)
 
-    async def close(self) -> None:
-        """Wait (briefly) for access reports still on their way, then close the sink."""
-        if self._pending:
-            await asyncio.wait(set(self._pending), timeout=ACCESS_REPORT_SECONDS)
-        await self.sink.close()
 
-    @staticmethod
-    async def _blocking(call: Callable[..., _T], *args: Any) -> _T:
-        return await asyncio.to_thread(call, *args)
+class OverParts:
+    """Something built over the shared :class:`Parts`, reaching the settings, the sink,
+    the clock and the store through them."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.parts = parts
+
+    @property
+    def settings(self) -> Settings:
+        return self.parts.settings
+
+    @property
+    def sink(self) -> EventSink:
+        return self.parts.sink
+
+    @property
+    def clock(self) -> Clock:
+        return self.parts.clock
+
+    @property
+    def store(self) -> ProjectionStore:
+        """The projections (opened now if nothing opened them yet)."""
+        return self.parts.store
+
+
+class UseCase(OverParts):
+    """One group of use cases over the shared :class:`Parts`: besides what
+    :class:`OverParts` reaches, a blocking call run in a thread, an audit line for a
+    change, and a memory's full id from its short form."""
+
+    def _audited(
+        self, caller: Caller, operation: str, user_id: str, status: int, **detail: str | int
+    ) -> None:
+        """One audit line for a change ``caller`` made (see :mod:`.callers`)."""
+        self.parts.audit_log.record(
+            operation,
+            key_id=caller.key_id,
+            tenant=caller.tenant,
+            user_id=user_id,
+            status=status,
+            detail={"door": caller.door, **detail},
+        )
+
+    _blocking = staticmethod(in_thread)
 
     async def _memory_named(self, user_id: str, memory_id: str) -> str:
         """The full id of the user's memory ``memory_id`` names: the id itself, or the one

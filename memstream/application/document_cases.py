@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memstream.application.callers import LOCAL, Caller
-from memstream.application.core import UNKNOWN_DOCUMENT_WAIT, OperationsCore
+from memstream.application.core import UNKNOWN_DOCUMENT_WAIT, UseCase
 from memstream.application.documents import (
     DOCUMENT_DONE,
     DocumentAccepted,
@@ -34,10 +34,10 @@ from memstream.storage.layout import DataLayout
 __all__ = ["DocumentCases"]
 
 
-class DocumentCases(OperationsCore):
+class DocumentCases(UseCase):
     """The use cases of documents (see the module docstring)."""
 
-    async def add_document(
+    async def add(
         self,
         user_id: str,
         data: bytes,
@@ -88,7 +88,7 @@ class DocumentCases(OperationsCore):
         rows = store.by_ids(DOCUMENTS, [document_key(user_id, document_id)])
         return dict(rows[0]) if rows else None
 
-    async def document(
+    async def status(
         self,
         user_id: str,
         document_id: str,
@@ -133,8 +133,8 @@ class DocumentCases(OperationsCore):
         document not seen at all and ``may_be_unknown``, a few seconds at most)."""
         started = time.monotonic()
         while True:
-            if self._store is not None:
-                await self._blocking(self._store.refresh)
+            if self.parts.opened_store is not None:
+                await self._blocking(self.parts.opened_store.refresh)
             row = await self._blocking(self._document_row, user_id, document_id)
             waited = time.monotonic() - started
             # a document not seen yet may be on its way (just submitted), for a moment
@@ -147,10 +147,10 @@ class DocumentCases(OperationsCore):
         """Searches answered here from now on see what a wait saw applied (a document
         indexed or removed), not the user's memories as held in memory a moment ago
         (they are read again at the user's next search)."""
-        if self._searcher is not None:
-            self._searcher.forget(user_id)
+        if self.parts.opened_searcher is not None:
+            self.parts.opened_searcher.forget(user_id)
 
-    async def remove_document(
+    async def remove(
         self,
         user_id: str,
         document_id: str,
@@ -197,7 +197,7 @@ class DocumentCases(OperationsCore):
                 self._searches_see_now(user_id)
         return answer
 
-    async def documents(self, user_id: str) -> list[dict[str, Any]]:
+    async def listed(self, user_id: str) -> list[dict[str, Any]]:
         """The user's documents, newest first."""
         valid_identifier("user_id", user_id)
 

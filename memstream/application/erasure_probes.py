@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memstream.application.core import in_thread
 from memstream.application.erasure_receipts import Probe
 from memstream.application.errors import NotFound
 from memstream.application.transfer import export_stream
@@ -26,7 +27,7 @@ from memstream.streams.sealing import record_keys_of
 from memstream.streams.user_history import user_events
 
 if TYPE_CHECKING:
-    from memstream.application.operations import Operations
+    from memstream.application.reading import MemoryReads
 
 __all__ = ["ErasureSample", "probe_reads", "sample_of"]
 
@@ -46,10 +47,10 @@ class ErasureSample:
     names: tuple[str, ...]
 
 
-def sample_of(ops: Operations, user_id: str) -> ErasureSample:
+def sample_of(reads: MemoryReads, user_id: str) -> ErasureSample:
     """A sample of what ``user_id`` holds now (empty when nothing: no projections)."""
     try:
-        store = ops.store
+        store = reads.store
     except NotFound:
         return ErasureSample((), (), ())
     store.refresh()
@@ -65,10 +66,10 @@ def sample_of(ops: Operations, user_id: str) -> ErasureSample:
     )
 
 
-async def probe_reads(ops: Operations, user_id: str, sample: ErasureSample) -> list[Probe]:
+async def probe_reads(reads: MemoryReads, user_id: str, sample: ErasureSample) -> list[Probe]:
     """Every read path asked for ``user_id`` and ``sample``: what each found."""
     probes = [
-        Probe(f"rows of the user in {table}", 1, await _rows(ops, table, user_id))
+        Probe(f"rows of the user in {table}", 1, await _rows(reads, table, user_id))
         for table in USER_TABLES
     ]
     words = sample.words or (user_id,)
@@ -77,38 +78,42 @@ async def probe_reads(ops: Operations, user_id: str, sample: ErasureSample) -> l
         request = SearchRequest(
             user_id=user_id, query=word, k=50, include_archived=True, include_history=True
         )
-        found += len((await ops.search(request)).results)
+        found += len((await reads.search(request)).results)
     probes.append(Probe("search, hot and archived, history included", len(words), found))
     found = 0
     for word in words:
-        block = await ops.context(user_id, word, cutoff=False)
+        block = await reads.context(user_id, word, cutoff=False)
         found += block.context is not None
     probes.append(Probe("context block", len(words), found))
-    page = await ops.list_memories(ListRequest(user_id=user_id, include_hidden=True))
+    page = await reads.list_memories(ListRequest(user_id=user_id, include_hidden=True))
     probes.append(Probe("memory list, hidden included", 1, len(page.memories)))
-    for read, by_id in (("memory", ops.memory), ("history", ops.history), ("explain", ops.explain)):
+    for read, by_id in (
+        ("memory", reads.memory),
+        ("history", reads.history),
+        ("explain", reads.explain),
+    ):
         found = sum([await _answers(by_id, user_id, m) for m in sample.memory_ids])
         probes.append(Probe(f"{read} by id", len(sample.memory_ids), found))
-    found = sum([await _answers(ops.entity, user_id, n) for n in sample.names])
+    found = sum([await _answers(reads.entity, user_id, n) for n in sample.names])
     probes.append(Probe("entity by name", len(sample.names), found))
-    probes.append(Probe("export", 1, await ops._blocking(_exported, ops, user_id)))
-    shown = len(await ops.served(user_id)) + sum(
-        [len(await ops.served(user_id, m)) for m in sample.memory_ids]
+    probes.append(Probe("export", 1, await in_thread(_exported, reads, user_id)))
+    shown = len(await reads.served(user_id)) + sum(
+        [len(await reads.served(user_id, m)) for m in sample.memory_ids]
     )
     probes.append(Probe("what agents were shown, and where each memory was used",
                         1 + len(sample.memory_ids), shown))  # fmt: skip
-    listed = [u for u in await ops.users() if u.get("user_id") == user_id]
+    listed = [u for u in await reads.users() if u.get("user_id") == user_id]
     probes.append(Probe("users the console lists", 1, len(listed)))
-    probes.append(Probe("event archive, opened", 1, await ops._blocking(_archived, ops, user_id)))
+    probes.append(Probe("event archive, opened", 1, await in_thread(_archived, reads, user_id)))
     return probes
 
 
-async def _rows(ops: Operations, table: str, user_id: str) -> int:
+async def _rows(reads: MemoryReads, table: str, user_id: str) -> int:
     def count() -> int:
-        ops.store.refresh([table])
-        return ops.store.count(table, filters.equals("user_id", user_id))
+        reads.store.refresh([table])
+        return reads.store.count(table, filters.equals("user_id", user_id))
 
-    return await ops._blocking(count)
+    return await in_thread(count)
 
 
 async def _answers(read: Callable[[str, str], Awaitable[Any]], user_id: str, name: str) -> int:
@@ -120,19 +125,19 @@ async def _answers(read: Callable[[str, str], Awaitable[Any]], user_id: str, nam
     return 1
 
 
-def _exported(ops: Operations, user_id: str) -> int:
+def _exported(reads: MemoryReads, user_id: str) -> int:
     """How many memories the user's export holds."""
     written = [0]
 
     def counted(n: int) -> None:  # told the running count
         written[0] = max(written[0], n)
 
-    for _ in export_stream(ops.settings, ops.store, user_id, "json", ops.clock(), counted):
+    for _ in export_stream(reads.settings, reads.store, user_id, "json", reads.clock(), counted):
         pass
     return written[0]
 
 
-def _archived(ops: Operations, user_id: str) -> int:
+def _archived(reads: MemoryReads, user_id: str) -> int:
     """How many of the user's events the event archive still opens."""
-    keys = record_keys_of(ops.settings)
-    return sum(1 for _ in user_events(ops.settings.data_location, keys, user_id))
+    keys = record_keys_of(reads.settings)
+    return sum(1 for _ in user_events(reads.settings.data_location, keys, user_id))

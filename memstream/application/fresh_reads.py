@@ -1,7 +1,7 @@
 """How fresh reads are, and reads that wait for a write: the write-token wait
 (``after_write``), the freshness an answer carries, and the background sampling of the
 worker's checkpoints, the log's ends and the user's memories without vectors that keeps
-it cheap (see :mod:`memstream.application.freshness_gauge`). Mixed into
+it cheap (see :mod:`memstream.application.freshness_gauge`). The base of
 :class:`memstream.application.reading.MemoryReads`."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import time
 from collections.abc import Coroutine
 from typing import Any
 
-from memstream.application.core import OperationsCore
+from memstream.application.core import ACCESS_REPORT_SECONDS, Parts, UseCase
 from memstream.application.errors import NotFound
-from memstream.application.freshness_gauge import LogEnds
+from memstream.application.freshness_gauge import FreshnessGauge, LogEnds
 from memstream.application.read_after_write import (
     Waited,
     WaitFor,
@@ -35,8 +35,23 @@ log = logging.getLogger(__name__)
 __all__ = ["FreshReads"]
 
 
-class FreshReads(OperationsCore):
+class FreshReads(UseCase):
     """Waiting for writes, and saying how fresh a read is (see the module docstring)."""
+
+    def __init__(self, parts: Parts) -> None:
+        super().__init__(parts)
+        #: what the store's views are known to hold: how fresh reads are, said in their
+        #: answers, and whether a read after a write need wait (see
+        #: :mod:`memstream.application.freshness_gauge`)
+        self._gauge = FreshnessGauge(parts.read_consistency)
+        #: work beside the reads (samples, access reports, served records)
+        self._pending: set[asyncio.Task[None]] = set()
+
+    async def settle(self) -> None:
+        """Wait (briefly) for the work still running beside the reads: access reports
+        and served records on their way to the log, samples of the checkpoints."""
+        if self._pending:
+            await asyncio.wait(set(self._pending), timeout=ACCESS_REPORT_SECONDS)
 
     async def after_write(
         self,

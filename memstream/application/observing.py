@@ -1,16 +1,16 @@
-"""Looking at memory and at the stream, for the console: the deployment's or a tenant's
-health figures, dead letters (one tenant's, or all), an entity by id with the entities
-mentioned with it, a document with its chunks and facts. Reads only; each in a thread."""
+"""Looking at memory and at the stream, for the console: dead letters (one tenant's, or
+all), an entity by id with the entities mentioned with it, a document with its chunks
+and facts. Reads only; each in a thread. The health page's figures are
+:mod:`memstream.application.health_figures`'s."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from memstream.application.core import OperationsCore
+from memstream.application.core import UseCase
 from memstream.application.documents import document_view
 from memstream.application.errors import NotFound
-from memstream.application.health_figures import HealthFigures
 from memstream.policies.scope import valid_identifier
 from memstream.projections.episodes import memory_id_for
 from memstream.queries.document_parts import document_parts
@@ -28,7 +28,7 @@ _DEAD_LETTER_ID = re.compile(r"[A-Za-z0-9_.:@+|-]{1,300}")
 _LOG_COLUMNS = ("log_epoch", "log_topic", "log_partition", "log_offset")
 
 
-class Observing(OperationsCore):
+class Observing(UseCase):
     """The console's reads (see the module docstring)."""
 
     async def entity_graph(self, user_id: str, entity_id: str) -> dict[str, Any]:
@@ -131,11 +131,6 @@ class Observing(OperationsCore):
         if not rows or (tenant is not None and not _keyed_to(rows[0], tenant)):
             raise NotFound(f"no dead letter {dead_letter_id[:80]}")
         return rows[0]
-
-    @property
-    def health(self) -> HealthFigures:
-        """The figures of the deployment's health page (the console's)."""
-        return HealthFigures(self.store, self.settings, self._blocking)
 
 
 def _keyed_to(row: dict[str, Any], tenant: str) -> bool:

@@ -21,19 +21,13 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from memstream.adapters.tokens import count_tokens
+from memstream.application.admission import ReadAdmission
 from memstream.application.callers import Caller
-from memstream.application.core import (
-    SEARCH_PHASES,
-    LogEnd,
-)
+from memstream.application.core import SEARCH_PHASES, LogEnd, Parts
 from memstream.application.errors import NotFound
 from memstream.application.past_views import PastView, PastViews, find_moment, no_longer_kept
-from memstream.application.read_after_write import (
-    WaitFor,
-)
-from memstream.application.results import (
-    ContextBlock,
-)
+from memstream.application.read_after_write import WaitFor
+from memstream.application.results import ContextBlock
 from memstream.application.served_log import ServedLog
 from memstream.events.errors import InvalidQuery
 from memstream.events.identifier_rules import in_time_range
@@ -66,11 +60,7 @@ from memstream.storage.lance.store import is_gone
 from memstream.storage.lance.tables import STATE_TABLES
 from memstream.storage.schemas import NOT_STATE_COLUMNS
 from memstream.streams.partitioning import partition_of
-from memstream.streams.topics import (
-    MESSAGES,
-    end_offsets,
-    read_epoch,
-)
+from memstream.streams.topics import MESSAGES, end_offsets, read_epoch
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +74,11 @@ __all__ = ["MemoryReads"]
 
 class MemoryReads(ServedLog):
     """The use cases that read memory (see the module docstring)."""
+
+    def __init__(self, parts: Parts) -> None:
+        super().__init__(parts)
+        self._reads = ReadAdmission(self.settings.searches_at_once, self.settings.searches_waiting)
+        self._past_views: PastViews | None = None
 
     async def _read(self, past: PastView | None, read: Callable[..., _T], *args: Any) -> _T:
         """``read(store, *args)`` on a thread, over memory as it stood at ``past`` (or as
@@ -121,7 +116,7 @@ class MemoryReads(ServedLog):
         def view() -> PastView:
             store = self.store
             if self._past_views is None:
-                self._past_views = PastViews(self.searcher)
+                self._past_views = PastViews(self.parts.searcher)
             partition = partition_of(user_id, self.settings.messages_partitions)
             moment = find_moment(store, self.settings.consumer_group, partition, as_of)
             return self._past_views.view(store, moment, as_of)
@@ -147,7 +142,7 @@ class MemoryReads(ServedLog):
         ):
             async with self._reads.turn():
                 freshness = await self._freshness(request.user_id)
-                response = await self._blocking(self.searcher.search, request)
+                response = await self._blocking(self.parts.searcher.search, request)
             _stages(response.timings)
             span.records(len(response.results))
         response.freshness = freshness
@@ -288,7 +283,7 @@ class MemoryReads(ServedLog):
                     block = replace(_block(assembly, budget, judged, started), as_of=past.as_of)
                 else:
                     freshness = await self._freshness(user_id)
-                    assembly = await self._blocking(build, self.searcher, now or self.clock())
+                    assembly = await self._blocking(build, self.parts.searcher, now or self.clock())
                     span.records(sum(len(section.lines) for section in assembly.sections))
                     served = (freshness.position, None)
                     block = replace(_block(assembly, budget, judged, started), freshness=freshness)
@@ -367,13 +362,13 @@ class MemoryReads(ServedLog):
 
         def build() -> tuple[SearchResponse, Assembly]:
             if not shared:
-                response = self.searcher.search(request, trace)
-                found = context_candidates(self.searcher, plain, when, None, self._cutoff())
+                response = self.parts.searcher.search(request, trace)
+                found = context_candidates(self.parts.searcher, plain, when, None, self._cutoff())
                 return response, assemble(found, budget, count_tokens)
-            full = self.searcher.search(deep, trace, restated=True)
+            full = self.parts.searcher.search(deep, trace, restated=True)
             trace.keep(request.k)
             response = full.model_copy(update={"results": full.results[: request.k]})
-            found = context_candidates(self.searcher, plain, when, full, self._cutoff())
+            found = context_candidates(self.parts.searcher, plain, when, full, self._cutoff())
             return response, assemble(found, budget, count_tokens)
 
         with _measured_read("playground"):

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from memstream.application import transfer
 from memstream.application.callers import LOCAL, Caller
-from memstream.application.core import OperationsCore
+from memstream.application.core import UseCase
 from memstream.application.errors import LessHistory, NotAvailable
 from memstream.application.read_after_write import read_token
 from memstream.events.errors import InvalidQuery
@@ -52,7 +52,7 @@ from memstream.text.passages import passage_of
 __all__ = ["Rebuilding"]
 
 
-class Rebuilding(OperationsCore):
+class Rebuilding(UseCase):
     """The use cases that rebuild and move memory (see the module docstring)."""
 
     def export(
@@ -238,7 +238,7 @@ class Rebuilding(OperationsCore):
             embedded += sum(1 for e in events if passage_of(e.memory_id)[1] is None)  # memories
             if progress is not None:
                 progress(embedded)
-        await self._blocking(store.optimize, timedelta(minutes=1))
+        await self._blocking(store.upkeep.optimize, timedelta(minutes=1))
         return report, embedded
 
     async def _log_records(self, source: Literal["kafka", "archive"]) -> Iterator[pa.Table]:

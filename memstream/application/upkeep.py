@@ -10,10 +10,10 @@ import json
 import logging
 import time
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from memstream.application.callers import LOCAL, Caller
-from memstream.application.core import Job, OperationsCore
+from memstream.application.core import Job, Parts, UseCase
 from memstream.application.erasure_probes import ErasureSample, probe_reads, sample_of
 from memstream.application.erasure_receipts import receipt_body, signed
 from memstream.application.errors import NotFound
@@ -33,6 +33,7 @@ from memstream.jobs.archiver import NotArchived
 from memstream.observability import tracing
 from memstream.policies.coldness import ColdDecision
 from memstream.policies.scope import valid_identifier
+from memstream.runtime import assembly as components
 from memstream.storage.data_keys import DataKeys
 from memstream.storage.filters import equals
 from memstream.storage.lance.tables import DOCUMENTS, MEMORIES
@@ -41,15 +42,20 @@ from memstream.storage.signing_key import SigningKey
 from memstream.streams.sealing import data_keys_of, erasure_event
 
 if TYPE_CHECKING:
-    from memstream.application.operations import Operations
+    from memstream.application.reading import MemoryReads
 
 __all__ = ["Upkeep"]
 
 log = logging.getLogger(__name__)
 
 
-class Upkeep(OperationsCore):
-    """The use cases of upkeep on request (see the module docstring)."""
+class Upkeep(UseCase):
+    """The use cases of upkeep on request (see the module docstring); an erasure's
+    receipt asks every read path of ``reads`` for the user afterwards."""
+
+    def __init__(self, parts: Parts, reads: MemoryReads) -> None:
+        super().__init__(parts)
+        self._reads = reads
 
     async def erase(
         self, user_id: str, wait_seconds: float = 120.0, caller: Caller = LOCAL
@@ -68,7 +74,7 @@ class Upkeep(OperationsCore):
     async def _erase(self, user_id: str, wait_seconds: float, caller: Caller) -> Erased:
         started = time.perf_counter()
         rows = await self._blocking(self._holds_rows, user_id)
-        sample = await self._blocking(sample_of, self._operations(), user_id)
+        sample = await self._blocking(sample_of, self._reads, user_id)
         keys = data_keys_of(self.settings)
         erasure = await self._blocking(keys.erase, user_id, self.clock())
         await self.sink.publish([erasure_event(erasure)])
@@ -76,8 +82,8 @@ class Upkeep(OperationsCore):
         while keys.is_pending(user_id) and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         complete = not keys.is_pending(user_id)
-        if self._searcher is not None:
-            self._searcher.forget(user_id)
+        if self.parts.opened_searcher is not None:
+            self.parts.opened_searcher.forget(user_id)
         receipt = None
         if complete:
             try:
@@ -97,9 +103,6 @@ class Upkeep(OperationsCore):
             receipt=receipt,
         )
 
-    def _operations(self) -> Operations:
-        return cast("Operations", self)  # upkeep is one part of the operations
-
     async def _receipt(
         self,
         user_id: str,
@@ -109,7 +112,7 @@ class Upkeep(OperationsCore):
         sample: ErasureSample,
     ) -> dict[str, Any]:
         """The signed receipt of ``user_id``'s finished erasure, kept beside the others."""
-        probes = await probe_reads(self._operations(), user_id, sample)
+        probes = await probe_reads(self._reads, user_id, sample)
         removed = await self._blocking(keys.removed_by_erasure, user_id)
         body = receipt_body(user_id, requested_at, self.clock(), key_ids, removed, probes)
         receipt = await self._blocking(signed, body, self.signing_key())
@@ -118,6 +121,11 @@ class Upkeep(OperationsCore):
         folder = SharedFolder(self.settings.erasure_receipts_location)
         await self._blocking(folder.write, name, json.dumps(receipt, indent=1).encode())
         return receipt
+
+    def decay_rate(self, kind: str) -> float | None:
+        """How fast the confidence of a memory of ``kind`` decays while unused, per day
+        (None: a kind that does not decay)."""
+        return components.lifecycle_policy(self.settings).decay_rates.get(kind)
 
     def signing_key(self) -> SigningKey:
         """The deployment's signing key (see :mod:`memstream.storage.signing_key`)."""
@@ -139,7 +147,7 @@ class Upkeep(OperationsCore):
         memory_id = await self._memory_named(user_id, memory_id)
         try:
             expansion = await self._blocking(
-                self.archiver().expand, user_id, memory_id, self.clock()
+                self.parts.archiver().expand, user_id, memory_id, self.clock()
             )
         except NotArchived:
             raise await self._not_archived(user_id, memory_id) from None
@@ -156,7 +164,9 @@ class Upkeep(OperationsCore):
         if memory_id is not None:
             memory_id = await self._memory_named(user_id, memory_id)
         try:
-            events = await self._blocking(self.archiver().restore, user_id, memory_id, self.clock())
+            events = await self._blocking(
+                self.parts.archiver().restore, user_id, memory_id, self.clock()
+            )
         except NotArchived:
             raise await self._not_archived(user_id, memory_id or "") from None
         accepted = Accepted.of(await self.sink.publish(events), memory_id) if events else None
@@ -191,7 +201,7 @@ class Upkeep(OperationsCore):
         for every rule, event time included (a user's last session closes once its last
         turn is a session gap before it)."""
         when = now or self.clock()
-        jobs = self.lifecycle()
+        jobs = self.parts.lifecycle()
         events: list[Event]
         failed: dict[str, str] = {}
         if job == "decay":
@@ -215,7 +225,7 @@ class Upkeep(OperationsCore):
         """The user's memories near the prune threshold, weakest first."""
         valid_identifier("user_id", user_id)
         found: list[dict[str, Any]] = await self._blocking(
-            self.lifecycle().weak_facts, user_id, now or self.clock()
+            self.parts.lifecycle().weak_facts, user_id, now or self.clock()
         )
         return found
 
@@ -223,14 +233,14 @@ class Upkeep(OperationsCore):
         self, now: datetime | None = None, user_id: str | None = None
     ) -> list[ColdDecision]:
         """Who the archive job would move now, and why (nothing is written)."""
-        return await self._blocking(self.archiver().candidates, now or self.clock(), user_id)
+        return await self._blocking(self.parts.archiver().candidates, now or self.clock(), user_id)
 
     async def archive(
         self, now: datetime | None = None, user_id: str | None = None
     ) -> ArchiveReport:
         """Move what is cold to the cold store, publish the archive events, then merge
         small cold files."""
-        archiver = self.archiver(summarizing=True)
+        archiver = self.parts.archiver(summarizing=True)
         events: list[Event] = list(
             await self._blocking(archiver.archive, now or self.clock(), user_id)
         )

@@ -28,10 +28,12 @@ def jobs(args: argparse.Namespace, settings: Settings) -> int:
     if args.job == "weak":
         if args.user is None:
             raise UsageError("jobs weak needs --user")
-        weak = run_here(settings, lambda ops: ops.weak_facts(args.user, now))
+        weak = run_here(settings, lambda ops: ops.upkeep.weak_facts(args.user, now))
         say(json.dumps(weak, indent=2) if args.json else render.weak_facts(weak))
         return 0
-    report = run_here(settings, lambda ops: ops.run_job(args.job, now, args.user, args.dry_run))
+    report = run_here(
+        settings, lambda ops: ops.upkeep.run_job(args.job, now, args.user, args.dry_run)
+    )
     say(render.events_json(report.events) if args.json else render.decisions(report.events))
     count = len(report.events)
     if args.dry_run:
@@ -49,14 +51,14 @@ def _archive(
     args: argparse.Namespace, settings: Settings, user: str | None, now: datetime | None
 ) -> int:
     if args.dry_run:  # the candidates only: nothing is summarized, written or published
-        decisions = run_here(settings, lambda ops: ops.archive_candidates(now, user))
+        decisions = run_here(settings, lambda ops: ops.upkeep.archive_candidates(now, user))
         if args.json:
             print(json.dumps([vars(d) for d in decisions], indent=2))
         else:
             say(render.cold_decisions(decisions))
         print(f"would archive {len(decisions)} memories", file=sys.stderr)
         return 0
-    report = run_here(settings, lambda ops: ops.archive(now, user))
+    report = run_here(settings, lambda ops: ops.upkeep.archive(now, user))
     say(render.events_json(report.events) if args.json else render.archived(report.events))
     print(f"published {len(report.events)} events", file=sys.stderr)
     if report.merged_files:
@@ -65,7 +67,7 @@ def _archive(
 
 
 def expand(args: argparse.Namespace, settings: Settings) -> int:
-    expanded = run_here(settings, lambda ops: ops.expand(args.user, args.memory_id))
+    expanded = run_here(settings, lambda ops: ops.upkeep.expand(args.user, args.memory_id))
     print(json.dumps(expanded.original, indent=2, default=str, ensure_ascii=False))
     return 0
 
@@ -73,7 +75,7 @@ def expand(args: argparse.Namespace, settings: Settings) -> int:
 def restore(args: argparse.Namespace, settings: Settings) -> int:
     if args.all == (args.memory_id is not None):
         raise UsageError("give either a MEMORY_ID or --all")
-    done = run_here(settings, lambda ops: ops.restore(args.user, args.memory_id))
+    done = run_here(settings, lambda ops: ops.upkeep.restore(args.user, args.memory_id))
     if not done.event_ids:
         print(f"nothing of {args.user} is archived")
         return 0

@@ -37,7 +37,9 @@ __all__ = [
 def replay_command(args: argparse.Namespace, settings: Settings) -> int:
     report, generation = run_here(
         settings,
-        lambda ops: ops.replay(args.source, args.into, args.swap, args.writers, args.through),
+        lambda ops: ops.rebuilding.replay(
+            args.source, args.into, args.swap, args.writers, args.through
+        ),
     )
     print(
         f"replayed {report.records} records ({report.applied} applied, {report.dead_letters} "
@@ -55,7 +57,7 @@ def reembed_command(args: argparse.Namespace, settings: Settings) -> int:
 
     report, embedded = run_here(
         settings,
-        lambda ops: ops.reembed(args.embedder_name, args.source, args.into, progress),
+        lambda ops: ops.rebuilding.reembed(args.embedder_name, args.source, args.into, progress),
     )
     if embedded:
         print(file=sys.stderr)
@@ -74,13 +76,13 @@ def reembed_command(args: argparse.Namespace, settings: Settings) -> int:
 def switch_command(args: argparse.Namespace, settings: Settings) -> int:
     from memstream.application import Operations
 
-    generation = Operations(settings).switch(args.folder, force=args.force)
+    generation = Operations(settings).rebuilding.switch(args.folder, force=args.force)
     print(f"{settings.data} now uses {generation}")
     return 0
 
 
 def digest_command(args: argparse.Namespace, settings: Settings) -> int:
-    total, tables = run_here(settings, lambda ops: ops.digest(args.user))
+    total, tables = run_here(settings, lambda ops: ops.reads.digest(args.user))
     print(total)
     if args.tables:
         for name, (rows, digest) in tables.items():
@@ -95,7 +97,7 @@ def export_command(args: argparse.Namespace, settings: Settings) -> int:
     ops = Operations(settings)
     what = "events" if args.format == "events" else "memories"
     with counting(f"exporting {args.user}", what) as count:
-        pieces = ops.export(args.user, args.format, counted=count)
+        pieces = ops.rebuilding.export(args.user, args.format, counted=count)
         if args.output is None:
             for piece in pieces:
                 sys.stdout.buffer.write(piece)
@@ -122,7 +124,9 @@ def import_command(args: argparse.Namespace, settings: Settings) -> int:
     ):
         report = run_here(
             settings,
-            lambda ops: ops.import_file(args.user, source, progress=lambda done, _: count(done)),
+            lambda ops: ops.rebuilding.import_file(
+                args.user, source, progress=lambda done, _: count(done)
+            ),
         )
     say(render.imported(report))
     return 0

@@ -73,10 +73,10 @@ async def _published_here(
 ) -> str | None:
     """Publish ``documents`` from this process; their token (with ``wait``, once the
     projections hold them)."""
-    accepted = await ops.publish(documents)
+    accepted = await ops.changes.publish(documents)
     if wait and accepted.token is not None:
         for user in sorted({str(d["user_id"]) for d in documents}):
-            await ops.after_write(accepted.token, user)
+            await ops.reads.after_write(accepted.token, user)
     return accepted.token
 
 
@@ -85,11 +85,11 @@ async def _lines_here(
 ) -> tuple[list[CheckedLine], str | None]:
     """Publish JSON ``lines`` from this process; the lines as checked and their token
     (with ``wait``, once the projections hold them)."""
-    checked, token = await ops.publish_lines(lines)
+    checked, token = await ops.changes.publish_lines(lines)
     if wait and token is not None:
         users = sorted({c.event.user_id for c in checked if c.event is not None})
         for user in users:
-            await ops.after_write(token, user)
+            await ops.reads.after_write(token, user)
     return checked, token
 
 

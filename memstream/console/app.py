@@ -70,7 +70,7 @@ def install_console(
 
     async def take() -> None:
         nonlocal taken
-        ends, epoch = await ops.log_position(timeout=max(1.0, samples.every_seconds / 2))
+        ends, epoch = await ops.reads.log_position(timeout=max(1.0, samples.every_seconds / 2))
         checkpoints = await asyncio.to_thread(ops.store.load_checkpoints, settings.consumer_group)
         samples.add(ops.clock(), ends, applied_next(checkpoints, epoch), epoch)
         if taken % _SIZES_EVERY == 0:

@@ -24,7 +24,6 @@ from memstream.policies.limits import MAX_LISTED
 from memstream.projections.documents import CHUNK_KIND
 from memstream.queries.memory_list import ListRequest
 from memstream.queries.search.request import MEMORY_KINDS
-from memstream.runtime.assembly import lifecycle_policy
 
 __all__ = ["memory_pages"]
 
@@ -44,7 +43,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
     async def users(request: Request, q: str = "") -> Any:
         viewer = access.viewer(request)
         tenant = None if viewer.who.key is None else viewer.who.key.tenant
-        everyone = await ops.users(tenant)
+        everyone = await ops.reads.users(tenant)
         wanted = q.strip()
         shown = [u for u in everyone if wanted in u["user_id"]] if wanted else everyone
         return access.page("users.html", viewer, users=shown[:500], q=wanted, total=len(shown))
@@ -54,18 +53,18 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         viewer = access.viewer(request)
         viewer.who.reads(user_id)
         if request.query_params.get("expand") == "1":
-            expanded = await ops.expand(user_id, memory_id)
+            expanded = await ops.upkeep.expand(user_id, memory_id)
             return access.page(
                 "archived.html", viewer, user_id=user_id, expanded=expanded, memory_id=memory_id
             )
         as_of = request.query_params.get("as_of") or None
         try:
-            explained = await ops.explain(user_id, memory_id, as_of=as_of)
+            explained = await ops.reads.explain(user_id, memory_id, as_of=as_of)
         except NotFound:
             if as_of is not None:
                 raise
             # an archived memory: its index row, and the way to expand or restore it
-            found = await ops.memory(user_id, memory_id)
+            found = await ops.reads.memory(user_id, memory_id)
             return access.page(
                 "archived.html",
                 viewer,
@@ -74,12 +73,12 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
                 memory_id=found.get("memory_id", memory_id),
                 expanded=None,
             )
-        document = await ops.memory(user_id, explained["memory"]["memory_id"], as_of=as_of)
-        names = await ops.entity_names(user_id, list(document.get("entity_ids") or ()))
-        provenance = await ops.provenance(user_id, document["memory_id"])
-        used = await ops.served(user_id, document["memory_id"], limit=_USES)
+        document = await ops.reads.memory(user_id, explained["memory"]["memory_id"], as_of=as_of)
+        names = await ops.observing.entity_names(user_id, list(document.get("entity_ids") or ()))
+        provenance = await ops.observing.provenance(user_id, document["memory_id"])
+        used = await ops.reads.served(user_id, document["memory_id"], limit=_USES)
         confidence = explained["confidence"]
-        rate = lifecycle_policy(ops.settings).decay_rates.get(document["kind"])
+        rate = ops.upkeep.decay_rate(document["kind"])
         curve = (
             confidence_curve(
                 float(confidence["written"]),
@@ -118,15 +117,15 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             content = str(form.get("content", "")).strip()
             if not content:
                 raise InvalidQuery("content: the corrected memory cannot be empty")
-            await ops.correct(user_id, memory_id, content, caller)
+            await ops.changes.correct(user_id, memory_id, content, caller)
         elif action == "confirm":
-            await ops.confirm(user_id, memory_id, caller)
+            await ops.changes.confirm(user_id, memory_id, caller)
         elif action == "forget":
             if form.get("sure") != "yes":
                 raise InvalidQuery("forget: tick 'for good' to forget this memory")
-            await ops.forget(user_id, memory_id, caller)
+            await ops.changes.forget(user_id, memory_id, caller)
         else:
-            await ops.restore(user_id, memory_id, caller)
+            await ops.upkeep.restore(user_id, memory_id, caller)
         # back to the memory acted on: its page shows the change once it is applied
         where = f"/console/users/{user_id}/memories/{memory_id}?done={action}"
         return RedirectResponse(where, 303, headers=SECURITY_HEADERS)
@@ -153,7 +152,7 @@ def memory_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             include_hidden=asked.get("hidden") == "1",
             as_of=asked.get("as_of") or None,
         )
-        page = await ops.list_memories(listing)
+        page = await ops.reads.list_memories(listing)
         filters = {
             name: asked.get(name, "")
             for name in (

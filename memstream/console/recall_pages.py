@@ -47,7 +47,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
             except ValidationError as exc:
                 raise InvalidQuery("; ".join(problems_of(exc))) from None
             budget = _budget(form["budget"])
-            response, trace, block = await ops.playground(search, budget)
+            response, trace, block = await ops.reads.playground(search, budget)
             values.update(
                 response=response,
                 candidates=trace.ordered(),
@@ -69,7 +69,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
     async def entity(request: Request, user_id: str, entity_id: str) -> Any:
         viewer = access.viewer(request)
         viewer.who.reads(user_id)
-        found = await ops.entity_graph(user_id, entity_id)
+        found = await ops.observing.entity_graph(user_id, entity_id)
         profile = found["profile"]
         nodes, edges = layout(
             (profile["entity_id"], profile["name"], profile["type"]),
@@ -94,7 +94,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
     async def documents(request: Request, user_id: str) -> Any:
         viewer = access.viewer(request)
         viewer.who.reads(user_id)
-        listed = await ops.documents(user_id)
+        listed = await ops.documents.listed(user_id)
         return access.page("documents.html", viewer, user_id=user_id, documents=listed)
 
     largest = ops.settings.document_max_bytes + 64_000  # as the API: the form's bytes too
@@ -122,7 +122,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         if not isinstance(sent, UploadFile) or not sent.filename:
             raise InvalidQuery("file: choose a document to upload")
         title = str(form.get("title", "")).strip() or None
-        accepted = await ops.add_document(
+        accepted = await ops.documents.add(
             user_id,
             await sent.read(),
             name=sent.filename,
@@ -141,7 +141,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
         viewer.who.reads(user_id)
         version = request.query_params.get("version")
         if version:  # one just uploaded: received until the worker has applied it
-            status = await ops.document(user_id, document_id, checksum=version)
+            status = await ops.documents.status(user_id, document_id, checksum=version)
             if status["status"] == "received" and status.get("checksum") == version:
                 pending = {
                     **status,
@@ -151,7 +151,7 @@ def recall_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
                     "parts": {"chunks": [], "facts": []},
                 }
                 return access.page("document.html", viewer, user_id=user_id, document=pending)
-        found = await ops.document_detail(user_id, document_id)
+        found = await ops.observing.document_detail(user_id, document_id)
         return access.page("document.html", viewer, user_id=user_id, document=found)
 
 

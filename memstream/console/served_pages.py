@@ -23,12 +23,12 @@ def served_pages(router: APIRouter, ops: Operations, access: ConsoleAccess) -> N
     async def served(request: Request, user_id: str) -> Any:
         viewer = access.viewer(request)
         viewer.who.reads(user_id)
-        answers = await ops.served(user_id, limit=MAX_LISTED)
+        answers = await ops.reads.served(user_id, limit=MAX_LISTED)
         return access.page("served.html", viewer, user_id=user_id, answers=answers)
 
     @router.get("/console/users/{user_id:console_id}/served/{served_id:console_id}")
     async def served_answer(request: Request, user_id: str, served_id: str) -> Any:
         viewer = access.viewer(request)
         viewer.who.reads(user_id)
-        answer = await ops.served_answer(user_id, served_id)
+        answer = await ops.reads.served_answer(user_id, served_id)
         return access.page("served_answer.html", viewer, user_id=user_id, answer=answer)

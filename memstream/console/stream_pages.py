@@ -48,7 +48,7 @@ def stream_pages(
 
     async def tenant_users(tenant: str | None) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = await counted.get(
-            f"users {tenant}", lambda: ops.users(tenant)
+            f"users {tenant}", lambda: ops.reads.users(tenant)
         )
         return found
 
@@ -113,14 +113,14 @@ def stream_pages(
     async def dead_letters(request: Request) -> Any:
         viewer = access.viewer(request)
         tenant = _admin_tenant(viewer, "dead letters")
-        rows = await ops.dead_letters(tenant)
+        rows = await ops.observing.dead_letters(tenant)
         return access.page("dead_letters.html", viewer, rows=rows)
 
     @router.get("/console/dead-letters/{dead_letter_id:text}")
     async def dead_letter(request: Request, dead_letter_id: str) -> Any:
         viewer = access.viewer(request)
         tenant = _admin_tenant(viewer, "dead letters")
-        row = await ops.dead_letter(dead_letter_id, tenant)
+        row = await ops.observing.dead_letter(dead_letter_id, tenant)
         return access.page("dead_letter.html", viewer, row=row)
 
     @router.get("/console/keys")

@@ -118,7 +118,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
         """Submit a document (a file, or text); its chunks become searchable memories."""
         fields, data = await _submitted(request)
         principal.writes(fields["user_id"])
-        accepted: DocumentAccepted = await ops.add_document(
+        accepted: DocumentAccepted = await ops.documents.add(
             fields["user_id"], data, caller=principal.caller(), **fields["options"]
         )
         body: dict[str, Any] = {
@@ -130,7 +130,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
         }
         response.status_code = 202 if accepted.new else 200
         if wait:
-            body["document"] = await ops.document(
+            body["document"] = await ops.documents.status(
                 fields["user_id"], accepted.document_id, wait, accepted.checksum
             )
             response.status_code = 200
@@ -148,7 +148,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
     ) -> dict[str, Any]:
         """The user's documents with their status, newest first."""
         principal.reads(user_id)
-        return {"documents": await ops.documents(user_id)}
+        return {"documents": await ops.documents.listed(user_id)}
 
     @router.get(
         "/v1/documents/{document_id:text}",
@@ -166,7 +166,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
         ``failed`` (with why) or ``removed``, its chunk and fact counts; ``?wait=N``
         waits up to N seconds for it to be done."""
         principal.reads(user_id)
-        return await ops.document(user_id, document_id, wait)
+        return await ops.documents.status(user_id, document_id, wait)
 
     @router.delete(
         "/v1/documents/{document_id:text}",
@@ -187,7 +187,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
         it afresh; the original bytes go when the user is erased. ``?wait=N`` waits up
         to N seconds for the removal to be applied (200 then)."""
         principal.writes(user_id)
-        done = await ops.remove_document(user_id, document_id, wait, caller=principal.caller())
+        done = await ops.documents.remove(user_id, document_id, wait, caller=principal.caller())
         response.status_code = 200 if done["removed"] or wait else 202
         return done
 
@@ -195,7 +195,7 @@ def document_router(deps: RouteDeps) -> APIRouter:
 
 
 async def _submitted(request: Request) -> tuple[dict[str, Any], bytes]:
-    """The submitting user, the options of :meth:`Operations.add_document` and the
+    """The submitting user, the options of :meth:`DocumentCases.add` and the
     bytes, from a multipart form or a JSON body."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind == "application/json":
@@ -248,7 +248,7 @@ def _options(
     project_id: str | None,
     tags: list[str],
 ) -> dict[str, Any]:
-    """The options of :meth:`Operations.add_document` a request gives."""
+    """The options of :meth:`DocumentCases.add` a request gives."""
     return {
         "media_type": media_type,
         "title": title,

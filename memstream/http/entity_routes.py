@@ -49,7 +49,7 @@ def entity_router(deps: RouteDeps) -> APIRouter:
         """An entity's profile, its memories in the project's scope (the user's memories
         of no project, and the project's)."""
         who.reads(user_id)
-        await ops.after_write(after_write, user_id, wait)
-        return await ops.entity(user_id, name, project_id, as_of=as_of)
+        await ops.reads.after_write(after_write, user_id, wait)
+        return await ops.reads.entity(user_id, name, project_id, as_of=as_of)
 
     return router

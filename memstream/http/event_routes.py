@@ -43,7 +43,7 @@ def event_router(deps: RouteDeps) -> APIRouter:
         who.reach_all(users, write=True)
         who.limit("publish", len(items))
         who.limit("characters", sum(_characters(item) for item in items))
-        accepted = await ops.publish(items, who.caller())
+        accepted = await ops.changes.publish(items, who.caller())
         return {"accepted": accepted.event_ids, "token": accepted.token}
 
     return router

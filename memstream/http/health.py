@@ -37,7 +37,7 @@ class ApiReadiness:
         except Exception as exc:
             found["store"] = f"the projections cannot be read: {type(exc).__name__}: {exc}"
             checkpoints = None
-        offsets, epoch = await self._ops.log_position(timeout=2.0)
+        offsets, epoch = await self._ops.reads.log_position(timeout=2.0)
         if offsets is None:
             found["broker"] = f"the broker at {self._ops.settings.bootstrap} does not answer"
         elif checkpoints is not None:

@@ -62,7 +62,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     async def remember(body: RememberRequest, who: Principal = WHO) -> dict[str, Any]:
         """``remember_fact``: store a memory stated by the user or an agent."""
         who.writes(body.user_id)
-        done = await ops.remember(body.model_dump(exclude_none=True), who.caller())
+        done = await ops.changes.remember(body.model_dump(exclude_none=True), who.caller())
         return {"accepted": done.event_ids, "memory_id": done.memory_id, "token": done.token}
 
     @router.get("/v1/memories", response_model=MemoryPage, responses=errors(*READ, 404))
@@ -87,7 +87,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         included and marked; ``next_cursor`` gives the next page, which memories added
         meanwhile never shift."""
         who.reads(user_id)
-        await ops.after_write(after_write, user_id, wait)
+        await ops.reads.after_write(after_write, user_id, wait)
         request = ListRequest(
             user_id=user_id,
             kind=kind,
@@ -102,7 +102,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
             tag=tag,
             as_of=as_of,
         )
-        page = await ops.list_memories(request)
+        page = await ops.reads.list_memories(request)
         return {
             "memories": page.memories,
             "next_cursor": page.next_cursor,
@@ -119,7 +119,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     async def weak_memories(user_id: str = USER, who: Principal = WHO) -> dict[str, Any]:
         """Memories near the prune threshold, weakest first."""
         who.reads(user_id)
-        return {"memories": await ops.weak_facts(user_id)}
+        return {"memories": await ops.upkeep.weak_facts(user_id)}
 
     @router.post(
         "/v1/memories/{memory_id:text}/restore",
@@ -131,7 +131,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     async def restore(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """Bring an archived memory back to the hot tables, with its vector."""
         who.writes(body.user_id)
-        done = await ops.restore(body.user_id, memory_id, who.caller())
+        done = await ops.upkeep.restore(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.get(
@@ -150,8 +150,8 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     ) -> dict[str, Any]:
         """The memories that replaced one another through this one, oldest first."""
         who.reads(user_id)
-        await ops.after_write(after_write, user_id, wait)
-        chain = await ops.history(user_id, memory_id, as_of=as_of)
+        await ops.reads.after_write(after_write, user_id, wait)
+        chain = await ops.reads.history(user_id, memory_id, as_of=as_of)
         return {"memory_id": memory_id, "history": chain}
 
     @router.post(
@@ -166,7 +166,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     ) -> dict[str, Any]:
         """``correct_fact``: the new content replaces the memory, which stays as history."""
         who.writes(body.user_id)
-        done = await ops.correct(body.user_id, memory_id, body.content, who.caller())
+        done = await ops.changes.correct(body.user_id, memory_id, body.content, who.caller())
         return {
             "accepted": done.event_ids,
             "memory_id": done.memory_id,
@@ -184,7 +184,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     async def confirm(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``confirm_fact``: full confidence, never decays."""
         who.writes(body.user_id)
-        done = await ops.confirm(body.user_id, memory_id, who.caller())
+        done = await ops.changes.confirm(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.post(
@@ -197,7 +197,7 @@ def memory_router(deps: RouteDeps) -> APIRouter:
     async def forget(body: Owner, memory_id: str = MEMORY, who: Principal = WHO) -> dict[str, Any]:
         """``forget``: never returned by search again; kept for history."""
         who.writes(body.user_id)
-        done = await ops.forget(body.user_id, memory_id, who.caller())
+        done = await ops.changes.forget(body.user_id, memory_id, who.caller())
         return {"accepted": done.event_ids, "memory_id": memory_id, "token": done.token}
 
     @router.get(
@@ -217,8 +217,8 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """Why a memory exists: the turns it came from, what replaced what, commands,
         entities, and how its confidence got where it is."""
         who.reads(user_id)
-        await ops.after_write(after_write, user_id, wait)
-        return await ops.explain(user_id, memory_id, as_of=as_of)
+        await ops.reads.after_write(after_write, user_id, wait)
+        return await ops.reads.explain(user_id, memory_id, as_of=as_of)
 
     @router.get(
         "/v1/memories/{memory_id:memory_id}",
@@ -238,12 +238,12 @@ def memory_router(deps: RouteDeps) -> APIRouter:
         """A memory; with ``expand=true`` an archived memory's original, read from cold
         storage exactly as it was archived (three expansions in 30 days restore it)."""
         who.reads(user_id)
-        await ops.after_write(after_write, user_id, wait)
+        await ops.reads.after_write(after_write, user_id, wait)
         if not expand:
-            return await ops.memory(user_id, memory_id, as_of=as_of)
+            return await ops.reads.memory(user_id, memory_id, as_of=as_of)
         if as_of is not None:
             raise InvalidQuery("as_of: an original is read as archived; ask without expand")
-        expanded = await ops.expand(user_id, memory_id)
+        expanded = await ops.upkeep.expand(user_id, memory_id)
         return {
             "memory_id": expanded.memory_id,
             "archived": True,

@@ -32,7 +32,7 @@ def search_router(deps: RouteDeps) -> APIRouter:
     async def post_search(search_request: SearchRequest, who: Principal = WHO) -> Response:
         """Hybrid search. The ``Server-Timing`` header says where the time went."""
         who.reads(search_request.user_id)
-        found = await ops.search(search_request, who.caller())
+        found = await ops.reads.search(search_request, who.caller())
         # written to JSON by pydantic's serializer in one pass, not dumped to Python,
         # checked against the model again and then encoded, as a returned model is
         # (ten results: 10 us against 60)
@@ -52,8 +52,8 @@ def search_router(deps: RouteDeps) -> APIRouter:
         """The memory block to put before an agent's answer (``context`` is null when
         nothing relevant is found)."""
         who.reads(body.user_id)
-        await ops.after_write(body.after_write, body.user_id, body.wait)
-        block = await ops.context(
+        await ops.reads.after_write(body.after_write, body.user_id, body.wait)
+        block = await ops.reads.context(
             body.user_id,
             body.query,
             body.project_id,

@@ -46,7 +46,7 @@ def build_api(settings: Settings, drain: DrainState | None = None) -> FastAPI:
     operations = Operations(
         settings, sink=sink, read_consistency_seconds=settings.api_read_consistency_seconds
     )
-    operations.searcher  # noqa: B018 (opens the store and loads the embedder now)
+    operations.parts.searcher  # noqa: B018 (opens the store and loads the embedder now)
     instance = new_instance()
     url = api_url_of(settings.api_host, settings.api_port)
 

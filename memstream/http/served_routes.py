@@ -40,7 +40,7 @@ def served_router(deps: RouteDeps) -> APIRouter:
         (door, key, agent, session), the question, the memory ids with their scores and
         the answer's digest; with ``memory_id``, those that held that memory."""
         who.reads(user_id)
-        return {"served": await ops.served(user_id, memory_id, limit)}
+        return {"served": await ops.reads.served(user_id, memory_id, limit)}
 
     @router.get(
         "/v1/served/{served_id}",
@@ -57,6 +57,6 @@ def served_router(deps: RouteDeps) -> APIRouter:
         memory ids over memory as it stood when it was read, its digest and whether
         that is the digest recorded."""
         who.reads(user_id)
-        return await ops.served_answer(user_id, served_id)
+        return await ops.reads.served_answer(user_id, served_id)
 
     return router

@@ -51,7 +51,7 @@ def user_router(deps: RouteDeps) -> APIRouter:
             who.need_tenant_view()
         else:
             who.reads(user_id)
-        return await ops.stats(user_id)
+        return await ops.reads.stats(user_id)
 
     @router.get(
         "/v1/freshness",
@@ -70,7 +70,7 @@ def user_router(deps: RouteDeps) -> APIRouter:
         their vector. With ``after_write``, answers once that write is applied (503 with
         ``Retry-After`` after a bounded wait): ``publish --wait`` asks this."""
         who.reads(user_id)
-        return await ops.freshness(user_id, after_write, wait)
+        return await ops.reads.freshness(user_id, after_write, wait)
 
     @router.get(
         "/v1/users",
@@ -89,7 +89,7 @@ def user_router(deps: RouteDeps) -> APIRouter:
             if tenant is not None and tenant != who.tenant:
                 raise who.refuse(f"this key lists the users of {who.tenant} only")
             tenant = who.tenant
-        return {"users": await ops.users(tenant)}
+        return {"users": await ops.reads.users(tenant)}
 
     @router.delete(
         "/v1/users/{user_id:user_id}",
@@ -114,7 +114,7 @@ def user_router(deps: RouteDeps) -> APIRouter:
         who.writes(user_id)  # first: a foreign user gets the answer every route gives
         if who.key is not None:
             who.admin("erasing a user")
-        done = await ops.erase(user_id, caller=who.caller())
+        done = await ops.upkeep.erase(user_id, caller=who.caller())
         response.status_code = 200 if done.complete else 202
         return erasure_document(done)
 
@@ -147,7 +147,7 @@ def user_router(deps: RouteDeps) -> APIRouter:
         who.reads(user_id)
         if who.key is not None:
             who.admin("exporting a user")
-        pieces = ops.export(user_id, format, caller=who.caller())
+        pieces = ops.rebuilding.export(user_id, format, caller=who.caller())
         name = f"{user_id.replace('/', '_')}.{SUFFIXES[format]}"
         return StreamingResponse(
             pieces,

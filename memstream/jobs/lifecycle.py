@@ -144,7 +144,7 @@ class LifecycleJobs:
     ) -> list[SessionClosed]:
         return sessions_to_close(
             [r for r in pending if is_open(r)],
-            self.store.watermarks(MESSAGES),
+            self.store.queries.watermarks(MESSAGES),
             now,
             self.policy.session_gap,
             self.policy.session_idle,
@@ -152,7 +152,7 @@ class LifecycleJobs:
         )
 
     def _pending(self, user_id: str | None, partitions: set[int] | None) -> list[dict[str, Any]]:
-        rows = self.store.sessions_needing_work(user_id)
+        rows = self.store.queries.sessions_needing_work(user_id)
         if partitions is None:
             return rows
         return [r for r in rows if r["log_partition"] in partitions]
@@ -205,7 +205,7 @@ class LifecycleJobs:
         with ThreadPoolExecutor(workers, thread_name_prefix="consolidate") as pool:
             run = map if workers == 1 else pool.map  # rules need no threads
             for start in range(0, len(todo), _SESSIONS_PER_READ):
-                episodes = self.store.session_episodes(
+                episodes = self.store.queries.session_episodes(
                     [_span(r) for r in todo[start : start + _SESSIONS_PER_READ]]
                 )
                 chunk = budget.take(todo[start : start + _SESSIONS_PER_READ], episodes)

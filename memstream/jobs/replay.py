@@ -284,7 +284,7 @@ def _finish(
     message it archives), the tables are compacted and the generation named current."""
     projector.reconcile_archive()
     store = projector.store
-    store.optimize(retain=timedelta(minutes=1))
+    store.upkeep.optimize(retain=timedelta(minutes=1))
     layout.switch_to(generation)
     records, applied, dead = counts
     return ReplayReport(

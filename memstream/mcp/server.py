@@ -89,11 +89,13 @@ def memory_server(operations: Operations, scope: Scope | ScopeOf) -> MCPServer:
         @server.resource("memstream://stats", mime_type="application/json")
         async def stats_resource() -> dict[str, Any]:
             """The user's memory statistics."""
-            return jsonable(await answered(ops.stats(scope.user_id)))
+            return jsonable(await answered(ops.reads.stats(scope.user_id)))
 
     @server.resource("memstream://entities/{name}", mime_type="application/json")
     async def entity_resource(name: str, ctx: Context) -> dict[str, Any]:
         """An entity's profile."""
-        return jsonable(await answered(ops.entity(here(ctx).user_id, name, here(ctx).project_id)))
+        return jsonable(
+            await answered(ops.reads.entity(here(ctx).user_id, name, here(ctx).project_id))
+        )
 
     return server

@@ -76,7 +76,7 @@ class MemoryTools:
         through these tools for the user)."""
         own = self._unseen.of(at.user_id)
         token = after_write or (own.text() if own is not None else None)
-        await answered(self.ops.after_write(token, at.user_id))
+        await answered(self.ops.reads.after_write(token, at.user_id))
         if own is not None:
             self._unseen.seen(at.user_id, own)
 
@@ -145,7 +145,7 @@ class MemoryTools:
                 found = [r for r in found if any(e.casefold() == named for e in r.entities)]
             return found[:wanted]
 
-        response = await answered(self.ops.search(request, _asking(at, ctx), shown))
+        response = await answered(self.ops.reads.search(request, _asking(at, ctx), shown))
         results = response.results
         answer: dict[str, Any] = {"results": [r.model_dump(mode="json") for r in results]}
         if response.freshness is not None:
@@ -172,7 +172,7 @@ class MemoryTools:
         at = self.here(ctx)
         await self._after_writes(at, after_write)
         block = await answered(
-            self.ops.context(
+            self.ops.reads.context(
                 at.user_id,
                 query,
                 project_id=at.project_id,
@@ -204,7 +204,7 @@ class MemoryTools:
         if entities:
             fields["subject"] = entities[0]
         wanted = {k: v for k, v in fields.items() if v is not None}
-        done = await answered(self.ops.remember(wanted, at.caller))
+        done = await answered(self.ops.changes.remember(wanted, at.caller))
         self._wrote(at, done.token)
         return {"memory_id": done.memory_id, "accepted": done.event_ids, "token": done.token}
 
@@ -212,21 +212,23 @@ class MemoryTools:
         """Replace a wrong memory with the corrected content (the old one stays as
         history); answers the new memory's id."""
         at = self.changing(ctx)
-        done = await answered(self.ops.correct(at.user_id, memory_id, new_content, at.caller))
+        done = await answered(
+            self.ops.changes.correct(at.user_id, memory_id, new_content, at.caller)
+        )
         self._wrote(at, done.token)
         return {"memory_id": done.memory_id, "supersedes": memory_id, "token": done.token}
 
     async def confirm_fact(self, ctx: Context, memory_id: str) -> dict[str, Any]:
         """Confirm a memory: full confidence, it never decays."""
         at = self.changing(ctx)
-        done = await answered(self.ops.confirm(at.user_id, memory_id, at.caller))
+        done = await answered(self.ops.changes.confirm(at.user_id, memory_id, at.caller))
         self._wrote(at, done.token)
         return {"memory_id": memory_id, "confirmed": True, "token": done.token}
 
     async def forget_memory(self, ctx: Context, memory_id: str) -> dict[str, Any]:
         """Forget a memory: never returned again (kept as history)."""
         at = self.changing(ctx)
-        done = await answered(self.ops.forget(at.user_id, memory_id, at.caller))
+        done = await answered(self.ops.changes.forget(at.user_id, memory_id, at.caller))
         self._wrote(at, done.token)
         return {"memory_id": memory_id, "forgotten": True, "token": done.token}
 
@@ -237,7 +239,7 @@ class MemoryTools:
         seen, and the memories about it. ``as_of``: as for search_memory."""
         at = self.here(ctx)
         await self._after_writes(at)
-        found = self.ops.entity(at.user_id, name, at.project_id, as_of=as_of)
+        found = self.ops.reads.entity(at.user_id, name, at.project_id, as_of=as_of)
         return jsonable(await answered(found))
 
     async def explain_memory(
@@ -248,27 +250,27 @@ class MemoryTools:
         then; as for search_memory)."""
         at = self.here(ctx)
         await self._after_writes(at)
-        return jsonable(await answered(self.ops.explain(at.user_id, memory_id, as_of=as_of)))
+        return jsonable(await answered(self.ops.reads.explain(at.user_id, memory_id, as_of=as_of)))
 
     async def weak_facts(
         self, ctx: Context, limit: Annotated[int, Field(ge=1, le=100)] = 10
     ) -> dict[str, Any]:
         """Memories close to being forgotten by decay, weakest first (confirm the ones
         that still hold)."""
-        found = await answered(self.ops.weak_facts(self.here(ctx).user_id))
+        found = await answered(self.ops.upkeep.weak_facts(self.here(ctx).user_id))
         return {"memories": [jsonable(m) for m in found[:limit]]}
 
     async def memory_stats(self, ctx: Context) -> dict[str, Any]:
         """How many memories of each kind the user has, entities, and the lag behind the
         log."""
-        return jsonable(await answered(self.ops.stats(self.here(ctx).user_id)))
+        return jsonable(await answered(self.ops.reads.stats(self.here(ctx).user_id)))
 
     async def consolidate_now(self, ctx: Context) -> dict[str, Any]:
         """Turn the user's finished conversations into facts now (instead of waiting for
         the worker's timer)."""
         at = self.changing(ctx)
         report = await answered(
-            self.ops.run_job("consolidate", user_id=at.user_id, caller=at.caller)
+            self.ops.upkeep.run_job("consolidate", user_id=at.user_id, caller=at.caller)
         )
         return {"events": len(report.events), "failed": report.failed}
 
@@ -303,7 +305,7 @@ class MemoryTools:
             if document_id is None:
                 raise ToolError("document_id: needed for a document sent as text")
         done = await answered(
-            self.ops.add_document(
+            self.ops.documents.add(
                 at.user_id,
                 data,
                 name=name,
@@ -316,21 +318,23 @@ class MemoryTools:
         )
         self._wrote(at, done.token)
         status = await answered(
-            self.ops.document(at.user_id, done.document_id, wait_seconds, done.checksum)
+            self.ops.documents.status(at.user_id, done.document_id, wait_seconds, done.checksum)
         )
         return {"document_id": done.document_id, "new": done.new, **jsonable(status)}
 
     async def document_status(self, ctx: Context, document_id: str) -> dict[str, Any]:
         """A document's status (received, chunked, indexed, empty, failed with why, or
         removed), its version, pages, chunks and the facts derived from them."""
-        return jsonable(await answered(self.ops.document(self.here(ctx).user_id, document_id)))
+        return jsonable(
+            await answered(self.ops.documents.status(self.here(ctx).user_id, document_id))
+        )
 
     async def remove_document(self, ctx: Context, document_id: str) -> dict[str, Any]:
         """Remove a document from the user's memory: the chunks and facts of every
         version of it are never found again (kept for history)."""
         at = self.changing(ctx)
         done = await answered(
-            self.ops.remove_document(at.user_id, document_id, wait_seconds=30, caller=at.caller)
+            self.ops.documents.remove(at.user_id, document_id, wait_seconds=30, caller=at.caller)
         )
         self._wrote(at, done.get("token"))
         return jsonable(done.get("document") or done)  # the status, or what was accepted

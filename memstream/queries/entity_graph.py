@@ -29,7 +29,7 @@ def co_mentioned(
     """The entities mentioned in the same current memories as ``entity`` (an
     ``entities`` row), most often first, each with ``together`` (how many memories)."""
     mine = linked_ids(user_id, entity)
-    rows = store.with_entities(
+    rows = store.queries.with_entities(
         sorted(mine),
         filters.all_of(filters.equals("user_id", user_id), filters.is_null("valid_until")),
         limit=5_000,

@@ -159,7 +159,7 @@ def build_app(
                 if not await asyncio.to_thread(lease.take, time.time_ns()):
                     return  # upkeep (here or elsewhere) builds the indexes
                 try:
-                    await asyncio.to_thread(projector.store.ensure_indexes)
+                    await asyncio.to_thread(projector.store.upkeep.ensure_indexes)
                 finally:
                     await asyncio.to_thread(lease.give_back)
             except Exception:
@@ -199,7 +199,7 @@ def build_app(
             settings,
             embedder,
             system_clock,
-            earlier_turns=projector.store.session_texts,
+            earlier_turns=projector.store.queries.session_texts,
             lane=embedding_lane,
             keys=projector.keys,
         )
@@ -316,7 +316,7 @@ def compaction_window(store: ProjectionStore) -> Lease:
 
 def _measure_tables(store: ProjectionStore) -> None:
     """Each table's version and fragments, after an upkeep run."""
-    for name, (latest, fragments) in store.table_shapes().items():
+    for name, (latest, fragments) in store.upkeep.table_shapes().items():
         metrics.TABLE_VERSION.labels(name).set(latest)
         metrics.TABLE_FRAGMENTS.labels(name).set(fragments)
 

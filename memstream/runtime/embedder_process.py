@@ -87,7 +87,7 @@ def run_embedder(settings: Settings) -> int:
         settings,
         embedder,
         system_clock,
-        earlier_turns=store.session_texts,
+        earlier_turns=store.queries.session_texts,
         lane=lane,
         keys=record_keys_of(settings),
     )

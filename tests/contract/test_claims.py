@@ -94,7 +94,7 @@ def test_concurrent_inserts_of_the_same_new_keys_keep_one_row_each(
     if indexed:
         store.insert_absent(MEMORIES, [_memory("seed")])
         store.upsert(ENTITIES, [_entity("seed", 0)])
-        store.ensure_indexes([MEMORIES, ENTITIES])
+        store.upkeep.ensure_indexes([MEMORIES, ENTITIES])
         for name in (MEMORIES, ENTITIES):
             assert (KEYS[name],) in {tuple(i.columns) for i in store.table(name).list_indices()}
     barrier = multiprocessing.get_context("spawn").Barrier(WRITERS)
@@ -240,13 +240,13 @@ def test_an_erasures_overwrite_puts_back_what_another_writer_committed_meanwhile
     other.insert_absent(MEMORIES, [_memory("c")])  # committed during the rewrite
     written = table.add(rows, mode="overwrite")
     assert sorted(eraser.scan(MEMORIES, ["memory_id"]).column(0).to_pylist()) == ["a", "b"]
-    assert eraser.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 1
+    assert eraser.upkeep.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 1
     ids = sorted(eraser.scan(MEMORIES, ["memory_id"]).column(0).to_pylist())
     assert ids == ["a", "b", "c"]
     # with nothing committed in between, nothing is put back
     read_at, rows = int(table.version), table.to_arrow()
     written = table.add(rows, mode="overwrite")
-    assert eraser.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 0
+    assert eraser.upkeep.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 0
 
 
 def test_upkeep_makes_a_key_held_twice_single_again(tmp_path: Path) -> None:

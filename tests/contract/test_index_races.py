@@ -44,6 +44,6 @@ def test_concurrent_indexing_of_a_new_table_neither_fails_nor_duplicates(tmp_pat
 
 def _index(upkeep: ProjectionStore, errors: list[BaseException]) -> None:
     try:
-        upkeep.ensure_indexes([MEMORIES])
+        upkeep.upkeep.ensure_indexes([MEMORIES])
     except Exception as exc:  # collected for the test's assertion
         errors.append(exc)

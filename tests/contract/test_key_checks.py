@@ -29,16 +29,16 @@ def test_each_look_reads_the_rows_written_since_and_finds_an_old_keys_copy(
 ) -> None:
     store = ProjectionStore(str(tmp_path / "projections"))
     store.append(MEMORIES, _rows(0, 5000))
-    store.ensure_indexes([MEMORIES])
-    first = store.new_keys_held_twice(MEMORIES, 0)
+    store.upkeep.ensure_indexes([MEMORIES])
+    first = store.upkeep.new_keys_held_twice(MEMORIES, 0)
     assert (first.repeated, first.read) == ([], 5000)
     store.append(MEMORIES, _rows(5000, 10))
-    second = store.new_keys_held_twice(MEMORIES, first.upto)
+    second = store.upkeep.new_keys_held_twice(MEMORIES, first.upto)
     assert (second.repeated, second.read) == ([], 10)  # the new rows alone
     store.append(MEMORIES, _rows(7, 1) + _rows(6000, 3))  # m7 again, written long after
-    third = store.new_keys_held_twice(MEMORIES, second.upto)
+    third = store.upkeep.new_keys_held_twice(MEMORIES, second.upto)
     assert (third.repeated, third.read) == (["m7"], 4)
-    nothing = store.new_keys_held_twice(MEMORIES, third.upto)
+    nothing = store.upkeep.new_keys_held_twice(MEMORIES, third.upto)
     assert (nothing.repeated, nothing.read, nothing.upto) == ([], 0, third.upto)
 
 

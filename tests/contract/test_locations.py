@@ -65,7 +65,7 @@ def test_tables_on_an_s3_endpoint(s3_endpoint: str, new_bucket: Callable[[str], 
             }
         ],
     )
-    store.ensure_indexes([MEMORIES])
+    store.upkeep.ensure_indexes([MEMORIES])
     location = layout.existing_projections()
     assert location is not None and location.uri.startswith(f"s3://{bucket}/data/projections-")
     again = ProjectionStore.at(location)

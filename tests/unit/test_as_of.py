@@ -193,23 +193,27 @@ async def _reads(ops: Operations, as_of: str | None, now: datetime) -> dict[str,
             request = SearchRequest(
                 user_id="ana", query=query, now=now, include_history=history, as_of=as_of
             )
-            answer = await ops.search(request)
+            answer = await ops.reads.search(request)
             found[f"search {query} {history}"] = [
                 (r.memory_id, r.content, r.kind, round(r.score, 6)) for r in answer.results
             ]
-        block = await ops.context("ana", query, now=now, as_of=as_of)
+        block = await ops.reads.context("ana", query, now=now, as_of=as_of)
         found[f"context {query}"] = (block.context, block.sections)
-    page = await ops.list_memories(ListRequest(user_id="ana", include_hidden=True, as_of=as_of))
+    page = await ops.reads.list_memories(
+        ListRequest(user_id="ana", include_hidden=True, as_of=as_of)
+    )
     found["list"] = page.memories
     for memory_id in [m["memory_id"] for m in page.memories]:
-        found[f"memory {memory_id}"] = _plain(await ops.memory("ana", memory_id, as_of=as_of))
-        found[f"history {memory_id}"] = await _or_none(ops.history("ana", memory_id, as_of=as_of))
+        found[f"memory {memory_id}"] = _plain(await ops.reads.memory("ana", memory_id, as_of=as_of))
+        found[f"history {memory_id}"] = await _or_none(
+            ops.reads.history("ana", memory_id, as_of=as_of)
+        )
         found[f"explain {memory_id}"] = _plain(
-            await _or_none(ops.explain("ana", memory_id, now=now, as_of=as_of))
+            await _or_none(ops.reads.explain("ana", memory_id, now=now, as_of=as_of))
         )
     for name in ("Maria", "Miso", "Porto"):
         try:
-            found[f"entity {name}"] = _plain(await ops.entity("ana", name, as_of=as_of))
+            found[f"entity {name}"] = _plain(await ops.reads.entity("ana", name, as_of=as_of))
         except NotFound:
             found[f"entity {name}"] = None
     return found
@@ -236,7 +240,9 @@ def test_every_read_as_of_a_moment_equals_a_replay_cut_there(scripted: Script) -
     answers = []
     for index, (token, after) in enumerate(steps):
         now = after + timedelta(days=1)
-        found = asyncio.run(live.search(SearchRequest(user_id="ana", query=ASKED[0], as_of=token)))
+        found = asyncio.run(
+            live.reads.search(SearchRequest(user_id="ana", query=ASKED[0], as_of=token))
+        )
         assert found.as_of is not None and found.as_of.asked == token
         position = found.as_of.position
         then = asyncio.run(_reads(live, token, now))
@@ -244,7 +250,7 @@ def test_every_read_as_of_a_moment_equals_a_replay_cut_there(scripted: Script) -
         assert then == asyncio.run(_reads(replay, None, now)), index
         # the time just after the step names the same moment
         by_time = asyncio.run(
-            live.list_memories(
+            live.reads.list_memories(
                 ListRequest(user_id="ana", include_hidden=True, as_of=after.isoformat())
             )
         )
@@ -261,9 +267,11 @@ def test_the_moment_said_is_the_one_asked_for(
     folder, steps = scripted.folder, scripted.steps
     live = _operations(ProjectionStore(str(folder / "live")), folder)
     token, after = steps[2]
-    by_token = asyncio.run(live.search(SearchRequest(user_id="ana", query="cat", as_of=token)))
+    by_token = asyncio.run(
+        live.reads.search(SearchRequest(user_id="ana", query="cat", as_of=token))
+    )
     by_time = asyncio.run(
-        live.search(SearchRequest(user_id="ana", query="cat", as_of=after.isoformat()))
+        live.reads.search(SearchRequest(user_id="ana", query="cat", as_of=after.isoformat()))
     )
     assert by_token.as_of is not None and by_time.as_of is not None
     assert by_token.as_of.position == by_time.as_of.position
@@ -271,7 +279,7 @@ def test_the_moment_said_is_the_one_asked_for(
     # the fact remembered at step 3 is there; its correction (step 4) is not yet
     assert any("sardines" in r.content for r in by_token.results)
     assert not any("tuna" in r.content for r in by_token.results)
-    now = asyncio.run(live.search(SearchRequest(user_id="ana", query="cat")))
+    now = asyncio.run(live.reads.search(SearchRequest(user_id="ana", query="cat")))
     assert any("tuna" in r.content for r in now.results)
     assert not any("sardines" in r.content for r in now.results)
 
@@ -306,15 +314,15 @@ def test_before_anything_was_recorded_and_not_a_moment(
     folder = scripted.folder
     live = _operations(ProjectionStore(str(folder / "live")), folder)
     with pytest.raises(NotFound, match="no memory of this user was recorded by"):
-        asyncio.run(live.memory("ana", memory_id_for("ana", "m1"), as_of=T0.isoformat()))
+        asyncio.run(live.reads.memory("ana", memory_id_for("ana", "m1"), as_of=T0.isoformat()))
     deep = "w1." + base64.urlsafe_b64encode(b"[" * 5000).decode().rstrip("=")
     for wrong in ("yesterday", "w1.nonsense!", "2026-13-40T00:00:00Z", deep,
                   "0001-01-01T00:00:00+05:00", "9999-12-31T23:59:59-05:00"):  # fmt: skip
         with pytest.raises(InvalidQuery, match="as_of"):
-            asyncio.run(live.list_memories(ListRequest(user_id="ana", as_of=wrong)))
+            asyncio.run(live.reads.list_memories(ListRequest(user_id="ana", as_of=wrong)))
     other = WriteToken(EPOCH, {(MESSAGES, PARTITION + 1): 0}).text()
     with pytest.raises(NotFound, match="no moment holds that write"):
-        asyncio.run(live.history("ana", memory_id_for("ana", "m1"), as_of=other))
+        asyncio.run(live.reads.history("ana", memory_id_for("ana", "m1"), as_of=other))
 
 
 def _three_notes(tmp_path: Path) -> tuple[ProjectionStore, FakeClock, Projector]:
@@ -340,9 +348,9 @@ def test_upkeep_forgets_the_moments_whose_versions_it_removes(tmp_path: Path) ->
     ops = _operations(store, tmp_path)
     gone = (T0 + timedelta(hours=1, minutes=30)).isoformat()
     with pytest.raises(NotFound, match="the first moment kept"):
-        asyncio.run(ops.memory("ana", _id("m0"), as_of=gone))
+        asyncio.run(ops.reads.memory("ana", _id("m0"), as_of=gone))
     kept_then = (T0 + timedelta(hours=2, minutes=30)).isoformat()
-    page = asyncio.run(ops.list_memories(ListRequest(user_id="ana", as_of=kept_then)))
+    page = asyncio.run(ops.reads.list_memories(ListRequest(user_id="ana", as_of=kept_then)))
     assert sorted(m["content"] for m in page.memories) == ["Note 0.", "Note 1."]
 
 
@@ -353,14 +361,14 @@ def test_a_view_whose_files_went_since_it_was_opened_is_no_longer_kept(tmp_path:
     store, _, _ = _three_notes(tmp_path)
     ops = _operations(store, tmp_path)
     then = (T0 + timedelta(hours=2, minutes=30)).isoformat()
-    assert asyncio.run(ops.memory("ana", _id("m0"), as_of=then))["content"] == "Note 0."
+    assert asyncio.run(ops.reads.memory("ana", _id("m0"), as_of=then))["content"] == "Note 0."
     with warnings.catch_warnings():  # "removes every version but the latest": meant
         warnings.simplefilter("ignore", UserWarning)
         for name in STATE_TABLES:  # compacted: the old fragments' files are deleted
             store.table(name).optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
     for _ in range(2):  # the open view's read, then a view asked for afresh
         with pytest.raises(NotFound, match="is no longer kept"):
-            asyncio.run(ops.memory("ana", _id("m0"), as_of=then))
+            asyncio.run(ops.reads.memory("ana", _id("m0"), as_of=then))
 
 
 def test_the_first_moment_holding_a_write_and_the_last_by_a_time() -> None:

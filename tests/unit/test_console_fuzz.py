@@ -127,7 +127,9 @@ def test_a_dead_letter_named_with_a_nul_is_not_found(console: TestClient) -> Non
 
 
 def test_a_document_over_the_limit_gets_a_page_naming_the_limit(operations: Operations) -> None:
-    operations.settings = operations.settings.model_copy(update={"document_max_bytes": 100_000})
+    operations.parts.settings = operations.settings.model_copy(
+        update={"document_max_bytes": 100_000}
+    )
     console = TestClient(create_app(operations), base_url="http://127.0.0.1:8787")
     fields = {"action_token": _token(console)}
     big = console.post("/console/users/ana/documents", data=fields,

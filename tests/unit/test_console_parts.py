@@ -174,7 +174,7 @@ def _get(operations: Operations, path: str, **kwargs: object) -> httpx.Response:
 def test_the_operator_gets_a_session_and_every_page_is_escaped_under_the_policy(
     operations: Operations,
 ) -> None:
-    listed = asyncio.run(operations.list_memories(ListRequest(user_id="ana")))
+    listed = asyncio.run(operations.reads.list_memories(ListRequest(user_id="ana")))
     memory = listed.memories[0]["memory_id"]
     for path in (
         "/console",
@@ -243,9 +243,9 @@ def test_the_playground_answers_as_search_and_context_do(
     pinned = request.model_copy(update={"now": now})
 
     async def both() -> tuple[object, ...]:
-        shown, trace, block = await operations.playground(pinned)
-        searched = await operations.search(pinned)
-        context = await operations.context("ana", request.query, None, None, now)
+        shown, trace, block = await operations.reads.playground(pinned)
+        searched = await operations.reads.search(pinned)
+        context = await operations.reads.context("ana", request.query, None, None, now)
         return shown, trace, block, searched, context
 
     shown, trace, block, searched, context = asyncio.run(both())
@@ -300,6 +300,6 @@ def test_the_health_page_shows_the_storage_and_counts_as_they_are_at_first_view(
     page = _get(operations, "/console").text
     figures = page[page.index('id="figures"') :]
     assert "<dt>event archive</dt><dd>184.0 kB</dd>" in figures, figures[:2000]
-    counted = asyncio.run(operations.stats(None))["memories"]
+    counted = asyncio.run(operations.reads.stats(None))["memories"]
     for kind, n in counted.items():
         assert f"<dt>{kind}</dt><dd>{n:,}</dd>" in figures, (kind, n)

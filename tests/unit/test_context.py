@@ -102,7 +102,7 @@ def test_queries_are_judged_simple_or_complex(query: str, judged: str) -> None:
 def test_a_context_block_holds_the_corrected_fact_its_entities_and_turns(
     operations: Operations,
 ) -> None:
-    block = asyncio.run(operations.context("ana", "What does Miso like to eat?"))
+    block = asyncio.run(operations.reads.context("ana", "What does Miso like to eat?"))
     assert block.context is not None and block.complexity == "simple"
     assert block.budget_tokens == 1000 and 0 < block.tokens <= 1000
     assert "[fact] Ana's cat Miso likes tuna." in block.context
@@ -112,27 +112,29 @@ def test_a_context_block_holds_the_corrected_fact_its_entities_and_turns(
     assert "Porto (place" not in block.context  # no profile the question has no use for
     facts = next(s for s in block.sections if s["name"] == "facts")
     assert facts["lines"][0]["memory_id"].startswith("cmd-")
-    small = asyncio.run(operations.context("ana", "What does Miso like to eat?", budget_tokens=60))
+    small = asyncio.run(
+        operations.reads.context("ana", "What does Miso like to eat?", budget_tokens=60)
+    )
     assert small.tokens <= 60 and small.budget_tokens == 60
-    nothing = asyncio.run(operations.context("ana", "quantum chromodynamics"))
+    nothing = asyncio.run(operations.reads.context("ana", "quantum chromodynamics"))
     assert nothing.context is None and nothing.tokens == 0
-    other = asyncio.run(operations.context("bob", "What does Miso like to eat?"))
+    other = asyncio.run(operations.reads.context("bob", "What does Miso like to eat?"))
     assert other.context is None  # another user's memories never leak in
 
 
 def test_an_entity_line_says_something_or_is_left_out(operations: Operations) -> None:
     """A profile with no fact to give, of an entity the question does not name (a date,
     a name in a result), takes no line: its mention count is not worth the tokens."""
-    block = asyncio.run(operations.context("ana", "Who helped me move house?"))
+    block = asyncio.run(operations.reads.context("ana", "Who helped me move house?"))
     assert block.context is not None and "Maria helped me move to Porto" in block.context
     assert "(date" not in block.context and "Porto (place" not in block.context
-    asked = asyncio.run(operations.context("ana", "What do I know about Porto?"))
+    asked = asyncio.run(operations.reads.context("ana", "What do I know about Porto?"))
     assert asked.context is not None and "Porto (place" in asked.context  # named: kept
 
 
 def _first_fact(operations: Operations, question: str) -> str:
     """The id of the first line of the facts section of the block for ``question``."""
-    block = asyncio.run(operations.context("ana", question))
+    block = asyncio.run(operations.reads.context("ana", question))
     assert block.context is not None
     facts = next(s for s in block.sections if s["name"] == "facts")
     return str(facts["lines"][0]["memory_id"])
@@ -142,7 +144,7 @@ def test_history_says_when_a_correction_was_made_and_that_the_old_fact_never_hel
     operations: Operations,
 ) -> None:
     new_fact = _first_fact(operations, "What does Miso like to eat?")
-    old, new = asyncio.run(operations.history("ana", new_fact))
+    old, new = asyncio.run(operations.reads.history("ana", new_fact))
     assert (old["content"], new["content"]) == (
         "Ana's cat Miso likes sardines.",
         "Ana's cat Miso likes tuna.",
@@ -158,7 +160,7 @@ def test_explain_shows_where_a_memory_came_from_and_its_confidence(
     operations: Operations,
 ) -> None:
     new_fact = _first_fact(operations, "What does Miso like to eat?")
-    why = asyncio.run(operations.explain("ana", new_fact))
+    why = asyncio.run(operations.reads.explain("ana", new_fact))
     assert why["memory"]["content"] == "Ana's cat Miso likes tuna."
     assert [m["content"] for m in why["history"]] == [
         "Ana's cat Miso likes sardines.",
@@ -169,10 +171,10 @@ def test_explain_shows_where_a_memory_came_from_and_its_confidence(
     confidence = why["confidence"]
     assert confidence["written"] == 1.0 and 0 < confidence["now"] < 1.0
     assert confidence["days_since_used"] == pytest.approx(30, abs=0.01)  # since it happened
-    episode = asyncio.run(operations.explain("ana", memory_id_for("ana", "m1")))
+    episode = asyncio.run(operations.reads.explain("ana", memory_id_for("ana", "m1")))
     assert episode["confidence"]["rule"] == "an episode does not decay"
     with pytest.raises(NotFound):
-        asyncio.run(operations.explain("bob", new_fact))
+        asyncio.run(operations.reads.explain("bob", new_fact))
 
 
 def _result(content: str, similarity: float | None = None, entities: tuple[str, ...] = ()) -> Any:

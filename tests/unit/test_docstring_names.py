@@ -110,8 +110,8 @@ def test_every_name_a_docstring_points_at_resolves() -> None:
 def test_the_check_finds_a_name_that_is_gone() -> None:
     assert resolves("memstream.storage.errors.MemstreamError", "memstream.storage")
     assert resolves(".relevance", "memstream.queries.context.gathering")
-    assert resolves("Operations.add_document", "memstream.http.document_routes")
+    assert resolves("DocumentCases.add", "memstream.http.document_routes")
     assert resolves("JobResult.failed", "memstream.jobs.lifecycle")  # a dataclass field
     assert not resolves("memstream.observability.exposition", "memstream.observability")
     assert not resolves("streams.components.lifecycle_policy", "memstream.policies.lifecycle")
-    assert not resolves("Operations.no_such_thing", "memstream.http.document_routes")
+    assert not resolves("DocumentCases.no_such_thing", "memstream.http.document_routes")

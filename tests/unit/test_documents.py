@@ -321,7 +321,7 @@ class DocumentLog:
         self.apply(
             read_submission(event, self.originals.get, count_tokens, T0, extractor=LocalExtractor())
         )
-        self.store.ensure_indexes(ann=False)  # as the worker does after its first batch
+        self.store.upkeep.ensure_indexes(ann=False)  # as the worker does after its first batch
         return event
 
     def apply(self, events: Sequence[Event]) -> None:

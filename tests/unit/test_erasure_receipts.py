@@ -114,14 +114,16 @@ def test_the_cli_checks_a_receipt_with_the_deployments_key_or_a_given_one(
 def test_the_probes_find_a_user_who_is_still_there(operations: Operations) -> None:
     """Every probe that can find the user's memories does while they are held, so the
     zeros of a receipt say they are gone, not that the probe looked nowhere."""
-    sample = sample_of(operations, "ana")
+    sample = sample_of(operations.reads, "ana")
     assert len(sample.memory_ids) >= 3 and sample.words and "Miso" in sample.names
-    found = {p.read: p.found for p in asyncio.run(probe_reads(operations, "ana", sample))}
+    found = {p.read: p.found for p in asyncio.run(probe_reads(operations.reads, "ana", sample))}
     reads = ("rows of the user in memories", "rows of the user in entities",
              "search, hot and archived, history included", "context block",
              "memory list, hidden included", "memory by id", "history by id",
              "explain by id", "entity by name", "export", "users the console lists")  # fmt: skip
     for read in reads:
         assert found[read] > 0, read
-    nobody = asyncio.run(probe_reads(operations, "nobody", sample_of(operations, "nobody")))
+    nobody = asyncio.run(
+        probe_reads(operations.reads, "nobody", sample_of(operations.reads, "nobody"))
+    )
     assert all(p.found == 0 for p in nobody), nobody

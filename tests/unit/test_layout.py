@@ -330,6 +330,67 @@ def test_one_module_object_per_file() -> None:
     assert len(files) == len(set(files)) == len(ALL_MODULES)
 
 
+#: The most public methods (and properties) one class may have, its bases' included: a
+#: class past it does several jobs, and is parts composed, not one object.
+MAX_PUBLIC_METHODS = 30
+
+#: Counts, for every class the package defines, the public methods and properties it
+#: and its bases within the package define (run in a subprocess: it imports everything).
+_COUNT_METHODS = """
+import importlib, inspect, json, sys
+def public_methods(cls):
+    names = set()
+    for klass in cls.__mro__:
+        if not klass.__module__.startswith(("memstream", "__main__")):
+            continue
+        for name, value in vars(klass).items():
+            if name.startswith("_"):
+                continue
+            if inspect.isfunction(value) or isinstance(
+                value, (property, classmethod, staticmethod)
+            ) or type(value).__name__ == "cached_property":
+                names.add(name)
+    return names
+if sys.argv[1:] == ["--probe"]:
+    class Wide:
+        pass
+    for i in range(31):
+        setattr(Wide, f"use_{i}", lambda self: None)
+    print(json.dumps({"Wide": len(public_methods(Wide))}))
+    raise SystemExit
+counts = {}
+for module in json.loads(sys.stdin.read()):
+    for name, value in vars(importlib.import_module(module)).items():
+        if inspect.isclass(value) and value.__module__ == module:
+            counts[f"{module}.{name}"] = len(public_methods(value))
+print(json.dumps(counts))
+"""
+
+
+def _public_methods(*args: str) -> dict[str, int]:
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_METHODS, *args],
+        input=json.dumps(ALL_MODULES),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    counts: dict[str, int] = json.loads(done.stdout)
+    return counts
+
+
+def test_no_class_has_more_than_30_public_methods() -> None:
+    counts = _public_methods()
+    assert "memstream.application.operations.Operations" in counts  # the count saw it
+    wide = {name: n for name, n in counts.items() if n > MAX_PUBLIC_METHODS}
+    assert wide == {}, "compose these of parts, each with the state it needs"
+
+
+def test_the_method_count_finds_a_wide_class() -> None:
+    assert _public_methods("--probe") == {"Wide": 31}
+
+
 @pytest.mark.parametrize("module", ALL_MODULES)
 def test_no_module_grows_past_600_lines(module: str) -> None:
     lines = len(_source(module).read_text().splitlines())

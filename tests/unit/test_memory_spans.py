@@ -40,8 +40,8 @@ def _named(exporter: InMemorySpanExporter, name: str) -> list[dict]:
 def test_a_search_and_a_block_are_search_memory_spans(
     operations: Operations, exported: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    found = asyncio.run(operations.search(SearchRequest(user_id="ana", query="Miso", k=5)))
-    block = asyncio.run(operations.context("ana", "What does Miso like to eat?"))
+    found = asyncio.run(operations.reads.search(SearchRequest(user_id="ana", query="Miso", k=5)))
+    block = asyncio.run(operations.reads.context("ana", "What does Miso like to eat?"))
     searched, assembled = _named(exported, "search_memory")
     assert searched["gen_ai.operation.name"] == "search_memory"
     assert searched["gen_ai.memory.store.id"] == "ana"
@@ -53,7 +53,7 @@ def test_a_search_and_a_block_are_search_memory_spans(
 
     exported.clear()
     monkeypatch.setenv(tracing.CAPTURE_CONTENT, "true")
-    asyncio.run(operations.search(SearchRequest(user_id="ana", query="Miso", k=5)))
+    asyncio.run(operations.reads.search(SearchRequest(user_id="ana", query="Miso", k=5)))
     (asked,) = _named(exported, "search_memory")
     assert asked["gen_ai.memory.query.text"] == "Miso"
 
@@ -62,7 +62,7 @@ def test_a_failed_command_names_its_error(
     operations: Operations, exported: InMemorySpanExporter
 ) -> None:
     with pytest.raises(NotFound):
-        asyncio.run(operations.forget("ana", "ep-0000000000000000"))
+        asyncio.run(operations.changes.forget("ana", "ep-0000000000000000"))
     (forgot,) = _named(exported, "delete_memory")
     assert forgot["gen_ai.memory.record.id"] == "ep-0000000000000000"
     assert forgot["error.type"] == "NotFound"

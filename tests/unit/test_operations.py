@@ -43,11 +43,11 @@ def test_a_job_run_for_a_given_time_closes_the_last_session_by_event_time(
     clock = FakeClock(arrived)
     operations = Operations(Settings(data=str(tmp_path)), store=store, clock=clock)
 
-    as_of = asyncio.run(operations.run_job("consolidate", arrived, dry_run=True))
+    as_of = asyncio.run(operations.upkeep.run_job("consolidate", arrived, dry_run=True))
     closed = [e for e in as_of.events if isinstance(e, SessionClosed)]
     assert [(e.session_id, e.reason, e.closed_at) for e in closed] == [("s1", "gap", arrived)]
     assert any(type(e).__name__ == "FactsConsolidated" for e in as_of.events)
     assert not as_of.published
 
-    timer_like = asyncio.run(operations.run_job("consolidate", dry_run=True))
+    timer_like = asyncio.run(operations.upkeep.run_job("consolidate", dry_run=True))
     assert timer_like.events == []

@@ -122,7 +122,7 @@ def history(
     values = [encode(t) for t in turns]
     embedded = [value for _, value in embed_values(values, embedder, AT)]
     projector.apply([_record(n, v) for n, v in enumerate([*values, *embedded])])
-    store.ensure_indexes()
+    store.upkeep.ensure_indexes()
     searcher = Searcher(
         store, QueryEmbeddingCache(embedder), embedder.model, clock=FakeClock(AT), cache_rows=0
     )

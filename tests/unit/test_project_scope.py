@@ -79,10 +79,12 @@ def operations(tmp_path_factory: pytest.TempPathFactory) -> Operations:
 def _reads(ops: Operations, project: str | None) -> dict[str, Any]:
     """What each read door's operation answers a reader of ``project``."""
     query = "What do you know about Marta Silva?"
-    search = asyncio.run(ops.search(SearchRequest(user_id="u", project_id=project, query=query)))
-    block = asyncio.run(ops.context("u", query, project_id=project, budget_tokens=4000))
-    listed = asyncio.run(ops.list_memories(ListRequest(user_id="u", project_id=project)))
-    profile = asyncio.run(ops.entity("u", "Marta Silva", project_id=project))
+    search = asyncio.run(
+        ops.reads.search(SearchRequest(user_id="u", project_id=project, query=query))
+    )
+    block = asyncio.run(ops.reads.context("u", query, project_id=project, budget_tokens=4000))
+    listed = asyncio.run(ops.reads.list_memories(ListRequest(user_id="u", project_id=project)))
+    profile = asyncio.run(ops.reads.entity("u", "Marta Silva", project_id=project))
     return {
         "search": [r.content for r in search.results],
         **{f"context {s['name']}": s["lines"] for s in block.sections},
@@ -112,7 +114,7 @@ def test_a_reader_sees_its_project_and_the_unscoped_never_another_project(
 
 def test_the_issue_s_context_block_leaks_no_salary_code(operations: Operations) -> None:
     block = asyncio.run(
-        operations.context("u", "What do you know about Marta Silva?", project_id="alpha")
+        operations.reads.context("u", "What do you know about Marta Silva?", project_id="alpha")
     )
     assert block.context is not None
     assert "ALPHAWORD" in block.context

@@ -157,9 +157,9 @@ def test_valid_events_are_archived_exactly(tmp_path: Path, store: ProjectionStor
 def test_full_text_index_finds_rows_written_after_it(store: ProjectionStore) -> None:
     p = projector(store)
     p.apply(messages(3))
-    store.ensure_indexes()
+    store.upkeep.ensure_indexes()
     p.apply([record(3, encode(message(event_id="late", content="zanzibar trip")))])
-    rows = store.full_text("zanzibar", "user_id = 'alice'", 5, ["memory_id", "content"])
+    rows = store.queries.full_text("zanzibar", "user_id = 'alice'", 5, ["memory_id", "content"])
     assert [r["content"] for r in rows] == ["zanzibar trip"]
 
 
@@ -376,7 +376,7 @@ def test_an_archive_index_written_by_0_4_0_is_migrated_and_searched(tmp_path: Pa
                for m, r in rows.items())  # fmt: skip
     row = rows["ep-1"]
     assert "summary" not in row and row["vector"] is None and row["source_event_ids"] is None
-    store.ensure_indexes([ARCHIVE_INDEX])
+    store.upkeep.ensure_indexes([ARCHIVE_INDEX])
     request = SearchRequest(user_id="ana", query="dunes Comporta", now=T0)
     [found] = Searcher(store).search(request).results
     assert found.archived and found.content == old_row["summary"] and found.speaker == "Ana"

@@ -68,7 +68,7 @@ def test_kept_rows_equal_a_fresh_read_after_any_writes(
         elif operation == "delete":
             store.delete(ACCESS, [f"{user}|m{memory}"])
         elif operation == "compact":
-            store.optimize_table(ACCESS, timedelta(days=1))
+            store.upkeep.optimize_table(ACCESS, timedelta(days=1))
         rows, _ = kept.current()
         fresh = store.scan(ACCESS, ["access_id", "access_count"], "user_id = 'u1'")
         assert _pairs(rows) == _pairs(fresh)
@@ -173,7 +173,7 @@ def test_a_searcher_keeping_users_in_memory_sees_every_write(tmp_path: Path) -> 
         projector.apply(
             [LogRecord("e", "t", 0, next(offsets), AT, None, encode(e)) for e in events]
         )
-        store.ensure_indexes()
+        store.upkeep.ensure_indexes()
 
     searcher = Searcher(store, clock=FakeClock(AT), cache_rows=1000)
 

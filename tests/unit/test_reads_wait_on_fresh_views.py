@@ -54,13 +54,13 @@ def test_a_wait_for_vectors_does_not_answer_from_a_view_older_than_the_write(
     writer = ProjectionStore(location)
     _apply(writer, "ben", ["Ben keeps bees."], first_offset=0)
     reader = ProjectionStore(location, read_consistency_interval=timedelta(hours=1))
-    reads = Operations(Settings(data=str(tmp_path)), store=reader, clock=FakeClock(T0))
+    ops = Operations(Settings(data=str(tmp_path)), store=reader, clock=FakeClock(T0))
     _apply(writer, "ana", ["My sister Rita lives in Braga.", "I moved to Porto."], first_offset=1)
     assert reader.count("memories", "user_id = 'ana'") == 0  # the reader's view is older
 
     token = WriteToken(EPOCH, {("memory.messages", 0): 2}).text()
     with pytest.raises(NotYetApplied, match="2 of the user's memories wait for their vector"):
-        asyncio.run(reads.after_write(token, "ana", wait="vectors", seconds=0.3))
-    applied = asyncio.run(reads.after_write(token, "ana", wait="applied", seconds=0.3))
+        asyncio.run(ops.reads.after_write(token, "ana", wait="vectors", seconds=0.3))
+    applied = asyncio.run(ops.reads.after_write(token, "ana", wait="applied", seconds=0.3))
     assert applied is not None  # the rows are there; only their vectors are not
-    assert asyncio.run(reads.freshness("ana"))["pending_vectors"] == 2
+    assert asyncio.run(ops.reads.freshness("ana"))["pending_vectors"] == 2

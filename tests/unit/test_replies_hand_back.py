@@ -129,7 +129,7 @@ def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Proj
     Projector(store, "test", clock=FakeClock(AT)).apply(
         [LogRecord("e", "t", 0, n, AT, None, encode(e)) for n, e in enumerate(events)]
     )
-    store.ensure_indexes()
+    store.upkeep.ensure_indexes()
     yield store, request.param
 
 

@@ -73,7 +73,7 @@ def searcher(
     )
     records = [_record(i, encode(e)) for i, e in enumerate([*events, *computed])]
     projector.apply(records)
-    store.ensure_indexes()
+    store.upkeep.ensure_indexes()
     yield Searcher(
         store,
         QueryEmbeddingCache(embedder),

@@ -154,7 +154,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> ProjectionStore:
             ],
         )
     )
-    store.ensure_indexes()
+    store.upkeep.ensure_indexes()
     return store
 
 

@@ -129,7 +129,7 @@ def _rows(store: ProjectionStore) -> list[dict[str, Any]]:
 def test_a_block_is_recorded_as_ids_and_rendered_again_byte_for_byte(world: World) -> None:
     async def run() -> None:
         ops = world.ops
-        block = await ops.context("ana", "Who is Maria and what did she find in Porto?",
+        block = await ops.reads.context("ana", "Who is Maria and what did she find in Porto?",
                                   caller=AGENT)  # fmt: skip
         assert block.context is not None
         [served] = await world.served_now()
@@ -148,24 +148,26 @@ def test_a_block_is_recorded_as_ids_and_rendered_again_byte_for_byte(world: Worl
             assert words not in raw.replace(served.question, "")
         assert served.as_of is not None  # the position the read reflected
 
-        listed = await ops.served("ana")
+        listed = await ops.reads.served("ana")
         assert [s["served_id"] for s in listed] == [served.event_id]
         assert listed[0]["agent"] == "claude-code"
         used = {line.memory_id for line in served.lines}
         for memory_id in used:
-            assert [s["served_id"] for s in await ops.served("ana", memory_id)] == [served.event_id]
-        assert await ops.served("ana", "ep-never-served") == []
+            assert [s["served_id"] for s in await ops.reads.served("ana", memory_id)] == [
+                served.event_id
+            ]
+        assert await ops.reads.served("ana", "ep-never-served") == []
 
-        again = await ops.served_answer("ana", served.event_id)
+        again = await ops.reads.served_answer("ana", served.event_id)
         assert again["rebuilt"]["text"] == block.context
         assert again["rebuilt"]["matches"] is True
 
         # Maria is met again, and her profile's counts change: the record still says
         # what the agent saw then
         world.apply(_said("m4", "Maria visited again and brought Miso a toy."))
-        later = await ops.served_answer("ana", served.event_id)
+        later = await ops.reads.served_answer("ana", served.event_id)
         assert later["rebuilt"]["text"] == block.context
-        fresh = await ops.context("ana", "Who is Maria and what did she find in Porto?")
+        fresh = await ops.reads.context("ana", "Who is Maria and what did she find in Porto?")
         assert fresh.context != block.context  # the entity line moved on
 
     asyncio.run(run())
@@ -177,12 +179,12 @@ def test_a_replay_into_a_fresh_folder_renders_every_served_answer_again(world: W
         given: dict[str, str] = {}
         queries = ("Who helped Ana move?", "What did Maria find in Porto?", "Who is Maria?")
         for query in queries:
-            block = await ops.context("ana", query, caller=AGENT)
+            block = await ops.reads.context("ana", query, caller=AGENT)
             assert block.context is not None
-            found = await ops.search(SearchRequest(user_id="ana", query=query), AGENT)
+            found = await ops.reads.search(SearchRequest(user_id="ana", query=query), AGENT)
             given[f"context {query}"] = block.context
             given[f"search {query}"] = search_text((r.memory_id, r.content) for r in found.results)
-        past = await ops.context("ana", "Who is Maria?", as_of=world.clock().isoformat(),
+        past = await ops.reads.context("ana", "Who is Maria?", as_of=world.clock().isoformat(),
                                  caller=AGENT)  # fmt: skip
         assert past.context is not None
         served = await world.served_now(2 * len(queries) + 1)
@@ -199,7 +201,7 @@ def test_a_replay_into_a_fresh_folder_renders_every_served_answer_again(world: W
         rebuilt = Operations(settings, sink=Kept(), store=store, clock=world.clock)
         texts = [given[f"{s.answer} {s.question}"] for s in served[:-1]] + [past.context]
         for record, text in zip(served, texts, strict=True):
-            answer = await rebuilt.served_answer("ana", record.event_id)
+            answer = await rebuilt.reads.served_answer("ana", record.event_id)
             assert answer["rebuilt"]["text"] == text, record.question
             assert answer["rebuilt"]["digest"] == record.digest
             assert answer["rebuilt"]["matches"] is True
@@ -212,20 +214,20 @@ def test_only_callers_answers_are_recorded_and_never_when_switched_off(
 ) -> None:
     async def run() -> None:
         ops = world.ops
-        await ops.context("ana", "Who is Maria?")  # a read of no caller: a probe, a page
-        await ops.search(SearchRequest(user_id="ana", query="Maria"))
-        await ops.context("ana", "zebra quantum", caller=AGENT)  # nothing to serve
+        await ops.reads.context("ana", "Who is Maria?")  # a read of no caller: a probe, a page
+        await ops.reads.search(SearchRequest(user_id="ana", query="Maria"))
+        await ops.reads.context("ana", "zebra quantum", caller=AGENT)  # nothing to serve
         await asyncio.sleep(0.1)
         assert world.sink.served() == []
         quiet = Operations(
             Settings(data=str(tmp_path), embedder="none", served_log=False),
             sink=world.sink, store=world.store, clock=world.clock,
         )  # fmt: skip
-        await quiet.context("ana", "Who is Maria?", caller=AGENT)
+        await quiet.reads.context("ana", "Who is Maria?", caller=AGENT)
         await asyncio.sleep(0.1)
         assert world.sink.served() == []
         with pytest.raises(NotFound):
-            await ops.served_answer("ana", "no-such-answer")
+            await ops.reads.served_answer("ana", "no-such-answer")
 
     asyncio.run(run())
 
@@ -237,7 +239,7 @@ def test_an_answer_whose_moment_is_gone_is_rendered_from_memory_as_it_stands(
     moment names: it is rendered from memory now, and says no moment was used."""
 
     async def run() -> None:
-        block = await world.ops.context("ana", "Who is Maria?", caller=AGENT)
+        block = await world.ops.reads.context("ana", "Who is Maria?", caller=AGENT)
         [served] = await world.served_now()
         world.apply(_said("m5", "Tomas moved to Braga."))  # a newer version of every table
         with warnings.catch_warnings():  # "removes every version but the latest": meant
@@ -246,7 +248,7 @@ def test_an_answer_whose_moment_is_gone_is_rendered_from_memory_as_it_stands(
                 world.store.table(name).optimize(
                     cleanup_older_than=timedelta(0), delete_unverified=True
                 )
-        again = await world.ops.served_answer("ana", served.event_id)
+        again = await world.ops.reads.served_answer("ana", served.event_id)
         assert again["rebuilt"]["read_as_of"] is None
         assert again["rebuilt"]["text"] == block.context  # nothing it quotes changed
         assert again["rebuilt"]["matches"] is True
@@ -262,7 +264,7 @@ def test_an_answer_whose_moment_loses_its_files_while_read_is_rendered_from_now(
     from memstream.application import served_log
 
     async def run() -> None:
-        block = await world.ops.context("ana", "Who is Maria?", caller=AGENT)
+        block = await world.ops.reads.context("ana", "Who is Maria?", caller=AGENT)
         [served] = await world.served_now()
         rows_of = served_log.served_rows
 
@@ -272,7 +274,7 @@ def test_an_answer_whose_moment_loses_its_files_while_read_is_rendered_from_now(
             return rows_of(store, *args)
 
         monkeypatch.setattr(served_log, "served_rows", files_gone_then)
-        again = await world.ops.served_answer("ana", served.event_id)
+        again = await world.ops.reads.served_answer("ana", served.event_id)
         assert again["rebuilt"]["read_as_of"] is None
         assert again["rebuilt"]["text"] == block.context and again["rebuilt"]["matches"]
 
@@ -281,7 +283,7 @@ def test_an_answer_whose_moment_loses_its_files_while_read_is_rendered_from_now(
 
 def test_an_erasure_takes_what_was_served_and_old_answers_are_not_kept(world: World) -> None:
     async def run() -> None:
-        await world.ops.context("ana", "Who is Maria?", caller=AGENT)
+        await world.ops.reads.context("ana", "Who is Maria?", caller=AGENT)
         [served] = await world.served_now()
         assert len(_rows(world.store)) == 1
         # what the log keeps is kept for the retention only, on a replay too
@@ -296,7 +298,7 @@ def test_an_erasure_takes_what_was_served_and_old_answers_are_not_kept(world: Wo
         assert len(_rows(world.store)) == 1
         removed = world.store.erase_user("ana")
         assert removed[SERVED] == 1
-        assert await world.ops.served("ana") == []
+        assert await world.ops.reads.served("ana") == []
 
     asyncio.run(run())
 
@@ -384,7 +386,9 @@ def test_mcp_records_only_the_results_it_shows(world: World) -> None:
         assert len(shown) == 1
         (served,) = await world.served_now(1)
         assert [line.memory_id for line in served.lines] == shown
-        everything = await world.ops.search(SearchRequest(user_id="ana", query="Porto Maria Miso"))
+        everything = await world.ops.reads.search(
+            SearchRequest(user_id="ana", query="Porto Maria Miso")
+        )
         assert len(everything.results) > 1, "the search itself finds more than was shown"
         accessed = [e for e in world.sink.events if e.type == "memory_accessed"]
         assert accessed[0].memory_ids == shown

@@ -254,7 +254,7 @@ def _current_facts(
     most ``_FACTS_PER_ENTITY``, none of those ``said``. States are read for the newest
     facts first, a slice at a time, only until every entity has its share."""
     user_id = request.user_id
-    linked = searcher.store.with_entities(
+    linked = searcher.store.queries.with_entities(
         sorted({i for entity_ids in ids.values() for i in entity_ids}),
         filters.all_of(
             scope_filter(user_id, request.project_id), filters.is_in("kind", FACT_KINDS)
@@ -327,7 +327,7 @@ def _life_lines(searcher: Searcher, request: SearchRequest) -> list[ContextLine]
         scope_filter(request.user_id, request.project_id), filters.equals("kind", "fact")
     )
     columns = ["memory_id", "content", "subject", "speaker", "occurred_at", "source_event_ids"]
-    rows = searcher.store.facts_stating(attributes, where, columns, limit=10_000)
+    rows = searcher.store.queries.facts_stating(attributes, where, columns, limit=10_000)
     about = None if asked.about is None else normalize_name(asked.about)
     whose = [
         r

@@ -107,7 +107,9 @@ class Retrievers:
             exact = (
                 self._user_count(VECTORS, request.user_id) < self.weights.exact_vector_search_below
             )
-            nearest = self.store.nearest(query_vector.tolist(), vector_where, reach, exact=exact)
+            nearest = self.store.queries.nearest(
+                query_vector.tolist(), vector_where, reach, exact=exact
+            )
         archived: dict[str, tuple[float, dict[str, Any]]] = {}
         if cold is not None:
             archived = self._nearest_archived(request.user_id, query_vector, cold, depth)
@@ -152,7 +154,7 @@ class Retrievers:
         memories are archived, expanded or restored) and kept for the next searches."""
 
         def loaded() -> ArchivedVectors:
-            table = self.store.compact_vectors(where, ARCHIVE_COLUMNS)
+            table = self.store.queries.compact_vectors(where, ARCHIVE_COLUMNS)
             matrix = unpack_int4(
                 table.column("vector").to_pylist(),
                 table.column("vector_scale").to_pylist(),
@@ -197,9 +199,11 @@ class Retrievers:
         if view is not None:
             rows = view.with_entities(ids, wanted, depth, ROW_COLUMNS)
         else:
-            rows = self.store.with_entities(ids, where, depth, ROW_COLUMNS)
+            rows = self.store.queries.with_entities(ids, where, depth, ROW_COLUMNS)
         if cold is not None:
-            found = self.store.with_entities(ids, cold, depth, ARCHIVE_COLUMNS, ARCHIVE_INDEX)
+            found = self.store.queries.with_entities(
+                ids, cold, depth, ARCHIVE_COLUMNS, ARCHIVE_INDEX
+            )
             rows += [archived_row(r) for r in found]
         named = set(ids)
         rows.sort(
@@ -232,7 +236,7 @@ class Retrievers:
         if view is not None:
             return view.full_text(query, wanted, depth, ROW_COLUMNS)
         try:
-            return self.store.full_text(plain_words(query), where, depth, ROW_COLUMNS)
+            return self.store.queries.full_text(plain_words(query), where, depth, ROW_COLUMNS)
         except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)
             return []
 
@@ -242,7 +246,7 @@ class Retrievers:
             return []
         words = plain_words(query)
         try:
-            found = self.store.full_text(words, cold, depth, ARCHIVE_COLUMNS, ARCHIVE_INDEX)
+            found = self.store.queries.full_text(words, cold, depth, ARCHIVE_COLUMNS, ARCHIVE_INDEX)
         except (ValueError, RuntimeError, OSError):  # no summary indexed yet
             return []
         return [archived_row(r) for r in found]

@@ -11,16 +11,29 @@ BTree on its key left 921 rows for 801 keys; without the index, or with
 `.use_index(False)``, 801; lance-format/lance#9238 describes the gap). Every keyed merge
 therefore scans the key column: a few milliseconds per 100,000 rows, the price of a
 table that cannot hold a key twice whatever several writers do at once.
+
+Rows that share a key within one write keep the first (:func:`first_of_each_key`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["keyed_merge"]
+import pyarrow as pa
+
+__all__ = ["first_of_each_key", "keyed_merge"]
 
 
 def keyed_merge(table: Any, key: str) -> Any:
     """A merge-insert builder on ``key`` for ``table`` whose inserts conflict with any
     concurrent insert of the same key (the caller adds its when-clauses)."""
     return table.merge_insert(key).use_index(False)
+
+
+def first_of_each_key(table: pa.Table, key: str) -> pa.Table:
+    """``table`` without the rows whose key an earlier row already has."""
+    keys = table.column(key).to_pylist()
+    first = list({k: i for i, k in reversed(list(enumerate(keys)))}.values())
+    if len(first) == len(keys):
+        return table
+    return table.take(pa.array(sorted(first), type=pa.int64()))

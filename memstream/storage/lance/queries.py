@@ -1,18 +1,22 @@
 """The domain queries retrieval and the lifecycle jobs ask of the projection tables:
 full text, nearest vectors, memories by entity or slot, a session's turns, sessions
-needing work, watermarks. Mixed into :class:`memstream.storage.lance.store.ProjectionStore`.
+needing work, watermarks. A part of :class:`memstream.storage.lance.store.ProjectionStore`,
+reached as ``store.queries`` (a store pinned to a moment has its own).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from memstream.storage import filters
 from memstream.storage.lance.tables import ARCHIVE_INDEX, MEMORIES, SESSIONS, VECTORS, WATERMARKS
+
+if TYPE_CHECKING:
+    from memstream.storage.lance.store import ProjectionStore
 
 __all__ = ["ProjectionQueries"]
 
@@ -35,16 +39,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 class ProjectionQueries:
     """Read queries over the store's tables (see the module docstring)."""
 
-    _tables: dict[str, Any]
-
-    def scan(
-        self,
-        name: str,
-        columns: Sequence[str] | None = None,
-        where: str | None = None,
-        limit: int | None = None,
-    ) -> pa.Table:
-        raise NotImplementedError  # the table gateway's
+    def __init__(self, store: ProjectionStore) -> None:
+        self._store = store
 
     def full_text(
         self,
@@ -56,7 +52,7 @@ class ProjectionQueries:
     ) -> list[dict[str, Any]]:
         """BM25 search over ``search_text`` (of ``memories`` or ``archive_index``)
         restricted by ``where`` (a filters expression)."""
-        table = self._tables[table_name]
+        table = self._store.table(table_name)
         rows: list[dict[str, Any]] = (
             table.search(query, query_type="fts", fts_columns="search_text")
             .where(where, prefilter=True)
@@ -75,7 +71,7 @@ class ProjectionQueries:
         few vectors); otherwise the ANN index is used when there is one, its candidates
         re-ranked by exact distance.
         """
-        table = self._tables[VECTORS]
+        table = self._store.table(VECTORS)
         query = (
             table.search(list(vector), vector_column_name="vector")
             .distance_type("cosine")
@@ -97,7 +93,7 @@ class ProjectionQueries:
         """The ``search_text`` of a session's memories that occurred before ``before``,
         oldest first."""
         rows = (
-            self._tables[MEMORIES]
+            self._store.table(MEMORIES)
             .search()
             .where(
                 filters.all_of(
@@ -117,7 +113,7 @@ class ProjectionQueries:
     def compact_vectors(self, where: str, columns: Sequence[str] = ("memory_id",)) -> pa.Table:
         """``columns``, ``vector`` (4-bit, packed) and ``vector_scale`` of the archive
         index rows that pass ``where`` and have a vector."""
-        return self.scan(
+        return self._store.scan(
             ARCHIVE_INDEX,
             [*columns, "vector", "vector_scale"],
             filters.all_of(where, filters.is_not_null("vector")),
@@ -162,7 +158,7 @@ class ProjectionQueries:
         """``columns`` of the rows of ``table_name`` that pass ``where``, newest first
         (by ``occurred_at``), at most ``limit``."""
         rows: list[dict[str, Any]] = (
-            self._tables[table_name]
+            self._store.table(table_name)
             .search()
             .where(where)
             .select(list(columns))
@@ -177,7 +173,7 @@ class ProjectionQueries:
         if not slots:
             return []
         rows: list[dict[str, Any]] = (
-            self._tables[MEMORIES]
+            self._store.table(MEMORIES)
             .search()
             .where(filters.all_of(filters.equals("user_id", user_id), filters.is_in("slot", slots)))
             .select(["memory_id", "occurred_at", "slot"])
@@ -196,7 +192,7 @@ class ProjectionQueries:
         )
         if user_id is not None:
             condition = filters.all_of(filters.equals("user_id", user_id), condition)
-        rows: list[dict[str, Any]] = self.scan(SESSIONS, where=condition).to_pylist()
+        rows: list[dict[str, Any]] = self._store.scan(SESSIONS, where=condition).to_pylist()
         return rows
 
     def session_episodes(
@@ -220,7 +216,7 @@ class ProjectionQueries:
             filters.after("occurred_at", earliest) if earliest is not None else "",
         )
         found: dict[tuple[str, str], list[dict[str, Any]]] = {key: [] for key in wanted}
-        for row in self.scan(MEMORIES, _EPISODE_TURN_COLUMNS, condition).to_pylist():
+        for row in self._store.scan(MEMORIES, _EPISODE_TURN_COLUMNS, condition).to_pylist():
             key = (row["user_id"], row["session_id"])
             span = wanted.get(key)
             at = row["occurred_at"]
@@ -232,5 +228,5 @@ class ProjectionQueries:
 
     def watermarks(self, topic: str) -> dict[int, datetime]:
         """The newest event time applied per partition of ``topic``."""
-        rows = self.scan(WATERMARKS, where=filters.equals("topic", topic)).to_pylist()
+        rows = self._store.scan(WATERMARKS, where=filters.equals("topic", topic)).to_pylist()
         return {r["partition"]: r["event_time"] for r in rows if r["event_time"] is not None}

@@ -2,10 +2,11 @@
 :mod:`memstream.storage.lance.tables`).
 
 It owns opening and creating the tables, idempotent writes (insert-if-absent keyed by
-id, upserts), reads by key and scans, and applied-offset checkpoints; index upkeep
-(:mod:`memstream.storage.lance.upkeep`) and the domain queries
-(:mod:`memstream.storage.lance.queries`) are mixed in. It knows column names, not
-events: callers hand it rows.
+id, upserts), reads by key and scans, applied-offset checkpoints and the moments and
+served records; its parts are ``store.upkeep``, index and compaction upkeep
+(:mod:`memstream.storage.lance.upkeep`), and ``store.queries``, the domain queries
+(:mod:`memstream.storage.lance.queries`). It knows column names, not events: callers
+hand it rows.
 """
 
 from __future__ import annotations
@@ -20,13 +21,11 @@ from typing import Any
 
 import lancedb
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from memstream.storage import filters
 from memstream.storage.errors import StorageError
 from memstream.storage.filesystems import Location
-from memstream.storage.lance.key_checks import NewKeys, new_keys_held_twice
-from memstream.storage.lance.merges import keyed_merge
+from memstream.storage.lance.merges import first_of_each_key, keyed_merge
 from memstream.storage.lance.queries import ProjectionQueries
 from memstream.storage.lance.tables import (
     CHECKPOINTS,
@@ -45,7 +44,7 @@ from memstream.storage.lance.tables import (
     VECTORS,
     Rows,
 )
-from memstream.storage.lance.upkeep import IndexUpkeep
+from memstream.storage.lance.upkeep import TableUpkeep
 from memstream.storage.log_records import Checkpoints, LogPosition
 from memstream.storage.moments import moment_rows
 from memstream.storage.schemas import (
@@ -110,16 +109,7 @@ def _merge_counts(result: Any) -> int:
     )
 
 
-def _first_of_each_key(table: pa.Table, key: str) -> pa.Table:
-    """``table`` without the rows whose key an earlier row already has."""
-    keys = table.column(key).to_pylist()
-    first = list({k: i for i, k in reversed(list(enumerate(keys)))}.values())
-    if len(first) == len(keys):
-        return table
-    return table.take(pa.array(sorted(first), type=pa.int64()))
-
-
-class ProjectionStore(IndexUpkeep, ProjectionQueries):
+class ProjectionStore:
     """One folder of LanceDB tables holding the projected state.
 
     Args:
@@ -179,6 +169,10 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
                 self._tables[name] = self._create(name, _keyed(schema, KEYS[name]))
         for name in self._tables:
             self._mark_primary_key(name)
+        #: index and compaction upkeep, purges, keys held twice (see :mod:`.upkeep`)
+        self.upkeep = TableUpkeep(self)
+        #: the domain queries of retrieval and the lifecycle jobs (see :mod:`.queries`)
+        self.queries = ProjectionQueries(self)
 
     def _open_listed(self, name: str, attempts: int = 50) -> Any:
         """Open a table the store lists. A process creating it at this moment has made
@@ -300,6 +294,10 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         """The LanceDB table called ``name``."""
         return self._tables[name]
 
+    def schema(self, name: str) -> pa.Schema:
+        """The schema rows written to table ``name`` are cast to."""
+        return self._schemas[name]
+
     def insert_absent(self, name: str, rows: Rows) -> int:
         """Insert the rows whose key is not in the table yet; existing rows are untouched.
         Of rows sharing a key (an event applied twice in one batch), the first is kept.
@@ -307,46 +305,12 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         if not len(rows):
             return 0
         key = KEYS[name]
-        data = _first_of_each_key(self._as_table(name, rows), key)
+        data = first_of_each_key(self._as_table(name, rows), key)
         table = self._tables[name]
         result = self.retrying(
             lambda: keyed_merge(table, key).when_not_matched_insert_all().execute(data)
         )
         return int(getattr(result, "num_inserted_rows", data.num_rows))
-
-    def duplicate_keys(self, name: str) -> list[str]:
-        """The keys of ``name`` that more than one row holds (none, while every write
-        goes through :func:`~memstream.storage.lance.merges.keyed_merge`)."""
-        key = KEYS[name]
-        self._tables[name].checkout_latest()
-        counts = pc.value_counts(self.scan(name, [key]).column(key))
-        return [str(k) for k, n in zip(counts.field("values").to_pylist(),
-                                       counts.field("counts").to_pylist(), strict=True)
-                if n > 1]  # fmt: skip
-
-    def new_keys_held_twice(self, name: str, since: int) -> NewKeys:
-        """The keys held twice among the rows of ``name`` written at row addresses from
-        ``since`` on (:mod:`memstream.storage.lance.key_checks`)."""
-        return new_keys_held_twice(self._tables[name], KEYS[name], since)
-
-    def drop_duplicate_keys(self, name: str, repeated: Sequence[str] | None = None) -> int:
-        """Keep one row of each key of an insert-only table that has several (they are
-        the same row written twice): of ``repeated``, or of every key held twice;
-        answers how many rows went.
-
-        Only for a caller no other writer can interleave with (it holds the compaction
-        window): the duplicated keys' rows are deleted, then one of each put back."""
-        repeated = self.duplicate_keys(name) if repeated is None else list(repeated)
-        if not repeated:
-            return 0
-        key, table = KEYS[name], self._tables[name]
-        rows = self.scan(name, where=filters.is_in(key, repeated))
-        kept = _first_of_each_key(rows.select(self._schemas[name].names), key)
-        if kept.num_rows == rows.num_rows:
-            return 0  # held once each by now
-        self.retrying(lambda: table.delete(filters.is_in(key, repeated)))
-        self.retrying(lambda: table.add(kept.cast(self._schemas[name])))
-        return int(rows.num_rows - kept.num_rows)
 
     def append(self, name: str, rows: Rows) -> None:
         """Append rows without a key check (for a writer that knows the keys are new)."""
@@ -565,7 +529,7 @@ class ProjectionStore(IndexUpkeep, ProjectionQueries):
         table."""
         where = {name: filters.equals("user_id", user_id) for name in USER_TABLES}
         where[DEAD_LETTERS] = filters.bytes_equal("key", user_id.encode("utf-8"))
-        return self.purge(where)
+        return self.upkeep.purge(where)
 
     def delete(self, name: str, ids: Sequence[str]) -> None:
         """Remove the rows of ``name`` whose key is one of ``ids``."""

@@ -1,6 +1,8 @@
 """Index and compaction upkeep of the projection tables: which indexes each table gets
-(full text, keys, scope, labels, and IVF-PQ for large vector tables), and compacting
-fragments and old versions. Mixed into :class:`memstream.storage.lance.store.ProjectionStore`.
+(full text, keys, scope, labels, and IVF-PQ for large vector tables), compacting
+fragments and old versions, purging rows to the last byte, and finding and dropping keys
+held twice. A part of :class:`memstream.storage.lance.store.ProjectionStore`, reached as
+``store.upkeep``.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from lancedb.index import FTS, BTree, IvfPq, LabelList
 
-from memstream.storage.lance.merges import keyed_merge
+from memstream.storage import filters
+from memstream.storage.lance.key_checks import NewKeys, new_keys_held_twice
+from memstream.storage.lance.merges import first_of_each_key, keyed_merge
 from memstream.storage.lance.tables import (
     ACCESS,
     ARCHIVE_INDEX,
@@ -28,7 +32,10 @@ from memstream.storage.lance.tables import (
     VECTORS,
 )
 
-__all__ = ["ANN_INDEX_MIN_ROWS", "IndexUpkeep"]
+if TYPE_CHECKING:
+    from memstream.storage.lance.store import ProjectionStore
+
+__all__ = ["ANN_INDEX_MIN_ROWS", "TableUpkeep"]
 
 log = logging.getLogger(__name__)
 
@@ -74,14 +81,12 @@ def _create_index(table: Any, column: str, config: Any) -> None:
             return
 
 
-class IndexUpkeep:
-    """Index and compaction upkeep over the store's tables."""
+class TableUpkeep:
+    """Index and compaction upkeep over the tables of ``store`` (see the module
+    docstring)."""
 
-    _tables: dict[str, Any]
-
-    @property
-    def vector_dimension(self) -> int:
-        raise NotImplementedError  # the table gateway's
+    def __init__(self, store: ProjectionStore) -> None:
+        self._store = store
 
     def ensure_indexes(self, names: Sequence[str] | None = None, ann: bool = True) -> None:
         """Create the full-text, key, scope and label indexes of tables (all, or
@@ -110,13 +115,13 @@ class IndexUpkeep:
         for name, indexes in wanted.items():
             if names is not None and name not in names:
                 continue
-            table = self._tables[name]
+            table = self._store.table(name)
             rows = table.count_rows()
             if rows == 0:
                 continue
             present = {tuple(index.columns) for index in table.list_indices()}
             if name == VECTORS and rows >= ANN_INDEX_MIN_ROWS and ann:
-                indexes.append(("vector", _ann_index(rows, self.vector_dimension)))
+                indexes.append(("vector", _ann_index(rows, self._store.vector_dimension)))
             for column, config in indexes:
                 if (column,) not in present:
                     log.debug("indexing %s.%s (%d rows)", name, column, rows)
@@ -126,14 +131,15 @@ class IndexUpkeep:
         """Each table's (latest version number, data fragments), read from its latest
         manifest (listing its versions would read every manifest kept)."""
         shapes = {}
-        for name, table in self._tables.items():
+        for name in self._store.table_names:
+            table = self._store.table(name)
             fragments = table.stats()["fragment_stats"]["num_fragments"]
             shapes[name] = (int(table.version), int(fragments))
         return shapes
 
     def optimize(self, retain: timedelta) -> None:
         """Compact fragments, index new rows, drop versions older than ``retain``."""
-        for name in self._tables:
+        for name in self._store.table_names:
             self.optimize_table(name, retain)
 
     def optimize_table(self, name: str, retain: timedelta) -> None:
@@ -142,7 +148,7 @@ class IndexUpkeep:
         Fragments are compacted before a missing index is built, so a table a replay
         just wrote is indexed once, over its compacted fragments, not indexed and then
         re-indexed by the compaction."""
-        table = self._tables[name]
+        table = self._store.table(name)
         # Compact from the newest version: a plan made on an older one conflicts with
         # every commit since (another worker's update, the last holder's compaction).
         table.checkout_latest()
@@ -166,7 +172,7 @@ class IndexUpkeep:
         """
         removed: dict[str, int] = {}
         for name, condition in where.items():
-            table = self._tables[name]
+            table = self._store.table(name)
             count = table.count_rows(condition)
             if count == 0:
                 continue
@@ -184,7 +190,7 @@ class IndexUpkeep:
             self._rewrite(name)
 
     def _rewrite(self, name: str) -> None:
-        table = self._tables[name]
+        table = self._store.table(name)
         table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
         if _holds_deleted_rows(table):
             # Compaction keeps a large fragment with few deletions as it is (a deletion
@@ -207,7 +213,7 @@ class IndexUpkeep:
         with the rows it held at version ``read_at``: insert again the rows other
         writers committed between that read and the overwrite (an overwrite wins over
         them, and would drop them). Answers how many rows were put back."""
-        table = self._tables[name]
+        table = self._store.table(name)
         if overwritten_at <= read_at + 1:
             return 0  # nothing was committed in between
         table.checkout(overwritten_at - 1)
@@ -227,6 +233,40 @@ class IndexUpkeep:
             )
             keyed_merge(table, key).when_not_matched_insert_all().execute(missing)
         return int(missing.num_rows)
+
+    def duplicate_keys(self, name: str) -> list[str]:
+        """The keys of ``name`` that more than one row holds (none, while every write
+        goes through :func:`~memstream.storage.lance.merges.keyed_merge`)."""
+        key = KEYS[name]
+        self._store.table(name).checkout_latest()
+        counts = pc.value_counts(self._store.scan(name, [key]).column(key))
+        return [str(k) for k, n in zip(counts.field("values").to_pylist(),
+                                       counts.field("counts").to_pylist(), strict=True)
+                if n > 1]  # fmt: skip
+
+    def new_keys_held_twice(self, name: str, since: int) -> NewKeys:
+        """The keys held twice among the rows of ``name`` written at row addresses from
+        ``since`` on (:mod:`memstream.storage.lance.key_checks`)."""
+        return new_keys_held_twice(self._store.table(name), KEYS[name], since)
+
+    def drop_duplicate_keys(self, name: str, repeated: Sequence[str] | None = None) -> int:
+        """Keep one row of each key of an insert-only table that has several (they are
+        the same row written twice): of ``repeated``, or of every key held twice;
+        answers how many rows went.
+
+        Only for a caller no other writer can interleave with (it holds the compaction
+        window): the duplicated keys' rows are deleted, then one of each put back."""
+        repeated = self.duplicate_keys(name) if repeated is None else list(repeated)
+        if not repeated:
+            return 0
+        key, table = KEYS[name], self._store.table(name)
+        rows = self._store.scan(name, where=filters.is_in(key, repeated))
+        kept = first_of_each_key(rows.select(self._store.schema(name).names), key)
+        if kept.num_rows == rows.num_rows:
+            return 0  # held once each by now
+        self._store.retrying(lambda: table.delete(filters.is_in(key, repeated)))
+        self._store.retrying(lambda: table.add(kept.cast(self._store.schema(name))))
+        return int(rows.num_rows - kept.num_rows)
 
 
 def _retrying(step: Callable[[str], object], argument: str, attempts: int = 8) -> None:

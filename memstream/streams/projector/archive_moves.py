@@ -78,7 +78,7 @@ class ArchiveMoves(ProjectorCore):
             ARCHIVE_INDEX, (archive_id(e.user_id, e.memory_id) for e in events), fold
         )
         if len(existing) < len(rows):  # new summaries: make sure they can be searched
-            self.store.ensure_indexes([ARCHIVE_INDEX])
+            self.store.upkeep.ensure_indexes([ARCHIVE_INDEX])
         self._drop_hot([r for r in rows.values() if is_archived(r)])
         restored = [
             r

@@ -187,7 +187,7 @@ class ProjectorCore:
         self._unsaved_checkpoints: dict[tuple[str, int], LogPosition] = {}
         #: compactions that lost a commit race to a writer (each leaves files behind)
         self.compactions_preempted = 0
-        #: rows of a key held twice that upkeep dropped (see ``store.drop_duplicate_keys``)
+        #: rows of a key held twice that upkeep dropped (see ``store.upkeep.drop_duplicate_keys``)
         self.duplicates_dropped = 0
         #: per keyed table, the row address upkeep's next look for keys held twice
         #: starts from (:mod:`memstream.storage.lance.key_checks`)

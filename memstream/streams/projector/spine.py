@@ -144,7 +144,7 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
         self._wait_for_window()
         # Ownership again, just before the first row: archiving and the window take
         # time, and a worker frozen meanwhile (past its session) must not insert the
-        # rows its successor is inserting (see ProjectionStore.drop_duplicate_keys).
+        # rows its successor is inserting (see TableUpkeep.drop_duplicate_keys).
         self._guard()
         self.store.insert_absent(
             DEAD_LETTERS, [_dead_letter_row(d, now) for d in prepared.dead_letters]
@@ -266,7 +266,9 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
                 slots.setdefault(str(row["user_id"]), set()).add(str(row["slot"]))
         links: list[StateChange] = []
         for user_id, user_slots in sorted(slots.items()):
-            links.extend(slot_links(user_id, self.store.slot_members(user_id, sorted(user_slots))))
+            links.extend(
+                slot_links(user_id, self.store.queries.slot_members(user_id, sorted(user_slots)))
+            )
         return links
 
     def _apply_documents(self, events: list[tuple[DocumentEvent, LogPosition]]) -> None:

@@ -137,7 +137,7 @@ class Upkeep(ProjectorCore):
         the rows written since, so it runs outside the write lock and the window."""
         found: dict[str, NewKeys] = {}
         for name in self.store.table_names:
-            looked = self.store.new_keys_held_twice(name, self.keys_checked.get(name, 0))
+            looked = self.store.upkeep.new_keys_held_twice(name, self.keys_checked.get(name, 0))
             if looked.repeated and name in INSERT_ONLY:
                 found[name] = looked  # looked at again until their copies are dropped
                 continue
@@ -157,7 +157,7 @@ class Upkeep(ProjectorCore):
         """Keep one row of each key an insert-only table holds twice. Runs inside the
         compaction window, under the write lock: nothing else writes meanwhile."""
         for name, looked in repeated.items():
-            dropped = self.store.drop_duplicate_keys(name, looked.repeated)
+            dropped = self.store.upkeep.drop_duplicate_keys(name, looked.repeated)
             self.keys_checked[name] = looked.upto
             if dropped:
                 self.duplicates_dropped += dropped
@@ -172,7 +172,7 @@ class Upkeep(ProjectorCore):
         rebalance would stall behind it): their compaction may lose a race to a claim,
         as expected, and is retried by the next upkeep like any other."""
         try:
-            self.store.optimize_table(name, retain)
+            self.store.upkeep.optimize_table(name, retain)
         except Exception as exc:
             if not is_commit_conflict(exc):
                 raise
