@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memstream.application.callers import LOCAL, Caller
-from memstream.application.core import UNKNOWN_DOCUMENT_WAIT, UseCase
+from memstream.application.core import UNKNOWN_DOCUMENT_WAIT, Parts, UseCase
 from memstream.application.documents import (
     DOCUMENT_DONE,
     DocumentAccepted,
@@ -19,6 +19,8 @@ from memstream.application.documents import (
     submission,
 )
 from memstream.application.errors import NotFound
+from memstream.application.read_after_write import NotYetApplied
+from memstream.application.reading import MemoryReads
 from memstream.events.vocabulary import (
     DocumentRemoved,
 )
@@ -30,12 +32,19 @@ from memstream.storage.lance.tables import (
     DOCUMENTS,
 )
 from memstream.storage.layout import DataLayout
+from memstream.storage.write_tokens import WriteToken
+from memstream.streams.topics import DOCUMENTS as DOCUMENTS_TOPIC
 
 __all__ = ["DocumentCases"]
 
 
 class DocumentCases(UseCase):
-    """The use cases of documents (see the module docstring)."""
+    """The use cases of documents (see the module docstring); a wait for a document
+    not seen yet asks ``reads`` whether the worker has caught up with the log."""
+
+    def __init__(self, parts: Parts, reads: MemoryReads) -> None:
+        super().__init__(parts)
+        self._reads = reads
 
     async def add(
         self,
@@ -97,7 +106,8 @@ class DocumentCases(UseCase):
     ) -> dict[str, Any]:
         """A document's status; with ``wait_seconds``, waits that long at most for it
         (its version ``checksum``, if given: one just submitted) to be indexed, empty
-        or failed (for a document it does not know at all, a few seconds at most).
+        or failed (for a document it does not know at all, until the worker has applied
+        what was published before the wait: a few seconds at most).
 
         Raises:
             NotFound: the user has no such document (or it is not applied yet).
@@ -129,19 +139,45 @@ class DocumentCases(UseCase):
         done: Callable[[dict[str, Any]], bool],
         may_be_unknown: bool,
     ) -> dict[str, Any] | None:
-        """The document's row once ``done`` says so, or after ``wait_seconds`` (for a
-        document not seen at all and ``may_be_unknown``, a few seconds at most)."""
+        """The document's row once ``done`` says so, or after ``wait_seconds``.
+
+        A document not seen at all (``may_be_unknown``) may be on its way, just
+        submitted: it is waited for until the worker has applied every document event
+        published before the wait began (then it does not exist), and a few seconds at
+        most when that cannot be told (the broker does not answer)."""
         started = time.monotonic()
+        settled = False  # every document event published before the wait is applied
         while True:
             if self.parts.opened_store is not None:
                 await self._blocking(self.parts.opened_store.refresh)
             row = await self._blocking(self._document_row, user_id, document_id)
+            if row is None and may_be_unknown and wait_seconds and not settled:
+                settled = await self._published_documents_applied(user_id)
+                if settled:
+                    row = await self._blocking(self._document_row, user_id, document_id)
             waited = time.monotonic() - started
-            # a document not seen yet may be on its way (just submitted), for a moment
-            unknown = row is None and may_be_unknown and waited >= UNKNOWN_DOCUMENT_WAIT
+            unknown = (
+                row is None and may_be_unknown and (settled or waited >= UNKNOWN_DOCUMENT_WAIT)
+            )
             if (row is not None and done(row)) or unknown or waited >= wait_seconds:
                 return row
             await asyncio.sleep(0.2)
+
+    async def _published_documents_applied(self, user_id: str) -> bool:
+        """Whether the projections hold every document event published so far (waiting
+        for them a few seconds at most); False when the log cannot say."""
+        ends, epoch = await self._reads.log_position(UNKNOWN_DOCUMENT_WAIT, DOCUMENTS_TOPIC)
+        if ends is None or epoch is None:
+            return False
+        written = {at: end - 1 for at, end in ends.items() if end > 0}
+        if not written:
+            return True  # nothing was ever published there
+        token = WriteToken(epoch, written).text()
+        try:
+            await self._reads.after_write(token, user_id, seconds=UNKNOWN_DOCUMENT_WAIT)
+        except NotYetApplied:
+            return False
+        return True
 
     def _searches_see_now(self, user_id: str) -> None:
         """Searches answered here from now on see what a wait saw applied (a document

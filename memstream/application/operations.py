@@ -77,7 +77,7 @@ class Operations(OverParts):
         )
         self.reads = MemoryReads(self.parts)
         self.changes = MemoryChanges(self.parts)
-        self.documents = DocumentCases(self.parts)
+        self.documents = DocumentCases(self.parts, self.reads)
         self.upkeep = Upkeep(self.parts, self.reads)
         self.rebuilding = Rebuilding(self.parts)
         self.observing = Observing(self.parts)

@@ -451,18 +451,18 @@ class MemoryReads(ServedLog):
         document["waited_ms"] = round(waited.seconds * 1000, 1) if waited is not None else None
         return document
 
-    async def log_position(self, timeout: float = 5.0) -> LogEnd:
-        """The message topic's end offsets and the log epoch; (None, None) if the broker
-        does not answer within ``timeout`` seconds."""
+    async def log_position(self, timeout: float = 5.0, topic: str = MESSAGES) -> LogEnd:
+        """The end offsets of ``topic`` (the messages') and the log epoch; (None, None)
+        if the broker does not answer within ``timeout`` seconds."""
         bootstrap = self.settings.bootstrap
         try:
-            ends = await asyncio.wait_for(end_offsets(bootstrap, MESSAGES), timeout)
+            ends = await asyncio.wait_for(end_offsets(bootstrap, topic), timeout)
             epoch = await asyncio.wait_for(
                 read_epoch(bootstrap, self.clock(), create=False), timeout
             )
         except Exception:  # the broker is down: lag unknown
             return None, None
-        return {(MESSAGES, p): off for p, off in ends.items()}, epoch
+        return {(topic, p): off for p, off in ends.items()}, epoch
 
     async def digest(self, user_id: str | None = None) -> tuple[str, dict[str, tuple[int, str]]]:
         """The state digest, and per state table its row count and digest; of one user's

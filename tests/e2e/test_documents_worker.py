@@ -9,6 +9,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 from fpdf import FPDF
 from mcp import Client
 
+from memstream.application.core import UNKNOWN_DOCUMENT_WAIT
 from memstream.client import MemoryClient, MemstreamAPIError
 from memstream.storage.document_originals import DocumentOriginals
 from memstream.storage.filesystems import resolve_location
@@ -120,6 +122,24 @@ def test_names_people_give_files_are_taken_with_a_safe_id(worker: WorkerProcess)
             again = client.add_document("names", data=b"# Newer\n\nNew words.", filename=name)
             assert again["document_id"] == document_id and again["new"] is True
         assert len(client.documents("names")) == len(names)
+
+
+def test_a_wait_for_a_document_ends_when_the_worker_has_caught_up(worker: WorkerProcess) -> None:
+    """A document just submitted is waited for until the worker applies it; one no one
+    submitted is not found as soon as the worker has applied everything published
+    before the wait (it waited the whole of UNKNOWN_DOCUMENT_WAIT before)."""
+    with MemoryClient(worker.api_url) as client:
+        added = client.add_document("waits", data=b"# Shed\n\nThe key is behind the door.",
+                                    filename="shed.md")  # fmt: skip
+        found = client.document("waits", added["document_id"], wait=60)
+        assert found["document_id"] == added["document_id"], found
+        for _ in range(3):
+            started = time.monotonic()
+            with pytest.raises(MemstreamAPIError) as missing:
+                client.document("waits", "never-sent.md", wait=60)
+            took = time.monotonic() - started
+            assert missing.value.status == 404
+            assert took < UNKNOWN_DOCUMENT_WAIT, took  # the log said so, not the time
 
 
 def test_documents_in_any_script_or_without_spaces_are_indexed(worker: WorkerProcess) -> None:
