@@ -152,7 +152,8 @@ class DocumentCases(UseCase):
                 await self._blocking(self.parts.opened_store.refresh)
             row = await self._blocking(self._document_row, user_id, document_id)
             if row is None and may_be_unknown and wait_seconds and not settled:
-                settled = await self._published_documents_applied(user_id)
+                left = min(wait_seconds, UNKNOWN_DOCUMENT_WAIT) - (time.monotonic() - started)
+                settled = await self._published_documents_applied(user_id, left)
                 if settled:
                     row = await self._blocking(self._document_row, user_id, document_id)
             waited = time.monotonic() - started
@@ -163,10 +164,11 @@ class DocumentCases(UseCase):
                 return row
             await asyncio.sleep(0.2)
 
-    async def _published_documents_applied(self, user_id: str) -> bool:
+    async def _published_documents_applied(self, user_id: str, seconds: float) -> bool:
         """Whether the projections hold every document event published so far (waiting
-        for them a few seconds at most); False when the log cannot say."""
-        ends, epoch = await self._reads.log_position(UNKNOWN_DOCUMENT_WAIT, DOCUMENTS_TOPIC)
+        ``seconds`` at most in all); False when the log cannot say in time."""
+        deadline = time.monotonic() + seconds
+        ends, epoch = await self._reads.log_position(max(seconds, 0.1) / 2, DOCUMENTS_TOPIC)
         if ends is None or epoch is None:
             return False
         written = {at: end - 1 for at, end in ends.items() if end > 0}
@@ -174,7 +176,9 @@ class DocumentCases(UseCase):
             return True  # nothing was ever published there
         token = WriteToken(epoch, written).text()
         try:
-            await self._reads.after_write(token, user_id, seconds=UNKNOWN_DOCUMENT_WAIT)
+            await self._reads.after_write(
+                token, user_id, seconds=max(0.0, deadline - time.monotonic())
+            )
         except NotYetApplied:
             return False
         return True
