@@ -247,7 +247,7 @@ def test_sigkill_mid_embedding_then_every_memory_gets_its_vector(
         "MEMSTREAM_EMBED_BACKFILL_EVERY_SECONDS": "2",
     }
     up = start(workers, data, port, env)
-    acknowledged = publish_all(up.api_url, "embed", 2000)  # a few seconds of embedding
+    acknowledged = publish_all(up.api_url, "embed", 600)  # 38 batches: seconds of embedding
     store = live_store(data)
     assert_each_once(store, acknowledged)
 
