@@ -83,26 +83,29 @@ def test_a_pdf_is_found_by_the_page_its_answer_is_on(worker: WorkerProcess, tmp_
 def test_refusals_say_what_is_wrong(worker: WorkerProcess, tmp_path: Path) -> None:
     with MemoryClient(worker.api_url) as client:
         with pytest.raises(MemstreamAPIError) as png:
-            client.add_document("ana", data=b"\x89PNG\r\n\x1a\n\x00", filename="photo.png")
+            client.add_document("refused", data=b"\x89PNG\r\n\x1a\n\x00", filename="photo.png")
         assert png.value.status == 415 and "text/markdown" in str(png.value.detail)
         with pytest.raises(MemstreamAPIError) as big:
-            client.add_document("ana", data=b"x" * 300_001, filename="big.txt")
+            client.add_document("refused", data=b"x" * 300_001, filename="big.txt")
         assert big.value.status == 413 and "300,000" in str(big.value.detail)
         with pytest.raises(MemstreamAPIError) as nameless:
-            client.add_document("ana", text="a note without a name")
+            client.add_document("refused", text="a note without a name")
         assert nameless.value.status == 422 and "document_id" in str(nameless.value.detail)
         with pytest.raises(MemstreamAPIError) as lying:  # refused at the door, not later
-            client.add_document("ana", data=b"plain words", filename="report.pdf")
+            client.add_document("refused", data=b"plain words", filename="report.pdf")
         assert lying.value.status == 422
         assert "file: declared application/pdf, but its bytes are text" in str(lying.value.detail)
         with pytest.raises(MemstreamAPIError) as png:
-            client.add_document("ana", data=b"\x89PNG\r\n\x1a\n\x00", filename="scan.png",
+            client.add_document("refused", data=b"\x89PNG\r\n\x1a\n\x00", filename="scan.png",
                                 media_type="application/pdf")  # fmt: skip
         assert png.value.status == 422 and "neither text, a PDF nor a DOCX" in str(png.value.detail)
-        assert [d["document_id"] for d in client.documents("ana")] == ["lease.pdf"]
-        with pytest.raises(MemstreamAPIError) as missing:
-            client.document("ana", "never-added")
-        assert missing.value.status == 404
+        # nothing refused was published: once the worker has applied all that was, the
+        # user holds no document (each name is not found, and the list is empty)
+        for name in ("photo.png", "big.txt", "report.pdf", "scan.png"):
+            with pytest.raises(MemstreamAPIError) as missing:
+                client.document("refused", name, wait=30)
+            assert missing.value.status == 404
+        assert client.documents("refused") == []
     plain = httpx.post(f"{worker.api_url}/v1/documents", content=b"x", timeout=10)
     assert plain.status_code == 415 and "multipart/form-data" in plain.text
 
