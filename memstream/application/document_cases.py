@@ -114,7 +114,7 @@ class DocumentCases(UseCase):
         """
         valid_identifier("user_id", user_id)
         valid_identifier("document_id", document_id)
-        row = await self._document_when(
+        row, settled = await self._document_when(
             user_id,
             document_id,
             wait_seconds,
@@ -126,7 +126,10 @@ class DocumentCases(UseCase):
         if checksum is not None and (row is None or row["checksum"] != checksum):
             return received_view(user_id, document_id, checksum)  # accepted, not applied yet
         if row is None:
-            raise NotFound(f"no document {document_id} for user {user_id}")
+            # settled: the worker has applied every document event published before the
+            # wait, so none was submitted (not: none applied yet)
+            why = ": none was submitted before this read" if settled else ""
+            raise NotFound(f"no document {document_id} for user {user_id}{why}")
         view = document_view(row)
         view["embedded_chunks"] = await self._blocking(embedded_chunks, self.store, row)
         return view
@@ -138,8 +141,9 @@ class DocumentCases(UseCase):
         wait_seconds: float,
         done: Callable[[dict[str, Any]], bool],
         may_be_unknown: bool,
-    ) -> dict[str, Any] | None:
-        """The document's row once ``done`` says so, or after ``wait_seconds``.
+    ) -> tuple[dict[str, Any] | None, bool]:
+        """The document's row once ``done`` says so, or after ``wait_seconds``; and
+        whether the worker had applied every document event published before the wait.
 
         A document not seen at all (``may_be_unknown``) may be on its way, just
         submitted: it is waited for until the worker has applied every document event
@@ -147,11 +151,13 @@ class DocumentCases(UseCase):
         most when that cannot be told (the broker does not answer)."""
         started = time.monotonic()
         settled = False  # every document event published before the wait is applied
+        asked = False  # the log was asked that (once: a broker that is down is not asked again)
         while True:
             if self.parts.opened_store is not None:
                 await self._blocking(self.parts.opened_store.refresh)
             row = await self._blocking(self._document_row, user_id, document_id)
-            if row is None and may_be_unknown and wait_seconds and not settled:
+            if row is None and may_be_unknown and wait_seconds and not asked:
+                asked = True
                 left = min(wait_seconds, UNKNOWN_DOCUMENT_WAIT) - (time.monotonic() - started)
                 settled = await self._published_documents_applied(user_id, left)
                 if settled:
@@ -161,7 +167,7 @@ class DocumentCases(UseCase):
                 row is None and may_be_unknown and (settled or waited >= UNKNOWN_DOCUMENT_WAIT)
             )
             if (row is not None and done(row)) or unknown or waited >= wait_seconds:
-                return row
+                return row, settled
             await asyncio.sleep(0.2)
 
     async def _published_documents_applied(self, user_id: str, seconds: float) -> bool:
@@ -229,7 +235,7 @@ class DocumentCases(UseCase):
             "token": published.token.text() if published.token is not None else None,
         }
         if wait_seconds:
-            row = await self._document_when(
+            row, _ = await self._document_when(
                 user_id, document_id, wait_seconds, lambda r: r["status"] == "removed", False
             )
             answer["document"] = document_view(row) if row is not None else None
