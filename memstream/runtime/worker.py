@@ -25,7 +25,12 @@ from mode.utils.futures import maybe_cancel
 from memstream.clock import system_clock
 from memstream.observability import metrics, tracing
 from memstream.observability.metrics import describe_process
-from memstream.runtime.app import build_app, compaction_window, upkeep_lease
+from memstream.runtime.app import (
+    build_app,
+    compaction_window,
+    insert_compaction_window,
+    upkeep_lease,
+)
 from memstream.runtime.assembly import make_cold_store, make_embedder
 from memstream.runtime.exposition import MetricsServer, Readiness, bind_metrics, metrics_rule
 from memstream.runtime.lanes import ProcessLane, background_lane
@@ -266,6 +271,7 @@ def run(
             fence=Fence(PartitionClaims(store, settings.consumer_group), system_clock),
             partitions=settings.messages_partitions,
             window=compaction_window(store),
+            insert_window=insert_compaction_window(store),
             upkeep=upkeep_lease(store, settings),
             originals=originals,
             retain_served=settings.retain_served,

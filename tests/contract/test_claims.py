@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from memstream.storage.claims import Lease, PartitionClaims
+from memstream.storage.lance.fence_rows import fence_key
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import (
     ENTITIES,
@@ -25,33 +26,21 @@ from memstream.storage.lance.tables import (
     SESSIONS,
 )
 from memstream.storage.log_records import LogPosition, LogRecord
-from memstream.storage.schemas import ENTITIES_SCHEMA, LEASES_SCHEMA, MEMORIES_SCHEMA
+from memstream.storage.schemas import ENTITIES_SCHEMA, LEASES_SCHEMA
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock
+from tests.support.rows import entity_row, memory_row
 
 WRITERS = 4
 NOW = datetime(2026, 5, 1, tzinfo=UTC)
 
 
-def _memory(memory_id: str) -> dict[str, Any]:
-    row = {name: None for name in MEMORIES_SCHEMA.names}
-    row.update(memory_id=memory_id, kind="episode", user_id="u", content="c", search_text="c")
-    return row
-
-
-def _entity(entity_id: str, count: int) -> dict[str, Any]:
-    row: dict[str, Any] = {name: None for name in ENTITIES_SCHEMA.names}
-    row.update(entity_id=entity_id, user_id="u", type="person", canonical_name=entity_id,
-               key=entity_id, mention_count=count)  # fmt: skip
-    return row
-
-
-def _insert_same_keys(folder: str, rounds: int, barrier: Any) -> None:
+def _insert_same_keys(folder: str, rounds: int, barrier: Any, fences: frozenset[str]) -> None:
     store = ProjectionStore(folder)
     for r in range(rounds):
         barrier.wait()
-        store.insert_absent(MEMORIES, [_memory(f"r{r}-{i}") for i in range(20)])
-        store.upsert(ENTITIES, [_entity(f"r{r}-{i}", r) for i in range(20)])
+        store.insert_absent(MEMORIES, [memory_row(f"r{r}-{i}") for i in range(20)], fences=fences)
+        store.upsert(ENTITIES, [entity_row(f"r{r}-{i}", r) for i in range(20)], fences=fences)
 
 
 def _claim_race(folder: str, me: str, rounds: int, barrier: Any, results: Any) -> None:
@@ -82,28 +71,38 @@ def _run(target: Any, args_of: Any) -> None:
         assert p.exitcode == 0
 
 
-@pytest.mark.parametrize("indexed", [False, True], ids=["new-tables", "indexed-keys"])
+@pytest.mark.parametrize(
+    ("indexed", "fences"),
+    [(False, frozenset()), (True, frozenset()), (True, frozenset({"0"}))],
+    ids=["new-tables", "indexed-keys", "indexed-keys-fenced"],
+)
 def test_concurrent_inserts_of_the_same_new_keys_keep_one_row_each(
-    tmp_path: Path, indexed: bool
+    tmp_path: Path, indexed: bool, fences: frozenset[str]
 ) -> None:
     """Processes inserting the same new keys at once (a frozen worker waking beside its
-    successor) leave one row of each, also once upkeep has indexed the key column
-    (LanceDB's merge through a key's index used to let both inserts commit)."""
+    successor) leave one row of each, also once upkeep has indexed the key column: a
+    merge without a fence row scans the keys (LanceDB's merge through a key's index lets
+    both inserts commit), one of a partition's writer goes through the index and updates
+    the partition's fence row, on which the two commits conflict."""
     folder = str(tmp_path / "db")
     store = ProjectionStore(folder)
     if indexed:
-        store.insert_absent(MEMORIES, [_memory("seed")])
-        store.upsert(ENTITIES, [_entity("seed", 0)])
+        store.insert_absent(MEMORIES, [memory_row("seed")])
+        store.upsert(ENTITIES, [entity_row("seed", 0)])
         store.upkeep.ensure_indexes([MEMORIES, ENTITIES])
         for name in (MEMORIES, ENTITIES):
             assert (KEYS[name],) in {tuple(i.columns) for i in store.table(name).list_indices()}
     barrier = multiprocessing.get_context("spawn").Barrier(WRITERS)
-    _run(_insert_same_keys, lambda i: (folder, 8, barrier))
+    _run(_insert_same_keys, lambda i: (folder, 8, barrier, fences))
     seeded = 1 if indexed else 0
     for name in (MEMORIES, ENTITIES):
         ids = ProjectionStore(folder).scan(name, [KEYS[name]]).column(0).to_pylist()
         assert len(ids) == 8 * 20 + seeded, name
         assert len(set(ids)) == len(ids), name
+        held = ProjectionStore(folder).table(name).to_arrow().column(KEYS[name]).to_pylist()
+        assert sorted(k for k in held if k.startswith("|fence|")) == sorted(
+            fence_key(p) for p in fences
+        ), name
 
 
 def test_racing_claims_give_each_epoch_to_exactly_one_worker(tmp_path: Path) -> None:
@@ -234,10 +233,10 @@ def test_an_erasures_overwrite_puts_back_what_another_writer_committed_meanwhile
     another worker committed between that read and the overwrite is put back."""
     folder = str(tmp_path / "db")
     eraser, other = ProjectionStore(folder), ProjectionStore(folder)
-    eraser.insert_absent(MEMORIES, [_memory("a"), _memory("b")])
+    eraser.insert_absent(MEMORIES, [memory_row("a"), memory_row("b")])
     table = eraser.table(MEMORIES)
     read_at, rows = int(table.version), table.to_arrow()
-    other.insert_absent(MEMORIES, [_memory("c")])  # committed during the rewrite
+    other.insert_absent(MEMORIES, [memory_row("c")])  # committed during the rewrite
     written = table.add(rows, mode="overwrite")
     assert sorted(eraser.scan(MEMORIES, ["memory_id"]).column(0).to_pylist()) == ["a", "b"]
     assert eraser.upkeep.put_back_rows_written_meanwhile(MEMORIES, read_at, written.version) == 1

@@ -35,10 +35,10 @@ def test_no_other_process_takes_the_lease_while_a_long_compaction_runs(
     projector.apply([LogRecord("e1", "memory.messages", 0, 0, T0, b"ana", encode(turn))])
     compact = store.upkeep.optimize_table
 
-    def compact_slowly(name: str, retain: timedelta) -> None:
+    def compact_slowly(name: str, retain: timedelta, **options: bool) -> None:
         if name == MEMORIES:  # more than twice the lease's time to live
             time.sleep(5.0)
-        compact(name, retain)
+        compact(name, retain, **options)
 
     monkeypatch.setattr(store.upkeep, "optimize_table", compact_slowly)
     assert lease.take(time.time_ns())

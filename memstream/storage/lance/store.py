@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,20 @@ import pyarrow as pa
 from memstream.storage import filters
 from memstream.storage.errors import StorageError
 from memstream.storage.filesystems import Location
+from memstream.storage.lance.fence_rows import (
+    IS_FENCE_ROW,
+    NOT_FENCE_ROW,
+    fence_rows,
+    fenced_merge,
+    without_fence_rows,
+)
 from memstream.storage.lance.merges import first_of_each_key, keyed_merge
 from memstream.storage.lance.queries import ProjectionQueries
 from memstream.storage.lance.tables import (
     CHECKPOINTS,
     DEAD_LETTERS,
     DERIVED_COLUMNS,
+    FENCED_TABLES,
     FIXED_SCHEMAS,
     KEYS,
     MOMENTS,
@@ -148,6 +156,8 @@ class ProjectionStore:
         #: the tables read at a fixed version (a store ``pinned`` to a moment)
         self._pinned: dict[str, int] = {}
         self._options = dict(storage_options) if storage_options else None
+        #: the (table, partition) fence rows known to be stored (see :mod:`.fence_rows`)
+        self._fences_stored: set[tuple[str, str]] = set()
         if VECTORS in existing:
             self._tables[VECTORS] = self._db.open_table(VECTORS)
             self._schemas[VECTORS] = self._tables[VECTORS].schema
@@ -298,18 +308,25 @@ class ProjectionStore:
         """The schema rows written to table ``name`` are cast to."""
         return self._schemas[name]
 
-    def insert_absent(self, name: str, rows: Rows) -> int:
+    def insert_absent(self, name: str, rows: Rows, *, fences: Collection[str] = ()) -> int:
         """Insert the rows whose key is not in the table yet; existing rows are untouched.
         Of rows sharing a key (an event applied twice in one batch), the first is kept.
-        Answers how many rows were inserted."""
+        With ``fences`` (the partitions the rows are of, written by their owner), the
+        merge joins through the key's index and updates those partitions' fence rows
+        (:mod:`.fence_rows`); without, it scans the key column. Either way a concurrent
+        insert of the same key conflicts. Answers how many rows were inserted."""
         if not len(rows):
             return 0
         key = KEYS[name]
         data = first_of_each_key(self._as_table(name, rows), key)
         table = self._tables[name]
-        result = self.retrying(
-            lambda: keyed_merge(table, key).when_not_matched_insert_all().execute(data)
-        )
+        if fences:
+            self._store_fences(name, fences)
+            result = self.retrying(lambda: fenced_merge(table, key, data, fences, update=False))
+        else:
+            result = self.retrying(
+                lambda: keyed_merge(table, key).when_not_matched_insert_all().execute(data)
+            )
         return int(getattr(result, "num_inserted_rows", data.num_rows))
 
     def append(self, name: str, rows: Rows) -> None:
@@ -317,14 +334,23 @@ class ProjectionStore:
         if len(rows):
             self._tables[name].add(self._as_table(name, rows))
 
-    def upsert(self, name: str, rows: Rows, *, guarded: bool = False) -> int:
+    def upsert(
+        self, name: str, rows: Rows, *, guarded: bool = False, fences: Collection[str] = ()
+    ) -> int:
         """Insert the rows, replacing those whose key is already there (``guarded``:
         only where the table's :data:`~memstream.storage.lance.tables.UPDATE_GUARDS` condition
-        allows); answers how many rows were inserted or replaced."""
+        allows); ``fences`` as for :meth:`insert_absent`. Answers how many rows were
+        inserted or replaced."""
         if not len(rows):
             return 0
         table, data = self._tables[name], self._as_table(name, rows)
         where = UPDATE_GUARDS[name] if guarded else None
+        if fences:
+            self._store_fences(name, fences)
+            result = self.retrying(
+                lambda: fenced_merge(table, KEYS[name], data, fences, update=True, where=where)
+            )
+            return _merge_counts(result) - len(set(fences))
 
         def merge() -> Any:
             return (
@@ -335,6 +361,23 @@ class ProjectionStore:
             )
 
         return _merge_counts(self.retrying(merge))
+
+    def _store_fences(self, name: str, partitions: Collection[str]) -> None:
+        """Make sure ``name`` holds the fence rows of ``partitions``, once each: a new one
+        goes in through the scanning merge, so two writers adding it at once add it once."""
+        if name not in FENCED_TABLES:
+            raise ValueError(f"{name} has no fence rows")
+        wanted = {p for p in partitions if (name, p) not in self._fences_stored}
+        if not wanted:
+            return
+        key, table = KEYS[name], self._tables[name]
+        rows = fence_rows(self._schemas[name], key, wanted)
+        stored = {r[key] for r in self.by_ids(name, rows.column(key).to_pylist(), [key])}
+        if len(stored) < rows.num_rows:
+            self.retrying(
+                lambda: keyed_merge(table, key).when_not_matched_insert_all().execute(rows)
+            )
+        self._fences_stored.update((name, p) for p in wanted)
 
     def by_ids(
         self,
@@ -412,19 +455,34 @@ class ProjectionStore:
         limit: int | None = None,
     ) -> pa.Table:
         """Every row of a table (optionally some columns, optionally filtered), or the
-        first ``limit`` found."""
+        first ``limit`` found; never a fence row (:mod:`.fence_rows`)."""
         table = self._tables[name]
         if name not in self._pinned:
             table.checkout_latest()
+        fenced = name in FENCED_TABLES
+        if fenced and limit is not None:
+            where = filters.all_of(where or "", NOT_FENCE_ROW)
         query = table.search()
         if where:
             query = query.where(where)
-        if columns:
-            query = query.select(list(columns))
-        return query.limit(limit).to_arrow()
+        wanted = list(columns) if columns else None
+        if wanted and fenced and "user_id" not in wanted:
+            query = query.select([*wanted, "user_id"])
+        elif wanted:
+            query = query.select(wanted)
+        rows = query.limit(limit).to_arrow()
+        if not fenced or limit is not None:
+            return rows
+        rows = without_fence_rows(rows)
+        return rows.select(wanted) if wanted else rows
 
     def count(self, name: str, where: str | None = None) -> int:
-        return int(self._tables[name].count_rows(where))
+        """How many rows of ``name`` pass ``where`` (never counting a fence row)."""
+        table = self._tables[name]
+        counted = int(table.count_rows(where))
+        if name in FENCED_TABLES and counted:
+            counted -= int(table.count_rows(filters.all_of(where or "", IS_FENCE_ROW)))
+        return counted
 
     def version(self, name: str, max_age_seconds: float = 0.0) -> int:
         """The newest committed version of a table (it changes with every write), or

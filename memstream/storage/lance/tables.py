@@ -10,7 +10,10 @@ held what a writer had applied when (:mod:`memstream.storage.moments`);
 ``partition_owners`` and ``leases``, who may write what now (:mod:`memstream.storage.claims`).
 
 Every table's key column is marked as its primary key, so that two writers inserting
-the same new key at once conflict (and one retries) instead of both adding the row.
+the same new key at once conflict (and one retries) instead of both adding the row; the
+tables of users' rows also hold a fence row per partition, which each write of the
+partition's owner updates (:mod:`memstream.storage.lance.fence_rows`), so that the
+conflict holds when the merge goes through the key's index too.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ __all__ = [
     "DOCUMENTS",
     "ENTITIES",
     "EXPORTED_TABLES",
+    "FENCED_TABLES",
     "FIXED_SCHEMAS",
     "INSERT_ONLY",
     "KEYS",
@@ -205,11 +209,16 @@ STATE_TABLES = (
 #: the log of what was served (rebuilt by a replay too, but not memory: no digest of
 #: memory counts it, and no read of memory as of a moment reads it).
 USER_TABLES = (*STATE_TABLES, SERVED)
+#: The tables with a fence row per partition, updated by each keyed write of its
+#: owner, so that two writers of a partition cannot both insert a key
+#: (:mod:`memstream.storage.lance.fence_rows`): every table of users' rows.
+FENCED_TABLES = frozenset(USER_TABLES)
 #: The tables a user's ``json`` export carries: every state table but the vectors (the
 #: events export carries them), and the log of what agents were shown of the user.
 EXPORTED_TABLES = (*(n for n in STATE_TABLES if n != VECTORS), SERVED)
 
-#: Tables whose rows are only ever inserted: compaction never conflicts with their writer.
+#: Tables whose users' rows are only ever inserted (a key's copies are the same row);
+#: of them, those without fence rows are compacted beside their writers.
 INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS, MOMENTS, SERVED})
 
 #: Rows to write: dicts, or an Arrow table already in the table's schema.

@@ -142,12 +142,15 @@ class TableUpkeep:
         for name in self._store.table_names:
             self.optimize_table(name, retain)
 
-    def optimize_table(self, name: str, retain: timedelta) -> None:
+    def optimize_table(
+        self, name: str, retain: timedelta, *, build_missing_indexes: bool = True
+    ) -> None:
         """``optimize`` for one table (the caller keeps writers away meanwhile).
 
         Fragments are compacted before a missing index is built, so a table a replay
         just wrote is indexed once, over its compacted fragments, not indexed and then
-        re-indexed by the compaction."""
+        re-indexed by the compaction (``build_missing_indexes=False``: the caller builds
+        them later, by :meth:`ensure_indexes`)."""
         table = self._store.table(name)
         # Compact from the newest version: a plan made on an older one conflicts with
         # every commit since (another worker's update, the last holder's compaction).
@@ -155,7 +158,7 @@ class TableUpkeep:
         if table.count_rows() > 0:
             table.optimize(cleanup_older_than=retain)
             log.debug("optimized %s", name)
-        if name in (MEMORIES, VECTORS):
+        if build_missing_indexes and name in (MEMORIES, VECTORS):
             self.ensure_indexes()
 
     def purge(self, where: Mapping[str, str]) -> dict[str, int]:

@@ -19,7 +19,9 @@ folded from several topics (sessions, memory state, documents, the archive index
 under the epoch they were last written with or a later one
 (:data:`memstream.storage.lance.tables.UPDATE_GUARDS`), so a late write cannot put an older state
 back (the projector checks its fence again when the store refuses one); rows inserted
-by key are inserted once (the keys are primary keys).
+by key are inserted once: each write updates its partitions' fence rows in the same
+commit, so two writers of a partition conflict at commit and the second one's merge
+runs again over the first one's rows (:mod:`memstream.storage.lance.fence_rows`).
 """
 
 from __future__ import annotations

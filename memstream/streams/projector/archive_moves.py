@@ -137,7 +137,7 @@ class ArchiveMoves(ProjectorCore):
             if (o["memory_id"], o["user_id"]) in owners  # never another user's original
         ]
         if restored:
-            self.store.insert_absent(MEMORIES, [memory for memory, _ in restored])
+            self._insert_absent(MEMORIES, [memory for memory, _ in restored])
         vectors = [  # another model's vector is left for the embedder to make again
             v
             for _, v in restored
@@ -147,7 +147,7 @@ class ArchiveMoves(ProjectorCore):
         ]
         if vectors:
             schema = vectors_schema(self.store.vector_dimension)
-            self.store.insert_absent(VECTORS, pa.Table.from_pylist(vectors, schema=schema))
+            self._insert_absent(VECTORS, pa.Table.from_pylist(vectors, schema=schema))
 
     def reconcile_archive(self) -> int:
         """Remove from the hot tables every memory the archive index says is archived

@@ -144,6 +144,7 @@ class ProjectorCore:
         fence: Fence | None = None,
         partitions: int | None = None,
         window: Lease | None = None,
+        insert_window: Lease | None = None,
         upkeep: Lease | None = None,
         originals: DocumentOriginals | None = None,
         retain_served: timedelta = RETAIN_SERVED,
@@ -153,6 +154,11 @@ class ProjectorCore:
         self.store = store
         self.fence = fence
         self.window = window
+        self.insert_window = insert_window
+        #: set while this process compacts the insert-only tables; a fenced insert is
+        #: made holding ``_fenced_inserting`` (see ``_insert_absent``)
+        self._compacting_inserts = threading.Event()
+        self._fenced_inserting = threading.Lock()
         self.upkeep_lease = upkeep
         self._partitions = partitions
         #: the partitions of the batch being written
@@ -239,10 +245,46 @@ class ProjectorCore:
         fence = self.fence if table in OWNER_GUARDED else None
         if fence is not None:
             rows = [self._stamped(row, fence) for row in rows]
-        written = self.store.upsert(table, rows, guarded=table in UPDATE_GUARDS)
+        written = self.store.upsert(
+            table, rows, guarded=table in UPDATE_GUARDS, fences=self._fences_of(rows)
+        )
         if fence is not None and written < len(rows):
             fence.check({self._partition_of(str(row["user_id"])) for row in rows})
             log.warning("%s: %d rows refused, yet no partition moved", table, len(rows) - written)
+
+    def _insert_absent(self, table: str, rows: list[Row] | pa.Table) -> int:
+        """Insert the rows of insert-only ``table`` not stored yet; answers how many were.
+
+        The insert updates its partitions' fence rows, unless a process is compacting
+        the insert-only tables: a fence row's update deletes a row, and would preempt
+        that compaction, so meanwhile the merge scans the keys instead (slower as the
+        table grows, and never in the way of the compaction)."""
+        fences = self._fences_of(rows)
+        if not fences:
+            return self.store.insert_absent(table, rows)
+        with self._fenced_inserting:
+            if not self._inserts_compacted():
+                return self.store.insert_absent(table, rows, fences=fences)
+        return self.store.insert_absent(table, rows)
+
+    def _inserts_compacted(self) -> bool:
+        """Whether a process (this one or another) is compacting the insert-only tables."""
+        if self._compacting_inserts.is_set():
+            return True
+        return self.insert_window is not None and self.insert_window.held_by_another(time.time_ns())
+
+    def _fences_of(self, rows: list[Row] | pa.Table) -> frozenset[str]:
+        """The partitions whose fence rows a write of ``rows`` updates, so that another
+        writer of one of them cannot insert a key beside it
+        (:mod:`memstream.storage.lance.fence_rows`); none for the only writer (no fence)."""
+        if self.fence is None or not len(rows):
+            return frozenset()
+        users = (
+            rows.column("user_id").to_pylist()
+            if isinstance(rows, pa.Table)
+            else [row["user_id"] for row in rows]
+        )
+        return frozenset(str(self._partition_of(str(user))) for user in set(users))
 
     def _partition_of(self, user_id: str) -> int:
         assert self._partitions is not None  # a fenced projector knows its partition count
@@ -260,7 +302,7 @@ class ProjectorCore:
     def _insert(self, rows: list[dict[str, object]] | pa.Table) -> int:
         """Insert the memories not stored yet; answers how many were."""
         if self._written is None:
-            return self.store.insert_absent(MEMORIES, rows)
+            return self._insert_absent(MEMORIES, rows)
         table = (
             rows
             if isinstance(rows, pa.Table)

@@ -170,7 +170,7 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
             served = served_records(prepared.served, self._clock(), self.retain_served)
             if served:
                 self._guard()
-                self.store.insert_absent(SERVED, served)
+                self._insert_absent(SERVED, served)
         self._apply_lifecycle(prepared)
         if prepared.documents:
             self._apply_documents(prepared.documents)
@@ -199,7 +199,7 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
         index instead (where its row holds another model's vector), not to ``vectors``."""
         if not vectors.num_rows:
             return
-        self.store.insert_absent(VECTORS, vectors)
+        self._insert_absent(VECTORS, vectors)
         if self.vector_model is None or not self.store.count(ARCHIVE_INDEX):
             return
         memory_ids = vectors.column("memory_id").to_pylist()
@@ -249,7 +249,7 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
                 )
             self._touches.extend(consolidated)
         if derived:
-            self.store.insert_absent(MEMORIES, derived)
+            self._insert_absent(MEMORIES, derived)
         states = [*prepared.states, *self._slot_links(derived)]
         if states:
             self._merge_states(states)

@@ -12,9 +12,7 @@ from datetime import timedelta
 
 from memstream.storage.lance.key_checks import NewKeys
 from memstream.storage.lance.store import is_commit_conflict
-from memstream.storage.lance.tables import (
-    INSERT_ONLY,
-)
+from memstream.storage.lance.tables import INSERT_ONLY
 from memstream.streams.projector.core import (
     CLAIMS_TABLES,
     WINDOW_GRACE_SECONDS,
@@ -69,15 +67,26 @@ class Upkeep(ProjectorCore):
         (and leaves the rewrite's files behind). The leases upkeep holds are renewed
         every :data:`LEASE_RENEW_SECONDS` while a table is compacted, so a compaction
         that outlasts a lease's time to live (a large table, a loaded machine) is not
-        joined by another process's. ``memories``, ``vectors`` and
-        ``dead_letters`` only ever get new rows, which do not conflict with compaction,
-        so they are compacted and their indexes refreshed (seconds) while batches keep
-        flowing. The small tables whose rows are updated are compacted together, holding
-        this process's write lock and, with several workers, the compaction window: the
-        other workers wait before their next update, and the compaction starts only
-        :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that updates already
-        under way land first. This process keeps applying batches during that grace: its
-        write lock is taken after it, for the compaction alone.
+        joined by another process's.
+
+        The insert-only tables (``memories``, ``vectors``, ``served``, ``dead_letters``,
+        ``moments``) are compacted first, while batches keep flowing: a compaction
+        rewrites up to a million rows of each (seconds), too long to hold writers back.
+        Only new rows go in meanwhile, which do not conflict with a compaction, but a
+        fence row's update deletes a row (:mod:`memstream.storage.lance.fence_rows`):
+        inside the insert window (this process's flag, and a lease the other workers
+        look at) every writer inserts by scanning the keys instead, and the compaction
+        starts :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that fenced
+        inserts already under way land first.
+
+        The small tables whose rows are updated are compacted together, holding this
+        process's write lock and, with several workers, the compaction window: the
+        other workers wait before their next batch or update, and the compaction starts
+        only :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that updates
+        already under way land first. This process keeps applying batches during that
+        grace: its write lock is taken after it, for the compaction alone. An index a
+        table lacks (the vectors' ANN index once they are many) is built after both
+        windows: building one does not conflict with writes, and can take minutes.
 
         Before any of it, every keyed table is looked at for keys held twice, among the
         rows written since the last look only, holding no lock (:meth:`_check_keys`);
@@ -88,15 +97,17 @@ class Upkeep(ProjectorCore):
         self.store.prune_moments(self._clock() - retain)
         self.store.prune_served(self._clock() - self.retain_served)
         repeated = self._check_keys()  # reads only: beside the batches, under no lock
-        updated = [name for name in self.store.table_names if name not in INSERT_ONLY]
-        held = [still_mine] if still_mine is not None else []
-        for name in [name for name in self.store.table_names if name in INSERT_ONLY]:
-            if still_mine is not None and not still_mine():
-                log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
-                return
-            # never beside an erasure's rewrite; the lease kept while the table takes
-            with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
-                self._optimize(name, retain)
+        inserted = [n for n in self.store.table_names if n in INSERT_ONLY]
+        updated = [n for n in self.store.table_names if n not in INSERT_ONLY]
+        held: list[Callable[[], object]] = [still_mine] if still_mine is not None else []
+        with self._insert_window(held) as renewed:
+            for name in inserted if renewed is not None else ():
+                if still_mine is not None and not still_mine():
+                    log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
+                    return
+                # never beside an erasure's rewrite; the leases kept while the table takes
+                with self._compacting, renewing(renewed or [], LEASE_RENEW_SECONDS):
+                    self._optimize(name, retain)
         if still_mine is not None and not still_mine():
             return
         releases = self._window_releases
@@ -124,10 +135,41 @@ class Upkeep(ProjectorCore):
             finally:
                 if self.window is not None:
                     self.window.release()
+        if still_mine is None or still_mine():
+            with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
+                self.store.upkeep.ensure_indexes()
         if self._archive is not None and (still_mine is None or still_mine()):
             removed = self._archive.compact()
             if removed:
                 log.debug("event archive: %d small files merged", removed)
+
+    @contextmanager
+    def _insert_window(
+        self, held: list[Callable[[], object]]
+    ) -> Iterator[list[Callable[[], object]] | None]:
+        """Hold the window in which the insert-only tables are compacted: every writer,
+        of this process and of the others, inserts into them without fence rows
+        meanwhile (``ProjectorCore._insert_absent``). Gives the leases to renew while
+        inside, or None when another process holds the window."""
+        self._compacting_inserts.set()
+        try:
+            with self._fenced_inserting:
+                pass  # this process's fenced insert under way, if any, has landed
+            window = self.insert_window
+            if window is None:
+                yield held
+                return
+            if not window.acquire(time.time_ns()):
+                log.warning("another process compacts the insert-only tables: skipping them")
+                yield None
+                return
+            try:
+                time.sleep(WINDOW_GRACE_SECONDS)  # other processes' fenced inserts land
+                yield [*held, lambda: window.acquire(time.time_ns())]
+            finally:
+                window.release()
+        finally:
+            self._compacting_inserts.clear()
 
     def _check_keys(self) -> dict[str, NewKeys]:
         """Look for a key held twice among the rows every keyed table got since the last
@@ -172,7 +214,7 @@ class Upkeep(ProjectorCore):
         rebalance would stall behind it): their compaction may lose a race to a claim,
         as expected, and is retried by the next upkeep like any other."""
         try:
-            self.store.upkeep.optimize_table(name, retain)
+            self.store.upkeep.optimize_table(name, retain, build_missing_indexes=False)
         except Exception as exc:
             if not is_commit_conflict(exc):
                 raise
