@@ -276,6 +276,7 @@ def run(
             originals=originals,
             retain_served=settings.retain_served,
         )
+        projector.look_for_keys_from_here()
         log.info("log epoch %s; projections in %s", epoch, store.uri)
         for folder in headroom_of(settings).folders:
             metrics.DISK_FREE.labels(str(folder)).set_function(partial(free_bytes, folder))

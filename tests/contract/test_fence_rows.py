@@ -3,6 +3,7 @@ key's index and update its fence row, and no read sees a fence row."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from memstream.storage.lance.tables import (
     FENCED_TABLES,
     KEYS,
     MEMORIES,
+    SERVED,
     UPDATE_GUARDS,
     VECTORS,
 )
@@ -83,3 +85,15 @@ def test_no_scan_or_count_sees_a_fence_row(store: ProjectionStore) -> None:
     assert [r["memory_id"] for r in store.scan(MEMORIES, where="user_id = 'u'").to_pylist()] == [
         "a"
     ]
+
+
+def test_pruning_what_was_served_keeps_the_fence_rows(store: ProjectionStore) -> None:
+    served = {
+        "served_id": "s1", "user_id": "u", "served_at": datetime(2026, 1, 1, tzinfo=UTC),
+        "answer": "context", "door": "http", "question": "q", "memory_ids": ["a"],
+        "lines": "[]", "digest": "d",
+    }  # fmt: skip
+    store.insert_absent(SERVED, [served], fences={"0"})
+    store.prune_served(datetime(2026, 6, 1, tzinfo=UTC))  # the fence row is "served" in 1970
+    assert store.count(SERVED) == 0
+    assert _held(store, SERVED) == [fence_key("0")]

@@ -63,3 +63,17 @@ def test_upkeep_looks_beside_a_held_write_lock_and_drops_the_copies_once(
     assert projector.duplicates_dropped == 2
     projector.upkeep(timedelta(minutes=1))
     assert projector.duplicates_dropped == 2
+
+
+def test_a_worker_looks_only_at_the_rows_written_since_it_started(tmp_path: Path) -> None:
+    """A starting worker does not read every key the tables hold: its looks start at the
+    rows written from then on, and still find a copy of an old key written since."""
+    store = ProjectionStore(str(tmp_path / "projections"))
+    store.append(MEMORIES, _rows(0, 5000))
+    store.append(MEMORIES, _rows(3, 1))  # held twice before this worker started
+    projector = Projector(store, "memstream", FakeClock(datetime(2024, 5, 1, tzinfo=UTC)))
+    projector.look_for_keys_from_here()
+    assert projector._check_keys() == {}
+    store.append(MEMORIES, _rows(7, 1) + _rows(6000, 2))
+    looked = projector._check_keys()[MEMORIES]
+    assert (looked.repeated, looked.read) == (["m7"], 3)

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from memstream.storage import filters
 
-__all__ = ["NewKeys", "new_keys_held_twice"]
+__all__ = ["NewKeys", "end_address", "new_keys_held_twice"]
 
 #: How many keys one counting query names.
 _CHUNK = 500
@@ -71,3 +71,14 @@ def _held_twice(table: Any, key: str, keys: Sequence[str]) -> list[str]:
         )
         if count > 1
     ]
+
+
+def end_address(table: Any) -> int:
+    """The row address a look starting now would start from: the first one after every
+    fragment ``table`` holds at its newest version (row addresses only are read: no
+    column of the rows)."""
+    table.checkout_latest()
+    addresses = table.search().select(["_rowaddr"]).limit(None).to_arrow().column("_rowaddr")
+    if len(addresses) == 0:
+        return 0
+    return ((int(pc.max(addresses).as_py()) >> _FRAGMENT_BITS) + 1) << _FRAGMENT_BITS

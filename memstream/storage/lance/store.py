@@ -549,7 +549,8 @@ class ProjectionStore:
     def prune_served(self, before: datetime) -> None:
         """Drop what was served before ``before`` (kept no longer)."""
         table = self._tables[SERVED]
-        self.retrying(lambda: table.delete(filters.before("served_at", before)))
+        older = filters.all_of(filters.before("served_at", before), NOT_FENCE_ROW)
+        self.retrying(lambda: table.delete(older))
 
     def served(
         self, user_id: str, memory_id: str | None = None, limit: int = 50

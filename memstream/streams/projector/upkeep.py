@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 
-from memstream.storage.lance.key_checks import NewKeys
+from memstream.storage.lance.key_checks import NewKeys, end_address
 from memstream.storage.lance.store import is_commit_conflict
 from memstream.storage.lance.tables import INSERT_ONLY
 from memstream.streams.projector.core import (
@@ -170,6 +170,16 @@ class Upkeep(ProjectorCore):
                 window.release()
         finally:
             self._compacting_inserts.clear()
+
+    def look_for_keys_from_here(self) -> None:
+        """Start upkeep's looks for keys held twice at the rows written from now on.
+
+        A worker calls it as it starts: the rows already held were looked at by the
+        worker that wrote them (all but those it wrote after its last look), and a
+        first look over all of them would read every key of every table, minutes at
+        millions of rows, before this upkeep compacts anything."""
+        for name in self.store.table_names:
+            self.keys_checked[name] = end_address(self.store.table(name))
 
     def _check_keys(self) -> dict[str, NewKeys]:
         """Look for a key held twice among the rows every keyed table got since the last
