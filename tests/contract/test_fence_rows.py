@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memstream.storage.lance.fence_rows import FENCE_USER, fence_key, fence_rows
 from memstream.storage.lance.store import ProjectionStore
@@ -97,3 +99,42 @@ def test_pruning_what_was_served_keeps_the_fence_rows(store: ProjectionStore) ->
     store.prune_served(datetime(2026, 6, 1, tzinfo=UTC))  # the fence row is "served" in 1970
     assert store.count(SERVED) == 0
     assert _held(store, SERVED) == [fence_key("0")]
+
+
+_KEYS = st.sampled_from([f"m{i}" for i in range(6)])
+_WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["insert", "upsert"]),
+        st.lists(st.tuples(_KEYS, st.integers(0, 9)), min_size=1, max_size=4),
+        st.frozensets(st.sampled_from(["0", "1", "2"]), max_size=2),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(writes=_WRITES)
+def test_fenced_and_unfenced_writes_hold_what_a_dictionary_holds(
+    tmp_path_factory: pytest.TempPathFactory,
+    writes: list[tuple[str, list[tuple[str, int]], frozenset[str]]],
+) -> None:
+    """Whatever mix of inserts and upserts, with fence rows or without, a key repeated
+    within one write or not: each key is held once, with the first value inserted or
+    the last upserted, every fence row used is held once, and no read sees one."""
+    store = ProjectionStore(str(tmp_path_factory.mktemp("fences") / "db"))
+    expected: dict[str, int] = {}
+    for kind, rows, fences in writes:
+        batch = [entity_row(key, count) for key, count in rows]
+        if kind == "insert":
+            store.insert_absent(ENTITIES, batch, fences=fences)
+            for key, count in rows:
+                expected.setdefault(key, count)
+        else:
+            store.upsert(ENTITIES, batch, fences=fences)
+            expected.update(rows)  # of one key in one write, the last
+    held = {r["entity_id"]: r["mention_count"] for r in store.scan(ENTITIES).to_pylist()}
+    assert held == expected
+    assert store.count(ENTITIES) == len(expected)
+    used = {fence for _, _, fences in writes for fence in fences}
+    assert _held(store, ENTITIES) == sorted([*expected, *(fence_key(f) for f in used)])

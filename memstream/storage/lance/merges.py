@@ -14,7 +14,9 @@ million rows. The projector's writes name their partitions and go through the ke
 index, updating the partitions' fence rows instead (:mod:`.fence_rows`); this merge is
 for the rest (claims, leases, the fence rows' own creation, a replay's catch-up).
 
-Rows that share a key within one write keep the first (:func:`first_of_each_key`).
+Rows that share a key within one insert keep the first (:func:`first_of_each_key`), within
+one upsert the last (:func:`last_of_each_key`): a merge given two rows of one key fails
+when it scans the keys, and inserts both when it joins through their index.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["first_of_each_key", "keyed_merge"]
+__all__ = ["first_of_each_key", "keyed_merge", "last_of_each_key"]
 
 
 def keyed_merge(table: Any, key: str) -> Any:
@@ -39,3 +41,13 @@ def first_of_each_key(table: pa.Table, key: str) -> pa.Table:
     if len(first) == len(keys):
         return table
     return table.take(pa.array(sorted(first), type=pa.int64()))
+
+
+def last_of_each_key(table: pa.Table, key: str) -> pa.Table:
+    """``table`` without the rows whose key a later row has too (the last one replaces
+    them, as a later write would)."""
+    keys = table.column(key).to_pylist()
+    last = {k: i for i, k in enumerate(keys)}
+    if len(last) == len(keys):
+        return table
+    return table.take(pa.array(sorted(last.values()), type=pa.int64()))

@@ -32,7 +32,7 @@ from memstream.storage.lance.fence_rows import (
     fenced_merge,
     without_fence_rows,
 )
-from memstream.storage.lance.merges import first_of_each_key, keyed_merge
+from memstream.storage.lance.merges import first_of_each_key, keyed_merge, last_of_each_key
 from memstream.storage.lance.queries import ProjectionQueries
 from memstream.storage.lance.tables import (
     CHECKPOINTS,
@@ -339,11 +339,12 @@ class ProjectionStore:
     ) -> int:
         """Insert the rows, replacing those whose key is already there (``guarded``:
         only where the table's :data:`~memstream.storage.lance.tables.UPDATE_GUARDS` condition
-        allows); ``fences`` as for :meth:`insert_absent`. Answers how many rows were
-        inserted or replaced."""
+        allows); of rows sharing a key, the last is written. ``fences`` as for
+        :meth:`insert_absent`. Answers how many rows were inserted or replaced."""
         if not len(rows):
             return 0
-        table, data = self._tables[name], self._as_table(name, rows)
+        table = self._tables[name]
+        data = last_of_each_key(self._as_table(name, rows), KEYS[name])
         where = UPDATE_GUARDS[name] if guarded else None
         if fences:
             self._store_fences(name, fences)

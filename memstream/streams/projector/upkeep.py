@@ -1,5 +1,7 @@
-"""Upkeep of the projection tables: compaction and index building, one process at a time,
-inside the compaction window that writers of the other workers wait on."""
+"""Upkeep of the projection tables: compaction and index building, one process at a time:
+the insert-only tables inside the insert window (writers go on, inserting without fence
+rows), the others inside the compaction window that writers of the other workers wait
+on; and the look for keys held twice among the rows written since the last one."""
 
 from __future__ import annotations
 
