@@ -19,7 +19,7 @@ from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
 from memstream.streams.delivery.fencing import Fence
 from memstream.streams.partitioning import partition_of
-from memstream.streams.projector import Projector
+from memstream.streams.projector import Projector, core
 from memstream.testing import FakeClock, message
 
 T0 = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -60,7 +60,9 @@ def test_inserts_during_the_compaction_of_insert_only_tables_leave_the_fence_row
     compactor = writer if not other_process else Projector(
         ProjectionStore(folder), "memstream", FakeClock(T0), insert_window=window("other"),
     )  # fmt: skip
-    monkeypatch.setattr("memstream.streams.projector.upkeep.WINDOW_GRACE_SECONDS", 0.0)
+    # the grace outlasts how old an answer about the window a writer acts on
+    grace = core._INSERT_WINDOW_LOOK_SECONDS + 0.05
+    monkeypatch.setattr("memstream.streams.projector.upkeep.WINDOW_GRACE_SECONDS", grace)
     compact = compactor.store.upkeep.optimize_table
     during: list[Any] = []
 

@@ -83,6 +83,9 @@ CLAIMS_TABLES = frozenset({LEASES, PARTITION_OWNERS})
 WINDOW_GRACE_SECONDS = 1.0
 #: How long what was served is kept unless the settings say otherwise.
 RETAIN_SERVED = timedelta(days=30)
+#: How old an answer about another process's insert window a writer acts on (well
+#: within ``WINDOW_GRACE_SECONDS``).
+_INSERT_WINDOW_LOOK_SECONDS = 0.25
 #: Longest a writer waits for the window to close (longer: its holder is stuck).
 _WINDOW_WAIT_SECONDS = 60.0
 
@@ -159,6 +162,8 @@ class ProjectorCore:
         #: made holding ``_fenced_inserting`` (see ``_insert_absent``)
         self._compacting_inserts = threading.Event()
         self._fenced_inserting = threading.Lock()
+        #: when another process's insert window was last looked at, and whether held
+        self._insert_window_seen = (float("-inf"), False)
         self.upkeep_lease = upkeep
         self._partitions = partitions
         #: the partitions of the batch being written
@@ -268,10 +273,19 @@ class ProjectorCore:
         return self.store.insert_absent(table, rows)
 
     def _inserts_compacted(self) -> bool:
-        """Whether a process (this one or another) is compacting the insert-only tables."""
+        """Whether a process (this one or another) is compacting the insert-only tables.
+        Another's window is asked about at most every :data:`_INSERT_WINDOW_LOOK_SECONDS`
+        (a look reads the leases table's newest version: a request to S3): a fenced
+        insert begun on an answer that old still lands within the window's grace."""
         if self._compacting_inserts.is_set():
             return True
-        return self.insert_window is not None and self.insert_window.held_by_another(time.time_ns())
+        if self.insert_window is None:
+            return False
+        now = time.monotonic()
+        if now - self._insert_window_seen[0] >= _INSERT_WINDOW_LOOK_SECONDS:
+            held = self.insert_window.held_by_another(time.time_ns())
+            self._insert_window_seen = (now, held)
+        return self._insert_window_seen[1]
 
     def _fences_of(self, rows: list[Row] | pa.Table) -> frozenset[str]:
         """The partitions whose fence rows a write of ``rows`` updates, so that another
