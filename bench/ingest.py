@@ -47,13 +47,11 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from memstream.queries.search.searcher import SearchRequest, search
 from memstream.settings import Settings
 from memstream.storage.archive.event_archive import EventArchive
 from memstream.storage.filesystems import resolve_location
+from memstream.storage.lance.key_checks import address_after, end_address
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES, SESSIONS
 from memstream.storage.layout import DataLayout
@@ -186,7 +184,7 @@ def latency(
     seen: dict[str, float] = {}
     table = store.table(MEMORIES)
     table.checkout_latest()
-    since = [_next_fragment(table.search().select(["_rowaddr"]).limit(None).to_arrow())]
+    since = [end_address(table)]
 
     async def poll(stop: asyncio.Event) -> None:
         while not stop.is_set() or len(seen) < len(sent):
@@ -199,7 +197,7 @@ def latency(
             )
             rows = await asyncio.to_thread(query.to_arrow)
             now = time.perf_counter()
-            since[0] = max(since[0], _next_fragment(rows))
+            since[0] = max(since[0], address_after(rows.column("_rowaddr")))
             for ids in rows.column("source_event_ids").to_pylist():
                 if ids and ids[0].startswith(f"{probe}-") and ids[0] not in seen:
                     seen[ids[0]] = now
@@ -225,13 +223,6 @@ def latency(
         f"p99 {q[98]:.0f} ms, max {delays[-1]:.0f} ms (poll interval 20 ms)"
     )
     return q[49], q[98], len(delays) / len(sent)
-
-
-def _next_fragment(rows: pa.Table) -> int:
-    """The first row address of the fragment after the last one ``rows`` came from."""
-    if not rows.num_rows:
-        return 0
-    return ((int(pc.max(rows.column("_rowaddr")).as_py()) >> 32) + 1) << 32
 
 
 def check_search(store: ProjectionStore) -> None:

@@ -64,7 +64,7 @@ print("keyed merges: through the key's index, no fence rows", file=sys.stderr, f
 _VARIANTS = ("fence rows", "index join")
 
 
-def _filled(schema: pa.Schema, count: int, start: int, **columns: Any) -> pa.Table:
+def _filled(schema: pa.Schema, count: int, **columns: Any) -> pa.Table:
     table = pa.table(columns)
     for field in schema:
         if field.name not in table.column_names:
@@ -76,7 +76,7 @@ def _memories(store: ProjectionStore, start: int, count: int) -> pa.Table:
     ids = [f"ep-{i:012x}" for i in range(start, start + count)]
     text = ["a turn of a conversation about coffee and the river"] * count
     return _filled(
-        store.schema(MEMORIES), count, start, memory_id=ids, kind=["episode"] * count,
+        store.schema(MEMORIES), count, memory_id=ids, kind=["episode"] * count,
         user_id=[f"fill{i % _USERS}" for i in range(start, start + count)],
         content=text, search_text=text,
     )  # fmt: skip
@@ -87,7 +87,7 @@ def _vectors(store: ProjectionStore, start: int, count: int) -> pa.Table:
     flat = np.random.default_rng(start).standard_normal(count * dimension, dtype=np.float32)
     vectors = pa.FixedSizeListArray.from_arrays(pa.array(flat), dimension)
     return _filled(
-        store.schema(VECTORS), count, start,
+        store.schema(VECTORS), count,
         memory_id=[f"ep-{i:012x}" for i in range(start, start + count)],
         user_id=[f"fill{i % _USERS}" for i in range(start, start + count)],
         model=["minilm"] * count, vector=vectors,
@@ -97,7 +97,7 @@ def _vectors(store: ProjectionStore, start: int, count: int) -> pa.Table:
 def _entities(store: ProjectionStore, start: int, count: int) -> pa.Table:
     ids = [f"fill{i % _USERS}|person|p{i:010x}" for i in range(start, start + count)]
     return _filled(
-        store.schema(ENTITIES), count, start, entity_id=ids,
+        store.schema(ENTITIES), count, entity_id=ids,
         user_id=[f"fill{i % _USERS}" for i in range(start, start + count)],
         type=["person"] * count, canonical_name=[f"P{i}" for i in range(start, start + count)],
         key=[f"p{i:010x}" for i in range(start, start + count)], mention_count=[1] * count,
@@ -108,7 +108,7 @@ def _sessions(store: ProjectionStore, start: int, count: int) -> pa.Table:
     users = [f"fill{i % _USERS}" for i in range(start, start + count)]
     sessions = [f"s{i}" for i in range(start, start + count)]
     return _filled(
-        store.schema(SESSIONS), count, start,
+        store.schema(SESSIONS), count,
         session_key=[f"{u}|{s}" for u, s in zip(users, sessions, strict=True)],
         user_id=users, session_id=sessions,
     )  # fmt: skip

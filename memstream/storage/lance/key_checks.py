@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from memstream.storage import filters
 
-__all__ = ["NewKeys", "end_address", "new_keys_held_twice"]
+__all__ = ["NewKeys", "address_after", "end_address", "new_keys_held_twice"]
 
 #: How many keys one counting query names.
 _CHUNK = 500
@@ -52,13 +52,20 @@ def new_keys_held_twice(table: Any, key: str, since: int) -> NewKeys:
     )
     if fresh.num_rows == 0:
         return NewKeys([], 0, since)
-    last_fragment = int(pc.max(fresh.column("_rowaddr")).as_py()) >> _FRAGMENT_BITS
-    upto = (last_fragment + 1) << _FRAGMENT_BITS
+    upto = address_after(fresh.column("_rowaddr"))
     keys = [str(k) for k in pc.unique(fresh.column(key)).to_pylist() if k is not None]
     repeated: list[str] = []
     for start in range(0, len(keys), _CHUNK):
         repeated += _held_twice(table, key, keys[start : start + _CHUNK])
     return NewKeys(sorted(set(repeated)), fresh.num_rows, upto)
+
+
+def address_after(addresses: Any) -> int:
+    """The first row address of the fragment after the last one ``addresses`` (row
+    addresses, an Arrow array) come from; 0 for none."""
+    if len(addresses) == 0:
+        return 0
+    return ((int(pc.max(addresses).as_py()) >> _FRAGMENT_BITS) + 1) << _FRAGMENT_BITS
 
 
 def _held_twice(table: Any, key: str, keys: Sequence[str]) -> list[str]:
@@ -79,6 +86,4 @@ def end_address(table: Any) -> int:
     column of the rows)."""
     table.checkout_latest()
     addresses = table.search().select(["_rowaddr"]).limit(None).to_arrow().column("_rowaddr")
-    if len(addresses) == 0:
-        return 0
-    return ((int(pc.max(addresses).as_py()) >> _FRAGMENT_BITS) + 1) << _FRAGMENT_BITS
+    return address_after(addresses)
