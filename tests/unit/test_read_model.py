@@ -20,7 +20,7 @@ from memstream.events.vocabulary import ForgetMemory
 from memstream.queries.search.candidates import request_filters as _filters
 from memstream.queries.search.candidates import wanted_of as _wanted
 from memstream.queries.search.searcher import Searcher, SearchRequest
-from memstream.queries.search.user_view import RequestFilter
+from memstream.queries.search.user_view import RequestFilter, python_rows
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import ACCESS, MEMORIES
 from memstream.storage.log_records import LogRecord
@@ -291,6 +291,7 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
         assert view.memories.to_pylist() == fresh.memories.to_pylist()
         assert view.positions == fresh.positions
         assert view.order == fresh.order and view.speakers == fresh.speakers
+        assert view.said == fresh.said and len(view.said) == len(view.memories)
         assert view.vector_rows.to_pylist() == fresh.vector_rows.to_pylist()
         assert len(view.vectors) == len(view.memories)
         assert np.array_equal(view.vectors, fresh.vectors)
@@ -299,9 +300,7 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
             assert np.array_equal(view.codes, fresh.codes)
         everything = RequestFilter()
         for word in words:
-            assert view.full_text(word, everything, 5, ("memory_id",)) == fresh.full_text(
-                word, everything, 5, ("memory_id",)
-            )
+            assert view.full_text(word, everything, 5) == fresh.full_text(word, everything, 5)
         query = rng.standard_normal(8).astype(np.float32)
         assert view.nearest(query, everything, 4) == fresh.nearest(query, everything, 4)
         if before and np.shares_memory(view.vectors, before[-1][0].vectors):
@@ -322,3 +321,34 @@ def test_a_view_grown_by_appended_rows_answers_as_a_view_made_afresh(
     add(2)
     same_answers()
     assert grown_in_place >= 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.none() | st.datetimes(timezones=st.just(UTC)),
+            st.none() | st.text(max_size=5),
+            st.lists(st.text(max_size=3), max_size=2),
+        ),
+        max_size=20,
+    )
+)
+def test_a_views_rows_read_as_pyarrow_reads_them(
+    values: list[tuple[datetime | None, str | None, list[str]]],
+) -> None:
+    """The rows a view hands out, its UTC timestamps made by hand, equal pyarrow's own,
+    to the microsecond and the time zone."""
+    table = pa.table(
+        {
+            "at": pa.array([v[0] for v in values], pa.timestamp("us", "UTC")),
+            "text": pa.array([v[1] for v in values], pa.string()),
+            "ids": pa.array([v[2] for v in values], pa.list_(pa.string())),
+            "naive": pa.array([None] * len(values), pa.timestamp("us")),
+        }
+    )
+    made, expected = python_rows(table), table.to_pylist()
+    assert made == expected
+    assert [r["at"] and r["at"].tzinfo for r in made] == [
+        r["at"] and r["at"].tzinfo for r in expected
+    ]

@@ -38,6 +38,7 @@ from memstream.queries.search.candidates import restated_rows
 from memstream.queries.search.candidates import wanted_of as _wanted
 from memstream.queries.search.ranking import without_restatements
 from memstream.queries.search.searcher import Searcher, SearchRequest
+from memstream.queries.search.session_turns import turns_said
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES
 from memstream.storage.log_records import LogRecord
@@ -283,3 +284,25 @@ def test_ranking_only_what_it_needs_returns_what_ranking_all_returns(
         (s, m) for s, m in scored if s >= last and m not in shown and every[m]["kind"] == "fact"
     ]
     assert restated_rows(fused, rows, score_of, best, k) == restated
+
+
+@pytest.mark.parametrize("kinds", [None, ["episode"], ["fact"]])
+def test_what_the_turns_say_is_read_in_memory_as_in_the_tables(
+    store: ProjectionStore, kinds: list[str] | None
+) -> None:
+    """What each memory says (a statement, a question, a reply, another), worked out once per
+    memory in the view, is what reading the turns from the table gives, the replies'
+    statements included, for what the request's filter lets through."""
+    searcher = _in_memory(store)
+    view = searcher._view("ana", {})
+    assert view is not None
+    request = SearchRequest(user_id="ana", query="anything", kinds=kinds)
+    where, wanted = _filters(request, "memories"), _wanted(request)
+    ids = store.scan(MEMORIES, ["memory_id"], "user_id = 'ana'").column("memory_id").to_pylist()
+    some = ids[::3]  # both speakers' turns: the replies among them bring the turn before
+    in_memory = turns_said(store, some, view.order, {}, where, wanted, view)
+    from_tables = turns_said(store, some, view.order, {}, where, wanted, None)
+    assert in_memory == from_tables
+    if kinds != ["fact"]:  # Ana states, Ben replies; his replies bring her turn before
+        assert {"statement", "reply"} <= set(in_memory.values())
+        assert set(in_memory) - set(some)

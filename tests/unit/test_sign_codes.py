@@ -4,6 +4,7 @@ exact product answers where the nearest are clearly nearest."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import numpy as np
@@ -45,6 +46,8 @@ def test_the_shortlist_is_the_nearest_by_signs_among_the_allowed(
     assert codes.shape == (-(-dimensions // 64), rows) and codes.dtype == np.uint64
 
     found = shortlist(codes, query, size, allowed)
+    with ThreadPoolExecutor(1) as pool:  # the halves counted at once: the same answer
+        assert np.array_equal(shortlist(codes, query, size, allowed, pool), found)
     chosen = np.zeros(rows, dtype=bool)
     chosen[found] = True
     assert not (chosen & ~allowed).any()  # never a vector the filter leaves out
@@ -108,3 +111,6 @@ def test_a_big_users_shortlisted_search_answers_what_the_exact_product_answers()
         # the same cosines, to the last bits a product over fewer rows may round apart
         assert np.allclose([d for _, d in answer], [d for _, d in expected], rtol=0, atol=1e-6)
         assert {int(m[1:]) // 100 for m, _ in answer} == {topic}
+        with ThreadPoolExecutor(1) as pool:  # in halves on two threads: the same answers
+            assert coded.nearest(question, recent, 10, pool) == answer
+            assert exact.nearest(question, recent, 10, pool) == expected

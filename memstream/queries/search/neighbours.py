@@ -96,10 +96,19 @@ def spread(
     if share <= 0:
         return out
     best: dict[tuple[str, bool], float] = {}  # (turn, whether it came from before) -> best
+    position, at = order.position, order.at  # (inlined: this runs for every candidate)
+    around = [d for d in range(-reach, reach + 1) if d != 0]
     for memory_id, score in scores.items():
-        for neighbour in order.neighbours(memory_id, reach):
-            key = (neighbour, order.position[neighbour] > order.position[memory_id])
-            best[key] = max(best.get(key, 0.0), score)
+        place = position.get(memory_id)
+        if place is None:
+            continue
+        session, index = place
+        for d in around:
+            neighbour = at.get((session, index + d))
+            if neighbour is not None:
+                key = (neighbour, d > 0)
+                if score > best.get(key, 0.0):
+                    best[key] = score
     for (neighbour, _), score in best.items():
         out[neighbour] = out.get(neighbour, 0.0) + share * score
     return out

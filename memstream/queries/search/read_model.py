@@ -30,7 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from memstream.queries.search.neighbours import SessionOrder
+from memstream.queries.search.neighbours import SessionOrder, turn_said
 from memstream.queries.search.sign_codes import (
     SIGN_CODED_ROWS,
     sign_codes,
@@ -114,6 +114,7 @@ class _UserTables:
         self._memories = _Made(self._memory_parts, self._more_memory_parts)
         self._order = _Made(_session_order, _more_session_order)
         self._speakers = _Made(_speakers, lambda last, _, appended: last | _speakers(appended))
+        self._said = _Made(_said, lambda last, _, appended: {**last, **_said(appended)})
         self._vectors = _Made(_vector_parts, _more_vector_parts)
         self._access = _Made(
             lambda t: dict(
@@ -164,6 +165,7 @@ class _UserTables:
                 docs=docs,
                 order=order,
                 speakers=self._speakers.of(table, self.memories),
+                said=self._said.of(table, self.memories),
                 entities=entity_rows,
                 entity_names=entity_names,
                 _masks=masks,
@@ -211,6 +213,20 @@ class _UserTables:
 
 def _speakers(memories: pa.Table) -> frozenset[str]:
     return frozenset(s for s in memories["speaker"].unique().to_pylist() if s)
+
+
+def _said(memories: pa.Table) -> dict[str, str]:
+    """What each of ``memories`` says (:func:`~memstream.queries.search.neighbours.turn_said`),
+    by memory id: worked out once per memory, not for each search's candidates."""
+    return {
+        m: turn_said(role, content or "")
+        for m, role, content in zip(
+            memories["memory_id"].to_pylist(),
+            memories["role"].to_pylist(),
+            memories["content"].to_pylist(),
+            strict=True,
+        )
+    }
 
 
 #: The order of a user's turns in their sessions, and the (time, id) each session's last

@@ -229,12 +229,12 @@ class Retrievers:
         view: UserView | None = None,
     ) -> list[dict[str, Any]]:
         """BM25 over the hot memories, best first: in ``view`` (the user's own word
-        statistics; ``wanted`` filters) when given, else in the tables' full-text index
-        (``where`` filters)."""
+        statistics; ``wanted`` filters; only the ids and scores) when given, else in the
+        tables' full-text index (``where`` filters; the rows)."""
         if not self._has_rows(MEMORIES):
             return []
-        if view is not None:
-            return view.full_text(query, wanted, depth, ROW_COLUMNS)
+        if view is not None:  # ids and scores: the rows are read as they are ranked
+            return [{"memory_id": m, "_score": s} for m, s in view.full_text(query, wanted, depth)]
         try:
             return self.store.queries.full_text(plain_words(query), where, depth, ROW_COLUMNS)
         except (ValueError, RuntimeError):  # no full-text index yet (the first seconds)

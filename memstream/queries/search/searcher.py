@@ -319,7 +319,10 @@ class Searcher(Retrievers):
         vector_ids, cold_vector_rows = found.nearness.memory_ids, found.nearness.archived_rows
 
         rows: dict[str, dict[str, Any]] = {}
-        for listed in (text_rows, entity_rows, cold_vector_rows):
+        # a view's full-text hits are ids and scores (their rows are read as ranked);
+        # the archive's are rows
+        text_with_rows = text_rows if view is None else [r for r in text_rows if r.get("_archived")]
+        for listed in (text_with_rows, entity_rows, cold_vector_rows):
             for r in listed:
                 if r["memory_id"] not in rows or not r.get("_archived"):
                     rows[r["memory_id"]] = r

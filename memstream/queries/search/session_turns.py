@@ -92,6 +92,11 @@ def turns_said(
     def hot(ids: Iterable[str]) -> list[str]:  # an archived turn's role is not kept
         return [m for m in ids if not (rows.get(m) or {}).get("_archived")]
 
+    if view is not None:  # worked out once per memory
+        said = view.said_of(hot(memory_ids), wanted)
+        replies = {b for m, what in said.items() if what == REPLY and (b := order.before(m))}
+        said.update(view.said_of(hot(replies - said.keys()), wanted))
+        return said
     turns = _read(store, hot(memory_ids), _SAID_COLUMNS, where, wanted, view)
     said = {r["memory_id"]: turn_said(r["role"], r["content"] or "") for r in turns}
     before = {b for m, what in said.items() if what == REPLY and (b := order.before(m))}

@@ -20,6 +20,8 @@ each step of the distance is one vectorised pass over a contiguous array.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
 import numpy as np
 
 __all__ = ["SHORTLIST_SHARE", "SIGN_CODED_ROWS", "shortlist", "shortlist_size", "sign_codes"]
@@ -48,21 +50,44 @@ def shortlist_size(rows: int, wanted: int) -> int:
     return min(rows, max(rows // SHORTLIST_SHARE, _PER_RESULT * wanted))
 
 
-def shortlist(codes: np.ndarray, query: np.ndarray, size: int, allowed: np.ndarray) -> np.ndarray:
+def shortlist(
+    codes: np.ndarray,
+    query: np.ndarray,
+    size: int,
+    allowed: np.ndarray,
+    pool: Executor | None = None,
+) -> np.ndarray:
     """The positions of (at least) ``size`` of the vectors ``allowed`` lets through whose
-    signs are nearest the signs of ``query`` (all of them when they are fewer), in no
-    order. A distance shared at the cut is kept whole, so the answer does not depend on
-    the order the vectors are held in."""
+    signs are nearest the signs of ``query`` (all of them when they are fewer), in
+    ascending order. A distance shared at the cut is kept whole, so the answer does
+    not depend on the order the vectors are held in. With ``pool``, the distances of
+    the two halves of the vectors are counted at once (numpy lets go of the
+    interpreter lock)."""
     query_code = sign_codes(query.reshape(1, -1))[:, 0]
     words, rows = codes.shape
     distance = np.zeros(rows, dtype=np.uint16)
-    differing = np.empty(rows, dtype=np.uint64)
-    bits = np.empty(rows, dtype=np.uint8)
-    for w in range(words):
-        np.bitwise_xor(codes[w], query_code[w], out=differing)
-        distance += np.bitwise_count(differing, out=bits)
+    if pool is None:
+        _count_distances(codes, query_code, distance, 0, rows)
+    else:
+        half = rows // 2
+        second = pool.submit(_count_distances, codes, query_code, distance, half, rows)
+        _count_distances(codes, query_code, distance, 0, half)
+        second.result()
     distance[~allowed] = np.iinfo(np.uint16).max
     counts = np.bincount(distance, minlength=words * 64 + 1)[: words * 64 + 1]
     cut = int(np.searchsorted(np.cumsum(counts), size))  # the distance of the size-th nearest
     found: np.ndarray = np.flatnonzero(distance <= cut)
     return found
+
+
+def _count_distances(
+    codes: np.ndarray, query_code: np.ndarray, distance: np.ndarray, start: int, stop: int
+) -> None:
+    """Add to ``distance[start:stop]`` the bits in which those vectors' signs differ
+    from ``query_code``."""
+    differing = np.empty(stop - start, dtype=np.uint64)
+    bits = np.empty(stop - start, dtype=np.uint8)
+    into = distance[start:stop]
+    for w in range(codes.shape[0]):
+        np.bitwise_xor(codes[w, start:stop], query_code[w], out=differing)
+        into += np.bitwise_count(differing, out=bits)

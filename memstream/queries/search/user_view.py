@@ -4,10 +4,12 @@ text, and their nearest vectors by one matrix product (split over threads when l
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +22,7 @@ from memstream.queries.search.sign_codes import (
 )
 from memstream.queries.search.term_index import TermIndex
 
-__all__ = ["ROW_COLUMNS", "SPLIT_PRODUCT_ROWS", "RequestFilter", "UserView"]
+__all__ = ["ROW_COLUMNS", "SPLIT_PRODUCT_ROWS", "RequestFilter", "UserView", "python_rows"]
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,11 @@ class RequestFilter:
 
 #: Users with more vectors than this have their products computed in two halves on two
 #: threads (numpy lets go of the interpreter lock; BLAS is held to one thread where
-#: searches run, see :func:`memstream.runtime.assembly.make_searcher`). At 100,000
-#: vectors: 11.3 ms in one thread, 5.5 in two.
-SPLIT_PRODUCT_ROWS = 20_000
+#: searches run, see :func:`memstream.runtime.assembly.make_searcher`). The product
+#: waits on memory (the query's model, run just before, has pushed the vectors out of
+#: the caches), which two cores reach faster than one: 10,000 vectors 1.24 ms in one
+#: thread, 0.68 in two; 5,000 vectors 0.70 and 0.46 (at 100,000: 11.3 and 5.5).
+SPLIT_PRODUCT_ROWS = 4_000
 
 
 def _products(matrix: np.ndarray, query: np.ndarray, pool: Executor | None) -> np.ndarray:
@@ -77,6 +81,43 @@ def _products(matrix: np.ndarray, query: np.ndarray, pool: Executor | None) -> n
     second = pool.submit(np.matmul, matrix[half:], query)
     first = matrix[:half] @ query
     return np.concatenate([first, second.result()])
+
+
+def _products_of(
+    matrix: np.ndarray, rows: np.ndarray, query: np.ndarray, pool: Executor | None
+) -> np.ndarray:
+    """``matrix[rows] @ query``, in two halves at once on ``pool`` (the rows are
+    scattered over the matrix: gathering them waits on memory, which two cores reach
+    faster than one)."""
+    if pool is None or len(rows) < SPLIT_PRODUCT_ROWS:
+        found: np.ndarray = matrix[rows] @ query
+        return found
+    half = len(rows) // 2
+    second = pool.submit(lambda: matrix[rows[half:]] @ query)
+    first = matrix[rows[:half]] @ query
+    return np.concatenate([first, second.result()])
+
+
+_UTC = ZoneInfo("UTC")  # the time zone pyarrow gives a timestamp of zone "UTC"
+_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
+
+
+def python_rows(table: pa.Table) -> list[dict[str, Any]]:
+    """``table.to_pylist()``, its UTC timestamps made a quarter as costly (pyarrow
+    looks the zone up for each value: 3.6 us each, three quarters of the time to
+    read a search's rows)."""
+    columns: list[list[Any]] = []
+    for column in table.columns:
+        kind = column.type
+        if pa.types.is_timestamp(kind) and kind.unit == "us" and kind.tz == "UTC":
+            micros = pc.cast(column, pa.int64()).to_pylist()
+            columns.append(
+                [None if us is None else _EPOCH + timedelta(microseconds=us) for us in micros]
+            )
+        else:
+            columns.append(column.to_pylist())
+    names = table.column_names
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
 
 
 def _microseconds(times: Any) -> np.ndarray:
@@ -118,6 +159,8 @@ class UserView:
     order: SessionOrder
     #: who said the user's hot memories
     speakers: frozenset[str] = frozenset()
+    #: what each memory says (a statement, a question, a reply...), by memory id
+    said: Mapping[str, str] = field(default_factory=dict)
     #: the user's entities (:data:`_ENTITY_COLUMNS`)
     entities: pa.Table | None = None
     #: each entity's canonical name, by entity id
@@ -148,8 +191,8 @@ class UserView:
         norm = float(np.linalg.norm(q)) or 1.0
         size = shortlist_size(len(self.vectors), limit)
         if self.codes is not None and allowed > size:
-            at = shortlist(self.codes, q, size, mask)
-            cosine = (self.vectors[at] @ q) / norm
+            at = shortlist(self.codes, q, size, mask, pool)
+            cosine = _products_of(self.vectors, at, q, pool) / norm
         else:
             at = None
             cosine = _products(self.vectors, q, pool) / norm
@@ -162,18 +205,12 @@ class UserView:
         ids = self.vector_rows.column("memory_id").take(pa.array(positions)).to_pylist()
         return [(m, 1.0 - c) for m, c in zip(ids, cosine[best].tolist(), strict=True)]
 
-    def full_text(
-        self, query: str, wanted: RequestFilter, limit: int, columns: tuple[str, ...]
-    ) -> list[dict[str, Any]]:
-        """The rows (with ``_score``) of the ``limit`` memories ``wanted`` lets through
-        that BM25 ranks best for ``query``, best first."""
+    def full_text(self, query: str, wanted: RequestFilter, limit: int) -> list[tuple[str, float]]:
+        """(memory id, BM25 score) of the ``limit`` memories ``wanted`` lets through that
+        BM25 ranks best for ``query``, best first (their rows are read when ranked)."""
         allowed = np.zeros(len(self.terms), dtype=bool)
         allowed[self.docs[self._mask("memories", wanted)]] = True
-        hits = self.terms.search(query, allowed, limit)
-        scores = dict(hits)
-        return [
-            {**r, "_score": scores[r["memory_id"]]} for r in self.rows(list(scores), columns, None)
-        ]
+        return [(m, s) for m, s in self.terms.search(query, allowed, limit) if m in self.positions]
 
     def entities_named(self, keys: list[str]) -> list[dict[str, Any]]:
         """The user's entities one of whose aliases is among ``keys``: id, type,
@@ -201,10 +238,9 @@ class UserView:
             return []
         when = self.memories["occurred_at"].take(pa.array(at, pa.int64()))
         newest = np.argsort(-_microseconds(when), kind="stable")[:limit]
-        found: list[dict[str, Any]] = (
-            self.memories.select(list(columns)).take(pa.array(at[newest], pa.int64())).to_pylist()
+        return python_rows(
+            self.memories.select(list(columns)).take(pa.array(at[newest], pa.int64()))
         )
-        return found
 
     def session_turns(self, sessions: list[str]) -> list[dict[str, Any]]:
         """The turns (episodes) of these sessions: memory id, session and time."""
@@ -212,12 +248,9 @@ class UserView:
             pc.is_in(self.memories["session_id"], value_set=pa.array(sessions, pa.string())),
             pc.equal(self.memories["kind"], "episode"),
         )
-        turns: list[dict[str, Any]] = (
-            self.memories.select(["memory_id", "session_id", "occurred_at"])
-            .filter(chosen)
-            .to_pylist()
+        return python_rows(
+            self.memories.select(["memory_id", "session_id", "occurred_at"]).filter(chosen)
         )
-        return turns
 
     def speakers_of(self, memory_ids: list[str], wanted: RequestFilter) -> set[str | None]:
         """Who said these memories (those the filter lets through)."""
@@ -226,6 +259,11 @@ class UserView:
             return set()
         return set(self.memories["speaker"].take(at).unique().to_pylist())
 
+    def said_of(self, memory_ids: Iterable[str], wanted: RequestFilter) -> dict[str, str]:
+        """What each of these memories says (those the filter lets through)."""
+        mask, positions, said = self._mask("memories", wanted), self.positions, self.said
+        return {m: said[m] for m in memory_ids if (p := positions.get(m)) is not None and mask[p]}
+
     def rows(
         self, memory_ids: list[str], columns: tuple[str, ...], wanted: RequestFilter | None
     ) -> list[dict[str, Any]]:
@@ -233,8 +271,7 @@ class UserView:
         at = self._positions(memory_ids, wanted)
         if not len(at):
             return []
-        found: list[dict[str, Any]] = self.memories.select(list(columns)).take(at).to_pylist()
-        return found
+        return python_rows(self.memories.select(list(columns)).take(at))
 
     def _positions(self, memory_ids: list[str], wanted: RequestFilter | None) -> pa.Array:
         """Where these memories are held (those the filter lets through), in that order."""
