@@ -32,7 +32,7 @@ from memstream.application.served_log import ServedLog
 from memstream.events.errors import InvalidQuery
 from memstream.events.identifier_rules import in_time_range
 from memstream.events.problems import problems_of
-from memstream.events.vocabulary import ContextServed, MemoryAccessed
+from memstream.events.vocabulary import ContextServed, Event, MemoryAccessed
 from memstream.observability import metrics, tracing
 from memstream.policies.limits import MAX_CONTEXT_TOKENS, MAX_LISTED
 from memstream.policies.scope import plain_text, scope_filter, valid_identifier, valid_tag
@@ -149,15 +149,20 @@ class MemoryReads(ServedLog):
         if shown is not None:
             response.results = shown(response.results)
         if response.results:
-            accessed = MemoryAccessed(
-                user_id=request.user_id,
-                memory_ids=[r.memory_id for r in response.results],
-                accessed_at=self.clock(),
-            )
-            served = None
-            if self._records_for(caller):  # the lines and digest only for a record
-                served = self._search_served(request, response, caller, freshness.position)
-            self._report([accessed, served])
+            accessed_at = self.clock()
+
+            def reports() -> list[Event | None]:
+                accessed = MemoryAccessed(
+                    user_id=request.user_id,
+                    memory_ids=[r.memory_id for r in response.results],
+                    accessed_at=accessed_at,
+                )
+                served = None
+                if self._records_for(caller):  # the lines and digest only for a record
+                    served = self._search_served(request, response, caller, freshness.position)
+                return [accessed, served]
+
+            self._report_after(reports)
         return response
 
     def _search_served(

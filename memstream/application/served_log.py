@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memstream.application.callers import Caller
@@ -85,6 +85,24 @@ class ServedLog(FreshReads):
         if not kept:
             return
         task = asyncio.create_task(self._publish_quietly(kept))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    def _report_after(self, reports: Callable[[], Sequence[Event | None]]) -> None:
+        """``_report`` of the events ``reports`` makes, made once the answer is on its
+        way: a search's access report and record (a dozen models, a digest) held its
+        answer back 0.2 ms when made before it."""
+
+        async def report() -> None:
+            try:
+                events = [e for e in reports() if e is not None]
+            except Exception:  # a report, not the answer
+                log.warning("could not make a search's reports", exc_info=True)
+                return
+            if events:
+                await self._publish_quietly(events)
+
+        task = asyncio.create_task(report())
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
