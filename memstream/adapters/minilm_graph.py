@@ -17,13 +17,15 @@ ms in a search instead of 3.8 to 4.1 (``bench/query.py``'s ``embed`` stage). Mem
 are embedded by the packaged graph as before: their vectors do not change.
 
 The rewrite takes a fifth of a second (onnx's import most of it), so it is kept in the
-user's cache folder (:func:`query_graph`), one file per packaged model version.
+user's cache folder (:func:`query_graph`), one file per packaged model version, named
+by the digest of its bytes and read only when they have it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -135,31 +137,62 @@ def query_graph(source: Path, version: str, cache: Path | None = None) -> bytes:
     """The 8-bit graph of the packaged model at ``source`` (``version``): read from the
     cache folder (default: the user's, ``$XDG_CACHE_HOME/memstream`` or
     ``~/.cache/memstream``) when an earlier process made it, else made now and kept
-    there (a folder that cannot be written to only costs the rewrite each time)."""
+    there (a folder that cannot be written to only costs the rewrite each time).
+
+    A kept graph is named by its own digest and read only when it is a regular file
+    (not through a link, not a pipe), no bigger than a graph can be, whose bytes have
+    that digest: anything else at its name is made again and replaced."""
     folder = cache or _cache_folder()
-    size = source.stat().st_size
-    tag = hashlib.sha256(f"{version}:{size}:{BLOCK}:{_REWRITE}".encode()).hexdigest()[:16]
-    kept = folder / f"minilm-query-{tag}.onnx"
-    try:
-        return kept.read_bytes()
-    except OSError:
-        pass
+    tag = hashlib.sha256(
+        f"{version}:{source.stat().st_size}:{BLOCK}:{_REWRITE}".encode()
+    ).hexdigest()[:16]
+    stale = sorted(folder.glob(f"minilm-query-{tag}-*.onnx")) if folder.is_dir() else []
+    for kept in stale:
+        found = _read_regular(kept)
+        if found is not None and kept.stem.endswith("-" + _digest(found)):
+            return found
     made = eight_bit_graph(source.read_bytes())
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        # a new file of its own, then renamed over the name: never written through a
+        # a new file of its own, then renamed onto its name: never written through a
         # link someone left at the name, and a reader sees the whole file or none
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".minilm-", suffix=".part")
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(made)
-            os.replace(temporary, kept)
+            written = folder / f"minilm-query-{tag}-{_digest(made)}.onnx"
+            os.replace(temporary, written)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+        for kept in stale:  # what was there and was not the graph (a link leaves with it)
+            if kept != written:
+                kept.unlink(missing_ok=True)
     except OSError:
         pass
     return made
+
+
+#: The most bytes a kept graph is read of (the 8-bit graph is 24 MB).
+_MOST_BYTES = 64 << 20
+
+
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file of at most :data:`_MOST_BYTES` and
+    no link (None otherwise, or when it cannot be read)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(handle, "rb") as kept:
+        found = os.fstat(kept.fileno())
+        if not stat.S_ISREG(found.st_mode) or found.st_size > _MOST_BYTES:
+            return None
+        return kept.read(_MOST_BYTES)
+
+
+def _digest(graph: bytes) -> str:
+    return hashlib.sha256(graph).hexdigest()[:16]
 
 
 def _cache_folder() -> Path:

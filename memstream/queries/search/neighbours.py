@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from memstream.text.passages import LONG_TURN_CHARACTERS
@@ -72,17 +73,31 @@ class SessionOrder:
     def neighbours(self, memory_id: str, reach: int = 1) -> list[str]:
         """The turns up to ``reach`` before and after ``memory_id`` in its session, in
         the order said (none when it is not a turn of these sessions)."""
+        return [m for m, _ in self.sides(memory_id, reach)]
+
+    def sides(self, memory_id: str, reach: int = 1) -> list[tuple[str, bool]]:
+        """:meth:`neighbours`, each with whether it was said after ``memory_id``."""
         place = self.position.get(memory_id)
         if place is None:
             return []
         session, index = place
-        around = [d for d in range(-reach, reach + 1) if d != 0]
-        return [m for d in around if (m := self.at.get((session, index + d))) is not None]
+        at = self.at
+        return [
+            (m, after)
+            for d, after in _offsets(reach)
+            if (m := at.get((session, index + d))) is not None
+        ]
 
     def before(self, memory_id: str) -> str | None:
         """The turn said just before ``memory_id`` in its session, if any."""
         place = self.position.get(memory_id)
         return None if place is None else self.at.get((place[0], place[1] - 1))
+
+
+@cache
+def _offsets(reach: int) -> tuple[tuple[int, bool], ...]:
+    """The steps to the turns up to ``reach`` either side, each with whether it is after."""
+    return tuple((d, d > 0) for d in range(-reach, reach + 1) if d)
 
 
 def spread(
@@ -96,19 +111,9 @@ def spread(
     if share <= 0:
         return out
     best: dict[tuple[str, bool], float] = {}  # (turn, whether it came from before) -> best
-    position, at = order.position, order.at  # (inlined: this runs for every candidate)
-    around = [d for d in range(-reach, reach + 1) if d != 0]
     for memory_id, score in scores.items():
-        place = position.get(memory_id)
-        if place is None:
-            continue
-        session, index = place
-        for d in around:
-            neighbour = at.get((session, index + d))
-            if neighbour is not None:
-                key = (neighbour, d > 0)
-                if score > best.get(key, 0.0):
-                    best[key] = score
+        for key in order.sides(memory_id, reach):
+            best[key] = max(best.get(key, 0.0), score)
     for (neighbour, _), score in best.items():
         out[neighbour] = out.get(neighbour, 0.0) + share * score
     return out

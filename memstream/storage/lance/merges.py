@@ -36,18 +36,18 @@ def keyed_merge(table: Any, key: str) -> Any:
 
 def first_of_each_key(table: pa.Table, key: str) -> pa.Table:
     """``table`` without the rows whose key an earlier row already has."""
-    keys = table.column(key).to_pylist()
-    first = list({k: i for i, k in reversed(list(enumerate(keys)))}.values())
-    if len(first) == len(keys):
-        return table
-    return table.take(pa.array(sorted(first), type=pa.int64()))
+    return _one_of_each_key(table, key, last=False)
 
 
 def last_of_each_key(table: pa.Table, key: str) -> pa.Table:
     """``table`` without the rows whose key a later row has too (the last one replaces
     them, as a later write would)."""
-    keys = table.column(key).to_pylist()
-    last = {k: i for i, k in enumerate(keys)}
-    if len(last) == len(keys):
+    return _one_of_each_key(table, key, last=True)
+
+
+def _one_of_each_key(table: pa.Table, key: str, *, last: bool) -> pa.Table:
+    numbered = list(enumerate(table.column(key).to_pylist()))
+    kept = {k: i for i, k in (numbered if last else reversed(numbered))}
+    if len(kept) == len(numbered):
         return table
-    return table.take(pa.array(sorted(last.values()), type=pa.int64()))
+    return table.take(pa.array(sorted(kept.values()), type=pa.int64()))

@@ -478,12 +478,15 @@ class ProjectionStore:
         return rows.select(wanted) if wanted else rows
 
     def count(self, name: str, where: str | None = None) -> int:
-        """How many rows of ``name`` pass ``where`` (never counting a fence row)."""
+        """How many rows of ``name`` pass ``where``, never counting a fence row (left
+        out of a filtered count; a whole table's count, which reads no row, less them)."""
         table = self._tables[name]
-        counted = int(table.count_rows(where))
-        if name in FENCED_TABLES and counted:
-            counted -= int(table.count_rows(filters.all_of(where or "", IS_FENCE_ROW)))
-        return counted
+        if name not in FENCED_TABLES:
+            return int(table.count_rows(where))
+        if where:
+            return int(table.count_rows(filters.all_of(where, NOT_FENCE_ROW)))
+        counted = int(table.count_rows())
+        return counted - int(table.count_rows(IS_FENCE_ROW)) if counted else 0
 
     def version(self, name: str, max_age_seconds: float = 0.0) -> int:
         """The newest committed version of a table (it changes with every write), or
