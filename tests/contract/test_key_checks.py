@@ -10,6 +10,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memstream.storage.lance.key_checks import end_address
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES
 from memstream.streams.projector import Projector
@@ -77,3 +82,35 @@ def test_a_worker_looks_only_at_the_rows_written_since_it_started(tmp_path: Path
     store.append(MEMORIES, _rows(7, 1) + _rows(6000, 2))
     looked = projector._check_keys()[MEMORIES]
     assert (looked.repeated, looked.read) == (["m7"], 3)
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    appends=st.lists(st.integers(min_value=1, max_value=40), min_size=0, max_size=12),
+    deleted=st.sets(st.integers(min_value=0, max_value=11), max_size=4),
+    compacted=st.booleans(),
+)
+def test_the_end_found_by_asking_for_the_last_fragment_is_the_end_every_address_gives(
+    tmp_path_factory: pytest.TempPathFactory, appends: list[int], deleted: set[int], compacted: bool
+) -> None:
+    """Whatever fragments a table holds (appends of any size, whole appends deleted,
+    the last among them, a compaction), the end the large tables' questions find is the
+    one every row address gives."""
+    store = ProjectionStore(str(tmp_path_factory.mktemp("ends") / "projections"))
+    table = store.table(MEMORIES)
+    start = 0
+    for n, count in enumerate(appends):
+        store.append(MEMORIES, _rows(start, count))
+        if n in deleted:
+            table.delete(
+                f"memory_id IN ({', '.join(repr(f'm{i}') for i in range(start, start + count))})"
+            )
+        start += count
+    if compacted:
+        table.optimize()
+    read = end_address(table, read_all_below=10**9)
+    assert end_address(table, read_all_below=0) == read
+    if appends and not compacted:
+        assert read >> 32 <= len(appends) * 2  # a fragment per append (and per delete)

@@ -21,12 +21,15 @@ import pyarrow.compute as pc
 
 from memstream.storage import filters
 
-__all__ = ["NewKeys", "address_after", "end_address", "new_keys_held_twice"]
+__all__ = ["READ_ALL_BELOW", "NewKeys", "address_after", "end_address", "new_keys_held_twice"]
 
 #: How many keys one counting query names.
 _CHUNK = 500
 #: A row address's fragment number is its high 32 bits.
 _FRAGMENT_BITS = 32
+#: From this many rows, :func:`end_address` asks for the last fragment rather than
+#: reading every row's address (upkeep keeps large tables in few fragments).
+READ_ALL_BELOW = 500_000
 
 
 @dataclass(frozen=True)
@@ -80,10 +83,45 @@ def _held_twice(table: Any, key: str, keys: Sequence[str]) -> list[str]:
     ]
 
 
-def end_address(table: Any) -> int:
+def end_address(table: Any, read_all_below: int = READ_ALL_BELOW) -> int:
     """The row address a look starting now would start from: the first one after every
-    fragment ``table`` holds at its newest version (row addresses only are read: no
-    column of the rows)."""
+    fragment ``table`` holds at its newest version.
+
+    A table of fewer than ``read_all_below`` rows has its row addresses read (no column
+    of the rows: 8 bytes a row; about 250 ms a million rows here). A larger one is asked
+    for one row at or after a fragment's first address, the fragment number doubling,
+    then the gap halving: about 2 log2(fragments) questions, each of which passes over
+    the fragments' metadata, not their rows (7 ms in all for a compacted table of a
+    million rows; 15 ms a question among 1,000 fragments). A worker asks at start, for
+    every table, so its start does not grow with what the tables hold."""
     table.checkout_latest()
-    addresses = table.search().select(["_rowaddr"]).limit(None).to_arrow().column("_rowaddr")
-    return address_after(addresses)
+    if table.count_rows() < read_all_below:
+        addresses = table.search().select(["_rowaddr"]).limit(None).to_arrow()
+        return address_after(addresses.column("_rowaddr"))
+    first = _address_from(table, 0)
+    if first is None:
+        return 0
+    low, step = first >> _FRAGMENT_BITS, 1  # a fragment holding rows
+    while (found := _address_from(table, low + step)) is not None:
+        low, step = found >> _FRAGMENT_BITS, step * 2
+    high = low + step  # no row from this fragment on
+    while high - low > 1:
+        found = _address_from(table, (low + high) // 2)
+        if found is None:
+            high = (low + high) // 2
+        else:
+            low = found >> _FRAGMENT_BITS
+    return (low + 1) << _FRAGMENT_BITS
+
+
+def _address_from(table: Any, fragment: int) -> int | None:
+    """The address of a row of ``table`` in fragment ``fragment`` or a later one (None:
+    no row there)."""
+    found = (
+        table.search()
+        .where(f"_rowaddr >= {fragment << _FRAGMENT_BITS}")
+        .select(["_rowaddr"])
+        .limit(1)
+        .to_arrow()
+    )
+    return int(found.column("_rowaddr")[0].as_py()) if found.num_rows else None
