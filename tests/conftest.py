@@ -109,15 +109,15 @@ def _atomic_conditional_puts() -> None:
 
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    """A real S3 endpoint on loopback (moto's server, its conditional PUTs atomic)."""
-    from moto.server import ThreadedMotoServer
+    """A real S3 endpoint on loopback (moto's S3 server, its conditional PUTs atomic)."""
+    from support.s3_endpoint import S3Server
 
     _atomic_conditional_puts()
     # a line per request, thousands a second: only what goes wrong is worth a line
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
     port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server = S3Server("127.0.0.1", port)
     server.start()
     yield f"http://127.0.0.1:{port}"
     server.stop()
