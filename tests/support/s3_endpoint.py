@@ -40,3 +40,4 @@ class S3Server:
     def stop(self) -> None:
         self._server.shutdown()
         self._thread.join()
+        self._server.server_close()  # the listening socket too
