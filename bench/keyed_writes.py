@@ -21,17 +21,23 @@ compacted and indexed as upkeep does (the vectors' ANN index included, unless
    publish-to-searchable latency (``ingest.latency``: a row in ``memories`` is
    searchable, full text covers rows not yet indexed).
 
+With ``--keep DIR`` each size's filled folder is kept in ``DIR/<size>`` and used again by
+a later run (a fill of 10M rows and its indexes take the better part of an hour), and
+``--workers-only`` skips part 1.
+
 Usage: python bench/keyed_writes.py [--sizes 1000000,3000000] [--rounds 2] [--no-ann]
+       [--keep DIR] [--merges-only | --workers-only]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -226,6 +232,34 @@ def _upkeep_figures(worker: WorkerProcess) -> tuple[int, float]:
     )
 
 
+@contextlib.contextmanager
+def _folder(keep: str | None, size: int) -> Iterator[Path]:
+    """Where a size's data folder lives: kept under ``keep``, else a temporary one."""
+    if keep is None:
+        with tempfile.TemporaryDirectory() as folder:
+            yield Path(folder)
+        return
+    folder = Path(keep) / str(size)
+    folder.mkdir(parents=True, exist_ok=True)
+    yield folder
+
+
+def _filled_folder(folder: Path, size: int, ann: bool) -> tuple[Path, Path]:
+    """The data folder of ``size`` rows (filled unless a kept one already is) and the
+    baseline's patch folder."""
+    data, patch, done = folder / "data", folder / "patch", folder / "filled"
+    patch.mkdir(exist_ok=True)
+    (patch / "sitecustomize.py").write_text(_INDEX_JOIN)
+    if done.exists() and done.read_text() == f"{size} ann={ann}":
+        print(f"using the folder filled before: {folder}", flush=True)
+        return data, patch
+    with WorkerProcess(data, env=QUIET_LANES):
+        pass  # makes the data folder and its tables
+    fill(open_store(data), size, ann)
+    done.write_text(f"{size} ann={ann}")
+    return data, patch
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000000,3000000")
@@ -236,19 +270,17 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-ann", action="store_true", help="no ANN index on the vectors")
-    parser.add_argument("--merges-only", action="store_true", help="part 1 only")
+    parser.add_argument("--keep", help="keep each size's filled folder here, and reuse it")
+    parts = parser.add_mutually_exclusive_group()
+    parts.add_argument("--merges-only", action="store_true", help="part 1 only")
+    parts.add_argument("--workers-only", action="store_true", help="part 2 only")
     args = parser.parse_args()
     print("worker: embedder and lifecycle timer stopped, table upkeep every 30 s", flush=True)
     for size in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory() as folder:
-            data, patch = Path(folder) / "data", Path(folder) / "patch"
-            patch.mkdir()
-            (patch / "sitecustomize.py").write_text(_INDEX_JOIN)
-            with WorkerProcess(data, env=QUIET_LANES):
-                pass  # makes the data folder and its tables
-            store = open_store(data)
-            fill(store, size, not args.no_ann)
-            merge_costs(store, size, args.batch, args.merges)
+        with _folder(args.keep, size) as folder:
+            data, patch = _filled_folder(folder, size, not args.no_ann)
+            if not args.workers_only:
+                merge_costs(open_store(data), size, args.batch, args.merges)
             if args.merges_only:
                 continue
             runs = 0
