@@ -59,6 +59,7 @@ def _child(settings_json: str, listener: socket.socket, conn: Connection, parent
     import uvicorn
 
     from memstream.http.serve import build_api
+    from memstream.http.wire import api_server_config
 
     state = DrainState()
 
@@ -73,13 +74,8 @@ def _child(settings_json: str, listener: socket.socket, conn: Connection, parent
     signal.signal(signal.SIGINT, _start_draining)
     signal.signal(signal.SIGTERM, _start_draining)
     app = build_api(settings, drain=state)
-    config = uvicorn.Config(
-        app,
-        host=settings.api_host,
-        port=settings.api_port,
-        log_level="warning",
-        access_log=False,
-        timeout_graceful_shutdown=5,
+    config = api_server_config(
+        app, settings.api_host, settings.api_port, timeout_graceful_shutdown=5
     )
     server = _Server(config)
     threading.Thread(target=_listen, args=(conn, state, server), daemon=True).start()

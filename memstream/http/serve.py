@@ -64,12 +64,12 @@ def serve(settings: Settings, listener: socket.socket) -> int:
     :mod:`memstream.streams.listener`) in the foreground until interrupted."""
     import uvicorn
 
+    from memstream.http.wire import api_server_config
+
     app = build_api(settings)
     log.info(
         "ready: HTTP API on http://%s:%d (Ctrl-C to stop)", settings.api_host, settings.api_port
     )
-    config = uvicorn.Config(
-        app, host=settings.api_host, port=settings.api_port, log_level="warning", access_log=False
-    )
+    config = api_server_config(app, settings.api_host, settings.api_port)
     uvicorn.Server(config).run(sockets=[listener])
     return 0

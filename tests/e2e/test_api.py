@@ -13,6 +13,7 @@ import asyncio
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -251,6 +252,50 @@ def test_the_docs_pages_load_nothing_from_another_host(
             assert asset.startswith("/docs-assets/"), asset
             loaded = httpx.get(f"{worker.api_url}{asset}")
             assert loaded.status_code == 200 and len(loaded.content) > 1000, asset
+
+
+def _raw_answer(url: str, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` as bytes on a new connection; the status, headers and body of
+    the answer, read until the server closes."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.lower().split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), headers, body
+
+
+def test_a_request_the_parser_cannot_read_is_answered_in_the_apis_json(
+    running: tuple[WorkerProcess, Path],
+) -> None:
+    worker, _ = running
+    host = worker.api_url.removeprefix("http://").encode()
+    secret = b"do-not-echo-" * 6_000  # a URL of 72,000 bytes and more
+    status, headers, body = _raw_answer(
+        worker.api_url,
+        b"GET /v1/memories?user_id=maria&q=" + secret + b" HTTP/1.1\r\nHost: " + host + b"\r\n\r\n",
+    )
+    assert (status, headers["content-type"], headers["connection"]) == (
+        414,
+        "application/json",
+        "close",
+    )
+    assert "65,535 bytes" in json.loads(body)["detail"] and b"do-not-echo" not in body
+    status, headers, body = _raw_answer(worker.api_url, b"NOT HTTP AT ALL do-not-echo\r\n\r\n")
+    assert (status, headers["content-type"]) == (400, "application/json")
+    assert json.loads(body) == {"detail": "the request could not be read as HTTP/1.1"}
+    # a URL just under the limit is read, and answered by the API
+    near = b"x" * (65_535 - 200)
+    status, _, body = _raw_answer(
+        worker.api_url,
+        b"GET /v1/memories?user_id=maria&q=" + near + b" HTTP/1.1\r\nHost: " + host
+        + b"\r\nConnection: close\r\n\r\n",
+    )  # fmt: skip
+    assert status == 200 and "memories" in json.loads(body)
 
 
 def test_a_read_given_a_writes_token_sees_that_write_every_time(
