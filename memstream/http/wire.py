@@ -1,12 +1,12 @@
 """How the API reads HTTP/1.1 off the wire, and what it answers a request it cannot read.
 
-uvicorn's protocol over httptools (llhttp, in C), not h11 (pure Python): reading and
-writing a search's request and answer costs the event loop about a millisecond less.
-A request the parser refuses never reaches the app, so uvicorn answers it itself, in
-plain text; here it is answered in the API's own shape (``{"detail": ...}``, JSON, the
-connection closed): 414 for a URL longer than the parser takes (65,535 bytes), 400 for
-anything else that is not HTTP/1.1. The answer names the limit, never the request's
-bytes.
+uvicorn's h11 protocol: h11 holds at most 16 KiB of a request's line and headers while
+they arrive, so a client cannot make the server keep an endless head in memory (uvicorn
+over httptools keeps every header it is sent; it answered searches no sooner here,
+``docs/benchmarks.md``). A request h11 refuses (malformed, or a head past that bound)
+never reaches the app, so uvicorn answers it itself, in plain text; here it is answered
+in the API's own shape (400, ``{"detail": ...}``, JSON, the connection closed). The
+answer names the bound, never the request's bytes.
 """
 
 from __future__ import annotations
@@ -15,25 +15,24 @@ import json
 from typing import Any
 
 import uvicorn
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["URL_LIMIT_BYTES", "ApiHttpProtocol", "api_server_config", "unreadable_answer"]
+__all__ = ["HEAD_LIMIT_BYTES", "ApiHttpProtocol", "api_server_config", "unreadable_answer"]
 
-#: The longest URL httptools parses (its offsets are 16-bit).
-URL_LIMIT_BYTES = 65_535
+#: The most of a request's line and headers h11 holds while they arrive (h11's own
+#: default, set here so that the answer above can name it).
+HEAD_LIMIT_BYTES = 16 * 1024
 
 
-def unreadable_answer(url_bytes: int, default_headers: list[tuple[bytes, bytes]]) -> bytes:
-    """The whole HTTP answer to a request the parser refused, whose URL so far had
-    ``url_bytes`` bytes."""
-    if url_bytes > URL_LIMIT_BYTES:
-        status = b"414 URI Too Long"  # RFC 9110's phrase (Python's is RFC 2616's)
-        detail = f"the URL is longer than {URL_LIMIT_BYTES:,} bytes: send the query in a body"
-    else:
-        status = b"400 Bad Request"
-        detail = "the request could not be read as HTTP/1.1"
+def unreadable_answer(default_headers: list[tuple[bytes, bytes]]) -> bytes:
+    """The whole HTTP answer to a request the parser refused, with the server's
+    ``default_headers`` (its date and name)."""
+    detail = (
+        "the request could not be read as HTTP/1.1: malformed, or its line and headers "
+        f"over {HEAD_LIMIT_BYTES // 1024} KiB (send long queries in a body)"
+    )
     body = json.dumps({"detail": detail}).encode()
-    head = [b"HTTP/1.1 " + status + b"\r\n"]
+    head = [b"HTTP/1.1 400 Bad Request\r\n"]
     head += [name + b": " + value + b"\r\n" for name, value in default_headers]
     head += [
         b"content-type: application/json\r\n",
@@ -43,23 +42,24 @@ def unreadable_answer(url_bytes: int, default_headers: list[tuple[bytes, bytes]]
     return b"".join(head) + body
 
 
-class ApiHttpProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol answering an unreadable request as the API does."""
+class ApiHttpProtocol(H11Protocol):
+    """uvicorn's h11 protocol answering an unreadable request as the API does."""
 
     def send_400_response(self, msg: str) -> None:
-        url = getattr(self, "url", b"")
-        self.transport.write(unreadable_answer(len(url), self.server_state.default_headers))
+        self.transport.write(unreadable_answer(self.server_state.default_headers))
         self.transport.close()
 
 
 def api_server_config(app: Any, host: str, port: int, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration of the API ``app`` on ``host:port``: this protocol, no
-    access log (the API meters and logs requests itself), and ``options``."""
+    """uvicorn's configuration of the API ``app`` on ``host:port``: this protocol and
+    its bound on a request's head, no access log (the API meters and logs requests
+    itself), and ``options``."""
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         http=ApiHttpProtocol,
+        h11_max_incomplete_event_size=HEAD_LIMIT_BYTES,
         log_level="warning",
         access_log=False,
         **options,
