@@ -3,8 +3,8 @@ events, search, memories, entities, users, keys, documents), the parameters they
 the shapes of their answers (``*_answers``, ``answers``), the error contract (the
 guard and the refusals' statuses are :mod:`memstream.gate`'s, shared with the console
 and MCP), the app that assembles them, the server process of ``memstream serve``, the API child of
-``memstream up``, and the OpenAPI document (printed without a server, for the TypeScript
-client's types).
+``memstream up``, the OpenAPI document (printed without a server, for the TypeScript
+client's types), and how both servers read HTTP off the wire (``wire``).
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -37,5 +37,6 @@ __all__ = [
     "served_routes",
     "timing",
     "user_routes",
+    "wire",
     "write_answers",
 ]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import select
 import signal
 import socket
 import subprocess
@@ -262,8 +261,6 @@ def _raw_answer(url: str, *parts: bytes) -> tuple[int, dict[str, str], bytes]:
     host, port = url.removeprefix("http://").rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as connection:
         for part in parts:
-            if select.select([connection], [], [], 0)[0]:
-                break  # answered already: the rest would not be read
             connection.sendall(part)
             time.sleep(0.05)
         answer = b""
@@ -280,9 +277,10 @@ def test_a_request_the_parser_cannot_read_is_answered_in_the_apis_json(
 ) -> None:
     worker, _ = running
     host = worker.api_url.removeprefix("http://").encode()
-    # a head that goes on past 16 KiB, arriving in parts: refused before it ends
+    # a head that goes on past 16 KiB, arriving in parts: refused before it ends (the
+    # last part crosses the bound, so nothing is sent after the answer)
     opening = b"GET /v1/memories?user_id=maria HTTP/1.1\r\nHost: " + host + b"\r\n"
-    more = [b"X-Said: " + b"do-not-echo-" * 500 + b"\r\n" for _ in range(8)]  # 6 kB each
+    more = [b"X-Said: " + b"do-not-echo-" * 500 + b"\r\n" for _ in range(3)]  # 6 kB each
     status, headers, body = _raw_answer(worker.api_url, opening, *more)
     assert (status, headers["content-type"], headers["connection"]) == (
         400,
@@ -293,7 +291,7 @@ def test_a_request_the_parser_cannot_read_is_answered_in_the_apis_json(
     status, headers, body = _raw_answer(worker.api_url, b"NOT HTTP AT ALL do-not-echo\r\n\r\n")
     assert (status, headers["content-type"]) == (400, "application/json")
     assert b"do-not-echo" not in body
-    # the same head whole is read, and answered by the API
+    # a head within the bound is read, and answered by the API
     whole = opening + b"".join(more[:2]) + b"Connection: close\r\n\r\n"
     status, _, body = _raw_answer(worker.api_url, whole)
     assert status == 200 and "memories" in json.loads(body)
