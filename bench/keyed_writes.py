@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import shutil
 import statistics
 import tempfile
 import time
@@ -253,6 +254,7 @@ def _filled_folder(folder: Path, size: int, ann: bool) -> tuple[Path, Path]:
     if done.exists() and done.read_text() == f"{size} ann={ann}":
         print(f"using the folder filled before: {folder}", flush=True)
         return data, patch
+    shutil.rmtree(data, ignore_errors=True)  # a fill cut short is begun again
     with WorkerProcess(data, env=QUIET_LANES):
         pass  # makes the data folder and its tables
     fill(open_store(data), size, ann)
