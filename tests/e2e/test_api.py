@@ -16,7 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -256,13 +255,12 @@ def test_the_docs_pages_load_nothing_from_another_host(
 
 
 def _raw_answer(url: str, *parts: bytes) -> tuple[int, dict[str, str], bytes]:
-    """Send ``parts`` as bytes on a new connection, a moment apart; the status,
-    headers and body of the answer, read until the server closes."""
+    """Send ``parts`` as bytes on a new connection; the status, headers and body of
+    the answer, read until the server closes."""
     host, port = url.removeprefix("http://").rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=10) as connection:
         for part in parts:
             connection.sendall(part)
-            time.sleep(0.05)
         answer = b""
         while chunk := connection.recv(65536):
             answer += chunk
@@ -277,8 +275,8 @@ def test_a_request_the_parser_cannot_read_is_answered_in_the_apis_json(
 ) -> None:
     worker, _ = running
     host = worker.api_url.removeprefix("http://").encode()
-    # a head that goes on past 16 KiB, arriving in parts: refused before it ends (the
-    # last part crosses the bound, so nothing is sent after the answer)
+    # a head that goes on past 16 KiB without ending: refused (the last part crosses
+    # the bound, so nothing is sent after the answer)
     opening = b"GET /v1/memories?user_id=maria HTTP/1.1\r\nHost: " + host + b"\r\n"
     more = [b"X-Said: " + b"do-not-echo-" * 500 + b"\r\n" for _ in range(3)]  # 6 kB each
     status, headers, body = _raw_answer(worker.api_url, opening, *more)
