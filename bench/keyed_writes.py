@@ -13,9 +13,12 @@ compacted and indexed as upkeep does (the vectors' ANN index included, unless
    index with a partition's fence row (what the worker does); median and slowest of
    ``--merges`` each, and what the scan costs per million rows;
 2. the worker (``memstream up`` on that folder, the embedder and the lifecycle timer
-   stopped, table upkeep every 30 s as deployed) in turn with this code (fence rows)
-   and with the merge joining through the index without them (the baseline, patched
-   into the child at start), ``--rounds`` times each, alternating: ``--messages``
+   stopped, table upkeep every 30 s as deployed), after a first worker that is not
+   measured (``--warm-up`` messages: it creates the partitions' fence rows and reads
+   the indexes from disk, which would otherwise land on the first run), in turn with
+   this code (fence rows) and with the merge joining through the index without them
+   (the baseline, patched into the child at start), ``--rounds`` times each,
+   alternating: ``--messages``
    messages published at once and the time until all are in ``memories``; then
    ``--rate`` messages/s for ``--seconds`` (60: two upkeeps) and each one's
    publish-to-searchable latency (``ingest.latency``: a row in ``memories`` is
@@ -55,6 +58,9 @@ from memstream.storage.lance.tables import ENTITIES, KEYS, MEMORIES, SESSIONS, V
 from memstream.testing import WorkerProcess, wait_until
 
 _USERS = 10_000
+#: Marks this sitting's messages: a kept folder already holds the last sitting's, whose
+#: ids a message of the same id would repeat (and be stored once, never counted).
+_SITTING = time.strftime("%Y%m%dT%H%M%S")
 _CHUNK = 250_000
 #: What the child worker imports at start for the baseline: keyed merges through the
 #: key's index and no fence rows (the merge before fence rows, without the scan).
@@ -208,8 +214,8 @@ def run_worker(data: Path, variant: str, patch: Path, args: argparse.Namespace, 
     try:
         worker.wait_ready(timeout=300)
         store = open_store(data)
-        rate = throughput(worker, store, args.messages, f"t{n}")
-        p50, p99, share = latency(worker, store, args.rate, args.seconds, f"lat{n}")
+        rate = throughput(worker, store, args.messages, f"t{_SITTING}-{n}")
+        p50, p99, share = latency(worker, store, args.rate, args.seconds, f"lat{_SITTING}-{n}")
         runs, seconds = _upkeep_figures(worker)
     finally:
         worker.stop()
@@ -218,6 +224,22 @@ def run_worker(data: Path, variant: str, patch: Path, args: argparse.Namespace, 
         f"{p50:,.0f} ms, p99 {p99:,.0f} ms ({share:.0%} seen); {runs} upkeep runs "
         f"took {seconds:.1f} s"
     )
+
+
+def warm_up(data: Path, messages: int) -> None:
+    """A first worker on the folder, not measured: its messages create each partition's
+    fence rows in the tables they reach (a scanning merge each, once per table and
+    partition, as a deployment's first writes do) and read the indexes from disk, so
+    neither lands on whichever variant runs first."""
+    if not messages:
+        return
+    worker = WorkerProcess(data, env=QUIET_LANES).start()
+    try:
+        worker.wait_ready(timeout=300)
+        rate = throughput(worker, open_store(data), messages, f"warm{_SITTING}")
+    finally:
+        worker.stop()
+    print(f"  warm-up (not measured): {messages:,} messages at {rate:,.0f} msg/s", flush=True)
 
 
 def _upkeep_figures(worker: WorkerProcess) -> tuple[int, float]:
@@ -272,6 +294,9 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-ann", action="store_true", help="no ANN index on the vectors")
+    parser.add_argument(
+        "--warm-up", type=int, default=5000, help="messages of an unmeasured first worker"
+    )
     parser.add_argument("--keep", help="keep each size's filled folder here, and reuse it")
     parts = parser.add_mutually_exclusive_group()
     parts.add_argument("--merges-only", action="store_true", help="part 1 only")
@@ -285,6 +310,7 @@ def main() -> None:
                 merge_costs(open_store(data), size, args.batch, args.merges)
             if args.merges_only:
                 continue
+            warm_up(data, args.warm_up)
             runs = 0
             for round_ in range(args.rounds):
                 for variant in _VARIANTS if round_ % 2 == 0 else reversed(_VARIANTS):

@@ -62,7 +62,6 @@ __all__ = [
     "WINDOW_LEASE_SECONDS",
     "build_app",
     "compaction_window",
-    "insert_compaction_window",
     "quiet_stream_checks",
     "stream_app",
     "upkeep_lease",
@@ -313,14 +312,6 @@ def compaction_window(store: ProjectionStore) -> Lease:
     """The window in which one process compacts the tables whose rows are updated,
     while the other workers hold back their updates (see ``Projector.upkeep``)."""
     return Lease(store, "compaction-window", writer_name(), timedelta(seconds=WINDOW_LEASE_SECONDS))
-
-
-def insert_compaction_window(store: ProjectionStore) -> Lease:
-    """The window in which one process compacts the insert-only tables, while every
-    writer inserts into them without fence rows (see ``Projector.upkeep``)."""
-    return Lease(
-        store, "insert-compaction-window", writer_name(), timedelta(seconds=WINDOW_LEASE_SECONDS)
-    )
 
 
 def _measure_tables(store: ProjectionStore) -> None:

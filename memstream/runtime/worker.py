@@ -28,7 +28,6 @@ from memstream.observability.metrics import describe_process
 from memstream.runtime.app import (
     build_app,
     compaction_window,
-    insert_compaction_window,
     upkeep_lease,
 )
 from memstream.runtime.assembly import make_cold_store, make_embedder
@@ -271,7 +270,6 @@ def run(
             fence=Fence(PartitionClaims(store, settings.consumer_group), system_clock),
             partitions=settings.messages_partitions,
             window=compaction_window(store),
-            insert_window=insert_compaction_window(store),
             upkeep=upkeep_lease(store, settings),
             originals=originals,
             retain_served=settings.retain_served,

@@ -33,14 +33,14 @@ def test_no_other_process_takes_the_lease_while_a_long_compaction_runs(
     projector = Projector(store, "memstream", FakeClock(T0))
     turn = message(event_id="m0", user_id="ana", content="a turn", occurred_at=T0)
     projector.apply([LogRecord("e1", "memory.messages", 0, 0, T0, b"ana", encode(turn))])
-    compact = store.upkeep.optimize_table
+    compact = store.upkeep.compact_beside_writers  # memories: insert-only
 
-    def compact_slowly(name: str, retain: timedelta, **options: bool) -> None:
+    def compact_slowly(name: str, retain: timedelta) -> object:
         if name == MEMORIES:  # more than twice the lease's time to live
             time.sleep(5.0)
-        compact(name, retain, **options)
+        return compact(name, retain)
 
-    monkeypatch.setattr(store.upkeep, "optimize_table", compact_slowly)
+    monkeypatch.setattr(store.upkeep, "compact_beside_writers", compact_slowly)
     assert lease.take(time.time_ns())
     upkeep = threading.Thread(
         target=projector.upkeep, args=(timedelta(hours=1), lambda: lease.acquire(time.time_ns()))

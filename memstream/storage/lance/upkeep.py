@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from lancedb.index import FTS, BTree, IvfPq, LabelList
 
 from memstream.storage import filters
+from memstream.storage.lance.fenced_compaction import Compacted, compact_around_fences
 from memstream.storage.lance.key_checks import NewKeys, new_keys_held_twice
 from memstream.storage.lance.merges import first_of_each_key, keyed_merge
 from memstream.storage.lance.tables import (
@@ -160,6 +161,16 @@ class TableUpkeep:
             log.debug("optimized %s", name)
         if build_missing_indexes and name in (MEMORIES, VECTORS):
             self.ensure_indexes()
+
+    def compact_beside_writers(self, name: str, retain: timedelta) -> Compacted | None:
+        """``optimize`` for an insert-only table while fenced writers insert into it:
+        the fragments holding a live fence row are left out of the compaction
+        (:mod:`~memstream.storage.lance.fenced_compaction`). None for an empty table."""
+        table = self._store.table(name)
+        table.checkout_latest()
+        if table.count_rows() == 0:
+            return None
+        return compact_around_fences(table, retain)
 
     def purge(self, where: Mapping[str, str]) -> dict[str, int]:
         """Delete the rows matching ``where[name]`` from each named table and leave no

@@ -83,9 +83,6 @@ CLAIMS_TABLES = frozenset({LEASES, PARTITION_OWNERS})
 WINDOW_GRACE_SECONDS = 1.0
 #: How long what was served is kept unless the settings say otherwise.
 RETAIN_SERVED = timedelta(days=30)
-#: How old an answer about another process's insert window a writer acts on (well
-#: within ``WINDOW_GRACE_SECONDS``).
-_INSERT_WINDOW_LOOK_SECONDS = 0.25
 #: Longest a writer waits for the window to close (longer: its holder is stuck).
 _WINDOW_WAIT_SECONDS = 60.0
 
@@ -147,7 +144,6 @@ class ProjectorCore:
         fence: Fence | None = None,
         partitions: int | None = None,
         window: Lease | None = None,
-        insert_window: Lease | None = None,
         upkeep: Lease | None = None,
         originals: DocumentOriginals | None = None,
         retain_served: timedelta = RETAIN_SERVED,
@@ -157,13 +153,6 @@ class ProjectorCore:
         self.store = store
         self.fence = fence
         self.window = window
-        self.insert_window = insert_window
-        #: set while this process compacts the insert-only tables; a fenced insert is
-        #: made holding ``_fenced_inserting`` (see ``_insert_absent``)
-        self._compacting_inserts = threading.Event()
-        self._fenced_inserting = threading.Lock()
-        #: when another process's insert window was last looked at, and whether held
-        self._insert_window_seen = (float("-inf"), False)
         self.upkeep_lease = upkeep
         self._partitions = partitions
         #: the partitions of the batch being written
@@ -258,34 +247,11 @@ class ProjectorCore:
             log.warning("%s: %d rows refused, yet no partition moved", table, len(rows) - written)
 
     def _insert_absent(self, table: str, rows: list[Row] | pa.Table) -> int:
-        """Insert the rows of insert-only ``table`` not stored yet; answers how many were.
-
-        The insert updates its partitions' fence rows, unless a process is compacting
-        the insert-only tables: a fence row's update deletes a row, and would preempt
-        that compaction, so meanwhile the merge scans the keys instead (slower as the
-        table grows, and never in the way of the compaction)."""
-        fences = self._fences_of(rows)
-        if not fences:
-            return self.store.insert_absent(table, rows)
-        with self._fenced_inserting:
-            if not self._inserts_compacted():
-                return self.store.insert_absent(table, rows, fences=fences)
-        return self.store.insert_absent(table, rows)
-
-    def _inserts_compacted(self) -> bool:
-        """Whether a process (this one or another) is compacting the insert-only tables.
-        Another's window is asked about at most every :data:`_INSERT_WINDOW_LOOK_SECONDS`
-        (a look reads the leases table's newest version: a request to S3): a fenced
-        insert begun on an answer that old still lands within the window's grace."""
-        if self._compacting_inserts.is_set():
-            return True
-        if self.insert_window is None:
-            return False
-        now = time.monotonic()
-        if now - self._insert_window_seen[0] >= _INSERT_WINDOW_LOOK_SECONDS:
-            held = self.insert_window.held_by_another(time.time_ns())
-            self._insert_window_seen = (now, held)
-        return self._insert_window_seen[1]
+        """Insert the rows of insert-only ``table`` not stored yet, updating their
+        partitions' fence rows (when this writer is fenced); answers how many were.
+        Upkeep compacts these tables beside the inserts, around the fence rows
+        (:mod:`memstream.storage.lance.fenced_compaction`)."""
+        return self.store.insert_absent(table, rows, fences=self._fences_of(rows))
 
     def _fences_of(self, rows: list[Row] | pa.Table) -> frozenset[str]:
         """The partitions whose fence rows a write of ``rows`` updates, so that another

@@ -1,7 +1,8 @@
 """Upkeep of the projection tables: compaction and index building, one process at a time:
-the insert-only tables inside the insert window (writers go on, inserting without fence
-rows), the others inside the compaction window that writers of the other workers wait
-on; and the look for keys held twice among the rows written since the last one."""
+the insert-only tables beside the writers (the fragments holding a live fence row left
+out, :mod:`memstream.storage.lance.fenced_compaction`), the others inside the compaction
+window that writers of the other workers wait on; and the look for keys held twice
+among the rows written since the last one."""
 
 from __future__ import annotations
 
@@ -74,12 +75,11 @@ class Upkeep(ProjectorCore):
         The insert-only tables (``memories``, ``vectors``, ``served``, ``dead_letters``,
         ``moments``) are compacted first, while batches keep flowing: a compaction
         rewrites up to a million rows of each (seconds), too long to hold writers back.
-        Only new rows go in meanwhile, which do not conflict with a compaction, but a
-        fence row's update deletes a row (:mod:`memstream.storage.lance.fence_rows`):
-        inside the insert window (this process's flag, and a lease the other workers
-        look at) every writer inserts by scanning the keys instead, and the compaction
-        starts :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that fenced
-        inserts already under way land first.
+        Their writers update a fence row with each insert, and an update deletes a row,
+        which would preempt a compaction of the fragment holding it: the fragments
+        holding a live fence row are left out of the compaction
+        (:mod:`memstream.storage.lance.fenced_compaction`), so writers keep their fence
+        rows and their merges through the key's index throughout.
 
         The small tables whose rows are updated are compacted together, holding this
         process's write lock and, with several workers, the compaction window: the
@@ -102,14 +102,13 @@ class Upkeep(ProjectorCore):
         inserted = [n for n in self.store.table_names if n in INSERT_ONLY]
         updated = [n for n in self.store.table_names if n not in INSERT_ONLY]
         held: list[Callable[[], object]] = [still_mine] if still_mine is not None else []
-        with self._insert_window(held) as renewed:
-            for name in inserted if renewed is not None else ():
-                if still_mine is not None and not still_mine():
-                    log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
-                    return
-                # never beside an erasure's rewrite; the leases kept while the table takes
-                with self._compacting, renewing(renewed or [], LEASE_RENEW_SECONDS):
-                    self._optimize(name, retain)
+        for name in inserted:
+            if still_mine is not None and not still_mine():
+                log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
+                return
+            # never beside an erasure's rewrite; the lease kept while the table takes
+            with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
+                self._optimize(name, retain, beside_writers=True)
         if still_mine is not None and not still_mine():
             return
         releases = self._window_releases
@@ -144,34 +143,6 @@ class Upkeep(ProjectorCore):
             removed = self._archive.compact()
             if removed:
                 log.debug("event archive: %d small files merged", removed)
-
-    @contextmanager
-    def _insert_window(
-        self, held: list[Callable[[], object]]
-    ) -> Iterator[list[Callable[[], object]] | None]:
-        """Hold the window in which the insert-only tables are compacted: every writer,
-        of this process and of the others, inserts into them without fence rows
-        meanwhile (``ProjectorCore._insert_absent``). Gives the leases to renew while
-        inside, or None when another process holds the window."""
-        self._compacting_inserts.set()
-        try:
-            with self._fenced_inserting:
-                pass  # this process's fenced insert under way, if any, has landed
-            window = self.insert_window
-            if window is None:
-                yield held
-                return
-            if not window.acquire(time.time_ns()):
-                log.warning("another process compacts the insert-only tables: skipping them")
-                yield None
-                return
-            try:
-                time.sleep(WINDOW_GRACE_SECONDS)  # other processes' fenced inserts land
-                yield [*held, lambda: window.acquire(time.time_ns())]
-            finally:
-                window.release()
-        finally:
-            self._compacting_inserts.clear()
 
     def look_for_keys_from_here(self) -> None:
         """Start upkeep's looks for keys held twice at the rows written from now on.
@@ -218,15 +189,19 @@ class Upkeep(ProjectorCore):
                 log.error("%s: %d rows of keys held twice dropped (one of each kept)",
                           name, dropped)  # fmt: skip
 
-    def _optimize(self, name: str, retain: timedelta) -> None:
-        """Compact one table; one that lost a commit race is left to the next upkeep.
+    def _optimize(self, name: str, retain: timedelta, *, beside_writers: bool = False) -> None:
+        """Compact one table (``beside_writers``: an insert-only one, around its fence
+        rows); one that lost a commit race is left to the next upkeep.
 
         The claims tables (leases, partition owners) are written by processes claiming
         partitions and renewing leases, which cannot wait for the compaction window (a
         rebalance would stall behind it): their compaction may lose a race to a claim,
         as expected, and is retried by the next upkeep like any other."""
         try:
-            self.store.upkeep.optimize_table(name, retain, build_missing_indexes=False)
+            if beside_writers:
+                self.store.upkeep.compact_beside_writers(name, retain)
+            else:
+                self.store.upkeep.optimize_table(name, retain, build_missing_indexes=False)
         except Exception as exc:
             if not is_commit_conflict(exc):
                 raise
