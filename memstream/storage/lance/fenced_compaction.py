@@ -51,22 +51,23 @@ class Compacted:
 
 
 def fence_fragments(dataset: Any) -> list[int]:
-    """The ids of the fragments of ``dataset`` (a Lance dataset at one version) that
-    hold a live fence row."""
-    if "user_id" not in dataset.schema.names:
-        return []  # a table without users' rows has no fence rows
+    """The ids of the fragments of ``dataset`` (a Lance dataset at one version of a
+    fenced table) that hold a live fence row."""
     found = dataset.to_table(columns=["user_id"], filter=IS_FENCE_ROW, with_row_address=True)
     return sorted({int(address) >> 32 for address in found.column("_rowaddr").to_pylist()})
 
 
-def compact_around_fences(table: Any, retain: timedelta) -> Compacted:
-    """Compact ``table`` (a LanceDB table, insert-only) leaving out the fragments that
-    hold a live fence row, then bring its indexes up to date and drop the versions
-    older than ``retain``. Raises LanceDB's commit conflict if a commit it did not
-    foresee (an erasure's delete) preempted the compaction: nothing changed then."""
+def compact_around_fences(table: Any, retain: timedelta, fenced: bool) -> Compacted | None:
+    """Compact ``table`` (a LanceDB table, insert-only; ``fenced``: one with fence rows)
+    leaving out the fragments that hold a live fence row, then bring its indexes up to
+    date and drop the versions older than ``retain``; None for an empty table. Raises
+    LanceDB's commit conflict if a commit it did not foresee (an erasure's or an
+    archive's delete) preempted the compaction: nothing changed then."""
     table.checkout_latest()
     dataset = table.to_lance()
-    left_out = fence_fragments(dataset)
+    if dataset.count_rows() == 0:
+        return None
+    left_out = fence_fragments(dataset) if fenced else []
     # planned and read at the one version whose fence rows were just found
     metrics = dataset.optimize.compact_files(excluded_fragment_ids=left_out)
     table.checkout_latest()

@@ -217,8 +217,9 @@ FENCED_TABLES = frozenset(USER_TABLES)
 #: events export carries them), and the log of what agents were shown of the user.
 EXPORTED_TABLES = (*(n for n in STATE_TABLES if n != VECTORS), SERVED)
 
-#: Tables whose users' rows are only ever inserted (a key's copies are the same row);
-#: of them, those without fence rows are compacted beside their writers.
+#: Tables whose users' rows are only ever inserted (a key's copies are the same row):
+#: compacted beside their writers, around the fragments holding a fence row
+#: (:mod:`memstream.storage.lance.fenced_compaction`).
 INSERT_ONLY = frozenset({MEMORIES, VECTORS, DEAD_LETTERS, MOMENTS, SERVED})
 
 #: Rows to write: dicts, or an Arrow table already in the table's schema.

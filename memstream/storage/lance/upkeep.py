@@ -26,6 +26,7 @@ from memstream.storage.lance.tables import (
     ACCESS,
     ARCHIVE_INDEX,
     ENTITIES,
+    FENCED_TABLES,
     KEYS,
     MEMORIES,
     MEMORY_STATE,
@@ -166,11 +167,7 @@ class TableUpkeep:
         """``optimize`` for an insert-only table while fenced writers insert into it:
         the fragments holding a live fence row are left out of the compaction
         (:mod:`~memstream.storage.lance.fenced_compaction`). None for an empty table."""
-        table = self._store.table(name)
-        table.checkout_latest()
-        if table.count_rows() == 0:
-            return None
-        return compact_around_fences(table, retain)
+        return compact_around_fences(self._store.table(name), retain, name in FENCED_TABLES)
 
     def purge(self, where: Mapping[str, str]) -> dict[str, int]:
         """Delete the rows matching ``where[name]`` from each named table and leave no

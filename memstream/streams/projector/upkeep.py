@@ -87,8 +87,8 @@ class Upkeep(ProjectorCore):
         only :data:`WINDOW_GRACE_SECONDS` after the window was taken, so that updates
         already under way land first. This process keeps applying batches during that
         grace: its write lock is taken after it, for the compaction alone. An index a
-        table lacks (the vectors' ANN index once they are many) is built after both
-        windows: building one does not conflict with writes, and can take minutes.
+        table lacks (the vectors' ANN index once they are many) is built after the
+        window: building one does not conflict with writes, and can take minutes.
 
         Before any of it, every keyed table is looked at for keys held twice, among the
         rows written since the last look only, holding no lock (:meth:`_check_keys`);
@@ -108,7 +108,7 @@ class Upkeep(ProjectorCore):
                 return
             # never beside an erasure's rewrite; the lease kept while the table takes
             with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
-                self._optimize(name, retain, beside_writers=True)
+                self._optimize(name, retain)
         if still_mine is not None and not still_mine():
             return
         releases = self._window_releases
@@ -189,8 +189,8 @@ class Upkeep(ProjectorCore):
                 log.error("%s: %d rows of keys held twice dropped (one of each kept)",
                           name, dropped)  # fmt: skip
 
-    def _optimize(self, name: str, retain: timedelta, *, beside_writers: bool = False) -> None:
-        """Compact one table (``beside_writers``: an insert-only one, around its fence
+    def _optimize(self, name: str, retain: timedelta) -> None:
+        """Compact one table (an insert-only one beside its writers, around its fence
         rows); one that lost a commit race is left to the next upkeep.
 
         The claims tables (leases, partition owners) are written by processes claiming
@@ -198,7 +198,7 @@ class Upkeep(ProjectorCore):
         rebalance would stall behind it): their compaction may lose a race to a claim,
         as expected, and is retried by the next upkeep like any other."""
         try:
-            if beside_writers:
+            if name in INSERT_ONLY:
                 self.store.upkeep.compact_beside_writers(name, retain)
             else:
                 self.store.upkeep.optimize_table(name, retain, build_missing_indexes=False)
