@@ -72,7 +72,8 @@ def best_rows(
     ``k``-th result kept scores above ``bound`` times the next candidate's fused score,
     no candidate left can enter or change the first ``k`` (whether a memory restates
     another depends only on those above it), and the rest are never read."""
-    order = sorted(fused, key=lambda m: (-fused[m], m))
+    order = sorted(fused)  # by id, then (a stable sort) by fused score, best first
+    order.sort(key=fused.__getitem__, reverse=True)
     step = max(2 * k, _RANKED_AT_ONCE)
     scored: list[tuple[float, str]] = []
     kept: list[tuple[float, str]] = []

@@ -111,9 +111,18 @@ def spread(
     if share <= 0:
         return out
     best: dict[tuple[str, bool], float] = {}  # (turn, whether it came from before) -> best
-    for memory_id, score in scores.items():
-        for key in order.sides(memory_id, reach):
-            best[key] = max(best.get(key, 0.0), score)
+    position, at, offsets = order.position, order.at, _offsets(reach)
+    for memory_id, score in scores.items():  # order.sides, walked here: once per candidate
+        place = position.get(memory_id)
+        if place is None:
+            continue
+        session, index = place
+        for d, after in offsets:
+            neighbour = at.get((session, index + d))
+            if neighbour is not None:
+                key = (neighbour, after)
+                held = best.get(key, 0.0)
+                best[key] = score if score > held else held
     for (neighbour, _), score in best.items():
         out[neighbour] = out.get(neighbour, 0.0) + share * score
     return out

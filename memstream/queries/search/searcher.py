@@ -75,7 +75,7 @@ from memstream.queries.search.request import (
 )
 from memstream.queries.search.retrievers import Retrievers
 from memstream.queries.search.session_turns import hot_rows, session_order, turns_said
-from memstream.queries.search.speakers import named_speaker
+from memstream.queries.search.speakers import named_speaker, named_speakers
 from memstream.queries.search.trace import SearchTrace
 from memstream.queries.search.tracing import traced_ranking, traced_retrievers
 from memstream.queries.search.user_caches import UserCaches
@@ -364,7 +364,9 @@ class Searcher(Retrievers):
             # rows are read from the view as the ranking needs them (see best_rows)
             accesses = {m: view.access[m] for m in ids if m in view.access}
             states = {m: view.states[m] for m in ids if m in view.states}
-            said_by = view.speakers_of(missing, wanted)
+            # who said them counts only for a speaker the query names (named_speaker)
+            named = any(named_speakers(request.query, view.speakers))
+            said_by = view.speakers_of(missing, wanted) if named else set()
         else:
             fetch_job = pool.submit(
                 _timed, stages, "rows", hot_rows, self.store, missing, where, wanted, None
@@ -402,7 +404,9 @@ class Searcher(Retrievers):
             for m, score in fused.items():
                 trace.candidate(m).said = score
         if not request.include_history:
-            fused = {m: s for m, s in fused.items() if not is_hidden(states.get(m))}
+            hidden = {m for m, state in states.items() if is_hidden(state)}
+            if hidden:  # a memory without a state is never hidden
+                fused = {m: s for m, s in fused.items() if m not in hidden}
         if trace is not None:
             for m in set(trace.candidates) - set(fused):
                 if is_hidden(states.get(m)):

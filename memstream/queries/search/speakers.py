@@ -16,15 +16,21 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["named_speaker", "without_speaker"]
+__all__ = ["named_speaker", "named_speakers", "without_speaker"]
+
+
+def named_speakers(query: str, speakers: Iterable[str | None]) -> set[str]:
+    """The speakers among ``speakers`` the query names (as whole words, any case; a
+    hyphen joins a name)."""
+    return {
+        s for s in speakers if s and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", query, re.I)
+    }
 
 
 def named_speaker(query: str, speakers: Iterable[str | None]) -> str | None:
-    """The one speaker among ``speakers`` the query names (as whole words, any case;
-    a hyphen joins a name), or None when it names none or several."""
-    named = {
-        s for s in speakers if s and re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", query, re.I)
-    }
+    """The one speaker among ``speakers`` the query names (:func:`named_speakers`), or
+    None when it names none or several."""
+    named = named_speakers(query, speakers)
     return named.pop() if len(named) == 1 else None
 
 

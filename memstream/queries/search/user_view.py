@@ -168,6 +168,7 @@ class UserView:
     #: the vectors' sign codes, for a user with at least ``SIGN_CODED_ROWS`` of them
     codes: np.ndarray | None = None
     _masks: dict[tuple[str, RequestFilter], np.ndarray] = field(default_factory=dict)
+    _all_through: dict[tuple[str, RequestFilter], bool] = field(default_factory=dict)
 
     def nearest(
         self,
@@ -261,7 +262,9 @@ class UserView:
 
     def said_of(self, memory_ids: Iterable[str], wanted: RequestFilter) -> dict[str, str]:
         """What each of these memories says (those the filter lets through)."""
-        mask, positions, said = self._mask("memories", wanted), self.positions, self.said
+        mask, positions, said = self._held_back("memories", wanted), self.positions, self.said
+        if mask is None:
+            return {m: said[m] for m in memory_ids if m in positions}
         return {m: said[m] for m in memory_ids if (p := positions.get(m)) is not None and mask[p]}
 
     def rows(
@@ -275,13 +278,21 @@ class UserView:
 
     def _positions(self, memory_ids: list[str], wanted: RequestFilter | None) -> pa.Array:
         """Where these memories are held (those the filter lets through), in that order."""
-        mask = None if wanted is None else self._mask("memories", wanted)
-        at = [
-            p
-            for p in (self.positions.get(m) for m in memory_ids)
-            if p is not None and (mask is None or mask[p])
-        ]
-        return pa.array(at, pa.int64())
+        mask = None if wanted is None else self._held_back("memories", wanted)
+        held = map(self.positions.get, memory_ids)
+        if mask is None:
+            return pa.array([p for p in held if p is not None], pa.int64())
+        return pa.array([p for p in held if p is not None and mask[p]], pa.int64())
+
+    def _held_back(self, table: str, wanted: RequestFilter) -> np.ndarray | None:
+        """:meth:`_mask`, or None when it lets every row through (then nothing need be
+        looked up in it)."""
+        key = (table, wanted)
+        if key not in self._all_through:
+            if len(self._all_through) > 64:
+                self._all_through.clear()
+            self._all_through[key] = bool(self._mask(table, wanted).all())
+        return None if self._all_through[key] else self._mask(table, wanted)
 
     def _mask(self, table: str, wanted: RequestFilter) -> np.ndarray:
         key = (table, wanted)
