@@ -13,6 +13,7 @@ __all__ = [
     "embedders",
     "extractor",
     "language_models",
+    "minilm_fusions",
     "minilm_graph",
     "query_batches",
     "reflection",

@@ -11,13 +11,17 @@ products: 3.8 to 4.1 ms in a search.
 (onnxruntime's contrib operator) of the very same int8 weights and column scales: the
 query's activations are quantized to 8 bits when the run reaches the product (one scale
 for the whole input), and the product runs over integers (the CPU's 8-bit dot-product
-instructions). The weights stay a quarter of the size in memory. A 12-token query runs
-in 1.4 ms on two threads (the packaged graph 3.2, the earlier rewrite to ``MatMulNBits``
-2.2) and 1.6 on one. The activations' single scale costs precision: a query's vector is
+instructions). The weights stay a quarter of the size in memory. Each layer's attention
+and GELU are then fused into one operator each (:mod:`memstream.adapters.minilm_fusions`).
+A 12-token query runs in 1.4 ms on one thread (the packaged graph 3.2 on two, the
+earlier rewrite to 8-bit ``MatMulNBits`` 3.2 on one and 2.2 on two; integer products
+unfused 1.7). The activations' single scale costs precision: a query's vector is
 the packaged graph's to a cosine of 0.989 at worst and 0.995 at the median (1,986
 LoCoMo questions; long texts 0.978 at worst), and ``bench/locomo.py`` measured what that
-moves (``docs/search.md``). Memories are embedded by the packaged graph as before: their
-vectors do not change.
+moves (``docs/search.md``). The scale is the whole batch's, so a query embedded beside
+others (concurrent searches, :mod:`memstream.adapters.query_batches`) can come out a
+hair apart from the same query alone. Memories are embedded by the packaged graph as
+before: their vectors do not change.
 
 The rewrite takes a fifth of a second (onnx's import most of it), so it is kept in the
 user's cache folder (:func:`query_graph`), one file per packaged model version, named
@@ -35,17 +39,20 @@ from typing import Any
 
 import numpy as np
 
+from memstream.adapters.minilm_fusions import fused, without_dead
+
 __all__ = ["integer_graph", "query_graph"]
 
 #: Bumped when the rewrite changes, so a graph cached by an older one is not used.
-_REWRITE = "2"
+_REWRITE = "3"
 
 
 def integer_graph(model: bytes) -> bytes:
     """``model`` (a serialized ONNX graph) with each weight-only int8 MatMul
     (``MatMul(x, Mul(Cast(W int8), scale))``, one scale per column) made a
-    ``DynamicQuantizeMatMul`` of the same weights and scales; a graph without one comes
-    back as it was."""
+    ``DynamicQuantizeMatMul`` of the same weights and scales, and its attention and
+    GELUs fused (:mod:`memstream.adapters.minilm_fusions`); a graph without such a
+    MatMul comes back as it was."""
     import onnx
     from onnx import helper, numpy_helper
 
@@ -85,7 +92,9 @@ def integer_graph(model: bytes) -> bytes:
                 dropped.add(id(step))
     if not added:
         return model
-    kept = [n for n in nodes if id(n) not in dropped]
+    constants = {i.name: numpy_helper.to_array(i) for i in [*graph.initializer, *added]}
+    kept = fused([n for n in nodes if id(n) not in dropped], constants)
+    kept = without_dead(kept, {output.name for output in graph.output})
     read = {name for n in kept for name in n.input}
     del graph.node[:]
     graph.node.extend(kept)
