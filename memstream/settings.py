@@ -98,10 +98,10 @@ class Settings(BaseModel):
         embed_threads: CPU threads the MiniLM model uses for the memories it embeds.
         query_embed_threads: CPU threads it uses for a search's query embedded on its
             own. A query's products run over integers
-            (:mod:`memstream.adapters.minilm_graph`): a 12-token query takes 2.3 ms on
-            one thread and 2.3 on two, and the second thread takes the core the rest
-            of the search runs on beside it (on 2 cores a 100,000-memory search's p50
-            was 11.0 ms with 1 against 12.0 with 2, a 10,000-memory one's the same).
+            (:mod:`memstream.adapters.minilm_graph`): a 12-token query's run takes 1.4
+            ms on one thread and 1.3 on two, and the second thread takes the core the
+            rest of the search runs on beside it (on 2 cores a 100,000-memory search's
+            p50 was 11.0 ms with 1 against 12.0 with 2, a 10,000-memory one's the same).
             The queries of concurrent searches are embedded together on one thread.
         embed_niceness: how much lower than the rest of the worker the embedding lane's
             CPU priority is (its thread's nice value, :mod:`memstream.runtime.lanes`), and
