@@ -120,7 +120,8 @@ def main() -> None:
         )
         searcher = Searcher(
             store,
-            QueryEmbeddingCache(embedder),
+            # queries as the API embeds them (memstream.adapters.minilm_graph)
+            QueryEmbeddingCache(MiniLMEmbedder(threads=1, queries=True)),
             embedder.model,
             clock=lambda: end,
             cache_rows=100_000,
