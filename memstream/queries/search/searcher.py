@@ -232,7 +232,10 @@ class Searcher(Retrievers):
         )
         view = self._view(request.user_id, stages)
         speakers = self._remember_speakers(request.user_id, view)
-        with_known_speakers = embedded_query(request.query, speakers)
+        # the user's speakers the query names, found once (the one it names, if it names
+        # one, is the one among these)
+        named = frozenset(named_speakers(request.query, speakers)) if speakers else frozenset()
+        with_known_speakers = embedded_query(request.query, named)
         if self._embed is not None and with_known_speakers != embedded:
             embed_job = pool.submit(_timed, stages, "embed", self._embed, with_known_speakers)
         where = request_filters(request, "memories")
@@ -302,7 +305,7 @@ class Searcher(Retrievers):
         stages["retrieve"] = (retrieved - started) * 1000
         return _Retrieved(
             now, depth, view, where, wanted, cold, query_vector, nearness, intent,
-            text_rows, entity_rows, retrieved,
+            text_rows, entity_rows, retrieved, named,
         )  # fmt: skip
 
     def _look_up(
@@ -365,8 +368,7 @@ class Searcher(Retrievers):
             accesses = {m: view.access[m] for m in ids if m in view.access}
             states = {m: view.states[m] for m in ids if m in view.states}
             # who said them counts only for a speaker the query names (named_speaker)
-            named = any(named_speakers(request.query, view.speakers))
-            said_by = view.speakers_of(missing, wanted) if named else set()
+            said_by = view.speakers_of(missing, wanted) if found.named else set()
         else:
             fetch_job = pool.submit(
                 _timed, stages, "rows", hot_rows, self.store, missing, where, wanted, None
@@ -563,6 +565,8 @@ class _Retrieved:
     text_rows: list[dict[str, Any]]
     entity_rows: list[dict[str, Any]]
     retrieved: float
+    #: the speakers of the user's hot memories the query names
+    named: frozenset[str]
 
 
 @dataclass

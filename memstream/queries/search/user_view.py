@@ -167,8 +167,8 @@ class UserView:
     entity_names: dict[str, str] = field(default_factory=dict)
     #: the vectors' sign codes, for a user with at least ``SIGN_CODED_ROWS`` of them
     codes: np.ndarray | None = None
-    _masks: dict[tuple[str, RequestFilter], np.ndarray] = field(default_factory=dict)
-    _all_through: dict[tuple[str, RequestFilter], bool] = field(default_factory=dict)
+    #: each filter's mask, and whether it lets every row through
+    _masks: dict[tuple[str, RequestFilter], tuple[np.ndarray, bool]] = field(default_factory=dict)
 
     def nearest(
         self,
@@ -287,17 +287,16 @@ class UserView:
     def _held_back(self, table: str, wanted: RequestFilter) -> np.ndarray | None:
         """:meth:`_mask`, or None when it lets every row through (then nothing need be
         looked up in it)."""
-        key = (table, wanted)
-        if key not in self._all_through:
-            if len(self._all_through) > 64:
-                self._all_through.clear()
-            self._all_through[key] = bool(self._mask(table, wanted).all())
-        return None if self._all_through[key] else self._mask(table, wanted)
+        mask, all_through = self._masked(table, wanted)
+        return None if all_through else mask
 
     def _mask(self, table: str, wanted: RequestFilter) -> np.ndarray:
+        return self._masked(table, wanted)[0]
+
+    def _masked(self, table: str, wanted: RequestFilter) -> tuple[np.ndarray, bool]:
         key = (table, wanted)
-        mask = self._masks.get(key)
-        if mask is None:
+        found = self._masks.get(key)
+        if found is None:
             mask = (
                 wanted.vectors_mask(self.vector_rows)
                 if table == "vectors"
@@ -305,8 +304,8 @@ class UserView:
             )
             if len(self._masks) > 64:
                 self._masks.clear()
-            self._masks[key] = mask
-        return mask
+            found = self._masks[key] = (mask, bool(mask.all()))
+        return found
 
 
 #: What search reads of a hot memory to rank and show it.
