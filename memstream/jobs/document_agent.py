@@ -55,6 +55,7 @@ from memstream.jobs.document_lane import (
     ReadLimits,
     chunked_submission,
     lane_died,
+    lane_ready,
     missing_original,
     parser_failed,
     read_timed_out,
@@ -140,6 +141,13 @@ class DocumentLane:
         except OriginalMissing as exc:
             return [missing_original(event, str(exc), self.clock(), self.limits, attempt)]
         loop = asyncio.get_running_loop()
+        if getattr(lane, "cold", False):  # a child's start is not the document's time
+            try:
+                await loop.run_in_executor(lane, lane_ready)
+            except BrokenProcessPool:
+                if getattr(lane, "closed", False):
+                    raise asyncio.CancelledError from None
+                return [lane_died(event, self.clock(), attempt)]
         work = loop.run_in_executor(
             lane, chunked_submission, event, data, count_tokens, self.clock(), self.limits,
             attempt, None,

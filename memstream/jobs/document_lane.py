@@ -53,6 +53,7 @@ __all__ = [
     "chunked_submission",
     "document_facts",
     "lane_died",
+    "lane_ready",
     "missing_original",
     "parser_failed",
     "read_submission",
@@ -132,6 +133,11 @@ def read_timed_out(
     (its structure costs more than a document may: reading it again would too)."""
     message = f"reading the document took longer than {seconds:g} s, the limit"
     return _failed(event, "too_complex", message, attempt, True, now)
+
+
+def lane_ready() -> None:
+    """Nothing: run on a lane just started, so its start (the process, the imports of
+    this module) is not counted in the time of the first document it reads."""
 
 
 def chunked_submission(

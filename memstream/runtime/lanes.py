@@ -81,6 +81,13 @@ class ProcessLane(Executor):
         future.add_done_callback(lambda done: self._forget_if_broken(pool, done))
         return future
 
+    @property
+    def cold(self) -> bool:
+        """Whether no child is started (the next work waits for one to start: a read
+        timed by its work alone warms the lane first)."""
+        with self._lock:
+            return self._pool is None
+
     def _current(self) -> ProcessPoolExecutor:
         with self._lock:
             if self.closed:

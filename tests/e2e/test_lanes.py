@@ -67,17 +67,22 @@ def test_no_lowering_leaves_the_lane_as_it_is() -> None:
 def test_the_process_lane_runs_lower_comes_back_after_a_crash_and_stops() -> None:
     """The documents lane's process: its own, at the lane's lower priority; a child
     that dies fails the work it held and the next work gets a new child; after shutdown
-    the child is gone."""
+    the child is gone; the lane says whether a child is started (a read timed by its
+    work alone warms a cold lane first)."""
     lane = ProcessLane(niceness=5)
     try:
+        assert lane.cold
         child = lane.submit(os.getpid).result(timeout=60)
-        assert child != os.getpid()
+        assert child != os.getpid() and not lane.cold
         mine = os.getpriority(os.PRIO_PROCESS, 0)
         assert lane.submit(os.getpriority, os.PRIO_PROCESS, 0).result(timeout=60) == mine + 5
         with pytest.raises(BrokenProcessPool):
             lane.submit(os._exit, 3).result(timeout=60)
         again = lane.submit(os.getpid).result(timeout=60)
         assert again not in (child, os.getpid())
+        lane.restart()  # a read out of time: its child killed, the next one started anew
+        assert lane.cold
+        again = lane.submit(os.getpid).result(timeout=60)
     finally:
         lane.shutdown(wait=True)
     assert WorkerProcess.wait_gone({again}) == set()
