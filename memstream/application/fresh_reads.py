@@ -28,7 +28,7 @@ from memstream.storage.lance.tables import MEMORIES, VECTORS
 from memstream.storage.log_records import Checkpoints
 from memstream.storage.write_tokens import behind
 from memstream.streams.partitioning import partition_of
-from memstream.streams.topics import PROJECTED_TOPICS, end_offsets, read_epoch
+from memstream.streams.topics import PROJECTED_TOPICS, log_ends, read_epoch
 
 log = logging.getLogger(__name__)
 
@@ -189,17 +189,10 @@ class FreshReads(UseCase):
         bootstrap = self.settings.bootstrap
         taken = time.monotonic()
         try:
-            found = await asyncio.wait_for(
-                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
-            )
+            ends = await asyncio.wait_for(log_ends(bootstrap, PROJECTED_TOPICS), timeout)
             epoch = await asyncio.wait_for(
                 read_epoch(bootstrap, self.clock(), create=False), timeout
             )
         except Exception:  # the broker is down: what waits is unknown
             return None
-        ends = {
-            (topic, partition): end
-            for topic, offsets in zip(PROJECTED_TOPICS, found, strict=True)
-            for partition, end in offsets.items()
-        }
         return LogEnds(taken, ends, epoch)

@@ -48,7 +48,7 @@ from memstream.storage.log_records import LogRecord, log_record
 from memstream.streams.delivery.fencing import Fenced
 from memstream.streams.fetch_wait import FetchWait
 from memstream.streams.projector import BatchResult, DeadLetter, Projector
-from memstream.streams.topics import DLQ, PROJECTED_TOPICS, end_offsets
+from memstream.streams.topics import DLQ, PROJECTED_TOPICS, log_ends
 
 __all__ = ["DLQ_VALUE_LIMIT", "EpisodeConsumer", "dead_letter_headers", "dead_letter_value"]
 
@@ -374,18 +374,11 @@ class EpisodeConsumer:
         deadline = loop.time() + timeout
         bootstrap = self._settings.bootstrap
         try:
-            found = await asyncio.wait_for(
-                asyncio.gather(*(end_offsets(bootstrap, t) for t in PROJECTED_TOPICS)), timeout
-            )
+            found = await asyncio.wait_for(log_ends(bootstrap, PROJECTED_TOPICS), timeout)
         except Exception:
             log.exception("cannot read the end of the log: stopping without draining")
             return False
-        ends = {
-            (topic, partition): end
-            for topic, by_partition in zip(PROJECTED_TOPICS, found, strict=True)
-            for partition, end in by_partition.items()
-            if end > 0
-        }
+        ends = {key: end for key, end in found.items() if end > 0}
         while loop.time() < deadline:
             mine = {
                 (tp.topic, tp.partition)

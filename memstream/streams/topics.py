@@ -44,6 +44,7 @@ __all__ = [
     "end_offsets",
     "ensure_topics",
     "first_record",
+    "log_ends",
     "new_epoch_name",
     "read_epoch",
     "start_offsets",
@@ -189,7 +190,14 @@ async def start_offsets(bootstrap: str, topics: Sequence[str]) -> dict[tuple[str
 
 
 async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
-    """The next offset to be written, per partition of ``topic``.
+    """The next offset to be written, per partition of ``topic`` (see :func:`log_ends`)."""
+    found = await log_ends(bootstrap, (topic,))
+    return {partition: end for (_, partition), end in found.items()}
+
+
+async def log_ends(bootstrap: str, topics: Sequence[str]) -> dict[tuple[str, int], int]:
+    """The next offset to be written, per (topic, partition) of ``topics``, asked over
+    one connection.
 
     Tansu answers ListOffsets(latest) with the base offset of the last record batch plus
     one, not the offset after its last record. So the reported end is only a lower
@@ -202,16 +210,18 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
     )
     await _start(consumer)
     try:
-        partitions = consumer.partitions_for_topic(topic)
-        if partitions is None:
+        if any(consumer.partitions_for_topic(topic) is None for topic in topics):
             await consumer.topics()
-            partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
+        tps = [
+            TopicPartition(topic, p)
+            for topic in topics
+            for p in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
         if not tps:
             return {}
         consumer.assign(tps)
         reported = await asyncio.wait_for(consumer.end_offsets(tps), 10)
-        ends = {tp.partition: reported[tp] for tp in tps}
+        ends = {(tp.topic, tp.partition): reported[tp] for tp in tps}
         pending = {tp for tp in tps if reported[tp] > 0}
         for tp in pending:
             consumer.seek(tp, reported[tp] - 1)
@@ -220,10 +230,12 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
             batch = await consumer.getmany(*pending, timeout_ms=200)
             for tp, records in batch.items():
                 if records:
-                    ends[tp.partition] = max(ends[tp.partition], records[-1].offset + 1)
+                    key = (tp.topic, tp.partition)
+                    ends[key] = max(ends[key], records[-1].offset + 1)
                     pending.discard(tp)
         if pending:
-            raise BrokerError(f"cannot read the last records of {topic} on {bootstrap}")
+            names = ", ".join(sorted({tp.topic for tp in pending}))
+            raise BrokerError(f"cannot read the last records of {names} on {bootstrap}")
         return ends
     finally:
         await consumer.stop()
