@@ -72,6 +72,7 @@ from memstream.text.extractor import LocalExtractor
 
 __all__ = [
     "BIG_DOCUMENT_BYTES",
+    "LANE_START_SECONDS",
     "MAX_WAITING",
     "SWEEP_SECONDS",
     "DocumentLane",
@@ -80,6 +81,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: The longest a lane's new child may take to start (spawned, its imports done) before
+#: the read it was started for counts as a lane that died.
+LANE_START_SECONDS = 120.0
 
 #: Seconds before reading a missing original again (doubling each time).
 RETRY_PAUSE_SECONDS = 1.0
@@ -143,7 +148,10 @@ class DocumentLane:
         loop = asyncio.get_running_loop()
         if getattr(lane, "cold", False):  # a child's start is not the document's time
             try:
-                await loop.run_in_executor(lane, lane_ready)
+                await asyncio.wait_for(loop.run_in_executor(lane, lane_ready), LANE_START_SECONDS)
+            except TimeoutError:  # a child that cannot start: a new one for the next try
+                _restart(lane)
+                return [lane_died(event, self.clock(), attempt)]
             except BrokenProcessPool:
                 if getattr(lane, "closed", False):
                     raise asyncio.CancelledError from None
