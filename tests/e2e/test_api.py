@@ -359,6 +359,9 @@ def test_every_answer_says_how_fresh_it_is(running: tuple[WorkerProcess, Path]) 
     said = {"user_id": "una", "session_id": "s1", "role": "user", "content": "I keep a zorblat"}
     token = httpx.post(f"{url}/v1/events", json=said).json()["token"]
     asked = {"user_id": "una", "query": "zorblat", "after_write": token}
+    # the deployment waits 3 s for a write: the first after its start (this test alone)
+    # can take longer, while the worker joins its group; asked again until it is applied
+    wait_until(lambda: httpx.post(f"{url}/v1/search", json=asked).status_code == 200)
     answers = {
         "search": httpx.post(f"{url}/v1/search", json=asked).json(),
         "context": httpx.post(f"{url}/v1/context", json=asked).json(),
