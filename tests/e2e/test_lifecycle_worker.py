@@ -271,18 +271,43 @@ def test_facts_supersede_commands_decay_and_replay(
     )
     assert _get(url, f"/v1/memories/{fact['memory_id']}", user_id="vitaly")["confidence"] == 1.0
 
-    # Years later everything unconfirmed is pruned: gone from search, kept in history.
+    # Years later what is neither confirmed nor often used is pruned: gone from search,
+    # kept in history. A fact no search has returned yet is certain to go; the corrected
+    # one goes unless the searches above returned it often enough (about 35 times, more
+    # polls on a slow machine) that its use alone holds it over the threshold.
+    noted = httpx.post(
+        f"{url}/v1/memories",
+        json={"user_id": "vitaly", "content": "Vitaly's locker code is 3141.", "kind": "fact"},
+    ).json()
+    unused = noted["memory_id"]
+    wait_until(lambda: _get(url, f"/v1/memories/{unused}", user_id="vitaly"))
     far = NOW + timedelta(days=5000)
-    assert _cli(data, worker.bootstrap, "jobs", "decay", "--now", far.isoformat()).returncode == 0
-    wait_until(
-        lambda: [r["memory_id"] for r in _facts(url, "Vitaly works lives")] == [fact["memory_id"]]
-    )
-    pruned = _get(url, f"/v1/memories/{corrected}", user_id="vitaly")
-    assert pruned["forgotten_reason"] == "pruned"
-    assert corrected in [
-        h["memory_id"]
-        for h in _get(url, f"/v1/memories/{corrected}/history", user_id="vitaly")["history"]
-    ]
+    run = _cli(data, worker.bootstrap, "jobs", "decay", "--now", far.isoformat(), "--json")
+    assert run.returncode == 0, run.stderr
+    decided = [e for e in json.loads(run.stdout) if e.get("user_id") == "vitaly"]
+    values = {
+        u["memory_id"]: u["confidence"]
+        for e in decided
+        if e["type"] == "confidence_decayed"
+        for u in e["updates"]
+    }
+    pruned_ids = {m for e in decided if e["type"] == "memory_pruned" for m in e["memory_ids"]}
+    assert fact["memory_id"] not in values.keys() | pruned_ids  # confirmed: never decays
+    assert {unused, corrected} <= values.keys() and unused in pruned_ids
+    assert pruned_ids == {m for m, v in values.items() if v < 0.05}
+    standing = {fact["memory_id"]} | ({corrected} - pruned_ids)
+    wait_until(lambda: {r["memory_id"] for r in _facts(url, "Vitaly works lives")} == standing)
+    for memory_id in pruned_ids:
+        assert _get(url, f"/v1/memories/{memory_id}", user_id="vitaly")["forgotten_reason"] == (
+            "pruned"
+        )
+        assert memory_id in [
+            h["memory_id"]
+            for h in _get(url, f"/v1/memories/{memory_id}/history", user_id="vitaly")["history"]
+        ]
+    if corrected not in pruned_ids:  # held by use: 0.05 * ln(1 + count / 20) >= 0.05
+        held = _get(url, f"/v1/memories/{corrected}", user_id="vitaly")
+        assert held["access_count"] >= 20 * (math.e - 1) and held["forgotten_reason"] is None
 
     # A weekly reflection (dry run prints it, publishes nothing).
     reflect = _cli(
