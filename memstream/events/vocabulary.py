@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 import uuid
 from typing import Annotated, Any, Literal
 
@@ -106,6 +107,13 @@ class _EventBase(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
 
 
+#: A message's content holds a character that is not blank: one not among Python's
+#: whitespace (what ``str.strip`` removes, the rule before the schema stated it). Stated
+#: in the JSON schema as it is checked, so a schema-valid message is never refused.
+_SOME_TEXT_PATTERN = r"[^\t-\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_SOME_TEXT = re.compile(_SOME_TEXT_PATTERN)
+
+
 class MessageEvent(_EventBase):
     """One turn of a conversation, published by a channel.
 
@@ -122,7 +130,9 @@ class MessageEvent(_EventBase):
     channel: Identifier = "api"
     role: Role
     speaker: str | None = Field(default=None, max_length=200)
-    content: str = Field(min_length=1, max_length=100_000)
+    content: str = Field(
+        min_length=1, max_length=100_000, json_schema_extra={"pattern": _SOME_TEXT_PATTERN}
+    )
     occurred_at: UtcDateTime
     tags: list[Tag] = Field(default_factory=list, max_length=32)
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -130,7 +140,7 @@ class MessageEvent(_EventBase):
     @field_validator("content")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
+        if _SOME_TEXT.search(value) is None:
             raise ValueError("must contain some text")
         return value
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -91,3 +92,23 @@ def test_events_are_frozen() -> None:
 def test_unicode_speaker_and_content_survive() -> None:
     event = message(speaker="Zoë Ørsted", content="Café ☕ in Tōkyō")
     assert decode(encode(event)).content == "Café ☕ in Tōkyō"
+
+
+def test_the_schema_states_the_blank_content_rule_the_validation_applies() -> None:
+    """A message's content is refused as blank exactly when the JSON schema's pattern
+    says so (a client generating from the schema sent "\\r", schema-valid, and was
+    refused): for every character up to U+3100 (every blank one among them) and some
+    beyond, alone, twice and beside a letter."""
+    from memstream.events.vocabulary import MessageEvent
+
+    pattern = re.compile(MessageEvent.model_json_schema()["properties"]["content"]["pattern"])
+    codes = [*range(0x3100), 0xFEFF, 0x1F600, 0x10FFFF]
+    refused_ones = set()
+    for code in codes:
+        for content in (chr(code), chr(code) * 2, f"{chr(code)}a"):
+            try:
+                from_document({**VALID, "content": content})
+            except InvalidEvent:
+                refused_ones.add(content)
+            assert (content in refused_ones) == (pattern.search(content) is None), hex(code)
+    assert {c for c in refused_ones if len(c) == 1} == {chr(c) for c in codes if chr(c).isspace()}
