@@ -303,11 +303,17 @@ def test_the_playground_answers_as_the_api_does(console: Console, browser: Brows
 
     wait_until(lambda: all(n >= 1 for n in counts().values()), timeout=30)
     page = logged_in(browser, console.api, console.tokens["acme"])
+
     # The playground and the API must answer from the same state: a search's access
     # report (this test's first, an earlier test's, or the API search's below, each sent
     # up to 5 s after its answer) applied between the page and the API's answers changes
     # the scores, so the two are compared once no report landed between them.
+    def settled() -> bool:  # every accepted write of the user's partition applied
+        fresh = console.call("acme", "GET", "/v1/freshness", user_id=ANA).json()
+        return fresh["pending_writes"] == 0
+
     for _ in range(10):
+        wait_until(settled, timeout=30)  # the reports of the last round's reads too
         before = counts()
         page.goto(f"{console.api}/console/users/{ANA}/playground?q=where+did+Bob+go+hiking&k=3")
         then = console.call("acme", "POST", "/v1/search", ask).json()["results"]
@@ -315,7 +321,6 @@ def test_the_playground_answers_as_the_api_does(console: Console, browser: Brows
         fresh = page.locator("#freshness").inner_text()
         if counts() == before and "accepted writes" not in fresh:
             break
-        time.sleep(1)
     screenshot(page, "playground")
     rows = page.locator("#candidates tbody tr.outcome-returned")
     shown = [
