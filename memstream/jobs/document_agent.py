@@ -153,8 +153,7 @@ class DocumentLane:
                 _restart(lane)
                 return [lane_died(event, self.clock(), attempt)]
             except BrokenProcessPool:
-                if getattr(lane, "closed", False):
-                    raise asyncio.CancelledError from None
+                _unless_stopping(lane)
                 return [lane_died(event, self.clock(), attempt)]
         work = loop.run_in_executor(
             lane, chunked_submission, event, data, count_tokens, self.clock(), self.limits,
@@ -169,8 +168,7 @@ class DocumentLane:
             _restart(lane)  # the child goes, with what it was doing
             return [read_timed_out(event, limit, self.clock(), attempt)]
         except BrokenProcessPool:
-            if getattr(lane, "closed", False):
-                raise asyncio.CancelledError from None  # stopping: read again after
+            _unless_stopping(lane)
             return [lane_died(event, self.clock(), attempt)]
         except Exception as exc:  # the lane's own failure: never the reader's death
             log.warning(  # its class alone: an error's text may quote the document
@@ -197,8 +195,7 @@ class DocumentLane:
             _restart(lane)
             why = f"finding facts took longer than {self.settings.document_read_seconds:g} s"
         except BrokenProcessPool:
-            if getattr(lane, "closed", False):
-                raise asyncio.CancelledError from None  # stopping: read again after
+            _unless_stopping(lane)
             why = "finding facts stopped the process reading the document"
         except Exception as exc:  # the rules' own failure: the chunks go on without facts
             why = f"finding facts failed ({type(exc).__name__})"
@@ -332,3 +329,11 @@ def _restart(lane: Executor | None) -> None:
     restart = getattr(lane, "restart", None)
     if restart is not None:
         restart()
+
+
+def _unless_stopping(lane: Executor | None) -> None:
+    """Called when ``lane`` broke: if it broke because it was closed, the worker is
+    stopping, and the document is cancelled (read again after the restart) rather than
+    failed as a lane that died."""
+    if getattr(lane, "closed", False):
+        raise asyncio.CancelledError from None
