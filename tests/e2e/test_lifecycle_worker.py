@@ -291,10 +291,12 @@ def test_facts_supersede_commands_decay_and_replay(
         if e["type"] == "confidence_decayed"
         for u in e["updates"]
     }
-    pruned_ids = {m for e in decided if e["type"] == "memory_pruned" for m in e["memory_ids"]}
+    prunes = [e for e in decided if e["type"] == "memory_pruned"]
+    pruned_ids = {m for e in prunes for m in e["memory_ids"]}
+    threshold = prunes[0]["threshold"]
     assert fact["memory_id"] not in values.keys() | pruned_ids  # confirmed: never decays
     assert {unused, corrected} <= values.keys() and unused in pruned_ids
-    assert pruned_ids == {m for m, v in values.items() if v < 0.05}
+    assert pruned_ids == {m for m, v in values.items() if v < threshold}
     standing = {fact["memory_id"]} | ({corrected} - pruned_ids)
     wait_until(lambda: {r["memory_id"] for r in _facts(url, "Vitaly works lives")} == standing)
     for memory_id in pruned_ids:
@@ -305,9 +307,10 @@ def test_facts_supersede_commands_decay_and_replay(
             h["memory_id"]
             for h in _get(url, f"/v1/memories/{memory_id}/history", user_id="vitaly")["history"]
         ]
-    if corrected not in pruned_ids:  # held by use: 0.05 * ln(1 + count / 20) >= 0.05
+    if corrected not in pruned_ids:  # held by use: 0.05 * ln(1 + count / 20) >= threshold
         held = _get(url, f"/v1/memories/{corrected}", user_id="vitaly")
-        assert held["access_count"] >= 20 * (math.e - 1) and held["forgotten_reason"] is None
+        assert held["access_count"] >= 20 * math.expm1(threshold / 0.05)
+        assert held["forgotten_reason"] is None
 
     # A weekly reflection (dry run prints it, publishes nothing).
     reflect = _cli(
