@@ -25,9 +25,13 @@ entity's profile without facts, is counted in neither).
 
 ``--cutoff`` sets the similarity of the cut-off that leaves out of a block what bears
 not on the question (:mod:`memstream.queries.context.relevance`; ``none``: no cut-off).
+``--link-share`` follows links between memories at that share (0: not at all); with
+``--corpus`` the answers and the lines of others are also printed by kind of
+conversation.
 
 Usage: python bench/context.py [--budgets 1000,2000,4000] [--floors 0,0.3] [--data FOLDER]
        python bench/context.py --corpus [--budgets 600] [--data FOLDER] [--cutoff none]
+                               [--link-share 0]
   --data keeps the ingested data folder and reuses it next time.
 """
 
@@ -92,6 +96,11 @@ def main() -> None:
         "or 'none' for none",
     )
     parser.add_argument(
+        "--link-share",
+        type=float,
+        help="follow links at this share (0: not at all; default: the setting's)",
+    )
+    parser.add_argument(
         "--corpus",
         action="store_true",
         help="the questions of tests/fixtures/conversations, each at one budget (600)",
@@ -100,7 +109,7 @@ def main() -> None:
     cutoff = None if args.cutoff == "none" else float(args.cutoff)
     print(f"the block's cut-off: {'none' if cutoff is None else f'similarity {cutoff:g}'}")
     if args.corpus:
-        corpus_blocks(args.data, int(args.budgets or 600), cutoff)
+        corpus_blocks(args.data, int(args.budgets or 600), cutoff, args.link_share)
         return
     budgets = [int(b) for b in (args.budgets or "1000,2000,4000").split(",")]
     bench = Path(args.bench).resolve()
@@ -111,7 +120,9 @@ def main() -> None:
         if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
             ingest(data, turns)
         floors = [float(f) for f in args.floors.split(",")]
-        measure(Settings(data=str(data), embedder="minilm"), questions, budgets, floors, cutoff)
+        chosen = {} if args.link_share is None else {"link_share": args.link_share}
+        settings = Settings(data=str(data), embedder="minilm", **chosen)
+        measure(settings, questions, budgets, floors, cutoff)
 
 
 class TimedSearcher:
@@ -212,18 +223,24 @@ def report(gathered_for: list[tuple[dict, Any]], budgets: list[int], floor: floa
             )  # fmt: skip
 
 
-def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) -> None:
+def corpus_blocks(
+    data_folder: str | None, budget: int, cutoff: float | None, link_share: float | None
+) -> None:
     """Each question of the hand-written conversations, asked of them all as one user's
     history (``bench/corpus_retrieval.py``): is its answer, word for word, in the block
-    of ``budget`` tokens, and does the block rest on a turn that says it?"""
+    of ``budget`` tokens, and does the block rest on a turn that says it? Links followed
+    at ``link_share`` (None: the setting's default)."""
     history, questions = one_history()
     conversation_of = {t["event_id"]: t["session_id"].split(":")[0] for t in history}
     with tempfile.TemporaryDirectory(prefix="memstream-context-corpus-") as tmp:
         data = Path(data_folder) if data_folder else Path(tmp) / "data"
         if DataLayout(Settings(data=str(data)).data_location).existing_projections() is None:
             ingest(data, history)
-        operations = Operations(Settings(data=str(data), embedder="minilm"))
+        chosen = {} if link_share is None else {"link_share": link_share}
+        operations = Operations(Settings(data=str(data), embedder="minilm", **chosen))
+        print(f"links followed at share {operations.settings.link_share:g}")
         answered, resting, used = 0, 0, []
+        by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         lines_of, others_of, shares = 0, 0, []
         print(f"\n{len(questions)} questions of one history of {len(history)} turns, a block of "
               f"{budget} tokens each")  # fmt: skip
@@ -249,6 +266,10 @@ def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) ->
             ]
             lines_of += len(lines)
             others_of += len(others)
+            kind = by_kind[q["kind"]]
+            kind[0], kind[1], kind[2], kind[3] = (
+                kind[0] + 1, kind[1] + has, kind[2] + len(others), kind[3] + len(lines)
+            )  # fmt: skip
             shares.append(len(others) / len(lines) if lines else 0.0)
             mark = "yes" if has else "NO "
             print(
@@ -266,6 +287,11 @@ def corpus_blocks(data_folder: str | None, budget: int, cutoff: float | None) ->
             f"({others_of / max(lines_of, 1):.3f}); a block's share of them, mean "
             f"{statistics.mean(shares):.3f}"
         )
+        for name, (asked, has_it, others_n, lines_n) in sorted(by_kind.items()):
+            print(
+                f"  {name:<10} {asked:>3} questions: answer in the block {has_it:>3}, lines of "
+                f"others {others_n:>3} of {lines_n:>3} ({others_n / max(lines_n, 1):.3f})"
+            )
         asyncio.run(operations.close())
 
 

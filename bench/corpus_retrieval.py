@@ -1,25 +1,32 @@
 """Turn-level retrieval over the hand-written conversations, against BM25 in one run.
 
-The 36 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
+The 37 user-and-assistant conversations of ``tests/fixtures/conversations`` (moves,
 family, health, work, eleven coding sessions with code, four of them with answers of
-2,000 to 5,600 characters, requests, corrections, a year of life changes, and one whose
+2,000 to 5,600 characters, requests, corrections, a year of life changes, one whose
 41 questions only imply the turn that answers them: "Is a banana a good afternoon snack
-for me?" of "I've been diagnosed with type 2 diabetes") are taken as one user's
-history: 377 turns over two years, in time order, each conversation's sessions its own.
-Every question of the corpus is asked of that one history, so each answer has to be
-found among the turns of all the others.
+for me?" of "I've been diagnosed with type 2 diabetes", and one whose 21 later
+statements refer back to earlier ones: "my calves already ache since I signed up for
+the half-marathon" to "my physio told me to stop running", each question about the
+later statement and answered by the earlier) are taken as one user's history: 463 turns
+over two years, in time order, each conversation's sessions its own. Every question of
+the corpus is asked of that one history, so each answer has to be found among the
+turns of all the others.
 
 The history goes through ``memstream up`` (embedded Tansu broker, worker with the MiniLM
 embedder, HTTP API) as ``bench/locomo.py`` sends LoCoMo; the questions are asked with
 ``k = 50`` and ``now`` = the end of the history, with facts (a fact counts as the turns
-it came from) and episodes only. ``../shared/bench/bm25_baseline.py`` ranks the same
-turns for the same questions, and ``../shared/bench/score.py`` scores all three runs:
-recall@10 and hit@1 are printed for every question, for those of the coding sessions,
-for those of the sessions with turns longer than the embedder reads (found by passages),
-for the life events and for the implied questions.
+it came from) and episodes only, and with facts again with links followed at each of
+``--link-shares`` (0: links not followed; the default setting's share is the first
+run's). Each setting is asked of its own copy of the ingested folder: the accesses one
+run reports do not move the next one's ranking. ``../shared/bench/bm25_baseline.py``
+ranks the same turns for the same questions, and ``../shared/bench/score.py`` scores
+every run: recall@10 and hit@1 are printed for every question, for those of the coding
+sessions, for those of the sessions with turns longer than the embedder reads (found by
+passages), for the life events, the implied questions and the later statements.
 
 Usage: python bench/corpus_retrieval.py [--bench ../shared/bench] [--out bench-out/corpus]
-    [--embedder e5-small]
+    [--embedder e5-small] [--data DIR] [--link-shares 0,1.5]
+  --data keeps the ingested data folder and reuses it next time.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from corpus import read_corpus
-from locomo import ask, publish_and_wait, serving, wait_for_facts, worker_env
+from locomo import ask, copied, publish_and_wait, serving, wait_for_facts, worker_env
 
 from memstream.testing import WorkerProcess
 from memstream.text.passages import LONG_TURN_CHARACTERS
@@ -103,6 +110,12 @@ def main() -> None:
     parser.add_argument(
         "--embedder", choices=("minilm", "e5-small"), default="minilm", help="the worker's"
     )
+    parser.add_argument("--data", help="keep the ingested data folder here, and reuse it")
+    parser.add_argument(
+        "--link-shares",
+        default="0",
+        help="the questions asked again with links followed at these shares (0: not at all)",
+    )
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     out = Path(args.out)
@@ -119,6 +132,7 @@ def main() -> None:
         "long coding sessions": [q for q in questions if q["conversation"] in long_ones],
         "life events": [q for q in questions if q["kind"] == "life"],
         "implied links": [q for q in questions if q["kind"] == "implied"],
+        "later statements": [q for q in questions if q["kind"] == "linked"],
     }
     files = {}
     for name, subset in subsets.items():
@@ -128,25 +142,29 @@ def main() -> None:
     print(f"embedder: {args.embedder}")
     runs = {"memstream, with facts": out / "run-with-facts.jsonl"}
     runs["memstream, episodes only"] = out / "run-episodes-only.jsonl"
+    shares = [float(x) for x in args.link_shares.split(",") if x]
+    for share in shares:
+        runs[_with_links(share)] = out / f"run-links-{share:g}.jsonl"
     runs["BM25 (shared baseline)"] = out / "run-bm25.jsonl"
     with tempfile.TemporaryDirectory(prefix="memstream-corpus-") as tmp:
-        data = Path(tmp) / "data"
-        worker = WorkerProcess(data, env=worker_env(args.embedder, quiet=False)).start()
+        data = Path(args.data) if args.data else Path(tmp) / "data"
+        if not (data / "CURRENT").exists():
+            ingest(data, history, args.embedder)
+        # lanes quiet; each setting asked of its own copy (the same access counts)
+        worker = WorkerProcess(copied(data, Path(tmp) / "asked"), env=worker_env(args.embedder))
         try:
-            client = serving(worker)
-            seconds = publish_and_wait(client, history)
-            print(f"ingested and embedded {len(history)} turns in {seconds:.1f} s")
-            print(f"consolidated: {wait_for_facts(client, stable_seconds=20)}", flush=True)
-        finally:
-            worker.stop()
-        worker = WorkerProcess(data, env=worker_env(args.embedder)).start()  # lanes quiet
-        try:
-            client = serving(worker)
+            client = serving(worker.start())
             ask(client, questions, runs["memstream, with facts"])
-            only = [{**q, "kinds": ["episode"]} for q in questions]
-            ask_episodes(client, only, runs["memstream, episodes only"])
+            ask(client, questions, runs["memstream, episodes only"], ["episode"])
         finally:
             worker.stop()
+        for share in shares:  # the same memories, links followed at another share
+            env = {**worker_env(args.embedder), "MEMSTREAM_LINK_SHARE": str(share)}
+            worker = WorkerProcess(copied(data, Path(tmp) / "asked"), env=env).start()
+            try:
+                ask(serving(worker), questions, runs[_with_links(share)])
+            finally:
+                worker.stop()
     subprocess.run(
         [
             sys.executable,
@@ -163,19 +181,24 @@ def main() -> None:
         print(f"{name} ({len(subset)} questions)")
         for label, run in runs.items():
             s = scored(bench, events, files[name], run)
-            print(f"  {label:<28} recall@10 {s['recall@10']:.3f}  hit@1 {s['hit@1']:.3f}")
+            print(f"  {label:<30} recall@10 {s['recall@10']:.3f}  hit@1 {s['hit@1']:.3f}")
 
 
-def ask_episodes(client: object, questions: list[dict], run: Path) -> None:
-    """The questions with ``kinds = [episode]``: turns alone, no fact."""
-    rows = []
-    for q in questions:
-        answer = client.search(  # type: ignore[attr-defined]
-            q["stream_id"], q["question"], k=50, now=q["asked_at"] + "Z", kinds=q["kinds"]
-        )
-        slots = [r["source_event_ids"][0] for r in answer["results"]]
-        rows.append({"question_id": q["question_id"], "retrieved": slots})
-    run.write_text("".join(json.dumps(r) + "\n" for r in rows))
+def ingest(data: Path, history: list[dict], embedder: str) -> None:
+    """The history through ``memstream up`` into ``data``: every turn embedded, every
+    session consolidated (facts and links)."""
+    worker = WorkerProcess(data, env=worker_env(embedder, quiet=False)).start()
+    try:
+        client = serving(worker)
+        seconds = publish_and_wait(client, history)
+        print(f"ingested and embedded {len(history)} turns in {seconds:.1f} s")
+        print(f"consolidated: {wait_for_facts(client, stable_seconds=20)}", flush=True)
+    finally:
+        worker.stop()
+
+
+def _with_links(share: float) -> str:
+    return "links not followed" if share == 0 else f"links at share {share:g}"
 
 
 if __name__ == "__main__":

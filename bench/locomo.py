@@ -7,8 +7,11 @@ as the idempotency key and provenance) and a ``session_ended`` for each conversa
 last session; waits until every turn is a memory and has its vector, then until
 consolidation stops adding facts; asks every question through ``POST /v1/search`` with
 ``now = asked_at`` and ``k = 50`` twice, with the consolidated facts (a fact counts as
-the turns it came from) and with episodes only; writes the run files and scores them
-with ``../shared/bench/score.py``.
+the turns it came from) and with episodes only, then with facts again with links
+between memories followed at each of ``--link-shares`` (0: not followed); writes the
+run files and scores them with ``../shared/bench/score.py``. Each setting is asked of
+its own copy of the ingested folder, so the accesses one run reports do not move the
+next one's ranking.
 
 The ten conversations are split in two fixed halves: weights are tuned on the tuning
 half (conv-26, 30, 41, 42, 43) and a change is kept only if it also helps the
@@ -27,6 +30,7 @@ questions are asked of a worker restarted with its own lanes quiet (every turn i
 embedded and consolidated by then): no lifecycle timer, no upkeep.
 
 Usage: python bench/locomo.py [--bench ../shared/bench] [--out bench-out/locomo-run.jsonl]
+                              [--data DIR] [--link-shares 0]
        python bench/locomo.py --lifecycle [--data DIR]
 """
 
@@ -43,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from memstream.client import MemoryClient
 from memstream.testing import WorkerProcess, wait_until
@@ -124,6 +129,11 @@ def main() -> None:
     parser.add_argument(
         "--embedder", choices=("minilm", "e5-small"), default="minilm", help="the worker's"
     )
+    parser.add_argument(
+        "--link-shares",
+        default="0",
+        help="the questions asked again with links followed at these shares (0: not at all)",
+    )
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     turns = read_jsonl(bench / "locomo10_events.jsonl")
@@ -154,42 +164,45 @@ def main() -> None:
                 worker.stop()
         # the questions are asked of a worker whose own lanes are quiet: every turn is
         # embedded and consolidated already; no lifecycle timer, no upkeep
-        worker = WorkerProcess(data, env=worker_env(args.embedder)).start()
-        try:
-            client = serving(worker)
-            runs = {"with facts": None, "episodes only": ["episode"]}
-            for label, kinds in runs.items():
-                rows, took, wall = [], [], []
-                for q in questions:
-                    options = {"k": 50, "now": q["asked_at"] + "Z"}
-                    if kinds:
-                        options["kinds"] = kinds
-                    t0 = time.perf_counter()
-                    answer = client.search(q["stream_id"], q["question"], **options)
-                    wall.append((time.perf_counter() - t0) * 1000)
-                    took.append(answer["took_ms"])
-                    slots = [
-                        r["source_event_ids"][0]
-                        if len(r["source_event_ids"]) == 1
-                        else r["source_event_ids"]
-                        for r in answer["results"]
-                    ]
-                    rows.append({"question_id": q["question_id"], "retrieved": slots})
-                run = out.with_name(f"{out.stem}-{label.replace(' ', '-')}.jsonl")
-                run.write_text("".join(json.dumps(r) + "\n" for r in rows))
-                print(
-                    f"{label}: {len(questions)} searches: server p50 "
-                    f"{statistics.median(took):.1f} ms, client p50 "
-                    f"{statistics.median(wall):.1f} ms; run file {run}",
-                    flush=True,
-                )
-        finally:
-            worker.stop()
+        runs: dict[str, tuple[list[str] | None, dict[str, str]]] = {
+            "with facts": (None, {}),
+            "episodes only": (["episode"], {}),
+        }
+        for share in (float(x) for x in args.link_shares.split(",") if x):
+            label = "links not followed" if share == 0 else f"links at share {share:g}"
+            runs[label] = (None, {"MEMSTREAM_LINK_SHARE": str(share)})
+        for env in dict.fromkeys(tuple(sorted(e.items())) for _, e in runs.values()):
+            # each setting asked of its own copy: the same access counts for each
+            asked_of = copied(data, Path(tmp) / "asked")
+            worker = WorkerProcess(asked_of, env={**worker_env(args.embedder), **dict(env)})
+            worker.start()
+            try:
+                client = serving(worker)
+                for label, (kinds, wanted) in runs.items():
+                    if tuple(sorted(wanted.items())) == env:
+                        asked(client, questions, kinds, out, label)
+            finally:
+                worker.stop()
 
     for label in runs:
         run = out.with_name(f"{out.stem}-{label.replace(' ', '-')}.jsonl")
         for half, subset in halves(questions).items():
             score(bench, subset, run, f"{label}, {half}")
+
+
+def asked(
+    client: MemoryClient, questions: list[dict], kinds: list[str] | None, out: Path, label: str
+) -> None:
+    """Every question (``k=50``, ``now = asked_at``, of ``kinds`` only when given) into
+    the run file of ``label``; its latencies printed."""
+    run = out.with_name(f"{out.stem}-{label.replace(' ', '-')}.jsonl")
+    measured = ask(client, questions, run, kinds)
+    took, wall = measured["took"], measured["wall"]
+    print(
+        f"{label}: {len(questions)} searches: server p50 {statistics.median(took):.1f} ms, "
+        f"client p50 {statistics.median(wall):.1f} ms; run file {run}",
+        flush=True,
+    )
 
 
 def publish_and_wait(client: MemoryClient, turns: list[dict]) -> float:
@@ -269,6 +282,16 @@ def worker_env(embedder: str, quiet: bool = True) -> dict[str, str]:
     }
 
 
+def copied(data: Path, into: Path) -> Path:
+    """A copy of the data folder ``data`` (broker log and tables) at ``into``: a run of
+    questions that reports its accesses there leaves ``data`` as it was, so every run
+    of a comparison ranks by the same access counts."""
+    if into.exists():
+        shutil.rmtree(into)
+    shutil.copytree(data, into, symlinks=True)
+    return into
+
+
 def serving(worker: WorkerProcess) -> MemoryClient:
     worker.wait_ready()
     client = MemoryClient(worker.api_url, timeout=120)
@@ -330,12 +353,18 @@ def settle(client: MemoryClient, user: str, quiet: float = 3.0) -> None:
             last, since = now, time.perf_counter()
 
 
-def ask(client: MemoryClient, questions: list[dict], run: Path) -> dict:
-    """Every question (``k=50``, ``now = asked_at``); the run file and the latencies."""
+def ask(
+    client: MemoryClient, questions: list[dict], run: Path, kinds: list[str] | None = None
+) -> dict:
+    """Every question (``k=50``, ``now = asked_at``, of ``kinds`` only when given); the
+    run file and the latencies."""
     rows, took, wall = [], [], []
     for q in questions:
+        options: dict[str, Any] = {"k": 50, "now": q["asked_at"] + "Z"}
+        if kinds:
+            options["kinds"] = kinds
         t0 = time.perf_counter()
-        answer = client.search(q["stream_id"], q["question"], k=50, now=q["asked_at"] + "Z")
+        answer = client.search(q["stream_id"], q["question"], **options)
         wall.append((time.perf_counter() - t0) * 1000)
         took.append(answer["took_ms"])
         slots = [

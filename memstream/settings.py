@@ -20,6 +20,7 @@ from memstream.policies.coldness import ColdPolicy
 from memstream.policies.doors import DoorRule
 from memstream.policies.lifecycle import LifecyclePolicy
 from memstream.policies.limits import CONTEXT_MIN_SIMILARITY, MAX_CONTEXT_TOKENS
+from memstream.policies.linking import LINKS_PER_STATEMENT
 from memstream.policies.ranking_weights import RankingWeights
 from memstream.setting_names import from_environment
 from memstream.storage.filesystems import Location, resolve_location
@@ -190,6 +191,11 @@ class Settings(BaseModel):
             before it gets at least (0: none).
         question_weight: share of its score a user's question found is ranked at (1:
             as any turn).
+        link_share: share of a found memory's score (times the link's strength) that
+            each earlier memory it refers back to gets (0 turns following links off).
+        link_reach: how many of the best candidates have their links followed.
+        links_per_statement: how many earlier statements consolidation links each of a
+            session's statements to, the nearest in meaning (0: none).
         speaker_bonus: ranking bonus of the memories said by the one speaker a query
             names (0 turns it off).
         extractor: what consolidates closed sessions into facts and writes weekly
@@ -328,6 +334,9 @@ class Settings(BaseModel):
     neighbour_reach: int = Field(default=_RANKING.neighbour_reach, ge=0, le=10)
     reply_share: float = Field(default=_RANKING.reply_share, ge=0, le=2)
     question_weight: float = Field(default=_RANKING.question_weight, ge=0, le=1)
+    link_share: float = Field(default=_RANKING.link_share, ge=0, le=3)
+    link_reach: int = Field(default=_RANKING.link_reach, ge=0, le=20)
+    links_per_statement: int = Field(default=LINKS_PER_STATEMENT, ge=0, le=20)
     speaker_bonus: float = Field(default=_RANKING.speaker, ge=0)
     extractor: Literal["auto", "local", "anthropic", "openai"] = "auto"
     anthropic_api_key: SecretStr | None = None

@@ -39,6 +39,7 @@ __all__ = [
     "DOCUMENT_TYPES",
     "ERASURE_TYPES",
     "LIFECYCLE_TYPES",
+    "LINK_RELATIONS",
     "Checksum",
     "ConfidenceDecayed",
     "ConfidenceUpdate",
@@ -57,10 +58,12 @@ __all__ = [
     "Event",
     "FactsConsolidated",
     "ForgetMemory",
+    "LinkRelation",
     "MediaType",
     "MemoryAccessed",
     "MemoryArchived",
     "MemoryExpanded",
+    "MemoryLink",
     "MemoryPruned",
     "MemoryRestored",
     "MessageEvent",
@@ -338,11 +341,35 @@ class TokenUsage(BaseModel):
     calls: int = Field(default=0, ge=0)
 
 
+#: How a later memory bears on the earlier one it refers back to: ``cause`` (it is why
+#: the later one happens), ``goal`` (what the later one aims at), ``state`` (how things
+#: stand since), ``value`` (what matters to the user), ``correction`` (the later one
+#: says the earlier was wrong), or only ``refers_to``.
+LINK_RELATIONS = ("refers_to", "cause", "goal", "state", "value", "correction")
+LinkRelation = Literal["refers_to", "cause", "goal", "state", "value", "correction"]
+
+
+class MemoryLink(BaseModel):
+    """A later memory (``memory_id``, a turn of the consolidated session) refers back to
+    an earlier one (``linked_id``) without having to share its words: "my calves ache
+    since I signed up for the half-marathon" to "my physio told me to stop running".
+    ``strength`` is how sure the deriver is (0..1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_id: MemoryId
+    linked_id: MemoryId
+    relation: LinkRelation = "refers_to"
+    strength: float = Field(ge=0, le=1)
+
+
 class FactsConsolidated(_EventBase):
-    """Everything consolidation decided about one closed session (turns up to ``through``).
+    """Everything consolidation decided about one closed session (turns up to ``through``):
+    the memories derived from it and the links from its turns back to earlier memories.
 
     Applied once per (session, through): a second event for the same closure (a job run
-    twice) is ignored, so a model's second opinion never duplicates facts.
+    twice) is ignored, so a model's second opinion never duplicates facts. An event
+    written before links were derived has none (``links`` defaults to empty).
     """
 
     type: Literal["facts_consolidated"] = "facts_consolidated"
@@ -354,6 +381,7 @@ class FactsConsolidated(_EventBase):
     through: UtcDateTime
     extractor: str = Field(min_length=1, max_length=200)
     memories: list[DerivedMemory] = Field(default_factory=list, max_length=500)
+    links: list[MemoryLink] = Field(default_factory=list, max_length=500)
     usage: TokenUsage | None = None
     decided_at: UtcDateTime
 

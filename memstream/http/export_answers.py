@@ -17,10 +17,13 @@ from memstream.storage.lance.tables import EXPORTED_TABLES, FIXED_SCHEMAS
 __all__ = ["UserExport", "row_model"]
 
 
-def _python_type(arrow: pa.DataType) -> Any:
-    """The JSON value an Arrow column's value is written as, as a Python type."""
+def _python_type(arrow: pa.DataType, name: str) -> Any:
+    """The JSON value an Arrow column's value (``name``: the column's) is written as, as
+    a Python type."""
     if pa.types.is_list(arrow) or pa.types.is_large_list(arrow):
-        return list[_python_type(arrow.value_type)]  # type: ignore[misc]
+        return list[_python_type(arrow.value_type, f"{name}_item")]  # type: ignore[misc]
+    if pa.types.is_struct(arrow):
+        return _model(name, [arrow.field(i) for i in range(arrow.num_fields)])
     if pa.types.is_timestamp(arrow):
         return datetime
     if pa.types.is_boolean(arrow):
@@ -34,11 +37,16 @@ def _python_type(arrow: pa.DataType) -> Any:
 
 def row_model(name: str, schema: pa.Schema) -> type[BaseModel]:
     """A model of one row of table ``name`` (every column, null where it may be)."""
+    return _model(f"{name}_row", list(schema))
+
+
+def _model(name: str, columns: list[pa.Field]) -> type[BaseModel]:
+    """A model of a row or a struct of ``columns``, titled after ``name``."""
     fields: dict[str, Any] = {}
-    for column in schema:
-        kind = _python_type(column.type)
+    for column in columns:
+        kind = _python_type(column.type, f"{name}_{column.name}")
         fields[column.name] = (kind, ...) if not column.nullable else (kind | None, None)
-    title = "".join(part.capitalize() for part in name.split("_")) + "Row"
+    title = "".join(part.capitalize() for part in name.split("_"))
     model: type[BaseModel] = create_model(
         title, __config__=ConfigDict(extra="forbid", title=title), **fields
     )

@@ -32,6 +32,7 @@ from memstream.events.vocabulary import (
     DerivedMemory,
     Event,
     FactsConsolidated,
+    MemoryLink,
     MemoryPruned,
     ReflectionWritten,
     SessionClosed,
@@ -58,6 +59,7 @@ __all__ = [
     "JobResult",
     "LifecycleJobs",
     "LifecyclePolicy",
+    "Linker",
     "Reflector",
     "UserFilter",
     "closure_key",
@@ -81,6 +83,12 @@ class Extractor(Protocol):
     def extract(
         self, user_id: str, session_id: str, turns: Sequence[Turn]
     ) -> tuple[list[DerivedMemory], TokenUsage | None]: ...
+
+
+class Linker(Protocol):
+    """What links a session's statements back to earlier memories."""
+
+    def links(self, user_id: str, episodes: Sequence[Mapping[str, Any]]) -> list[MemoryLink]: ...
 
 
 class Reflector(Protocol):
@@ -123,6 +131,8 @@ class LifecycleJobs:
         extractor: what turns sessions into facts.
         policy: gaps, rates, thresholds and concurrency.
         reflector: what writes weekly reflections (the local rules by default).
+        linker: what links a consolidated session's statements to earlier memories
+            (:class:`memstream.jobs.linking.NearestLinker`; None: no links).
     """
 
     def __init__(
@@ -131,11 +141,13 @@ class LifecycleJobs:
         extractor: Extractor,
         policy: LifecyclePolicy,
         reflector: Reflector | None = None,
+        linker: Linker | None = None,
     ) -> None:
         self.store = store
         self.extractor = extractor
         self.policy = policy
         self.reflector: Reflector = reflector or LocalReflector()
+        self.linker = linker
 
     # -- sessions and consolidation ------------------------------------------------
 
@@ -249,6 +261,7 @@ class LifecycleJobs:
             for e in episodes
         ]
         memories, usage = self.extractor.extract(row["user_id"], row["session_id"], turns)
+        links = [] if self.linker is None else self.linker.links(row["user_id"], episodes)
         return FactsConsolidated(
             event_id=f"consolidated|{row['session_key']}|{through.isoformat()}",
             user_id=row["user_id"],
@@ -257,6 +270,7 @@ class LifecycleJobs:
             through=through,
             extractor=self.extractor.name,
             memories=memories,
+            links=links,
             usage=usage,
             decided_at=now,
         )

@@ -14,6 +14,7 @@ __all__ = [
     "doors",
     "lifecycle",
     "limits",
+    "linking",
     "ranking_weights",
     "scope",
 ]

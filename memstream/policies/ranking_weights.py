@@ -31,6 +31,9 @@ class RankingWeights:
         reply_share: an assistant's reply found hands this share of its score to the
             user's statement just before it (the statement gets at least that much).
         question_weight: a user's question found is ranked at this share of its score.
+        link_share, link_reach: each of the ``link_reach`` best candidates gives this
+            share of its score, times the link's strength, to each earlier memory it
+            links to (:mod:`memstream.queries.search.linked`).
         exact_vector_search_below: users with fewer vectors are searched exactly; above,
             the ANN index (when the table has one) is used, re-ranked exactly.
     """
@@ -52,4 +55,6 @@ class RankingWeights:
     neighbour_reach: int = 2
     reply_share: float = 0.95
     question_weight: float = 0.4
+    link_share: float = 1.0
+    link_reach: int = 1
     exact_vector_search_below: int = 50_000

@@ -1,6 +1,6 @@
 """The folds from events to rows (pure): episodes, entities, vectors, sessions, derived
-memories, memory state, access, what was served, documents, archive index rows, and the digest of
-projected state. Time is passed in; nothing here reads or writes storage.
+memories, memory state and links, access, what was served, documents, archive index
+rows, and the digest of projected state. Time is passed in; nothing here reads or writes storage.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -17,6 +17,7 @@ __all__ = [
     "entities",
     "episodes",
     "lattice",
+    "links",
     "memory_rows",
     "memory_state",
     "served",

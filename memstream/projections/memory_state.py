@@ -8,7 +8,9 @@ in whatever order it said it:
 - superseded: the earliest ``(valid_until, superseded_by)``;
 - forgotten or pruned: the earliest ``(forgotten_at, forgotten_reason)``;
 - confirmed (protected from decay): the earliest ``protected_at``;
-- decayed: the newest ``(confidence_as_of, confidence)``.
+- decayed: the newest ``(confidence_as_of, confidence)``;
+- linked: the union of the earlier memories it refers back to, each once (the
+  strongest link to it, ties broken by relation), in ``linked_id`` order.
 
 Supersession of facts with a slot (one subject, one attribute, one value at a time) is
 worked out from the set of the slot's facts, not from arrival order: sorted by
@@ -29,6 +31,7 @@ __all__ = [
     "StateChange",
     "effective_confidence",
     "is_hidden",
+    "links_of",
     "merge_state_rows",
     "merge_states",
     "slot_links",
@@ -56,6 +59,8 @@ class StateChange:
     protected_at: datetime | None = None
     confidence: float | None = None
     confidence_as_of: datetime | None = None
+    #: (earlier memory id, relation, strength) of each earlier memory it refers back to
+    links: tuple[tuple[str, str, float], ...] = ()
 
     def row(self) -> Row:
         return {
@@ -69,7 +74,31 @@ class StateChange:
             "protected_at": self.protected_at,
             "confidence": self.confidence,
             "confidence_as_of": self.confidence_as_of,
+            "links": _link_list(self.links),
         }
+
+
+def _link_list(links: Iterable[tuple[str, str, float]]) -> list[Row] | None:
+    """Links as the ``links`` column holds them: one per earlier memory, the strongest
+    (then the greatest relation), sorted by id; None when there is none."""
+    best: dict[str, tuple[float, str]] = {}
+    for linked_id, relation, strength in links:
+        held = best.get(linked_id)
+        if held is None or (strength, relation) > held:
+            best[linked_id] = (strength, relation)
+    if not best:
+        return None
+    return [
+        {"linked_id": m, "relation": relation, "strength": strength}
+        for m, (strength, relation) in sorted(best.items())
+    ]
+
+
+def links_of(state: Mapping[str, Any] | None) -> list[tuple[str, str, float]]:
+    """(earlier memory id, relation, strength) of each memory a state row links to."""
+    if state is None:
+        return []
+    return [(x["linked_id"], x["relation"], x["strength"]) for x in state.get("links") or ()]
 
 
 def _earliest(a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any]:
@@ -111,6 +140,7 @@ def merge_state_rows(a: Mapping[str, Any], b: Mapping[str, Any]) -> Row:
         "protected_at": protected,
         "confidence": decayed[1],
         "confidence_as_of": decayed[0],
+        "links": _link_list([*links_of(a), *links_of(b)]),
     }
 
 

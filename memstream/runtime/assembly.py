@@ -27,6 +27,7 @@ from memstream.adapters.summarizer import ModelSummarizer, local_summaries
 from memstream.clock import Clock, system_clock
 from memstream.jobs.archiver import Archiver
 from memstream.jobs.lifecycle import Extractor, LifecycleJobs, LifecyclePolicy
+from memstream.jobs.linking import NearestLinker
 from memstream.policies.coldness import ColdPolicy
 from memstream.policies.ranking_weights import RankingWeights
 from memstream.queries.search.searcher import Searcher
@@ -110,6 +111,8 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         neighbour_reach=settings.neighbour_reach,
         reply_share=settings.reply_share,
         question_weight=settings.question_weight,
+        link_share=settings.link_share,
+        link_reach=settings.link_reach,
         speaker=settings.speaker_bonus,
     )
 
@@ -215,12 +218,20 @@ def make_lifecycle(
     settings: Settings, store: ProjectionStore, model: JsonModel | None
 ) -> LifecycleJobs:
     """The lifecycle jobs over ``store``: extraction and reflection by ``model`` (from
-    :func:`make_model`), or by the local rules when it is None."""
+    :func:`make_model`), or by the local rules when it is None; a session's statements
+    linked to the earlier ones nearest them by the deployment's vectors (none without an
+    embedder)."""
+    vectors, per_statement = embedder_model(settings), settings.links_per_statement
+    linker = None if vectors is None else NearestLinker(store, vectors, per_statement)
     if model is None:
         policy = replace(lifecycle_policy(settings), model_concurrency=1)
-        return LifecycleJobs(store, LocalExtractor(), policy)
+        return LifecycleJobs(store, LocalExtractor(), policy, linker=linker)
     return LifecycleJobs(
-        store, ModelExtractor(model), lifecycle_policy(settings), ModelReflector(model)
+        store,
+        ModelExtractor(model),
+        lifecycle_policy(settings),
+        ModelReflector(model),
+        linker=linker,
     )
 
 

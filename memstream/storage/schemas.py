@@ -20,6 +20,7 @@ __all__ = [
     "DOCUMENTS_SCHEMA",
     "ENTITIES_SCHEMA",
     "LEASES_SCHEMA",
+    "LINK_TYPE",
     "MEMORIES_SCHEMA",
     "MEMORY_STATE_SCHEMA",
     "MOMENTS_SCHEMA",
@@ -188,9 +189,19 @@ DOCUMENTS_SCHEMA = pa.schema(
     ]
 )
 
+#: An earlier memory a memory refers back to (:class:`memstream.events.vocabulary.MemoryLink`).
+LINK_TYPE = pa.struct(
+    [
+        pa.field("linked_id", pa.string(), nullable=False),
+        pa.field("relation", pa.string(), nullable=False),
+        pa.field("strength", pa.float64(), nullable=False),
+    ]
+)
+
 #: What happened to a memory after it was written: superseded, forgotten or pruned,
-#: confirmed, decayed. A row exists only for memories something happened to; each
-#: column pair merges by min or max, so the row is the same in any order of events.
+#: confirmed, decayed, linked to the earlier memories it refers back to. A row exists
+#: only for memories something happened to; each column pair merges by min or max, and
+#: the links by union, so the row is the same in any order of events.
 MEMORY_STATE_SCHEMA = pa.schema(
     [
         # "user|memory": a command naming another user's memory changes nothing of it.
@@ -205,6 +216,8 @@ MEMORY_STATE_SCHEMA = pa.schema(
         pa.field("confidence", pa.float64()),
         pa.field("confidence_as_of", _UTC),
         *_OWNER,
+        # added after the owner columns: a store written before links has them there
+        pa.field("links", pa.list_(LINK_TYPE)),
     ]
 )
 

@@ -1721,6 +1721,8 @@ export interface components {
             forgotten_at?: string | null;
             /** Forgotten Reason */
             forgotten_reason?: string | null;
+            /** Links */
+            links?: components["schemas"]["MemoryStateRowLinksItem"][] | null;
             /** Memory Id */
             memory_id: string;
             /** Owner Claim */
@@ -1737,6 +1739,15 @@ export interface components {
             user_id: string;
             /** Valid Until */
             valid_until?: string | null;
+        };
+        /** MemoryStateRowLinksItem */
+        MemoryStateRowLinksItem: {
+            /** Linked Id */
+            linked_id: string;
+            /** Relation */
+            relation: string;
+            /** Strength */
+            strength: number;
         };
         /**
          * MessageEvent

@@ -1,6 +1,7 @@
 """Hybrid search: the request and its answer, the searcher that orchestrates the
 retrievers, the per-user read model and its BM25 index, sign codes for big users,
-ranking (fusion and adjustments), query intent, speakers, neighbours and what the
+ranking (fusion and adjustments), query intent, speakers, neighbours, the links
+followed from the best candidates and what the
 turns around a candidate said.
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
@@ -11,6 +12,7 @@ from __future__ import annotations
 __all__ = [
     "candidates",
     "intent",
+    "linked",
     "neighbours",
     "ranking",
     "read_model",

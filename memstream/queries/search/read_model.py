@@ -61,6 +61,7 @@ _STATE_COLUMNS = (
     "protected_at",
     "confidence",
     "confidence_as_of",
+    "links",
 )
 
 

@@ -188,8 +188,9 @@ class SearchResult(BaseModel):
     #: the cosine similarity of the query and the memory (its nearest passage, for a
     #: long turn); None when the memory was not among the nearest vectors
     similarity: float | None = None
-    #: a user's statement ranked by the assistant's reply to it that the search found
-    #: (the reply restates it in the question's words): that reply's memory id
+    #: the memory the search found this one through: the assistant's reply to a user's
+    #: statement (the reply restates it in the question's words), or a later memory that
+    #: refers back to this one (a link consolidation derived)
     found_through: str | None = None
 
 

@@ -27,6 +27,7 @@ above): the ``k`` results are ``k`` pieces of evidence.
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 import time
@@ -42,7 +43,7 @@ from memstream.clock import Clock, system_clock
 from memstream.policies.ranking_weights import RankingWeights
 from memstream.projections.access import access_id
 from memstream.projections.documents import CHUNK_KIND
-from memstream.projections.memory_state import is_hidden, state_id
+from memstream.projections.memory_state import is_hidden, links_of, state_id
 from memstream.queries.search.candidates import (
     Nearness,
     best_first,
@@ -56,6 +57,7 @@ from memstream.queries.search.candidates import (
     with_state,
 )
 from memstream.queries.search.intent import IntentClassifier
+from memstream.queries.search.linked import followed
 from memstream.queries.search.neighbours import handed_back, questions_lowered, spread
 from memstream.queries.search.ranking import (
     adjusted,
@@ -354,13 +356,24 @@ class Searcher(Retrievers):
             order = session_order(self.store, fused, rows, where, wanted, found.cold, view)
             if spreads:
                 fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
+        linked_through: dict[str, str] = {}
+        if w.link_share > 0 and w.link_reach > 0 and fused:  # links of the best candidates
+            linking = view.states if view is not None else self._states(
+                request.user_id, heapq.nlargest(w.link_reach, fused, key=fused.__getitem__)
+            )  # fmt: skip
+            fused, linked_through = followed(
+                fused, lambda m: links_of(linking.get(m)), w.link_share, w.link_reach
+            )
         if trace is not None:
             for m, score in fused.items():
                 trace.candidate(m).spread = score
+            for m, source in linked_through.items():
+                trace.candidate(m).linked_from = source
         if order is not None and (w.reply_share > 0 or w.question_weight != 1):
             said = turns_said(self.store, fused, order, rows, where, wanted, view)
             fused, through = handed_back(fused, order, said, w.reply_share)
             fused = questions_lowered(fused, said, w.question_weight)
+        through = {**linked_through, **through}
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside
         ids = list(fused)
         if view is not None:

@@ -1,6 +1,7 @@
 """The whole path of one search, for a person tuning memory: what each retriever found
 (rank and score, hot or archived), each candidate's fused score before and after the
-session-neighbour spread, and after what the turns said (an assistant's reply handing
+session-neighbour spread and the links followed (and which candidate's link lifted it),
+and after what the turns said (an assistant's reply handing
 its score back to the user's statement, a user's question lowered), every adjustment
 that multiplied it, the score it ended with,
 and what became of it (returned at a rank, or left out: below k, hidden, under the
@@ -50,7 +51,10 @@ class CandidateTrace:
     memory_id: str
     hits: dict[str, Hit] = field(default_factory=dict)
     fused: float = 0.0
+    #: after the session-neighbour spread and the links followed
     spread: float = 0.0
+    #: the better candidate whose link lifted it (None: no link did)
+    linked_from: str | None = None
     #: after the reply hand-back and the question weight (the spread score when neither
     #: runs)
     said: float = 0.0

@@ -157,7 +157,7 @@ NEW_EMPTY_COLUMNS: dict[str, tuple[str, ...]] = {
     CHECKPOINTS: ("owner_epoch",),
     DOCUMENTS: ("fact_ids", "facts_error", "retired_ids", *OWNER_COLUMNS, "title_given"),
     SESSIONS: OWNER_COLUMNS,
-    MEMORY_STATE: OWNER_COLUMNS,
+    MEMORY_STATE: (*OWNER_COLUMNS, "links"),
     ARCHIVE_INDEX: OWNER_COLUMNS,
 }
 

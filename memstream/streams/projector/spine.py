@@ -20,6 +20,7 @@ from memstream.projections.archiving import (
 from memstream.projections.derived import derived_row
 from memstream.projections.documents import DocumentEvent, apply_documents, document_key
 from memstream.projections.entities import MentionSeen, fold_mentions
+from memstream.projections.links import link_changes
 from memstream.projections.memory_state import StateChange, slot_links
 from memstream.projections.served import served_records
 from memstream.projections.sessions import (
@@ -221,7 +222,7 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
         self._drop_hot(archived, tables=(VECTORS,))
 
     def _apply_lifecycle(self, prepared: PreparedBatch) -> None:
-        """Sessions, derived memories, supersession and memory state, watermarks.
+        """Sessions, derived memories, supersession, links and memory state, watermarks.
 
         Derived rows are inserted before the session rows record their consolidation,
         so a crash in between re-applies the consolidation (same ids) rather than
@@ -229,6 +230,7 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
         """
         self._touches.extend(prepared.sessions)
         derived = list(prepared.derived)
+        linked: list[StateChange] = []
         if prepared.consolidations:
             # Whether a consolidation is new depends on the session rows: write them.
             self._flush_sessions()
@@ -247,10 +249,11 @@ class Projector(ArchiveMoves, Erasure, Upkeep, Bookkeeping):
                     )
                     for m in event.memories
                 )
+                linked.extend(link_changes(event))
             self._touches.extend(consolidated)
         if derived:
             self._insert_absent(MEMORIES, derived)
-        states = [*prepared.states, *self._slot_links(derived)]
+        states = [*prepared.states, *self._slot_links(derived), *linked]
         if states:
             self._merge_states(states)
         if prepared.consolidations:

@@ -1,0 +1,116 @@
+"""The look-up behind a session's links: each statement's earlier neighbours by vector.
+
+Consolidation (:class:`memstream.jobs.lifecycle.LifecycleJobs`) hands this the turns of
+a closed session; for each statement of the user it reads the statement's own vector
+(the turn said alone, ``<memory id>+p0``, when it was pooled with earlier turns), asks
+the store for the user's nearest earlier episode vectors by the same model, and lets
+:func:`memstream.projections.links.derive_links` choose the links. A statement whose
+vector is not written yet gets none. Reads only; the links go into the consolidation's
+event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from memstream.events.vocabulary import MemoryLink
+from memstream.policies.linking import LINKS_PER_STATEMENT, MIN_LINK_STRENGTH
+from memstream.projections.links import Candidate, Statement, derive_links
+from memstream.storage import filters
+from memstream.storage.lance.store import ProjectionStore
+from memstream.storage.lance.tables import MEMORIES, VECTORS
+from memstream.text.passages import passage_id, passage_of
+
+__all__ = ["NearestLinker"]
+
+_CANDIDATE_COLUMNS = ["memory_id", "session_id", "occurred_at", "role", "content", "speaker"]
+
+
+class NearestLinker:
+    """Links each statement of a session to the user's earlier statements nearest it.
+
+    Args:
+        store: the projections to read.
+        model: the embedding model whose vectors are compared.
+        per_statement, min_strength: see :func:`derive_links`.
+    """
+
+    name = "nearest"
+
+    def __init__(
+        self,
+        store: ProjectionStore,
+        model: str,
+        per_statement: int = LINKS_PER_STATEMENT,
+        min_strength: float = MIN_LINK_STRENGTH,
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.per_statement = per_statement
+        self.min_strength = min_strength
+
+    def links(self, user_id: str, episodes: Sequence[Mapping[str, Any]]) -> list[MemoryLink]:
+        """The links of the user's statements among ``episodes`` (a session's turns)."""
+        statements = [
+            Statement(e["memory_id"], e["session_id"], e["occurred_at"], e["content"], e["speaker"])
+            for e in episodes
+            if e["role"] == "user" and e["occurred_at"] is not None
+        ]
+        if not statements or self.per_statement <= 0:
+            return []
+        vectors = self._own_vectors([s.memory_id for s in statements])
+        nearest: dict[str, dict[str, float]] = {}
+        for statement in statements:
+            vector = vectors.get(statement.memory_id)
+            if vector is not None:
+                nearest[statement.memory_id] = self._nearest(user_id, statement, vector)
+        found = sorted({m for near in nearest.values() for m in near})
+        rows = {r["memory_id"]: r for r in self.store.by_ids(MEMORIES, found, _CANDIDATE_COLUMNS)}
+        candidates = {
+            memory_id: [
+                Candidate(
+                    m,
+                    rows[m]["session_id"],
+                    rows[m]["occurred_at"],
+                    rows[m]["role"],
+                    rows[m]["content"],
+                    similarity,
+                    rows[m]["speaker"],
+                )
+                for m, similarity in near.items()
+                if m in rows and rows[m]["occurred_at"] is not None
+            ]
+            for memory_id, near in nearest.items()
+        }
+        return derive_links(statements, candidates, self.per_statement, self.min_strength)
+
+    def _own_vectors(self, memory_ids: list[str]) -> dict[str, list[float]]:
+        """Each memory's vector as said alone: its ``+p0`` row, else its own."""
+        alone = {passage_id(m, 0): m for m in memory_ids}
+        rows = self.store.by_ids(
+            VECTORS,
+            [*memory_ids, *alone],
+            ["memory_id", "vector"],
+            filters.equals("model", self.model),
+        )
+        vectors: dict[str, list[float]] = {}
+        for row in sorted(rows, key=lambda r: r["memory_id"] in alone):  # +p0 rows last
+            vectors[alone.get(row["memory_id"], row["memory_id"])] = row["vector"]
+        return vectors
+
+    def _nearest(self, user_id: str, statement: Statement, vector: list[float]) -> dict[str, float]:
+        """The user's earlier episodes nearest ``statement``: cosine by memory id (the
+        nearest of a memory's rows)."""
+        where = filters.all_of(
+            filters.equals("user_id", user_id),
+            filters.equals("model", self.model),
+            filters.equals("kind", "episode"),
+            filters.before("occurred_at", statement.occurred_at),
+        )
+        near: dict[str, float] = {}
+        depth = 4 * self.per_statement + 8  # room for the rows left out after
+        for vector_id, distance in self.store.queries.nearest(vector, where, depth):
+            memory_id, _ = passage_of(vector_id)
+            near[memory_id] = max(near.get(memory_id, -1.0), 1.0 - distance)
+        return near
