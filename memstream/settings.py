@@ -198,7 +198,8 @@ class Settings(BaseModel):
             session's statements to, the nearest in meaning (0: none).
         speaker_bonus: ranking bonus of the memories said by the one speaker a query
             names (0 turns it off).
-        extractor: what consolidates closed sessions into facts and writes weekly
+        extractor: what consolidates closed sessions into facts (and chooses their links
+            among the nearest earlier statements) and writes weekly
             reflections: ``local`` (rules, offline, deterministic), ``anthropic``,
             ``openai``, or ``auto`` (default: Anthropic when ``anthropic_api_key`` is set,
             else OpenAI when ``openai_api_key`` is set, else local).

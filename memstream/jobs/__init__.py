@@ -1,6 +1,7 @@
 """Work beside the consumer: the lifecycle jobs and their timer and schedule, the
-look-up behind a session's links, the archiver, replay and re-embedding, the embedding
-lane (agent and backfill) and the documents lane (agent, reader, queue).
+look-up behind a session's links and the model's choice among them, the archiver,
+replay and re-embedding, the embedding lane (agent and backfill) and the documents lane
+(agent, reader, queue).
 
 Its modules, named in ``__all__``, are imported by name; importing the package alone
 loads none of them."""
@@ -18,6 +19,7 @@ __all__ = [
     "lifecycle_runs",
     "lifecycle_schedule",
     "linking",
+    "model_linking",
     "reembedding",
     "replay",
     "unread_documents",

@@ -88,7 +88,9 @@ class Extractor(Protocol):
 class Linker(Protocol):
     """What links a session's statements back to earlier memories."""
 
-    def links(self, user_id: str, episodes: Sequence[Mapping[str, Any]]) -> list[MemoryLink]: ...
+    def links(
+        self, user_id: str, episodes: Sequence[Mapping[str, Any]]
+    ) -> tuple[list[MemoryLink], TokenUsage | None]: ...
 
 
 class Reflector(Protocol):
@@ -261,7 +263,10 @@ class LifecycleJobs:
             for e in episodes
         ]
         memories, usage = self.extractor.extract(row["user_id"], row["session_id"], turns)
-        links = [] if self.linker is None else self.linker.links(row["user_id"], episodes)
+        links: list[MemoryLink] = []
+        linking: TokenUsage | None = None
+        if self.linker is not None:
+            links, linking = self.linker.links(row["user_id"], episodes)
         return FactsConsolidated(
             event_id=f"consolidated|{row['session_key']}|{through.isoformat()}",
             user_id=row["user_id"],
@@ -271,7 +276,7 @@ class LifecycleJobs:
             extractor=self.extractor.name,
             memories=memories,
             links=links,
-            usage=usage,
+            usage=_together(usage, linking),
             decided_at=now,
         )
 
@@ -392,6 +397,17 @@ class LifecycleJobs:
             if r["type"] == "person"
         }
         return {names[e]: n for e, n in counts.items() if e in names}
+
+
+def _together(a: TokenUsage | None, b: TokenUsage | None) -> TokenUsage | None:
+    """What two model calls cost together (None when neither asked a model)."""
+    if a is None or b is None:
+        return a or b
+    return TokenUsage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        calls=a.calls + b.calls,
+    )
 
 
 def _span(row: Mapping[str, Any]) -> tuple[str, str, datetime | None, datetime]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memstream.events.vocabulary import MemoryLink
+from memstream.events.vocabulary import MemoryLink, TokenUsage
 from memstream.policies.linking import LINKS_PER_STATEMENT, MIN_LINK_STRENGTH
 from memstream.projections.links import Candidate, Statement, derive_links
 from memstream.storage import filters
@@ -50,21 +50,35 @@ class NearestLinker:
         self.per_statement = per_statement
         self.min_strength = min_strength
 
-    def links(self, user_id: str, episodes: Sequence[Mapping[str, Any]]) -> list[MemoryLink]:
-        """The links of the user's statements among ``episodes`` (a session's turns)."""
+    def links(
+        self, user_id: str, episodes: Sequence[Mapping[str, Any]]
+    ) -> tuple[list[MemoryLink], TokenUsage | None]:
+        """The links of the user's statements among ``episodes`` (a session's turns); no
+        model is asked, so nothing was spent."""
+        if self.per_statement <= 0:
+            return [], None
+        statements, candidates = self.candidates(user_id, episodes, self.per_statement)
+        return derive_links(statements, candidates, self.per_statement, self.min_strength), None
+
+    def candidates(
+        self, user_id: str, episodes: Sequence[Mapping[str, Any]], wanted: int
+    ) -> tuple[list[Statement], dict[str, list[Candidate]]]:
+        """The user's statements among ``episodes``, and for each (by memory id) the
+        earlier episodes nearest it, enough to choose ``wanted`` among after the rules
+        leave some out (a statement without a vector yet has none)."""
         statements = [
             Statement(e["memory_id"], e["session_id"], e["occurred_at"], e["content"], e["speaker"])
             for e in episodes
             if e["role"] == "user" and e["occurred_at"] is not None
         ]
-        if not statements or self.per_statement <= 0:
-            return []
+        if not statements:
+            return [], {}
         vectors = self._own_vectors([s.memory_id for s in statements])
         nearest: dict[str, dict[str, float]] = {}
         for statement in statements:
             vector = vectors.get(statement.memory_id)
             if vector is not None:
-                nearest[statement.memory_id] = self._nearest(user_id, statement, vector)
+                nearest[statement.memory_id] = self._nearest(user_id, statement, vector, wanted)
         found = sorted({m for near in nearest.values() for m in near})
         rows = {r["memory_id"]: r for r in self.store.by_ids(MEMORIES, found, _CANDIDATE_COLUMNS)}
         candidates = {
@@ -83,7 +97,7 @@ class NearestLinker:
             ]
             for memory_id, near in nearest.items()
         }
-        return derive_links(statements, candidates, self.per_statement, self.min_strength)
+        return statements, candidates
 
     def _own_vectors(self, memory_ids: list[str]) -> dict[str, list[float]]:
         """Each memory's vector as said alone: its ``+p0`` row, else its own."""
@@ -99,7 +113,9 @@ class NearestLinker:
             vectors[alone.get(row["memory_id"], row["memory_id"])] = row["vector"]
         return vectors
 
-    def _nearest(self, user_id: str, statement: Statement, vector: list[float]) -> dict[str, float]:
+    def _nearest(
+        self, user_id: str, statement: Statement, vector: list[float], wanted: int
+    ) -> dict[str, float]:
         """The user's earlier episodes nearest ``statement``: cosine by memory id (the
         nearest of a memory's rows)."""
         where = filters.all_of(
@@ -109,7 +125,7 @@ class NearestLinker:
             filters.before("occurred_at", statement.occurred_at),
         )
         near: dict[str, float] = {}
-        depth = 4 * self.per_statement + 8  # room for the rows left out after
+        depth = 4 * wanted + 8  # room for the rows the rules leave out after
         for vector_id, distance in self.store.queries.nearest(vector, where, depth):
             memory_id, _ = passage_of(vector_id)
             near[memory_id] = max(near.get(memory_id, -1.0), 1.0 - distance)

@@ -35,7 +35,9 @@ __all__ = [
     "Statement",
     "derive_links",
     "link_changes",
+    "may_link",
     "relation_of",
+    "tells_something",
 ]
 
 
@@ -107,6 +109,24 @@ def _same_speaker(earlier: str | None, later: str | None) -> bool:
     return earlier is None or later is None or earlier.casefold() == later.casefold()
 
 
+def tells_something(statement: Statement) -> bool:
+    """Whether a statement may link back at all: a question tells nothing to refer back
+    from."""
+    return _is_statement("user", statement.content)
+
+
+def may_link(statement: Statement, candidate: Candidate) -> bool:
+    """Whether ``statement`` may link to ``candidate``, nearness aside: a statement of
+    the same speaker, said before it in another session."""
+    return (
+        candidate.memory_id != statement.memory_id
+        and candidate.session_id != statement.session_id
+        and candidate.occurred_at < statement.occurred_at
+        and _is_statement(candidate.role, candidate.content)
+        and _same_speaker(candidate.speaker, statement.speaker)
+    )
+
+
 def derive_links(
     statements: Sequence[Statement],
     candidates: Mapping[str, Iterable[Candidate]],
@@ -114,22 +134,17 @@ def derive_links(
     min_strength: float,
 ) -> list[MemoryLink]:
     """The links of each of ``statements`` (by memory id) to the earlier memories among
-    its ``candidates``: user statements of another session, said before it by the same
-    speaker, at least ``min_strength`` near it, the nearest ``per_statement`` (ties by
-    id; the defaults are :mod:`memstream.policies.linking`'s)."""
+    its ``candidates``: those it may link to (:func:`may_link`) at least
+    ``min_strength`` near it, the nearest ``per_statement`` (ties by id; the defaults
+    are :mod:`memstream.policies.linking`'s)."""
     links: list[MemoryLink] = []
     for statement in statements:
-        if not _is_statement("user", statement.content):
+        if not tells_something(statement):
             continue
         earlier = {
             c.memory_id: c
             for c in candidates.get(statement.memory_id, ())
-            if c.memory_id != statement.memory_id
-            and c.session_id != statement.session_id
-            and c.occurred_at < statement.occurred_at
-            and _is_statement(c.role, c.content)
-            and _same_speaker(c.speaker, statement.speaker)
-            and c.similarity >= min_strength
+            if may_link(statement, c) and c.similarity >= min_strength
         }
         nearest = sorted(earlier.values(), key=lambda c: (-c.similarity, c.memory_id))
         relation = relation_of(statement.content)

@@ -28,6 +28,7 @@ from memstream.clock import Clock, system_clock
 from memstream.jobs.archiver import Archiver
 from memstream.jobs.lifecycle import Extractor, LifecycleJobs, LifecyclePolicy
 from memstream.jobs.linking import NearestLinker
+from memstream.jobs.model_linking import ModelLinker
 from memstream.policies.coldness import ColdPolicy
 from memstream.policies.ranking_weights import RankingWeights
 from memstream.queries.search.searcher import Searcher
@@ -217,15 +218,16 @@ def make_extractor(model: JsonModel | None) -> Extractor:
 def make_lifecycle(
     settings: Settings, store: ProjectionStore, model: JsonModel | None
 ) -> LifecycleJobs:
-    """The lifecycle jobs over ``store``: extraction and reflection by ``model`` (from
-    :func:`make_model`), or by the local rules when it is None; a session's statements
-    linked to the earlier ones nearest them by the deployment's vectors (none without an
-    embedder)."""
+    """The lifecycle jobs over ``store``: extraction, reflection and the choice of links
+    by ``model`` (from :func:`make_model`), or by the local rules when it is None (a
+    session's statements linked to the earlier ones nearest them by the deployment's
+    vectors; no links without an embedder)."""
     vectors, per_statement = embedder_model(settings), settings.links_per_statement
-    linker = None if vectors is None else NearestLinker(store, vectors, per_statement)
+    nearest = None if vectors is None else NearestLinker(store, vectors, per_statement)
     if model is None:
         policy = replace(lifecycle_policy(settings), model_concurrency=1)
-        return LifecycleJobs(store, LocalExtractor(), policy, linker=linker)
+        return LifecycleJobs(store, LocalExtractor(), policy, linker=nearest)
+    linker = None if nearest is None else ModelLinker(model, nearest)
     return LifecycleJobs(
         store,
         ModelExtractor(model),

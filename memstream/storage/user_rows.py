@@ -134,10 +134,13 @@ class UserRows:
 
     def _read(self, where: str) -> pa.Table:
         table = self._store.table(self._name)
+        # a version written before a column was added (a past moment) has none of it:
+        # its rows come without the column, as rows that never had it
+        columns = [c for c in self._columns if c in table.schema.names]
         found: pa.Table = (
-            table.search().where(where).select(self._columns).with_row_id(True).limit(None)
+            table.search().where(where).select(columns).with_row_id(True).limit(None)
         ).to_arrow()
-        return found.select([*self._columns, _ROW_ADDRESS])
+        return found.select([*columns, _ROW_ADDRESS])
 
 
 #: Appends leave the kept rows in a chunk each; past this many they are made one again

@@ -5,7 +5,8 @@ Its "model" reads the numbered turns of the prompt ("[2] 2024-06-01 10:00 UTC (S
 Maria: I moved to Porto") and answers a fact for each move or new job it finds, citing
 the turn's number; a prompt without numbered turns (a reflection) gets a summary naming
 how many lines it was given; a request for cold-storage summaries gets one per numbered
-memory. ``plan`` lists what the next answers are: ``ok``, ``429``,
+memory; a request for links links each numbered statement to the last earlier memory
+listed under it. ``plan`` lists what the next answers are: ``ok``, ``429``,
 ``500``, ``malformed`` (valid JSON of the wrong shape), ``not-json`` (OpenAI: cut off
 mid-object), ``fenced`` (OpenAI: the JSON in a code fence between sentences, as small
 local models answer), ``think`` (OpenAI: a reasoning model's ``<think>`` block first) or
@@ -32,7 +33,28 @@ _JOB = re.compile(r"\b(?:joined|started at|now work at) ([A-Z][\w ]*[\w])")
 _ITEM = re.compile(r"^\[(\d+)\] (.*)$", re.MULTILINE)
 
 
+_STATEMENT = re.compile(r"^\[(\d+)\] \S+ [^:]+: ", re.MULTILINE)
+_EARLIER = re.compile(r"^    \[(\d+)\.(\d+)\] ", re.MULTILINE)
+
+
+def _links_answer(prompt: str) -> dict[str, Any]:
+    """Each statement linked to the last earlier memory listed under it (the least near:
+    what the vectors alone would not choose first), and one link naming no candidate."""
+    last: dict[int, int] = {}
+    for statement, earlier in _EARLIER.findall(prompt):
+        last[int(statement)] = max(last.get(int(statement), 0), int(earlier))
+    links = [
+        {"statement": s, "earlier": e, "relation": "cause", "strength": 0.8}
+        for s, e in sorted(last.items())
+    ]
+    statements = len(_STATEMENT.findall(prompt))
+    return {"links": [*links, {"statement": statements + 1, "earlier": 1, "relation": "x",
+                               "strength": 2.0}]}  # fmt: skip
+
+
 def _model_answer(prompt: str) -> dict[str, Any]:
+    if "refers back" in ModelServer.requests[-1]["system"]:
+        return _links_answer(prompt)
     if "cold storage" in ModelServer.requests[-1]["system"]:
         items = _ITEM.findall(prompt)
         return {"summaries": [f"Summary {n}: {' '.join(t.split()[:5])}" for n, t in items]}

@@ -11,16 +11,22 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import lancedb
+import pyarrow as pa
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support.model_server import ModelServer, model_server
 
 from memstream.adapters.embedders import MiniLMEmbedder
+from memstream.adapters.language_models import OpenAIModel
 from memstream.events.codec import decode, encode
 from memstream.events.vocabulary import FactsConsolidated, MemoryLink
 from memstream.jobs.lifecycle import LifecycleJobs
 from memstream.jobs.linking import NearestLinker
+from memstream.jobs.model_linking import ModelLinker
 from memstream.policies.lifecycle import LifecyclePolicy
 from memstream.projections.episodes import memory_id_for, search_text
 from memstream.projections.links import Candidate, Statement, derive_links, relation_of
@@ -31,8 +37,9 @@ from memstream.queries.search.linked import UNDER_THE_SOURCE, followed
 from memstream.queries.search.searcher import Searcher, SearchRequest
 from memstream.queries.search.trace import SearchTrace
 from memstream.storage.lance.store import ProjectionStore
-from memstream.storage.lance.tables import MEMORY_STATE
+from memstream.storage.lance.tables import MEMORY_STATE, STATE_TABLES
 from memstream.storage.log_records import LogRecord
+from memstream.storage.schemas import MEMORY_STATE_SCHEMA
 from memstream.streams.projector import Projector
 from memstream.testing import FakeClock, message
 from memstream.text.extractor import LocalExtractor
@@ -230,3 +237,58 @@ def test_a_question_about_the_later_statement_finds_the_earlier_through_it(
     searcher.search(request, trace)
     followed_to = trace.candidates[results[1].memory_id]
     assert followed_to.linked_from == results[0].memory_id and followed_to.fused == 0.0
+
+
+def test_the_configured_model_chooses_the_links_and_the_vectors_stand_in_when_it_fails(
+    linked_store: ProjectionStore,
+) -> None:
+    """The model is shown the later statement with its earlier candidates, nearest
+    first, and links it to the one it names (here the least near, which the vectors
+    would not choose first); a number naming no candidate is dropped. When the call
+    fails after its retries, the session gets the vectors' links."""
+    later, physio, kitchen = (memory_id_for("alice", e) for e in ("later", "e0", "e1"))
+    [episodes] = linked_store.queries.session_episodes(
+        [("alice", "s2", None, LATER + timedelta(days=1))]
+    ).values()
+    nearest = NearestLinker(linked_store, MiniLMEmbedder(threads=1).model)
+    with model_server() as url:
+        model = OpenAIModel("sk-test", model="gpt-4.1-mini", base_url=f"{url}/v1",
+                            max_retries=1, backoff_seconds=0.0, sleep=lambda _: None)  # fmt: skip
+        links, usage = ModelLinker(model, nearest).links("alice", episodes)
+        assert usage is not None and usage.calls == 1
+        assert [(x.memory_id, x.linked_id, x.relation, x.strength) for x in links] == [
+            (later, kitchen, "cause", 0.8)
+        ]
+        prompt = ModelServer.requests[-1]["body"]["messages"][1]["content"]
+        assert prompt.index(EARLIER[0]) < prompt.index(EARLIER[1]) and LATER_SAID in prompt
+
+        ModelServer.plan = ["500", "500"]
+        fallen_back, usage = ModelLinker(model, nearest).links("alice", episodes)
+        assert (fallen_back, usage) == nearest.links("alice", episodes)
+        assert fallen_back[0].linked_id == physio and usage is None
+
+
+def test_a_moment_before_links_existed_is_searched_without_them(tmp_path: Path) -> None:
+    """A store written before the ``links`` column: opened now, the column is added; a
+    search of a version from before (a past moment), through the rows kept in memory,
+    reads its states without the column, as states that never had a link."""
+    folder = str(tmp_path / "projections")
+    store = ProjectionStore(folder)
+    Projector(store, "test", clock=FakeClock(AT)).apply(
+        [LogRecord("e", "t", 0, 0, AT, None, encode(message(content="The boiler broke.")))]
+    )
+    old_schema = pa.schema([f for f in MEMORY_STATE_SCHEMA if f.name != "links"])
+    lancedb.connect(folder).drop_table(MEMORY_STATE)
+    lancedb.connect(folder).create_table(MEMORY_STATE, schema=old_schema).add(
+        [{"state_id": "alice|m0", "memory_id": "m0", "user_id": "alice", "confidence": 0.5}]
+    )
+    before = lancedb.connect(folder).open_table(MEMORY_STATE).version
+    store = ProjectionStore(folder)  # an upgrade: the column is added
+    assert "links" in store.table(MEMORY_STATE).schema.names
+    pinned = store.pinned(
+        {name: store.version(name) for name in STATE_TABLES} | {MEMORY_STATE: before}
+    )
+    assert "links" not in pinned.table(MEMORY_STATE).schema.names
+    searcher = Searcher(pinned, clock=FakeClock(AT), cache_rows=10_000)
+    found = searcher.search(SearchRequest(user_id="alice", query="boiler", k=3)).results
+    assert [r.content for r in found] == ["The boiler broke."]

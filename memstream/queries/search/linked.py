@@ -3,10 +3,11 @@
 Consolidation links a user's statement to the earlier statements it refers back to
 (:mod:`memstream.projections.links`). A question about the later statement finds it by
 its words and meaning; the earlier one shares neither with the question, so the
-retrievers rank it nowhere. Here each of the ``reach`` best candidates hands ``share``
-of its fused score times the link's strength to each memory it links to: the earlier
-statement comes in just under the one that refers to it, and is kept in a context block
-as found through it (``found_through``).
+retrievers rank it nowhere. Here each memory one of the ``reach`` best candidates
+links to gets at least ``share`` times the link's strength times that candidate's fused
+score, and never more than :data:`UNDER_THE_SOURCE` of it: the earlier statement comes
+in under the one that refers to it (a memory ranked higher on its own keeps its score),
+and is kept in a context block as found through it (``found_through``).
 """
 
 from __future__ import annotations
