@@ -14,10 +14,10 @@ without deriving them again; they are folded into each later memory's ``memory_s
 row (:func:`link_changes`), which joins them by union.
 
 Measured on the corpus's later statements (``tests/fixtures/conversations/37-*``: 21
-statements each referring back to one of 20 earlier ones, among 30 of the user's
-statements), an earlier statement of another session is the nearest for 5, among the
-nearest 3 for 9 and the nearest 5 for 11; words shared find none (each pair shares no
-word the index keeps).
+statements each referring back to a different earlier one, among the user's 43), the
+earlier one is the nearest earlier statement of another session for 5 of them, among
+the nearest 3 for 9 and among the nearest 5 for 11; words would find almost none (19 of
+the 21 pairs share no word the index keeps).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ the later one."""
 from __future__ import annotations
 
 import itertools
+import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -23,7 +24,7 @@ from support.model_server import ModelServer, model_server
 from memstream.adapters.embedders import MiniLMEmbedder
 from memstream.adapters.language_models import OpenAIModel
 from memstream.events.codec import decode, encode
-from memstream.events.vocabulary import FactsConsolidated, MemoryLink
+from memstream.events.vocabulary import FactsConsolidated, ForgetMemory, MemoryLink
 from memstream.jobs.lifecycle import LifecycleJobs
 from memstream.jobs.linking import NearestLinker
 from memstream.jobs.model_linking import ModelLinker
@@ -292,3 +293,34 @@ def test_a_moment_before_links_existed_is_searched_without_them(tmp_path: Path) 
     searcher = Searcher(pinned, clock=FakeClock(AT), cache_rows=10_000)
     found = searcher.search(SearchRequest(user_id="alice", query="boiler", k=3)).results
     assert [r.content for r in found] == ["The boiler broke."]
+
+
+def test_a_hidden_memory_lifts_nothing_it_links_to() -> None:
+    links = {"forgotten": [("earlier", "cause", 0.9)], "shown": [("other", "state", 0.5)]}
+    scores = {"forgotten": 1.0, "shown": 0.8}
+    out, through = followed(scores, lambda m: links.get(m, []), 1.0, 1, {"forgotten"}.__contains__)
+    assert "earlier" not in out and through == {"other": "shown"}
+    assert out["other"] == pytest.approx(0.4)
+
+
+@pytest.mark.parametrize("cache_rows", [0, 10_000], ids=["tables", "read-model"])
+def test_a_forgotten_later_statement_leads_to_nothing(
+    linked_store: ProjectionStore, tmp_path: Path, cache_rows: int
+) -> None:
+    """Once the later statement is forgotten, a search no longer reaches what it
+    referred back to through it; a search of the history (forgotten memories shown)
+    does (asked of a copy of the linked store)."""
+    copy = tmp_path / "projections"
+    shutil.copytree(linked_store.uri, copy)
+    store = ProjectionStore(str(copy))
+    forget = ForgetMemory(user_id="alice", memory_id=memory_id_for("alice", "later"),
+                          occurred_at=LATER + timedelta(days=2))  # fmt: skip
+    Projector(store, "test", clock=FakeClock(LATER)).apply(
+        [LogRecord("c", "t", 0, 1_000, AT, None, encode(forget))]
+    )
+    searcher = Searcher(store, clock=FakeClock(LATER), cache_rows=cache_rows)
+    request = SearchRequest(user_id="alice", query="why do my calves ache", k=3)
+    found = [r.content for r in searcher.search(request).results]
+    assert LATER_SAID not in found and EARLIER[0] not in found  # (its fact may be found)
+    history = request.model_copy(update={"include_history": True})
+    assert [r.content for r in searcher.search(history).results][:2] == [LATER_SAID, EARLIER[0]]

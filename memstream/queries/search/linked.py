@@ -29,17 +29,21 @@ def followed(
     links_of: Callable[[str], Links],
     share: float,
     reach: int,
+    hidden: Callable[[str], bool] = lambda _: False,
 ) -> tuple[dict[str, float], dict[str, str]]:
     """``scores`` after each memory one of the ``reach`` best-scored memories links to
     got at least ``share`` times the link's strength times that memory's score (at most
     :data:`UNDER_THE_SOURCE` of it, so what a memory refers back to ranks under it), and,
-    for each memory a link lifted, the memory it was reached through. ``share`` or
-    ``reach`` 0 changes nothing."""
+    for each memory a link lifted, the memory it was reached through. A ``hidden``
+    memory (superseded or forgotten: the search leaves it out) is no source: what it
+    refers back to is not lifted for its sake. ``share`` or ``reach`` 0 changes
+    nothing."""
     out = dict(scores)
     if share <= 0 or reach <= 0 or not scores:
         return out, {}
     through: dict[str, str] = {}
-    for source in heapq.nlargest(reach, scores, key=scores.__getitem__):  # ties: first listed
+    shown = (m for m in scores if not hidden(m))
+    for source in heapq.nlargest(reach, shown, key=scores.__getitem__):  # ties: first listed
         score = scores[source]
         for linked_id, _, strength in links_of(source):
             lifted = min(share * strength, UNDER_THE_SOURCE) * score

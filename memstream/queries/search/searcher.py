@@ -359,11 +359,12 @@ class Searcher(Retrievers):
         linked_through: dict[str, str] = {}
         if w.link_share > 0 and w.link_reach > 0 and fused:  # links of the best candidates
             linking = view.states if view is not None else self._states(
-                request.user_id, heapq.nlargest(w.link_reach, fused, key=fused.__getitem__)
+                request.user_id, heapq.nlargest(4 * w.link_reach, fused, key=fused.__getitem__)
             )  # fmt: skip
             fused, linked_through = followed(
-                fused, lambda m: links_of(linking.get(m)), w.link_share, w.link_reach
-            )
+                fused, lambda m: links_of(linking.get(m)), w.link_share, w.link_reach,
+                lambda m: not request.include_history and is_hidden(linking.get(m)),
+            )  # fmt: skip
         if trace is not None:
             for m, score in fused.items():
                 trace.candidate(m).spread = score
