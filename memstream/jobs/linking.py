@@ -12,7 +12,11 @@ event.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 from memstream.events.vocabulary import MemoryLink, TokenUsage
 from memstream.policies.linking import LINKS_PER_STATEMENT, MIN_LINK_STRENGTH
@@ -22,7 +26,11 @@ from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES, VECTORS
 from memstream.text.passages import passage_id, passage_of
 
-__all__ = ["NearestLinker"]
+__all__ = ["SCAN_AT_MOST", "NearestLinker"]
+
+#: Up to this many earlier episode vectors of a user (about 8 MB at 384 dimensions)
+#: are read at once; past it, each statement asks the store's nearest-vector query.
+SCAN_AT_MOST = 5_000
 
 _CANDIDATE_COLUMNS = ["memory_id", "session_id", "occurred_at", "role", "content", "speaker"]
 
@@ -34,6 +42,9 @@ class NearestLinker:
         store: the projections to read.
         model: the embedding model whose vectors are compared.
         per_statement, min_strength: see :func:`derive_links`.
+        scan_at_most: a user with at most this many earlier episode vectors has them
+            read at once and compared in memory; a bigger one is asked of the store's
+            nearest-vector query, statement by statement.
     """
 
     name = "nearest"
@@ -44,11 +55,13 @@ class NearestLinker:
         model: str,
         per_statement: int = LINKS_PER_STATEMENT,
         min_strength: float = MIN_LINK_STRENGTH,
+        scan_at_most: int = SCAN_AT_MOST,
     ) -> None:
         self.store = store
         self.model = model
         self.per_statement = per_statement
         self.min_strength = min_strength
+        self.scan_at_most = scan_at_most
 
     def links(
         self, user_id: str, episodes: Sequence[Mapping[str, Any]]
@@ -74,11 +87,18 @@ class NearestLinker:
         if not statements:
             return [], {}
         vectors = self._own_vectors([s.memory_id for s in statements])
+        depth = 4 * wanted + 8  # room for the rows the rules leave out after
+        earlier = self._earlier_vectors(user_id, max(s.occurred_at for s in statements))
         nearest: dict[str, dict[str, float]] = {}
         for statement in statements:
             vector = vectors.get(statement.memory_id)
-            if vector is not None:
-                nearest[statement.memory_id] = self._nearest(user_id, statement, vector, wanted)
+            if vector is None:
+                continue
+            nearest[statement.memory_id] = (
+                self._nearest(user_id, statement, vector, depth)
+                if earlier is None
+                else _nearest_among(earlier, statement.occurred_at, vector, depth)
+            )
         found = sorted({m for near in nearest.values() for m in near})
         rows = {r["memory_id"]: r for r in self.store.by_ids(MEMORIES, found, _CANDIDATE_COLUMNS)}
         candidates = {
@@ -113,8 +133,33 @@ class NearestLinker:
             vectors[alone.get(row["memory_id"], row["memory_id"])] = row["vector"]
         return vectors
 
+    def _earlier_vectors(self, user_id: str, before: datetime) -> _Vectors | None:
+        """The user's episode vectors from before ``before``, read at once when there
+        are at most ``scan_at_most`` of them (one read instead of a query per
+        statement); None when there are more."""
+        where = filters.all_of(
+            filters.equals("user_id", user_id),
+            filters.equals("model", self.model),
+            filters.equals("kind", "episode"),
+            filters.before("occurred_at", before),
+        )
+        if self.store.count(VECTORS, where) > self.scan_at_most:
+            return None
+        rows = self.store.scan(VECTORS, ["memory_id", "vector", "occurred_at"], where)
+        matrix = (
+            np.asarray(rows.column("vector").to_pylist(), dtype=np.float32)
+            if rows.num_rows
+            else np.zeros((0, 1), dtype=np.float32)
+        )
+        norms = np.linalg.norm(matrix, axis=1) if rows.num_rows else np.zeros(0)
+        return _Vectors(
+            rows.column("memory_id").to_pylist(),
+            matrix / np.maximum(norms, 1e-12)[:, None],
+            rows.column("occurred_at").to_pylist(),
+        )
+
     def _nearest(
-        self, user_id: str, statement: Statement, vector: list[float], wanted: int
+        self, user_id: str, statement: Statement, vector: list[float], depth: int
     ) -> dict[str, float]:
         """The user's earlier episodes nearest ``statement``: cosine by memory id (the
         nearest of a memory's rows)."""
@@ -125,8 +170,34 @@ class NearestLinker:
             filters.before("occurred_at", statement.occurred_at),
         )
         near: dict[str, float] = {}
-        depth = 4 * wanted + 8  # room for the rows the rules leave out after
         for vector_id, distance in self.store.queries.nearest(vector, where, depth):
             memory_id, _ = passage_of(vector_id)
             near[memory_id] = max(near.get(memory_id, -1.0), 1.0 - distance)
         return near
+
+
+@dataclass(frozen=True)
+class _Vectors:
+    """A user's vector rows: their ids, unit vectors and times, in one order."""
+
+    ids: list[str]
+    unit: np.ndarray
+    times: list[datetime]
+
+
+def _nearest_among(
+    earlier: _Vectors, before: datetime, vector: list[float], depth: int
+) -> dict[str, float]:
+    """The ``depth`` rows of ``earlier`` from before ``before`` nearest ``vector``:
+    cosine by memory id (the nearest of a memory's rows), as the store's query finds."""
+    if not earlier.ids:
+        return {}
+    query = np.asarray(vector, dtype=np.float32)
+    cosines = earlier.unit @ (query / max(float(np.linalg.norm(query)), 1e-12))
+    shown = np.flatnonzero([t < before for t in earlier.times])
+    best = shown[np.argsort(-cosines[shown], kind="stable")[:depth]]
+    near: dict[str, float] = {}
+    for row in best:
+        memory_id, _ = passage_of(earlier.ids[row])
+        near[memory_id] = max(near.get(memory_id, -1.0), float(cosines[row]))
+    return near

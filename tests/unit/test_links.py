@@ -324,3 +324,20 @@ def test_a_forgotten_later_statement_leads_to_nothing(
     assert LATER_SAID not in found and EARLIER[0] not in found  # (its fact may be found)
     history = request.model_copy(update={"include_history": True})
     assert [r.content for r in searcher.search(history).results][:2] == [LATER_SAID, EARLIER[0]]
+
+
+def test_the_store_query_and_the_read_at_once_find_the_same_links(
+    linked_store: ProjectionStore,
+) -> None:
+    """A small user's earlier vectors are read at once and compared in memory; a big
+    one's are asked of the store's nearest-vector query per statement: the same links."""
+    [episodes] = linked_store.queries.session_episodes(
+        [("alice", "s2", None, LATER + timedelta(days=1))]
+    ).values()
+    model = MiniLMEmbedder(threads=1).model
+    read_at_once = NearestLinker(linked_store, model).links("alice", episodes)
+    asked_each = NearestLinker(linked_store, model, scan_at_most=0).links("alice", episodes)
+    assert read_at_once[0] and [
+        (x.memory_id, x.linked_id, x.relation, x.strength) for x in read_at_once[0]
+    ] == [(x.memory_id, x.linked_id, x.relation, pytest.approx(x.strength, abs=1e-5))
+          for x in asked_each[0]]  # fmt: skip
