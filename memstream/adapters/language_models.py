@@ -29,6 +29,7 @@ __all__ = [
     "ModelError",
     "OpenAIModel",
     "SdkModel",
+    "combined_usage",
     "lenient_json",
     "strict_schema",
 ]
@@ -50,6 +51,17 @@ class JsonModel(Protocol):
     def ask(
         self, system: str, prompt: str, answer: type[T], max_tokens: int = 4096
     ) -> tuple[T, TokenUsage]: ...
+
+
+def combined_usage(a: TokenUsage | None, b: TokenUsage | None) -> TokenUsage | None:
+    """What two model calls (or attempts) cost together; None when neither asked one."""
+    if a is None or b is None:
+        return a or b
+    return TokenUsage(
+        input_tokens=a.input_tokens + b.input_tokens,
+        output_tokens=a.output_tokens + b.output_tokens,
+        calls=a.calls + b.calls,
+    )
 
 
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -237,11 +249,7 @@ class OpenAIModel(SdkModel):
         spent = TokenUsage(input_tokens=0, output_tokens=0, calls=0)
         for attempt in range(self._malformed_retries + 1):
             text, usage = self._answer_text(system, prompt, answer, max_tokens)
-            spent = TokenUsage(
-                input_tokens=spent.input_tokens + usage.input_tokens,
-                output_tokens=spent.output_tokens + usage.output_tokens,
-                calls=spent.calls + 1,
-            )
+            spent = combined_usage(spent, usage) or spent  # each answer is one call
             try:
                 return _validated(answer, lenient_json(text, self.name), self.name), spent
             except ModelError:

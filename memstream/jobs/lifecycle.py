@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol
 
-from memstream.adapters.language_models import ModelError
+from memstream.adapters.language_models import ModelError, combined_usage
 from memstream.adapters.reflection import LocalReflector, Week
 from memstream.events.vocabulary import (
     DERIVED_KINDS,
@@ -276,7 +276,7 @@ class LifecycleJobs:
             extractor=self.extractor.name,
             memories=memories,
             links=links,
-            usage=_together(usage, linking),
+            usage=combined_usage(usage, linking),
             decided_at=now,
         )
 
@@ -397,17 +397,6 @@ class LifecycleJobs:
             if r["type"] == "person"
         }
         return {names[e]: n for e, n in counts.items() if e in names}
-
-
-def _together(a: TokenUsage | None, b: TokenUsage | None) -> TokenUsage | None:
-    """What two model calls cost together (None when neither asked a model)."""
-    if a is None or b is None:
-        return a or b
-    return TokenUsage(
-        input_tokens=a.input_tokens + b.input_tokens,
-        output_tokens=a.output_tokens + b.output_tokens,
-        calls=a.calls + b.calls,
-    )
 
 
 def _span(row: Mapping[str, Any]) -> tuple[str, str, datetime | None, datetime]:

@@ -70,8 +70,13 @@ class NearestLinker:
         model is asked, so nothing was spent."""
         if self.per_statement <= 0:
             return [], None
-        statements, candidates = self.candidates(user_id, episodes, self.per_statement)
-        return derive_links(statements, candidates, self.per_statement, self.min_strength), None
+        return self.chosen(*self.candidates(user_id, episodes, self.per_statement)), None
+
+    def chosen(
+        self, statements: Sequence[Statement], candidates: Mapping[str, Sequence[Candidate]]
+    ) -> list[MemoryLink]:
+        """The links the local rule chooses among ``candidates`` (:func:`derive_links`)."""
+        return derive_links(statements, candidates, self.per_statement, self.min_strength)
 
     def candidates(
         self, user_id: str, episodes: Sequence[Mapping[str, Any]], wanted: int
@@ -137,12 +142,7 @@ class NearestLinker:
         """The user's episode vectors from before ``before``, read at once when there
         are at most ``scan_at_most`` of them (one read instead of a query per
         statement); None when there are more."""
-        where = filters.all_of(
-            filters.equals("user_id", user_id),
-            filters.equals("model", self.model),
-            filters.equals("kind", "episode"),
-            filters.before("occurred_at", before),
-        )
+        where = self._episodes_before(user_id, before)
         if self.store.count(VECTORS, where) > self.scan_at_most:
             return None
         rows = self.store.scan(VECTORS, ["memory_id", "vector", "occurred_at"], where)
@@ -158,17 +158,21 @@ class NearestLinker:
             rows.column("occurred_at").to_pylist(),
         )
 
+    def _episodes_before(self, user_id: str, before: datetime) -> str:
+        """The filter of the user's episode vectors by this model from before ``before``."""
+        return filters.all_of(
+            filters.equals("user_id", user_id),
+            filters.equals("model", self.model),
+            filters.equals("kind", "episode"),
+            filters.before("occurred_at", before),
+        )
+
     def _nearest(
         self, user_id: str, statement: Statement, vector: list[float], depth: int
     ) -> dict[str, float]:
         """The user's earlier episodes nearest ``statement``: cosine by memory id (the
         nearest of a memory's rows)."""
-        where = filters.all_of(
-            filters.equals("user_id", user_id),
-            filters.equals("model", self.model),
-            filters.equals("kind", "episode"),
-            filters.before("occurred_at", statement.occurred_at),
-        )
+        where = self._episodes_before(user_id, statement.occurred_at)
         near: dict[str, float] = {}
         for vector_id, distance in self.store.queries.nearest(vector, where, depth):
             memory_id, _ = passage_of(vector_id)

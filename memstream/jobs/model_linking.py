@@ -151,5 +151,5 @@ class ModelLinker:
             )
         except ModelError as exc:
             log.warning("linking by the model failed, linked by the vectors instead: %s", exc)
-            return self.nearest.links(user_id, episodes)
+            return self.nearest.chosen(statements, found), None  # the candidates read
         return to_links(asked, candidates, answer), usage

@@ -357,10 +357,12 @@ class Searcher(Retrievers):
             if spreads:
                 fused = spread(fused, order, w.neighbour_share, w.neighbour_reach)
         linked_through: dict[str, str] = {}
+        read_states: tuple[frozenset[str], dict[str, Any]] = (frozenset(), {})  # asked, found
         if w.link_share > 0 and w.link_reach > 0 and fused:  # links of the best candidates
-            linking = view.states if view is not None else self._states(
-                request.user_id, heapq.nlargest(4 * w.link_reach, fused, key=fused.__getitem__)
-            )  # fmt: skip
+            if view is None:
+                best = heapq.nlargest(4 * w.link_reach, fused, key=fused.__getitem__)
+                read_states = (frozenset(best), self._states(request.user_id, best))
+            linking = view.states if view is not None else read_states[1]
             fused, linked_through = followed(
                 fused, lambda m: links_of(linking.get(m)), w.link_share, w.link_reach,
                 lambda m: not request.include_history and is_hidden(linking.get(m)),
@@ -390,10 +392,11 @@ class Searcher(Retrievers):
             access_job = pool.submit(
                 _timed, stages, "access", self._access_counts, request.user_id, ids
             )
-            state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, ids)
+            unread = [m for m in ids if m not in read_states[0]]  # not read for the links
+            state_job = pool.submit(_timed, stages, "state", self._states, request.user_id, unread)
             rows.update((r["memory_id"], r) for r in fetch_job.result())
             accesses = access_job.result()
-            states = state_job.result()
+            states = {**read_states[1], **state_job.result()}
             said_by = set()
         looked_up = time.perf_counter()
         stages["look_up"] = (looked_up - retrieved) * 1000
