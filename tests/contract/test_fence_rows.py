@@ -98,7 +98,7 @@ def test_pruning_what_was_served_keeps_the_fence_rows(store: ProjectionStore) ->
         "lines": "[]", "digest": "d",
     }  # fmt: skip
     store.insert_absent(SERVED, [served], fences={"0"})
-    store.prune_served(datetime(2026, 6, 1, tzinfo=UTC))  # the fence row is "served" in 1970
+    store.upkeep.prune_served(datetime(2026, 6, 1, tzinfo=UTC))  # the fence row is "served" in 1970
     assert store.count(SERVED) == 0
     assert _held(store, SERVED) == [fence_key("0")]
 

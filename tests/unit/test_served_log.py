@@ -291,7 +291,7 @@ def test_an_erasure_takes_what_was_served_and_old_answers_are_not_kept(world: Wo
         assert [r["served_id"] for r in kept] == [served.event_id]
         assert served_records([served], served.served_at + timedelta(days=31),
                               timedelta(days=30)) == []  # fmt: skip
-        world.store.prune_served(served.served_at + timedelta(seconds=1))
+        world.store.upkeep.prune_served(served.served_at + timedelta(seconds=1))
         assert _rows(world.store) == []
         world.apply(decode(encode(served)))  # the same event again: a row, once
         world.apply(decode(encode(served)))

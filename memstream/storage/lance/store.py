@@ -544,18 +544,6 @@ class ProjectionStore:
         if rows:
             self.append(MOMENTS, pa.Table.from_pylist(rows, schema=MOMENTS_SCHEMA))
 
-    def prune_moments(self, before: datetime) -> None:
-        """Remove the moments recorded before ``before`` (upkeep has removed, or is
-        about to remove, the versions they name)."""
-        table = self._tables[MOMENTS]
-        self.retrying(lambda: table.delete(filters.before("recorded_at", before)))
-
-    def prune_served(self, before: datetime) -> None:
-        """Drop what was served before ``before`` (kept no longer)."""
-        table = self._tables[SERVED]
-        older = filters.all_of(filters.before("served_at", before), NOT_FENCE_ROW)
-        self.retrying(lambda: table.delete(older))
-
     def served(
         self, user_id: str, memory_id: str | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Index and compaction upkeep of the projection tables: which indexes each table gets
 (full text, keys, scope, labels, and IVF-PQ for large vector tables), compacting
-fragments and old versions, purging rows to the last byte, and finding and dropping keys
-held twice. A part of :class:`memstream.storage.lance.store.ProjectionStore`, reached as
-``store.upkeep``.
+fragments and old versions, purging rows to the last byte, pruning the moments and
+served records past their time, and finding and dropping keys held twice. A part of
+:class:`memstream.storage.lance.store.ProjectionStore`, reached as ``store.upkeep``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import logging
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from lancedb.index import FTS, BTree, IvfPq, LabelList
 
 from memstream.storage import filters
+from memstream.storage.lance.fence_rows import NOT_FENCE_ROW
 from memstream.storage.lance.fenced_compaction import Compacted, compact_around_fences
 from memstream.storage.lance.key_checks import NewKeys, new_keys_held_twice
 from memstream.storage.lance.merges import first_of_each_key, keyed_merge
@@ -30,6 +31,8 @@ from memstream.storage.lance.tables import (
     KEYS,
     MEMORIES,
     MEMORY_STATE,
+    MOMENTS,
+    SERVED,
     SESSIONS,
     VECTORS,
 )
@@ -162,6 +165,22 @@ class TableUpkeep:
             log.debug("optimized %s", name)
         if build_missing_indexes and name in (MEMORIES, VECTORS):
             self.ensure_indexes()
+
+    def prune_moments(self, before: datetime) -> None:
+        """Remove the moments recorded before ``before`` (upkeep has removed, or is
+        about to remove, the versions they name)."""
+        self._prune(MOMENTS, filters.before("recorded_at", before))
+
+    def prune_served(self, before: datetime) -> None:
+        """Drop what was served before ``before`` (kept no longer)."""
+        self._prune(SERVED, filters.all_of(filters.before("served_at", before), NOT_FENCE_ROW))
+
+    def _prune(self, name: str, older: str) -> None:
+        """Delete the rows of ``name`` that pass ``older``; a delete commits a version
+        even when it removes nothing, so none is asked for then."""
+        table = self._store.table(name)
+        if table.count_rows(older):
+            self._store.retrying(lambda: table.delete(older))
 
     def compact_beside_writers(self, name: str, retain: timedelta) -> Compacted | None:
         """``optimize`` for an insert-only table while fenced writers insert into it:

@@ -194,6 +194,9 @@ class ProjectorCore:
         self.keys_checked: dict[str, int] = {}
         #: keys upkeep found held twice in the tables whose rows are updated
         self.duplicates_found = 0
+        #: per table, the version this process's last upkeep of it began at, and when:
+        #: a table no commit has changed since needs none until its old versions expire
+        self.upkept: dict[str, tuple[int, datetime]] = {}
 
     def _guard(self) -> None:
         """Raise :class:`~memstream.streams.delivery.fencing.Fenced` when another worker has

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -93,23 +93,36 @@ class Upkeep(ProjectorCore):
         Before any of it, every keyed table is looked at for keys held twice, among the
         rows written since the last look only, holding no lock (:meth:`_check_keys`);
         copies found in an insert-only table are dropped inside the window.
+
+        A table no commit has changed since this process's last upkeep of it began is
+        left alone (:meth:`_due`): there is nothing to compact, index or look at, and
+        the versions that upkeep kept are not old enough to remove before ``retain`` has
+        passed. An idle deployment's upkeep then reads each table's latest version and
+        writes nothing (it was 0.3 s of CPU a tick with every table empty).
         """
         self.flush()
         # the moments whose versions this upkeep removes can no longer be read as of
-        self.store.prune_moments(self._clock() - retain)
-        self.store.prune_served(self._clock() - self.retain_served)
-        repeated = self._check_keys()  # reads only: beside the batches, under no lock
-        inserted = [n for n in self.store.table_names if n in INSERT_ONLY]
-        updated = [n for n in self.store.table_names if n not in INSERT_ONLY]
+        self.store.upkeep.prune_moments(self._clock() - retain)
+        self.store.upkeep.prune_served(self._clock() - self.retain_served)
+        due = self._due(retain)
+        repeated = self._check_keys(due)  # reads only: beside the batches, under no lock
+        inserted = [n for n in due if n in INSERT_ONLY]
+        updated = [n for n in due if n not in INSERT_ONLY]
         held: list[Callable[[], object]] = [still_mine] if still_mine is not None else []
+        preempted: set[str] = set()
         for name in inserted:
             if still_mine is not None and not still_mine():
                 log.warning("the upkeep lease was lost: stopping upkeep before %s", name)
                 return
             # never beside an erasure's rewrite; the lease kept while the table takes
             with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
-                self._optimize(name, retain)
+                if not self._optimize(name, retain):
+                    preempted.add(name)
         if still_mine is not None and not still_mine():
+            return
+        if not updated and not repeated:  # nothing to do inside the window
+            if self._indexes_and_archive(list(due), held, still_mine):
+                self._upkept(due, preempted)
             return
         releases = self._window_releases
         if self.window is not None:
@@ -132,17 +145,57 @@ class Upkeep(ProjectorCore):
                 with renewing(kept, LEASE_RENEW_SECONDS):
                     self._drop_copies(repeated)
                     for name in updated:
-                        self._optimize(name, retain)
+                        if not self._optimize(name, retain):
+                            preempted.add(name)
             finally:
                 if self.window is not None:
                     self.window.release()
-        if still_mine is None or still_mine():
+        if self._indexes_and_archive(list(due), held, still_mine):
+            self._upkept(due, preempted)
+
+    def _indexes_and_archive(
+        self,
+        due: Sequence[str],
+        held: Sequence[Callable[[], object]],
+        still_mine: Callable[[], bool] | None,
+    ) -> bool:
+        """Upkeep's last steps: the indexes the ``due`` tables lack, then the event
+        archive's small files merged; False when the lease was lost before the
+        indexes."""
+        if still_mine is not None and not still_mine():
+            return False
+        if due:
             with self._compacting, renewing(held, LEASE_RENEW_SECONDS):
-                self.store.upkeep.ensure_indexes()
+                self.store.upkeep.ensure_indexes(due)
         if self._archive is not None and (still_mine is None or still_mine()):
             removed = self._archive.compact()
             if removed:
                 log.debug("event archive: %d small files merged", removed)
+        return True
+
+    def _due(self, retain: timedelta) -> dict[str, int]:
+        """The tables upkeep should look at now, each with the version read here: those
+        a commit changed since this process's last whole upkeep of them began (its own
+        compaction's commit included: the next upkeep finds nothing left and records the
+        version that left), and those whose last upkeep is ``retain`` old, whose kept
+        versions may now be removed."""
+        now = self._clock()
+        due = {}
+        for name in self.store.table_names:
+            version = self.store.version(name)
+            last = self.upkept.get(name)
+            if last is None or last[0] != version or now - last[1] >= retain:
+                due[name] = version
+        return due
+
+    def _upkept(self, due: dict[str, int], preempted: set[str]) -> None:
+        """Record the ``due`` tables as upkept from the versions read before (a commit
+        that landed meanwhile makes a table due again); not those whose compaction lost
+        a commit race, retried next time."""
+        now = self._clock()
+        for name, version in due.items():
+            if name not in preempted:
+                self.upkept[name] = (version, now)
 
     def look_for_keys_from_here(self) -> None:
         """Start upkeep's looks for keys held twice at the rows written from now on.
@@ -154,14 +207,15 @@ class Upkeep(ProjectorCore):
         for name in self.store.table_names:
             self.keys_checked[name] = end_address(self.store.table(name))
 
-    def _check_keys(self) -> dict[str, NewKeys]:
-        """Look for a key held twice among the rows every keyed table got since the last
+    def _check_keys(self, names: Iterable[str] | None = None) -> dict[str, NewKeys]:
+        """Look for a key held twice among the rows every keyed table (or those of
+        ``names``) got since the last
         look (no write should make one; :mod:`memstream.storage.lance.key_checks`): say
         so loudly; answer those of the insert-only tables, whose copies are the same row
         (:meth:`_drop_copies` keeps one of each). Reads only, at a cost that grows with
         the rows written since, so it runs outside the write lock and the window."""
         found: dict[str, NewKeys] = {}
-        for name in self.store.table_names:
+        for name in self.store.table_names if names is None else names:
             looked = self.store.upkeep.new_keys_held_twice(name, self.keys_checked.get(name, 0))
             if looked.repeated and name in INSERT_ONLY:
                 found[name] = looked  # looked at again until their copies are dropped
@@ -189,9 +243,9 @@ class Upkeep(ProjectorCore):
                 log.error("%s: %d rows of keys held twice dropped (one of each kept)",
                           name, dropped)  # fmt: skip
 
-    def _optimize(self, name: str, retain: timedelta) -> None:
+    def _optimize(self, name: str, retain: timedelta) -> bool:
         """Compact one table (an insert-only one beside its writers, around its fence
-        rows); one that lost a commit race is left to the next upkeep.
+        rows); one that lost a commit race is left to the next upkeep (False).
 
         The claims tables (leases, partition owners) are written by processes claiming
         partitions and renewing leases, which cannot wait for the compaction window (a
@@ -207,6 +261,8 @@ class Upkeep(ProjectorCore):
                 raise
             if name in CLAIMS_TABLES:
                 log.info("compacting %s met a claim (%s): retried at the next upkeep", name, exc)
-                return
+                return False
             self.compactions_preempted += 1
             log.warning("compacting %s lost a commit race (%s): the next upkeep retries", name, exc)
+            return False
+        return True
