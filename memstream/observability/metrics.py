@@ -215,7 +215,8 @@ ARCHIVE_BYTES = Counter(
 )
 UPKEEP_RUNS = Counter(
     "memstream_upkeep_runs_total",
-    "Upkeep runs (compaction, indexing, old versions), by outcome (done, skipped, failed)",
+    "Upkeep runs (compaction, indexing, old versions), by outcome (done; idle: no table "
+    "changed since this worker's last upkeep; skipped: no disk room; failed)",
     ["outcome"],
 )
 UPKEEP_SECONDS = Histogram(

@@ -266,6 +266,9 @@ def build_app(
             log.warning("upkeep skipped (compaction writes a copy first): %s", shortage)
             return
         try:
+            if not await asyncio.to_thread(projector.upkeep_due, settings.retain_versions):
+                metrics.UPKEEP_RUNS.labels("idle").inc()  # nothing changed since the last
+                return
             if not await asyncio.to_thread(lease.take, time.time_ns()):
                 return  # another worker (or this one's indexing or erasure) has it now
             started = time.perf_counter()

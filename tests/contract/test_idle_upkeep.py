@@ -13,6 +13,7 @@ from typing import Any
 
 from support.rows import memory_row
 
+from memstream.storage.claims import Lease
 from memstream.storage.lance.store import ProjectionStore
 from memstream.storage.lance.tables import MEMORIES
 from memstream.streams.projector import Projector
@@ -97,3 +98,18 @@ def test_an_upkeep_stopped_by_a_lost_lease_is_done_whole_next_time(tmp_path: Pat
     assert _fragments(store, MEMORIES) == 3  # stopped before the first table
     projector.upkeep(RETAIN)
     assert _fragments(store, MEMORIES) == 1
+
+
+def test_the_timer_takes_the_lease_only_when_a_table_besides_the_claims_changed(
+    tmp_path: Path,
+) -> None:
+    store, projector, _ = _projector(tmp_path)
+    assert projector.upkeep_due(RETAIN)  # never upkept here
+    projector.upkeep(RETAIN)
+    projector.upkeep(RETAIN)
+    assert not projector.upkeep_due(RETAIN)
+    lease = Lease(store, "upkeep", "worker-a", timedelta(minutes=2))
+    assert lease.take(time.time_ns())  # a commit to the leases table alone
+    assert not projector.upkeep_due(RETAIN)
+    store.append(MEMORIES, _rows(0, 1))
+    assert projector.upkeep_due(RETAIN)

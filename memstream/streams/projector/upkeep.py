@@ -188,6 +188,12 @@ class Upkeep(ProjectorCore):
                 due[name] = version
         return due
 
+    def upkeep_due(self, retain: timedelta) -> bool:
+        """Whether an upkeep now would find a table to look at besides the claims
+        tables (which upkeep's own lease writes to, each time it is taken): when not,
+        the timer need not take the lease at all."""
+        return any(name not in CLAIMS_TABLES for name in self._due(retain))
+
     def _upkept(self, due: dict[str, int], preempted: set[str]) -> None:
         """Record the ``due`` tables as upkept from the versions read before (a commit
         that landed meanwhile makes a table due again); not those whose compaction lost
