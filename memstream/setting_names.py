@@ -111,6 +111,7 @@ SETTING_NAMES = frozenset(
         "ready_max_lag",
         "reflect_every_days",
         "reply_share",
+        "restatement_weight",
         "retain_versions_seconds",
         "s3_endpoint",
         "s3_region",

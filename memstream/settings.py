@@ -189,6 +189,9 @@ class Settings(BaseModel):
         neighbour_reach: how many turns before and after count.
         reply_share: share of an assistant's reply's score that the user's statement just
             before it gets at least (0: none).
+        restatement_weight: share of its score an assistant's short reply to a user's
+            statement (a restatement of it) is ranked at; the statement gets all of it
+            (1: the reply as found).
         question_weight: share of its score a user's question found is ranked at (1:
             as any turn).
         link_share: share of a found memory's score (times the link's strength) that
@@ -334,6 +337,7 @@ class Settings(BaseModel):
     neighbour_share: float = Field(default=_RANKING.neighbour_share, ge=0, le=1)
     neighbour_reach: int = Field(default=_RANKING.neighbour_reach, ge=0, le=10)
     reply_share: float = Field(default=_RANKING.reply_share, ge=0, le=2)
+    restatement_weight: float = Field(default=_RANKING.restatement_weight, ge=0, le=1)
     question_weight: float = Field(default=_RANKING.question_weight, ge=0, le=1)
     link_share: float = Field(default=_RANKING.link_share, ge=0, le=3)
     link_reach: int = Field(default=_RANKING.link_reach, ge=0, le=20)

@@ -30,6 +30,9 @@ class RankingWeights:
             the best among those after it (:mod:`memstream.queries.search.neighbours`).
         reply_share: an assistant's reply found hands this share of its score to the
             user's statement just before it (the statement gets at least that much).
+        restatement_weight: an assistant's short reply to a user's statement (a
+            restatement of it) is ranked at this share of its score, and the statement
+            gets all of it.
         question_weight: a user's question found is ranked at this share of its score.
         link_share, link_reach: each of the ``link_reach`` best candidates gives this
             share of its score, times the link's strength, to each earlier memory it
@@ -54,6 +57,7 @@ class RankingWeights:
     neighbour_share: float = 0.3
     neighbour_reach: int = 2
     reply_share: float = 0.95
+    restatement_weight: float = 0.5
     question_weight: float = 0.4
     link_share: float = 1.0
     link_reach: int = 1

@@ -111,6 +111,7 @@ def ranking_weights(settings: Settings) -> RankingWeights:
         neighbour_share=settings.neighbour_share,
         neighbour_reach=settings.neighbour_reach,
         reply_share=settings.reply_share,
+        restatement_weight=settings.restatement_weight,
         question_weight=settings.question_weight,
         link_share=settings.link_share,
         link_reach=settings.link_reach,

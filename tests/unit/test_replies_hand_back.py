@@ -1,5 +1,6 @@
-"""An assistant's reply found hands its score to the user's statement it replies to,
-and a user's question ranks below what was told: what each turn said, the hand-back and
+"""An assistant's reply found hands its score to the user's statement it replies to (a
+short reply, a restatement of it, all of its score, and ranks below it), and a user's
+question ranks below what was told: what each turn said, the hand-back and
 the lowering are pure; then through a real searcher, over the tables and over the read
 model."""
 
@@ -19,6 +20,8 @@ from memstream.queries.search.neighbours import (
     OTHER,
     QUESTION,
     REPLY,
+    SHORT_REPLY,
+    SHORT_REPLY_CHARACTERS,
     STATEMENT,
     SessionOrder,
     handed_back,
@@ -44,7 +47,9 @@ def test_what_a_turn_said() -> None:
     # a long turn is not read through: what it pastes tells something
     assert turn_said("user", "Why? " * 1_000) == STATEMENT
     assert turn_said("user", "Why? " * 100) == QUESTION
-    assert turn_said("assistant", "Longer walks help.") == REPLY
+    assert turn_said("assistant", "Longer walks help.") == SHORT_REPLY
+    assert turn_said("assistant", "x" * SHORT_REPLY_CHARACTERS) == SHORT_REPLY
+    assert turn_said("assistant", "x" * (SHORT_REPLY_CHARACTERS + 1)) == REPLY
     assert turn_said("tool", "exit code 0") == OTHER
     assert turn_said(None, "a note") == OTHER
 
@@ -72,25 +77,52 @@ def test_a_reply_hands_its_score_to_the_statement_before_it() -> None:
     )
 
 
+def test_a_short_reply_restates_the_statement_and_ranks_below_it() -> None:
+    order = _order("statement", "ack", "question", "short answer")
+    said = {"statement": STATEMENT, "ack": SHORT_REPLY, "question": QUESTION}
+    said["short answer"] = SHORT_REPLY
+    scores = {"ack": 1.0, "short answer": 0.8}
+    out, through = handed_back(scores, order, said, 0.95, restatement_weight=0.5)
+    # the statement gets all of the echo's score and the echo half of its own; a short
+    # reply to a question is the answer to it, and keeps its score
+    assert out == pytest.approx({"statement": 1.0, "ack": 0.5, "short answer": 0.8})
+    assert through == {"statement": "ack"}
+    # a statement found better on its own keeps its score; the echo is lowered still
+    out, through = handed_back({**scores, "statement": 2.0}, order, said, 0.95, 0.5)
+    assert out["statement"] == 2.0 and out["ack"] == 0.5 and through == {}
+    # weight 1: the echo as found (the statement ties it)
+    assert handed_back(scores, order, said, 0.95, 1.0)[0]["ack"] == 1.0
+
+
 @given(
-    st.lists(st.sampled_from([STATEMENT, QUESTION, REPLY, OTHER]), min_size=1, max_size=8),
+    st.lists(
+        st.sampled_from([STATEMENT, QUESTION, REPLY, SHORT_REPLY, OTHER]), min_size=1, max_size=8
+    ),
     st.lists(st.floats(0.0, 1.0), min_size=8, max_size=8),
     st.floats(0.0, 2.0),
+    st.floats(0.0, 1.0),
 )
 def test_only_statements_just_before_a_found_reply_gain(
-    kinds: list[str], found: list[float], share: float
+    kinds: list[str], found: list[float], share: float, weight: float
 ) -> None:
     turns = [f"t{i}" for i in range(len(kinds))]
     said = dict(zip(turns, kinds, strict=True))
     scores = {t: found[i] for i, t in enumerate(turns) if i % 2 == 0}
-    out, through = handed_back(scores, _order(*turns), said, share)
+    out, through = handed_back(scores, _order(*turns), said, share, weight)
     for i, turn in enumerate(turns):
         before = scores.get(turn, 0.0)
         after_it = turns[i + 1] if i + 1 < len(turns) else None
-        gains = kinds[i] == STATEMENT and after_it in scores and said[after_it] == REPLY
-        if gains:
-            assert out.get(turn, 0.0) == pytest.approx(max(before, share * scores[after_it]))
-            assert (turn in through) == (share * scores[after_it] > before)
+        before_it = turns[i - 1] if i > 0 else None
+        replied = after_it in scores and said[after_it] in (REPLY, SHORT_REPLY)
+        if kinds[i] == STATEMENT and replied:
+            handed = scores[after_it] * (1.0 if said[after_it] == SHORT_REPLY else share)
+            handed = 0.0 if share <= 0 else handed
+            assert out.get(turn, 0.0) == pytest.approx(max(before, handed))
+            assert (turn in through) == (handed > before)
+        elif kinds[i] == SHORT_REPLY and before_it is not None and said[before_it] == STATEMENT:
+            assert turn not in through
+            lowered = before * weight if share > 0 and turn in scores else before
+            assert out.get(turn, 0.0) == pytest.approx(lowered)
         else:
             assert turn not in through
             assert out.get(turn, 0.0) == before
@@ -108,11 +140,21 @@ def test_a_users_question_is_ranked_at_its_weight() -> None:
 
 SESSION = [
     ("user", "The vet said Biscuit has to lose two kilos before spring."),
-    ("assistant", "A slow plan with measured meals and longer walks works for a spaniel."),
+    (
+        "assistant",
+        "A slow plan with measured meals and longer walks works for a spaniel: weigh her "
+        "food for each meal, swap half the treats for green beans, add ten minutes to the "
+        "morning walk each week, and weigh her every fortnight at the practice.",
+    ),
     ("user", "Can she swim in cold lakes?"),
     ("assistant", "Most spaniels swim well, but keep walks by cold water short."),
 ]
 OTHERS = [f"A note about walks number {i} in the park." for i in range(8)]
+#: a statement, and the assistant's few words back that restate it in other words
+ECHOED = [
+    ("user", "My partner Tom works nights at the fire station."),
+    ("assistant", "Shift work is hard on couples."),
+]
 
 
 @pytest.fixture(params=[0, 10_000], ids=["tables", "read-model"])
@@ -125,6 +167,11 @@ def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Proj
     events += [
         message(event_id=f"o{i}", session_id=f"other-{i}", content=text, occurred_at=AT)
         for i, text in enumerate(OTHERS)
+    ]
+    events += [
+        message(event_id=f"echo{i}", session_id="echoed", role=role, content=text, occurred_at=at)
+        for i, (role, text) in enumerate(ECHOED)
+        for at in [AT + timedelta(0, i)]
     ]
     Projector(store, "test", clock=FakeClock(AT)).apply(
         [LogRecord("e", "t", 0, n, AT, None, encode(e)) for n, e in enumerate(events)]
@@ -154,6 +201,24 @@ def test_the_statement_a_found_reply_answers_is_found_with_it(
     assert with_hand_back.index(SESSION[0][1]) > with_hand_back.index(SESSION[1][1])
     assert found(1.5)[0] == SESSION[0][1]  # more than the reply's whole score: above it
     assert SESSION[2][1] not in found(1.5)
+
+
+def test_the_statement_ranks_above_the_short_reply_that_restates_it(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """Only the assistant's few words share the query's words; the statement they
+    restate comes first. As found, the echo ties the statement, ahead of the long reply
+    that shares one word ("works"); at half its score it falls below that reply."""
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+
+    def found(weight: float) -> list[str]:
+        searcher.weights = replace(searcher.weights, restatement_weight=weight, neighbour_share=0.0)
+        request = SearchRequest(user_id="alice", query="shift work hard on couples", k=2)
+        return [r.content for r in searcher.search(request).results]
+
+    assert sorted(found(1.0)) == sorted(text for _, text in ECHOED)
+    assert found(0.5) == [ECHOED[0][1], SESSION[1][1]]
 
 
 def test_the_reply_ranks_above_the_question_it_answers(

@@ -28,7 +28,15 @@ from typing import Any
 
 from memstream.text.passages import LONG_TURN_CHARACTERS
 
-__all__ = ["SessionOrder", "handed_back", "questions_lowered", "spread", "turn_said"]
+__all__ = [
+    "REPLIES",
+    "SHORT_REPLY_CHARACTERS",
+    "SessionOrder",
+    "handed_back",
+    "questions_lowered",
+    "spread",
+    "turn_said",
+]
 
 
 @dataclass(frozen=True)
@@ -129,8 +137,20 @@ def spread(
 
 
 #: What a turn is, for :func:`handed_back`: the user stating something, the user asking
-#: (every sentence a question), the assistant replying, or anything else.
-STATEMENT, QUESTION, REPLY, OTHER = "statement", "question", "reply", "other"
+#: (every sentence a question), the assistant replying at length or in a few words, or
+#: anything else.
+STATEMENT, QUESTION, REPLY, SHORT_REPLY, OTHER = (
+    "statement", "question", "reply", "short reply", "other"
+)  # fmt: skip
+
+#: An assistant's reply of at most this many characters is a short one: an
+#: acknowledgement or a restatement of what the user just said ("Kids and glasses, it
+#: always happens."), not an answer of its own. In the project's corpus every reply
+#: that answers a question is longer than 300 characters, and 190 of the 214 replies
+#: are at most 160.
+SHORT_REPLY_CHARACTERS = 200
+#: The assistant's turns, long or short.
+REPLIES = frozenset({REPLY, SHORT_REPLY})
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 
@@ -141,7 +161,7 @@ def turn_said(role: str | None, content: str) -> str:
     (a paste, a long message) tells something whatever its sentences end in: it is
     not read through, since this runs for every candidate of every search."""
     if role == "assistant":
-        return REPLY
+        return SHORT_REPLY if len(content) <= SHORT_REPLY_CHARACTERS else REPLY
     if role != "user":
         return OTHER
     if "?" not in content or len(content) > LONG_TURN_CHARACTERS:
@@ -151,7 +171,11 @@ def turn_said(role: str | None, content: str) -> str:
 
 
 def handed_back(
-    scores: Mapping[str, float], order: SessionOrder, said: Mapping[str, str], share: float
+    scores: Mapping[str, float],
+    order: SessionOrder,
+    said: Mapping[str, str],
+    share: float,
+    restatement_weight: float = 1.0,
 ) -> tuple[dict[str, float], dict[str, str]]:
     """``scores`` after each assistant's reply found handed ``share`` of its score to the
     user's statement it replies to (the turn just before it, when that is one): the
@@ -163,20 +187,28 @@ def handed_back(
     kilos"): the reply is found, while the statement, the user's own memory, shares no
     word with the question. A user's question is not handed anything: the reply is what
     answers it. ``said`` holds :func:`turn_said` of the turns involved; ``share`` 0
-    changes nothing."""
+    changes nothing.
+
+    A short reply (:data:`SHORT_REPLY`) to a statement restates it: the statement gets
+    all of the reply's score, and the reply is ranked at ``restatement_weight`` of its
+    own (1: as found), so what the user said comes before the assistant's echo of it."""
     out = dict(scores)
     through: dict[str, str] = {}
     if share <= 0:
         return out, through
     for memory_id, score in scores.items():
-        if said.get(memory_id) != REPLY:
+        kind = said.get(memory_id)
+        if kind not in REPLIES:
             continue
         statement = order.before(memory_id)
         if statement is None or said.get(statement) != STATEMENT:
             continue
-        if share * score > out.get(statement, 0.0):
-            out[statement] = share * score
+        handed = score if kind == SHORT_REPLY else share * score
+        if handed > out.get(statement, 0.0):
+            out[statement] = handed
             through[statement] = memory_id
+        if kind == SHORT_REPLY:
+            out[memory_id] = out[memory_id] * restatement_weight
     return out, through
 
 

@@ -374,7 +374,7 @@ class Searcher(Retrievers):
                 trace.candidate(m).linked_from = source
         if order is not None and (w.reply_share > 0 or w.question_weight != 1):
             said = turns_said(self.store, fused, order, rows, where, wanted, view)
-            fused, through = handed_back(fused, order, said, w.reply_share)
+            fused, through = handed_back(fused, order, said, w.reply_share, w.restatement_weight)
             fused = questions_lowered(fused, said, w.question_weight)
         through = {**linked_through, **through}
         missing = [m for m in fused if m not in rows]  # found by vector only, or beside

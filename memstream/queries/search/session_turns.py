@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from memstream.queries.search.candidates import archived_row
-from memstream.queries.search.neighbours import REPLY, SessionOrder, turn_said
+from memstream.queries.search.neighbours import REPLIES, SessionOrder, turn_said
 from memstream.queries.search.retrievers import ARCHIVE_COLUMNS
 from memstream.queries.search.user_view import ROW_COLUMNS, RequestFilter, UserView
 from memstream.storage import filters
@@ -94,12 +94,12 @@ def turns_said(
 
     if view is not None:  # worked out once per memory
         said = view.said_of(hot(memory_ids), wanted)
-        replies = {b for m, what in said.items() if what == REPLY and (b := order.before(m))}
+        replies = {b for m, what in said.items() if what in REPLIES and (b := order.before(m))}
         said.update(view.said_of(hot(replies - said.keys()), wanted))
         return said
     turns = _read(store, hot(memory_ids), _SAID_COLUMNS, where, wanted, view)
     said = {r["memory_id"]: turn_said(r["role"], r["content"] or "") for r in turns}
-    before = {b for m, what in said.items() if what == REPLY and (b := order.before(m))}
+    before = {b for m, what in said.items() if what in REPLIES and (b := order.before(m))}
     for row in _read(store, hot(before - said.keys()), _SAID_COLUMNS, where, wanted, view):
         said[row["memory_id"]] = turn_said(row["role"], row["content"] or "")
     return said
