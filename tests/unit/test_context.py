@@ -232,6 +232,48 @@ def test_a_word_most_results_say_weighs_little_and_a_rare_one_much() -> None:
     assert len(bearing_results(results, asked, question_words(asked), None)) == len(results)
 
 
+def test_a_fact_told_by_someone_the_question_does_not_name_is_no_answer() -> None:
+    """In a history of several speakers, "Chloé lives in Lyon." is near "Which city
+    does Ana live in now?" in words and meaning, and no answer to it; a fact that names
+    Ana, a fact Ana told and a turn of anyone's still bear on it."""
+    from memstream.queries.context.relevance import (
+        bearing_results,
+        question_words,
+        speakers_named,
+    )
+
+    asked = "Which city does Ana live in now?"
+
+    def said(content: str, speaker: str | None, kind: str = "fact") -> Any:
+        return _result(content, similarity=0.45).model_copy(
+            update={"memory_id": content, "speaker": speaker, "kind": kind}
+        )
+
+    results = [
+        said("Ana lives in Lisbon.", "Ana"),
+        said("Chloé lives in Lyon.", "Chloé"),
+        said("Wei lives in Vancouver.", "Wei", "preference"),
+        said("Rita visits Ana in Lisbon every May.", "Rita"),  # names Ana
+        said("I live in Oslo now, by the fjord.", "Lena", "episode"),  # a turn
+        said("Someone lives in Madrid.", None),  # told by no one known
+    ]
+    assert speakers_named(results, asked) == {"Ana"}
+    kept = [r.memory_id for r in bearing_results(results, asked, question_words(asked), 0.3)]
+    assert kept == [
+        "Ana lives in Lisbon.",
+        "Rita visits Ana in Lisbon every May.",
+        "I live in Oslo now, by the fjord.",
+        "Someone lives in Madrid.",
+    ]
+    # a question that names no speaker keeps them all; so does no cut-off
+    unnamed = "Which city does the user live in now?"
+    assert speakers_named(results, unnamed) == frozenset()
+    assert len(bearing_results(results, unnamed, question_words(unnamed), 0.3)) == 6
+    assert len(bearing_results(results, asked, question_words(asked), None)) == 6
+    # a name inside a word is not the name ("Banana" is no "Ana")
+    assert speakers_named(results, "Is a banana a good snack?") == frozenset()
+
+
 def test_only_the_results_that_bear_most_have_their_entities_profiled() -> None:
     from memstream.queries.context.relevance import profiled_results, question_words
 

@@ -16,6 +16,13 @@ and names alone. A user's statement the search found through the assistant's rep
 it (``found_through``) bears on the question when that reply does: the reply says it
 again in the question's words.
 
+A fact (or a preference, any derived statement) told by a speaker other than those
+the question names, naming none of them, bears not on it: in a history of several
+speakers, "Chloé lives in Lyon." is near "Which city does Ana live in now?" in words and
+meaning and no answer to it. On the corpus's blocks this took the lines of other
+conversations from 0.300 of a block to 0.275 with the same 145 answers, and moved
+LoCoMo's blocks by at most 0.006 in a category.
+
 Entities are profiled in a block only from the results that bear ``PROFILED_FROM`` or
 more (by meaning or by words), or that the question names: an entity a result names
 that bears by one word shared is rarely what the question is about, and its profile
@@ -57,6 +64,7 @@ __all__ = [
     "bears_on",
     "profiled_results",
     "question_words",
+    "speakers_named",
     "word_share",
     "word_weights",
 ]
@@ -155,12 +163,37 @@ def bearing_results(
         return list(results)
     said = [frozenset(words(r.content)) for r in results]  # each result read once
     weights = _weights(asked, said)
+    named = speakers_named(results, query)
     kept = {
         r.memory_id
         for r, r_said in zip(results, said, strict=True)
-        if _bears(r, r_said, query, weights, min_similarity)
+        if _bears(r, r_said, query, weights, min_similarity) and not _of_another(r, named)
     }
     return [r for r in results if r.memory_id in kept or r.found_through in kept]
+
+
+def speakers_named(results: Iterable[SearchResult], query: str) -> frozenset[str]:
+    """The speakers of ``results`` whom ``query`` names ("Which city does Ana live
+    in?"): the people the question is about, when they are among those who spoke."""
+    folded = query.casefold()
+    return frozenset(r.speaker for r in results if r.speaker and _said_in(r.speaker, folded))
+
+
+def _of_another(result: SearchResult, named: frozenset[str]) -> bool:
+    """Whether ``result`` is a derived statement (a fact, a preference...) told by
+    someone other than the people the question names (``named``), naming none of them:
+    "Chloé lives in Lyon." is no answer to where Ana lives, however near in words. A
+    turn is never judged so: in a conversation one speaker's turn often answers for
+    the other ("your talk on adoption went well")."""
+    if not named or result.kind == "episode" or not result.speaker or result.speaker in named:
+        return False
+    content = result.content.casefold()
+    return not any(_said_in(name, content) for name in named)
+
+
+def _said_in(name: str, folded: str) -> bool:
+    """Whether the casefolded text ``folded`` says ``name`` as a word."""
+    return re.search(rf"\b{re.escape(name.casefold())}\b", folded) is not None
 
 
 def profiled_results(
