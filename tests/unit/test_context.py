@@ -5,6 +5,7 @@ lines labelled; and, over a real store, the block and the explanation an agent g
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -315,12 +316,14 @@ ANA_SAID = ["Ana's cat Miso likes tuna.", "I moved to Porto last week.",
 
 
 def _anas_memory(
-    tmp_path: Path, consolidated: bool = False, sessions: list[list[str]] | None = None
+    tmp_path: Path,
+    consolidated: bool = False,
+    sessions: Sequence[Sequence[str | tuple[str, str]]] | None = None,
 ) -> Any:
     """A searcher (MiniLM, a day after the last turn) over a store of what Ana said
-    (``sessions``, a day apart; by default one session of ``ANA_SAID``), every memory
-    with its vector; with the facts the local extractor reads in each session when
-    ``consolidated``."""
+    (``sessions``, a day apart; by default one session of ``ANA_SAID``; a turn given as
+    (speaker, text) is someone else's), every memory with its vector; with the facts
+    the local extractor reads in each session when ``consolidated``."""
     from memstream.adapters.embedders import MiniLMEmbedder, QueryEmbeddingCache
     from memstream.events.codec import encode
     from memstream.events.vocabulary import FactsConsolidated
@@ -336,18 +339,19 @@ def _anas_memory(
     last = T0
     for day, texts in enumerate(sessions or [ANA_SAID]):
         session = f"s{day + 1}"
+        turns = [("Ana", t) if isinstance(t, str) else t for t in texts]
         said = [
-            message(event_id=f"m{day}-{n}", user_id="ana", session_id=session, speaker="Ana",
+            message(event_id=f"m{day}-{n}", user_id="ana", session_id=session, speaker=speaker,
                     content=text, occurred_at=T0 + timedelta(days=day, minutes=n))
-            for n, text in enumerate(texts)
+            for n, (speaker, text) in enumerate(turns)
         ]  # fmt: skip
         values += [encode(m) for m in said]
         last = said[-1].occurred_at
         if consolidated:
-            turns = [Turn(m.event_id, "Ana", "user", m.content, m.occurred_at) for m in said]
+            read = [Turn(m.event_id, m.speaker, "user", m.content, m.occurred_at) for m in said]
             facts = FactsConsolidated(
                 event_id=f"c{day}", user_id="ana", session_id=session, through=last,
-                extractor=LOCAL_EXTRACTOR, memories=extract_facts("ana", session, turns),
+                extractor=LOCAL_EXTRACTOR, memories=extract_facts("ana", session, read),
                 decided_at=last + timedelta(hours=1),
             )  # fmt: skip
             values.append(encode(facts))
@@ -383,6 +387,42 @@ def test_a_question_nothing_bears_on_gets_no_block(tmp_path: Path) -> None:
     assert _block(searcher, "What is the hotel booking reference?", floor=None).context
     home = _block(searcher, "Where does Ana live now?")  # MiniLM: every turn near (0.61-0.76)
     assert home.context is not None and "Porto" in home.context
+
+
+def test_a_turn_of_a_conversation_the_named_speaker_had_no_part_in_is_no_answer(
+    tmp_path: Path,
+) -> None:
+    """Kwame's "I don't drink alcohol any more" is near "Does Ana drink alcohol?" and
+    said where Ana never spoke: no answer. Ben's turn in a conversation with Ana stays,
+    though it does not name her; with no cut-off, everything the search found stays."""
+    searcher = _anas_memory(
+        tmp_path,
+        sessions=[
+            ["I stopped drinking alcohol in December."],
+            [("Kwame", "I don't drink alcohol any more, ten months sober now.")],
+            [("Ben", "You stopped drinking alcohol too, I heard."), "Yes, and I feel better."],
+        ],
+    )
+    block = _block(searcher, "Does Ana drink alcohol?")
+    assert block.context is not None
+    assert "I stopped drinking alcohol in December." in block.context
+    assert "You stopped drinking alcohol too" in block.context
+    assert "ten months sober" not in block.context
+    assert "ten months sober" in _block(searcher, "Does Ana drink alcohol?", None).context
+    # a question that names no speaker keeps every speaker's turns
+    assert "ten months sober" in _block(searcher, "Who stopped drinking alcohol?").context
+
+
+def test_the_speakers_a_question_does_not_name_are_not_profiled_when_it_names_one() -> None:
+    from memstream.queries.context.gathering import _unasked_speakers
+
+    results = [
+        _result("I live in Lisbon.").model_copy(update={"speaker": "Ana"}),
+        _result("You moved in May.").model_copy(update={"speaker": "Ben"}),
+        _result("Welcome to Lisbon!"),  # the assistant: no speaker
+    ]
+    assert _unasked_speakers(results, "Where does Ana live?") == {"ben"}
+    assert _unasked_speakers(results, "Where do I live?") == frozenset()
 
 
 def test_a_fact_restating_a_turn_above_it_is_in_the_block_with_its_date(

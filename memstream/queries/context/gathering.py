@@ -8,13 +8,17 @@ is :func:`memstream.queries.context.assembly.assemble`).
 - temporal context: the episodes inside the time the query names, or else the turns of
   the most relevant session, then the other turns the search found, best first;
 - evidence: the turns the facts came from.
+
+When the question names some of those who spoke, the other speakers' facts, their
+turns in conversations none of the named took part in, and their profiles are left
+out (:mod:`.relevance`).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +32,8 @@ from memstream.queries.context.relevance import (
     bearing_results,
     profiled_results,
     question_words,
+    speakers_named,
+    turns_of_others,
 )
 from memstream.queries.profiles import linked_ids, resolve_entities
 from memstream.queries.search.searcher import (
@@ -104,6 +110,8 @@ def context_candidates(
         return bearing_results(results, request.query, asked, min_similarity)
 
     bearing = bearing_on(results)
+    if min_similarity is not None:
+        bearing = _without_strangers(searcher, request, results, bearing)
     kept = {r.memory_id for r in bearing}
     unrelated = [r for r in results if r.memory_id not in kept]
     facts = [r for r in bearing if r.kind in FACT_KINDS]
@@ -124,10 +132,38 @@ def context_candidates(
             request,
             profiled_results(bearing, request.query, asked, min_similarity),
             {r.memory_id for r in facts},
+            _unasked_speakers(results, request.query) if min_similarity is not None else (),
         ),
         "temporal": temporal + [o for o in other if o.kind not in FACT_KINDS],
         "evidence": _evidence_lines(searcher, request, facts),
     }
+
+
+def _without_strangers(
+    searcher: Searcher,
+    request: SearchRequest,
+    results: Sequence[SearchResult],
+    bearing: list[SearchResult],
+) -> list[SearchResult]:
+    """``bearing`` without the turns of speakers the question does not name, said in
+    conversations where none of those it names spoke (:func:`.relevance.turns_of_others`):
+    "I don't drink alcohol any more", said by Kwame to the assistant, is no answer to
+    "Does Zoë drink alcohol?". A turn of a conversation Zoë took part in stays, whoever
+    said it. One read of the sessions in question, only when the question names a
+    speaker and a bearing turn is another's."""
+    named = speakers_named(results, request.query)
+    doubtful = turns_of_others(bearing, named)
+    sessions = {r.session_id for r in doubtful if r.session_id}
+    if not sessions:
+        return bearing
+    where = filters.all_of(
+        scope_filter(request.user_id, request.project_id),
+        filters.is_in("session_id", sessions),
+        filters.is_in("speaker", named),
+    )
+    spoken = set(searcher.store.scan(MEMORIES, ["session_id"], where)["session_id"].to_pylist())
+    strangers = {r.memory_id for r in doubtful if r.session_id not in spoken}
+    return [r for r in bearing if r.memory_id not in strangers]
 
 
 def _line(result: SearchResult, query: str = "") -> ContextLine:
@@ -206,24 +242,39 @@ _QUOTED = 500
 _UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.M)
 
 
+def _unasked_speakers(results: Sequence[SearchResult], query: str) -> frozenset[str]:
+    """The speakers of ``results`` (casefolded) that ``query`` does not name, when it
+    names one of them: a question about Zoë's allergies is not about Łukasz, however
+    his turns came among the results (:func:`.relevance.speakers_named`)."""
+    named = speakers_named(results, query)
+    if not named:
+        return frozenset()
+    return frozenset(r.speaker.casefold() for r in results if r.speaker and r.speaker not in named)
+
+
 def _entity_lines(
     searcher: Searcher,
     request: SearchRequest,
     results: Sequence[SearchResult],
     said: set[str],
+    unasked: Collection[str] = (),
 ) -> list[ContextLine]:
     """Profiles of the entities the query names, then of those the first
     ``_PROFILED_FROM`` results name, in a few reads whatever their number: the
     entities, the facts linked to any of them, those facts' states. A profile leaves
     out the facts ``said`` in the facts section, and is scored as the best result
     naming it (one the query names, as the best result). A date, an amount or a link
-    takes a line only when the question names it: its facts say it already."""
+    takes a line only when the question names it: its facts say it already. Speakers
+    the question does not name when it names another (``unasked``, casefolded) are
+    not profiled."""
     user_id = request.user_id
     scores: dict[str, float] = {}
     asked = request.query.casefold()
     top = results[0].score if results else 0.0
     for rank, result in enumerate(results):
         for name in result.entities:
+            if name.casefold() in unasked:
+                continue
             if name.casefold() in asked:
                 scores[name] = top
             elif rank < _PROFILED_FROM:
