@@ -17,15 +17,18 @@ embedder, HTTP API) as ``bench/locomo.py`` sends LoCoMo; the questions are asked
 ``k = 50`` and ``now`` = the end of the history, with facts (a fact counts as the turns
 it came from) and episodes only, and with facts again with links followed at each of
 ``--link-shares`` (0: links not followed; the default setting's share is the first
-run's). Each setting is asked of its own copy of the ingested folder: the accesses one
-run reports do not move the next one's ranking. ``../shared/bench/bm25_baseline.py``
+run's) and with an assistant's short reply to a statement ranked at each of
+``--restatement-weights`` (1: as found, without the stage that ranks an echo below
+what it echoes; the default's weight is the first run's). Each setting is asked of its
+own copy of the ingested folder: the accesses one run reports do not move the next
+one's ranking. ``../shared/bench/bm25_baseline.py``
 ranks the same turns for the same questions, and ``../shared/bench/score.py`` scores
 every run: recall@10 and hit@1 are printed for every question, for those of the coding
 sessions, for those of the sessions with turns longer than the embedder reads (found by
 passages), for the life events, the implied questions and the later statements.
 
 Usage: python bench/corpus_retrieval.py [--bench ../shared/bench] [--out bench-out/corpus]
-    [--embedder e5-small] [--data DIR] [--link-shares 0,1.5]
+    [--embedder e5-small] [--data DIR] [--link-shares 0,1.5] [--restatement-weights 1]
   --data keeps the ingested data folder and reuses it next time.
 """
 
@@ -116,6 +119,12 @@ def main() -> None:
         default="0",
         help="the questions asked again with links followed at these shares (0: not at all)",
     )
+    parser.add_argument(
+        "--restatement-weights",
+        default="1",
+        help="asked again with an assistant's short reply to a statement ranked at these "
+        "shares of its score (1: as found, the statement tying it)",
+    )
     args = parser.parse_args()
     bench = Path(args.bench).resolve()
     out = Path(args.out)
@@ -145,6 +154,9 @@ def main() -> None:
     shares = [float(x) for x in args.link_shares.split(",") if x]
     for share in shares:
         runs[_with_links(share)] = out / f"run-links-{share:g}.jsonl"
+    weights = [float(x) for x in args.restatement_weights.split(",") if x]
+    for weight in weights:
+        runs[_echoes_at(weight)] = out / f"run-echoes-{weight:g}.jsonl"
     runs["BM25 (shared baseline)"] = out / "run-bm25.jsonl"
     with tempfile.TemporaryDirectory(prefix="memstream-corpus-") as tmp:
         data = Path(args.data) if args.data else Path(tmp) / "data"
@@ -158,11 +170,18 @@ def main() -> None:
             ask(client, questions, runs["memstream, episodes only"], ["episode"])
         finally:
             worker.stop()
-        for share in shares:  # the same memories, links followed at another share
-            env = {**worker_env(args.embedder), "MEMSTREAM_LINK_SHARE": str(share)}
+        # the same memories, links followed at another share, echoes at another weight
+        for label, setting in [
+            *((_with_links(share), {"MEMSTREAM_LINK_SHARE": str(share)}) for share in shares),
+            *(
+                (_echoes_at(weight), {"MEMSTREAM_RESTATEMENT_WEIGHT": str(weight)})
+                for weight in weights
+            ),
+        ]:
+            env = {**worker_env(args.embedder), **setting}
             worker = WorkerProcess(copied(data, Path(tmp) / "asked"), env=env).start()
             try:
-                ask(serving(worker), questions, runs[_with_links(share)])
+                ask(serving(worker), questions, runs[label])
             finally:
                 worker.stop()
     subprocess.run(
@@ -199,6 +218,10 @@ def ingest(data: Path, history: list[dict], embedder: str) -> None:
 
 def _with_links(share: float) -> str:
     return "links not followed" if share == 0 else f"links at share {share:g}"
+
+
+def _echoes_at(weight: float) -> str:
+    return "echoes as found" if weight == 1 else f"echoes at weight {weight:g}"
 
 
 if __name__ == "__main__":
