@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-
-from mcp.server.mcpserver import Context
+from typing import TYPE_CHECKING
 
 from memstream.application.callers import Caller
 from memstream.events.errors import InvalidQuery
 from memstream.policies.scope import valid_identifier
+
+if TYPE_CHECKING:  # the SDK is imported by the server itself (memstream.mcp.http)
+    from mcp.server.mcpserver import Context
 
 __all__ = ["CHECKED_SCOPE", "Scope", "request_scope", "scope_of_request"]
 
@@ -29,7 +31,7 @@ class Scope:
 
 
 #: How a server finds the scope of a call: bound at start, or read off the request.
-ScopeOf = Callable[[Context], Scope]
+ScopeOf = Callable[["Context"], Scope]
 
 
 def request_scope(parameters: Mapping[str, str]) -> Scope:
