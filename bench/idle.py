@@ -18,7 +18,6 @@ Usage: python bench/idle.py [--seconds 40] [--optimize-every 10] [--partitions 2
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -26,44 +25,23 @@ from pathlib import Path
 
 import httpx
 
-from memstream.testing import WorkerProcess, wait_until
+sys.path.insert(0, str(Path(__file__).parent))
 
-_TICK = os.sysconf("SC_CLK_TCK")
+from ingest import cpu_seconds
+
+from memstream.testing import WorkerProcess, descendants, wait_until
 
 
 def _processes(root: int) -> dict[int, str]:
     """``root`` and every process under it, with its command line."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    family, grown = {root}, True
-    while grown:
-        grown = False
-        for pid, parent in parents.items():
-            if parent in family and pid not in family:
-                family.add(pid)
-                grown = True
     named = {}
-    for pid in family:
+    for pid in {root} | descendants(root):
         try:
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
+        except OSError:  # gone meanwhile
             continue
         named[pid] = command.strip()
     return named
-
-
-def _cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def _role(command: str) -> str:
@@ -105,9 +83,9 @@ def _idle_cpu(
         time.sleep(settle)
         assert worker.process is not None
         processes = _processes(worker.process.pid)
-        before = {pid: _cpu_seconds(pid) for pid in processes}
+        before = {pid: cpu_seconds({pid}) for pid in processes}
         time.sleep(seconds)
-        return processes, {pid: _cpu_seconds(pid) - before[pid] for pid in processes}
+        return processes, {pid: cpu_seconds({pid}) - before[pid] for pid in processes}
 
 
 def main() -> None:

@@ -415,14 +415,15 @@ def test_a_turn_of_a_conversation_the_named_speaker_had_no_part_in_is_no_answer(
 
 def test_the_speakers_a_question_does_not_name_are_not_profiled_when_it_names_one() -> None:
     from memstream.queries.context.gathering import _unasked_speakers
+    from memstream.queries.context.relevance import speakers_named
 
     results = [
         _result("I live in Lisbon.").model_copy(update={"speaker": "Ana"}),
         _result("You moved in May.").model_copy(update={"speaker": "Ben"}),
         _result("Welcome to Lisbon!"),  # the assistant: no speaker
     ]
-    assert _unasked_speakers(results, "Where does Ana live?") == {"ben"}
-    assert _unasked_speakers(results, "Where do I live?") == frozenset()
+    assert _unasked_speakers(results, speakers_named(results, "Where does Ana live?")) == {"ben"}
+    assert _unasked_speakers(results, speakers_named(results, "Where do I live?")) == frozenset()
 
 
 def test_a_fact_restating_a_turn_above_it_is_in_the_block_with_its_date(

@@ -180,6 +180,16 @@ def store(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Proj
     yield store, request.param
 
 
+def _found(store: tuple[ProjectionStore, int], query: str, k: int, **weights: float) -> list[str]:
+    """What Alice's search for ``query`` finds first (``k``), the ranking's ``weights``
+    changed, over the tables or the read model (``store``)."""
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+    searcher.weights = replace(searcher.weights, **weights)
+    request = SearchRequest(user_id="alice", query=query, k=k)
+    return [r.content for r in searcher.search(request).results]
+
+
 def test_the_statement_a_found_reply_answers_is_found_with_it(
     store: tuple[ProjectionStore, int],
 ) -> None:
@@ -187,13 +197,9 @@ def test_the_statement_a_found_reply_answers_is_found_with_it(
     statement the first reply answers shares no word with the query and ranks beside
     it only when the reply hands its score back. The question the second reply answers
     gets nothing: the reply is what answers it."""
-    projections, cache_rows = store
-    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
 
     def found(share: float) -> list[str]:
-        searcher.weights = replace(searcher.weights, reply_share=share, neighbour_share=0.0)
-        request = SearchRequest(user_id="alice", query="spaniel walks", k=4)
-        return [r.content for r in searcher.search(request).results]
+        return _found(store, "spaniel walks", 4, reply_share=share, neighbour_share=0.0)
 
     assert SESSION[0][1] not in found(0.0)
     with_hand_back = found(0.95)
@@ -209,13 +215,10 @@ def test_the_statement_ranks_above_the_short_reply_that_restates_it(
     """Only the assistant's few words share the query's words; the statement they
     restate comes first. As found, the echo ties the statement, ahead of the long reply
     that shares one word ("works"); at half its score it falls below that reply."""
-    projections, cache_rows = store
-    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
 
     def found(weight: float) -> list[str]:
-        searcher.weights = replace(searcher.weights, restatement_weight=weight, neighbour_share=0.0)
-        request = SearchRequest(user_id="alice", query="shift work hard on couples", k=2)
-        return [r.content for r in searcher.search(request).results]
+        query = "shift work hard on couples"
+        return _found(store, query, 2, restatement_weight=weight, neighbour_share=0.0)
 
     assert sorted(found(1.0)) == sorted(text for _, text in ECHOED)
     assert found(0.5) == [ECHOED[0][1], SESSION[1][1]]
@@ -226,13 +229,9 @@ def test_the_reply_ranks_above_the_question_it_answers(
 ) -> None:
     """The question says more of the query's words than the reply that answers it; at
     its weight it ranks below the reply."""
-    projections, cache_rows = store
-    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
 
     def found(weight: float) -> list[str]:
-        searcher.weights = replace(searcher.weights, question_weight=weight)
-        request = SearchRequest(user_id="alice", query="swim in cold lakes", k=2)
-        return [r.content for r in searcher.search(request).results]
+        return _found(store, "swim in cold lakes", 2, question_weight=weight)
 
     assert found(1.0) == [SESSION[2][1], SESSION[3][1]]
     assert found(0.4) == [SESSION[3][1], SESSION[2][1]]

@@ -105,13 +105,15 @@ def context_candidates(
     if not results:
         return {}
     asked = question_words(request.query)
+    # the speakers the question names, of all the results (:mod:`.relevance`)
+    named = speakers_named(results, request.query) if min_similarity is not None else None
 
     def bearing_on(results: list[SearchResult]) -> list[SearchResult]:
-        return bearing_results(results, request.query, asked, min_similarity)
+        return bearing_results(results, request.query, asked, min_similarity, named)
 
     bearing = bearing_on(results)
-    if min_similarity is not None:
-        bearing = _without_strangers(searcher, request, results, bearing)
+    if named:
+        bearing = _without_strangers(searcher, request, named, bearing)
     kept = {r.memory_id for r in bearing}
     unrelated = [r for r in results if r.memory_id not in kept]
     facts = [r for r in bearing if r.kind in FACT_KINDS]
@@ -132,7 +134,7 @@ def context_candidates(
             request,
             profiled_results(bearing, request.query, asked, min_similarity),
             {r.memory_id for r in facts},
-            _unasked_speakers(results, request.query) if min_similarity is not None else (),
+            _unasked_speakers(results, named) if named else (),
         ),
         "temporal": temporal + [o for o in other if o.kind not in FACT_KINDS],
         "evidence": _evidence_lines(searcher, request, facts),
@@ -142,16 +144,15 @@ def context_candidates(
 def _without_strangers(
     searcher: Searcher,
     request: SearchRequest,
-    results: Sequence[SearchResult],
+    named: frozenset[str],
     bearing: list[SearchResult],
 ) -> list[SearchResult]:
     """``bearing`` without the turns of speakers the question does not name, said in
     conversations where none of those it names spoke (:func:`.relevance.turns_of_others`):
     "I don't drink alcohol any more", said by Kwame to the assistant, is no answer to
     "Does Zoë drink alcohol?". A turn of a conversation Zoë took part in stays, whoever
-    said it. One read of the sessions in question, only when the question names a
-    speaker and a bearing turn is another's."""
-    named = speakers_named(results, request.query)
+    said it. ``named``: the speakers the question names. One read of the sessions in
+    question, only when a bearing turn is another speaker's."""
     doubtful = turns_of_others(bearing, named)
     sessions = {r.session_id for r in doubtful if r.session_id}
     if not sessions:
@@ -242,11 +243,11 @@ _QUOTED = 500
 _UNIT = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.M)
 
 
-def _unasked_speakers(results: Sequence[SearchResult], query: str) -> frozenset[str]:
-    """The speakers of ``results`` (casefolded) that ``query`` does not name, when it
-    names one of them: a question about Zoë's allergies is not about Łukasz, however
-    his turns came among the results (:func:`.relevance.speakers_named`)."""
-    named = speakers_named(results, query)
+def _unasked_speakers(results: Sequence[SearchResult], named: frozenset[str]) -> frozenset[str]:
+    """The speakers of ``results`` (casefolded) other than those the question names
+    (``named``, :func:`.relevance.speakers_named`; none: nobody is left out): a
+    question about Zoë's allergies is not about Łukasz, however his turns came among
+    the results."""
     if not named:
         return frozenset()
     return frozenset(r.speaker.casefold() for r in results if r.speaker and r.speaker not in named)

@@ -159,15 +159,18 @@ def bearing_results(
     query: str,
     asked: Iterable[str],
     min_similarity: float | None,
+    named: frozenset[str] | None = None,
 ) -> list[SearchResult]:
     """Those of ``results`` that bear on ``query`` (:func:`bears_on`, its words weighed
-    among ``results``), and the statements found through a reply among them that does,
-    in their order."""
+    among ``results``; no fact of a speaker other than those ``named``, by default
+    :func:`speakers_named` of ``results``), and the statements found through a reply
+    among them that does, in their order."""
     if min_similarity is None:
         return list(results)
     said = [frozenset(words(r.content)) for r in results]  # each result read once
     weights = _weights(asked, said)
-    named = speakers_named(results, query)
+    if named is None:
+        named = speakers_named(results, query)
     kept = {
         r.memory_id
         for r, r_said in zip(results, said, strict=True)
