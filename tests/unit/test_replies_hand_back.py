@@ -260,3 +260,64 @@ def test_a_trace_shows_the_turns_stage_apart_from_the_spread(
     searcher.search(SearchRequest(user_id="alice", query="swim in cold lakes", k=2), trace)
     question = next(c for c in trace.candidates.values() if c.row.get("content") == SESSION[2][1])
     assert question.said == pytest.approx(0.4 * question.spread) and question.spread > 0
+
+
+def test_results_say_who_said_them(store: tuple[ProjectionStore, int]) -> None:
+    """Each turn found carries its role as published: the echo is the assistant's, the
+    statement it was found through the user's, and so on for every turn found."""
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+    request = SearchRequest(user_id="alice", query="shift work hard on couples", k=20)
+    said = {r.content: r.role for r in searcher.search(request).results}
+    roles = {text: role for role, text in SESSION + ECHOED}  # the other notes: the user's
+    assert said == {text: roles.get(text, "user") for text in said}
+    assert said[ECHOED[1][1]] == "assistant" and said[ECHOED[0][1]] == "user"
+
+
+def test_a_block_shows_the_statement_not_the_short_reply_that_echoes_it(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """Only the echo says the question's words; the block quotes the user's statement
+    it was found through and leaves the echo out, saying why. Without the cut-off the
+    block holds both, as found."""
+    from memstream.adapters.tokens import count_tokens
+    from memstream.policies.limits import CONTEXT_MIN_SIMILARITY
+    from memstream.projections.episodes import memory_id_for
+    from memstream.queries.context.assembly import A_SHORT_REPLY, assemble
+    from memstream.queries.context.gathering import context_candidates
+
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+    request = SearchRequest(user_id="alice", query="shift work hard on couples")
+
+    def block(cutoff: float | None) -> tuple[str, list[tuple[str, str, str]]]:
+        candidates = context_candidates(searcher, request, AT, None, cutoff)
+        made = assemble(candidates, 600, count_tokens)
+        return made.context or "", made.left_out
+
+    text, left_out = block(CONTEXT_MIN_SIMILARITY)
+    assert ECHOED[0][1] in text and ECHOED[1][1] not in text
+    echo = memory_id_for("alice", "echo1")
+    assert [why for memory_id, _, why in left_out if memory_id == echo] == [A_SHORT_REPLY]
+    as_found, _ = block(None)
+    assert ECHOED[0][1] in as_found and ECHOED[1][1] in as_found
+
+
+def test_only_an_assistants_short_turn_is_a_short_reply() -> None:
+    """A user's few words, a long reply, an archived turn and a fact are not."""
+    from memstream.queries.context.relevance import short_reply
+    from memstream.queries.search.request import SearchResult
+
+    def result(role: str | None, content: str, **changed: object) -> SearchResult:
+        fields: dict[str, object] = {
+            "memory_id": "m", "kind": "episode", "content": content, "score": 1.0,
+            "session_id": "s", "occurred_at": AT, "speaker": None, "role": role,
+            "source_event_ids": [], "entities": [],
+        }  # fmt: skip
+        return SearchResult.model_validate({**fields, **changed})
+
+    assert short_reply(result("assistant", ECHOED[1][1]))
+    assert not short_reply(result("user", ECHOED[1][1]))
+    assert not short_reply(result("assistant", SESSION[1][1]))  # long: an answer
+    assert not short_reply(result("assistant", ECHOED[1][1], archived=True))
+    assert not short_reply(result(None, ECHOED[1][1], kind="fact"))

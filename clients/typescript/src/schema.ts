@@ -2132,6 +2132,8 @@ export interface components {
             passage?: components["schemas"]["PassageSpan"] | null;
             /** Recorded At */
             recorded_at?: string | null;
+            /** Role */
+            role?: ("user" | "assistant" | "system" | "tool") | null;
             /** Score */
             score: number;
             /** Session Id */

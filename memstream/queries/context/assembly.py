@@ -3,9 +3,9 @@ budget (pure; the candidates are gathered by :mod:`memstream.queries.context.gat
 
 The budget is shared out in order: facts 40%, entity profiles 25%, temporal context 25%,
 evidence 10%. Lines that bear not on the question (marked ``unrelated`` by the
-gathering) are left out, and so are lines the search scored far below the best one
-(under ``RELEVANCE_FLOOR`` of its score), so a block is as long as the evidence, not the
-budget.
+gathering) and an assistant's short replies (``reply``) are left out, and so are lines
+the search scored far below the best one (under ``RELEVANCE_FLOOR`` of its score), so a
+block is as long as the evidence, not the budget.
 Each section takes its lines best first while they fit its share (a line
 that does not fit is skipped, a shorter one may still fit); what a section leaves unused
 flows to the next. The block never exceeds the budget, counted with the tokenizer the
@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Literal
 
 __all__ = [
+    "A_SHORT_REPLY",
     "NO_ROOM",
     "RELEVANCE_FLOOR",
     "SAID_ABOVE",
@@ -55,6 +56,8 @@ RELEVANCE_FLOOR = 0.4
 UNDER_FLOOR = f"scored under {RELEVANCE_FLOOR:g} of the best line"
 #: ... bore not on the question (see :mod:`memstream.queries.context.relevance`)
 UNRELATED = "bears not on the question: too little of its words, no name of it, far in meaning"
+#: ... was an assistant's short reply (see :func:`memstream.queries.context.relevance.short_reply`)
+A_SHORT_REPLY = "an assistant's short reply: the turn it replies to stands for it"
 SAID_ABOVE = "said in an earlier section"
 NO_ROOM = "no room left in its section's share"
 TRIMMED = "trimmed: the block ran over the budget"
@@ -121,6 +124,9 @@ class ContextLine:
     score: float | None = None
     #: it bears not on the question (:mod:`.relevance`): left out of the block
     unrelated: bool = False
+    #: an assistant's short reply (:func:`.relevance.short_reply`): left out of the
+    #: block, the turn it replies to stands for it
+    reply: bool = False
     #: how ``text`` was made of the memory, so that a served line renders again from its
     #: id (:mod:`memstream.queries.served`): the stored item's readable text; a long
     #: turn's window of characters; after the speaker's name; an entity's profile
@@ -169,13 +175,14 @@ def assemble(
     out lines scored under ``floor`` times the best score: the block stops where the
     evidence stops, whatever budget is left."""
     left_out: list[tuple[str, str, str]] = [
-        (line.memory_id, name, UNRELATED)
+        (line.memory_id, name, UNRELATED if line.unrelated else A_SHORT_REPLY)
         for name, lines in candidates.items()
         for line in lines
-        if line.unrelated
+        if line.unrelated or line.reply
     ]
     candidates = {
-        name: [line for line in lines if not line.unrelated] for name, lines in candidates.items()
+        name: [line for line in lines if not (line.unrelated or line.reply)]
+        for name, lines in candidates.items()
     }
     best = max((line.score for lines in candidates.values() for line in lines
                 if line.score is not None), default=0.0)  # fmt: skip

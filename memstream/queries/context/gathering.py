@@ -11,7 +11,8 @@ is :func:`memstream.queries.context.assembly.assemble`).
 
 When the question names some of those who spoke, the other speakers' facts, their
 turns in conversations none of the named took part in, and their profiles are left
-out (:mod:`.relevance`).
+out (:mod:`.relevance`). With the cut-off on, an assistant's short reply is no line of
+its own (:func:`.relevance.short_reply`): the statement it echoes stands for it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from memstream.queries.context.relevance import (
     bearing_results,
     profiled_results,
     question_words,
+    short_reply,
     speakers_named,
     turns_of_others,
 )
@@ -114,8 +116,12 @@ def context_candidates(
     bearing = bearing_on(results)
     if named:
         bearing = _without_strangers(searcher, request, named, bearing)
+    # an assistant's short reply is no line of its own: what it replies to stands for it
+    replies = [r for r in bearing if short_reply(r)] if min_similarity is not None else []
+    echoes = {r.memory_id for r in replies}
+    bearing = [r for r in bearing if r.memory_id not in echoes]
     kept = {r.memory_id for r in bearing}
-    unrelated = [r for r in results if r.memory_id not in kept]
+    unrelated = [r for r in results if r.memory_id not in kept and r.memory_id not in echoes]
     facts = [r for r in bearing if r.kind in FACT_KINDS]
     # the facts the search left out as restating a turn above them that say more than
     # it, the date it meant: stated here (their turns are among the results already)
@@ -124,6 +130,7 @@ def context_candidates(
     temporal = _temporal_lines(searcher, request, bearing, now)  # with the time it names
     placed = {line.memory_id for line in temporal}
     other = [_left_out(r) for r in unrelated if r.memory_id not in placed]
+    other += [_left_out(r, reply=True) for r in replies if r.memory_id not in placed]
     answering = _life_lines(searcher, request)
     return {
         "facts": answering
@@ -187,10 +194,13 @@ def _near(result: SearchResult) -> int | None:
     return None if result.passage is None else result.passage.start
 
 
-def _left_out(result: SearchResult) -> ContextLine:
-    """A result that bears not on the question: a line the assembly leaves out, saying
-    why (nothing of it is quoted)."""
-    return ContextLine(result.memory_id, "", kind=result.kind, score=result.score, unrelated=True)
+def _left_out(result: SearchResult, reply: bool = False) -> ContextLine:
+    """A result that bears not on the question, or an assistant's short ``reply``: a
+    line the assembly leaves out, saying why (nothing of it is quoted)."""
+    return ContextLine(
+        result.memory_id, "", kind=result.kind, score=result.score,
+        unrelated=not reply, reply=reply,
+    )  # fmt: skip
 
 
 def _excerpt(result: SearchResult, query: str) -> str:

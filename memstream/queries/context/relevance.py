@@ -56,6 +56,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from memstream.queries.search.neighbours import SHORT_REPLY, turn_said
 from memstream.queries.search.request import SearchResult
 from memstream.queries.search.term_index import words
 
@@ -67,6 +68,7 @@ __all__ = [
     "bears_on",
     "profiled_results",
     "question_words",
+    "short_reply",
     "speakers_named",
     "turns_of_others",
     "word_share",
@@ -203,6 +205,21 @@ def turns_of_others(results: Iterable[SearchResult], named: frozenset[str]) -> l
         and r.speaker not in named
         and not any(_said_in(name, r.content.casefold()) for name in named)
     ]
+
+
+def short_reply(result: SearchResult) -> bool:
+    """Whether ``result`` is an assistant's short reply (a turn of
+    :data:`memstream.queries.search.neighbours.SHORT_REPLY`): "Shift work is hard on
+    couples." after "My partner Tom works nights", "It is in the garage on Rua Nova."
+    after "Where did I leave my bike?". It says again what the user told, or what
+    memory holds already, in the assistant's words: a block shows the user's statement
+    it was found through (:attr:`SearchResult.found_through`), not the echo. The
+    search still ranks by it: the statement gets its score."""
+    return (
+        result.kind == "episode"
+        and not result.archived
+        and turn_said(result.role, result.content) == SHORT_REPLY
+    )
 
 
 def _of_another(result: SearchResult, named: frozenset[str]) -> bool:

@@ -268,6 +268,7 @@ def result_of(
         occurred_at=row["occurred_at"],
         recorded_at=row.get("ingested_at"),
         speaker=row["speaker"],
+        role=None if row.get("_archived") else row.get("role"),
         source_event_ids=list(row["source_event_ids"] or []),
         entities=[names[e] for e in (row.get("entity_ids") or ()) if e in names],
         confidence=None if row.get("confidence") is None else round(float(row["confidence"]), 6),

@@ -48,7 +48,7 @@ T = TypeVar("T")
 
 #: The columns of ``memories`` a view keeps: those, who said each (a user or the
 #: assistant), and what filters and BM25 read.
-_MEMORY_COLUMNS = (*ROW_COLUMNS, "role", "project_id", "tags", "valid_until", "search_text")
+_MEMORY_COLUMNS = (*ROW_COLUMNS, "project_id", "tags", "valid_until", "search_text")
 _VECTOR_COLUMNS = ("memory_id", "project_id", "kind", "occurred_at", "vector")
 _ENTITY_COLUMNS = ("entity_id", "type", "aliases", "mention_count", "canonical_name")
 _STATE_COLUMNS = (

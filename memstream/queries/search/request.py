@@ -26,6 +26,7 @@ from pydantic import (
 from memstream.events.errors import InvalidQuery
 from memstream.events.identifier_rules import without_controls
 from memstream.events.identifiers import Identifier, Tag, UtcDateTime
+from memstream.events.vocabulary import Role
 from memstream.policies.choices import MEMORY_KINDS
 from memstream.queries.as_of import AsOf, parse_as_of
 from memstream.queries.freshness import Freshness
@@ -172,6 +173,10 @@ class SearchResult(BaseModel):
     #: archived memory, whose original holds it)
     recorded_at: datetime | None = None
     speaker: str | None
+    #: who said a turn, as its channel published it: ``user`` or ``assistant`` (also
+    #: ``system``, ``tool``); None for a derived memory, a document's chunk, an archived
+    #: turn. An assistant's words are the assistant's, not what the user told it
+    role: Role | None = None
     source_event_ids: list[str]
     entities: list[str]
     confidence: float | None = None

@@ -45,9 +45,13 @@ __all__ = ["ARCHIVE_COLUMNS", "Retrievers"]
 
 #: What search reads of an archived memory (see :func:`archived_row`).
 ARCHIVE_COLUMNS = [
-    # the summary, and no time of recording: an archived memory was recorded where
-    # its original is
-    *("search_text" if c == "content" else c for c in ROW_COLUMNS if c != "ingested_at"),
+    # the summary, and no time of recording or role: an archived memory was recorded
+    # where its original is, and its role is kept there
+    *(
+        "search_text" if c == "content" else c
+        for c in ROW_COLUMNS
+        if c not in ("ingested_at", "role")
+    ),
     "storage_file",
     "storage_version",
 ]

@@ -317,6 +317,7 @@ ROW_COLUMNS = (
     "occurred_at",
     "ingested_at",
     "speaker",
+    "role",
     "source_event_ids",
     "entity_ids",
     "importance",
