@@ -31,6 +31,7 @@ from memstream.queries.context.assembly import (
     SectionName,
     profile_text,
     render_sections,
+    said_by,
 )
 from memstream.queries.search.request import SearchResult
 from memstream.storage import filters
@@ -182,7 +183,7 @@ def _context_line(line: ServedLine, rows: ServedRows) -> ContextLine | None:
     else:
         text = content
     if line.speaker:
-        text = f"{row['speaker']}: {text}"
+        text = f"{said_by(row['speaker'], row.get('role'))}: {text}"
     return ContextLine(line.memory_id, text, row["occurred_at"], line.kind, line.archived)
 
 

@@ -173,6 +173,29 @@ def test_a_block_is_recorded_as_ids_and_rendered_again_byte_for_byte(world: Worl
     asyncio.run(run())
 
 
+def test_an_assistants_turn_is_shown_as_its_and_rendered_again_so(world: World) -> None:
+    """A block quotes the assistant's long reply after who said it, not as something
+    the user told; the served record renders it again the same, from the row."""
+    reply = (
+        "For the move itself: book the van two weeks ahead, label every box with the room "
+        "it goes to, keep a box of kettle, mugs and chargers apart, and read the meters in "
+        "the new flat in Porto on the first day."
+    )
+    said = {"user_id": "ana", "session_id": "s1", "role": "assistant", "occurred_at": T0}
+    world.apply(message(event_id="a1", content=reply, **said))
+
+    async def run() -> None:
+        block = await world.ops.reads.context("ana", "How do I book the van for the move?",
+                                              caller=AGENT)  # fmt: skip
+        assert block.context is not None
+        assert f"[episode] assistant: {reply}" in block.context
+        [served] = await world.served_now()
+        again = await world.ops.reads.served_answer("ana", served.event_id)
+        assert again["rebuilt"]["text"] == block.context and again["rebuilt"]["matches"]
+
+    asyncio.run(run())
+
+
 def test_a_replay_into_a_fresh_folder_renders_every_served_answer_again(world: World) -> None:
     async def run() -> None:
         ops = world.ops

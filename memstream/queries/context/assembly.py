@@ -38,6 +38,7 @@ __all__ = [
     "complexity",
     "profile_text",
     "render_sections",
+    "said_by",
 ]
 
 SectionName = Literal["facts", "entities", "temporal", "evidence"]
@@ -109,6 +110,12 @@ def profile_text(profile: Profile) -> str:
     return "".join(parts)
 
 
+def said_by(speaker: str | None, role: str | None = None) -> str:
+    """Who said a turn, as a line names them: its speaker's name, else its role (an
+    assistant's turn published without a name: "assistant")."""
+    return speaker or role or "someone"
+
+
 @dataclass(frozen=True)
 class ContextLine:
     """One line of the block: what it says, and what an agent needs to act on it."""
@@ -129,7 +136,8 @@ class ContextLine:
     reply: bool = False
     #: how ``text`` was made of the memory, so that a served line renders again from its
     #: id (:mod:`memstream.queries.served`): the stored item's readable text; a long
-    #: turn's window of characters; after the speaker's name; an entity's profile
+    #: turn's window of characters; after who said it (:func:`said_by`); an entity's
+    #: profile
     readable: bool = False
     cut: tuple[int, int] | None = None
     speaker: bool = False

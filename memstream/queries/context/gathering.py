@@ -27,7 +27,13 @@ from memstream.policies.limits import CONTEXT_MIN_SIMILARITY
 from memstream.policies.scope import scope_filter
 from memstream.projections.episodes import memory_id_for
 from memstream.projections.memory_state import is_hidden, state_id
-from memstream.queries.context.assembly import ContextLine, Profile, SectionName, profile_text
+from memstream.queries.context.assembly import (
+    ContextLine,
+    Profile,
+    SectionName,
+    profile_text,
+    said_by,
+)
 from memstream.queries.context.life_questions import life_question
 from memstream.queries.context.relevance import (
     bearing_results,
@@ -175,11 +181,17 @@ def _without_strangers(
 
 
 def _line(result: SearchResult, query: str = "") -> ContextLine:
+    """A result as a line; an assistant's turn after who said it ("assistant: ...", or
+    the name it was published with): the assistant's words are not the user's."""
     whole = result.kind != "episode" or result.archived
     cut = None if whole else _window(result.content, query, _near(result))
+    text = _excerpt(result, query)
+    by_assistant = not whole and result.role == "assistant"
+    if by_assistant:
+        text = f"{said_by(result.speaker, result.role)}: {text}"
     return ContextLine(
         result.memory_id,
-        _excerpt(result, query),
+        text,
         result.occurred_at,
         result.kind,
         result.archived,
@@ -187,6 +199,7 @@ def _line(result: SearchResult, query: str = "") -> ContextLine:
         result.score,
         readable=whole,
         cut=cut,
+        speaker=by_assistant,
     )
 
 
