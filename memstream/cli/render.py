@@ -68,7 +68,7 @@ def search_results(found: Mapping[str, Any], min_similarity: float | None = None
         return "no results"
     lines = []
     for rank, r in enumerate(found["results"], start=1):
-        who = f"{r['speaker']}: " if r.get("speaker") else ""
+        who = _who(r)
         cold = " (archived)" if r.get("archived") else ""
         cited = f"  [{r['document']['citation']}]" if r.get("document") else ""
         fields = [
@@ -93,6 +93,13 @@ def freshness(found: Mapping[str, Any] | None) -> str | None:
         waits = "memory waits" if vectors == 1 else "memories wait"
         behind.append(f"{vectors} {waits} for a vector (found by words only)")
     return "not fresh: " + "; ".join(behind) if behind else None
+
+
+def _who(result: Mapping[str, Any]) -> str:
+    """Who said a result, as a line opens with it: its speaker's name, or "assistant"
+    for an assistant's turn published without one; nothing for the rest."""
+    said_by = result.get("speaker") or ("assistant" if result.get("role") == "assistant" else None)
+    return f"{said_by}: " if said_by else ""
 
 
 def _shown(result: Mapping[str, Any]) -> str:

@@ -272,6 +272,12 @@ def test_results_say_who_said_them(store: tuple[ProjectionStore, int]) -> None:
     roles = {text: role for role, text in SESSION + ECHOED}  # the other notes: the user's
     assert said == {text: roles.get(text, "user") for text in said}
     assert said[ECHOED[1][1]] == "assistant" and said[ECHOED[0][1]] == "user"
+    # the command line says so
+    from memstream.cli.render import search_results
+
+    shown = search_results(searcher.search(request).model_dump(mode="json"))
+    assert f"assistant: {ECHOED[1][1]}" in shown
+    assert f"assistant: {ECHOED[0][1]}" not in shown and ECHOED[0][1] in shown
 
 
 def test_a_block_shows_the_statement_not_the_short_reply_that_echoes_it(
