@@ -19,8 +19,12 @@ it came from) and episodes only, and with facts again with links followed at eac
 ``--link-shares`` (0: links not followed; the default setting's share is the first
 run's) and with an assistant's short reply to a statement ranked at each of
 ``--restatement-weights`` (1: as found, without the stage that ranks an echo below
-what it echoes; the default's weight is the first run's). Each setting is asked of its
-own copy of the ingested folder: the accesses one run reports do not move the next
+what it echoes; the default's weight is the first run's), then without each of the
+other stages that rank turns by what they are: no reply handing its score back to the
+statement it follows (which takes the echoes' stage with it), users' questions ranked as
+found; and with none of these stages (no hand-back, questions and echoes as found, links
+not followed: the ranking before them). Each setting is asked of its own copy of the
+ingested folder: the accesses one run reports do not move the next
 one's ranking. ``../shared/bench/bm25_baseline.py``
 ranks the same turns for the same questions, and ``../shared/bench/score.py`` scores
 every run: recall@10 and hit@1 are printed for every question, for those of the coding
@@ -157,6 +161,8 @@ def main() -> None:
     weights = [float(x) for x in args.restatement_weights.split(",") if x]
     for weight in weights:
         runs[_echoes_at(weight)] = out / f"run-echoes-{weight:g}.jsonl"
+    for label in STAGES_OFF:
+        runs[label] = out / f"run-{re.sub(r'[^a-z]+', '-', label)}.jsonl"
     runs["BM25 (shared baseline)"] = out / "run-bm25.jsonl"
     with tempfile.TemporaryDirectory(prefix="memstream-corpus-") as tmp:
         data = Path(args.data) if args.data else Path(tmp) / "data"
@@ -177,6 +183,7 @@ def main() -> None:
                 (_echoes_at(weight), {"MEMSTREAM_RESTATEMENT_WEIGHT": str(weight)})
                 for weight in weights
             ),
+            *STAGES_OFF.items(),
         ]:
             env = {**worker_env(args.embedder), **setting}
             worker = WorkerProcess(copied(data, Path(tmp) / "asked"), env=env).start()
@@ -214,6 +221,20 @@ def ingest(data: Path, history: list[dict], embedder: str) -> None:
         print(f"consolidated: {wait_for_facts(client, stable_seconds=20)}", flush=True)
     finally:
         worker.stop()
+
+
+#: The settings that turn off the stages ranking turns by what they are, one at a time
+#: and all together (with the links).
+STAGES_OFF: dict[str, dict[str, str]] = {
+    "no reply hand-back": {"MEMSTREAM_REPLY_SHARE": "0"},
+    "questions as found": {"MEMSTREAM_QUESTION_WEIGHT": "1"},
+    "before the new stages": {
+        "MEMSTREAM_REPLY_SHARE": "0",
+        "MEMSTREAM_QUESTION_WEIGHT": "1",
+        "MEMSTREAM_RESTATEMENT_WEIGHT": "1",
+        "MEMSTREAM_LINK_SHARE": "0",
+    },
+}
 
 
 def _with_links(share: float) -> str:
