@@ -309,6 +309,32 @@ def test_a_block_shows_the_statement_not_the_short_reply_that_echoes_it(
     assert ECHOED[0][1] in as_found and ECHOED[1][1] in as_found
 
 
+def test_a_blocks_turns_of_a_time_hold_no_short_reply_either(
+    store: tuple[ProjectionStore, int],
+) -> None:
+    """Asked of a day, a block lists that day's turns found for the question, the
+    user's statement and not the assistant's echo of it (as found, without the
+    cut-off, the echo is there)."""
+    from memstream.adapters.tokens import count_tokens
+    from memstream.policies.limits import CONTEXT_MIN_SIMILARITY
+    from memstream.queries.context.assembly import assemble
+    from memstream.queries.context.gathering import context_candidates
+
+    projections, cache_rows = store
+    searcher = Searcher(projections, clock=FakeClock(AT), cache_rows=cache_rows)
+    request = SearchRequest(user_id="alice", query="what did I say yesterday about shift work")
+    the_next_day = AT + timedelta(days=1)
+
+    def block(cutoff: float | None) -> str:
+        candidates = context_candidates(searcher, request, the_next_day, None, cutoff)
+        return assemble(candidates, 2_000, count_tokens).context or ""
+
+    text = block(CONTEXT_MIN_SIMILARITY)
+    assert ECHOED[0][1] in text and SESSION[0][1] in text
+    assert ECHOED[1][1] not in text and SESSION[3][1] not in text
+    assert ECHOED[1][1] in block(None)
+
+
 def test_only_an_assistants_short_turn_is_a_short_reply() -> None:
     """A user's few words, a long reply, an archived turn and a fact are not."""
     from memstream.queries.context.relevance import short_reply

@@ -133,7 +133,8 @@ def context_candidates(
     # it, the date it meant: stated here (their turns are among the results already)
     dated = [r for r in found.restated if RESOLVED_DATE.search(r.content)]
     stated = sorted([*facts, *bearing_on(dated)], key=lambda r: -r.score)
-    temporal = _temporal_lines(searcher, request, bearing, now)  # with the time it names
+    # with the time it names (with the cut-off, no assistant's short reply there either)
+    temporal = _temporal_lines(searcher, request, bearing, now, min_similarity is not None)
     placed = {line.memory_id for line in temporal}
     other = [_left_out(r) for r in unrelated if r.memory_id not in placed]
     other += [_left_out(r, reply=True) for r in replies if r.memory_id not in placed]
@@ -438,12 +439,17 @@ def _life_lines(searcher: Searcher, request: SearchRequest) -> list[ContextLine]
 
 
 def _temporal_lines(
-    searcher: Searcher, request: SearchRequest, results: Sequence[SearchResult], now: datetime
+    searcher: Searcher,
+    request: SearchRequest,
+    results: Sequence[SearchResult],
+    now: datetime,
+    without_replies: bool = False,
 ) -> list[ContextLine]:
     """The turns the search ranks first (:data:`_LEADING`, whatever their session, when
     as relevant as the best), then those inside the time the query names, else those of
     the most relevant session; then the other turns the search found, best first. A
-    second-best turn of another session is not pushed out by the first one's neighbours."""
+    second-best turn of another session is not pushed out by the first one's neighbours.
+    ``without_replies``: none of the time's turns is an assistant's short reply."""
     episodes = [r for r in results if r.kind == "episode"]
     leading = [r for r in episodes[:_LEADING] if r.score >= _CLOSE * episodes[0].score]
     span = query_range(request.query, now)
@@ -452,6 +458,8 @@ def _temporal_lines(
             update={"after": span[0], "before": span[1], "kinds": ["episode"], "k": _TEMPORAL}
         )
         first = searcher.search(within).results
+        if without_replies:
+            first = [r for r in first if not short_reply(r)]
     else:
         session = next((r.session_id for r in episodes if r.session_id), None)
         first = [r for r in episodes if session and r.session_id == session][:_TEMPORAL]
