@@ -112,14 +112,15 @@ class MemoryTools:
         as_of: str | None = None,
     ) -> dict[str, Any]:
         """Hybrid search (full text, meaning, entities) of the user's memories, best first.
-        Each result has its memory_id, kind, content, date, speaker and entities; an
-        archived one is a summary (archived: true); a long turn found by one of its
-        passages says where that passage is (passage: start, end). ``min_similarity``
-        (cosine, e.g. 0.3) leaves out what is further in meaning from the query: when
-        nothing reaches it, ``results`` is empty and ``note`` says nothing relevant is
-        known. What was remembered through these tools is found at once; ``after_write``
-        (a write's ``token``) waits for a write made elsewhere. ``as_of`` (an ISO 8601
-        time or a write token): memory as it stood then (what was recorded by then)."""
+        Each result has its memory_id, kind, content, date, speaker, role (who said a
+        turn: user or assistant) and entities; an archived one is a summary (archived:
+        true); a long turn found by one of its passages says where that passage is
+        (passage: start, end). ``min_similarity`` (cosine, e.g. 0.3) leaves out what is
+        further in meaning from the query: when nothing reaches it, ``results`` is empty
+        and ``note`` says nothing relevant is known. What was remembered through these
+        tools is found at once; ``after_write`` (a write's ``token``) waits for a write
+        made elsewhere. ``as_of`` (an ISO 8601 time or a write token): memory as it stood
+        then (what was recorded by then)."""
         at = self.here(ctx)
         await self._after_writes(at, after_write)
         wanted = limit
