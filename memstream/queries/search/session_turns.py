@@ -87,7 +87,8 @@ def turns_said(
     """What each of ``memory_ids`` said, and each assistant's reply among them the turn
     just before it (:func:`memstream.queries.search.neighbours.turn_said`), for the hot
     turns the request may see (``rows``: those read already, to tell the archived ones,
-    whose role the archive does not keep: they say nothing)."""
+    whose role the archive does not keep: they say nothing; a hot row read with its role
+    is not read again)."""
 
     def hot(ids: Iterable[str]) -> list[str]:  # an archived turn's role is not kept
         return [m for m in ids if not (rows.get(m) or {}).get("_archived")]
@@ -97,11 +98,17 @@ def turns_said(
         replies = {b for m, what in said.items() if what in REPLIES and (b := order.before(m))}
         said.update(view.said_of(hot(replies - said.keys()), wanted))
         return said
-    turns = _read(store, hot(memory_ids), _SAID_COLUMNS, where, wanted, view)
-    said = {r["memory_id"]: turn_said(r["role"], r["content"] or "") for r in turns}
+
+    def said_of(ids: Iterable[str]) -> dict[str, str]:
+        asked = hot(ids)
+        held = [rows[m] for m in asked if "role" in (rows.get(m) or {})]
+        unread = [m for m in asked if "role" not in (rows.get(m) or {})]
+        turns = [*held, *_read(store, unread, _SAID_COLUMNS, where, wanted, view)]
+        return {r["memory_id"]: turn_said(r["role"], r["content"] or "") for r in turns}
+
+    said = said_of(memory_ids)
     before = {b for m, what in said.items() if what in REPLIES and (b := order.before(m))}
-    for row in _read(store, hot(before - said.keys()), _SAID_COLUMNS, where, wanted, view):
-        said[row["memory_id"]] = turn_said(row["role"], row["content"] or "")
+    said.update(said_of(before - said.keys()))
     return said
 
 
