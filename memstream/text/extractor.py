@@ -38,6 +38,7 @@ from memstream.text.fact_patterns import SUBJECT as _SUBJECT
 from memstream.text.fact_words import (
     RELATIONS,
     RELATIONS_EXCLUSIVE,
+    UNNAMED_USER,
     USERS_WORDS,
     WORKPLACE_NOUN,
 )
@@ -260,7 +261,7 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
 
     for turn in turns:
         # a document's "I" is the user who added it (their notes), as a chat's unnamed user
-        speaker = (turn.speaker or ("the user" if turn.role in USERS_WORDS else "")).strip()
+        speaker = (turn.speaker or (UNNAMED_USER if turn.role in USERS_WORDS else "")).strip()
         unmatched: list[str] = []
         for sentence in clauses(turn.content):
             context = SentenceContext(speaker, last_person, people, turn)
@@ -529,7 +530,7 @@ def _phrase_facts(
             )
     for m in _PROCEDURE.finditer(sentence):
         goal, steps = m.group("goal").strip(), m.group("v").strip()
-        subject = context.speaker or "the user"
+        subject = context.speaker or UNNAMED_USER
         yield (
             subject,
             Found(

@@ -218,6 +218,12 @@ NOT_NAMES = frozenset(
 )
 
 
+#: Who a derived statement of an unnamed user is by, and about: "The user is vegan."
+#: from a chat's "I'm vegan" (its speaker, subject and owner). No one's name: a question
+#: that says "the user" names no speaker.
+UNNAMED_USER = "the user"
+
+
 #: The roles of turns whose unnamed "I" is the user: a chat's, a document's they added.
 USERS_WORDS = frozenset({"user", "document"})
 

@@ -108,6 +108,20 @@ def test_the_query_without_the_speakers_name() -> None:
     assert without_speaker("Melanie painting", "Melanie") == "Melanie painting"
 
 
+def test_a_query_naming_the_unnamed_user_is_embedded_as_asked() -> None:
+    """The unnamed user's statements are told by "the user" and say it ("The user
+    joined a climbing gym."): the query keeps the words, a named speaker's name goes."""
+    from memstream.queries.search.candidates import embedded_query
+
+    speakers = frozenset({"the user", "Melanie"})
+    asked = "What sport did the user take up?"
+    assert named_speaker(asked, speakers) == "the user"  # their statements still count
+    assert embedded_query(asked, speakers) == asked
+    assert embedded_query("What sport did Melanie take up?", speakers) == (
+        "What sport did take up?"
+    )
+
+
 SESSION = [
     ("Alice", "What did you name the new puppy you adopted?"),
     ("Bob", "We called him Biscuit, after his colour."),

@@ -53,6 +53,7 @@ from memstream.queries.search.searcher import (
 from memstream.queries.search.term_index import words
 from memstream.storage import filters
 from memstream.storage.lance.tables import MEMORIES, MEMORY_STATE
+from memstream.text.fact_words import UNNAMED_USER
 from memstream.text.found_facts import RESOLVED_DATE
 from memstream.text.mentions import NAMED_TYPES, normalize_name
 from memstream.text.passages import LONG_TURN_CHARACTERS, marked_cut
@@ -412,7 +413,7 @@ def _life_lines(searcher: Searcher, request: SearchRequest) -> list[ContextLine]
         and (
             normalize_name(r["subject"]) == about
             if about is not None
-            else r["subject"].lower() in {(r["speaker"] or "").lower(), "the user"}
+            else r["subject"].lower() in {(r["speaker"] or "").lower(), UNNAMED_USER}
         )
     ]
     whose = whose[:_STATE_SLICE]  # newest first

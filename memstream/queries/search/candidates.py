@@ -23,6 +23,7 @@ from memstream.queries.search.request import (
 from memstream.queries.search.speakers import named_speaker, without_speaker
 from memstream.queries.search.user_view import RequestFilter, UserView
 from memstream.storage import filters
+from memstream.text.fact_words import UNNAMED_USER
 from memstream.text.passages import passage_of, passages
 
 __all__ = [
@@ -121,9 +122,11 @@ def restated_rows(
 def embedded_query(query: str, speakers: frozenset[str] | None) -> str:
     """The text the query vector is made of: the query without the name of the one
     speaker among ``speakers`` (the user's hot memories') it names
-    (:mod:`memstream.queries.search.speakers`); the query itself when the speakers are not known."""
+    (:mod:`memstream.queries.search.speakers`); the query itself when the speakers are not known.
+    The unnamed user's statements say "the user" ("The user joined a climbing gym."), so
+    a query that names them keeps it: "What sport did take up?" is near nothing."""
     speaker = named_speaker(query, speakers) if speakers else None
-    return without_speaker(query, speaker) if speaker else query
+    return without_speaker(query, speaker) if speaker and speaker != UNNAMED_USER else query
 
 
 def scored_as_hot(
