@@ -241,6 +241,19 @@ _PAST_EVENT = re.compile(
 )
 
 
+_PRONOUN = re.compile(r"\b(?:he|she)\b", re.IGNORECASE)
+
+
+def _named_before_pronoun(sentence: str, speaker: str) -> str | None:
+    """The last person ``sentence`` names before its first "he" or "she", who that
+    pronoun stands for ("Rui doesn't live in Coimbra anymore, he moved to Aveiro")."""
+    pronoun = _PRONOUN.search(sentence)
+    if pronoun is None:
+        return None
+    named = people_named(sentence[: pronoun.start()], speaker)
+    return named[-1] if named else None
+
+
 def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[DerivedMemory]:
     """The facts the rules find in a session's turns, in order, without duplicates."""
     memories: dict[tuple[str, str, str], DerivedMemory] = {}
@@ -264,7 +277,9 @@ def extract_facts(user_id: str, session_id: str, turns: Sequence[Turn]) -> list[
         speaker = (turn.speaker or (UNNAMED_USER if turn.role in USERS_WORDS else "")).strip()
         unmatched: list[str] = []
         for sentence in clauses(turn.content):
-            context = SentenceContext(speaker, last_person, people, turn)
+            context = SentenceContext(
+                speaker, _named_before_pronoun(sentence, speaker) or last_person, people, turn
+            )
             matched = False
             instruction = (
                 _instruction(sentence, speaker)

@@ -192,6 +192,24 @@ def test_a_nationality_is_nobody_a_pronoun_can_stand_for() -> None:
     assert not any(f.startswith("Japanese") for f in facts)
 
 
+def test_a_pronoun_stands_for_the_person_its_own_sentence_named_first() -> None:
+    """A correction said in a later session of its own: "he" is Rui, named before it in
+    the same sentence, not the person the session named last (none here)."""
+    said = "That's wrong, Rui doesn't live in Coimbra anymore, he moved to Aveiro in April."
+    moved = [m for m in extract_facts("u", "s", [Turn("e1", "Inês", "user", said, SATURDAY)])]
+    assert [(m.content, m.subject, m.attribute) for m in moved] == [
+        ("Rui moved to Aveiro (in 2024-04).", "Rui", "lives_in")
+    ]
+    assert moved[0].exclusive  # the home in Coimbra said before is superseded
+    # a pronoun before the name is not resolved by it
+    turns = [
+        Turn("e1", "Inês", "user", "My brother Rui lives in Coimbra.", SATURDAY),
+        Turn("e2", "Inês", "user", "He says Marta moved to Braga.", SATURDAY),
+    ]
+    facts = [m.content for m in extract_facts("u", "s", turns)]
+    assert "Marta moved to Braga." in facts and not any("Rui moved" in f for f in facts)
+
+
 def _chat(text: str, speaker: str = "Priya") -> list[tuple[str, str]]:
     """What the extractor keeps of a user's turn answered by an assistant: (kind,
     content) pairs."""
