@@ -275,6 +275,85 @@ def test_a_fact_told_by_someone_the_question_does_not_name_is_no_answer() -> Non
     assert speakers_named(results, "Is a banana a good snack?") == frozenset()
 
 
+def test_the_unnamed_user_of_a_statement_is_no_word_the_question_shares() -> None:
+    """Every statement of an unnamed user says "The user ...": a question saying "the
+    user" shares that with all of them, and bears on none of them by it."""
+    from memstream.queries.context.relevance import bearing_results, bears_on, question_words
+
+    asked = "What diet does the user follow?"
+    words = question_words(asked)
+
+    def fact(content: str) -> Any:
+        return _result(content).model_copy(update={"memory_id": content, "kind": "fact"})
+
+    climbing = fact("The user joined a climbing gym near the Shore.")
+    vegan = fact("The user has been vegan for three years, the user's diet is plant-based.")
+    assert not bears_on(climbing, asked, words, 0.3)
+    assert bears_on(vegan, asked, words, 0.3)  # by "diet"
+    # a turn that says "user" says it: it is no placeholder there
+    assert bears_on(_result("Which user follows the new policy?"), asked, words, 0.3)
+    kept = bearing_results([climbing, vegan], asked, words, 0.3)
+    assert [r.memory_id for r in kept] == [vegan.memory_id]
+    # near in meaning, a statement still bears
+    assert bears_on(climbing.model_copy(update={"similarity": 0.41}), asked, words, 0.3)
+
+
+def test_a_statement_about_someone_the_question_does_not_name_is_no_answer() -> None:
+    """ "Nadia is allergic to penicillin." is near "What is Pierogi allergic to?" in words
+    and meaning, and about someone else; a statement about Pierogi, one that names her,
+    the user's own and any turn still bear on it."""
+    from memstream.queries.context.relevance import bearing_results, question_words
+
+    asked = "What is Pierogi allergic to?"
+
+    def said(content: str, kind: str = "fact", entities: tuple[str, ...] = ()) -> Any:
+        return _result(content, similarity=0.45, entities=entities).model_copy(
+            update={"memory_id": content, "kind": kind}
+        )
+
+    results = [
+        said("We adopted a dog called Pierogi.", "episode", ("Pierogi",)),
+        said("Nadia told me about her allergy.", "episode", ("Nadia",)),
+        said("Zoë Park is coming for dinner.", "episode", ("Zoë Park",)),
+        said("Nadia is allergic to penicillin."),
+        said("Zoë Park is allergic to shellfish."),
+        said("Pierogi is allergic to chicken."),
+        said("Nadia's vet says Pierogi is allergic to chicken."),  # names Pierogi
+        said("The user is allergic to cats."),  # the user's own: no name opens it
+        said("Nadia sneezes around dogs.", "episode"),  # a turn
+    ]
+    kept = [r.memory_id for r in bearing_results(results, asked, question_words(asked), 0.3)]
+    assert "Nadia is allergic to penicillin." not in kept
+    assert "Zoë Park is allergic to shellfish." not in kept  # the longest name known
+    assert kept == [
+        r.memory_id for r in results if r.memory_id not in {results[3].memory_id,
+                                                              results[4].memory_id}
+    ]  # fmt: skip
+    # a question naming no one known judges no statement so
+    unnamed = "What is the dog allergic to?"
+    assert len(bearing_results(results, unnamed, question_words(unnamed), 0.3)) == 9
+
+
+def test_a_reply_sharing_a_word_alone_hands_back_no_statement() -> None:
+    """A user's statement found through the assistant's reply to it bears when the reply
+    does in meaning; "How long does it run?" shares "how long" with the question, and
+    the project it asks about is no answer to it."""
+    from memstream.queries.context.relevance import bearing_results, question_words
+
+    asked = "How long is the learning rate warmup?"
+    statement = _result("My manager put me on the Leeds office relocation project.")
+    reply = _result("That is a lot to juggle. How long does it run?", similarity=0.12)
+    statement = statement.model_copy(
+        update={"memory_id": "s", "role": "user", "found_through": "r"}
+    )
+    reply = reply.model_copy(update={"memory_id": "r", "role": "assistant"})
+    words = question_words(asked)
+    assert [r.memory_id for r in bearing_results([reply, statement], asked, words, 0.3)] == ["r"]
+    near = reply.model_copy(update={"similarity": 0.52})
+    kept = bearing_results([near, statement], asked, words, 0.3)
+    assert [r.memory_id for r in kept] == ["r", "s"]
+
+
 def test_only_the_results_that_bear_most_have_their_entities_profiled() -> None:
     from memstream.queries.context.relevance import profiled_results, question_words
 

@@ -12,9 +12,13 @@ history of jobs, weighs little and a word few say weighs much), names an entity 
 question names (its speaker too: "what does Marek use?" is about Marek's turns), or is
 at least ``min_similarity`` near it in meaning (cosine of the query and the memory's
 vector, or its nearest passage). A result without a vector yet is judged by its words
-and names alone. A user's statement the search found through the assistant's reply to
-it (``found_through``) bears on the question when that reply does: the reply says it
-again in the question's words.
+and names alone. A derived statement's "The user" (how the extractor names an unnamed
+user) is no word of it: a question saying "the user" would share it with every
+statement the user made of themself. A user's statement the search found through the
+assistant's reply to it (``found_through``) bears on the question when that reply does
+in meaning (the reply says it again in other words); a reply that shares a word alone
+("How long does it run?" for "how long is the warmup?") hands nothing back. A statement
+found through a later one that links to it bears when that one does.
 
 A fact (or a preference, any derived statement) told by a speaker other than those
 the question names, naming none of them, bears not on it: in a history of several
@@ -25,6 +29,17 @@ those the caller drops when said where none of the named spoke. On the corpus's 
 the facts rule took the lines of other conversations from 0.300 of a block to 0.275,
 the turns rule (with the other speakers' profiles left out) to 0.235, with the same 145
 answers; LoCoMo's blocks held as much or more (docs/agents.md).
+
+A derived statement about someone or something the question does not name, naming
+none of those it names, bears not on it either: "Nadia is allergic to penicillin." is
+no answer to what Pierogi is allergic to. Its subject is the name it opens with, among
+the names the results know (their entities and speakers); the unnamed user's own
+statements ("The user ...") open with none. With this rule, the placeholder no word,
+replies handing back only by meaning (and a query saying "the user" embedded as asked:
+:func:`memstream.queries.search.candidates.embedded_query`), the corpus's blocks
+(``python bench/context.py --corpus``) went from 253 lines of other conversations in
+1,222 to 222 in 1,185, the same 147 answers; the 137 questions that are neither implied nor linked from 69 of 880 to 48 of
+854 (docs/benchmarks.md); LoCoMo's blocks held the same figures.
 
 Entities are profiled in a block only from the results that bear ``PROFILED_FROM`` or
 more (by meaning or by words), or that the question names: an entity a result names
@@ -59,6 +74,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from memstream.queries.search.neighbours import SHORT_REPLY, turn_said
 from memstream.queries.search.request import SearchResult
 from memstream.queries.search.term_index import words
+from memstream.text.fact_words import UNNAMED_USER
 
 __all__ = [
     "PROFILED_FROM",
@@ -138,7 +154,14 @@ def bears_on(
         return True
     if weights is None:
         weights = dict.fromkeys(asked, 1.0)
-    return _bears(result, frozenset(words(result.content)), query, weights, min_similarity)
+    return _bears(result, _said(result), query, weights, min_similarity)
+
+
+def _near(result: SearchResult, query: str, min_similarity: float) -> bool:
+    """Whether ``result`` is at least ``min_similarity`` near the question in meaning,
+    or names an entity it names."""
+    similar = result.similarity is not None and result.similarity >= min_similarity
+    return similar or _names_asked(result, query)
 
 
 def _bears(
@@ -149,11 +172,7 @@ def _bears(
     min_similarity: float,
 ) -> bool:
     """:func:`bears_on` of a result already read into its index words ``said``."""
-    return (
-        (result.similarity is not None and result.similarity >= min_similarity)
-        or _share(said, weights) >= WORD_SHARE
-        or _names_asked(result, query)
-    )
+    return _near(result, query, min_similarity) or _share(said, weights) >= WORD_SHARE
 
 
 def bearing_results(
@@ -169,16 +188,29 @@ def bearing_results(
     among them that does, in their order."""
     if min_similarity is None:
         return list(results)
-    said = [frozenset(words(r.content)) for r in results]  # each result read once
+    said = [_said(r) for r in results]  # each result read once
     weights = _weights(asked, said)
     if named is None:
         named = speakers_named(results, query)
+    known = _names_known(results)
+    folded = query.casefold()
+    subjects = frozenset(n for n in known if _said_in(n, folded))
     kept = {
         r.memory_id
         for r, r_said in zip(results, said, strict=True)
-        if _bears(r, r_said, query, weights, min_similarity) and not _of_another(r, named)
+        if _bears(r, r_said, query, weights, min_similarity)
+        and not _of_another(r, named)
+        and not _about_another(r, subjects, known)
     }
-    return [r for r in results if r.memory_id in kept or r.found_through in kept]
+    # an assistant's reply hands its statement back when it bears in meaning: one that
+    # shares a word alone ("How long does it run?" for "how long is the warmup?") says
+    # nothing of the statement (a statement linked to another is found through it)
+    handing = {
+        r.memory_id
+        for r in results
+        if r.memory_id in kept and (r.role != "assistant" or _near(r, query, min_similarity))
+    }
+    return [r for r in results if r.memory_id in kept or r.found_through in handing]
 
 
 def speakers_named(results: Iterable[SearchResult], query: str) -> frozenset[str]:
@@ -222,6 +254,21 @@ def short_reply(result: SearchResult) -> bool:
     )
 
 
+#: How a derived statement names the user it was told by: "The user is vegan." from
+#: "I'm vegan" (:mod:`memstream.text.extractor`).
+_PLACEHOLDER = re.compile(rf"\b{UNNAMED_USER}\b(?:['\u2019]s)?", re.IGNORECASE)
+
+
+def _said(result: SearchResult) -> frozenset[str]:
+    """The index words ``result`` says. A derived statement's placeholder for the
+    user ("The user ...") is none of them: every statement the user made of themself
+    says it, so "what diet does the user follow?" would find all of them by it."""
+    content = result.content
+    if result.kind != "episode" and result.document is None:
+        content = _PLACEHOLDER.sub(" ", content)
+    return frozenset(words(content))
+
+
 def _of_another(result: SearchResult, named: frozenset[str]) -> bool:
     """Whether ``result`` is a derived statement (a fact, a preference...) told by
     someone other than the people the question names (``named``), naming none of them:
@@ -232,6 +279,37 @@ def _of_another(result: SearchResult, named: frozenset[str]) -> bool:
         return False
     content = result.content.casefold()
     return not any(_said_in(name, content) for name in named)
+
+
+def _names_known(results: Iterable[SearchResult]) -> frozenset[str]:
+    """The names ``results`` know: the entities they name and their speakers (not the
+    unnamed user, who is no one's name)."""
+    return frozenset(
+        name
+        for r in results
+        for name in (*r.entities, *([r.speaker] if r.speaker else []))
+        if name.casefold() != UNNAMED_USER
+    )
+
+
+def _about_another(result: SearchResult, asked: frozenset[str], known: frozenset[str]) -> bool:
+    """Whether ``result`` is a derived statement about someone or something other than
+    those the question names (``asked``, of the names ``known``), naming none of them:
+    "Nadia is allergic to penicillin." is no answer to what Pierogi is allergic to. Its
+    subject is the known name it opens with; a statement of the user's own ("The user
+    ...") opens with none, and a turn is never judged so."""
+    if not asked or result.kind == "episode" or result.document is not None:
+        return False
+    content = result.content.casefold()
+    subject = max((n for n in known if _opens_with(n, content)), key=len, default=None)
+    if subject is None or subject in asked:
+        return False
+    return not any(_said_in(name, content) for name in asked)
+
+
+def _opens_with(name: str, folded: str) -> bool:
+    """Whether the casefolded text ``folded`` opens with ``name`` as a word."""
+    return re.match(rf"{re.escape(name.casefold())}\b", folded) is not None
 
 
 def _said_in(name: str, folded: str) -> bool:
@@ -250,7 +328,7 @@ def profiled_results(
     entity it names; all of them when there is no cut-off (``min_similarity`` None)."""
     if min_similarity is None:
         return bearing
-    said = [frozenset(words(r.content)) for r in bearing]
+    said = [_said(r) for r in bearing]
     weights = _weights(asked, said)
     return [
         r
