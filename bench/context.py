@@ -223,6 +223,10 @@ def report(gathered_for: list[tuple[dict, Any]], budgets: list[int], floor: floa
             )  # fmt: skip
 
 
+#: The kinds of question the corpus gained after its blocks were first measured.
+LATER_KINDS = frozenset({"implied", "linked"})
+
+
 def corpus_blocks(
     data_folder: str | None, budget: int, cutoff: float | None, link_share: float | None
 ) -> None:
@@ -292,6 +296,14 @@ def corpus_blocks(
                 f"  {name:<10} {asked:>3} questions: answer in the block {has_it:>3}, lines of "
                 f"others {others_n:>3} of {lines_n:>3} ({others_n / max(lines_n, 1):.3f})"
             )
+        # the implied and linked questions came later: the others are those the blocks'
+        # share of other conversations' lines was first measured on
+        rest = [v for k, v in by_kind.items() if k not in LATER_KINDS]
+        asked_n, others_n, lines_n = (sum(v[i] for v in rest) for i in (0, 2, 3))
+        print(
+            f"  the {asked_n} questions neither implied nor linked: lines of others {others_n} "
+            f"of {lines_n} ({others_n / max(lines_n, 1):.3f})"
+        )
         asyncio.run(operations.close())
 
 

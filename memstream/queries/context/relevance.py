@@ -38,8 +38,9 @@ statements ("The user ...") open with none. With this rule, the placeholder no w
 replies handing back only by meaning (and a query saying "the user" embedded as asked:
 :func:`memstream.queries.search.candidates.embedded_query`), the corpus's blocks
 (``python bench/context.py --corpus``) went from 253 lines of other conversations in
-1,222 to 222 in 1,185, the same 147 answers; the 137 questions that are neither implied nor linked from 69 of 880 to 48 of
-854 (docs/benchmarks.md); LoCoMo's blocks held the same figures.
+1,222 to 222 in 1,185, the same 147 answers; the blocks of the 137 questions that are
+neither implied nor linked from 69 of 880 to 48 of 854 (docs/benchmarks.md); LoCoMo's
+blocks held the same figures.
 
 Entities are profiled in a block only from the results that bear ``PROFILED_FROM`` or
 more (by meaning or by words), or that the question names: an entity a result names
@@ -309,7 +310,8 @@ def _about_another(result: SearchResult, asked: frozenset[str], known: frozenset
 
 def _opens_with(name: str, folded: str) -> bool:
     """Whether the casefolded text ``folded`` opens with ``name`` as a word."""
-    return re.match(rf"{re.escape(name.casefold())}\b", folded) is not None
+    name = name.casefold()
+    return folded.startswith(name) and re.match(r"\w", folded[len(name) : len(name) + 1]) is None
 
 
 def _said_in(name: str, folded: str) -> bool:
