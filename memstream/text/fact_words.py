@@ -219,8 +219,8 @@ NOT_NAMES = frozenset(
 
 
 #: Who a derived statement of an unnamed user is by, and about: "The user is vegan."
-#: from a chat's "I'm vegan" (its speaker, subject and owner). No one's name: a question
-#: that says "the user" names no speaker.
+#: from a chat's "I'm vegan" (its speaker, subject and owner). No one's name: a query
+#: that says it is embedded with it, and a block judges no statement by it.
 UNNAMED_USER = "the user"
 
 

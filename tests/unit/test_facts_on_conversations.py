@@ -192,7 +192,7 @@ def test_a_nationality_is_nobody_a_pronoun_can_stand_for() -> None:
     assert not any(f.startswith("Japanese") for f in facts)
 
 
-def test_a_pronoun_stands_for_the_person_its_own_sentence_named_first() -> None:
+def test_a_pronoun_stands_for_the_person_its_own_sentence_named_before_it() -> None:
     """A correction said in a later session of its own: "he" is Rui, named before it in
     the same sentence, not the person the session named last (none here)."""
     said = "That's wrong, Rui doesn't live in Coimbra anymore, he moved to Aveiro in April."
