@@ -133,6 +133,29 @@ def test_an_entity_line_says_something_or_is_left_out(operations: Operations) ->
     assert asked.context is not None and "Porto (place" in asked.context  # named: kept
 
 
+def test_a_thing_the_question_does_not_name_is_profiled_for_a_fact_that_says_its_words() -> None:
+    """Postgres, named by a turn about where MLflow keeps its artifacts, has facts of
+    another project to give: no line for "Which bucket holds the MLflow artifacts?";
+    a line when a fact says a word of the question, or when the question names it."""
+    from memstream.queries.context.gathering import worth_a_line
+    from memstream.queries.context.relevance import question_words
+
+    postgres = {"canonical_name": "Postgres", "aliases": ["postgres"], "type": "product"}
+    shop = [{"content": "Tomasz's Django shop runs on Postgres 15."}]
+    asked = question_words("Which bucket holds the MLflow artifacts?")
+    assert not worth_a_line(postgres, shop, set(), asked)
+    assert not worth_a_line(postgres, [], set(), asked)
+    assert worth_a_line(postgres, shop, set(), question_words("What does the shop run on?"))
+    assert worth_a_line(postgres, [], {"postgres"}, asked)  # the question names it
+    # a date or an amount, whatever its facts say, only when named
+    date = {"canonical_name": "2024-05-01", "aliases": ["2024-05-01"], "type": "date"}
+    assert not worth_a_line(date, [{"content": "The bucket moved on 2024-05-01."}], set(), asked)
+    # "The user" of a statement is no word it shares with "the user" of a question
+    user_asked = question_words("Which bucket does the user keep the artifacts in?")
+    mine = [{"content": "The user maintains the Django shop."}]
+    assert not worth_a_line(postgres, mine, set(), user_asked)
+
+
 def _first_fact(operations: Operations, question: str) -> str:
     """The id of the first line of the facts section of the block for ``question``."""
     block = asyncio.run(operations.reads.context("ana", question))

@@ -41,6 +41,7 @@ from memstream.queries.context.relevance import (
     question_words,
     short_reply,
     speakers_named,
+    statement_words,
     turns_of_others,
 )
 from memstream.queries.profiles import linked_ids, resolve_entities
@@ -60,7 +61,13 @@ from memstream.text.passages import LONG_TURN_CHARACTERS, marked_cut
 from memstream.text.stored_items import readable
 from memstream.text.time_phrases import query_range
 
-__all__ = ["CONTEXT_DEPTH", "FACT_KINDS", "context_candidates", "context_request"]
+__all__ = [
+    "CONTEXT_DEPTH",
+    "FACT_KINDS",
+    "context_candidates",
+    "context_request",
+    "worth_a_line",
+]
 
 FACT_KINDS = frozenset({"fact", "preference", "procedure", "opinion", "reflection"})
 #: How many results are asked for, entities profiled, and turns shown around a time.
@@ -290,9 +297,10 @@ def _entity_lines(
     entities, the facts linked to any of them, those facts' states. A profile leaves
     out the facts ``said`` in the facts section, and is scored as the best result
     naming it (one the query names, as the best result). A date, an amount or a link
-    takes a line only when the question names it: its facts say it already. Speakers
-    the question does not name when it names another (``unasked``, casefolded) are
-    not profiled."""
+    takes a line only when the question names it: its facts say it already; another
+    thing the question does not name, only with a fact that says a word of it
+    (:func:`worth_a_line`). Speakers the question does not name when it names another
+    (``unasked``, casefolded) are not profiled."""
     user_id = request.user_id
     scores: dict[str, float] = {}
     asked = request.query.casefold()
@@ -310,11 +318,30 @@ def _entity_lines(
     ids = {e["entity_id"]: linked_ids(user_id, e) for e in entities}
     known = _current_facts(searcher, request, ids, said)
     named = {normalize_name(n) for n in scores if n.casefold() in asked}
-    return [  # a line has something to say: a named thing's facts, or what is asked about
+    words_asked = question_words(request.query)
+    return [
         _profile_line(e, known[e["entity_id"]], _best_naming(e, scores))
         for e in entities
-        if named & set(e["aliases"] or ()) or (e["type"] in NAMED_TYPES and known[e["entity_id"]])
+        if worth_a_line(e, known[e["entity_id"]], named, words_asked)
     ]
+
+
+def worth_a_line(
+    entity: dict[str, Any],
+    facts: Sequence[dict[str, Any]],
+    named: Collection[str],
+    words_asked: frozenset[str],
+) -> bool:
+    """Whether the profile of ``entity`` (an ``entities`` row, with the ``facts`` known
+    of it) has something to say to the question: it is what the question asks about
+    (one of its aliases is ``named``), or a thing of a named type with a fact that says
+    a word of the question (``words_asked``). Postgres, named by a turn about where
+    MLflow keeps its artifacts, has facts of another project to give: no line."""
+    if set(named) & set(entity["aliases"] or ()):
+        return True
+    return entity["type"] in NAMED_TYPES and any(
+        words_asked & statement_words(f["content"]) for f in facts
+    )
 
 
 def _best_naming(entity: dict[str, Any], scores: dict[str, float]) -> float | None:

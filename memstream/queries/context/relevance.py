@@ -87,6 +87,7 @@ __all__ = [
     "question_words",
     "short_reply",
     "speakers_named",
+    "statement_words",
     "turns_of_others",
     "word_share",
     "word_weights",
@@ -261,13 +262,17 @@ _PLACEHOLDER = re.compile(rf"\b{UNNAMED_USER}\b(?:['\u2019]s)?", re.IGNORECASE)
 
 
 def _said(result: SearchResult) -> frozenset[str]:
-    """The index words ``result`` says. A derived statement's placeholder for the
-    user ("The user ...") is none of them: every statement the user made of themself
-    says it, so "what diet does the user follow?" would find all of them by it."""
-    content = result.content
+    """The index words ``result`` says (a derived statement's: :func:`statement_words`)."""
     if result.kind != "episode" and result.document is None:
-        content = _PLACEHOLDER.sub(" ", content)
-    return frozenset(words(content))
+        return statement_words(result.content)
+    return frozenset(words(result.content))
+
+
+def statement_words(content: str) -> frozenset[str]:
+    """The index words of a derived statement. Its placeholder for the user ("The user
+    ...") is none of them: every statement the user made of themself says it, so "what
+    diet does the user follow?" would find all of them by it."""
+    return frozenset(words(_PLACEHOLDER.sub(" ", content)))
 
 
 def _of_another(result: SearchResult, named: frozenset[str]) -> bool:
