@@ -258,7 +258,7 @@ def short_reply(result: SearchResult) -> bool:
 
 #: How a derived statement names the user it was told by: "The user is vegan." from
 #: "I'm vegan" (:mod:`memstream.text.extractor`).
-_PLACEHOLDER = re.compile(rf"\b{UNNAMED_USER}\b(?:['\u2019]s)?", re.IGNORECASE)
+_PLACEHOLDER = re.compile(rf"\b{re.escape(UNNAMED_USER)}\b(?:['\u2019]s)?", re.IGNORECASE)
 
 
 def _said(result: SearchResult) -> frozenset[str]:
